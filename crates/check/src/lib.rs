@@ -1,0 +1,1 @@
+//! agentpi-check: placeholder, filled in by its owner.

@@ -1,0 +1,9 @@
+//! `agentpi compare`: not written yet.
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> u8 {
+    eprintln!("agentpi compare: not implemented yet");
+    2
+}

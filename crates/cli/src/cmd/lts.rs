@@ -1,0 +1,9 @@
+//! `agentpi lts`: not written yet.
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> u8 {
+    eprintln!("agentpi lts: not implemented yet");
+    2
+}

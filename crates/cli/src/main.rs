@@ -1,0 +1,46 @@
+//! The `agentpi` binary: parses arguments and dispatches to one module per command.
+//!
+//! Every command module exposes `Args` (its clap arguments) and `run(Args) -> u8`, the process
+//! exit status. Only this crate prints or exits.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Formal semantics for agent tool protocols: check, compare and lint MCP designs.
+#[derive(Parser)]
+#[command(name = "agentpi", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check the properties of a model (deadlocks, never, reachable, liveness).
+    Check(cmd::check::Args),
+    /// Write the state space of a system as Aldebaran .aut or DOT.
+    Lts(cmd::lts::Args),
+    /// Step through a system interactively, or take a reproducible random run.
+    Sim(cmd::sim::Args),
+    /// Decide bisimilarity or refinement of two systems, with evidence.
+    Compare(cmd::compare::Args),
+    /// Reduce a state space modulo strong, branching or weak bisimulation.
+    Minimize(cmd::minimize::Args),
+    /// Lint MCP tool definitions against the specification and MCP+.
+    Lint(cmd::lint::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let status = match cli.command {
+        Command::Check(args) => cmd::check::run(args),
+        Command::Lts(args) => cmd::lts::run(args),
+        Command::Sim(args) => cmd::sim::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
+        Command::Minimize(args) => cmd::minimize::run(args),
+        Command::Lint(args) => cmd::lint::run(args),
+    };
+    ExitCode::from(status)
+}

@@ -1,0 +1,1 @@
+//! agentpi-ir: placeholder, filled in by its owner.

@@ -1,0 +1,1 @@
+//! agentpi-lts: placeholder, filled in by its owner.

@@ -1,0 +1,1 @@
+//! agentpi-mcp: placeholder, filled in by its owner.

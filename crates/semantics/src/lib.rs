@@ -1,0 +1,1 @@
+//! agentpi-semantics: placeholder, filled in by its owner.

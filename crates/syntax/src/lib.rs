@@ -1,0 +1,1 @@
+//! agentpi-syntax: placeholder, filled in by its owner.
