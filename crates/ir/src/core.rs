@@ -1,0 +1,278 @@
+//! The core calculus: the lowered, resolved and typed form of a model that `semantics` steps.
+//!
+//! Everything is resolved to indices: process terms live in one arena ([`Program::terms`]),
+//! variables are frame slots of the enclosing definition (every binder of a definition has its
+//! own slot, so there is no shadowing), channels declared with `chan` are [`ChanId`]s, events
+//! [`EventId`]s, enum constructors `(EnumId, index)`. Constants are inlined. Each term records
+//! the slots it reads ([`TermInfo::free`]) so that a running component keeps only the values it
+//! can still use: two components that differ only in dead variables are one state.
+
+use agentpi_diagnostics::Span;
+
+/// Index of a process term in [`Program::terms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TermId(pub u32);
+
+/// Index of a process definition in [`Program::defs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DefId(pub u32);
+
+/// Index of a `chan` declaration in [`Program::chans`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChanId(pub u32);
+
+/// Index of an `event` declaration in [`Program::events`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventId(pub u32);
+
+/// Index of an enum type in [`Program::enums`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EnumId(pub u32);
+
+/// A variable: a slot in the frame of the enclosing definition (or system).
+pub type Slot = u32;
+
+/// Types after resolution: aliases expanded, ranges evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Bool,
+    /// A bounded integer range `lo..hi`, both inclusive.
+    Int { lo: i64, hi: i64 },
+    Enum(EnumId),
+    Tuple(Vec<Type>),
+    /// A channel carrying these values (empty: a pure synchronisation).
+    Chan(Vec<Type>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumDef {
+    pub name: String,
+    pub ctors: Vec<CtorDef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtorDef {
+    pub name: String,
+    pub fields: Vec<Type>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+/// A typed expression. Range checks happen in `semantics` against the declared types.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Int(i64),
+    Bool(bool),
+    Var(Slot),
+    /// A channel declared with `chan`.
+    Chan(ChanId),
+    Ctor(EnumId, u32, Vec<Expr>),
+    Tuple(Vec<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// An input or `match` pattern.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// Binds the matched value to a slot; the type is the binder's declared or inferred type,
+    /// and a value outside an integer range does not match.
+    Bind(Slot, Type),
+    Wild,
+    /// `=e` or a literal: matches only this value.
+    Eq(Expr),
+    Ctor(EnumId, u32, Vec<Pattern>),
+    Tuple(Vec<Pattern>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Prefix {
+    /// `c!e` / `c!(e, ...)` / `c!`.
+    Output { chan: Expr, args: Vec<Expr> },
+    /// `c?p` / `c?(p, ...)` / `c?`.
+    Input { chan: Expr, pats: Vec<Pattern> },
+    Tau,
+    Event { event: EventId, args: Vec<Expr> },
+    Assert(Expr),
+}
+
+/// A fresh channel made by `new`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NewName {
+    pub slot: Slot,
+    /// The name written after `new`: how the channel prints in labels, wherever it travels.
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    Nil,
+    Prefix(Prefix, TermId),
+    /// `P + Q + ...`, flattened.
+    Choice(Vec<TermId>),
+    /// `P | Q | ...`, flattened.
+    Par(Vec<TermId>),
+    Seq(TermId, TermId),
+    New(Vec<NewName>, TermId),
+    Repl(TermId),
+    If(Expr, TermId, TermId),
+    Match(Expr, Vec<(Pattern, TermId)>),
+    Call(DefId, Vec<Expr>),
+}
+
+/// Facts about one term, computed by lowering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermInfo {
+    pub span: Span,
+    /// The frame slots the term reads, sorted and without duplicates.
+    pub free: Vec<Slot>,
+    /// The definition the term belongs to (`None` for a system body).
+    pub owner: Option<DefId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Def {
+    pub name: String,
+    pub params: Vec<(Slot, Type)>,
+    pub body: TermId,
+    /// `daemon proc`: waiting at the start of the body is a valid end.
+    pub daemon: bool,
+    /// Number of slots in the frame.
+    pub frame: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChanDecl {
+    pub name: String,
+    /// What the channel carries.
+    pub carries: Vec<Type>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventDecl {
+    pub name: String,
+    pub args: Vec<Type>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemDef {
+    pub name: String,
+    pub body: TermId,
+    pub frame: u32,
+    pub span: Span,
+}
+
+/// The head of a label pattern in a property.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LabelHead {
+    Tau,
+    /// A channel by the name it was given where it was created (`chan` or `new`).
+    Chan(String),
+    Event(EventId),
+    /// A variable bound on the left of `leads to`, used as the channel on the right.
+    Var(String),
+}
+
+/// A pattern over label arguments. Variables are named, not slotted: they live in the
+/// property, not in a process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgPattern {
+    Wild,
+    Var(String),
+    /// A closed expression (literal, constant, constructor of literals).
+    Value(Expr),
+    Ctor(EnumId, u32, Vec<ArgPattern>),
+    Tuple(Vec<ArgPattern>),
+}
+
+/// `c(p, ...)`, `ev(p, ...)`, `tau`. `args: None` matches any arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LabelPattern {
+    pub head: LabelHead,
+    pub args: Option<Vec<ArgPattern>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Property {
+    DeadlockFree,
+    Never(LabelPattern),
+    Reachable(LabelPattern),
+    Eventually(LabelPattern),
+    AlwaysEventually(LabelPattern),
+    LeadsTo(LabelPattern, LabelPattern),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckDef {
+    pub system: usize,
+    pub property: Property,
+    /// Weak fairness of components (`fair ...`).
+    pub fair: bool,
+    /// The property as written, for reports.
+    pub text: String,
+    pub span: Span,
+}
+
+/// A whole lowered model: what `semantics` and `check` need, and nothing from the syntax.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Program {
+    pub terms: Vec<Term>,
+    pub info: Vec<TermInfo>,
+    pub defs: Vec<Def>,
+    pub enums: Vec<EnumDef>,
+    pub chans: Vec<ChanDecl>,
+    pub events: Vec<EventDecl>,
+    pub systems: Vec<SystemDef>,
+    pub checks: Vec<CheckDef>,
+}
+
+impl Program {
+    pub fn term(&self, id: TermId) -> &Term {
+        &self.terms[id.0 as usize]
+    }
+
+    pub fn info(&self, id: TermId) -> &TermInfo {
+        &self.info[id.0 as usize]
+    }
+
+    pub fn def(&self, id: DefId) -> &Def {
+        &self.defs[id.0 as usize]
+    }
+
+    pub fn system(&self, name: &str) -> Option<usize> {
+        self.systems.iter().position(|s| s.name == name)
+    }
+
+    /// Appends a term with its facts; used by lowering and by tests that build programs by hand.
+    pub fn push(&mut self, term: Term, info: TermInfo) -> TermId {
+        self.terms.push(term);
+        self.info.push(info);
+        TermId(self.terms.len() as u32 - 1)
+    }
+}
