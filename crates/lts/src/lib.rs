@@ -1,1 +1,21 @@
-//! agentpi-lts: placeholder, filled in by its owner.
+//! agentpi-lts: labelled transition systems, `.aut`/DOT I/O, minimisation modulo strong,
+//! branching and weak bisimulation, equivalence checking with distinguishing formulas, and
+//! trace / failures / failures-divergences refinement with counterexamples.
+
+mod aut;
+mod builder;
+mod dot;
+mod lts;
+mod partition;
+mod reduce;
+mod refine;
+mod scc;
+mod weak;
+
+pub use aut::{AutError, read_aut, write_aut};
+pub use builder::LtsBuilder;
+pub use dot::write_dot;
+pub use lts::{Lts, TAU};
+pub use partition::Partition;
+pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
+pub use scc::{contract_tau_sccs, tau_sccs};
