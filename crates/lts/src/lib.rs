@@ -4,18 +4,25 @@
 
 mod aut;
 mod builder;
+mod compare;
 mod dot;
+mod evidence;
+mod hml;
 mod lts;
 mod partition;
 mod reduce;
 mod refine;
 mod scc;
 mod weak;
+mod witness;
 
 pub use aut::{AutError, read_aut, write_aut};
 pub use builder::LtsBuilder;
+pub use compare::{BisimResult, Distinction, Side, compare_bisim, disjoint_union};
 pub use dot::write_dot;
+pub use hml::{Checker, Formula};
 pub use lts::{Lts, TAU};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
 pub use scc::{contract_tau_sccs, tau_sccs};
+pub use witness::Step;

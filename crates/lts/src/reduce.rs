@@ -2,7 +2,6 @@
 
 use crate::builder::LtsBuilder;
 use crate::lts::{Lts, TAU};
-use crate::partition::Partition;
 use crate::refine::{Mode, refine};
 use crate::scc::contract_tau_sccs;
 use crate::weak::refine_weak;
@@ -59,7 +58,7 @@ pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
 }
 
 /// Branching minimisation: contract `tau`-SCCs, refine, quotient. Returns the map too.
-fn branching(lts: &Lts, divergence: bool) -> (Lts, Vec<u32>) {
+pub(crate) fn branching(lts: &Lts, divergence: bool) -> (Lts, Vec<u32>) {
     let (contracted, scc) = contract_tau_sccs(lts, divergence);
     let part = refine(&contracted, Mode::Branching);
     let (q, inner) = quotient(&contracted, &part.block_of, true);
@@ -114,8 +113,7 @@ pub(crate) fn quotient(lts: &Lts, block_of: &[u32], drop_inert: bool) -> (Lts, V
             builder.add_transition_id(a, l, b);
         }
     }
-    let blocks = number.iter().filter(|&&b| b != u32::MAX).count();
-    builder.require_states(blocks);
+    builder.require_states(number.len());
     let q = builder.finish(number[block_of[lts.initial() as usize] as usize]);
     (q, block_of.iter().map(|&b| number[b as usize]).collect())
 }
@@ -140,14 +138,12 @@ fn bfs_numbering(lts: &Lts, block_of: &[u32]) -> Vec<u32> {
             }
         }
     }
-    number
-}
-
-/// Exposes a refinement for the evidence builder.
-pub(crate) fn partition_for(lts: &Lts, equivalence: Equivalence) -> Partition {
-    match equivalence {
-        Equivalence::Strong => refine(lts, Mode::Strong),
-        Equivalence::Weak => refine_weak(lts),
-        _ => refine(lts, Mode::Branching),
+    // Blocks of unreachable states (only in a disjoint union) follow in state order.
+    for &b in block_of {
+        if number[b as usize] == u32::MAX {
+            number[b as usize] = next;
+            next += 1;
+        }
     }
+    number
 }
