@@ -9,6 +9,7 @@ mod dot;
 mod evidence;
 mod hml;
 mod lts;
+mod mapping;
 mod partition;
 mod reduce;
 mod refine;
@@ -23,6 +24,7 @@ pub use compare::{BisimResult, Distinction, Side, compare_bisim, disjoint_union}
 pub use dot::write_dot;
 pub use hml::{Checker, Formula};
 pub use lts::{Lts, TAU};
+pub use mapping::{MapError, Mapping};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
 pub use refinement::{Counterexample, Model, RefinementResult, Violation, refines};
