@@ -4,16 +4,24 @@
 use crate::core::{DefId, Program, Term, TermId};
 use agentpi_diagnostics::Diagnostic;
 
-/// Reports each cycle of unguarded calls once (E0305), at its first definition.
+/// Reports each cycle of unguarded calls once (E0305), at the call that starts it.
 pub(crate) fn check(prog: &Program, diags: &mut Vec<Diagnostic>) {
     let acts = must_act_defs(prog);
-    let edges: Vec<Vec<DefId>> = prog
+    let calls: Vec<Vec<(DefId, TermId)>> = prog
         .defs
         .iter()
         .map(|d| unguarded_calls(prog, d.body, &acts))
         .collect();
+    let edges: Vec<Vec<DefId>> = calls
+        .iter()
+        .map(|c| c.iter().map(|(d, _)| *d).collect())
+        .collect();
     for cycle in cycles(&edges) {
-        let first = &prog.defs[cycle[0].0 as usize];
+        let next = cycle.get(1).unwrap_or(&cycle[0]);
+        let site = calls[cycle[0].0 as usize].iter().find(|(d, _)| d == next);
+        let span = site.map_or(prog.defs[cycle[0].0 as usize].span, |(_, t)| {
+            prog.info(*t).span
+        });
         let path: Vec<&str> = cycle
             .iter()
             .chain(&cycle[..1])
@@ -24,8 +32,8 @@ pub(crate) fn check(prog: &Program, diags: &mut Vec<Diagnostic>) {
                 "E0305",
                 format!("unguarded recursion: {}", path.join(" -> ")),
             )
-            .at(first.span)
-            .with_label("this call cycle performs no action before recurring")
+            .at(span)
+            .with_label("this call comes before any action")
             .with_help("put a prefix (for example `tau .` or an input) before the recursive call"),
         );
     }
@@ -64,8 +72,9 @@ fn must_act(prog: &Program, id: TermId, acts: &[bool]) -> bool {
     }
 }
 
-/// Calls reachable from `id` before any prefix. `;` chains are walked in a loop.
-fn unguarded_calls(prog: &Program, id: TermId, acts: &[bool]) -> Vec<DefId> {
+/// Calls reachable from `id` before any prefix, with the call term. Walked with a stack, so
+/// long `;` chains do not recurse.
+fn unguarded_calls(prog: &Program, id: TermId, acts: &[bool]) -> Vec<(DefId, TermId)> {
     let mut out = Vec::new();
     let mut todo = vec![id];
     while let Some(id) = todo.pop() {
@@ -81,11 +90,11 @@ fn unguarded_calls(prog: &Program, id: TermId, acts: &[bool]) -> Vec<DefId> {
             Term::New(_, body) | Term::Repl(body) => todo.push(*body),
             Term::If(_, yes, no) => todo.extend([*yes, *no]),
             Term::Match(_, arms) => todo.extend(arms.iter().map(|(_, t)| *t)),
-            Term::Call(def, _) => out.push(*def),
+            Term::Call(def, _) => out.push((*def, id)),
         }
     }
     out.sort();
-    out.dedup();
+    out.dedup_by_key(|(d, _)| *d);
     out
 }
 

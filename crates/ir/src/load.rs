@@ -48,7 +48,8 @@ pub fn load(root: &str, loader: &dyn Loader) -> Loaded {
         }
     };
     let files = parse_all(display, text, loader, &mut sources, &mut diagnostics);
-    let (program, lowered) = crate::lower::lower(&files);
+    let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
+    let (program, lowered) = crate::lower::lower(&files, syntax_errors);
     diagnostics.extend(lowered);
     agentpi_diagnostics::sort(&mut diagnostics);
     Loaded {

@@ -52,19 +52,19 @@ impl<'a> Globals<'a> {
             Item::Type(decl) => self.add_type(decl, diags),
             Item::Const(decl) => {
                 let value = Value::Const(self.consts.len());
-                if define(&mut self.values, &decl.name, value, "value", diags) {
+                if define(&mut self.values, &decl.name, value, "name", diags) {
                     self.consts.push(decl);
                 }
             }
             Item::Chan(decl) => {
                 let value = Value::Chan(ChanId(self.chans.len() as u32));
-                if define(&mut self.values, &decl.name, value, "value", diags) {
+                if define(&mut self.values, &decl.name, value, "name", diags) {
                     self.chans.push(decl);
                 }
             }
             Item::Event(decl) => {
                 let value = Value::Event(EventId(self.events.len() as u32));
-                if define(&mut self.values, &decl.name, value, "value", diags) {
+                if define(&mut self.values, &decl.name, value, "name", diags) {
                     self.events.push(decl);
                 }
             }
@@ -104,7 +104,7 @@ impl<'a> Globals<'a> {
                 &mut self.values,
                 &variant.name,
                 Value::Ctor(id, index as u32),
-                "value",
+                "name",
                 diags,
             );
         }

@@ -126,6 +126,7 @@ impl Unifier {
     pub(crate) fn show(&self, ty: &Ty, enums: &[EnumDef]) -> String {
         match self.shallow(ty) {
             Ty::Bool => "Bool".into(),
+            Ty::Int(lo, hi) if lo == hi => "integer".into(),
             Ty::Int(lo, hi) => format!("{lo}..{hi}"),
             Ty::Enum(id) => enums
                 .get(id.0 as usize)

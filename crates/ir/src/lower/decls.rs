@@ -199,7 +199,11 @@ impl Lowerer<'_> {
             return (Expr::Int(0), Ty::Error);
         }
         self.const_busy[index] = true;
-        let value = self.in_global_scope(|lw| lw.infer_expr(&decl.value));
+        let mut value = self.in_global_scope(|lw| lw.infer_expr(&decl.value));
+        if let Some(v) = crate::eval::int(&value.0) {
+            // Folded, so that `N - 1` costs nothing at run time.
+            value = (Expr::Int(v), Ty::Int(v, v));
+        }
         self.const_busy[index] = false;
         self.const_done[index] = Some(value.clone());
         value

@@ -249,13 +249,14 @@ impl Lowerer<'_> {
         found: usize,
         unit: &str,
     ) {
+        let want = count(expected, unit);
         self.error(
             Diagnostic::error(
                 "E0302",
-                format!("{what} takes {expected} {unit}, but {found} are given"),
+                format!("{what} takes {want}, but {} given", are(found)),
             )
             .at(span)
-            .with_label(format!("expected {expected} {unit}")),
+            .with_label(format!("expected {want}")),
         );
     }
 
@@ -281,6 +282,24 @@ impl Lowerer<'_> {
             None => diag,
         };
         self.error(diag);
+    }
+}
+
+/// `1 is`, `2 are`.
+pub(crate) fn are(n: usize) -> String {
+    if n == 1 {
+        "1 is".into()
+    } else {
+        format!("{n} are")
+    }
+}
+
+/// `1 value`, `2 values`.
+pub(crate) fn count(n: usize, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {}", unit.trim_end_matches('s'))
+    } else {
+        format!("{n} {unit}")
     }
 }
 

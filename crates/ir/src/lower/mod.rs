@@ -19,7 +19,9 @@ use agentpi_syntax::ast;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Lowers `files` (the root first); returns the program and every diagnostic found.
-pub(crate) fn lower(files: &[ast::File]) -> (Program, Vec<Diagnostic>) {
+/// `syntax_errors` says whether parsing failed (then unused definitions are not reported:
+/// the broken text may have used them).
+pub(crate) fn lower(files: &[ast::File], syntax_errors: bool) -> (Program, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let g = Globals::collect(files, &mut diags);
     let mut lw = Lowerer::new(g, diags);
@@ -27,7 +29,9 @@ pub(crate) fn lower(files: &[ast::File]) -> (Program, Vec<Diagnostic>) {
     lw.lower_bodies();
     crate::guard::check(&lw.prog, &mut lw.diags);
     crate::property::lower_checks(&mut lw);
-    crate::unused::warn(&mut lw);
+    if !syntax_errors {
+        crate::unused::warn(&mut lw);
+    }
     (lw.prog, lw.diags)
 }
 

@@ -1,6 +1,7 @@
 //! Prefixes: output, input, `tau`, events and assertions, with the channel's or event's arity
 //! and types checked.
 
+use super::expr::are;
 use super::pattern::Binds;
 use super::{Kind, Lowerer};
 use crate::core::{Expr, Prefix};
@@ -94,9 +95,10 @@ impl Lowerer<'_> {
                     Diagnostic::error(
                         "E0302",
                         format!(
-                            "channel `{}` carries {} values, but {count} are {verb}",
+                            "channel `{}` carries {}, but {} {verb}",
                             name.name,
-                            tys.len()
+                            super::expr::count(tys.len(), "values"),
+                            are(count)
                         ),
                     )
                     .at(name.span)
