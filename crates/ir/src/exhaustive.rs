@@ -123,6 +123,15 @@ fn heads(enums: &[EnumDef], ty: &Type) -> Option<Vec<(Head, Vec<Type>)>> {
 
 /// Up to `limit` witness vectors: values of `tys` that no row matches.
 fn uncovered(enums: &[EnumDef], rows: &[Vec<Pat>], tys: &[Type], limit: usize) -> Vec<Vec<Wit>> {
+    if rows.iter().any(|r| r.len() != tys.len()) {
+        // Only after a type error (already reported): ignore the ill-shaped rows.
+        let rows: Vec<Vec<Pat>> = rows
+            .iter()
+            .filter(|r| r.len() == tys.len())
+            .cloned()
+            .collect();
+        return uncovered(enums, &rows, tys, limit);
+    }
     let Some((ty, rest)) = tys.split_first() else {
         return if rows.is_empty() {
             vec![Vec::new()]
@@ -218,7 +227,11 @@ fn show(enums: &[EnumDef], ty: &Type, wit: &Wit) -> String {
     };
     let fields: Vec<Type> = match ty {
         Type::Enum(id) => match head {
-            Head::Ctor(i) => enums[id.0 as usize].ctors[*i as usize].fields.clone(),
+            Head::Ctor(i) => enums
+                .get(id.0 as usize)
+                .and_then(|e| e.ctors.get(*i as usize))
+                .map(|c| c.fields.clone())
+                .unwrap_or_default(),
             _ => Vec::new(),
         },
         Type::Tuple(items) => items.clone(),
@@ -235,7 +248,10 @@ fn show(enums: &[EnumDef], ty: &Type, wit: &Wit) -> String {
         Head::Tuple => format!("({})", shown.join(", ")),
         Head::Ctor(i) => {
             let name = match ty {
-                Type::Enum(id) => enums[id.0 as usize].ctors[*i as usize].name.as_str(),
+                Type::Enum(id) => enums
+                    .get(id.0 as usize)
+                    .and_then(|e| e.ctors.get(*i as usize))
+                    .map_or("?", |c| c.name.as_str()),
                 _ => "?",
             };
             if shown.is_empty() {

@@ -121,14 +121,14 @@ fn head(
             lw.use_global(Kind::Chan, &name.name);
             return Some((
                 LabelHead::Chan(name.name.clone()),
-                Some(lw.chan_tys[id.0 as usize].clone()),
+                lw.chan_tys.get(id.0 as usize).cloned(),
             ));
         }
         Some(Value::Event(id)) => {
             lw.use_global(Kind::Event, &name.name);
             return Some((
                 LabelHead::Event(id),
-                Some(lw.event_tys[id.0 as usize].clone()),
+                lw.event_tys.get(id.0 as usize).cloned(),
             ));
         }
         _ => {}
@@ -185,7 +185,7 @@ fn arg_pattern(lw: &mut Lowerer, pat: &ast::Pattern, ty: &Ty) -> ArgPattern {
                 return ArgPattern::Wild;
             };
             lw.expect_type(ty, &Ty::Enum(e), pat.span);
-            let fields = lw.prog.enums[e.0 as usize].ctors[i as usize].fields.clone();
+            let fields = lw.ctor_fields(e, i);
             if fields.len() != items.len() {
                 lw.arity_error(
                     pat.span,

@@ -228,6 +228,23 @@ impl Lowerer<'_> {
     }
 
     /// Whether `name` is a global constructor; its enum and index.
+    /// The payload types of a constructor (none while enums are still being declared).
+    pub(crate) fn ctor_fields(&self, e: crate::core::EnumId, i: u32) -> Vec<Type> {
+        let ctor = self
+            .prog
+            .enums
+            .get(e.0 as usize)
+            .and_then(|d| d.ctors.get(i as usize));
+        ctor.map(|c| c.fields.clone()).unwrap_or_default()
+    }
+
+    /// A declared channel's type (`Error` while channels are still being declared).
+    pub(crate) fn chan_type(&self, id: crate::core::ChanId) -> Ty {
+        self.chan_tys
+            .get(id.0 as usize)
+            .map_or(Ty::Error, |t| Ty::Chan(t.clone()))
+    }
+
     /// Using a constructor counts as using its enum type.
     pub(crate) fn ctor(&mut self, name: &str) -> Option<(crate::core::EnumId, u32)> {
         let Some((Value::Ctor(e, i), _)) = self.g.values.get(name).copied() else {

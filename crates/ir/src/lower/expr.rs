@@ -87,14 +87,11 @@ impl Lowerer<'_> {
         match self.g.values.get(name.name.as_str()).map(|v| v.0) {
             Some(Value::Chan(id)) => {
                 self.use_global(Kind::Chan, &name.name);
-                (
-                    Expr::Chan(id),
-                    Ty::Chan(self.chan_tys[id.0 as usize].clone()),
-                )
+                (Expr::Chan(id), self.chan_type(id))
             }
             Some(Value::Ctor(e, i)) => {
                 self.ctor(&name.name);
-                let fields = self.prog.enums[e.0 as usize].ctors[i as usize].fields.len();
+                let fields = self.ctor_fields(e, i).len();
                 if fields > 0 {
                     self.arity_error(
                         name.span,
@@ -141,9 +138,7 @@ impl Lowerer<'_> {
             args.iter().for_each(|a| drop(self.infer_expr(a)));
             return (Expr::Bool(false), Ty::Error);
         };
-        let fields = self.prog.enums[e.0 as usize].ctors[i as usize]
-            .fields
-            .clone();
+        let fields = self.ctor_fields(e, i);
         if fields.len() != args.len() {
             self.arity_error(
                 span,

@@ -71,6 +71,8 @@ struct Body {
     slots: Vec<SlotInfo>,
     owner: Option<DefId>,
     first_term: usize,
+    /// Diagnostics before the body: exhaustiveness is not checked after a type error.
+    first_diag: usize,
     matches: Vec<PendingMatch>,
 }
 
@@ -165,6 +167,7 @@ impl<'a> Lowerer<'a> {
         self.body = Body {
             owner,
             first_term: self.prog.terms.len(),
+            first_diag: self.diags.len(),
             ..Body::default()
         };
     }
@@ -216,7 +219,11 @@ impl<'a> Lowerer<'a> {
             self.new_names
                 .push((self.body.slots[slot].name.clone(), types[slot].clone()));
         }
-        for pending in std::mem::take(&mut self.body.matches) {
+        let clean = self.diags.len() == self.body.first_diag;
+        for pending in std::mem::take(&mut self.body.matches)
+            .into_iter()
+            .filter(|_| clean)
+        {
             let ty = self.u.zonk(&pending.ty);
             if let Some(ty) = self.u.to_core(&ty) {
                 crate::exhaustive::check(

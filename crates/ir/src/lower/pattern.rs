@@ -82,9 +82,7 @@ impl Lowerer<'_> {
         if !self.expect_type(expected, &Ty::Enum(e), span) {
             return Pattern::Wild;
         }
-        let fields = self.prog.enums[e.0 as usize].ctors[i as usize]
-            .fields
-            .clone();
+        let fields = self.ctor_fields(e, i);
         if fields.len() != args.len() {
             self.arity_error(
                 span,

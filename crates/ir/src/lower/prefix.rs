@@ -55,10 +55,7 @@ impl Lowerer<'_> {
             None => match self.g.values.get(name.name.as_str()).map(|v| v.0) {
                 Some(Value::Chan(id)) => {
                     self.use_global(Kind::Chan, &name.name);
-                    (
-                        Expr::Chan(id),
-                        Ty::Chan(self.chan_tys[id.0 as usize].clone()),
-                    )
+                    (Expr::Chan(id), self.chan_type(id))
                 }
                 Some(Value::Event(_)) => {
                     let help = format!(
@@ -162,7 +159,11 @@ impl Lowerer<'_> {
             return Prefix::Tau;
         };
         self.use_global(Kind::Event, &name.name);
-        let tys = self.event_tys[id.0 as usize].clone();
+        let tys = self
+            .event_tys
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         if tys.len() != args.len() {
             self.arity_error(
                 name.span,
