@@ -1,6 +1,9 @@
-//! Robustness of the whole front end: corrupted versions of valid models (every token
+//! Robustness of the whole front end: corrupted versions of valid models (tests/ok and the
+//! examples of docs/language.md; every token
 //! deleted, duplicated, or replaced by another token of the file) go through `load` and must
 //! give diagnostics, never a panic.
+
+mod common;
 
 use agentpi_diagnostics::FileId;
 use agentpi_syntax::lexer;
@@ -12,10 +15,11 @@ fn models() -> Vec<String> {
         .map(|e| e.expect("entry").path())
         .collect();
     paths.sort();
-    paths
+    let files = paths
         .iter()
-        .map(|p| std::fs::read_to_string(p).expect("readable"))
-        .collect()
+        .map(|p| std::fs::read_to_string(p).expect("readable"));
+    let examples = common::doc_examples().into_iter().map(|(_, text)| text);
+    files.chain(examples).collect()
 }
 
 fn tokens(text: &str) -> Vec<(usize, usize)> {

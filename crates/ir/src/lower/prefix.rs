@@ -4,7 +4,7 @@
 use super::expr::are;
 use super::pattern::Binds;
 use super::{Kind, Lowerer};
-use crate::core::{Expr, Prefix};
+use crate::core::{Expr, Pattern, Prefix};
 use crate::names::{Value, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
@@ -15,32 +15,37 @@ impl Lowerer<'_> {
     pub(crate) fn prefix(&mut self, prefix: &ast::Prefix, binds: &mut Binds) -> Prefix {
         match &prefix.kind {
             PrefixKind::Output { chan, args } => {
-                let (chan_expr, carried) = self.channel(chan, args.len(), "sent");
-                let args = match carried {
-                    Some(tys) => args
+                let (chan, carried) = self.channel(chan, args.len(), "sent");
+                let args: Vec<Expr> = match &carried {
+                    Some((tys, _)) => args
                         .iter()
-                        .zip(&tys)
+                        .zip(tys)
                         .map(|(a, t)| self.check_expr(a, t))
                         .collect(),
                     None => args.iter().map(|a| self.infer_expr(a).0).collect(),
                 };
-                Prefix::Output {
-                    chan: chan_expr,
-                    args,
-                }
+                let tupled = carried.is_some_and(|(_, tupled)| tupled);
+                let args = if tupled {
+                    vec![Expr::Tuple(args)]
+                } else {
+                    args
+                };
+                Prefix::Output { chan, args }
             }
             PrefixKind::Input { chan, pats } => {
-                let (chan_expr, carried) = self.channel(chan, pats.len(), "received");
-                let tys = carried.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
-                let pats = pats
+                let (chan, carried) = self.channel(chan, pats.len(), "received");
+                let (tys, tupled) = carried.unwrap_or_else(|| (vec![Ty::Error; pats.len()], false));
+                let pats: Vec<Pattern> = pats
                     .iter()
                     .zip(&tys)
                     .map(|(p, t)| self.pattern(p, t, binds))
                     .collect();
-                Prefix::Input {
-                    chan: chan_expr,
-                    pats,
-                }
+                let pats = if tupled {
+                    vec![Pattern::Tuple(pats)]
+                } else {
+                    pats
+                };
+                Prefix::Input { chan, pats }
             }
             PrefixKind::Tau => Prefix::Tau,
             PrefixKind::Event { name, args } => self.event(name, args),
@@ -48,8 +53,15 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Resolves the channel of `c!`/`c?` and what it carries (`None` after an error).
-    fn channel(&mut self, name: &ast::Ident, count: usize, verb: &str) -> (Expr, Option<Vec<Ty>>) {
+    /// Resolves the channel of `c!`/`c?` and the types of the `count` values written (`None`
+    /// after an error). The flag is set when the channel carries one tuple of `count`
+    /// elements: `c!(a, b)` then sends the tuple `(a, b)`.
+    fn channel(
+        &mut self,
+        name: &ast::Ident,
+        count: usize,
+        verb: &str,
+    ) -> (Expr, Option<(Vec<Ty>, bool)>) {
         let (expr, ty) = match self.lookup_local(&name.name) {
             Some((slot, ty)) => (Expr::Var(slot), ty),
             None => match self.g.values.get(name.name.as_str()).map(|v| v.0) {
@@ -83,9 +95,20 @@ impl Lowerer<'_> {
         (expr, self.carried(name, &ty, count, verb))
     }
 
-    fn carried(&mut self, name: &ast::Ident, ty: &Ty, count: usize, verb: &str) -> Option<Vec<Ty>> {
+    fn carried(
+        &mut self,
+        name: &ast::Ident,
+        ty: &Ty,
+        count: usize,
+        verb: &str,
+    ) -> Option<(Vec<Ty>, bool)> {
         match self.u.shallow(ty) {
-            Ty::Chan(tys) if tys.len() == count => Some(tys),
+            Ty::Chan(tys) if tys.len() == count => Some((tys, false)),
+            Ty::Chan(tys)
+                if count > 1 && tys.len() == 1 && self.tuple_of(&tys[0], count).is_some() =>
+            {
+                self.tuple_of(&tys[0], count).map(|items| (items, true))
+            }
             Ty::Chan(tys) => {
                 let shown = self.show(&Ty::Chan(tys.clone()));
                 self.error(
@@ -106,7 +129,7 @@ impl Lowerer<'_> {
             var @ Ty::Var(_) => {
                 let tys: Vec<Ty> = (0..count).map(|_| self.u.fresh()).collect();
                 self.u.unify(&var, &Ty::Chan(tys.clone()));
-                Some(tys)
+                Some((tys, false))
             }
             Ty::Error => None,
             other => {
@@ -121,6 +144,14 @@ impl Lowerer<'_> {
                 );
                 None
             }
+        }
+    }
+
+    /// The element types of `ty` if it is a tuple of `count` elements.
+    fn tuple_of(&self, ty: &Ty, count: usize) -> Option<Vec<Ty>> {
+        match self.u.shallow(ty) {
+            Ty::Tuple(items) if items.len() == count => Some(items),
+            _ => None,
         }
     }
 
