@@ -56,13 +56,22 @@ fn must_act_defs(prog: &Program) -> Vec<bool> {
     }
 }
 
-fn must_act(prog: &Program, id: TermId, acts: &[bool]) -> bool {
-    match prog.term(id) {
+/// `;` chains (right-nested) are followed in a loop, so a long chain does not recurse deeply.
+fn must_act(prog: &Program, mut id: TermId, acts: &[bool]) -> bool {
+    let mut term = prog.term(id);
+    while let Term::Seq(a, b) = term {
+        if must_act(prog, *a, acts) {
+            return true;
+        }
+        id = *b;
+        term = prog.term(id);
+    }
+    match term {
         Term::Nil => false,
         Term::Prefix(..) => true,
         Term::Choice(items) => !items.is_empty() && items.iter().all(|&t| must_act(prog, t, acts)),
         Term::Par(items) => items.iter().any(|&t| must_act(prog, t, acts)),
-        Term::Seq(a, b) => must_act(prog, *a, acts) || must_act(prog, *b, acts),
+        Term::Seq(..) => false,
         Term::New(_, body) | Term::Repl(body) => must_act(prog, *body, acts),
         Term::If(_, yes, no) => must_act(prog, *yes, acts) && must_act(prog, *no, acts),
         Term::Match(_, arms) => {

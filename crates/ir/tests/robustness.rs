@@ -74,3 +74,16 @@ fn truncating_never_panics() {
         }
     }
 }
+
+#[test]
+fn long_chains_do_not_overflow_the_stack() {
+    let prefixes = format!("chan a : 0..1\nsystem S = {}0\n", "a!1 . ".repeat(20_000));
+    assert_eq!(load(&prefixes), 0);
+    let seq = format!(
+        "chan a : 0..1\nproc P = 0\nsystem S = {}a!1\n",
+        "P ; ".repeat(20_000)
+    );
+    assert_eq!(load(&seq), 0);
+    let par = format!("chan a : 0..1\nsystem S = {}a?_\n", "a!1 | ".repeat(20_000));
+    assert_eq!(load(&par), 0);
+}
