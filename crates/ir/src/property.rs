@@ -174,6 +174,7 @@ fn arg_pattern(lw: &mut Lowerer, pat: &ast::Pattern, ty: &Ty) -> ArgPattern {
     match &pat.kind {
         PatternKind::Wild | PatternKind::Error => ArgPattern::Wild,
         PatternKind::Name(name) => name_arg(lw, name, ty),
+        PatternKind::Typed(name, _) => ArgPattern::Var(name.name.clone()),
         PatternKind::Eq(expr) => ArgPattern::Value(closed_expr(lw, expr, ty)),
         PatternKind::Ctor(name, items) => {
             let Some((e, i)) = lw.ctor(&name.name) else {

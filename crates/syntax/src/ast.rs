@@ -286,6 +286,8 @@ pub struct Pattern {
 pub enum PatternKind {
     /// A binder, or a constructor without payload, or (upper-case) a constant.
     Name(Ident),
+    /// `x: T`: a binder with a declared type (a value outside it does not match).
+    Typed(Ident, TypeExpr),
     Wild,
     /// `=e`, and literals: match only this value.
     Eq(Expr),

@@ -148,6 +148,7 @@ fn expr(e: &Expr) -> String {
 fn pattern(p: &Pattern) -> String {
     match &p.kind {
         PatternKind::Name(n) => n.name.clone(),
+        PatternKind::Typed(n, t) => format!("{}:{}", n.name, ty(t)),
         PatternKind::Wild => "_".into(),
         PatternKind::Eq(e) => format!("={}", expr(e)),
         PatternKind::Ctor(n, ps) => format!("({}{})", n.name, list(ps, pattern)),
@@ -219,8 +220,8 @@ fn new_extends_to_the_right_and_if_else_is_one_operand() {
 #[test]
 fn prefixes_patterns_and_expressions() {
     check(
-        "proc P = c!(x + 1, ok(2)) . c?(=y, _, err(t), (a, 3)) . log(-1) . assert(not a and b or x >= 2 * 3) . tau . !Q(1)",
-        "(proc P [] (. c!((Add x 1) (ok 2)) c?(=y _ (err t) (tuple a =3)) log<-1> \
+        "proc P = c!(x + 1, ok(2)) . c?(=y, _, err(t), (a, 3), z: 0..N) . log(-1) . assert(not a and b or x >= 2 * 3) . tau . !Q(1)",
+        "(proc P [] (. c!((Add x 1) (ok 2)) c?(=y _ (err t) (tuple a =3) z:0..N) log<-1> \
          assert((Or (And (Not a) b) (Ge x (Mul 2 3)))) tau (! (call Q 1))))",
     );
 }

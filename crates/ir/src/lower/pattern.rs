@@ -21,6 +21,11 @@ impl Lowerer<'_> {
             PatternKind::Wild | PatternKind::Error => Pattern::Wild,
             PatternKind::Eq(expr) => Pattern::Eq(self.check_expr(expr, expected)),
             PatternKind::Name(name) => self.name_pattern(name, expected, binds),
+            PatternKind::Typed(name, ty) => {
+                let declared = self.resolve_type(ty);
+                self.expect_type(expected, &declared, pat.span);
+                self.binder(name, declared, binds)
+            }
             PatternKind::Ctor(name, args) => {
                 self.ctor_pattern(name, args, expected, pat.span, binds)
             }
@@ -40,6 +45,11 @@ impl Lowerer<'_> {
             };
             return Pattern::Eq(self.check_expr(&expr, expected));
         }
+        self.binder(name, expected.clone(), binds)
+    }
+
+    /// A fresh slot for a binder of type `ty`; binding a name twice in one pattern is E0205.
+    fn binder(&mut self, name: &ast::Ident, ty: Ty, binds: &mut Binds) -> Pattern {
         if binds.iter().any(|(n, _)| *n == name.name) {
             self.error(
                 Diagnostic::error(
@@ -54,7 +64,7 @@ impl Lowerer<'_> {
                 )),
             );
         }
-        let slot = self.new_slot(name, expected.clone(), false);
+        let slot = self.new_slot(name, ty, false);
         binds.push((name.name.clone(), slot));
         Pattern::Bind(slot, Type::Bool)
     }

@@ -146,7 +146,7 @@ impl Parser<'_> {
         super::Abandon
     }
 
-    /// A pattern: `x`, `_`, `=e`, a literal, `ctor(p, ...)`, `(p, ...)`.
+    /// A pattern: `x`, `x: T`, `_`, `=e`, a literal, `ctor(p, ...)`, `(p, ...)`.
     pub(super) fn pattern(&mut self) -> PResult<Pattern> {
         self.nested(|p| p.pattern_inner())
     }
@@ -169,6 +169,8 @@ impl Parser<'_> {
                 let name = self.ident("a pattern")?;
                 if self.eat(&Tok::LParen) {
                     PatternKind::Ctor(name, self.list(&Tok::RParen, |p| p.pattern())?)
+                } else if self.eat(&Tok::Colon) {
+                    PatternKind::Typed(name, self.type_expr()?)
                 } else {
                     PatternKind::Name(name)
                 }
