@@ -305,3 +305,18 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let chain = format!("proc P = {}0", "a!1 . ".repeat(20000));
     assert!(run(&chain).starts_with("(proc P [] (. a!(1)"));
 }
+
+#[test]
+fn a_number_where_a_process_is_expected_gets_a_hint() {
+    check(
+        "chan c : 0..3\nsystem S = c!x+1",
+        r#"
+(chan c 0..3)
+(system S ERR)
+t.pi:2:16: error[E0110]: expected a process, found integer `1`
+  |
+2 | system S = c!x+1
+  |                ^ expected a process
+  = help: `0` is the only number that is a process; to send an expression, parenthesise it: `c!(x + 1)`"#,
+    );
+}

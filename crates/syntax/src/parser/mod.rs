@@ -112,6 +112,17 @@ impl<'a> Parser<'a> {
         Abandon
     }
 
+    /// Like [`Self::unexpected`], with a hint.
+    fn unexpected_with(&mut self, what: &str, help: &str) -> Abandon {
+        let found = self.tok().describe();
+        let diag = Diagnostic::error("E0110", format!("expected {what}, found {found}"))
+            .at(self.span())
+            .with_label(format!("expected {what}"))
+            .with_help(help);
+        self.report(diag);
+        Abandon
+    }
+
     /// Records an error unless it is a cascade of the previous one.
     fn report(&mut self, diag: Diagnostic) {
         let span = diag.span().unwrap_or_default();

@@ -86,6 +86,11 @@ impl Parser<'_> {
                 ProcKind::Call(name, args)
             }
             Tok::Ident(_) | Tok::Tau | Tok::Assert => return self.prefixed(),
+            Tok::Int(_) => {
+                let help = "`0` is the only number that is a process; to send an expression, \
+                            parenthesise it: `c!(x + 1)`";
+                return Err(self.unexpected_with("a process", help));
+            }
             _ => return Err(self.unexpected("a process")),
         };
         Ok(Proc {
