@@ -28,6 +28,19 @@ enum Pat {
     Head(Head, Vec<Pat>),
     /// `=e` with a non-constant `e`: may match anything, covers nothing.
     Opaque,
+    /// A binder typed with a narrower range: covers just those integers.
+    Range(i64, i64),
+}
+
+impl Pat {
+    /// Whether the pattern matches every value with this head (and any payload).
+    fn mentions(&self, head: &Head) -> bool {
+        match (self, head) {
+            (Pat::Head(h, _), _) => h == head,
+            (Pat::Range(lo, hi), Head::Int(v)) => lo <= v && v <= hi,
+            _ => false,
+        }
+    }
 }
 
 /// A value no arm matches (`Other`: some value not named by any arm).
@@ -44,7 +57,7 @@ pub(crate) fn check(
     span: Span,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let rows: Vec<Vec<Pat>> = pats.iter().map(|p| vec![simplify(p)]).collect();
+    let rows: Vec<Vec<Pat>> = pats.iter().map(|p| vec![simplify(enums, p, ty)]).collect();
     let missing = uncovered(enums, &rows, std::slice::from_ref(ty), LIMIT + 1);
     if missing.is_empty() {
         return;
@@ -69,14 +82,42 @@ pub(crate) fn check(
     );
 }
 
-fn simplify(pattern: &Pattern) -> Pat {
+/// Reduces a pattern matched against a value of type `ty`. A binder typed with a narrower
+/// range than the value's covers nothing (values outside it do not match).
+fn simplify(enums: &[EnumDef], pattern: &Pattern, ty: &Type) -> Pat {
+    let fields: Vec<Type> = match (pattern, ty) {
+        (Pattern::Ctor(_, index, _), Type::Enum(id)) => enums
+            .get(id.0 as usize)
+            .and_then(|e| e.ctors.get(*index as usize))
+            .map(|c| c.fields.clone())
+            .unwrap_or_default(),
+        (Pattern::Tuple(_), Type::Tuple(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    let items = |items: &[Pattern]| -> Vec<Pat> {
+        let any = Type::Bool;
+        let tys = fields.iter().chain(std::iter::repeat(&any));
+        items
+            .iter()
+            .zip(tys)
+            .map(|(p, t)| simplify(enums, p, t))
+            .collect()
+    };
     match pattern {
+        Pattern::Bind(_, Type::Int { lo, hi }) if narrower(pattern, ty) => Pat::Range(*lo, *hi),
         Pattern::Bind(..) | Pattern::Wild => Pat::Any,
         Pattern::Eq(expr) => constant(expr).unwrap_or(Pat::Opaque),
-        Pattern::Ctor(_, index, items) => {
-            Pat::Head(Head::Ctor(*index), items.iter().map(simplify).collect())
+        Pattern::Ctor(_, index, ps) => Pat::Head(Head::Ctor(*index), items(ps)),
+        Pattern::Tuple(ps) => Pat::Head(Head::Tuple, items(ps)),
+    }
+}
+
+fn narrower(pattern: &Pattern, ty: &Type) -> bool {
+    match (pattern, ty) {
+        (Pattern::Bind(_, Type::Int { lo: bl, hi: bh }), Type::Int { lo, hi }) => {
+            bl > lo || bh < hi
         }
-        Pattern::Tuple(items) => Pat::Head(Head::Tuple, items.iter().map(simplify).collect()),
+        _ => false,
     }
 }
 
@@ -139,20 +180,11 @@ fn uncovered(enums: &[EnumDef], rows: &[Vec<Pat>], tys: &[Type], limit: usize) -
             Vec::new()
         };
     };
-    let present: Vec<&Head> = rows
-        .iter()
-        .filter_map(|r| {
-            if let Pat::Head(h, _) = &r[0] {
-                Some(h)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mentioned = |h: &Head| rows.iter().any(|r| r[0].mentions(h));
     let all = heads(enums, ty);
     let complete = all
         .as_ref()
-        .is_some_and(|hs| hs.iter().all(|(h, _)| present.contains(&h)));
+        .is_some_and(|hs| hs.iter().all(|(h, _)| mentioned(h)));
     if complete {
         return split(enums, rows, all.unwrap_or_default(), rest, limit);
     }
@@ -168,7 +200,7 @@ fn uncovered(enums: &[EnumDef], rows: &[Vec<Pat>], tys: &[Type], limit: usize) -
     let missing: Vec<Wit> = match all {
         Some(hs) => hs
             .into_iter()
-            .filter(|(h, _)| !present.contains(&h))
+            .filter(|(h, _)| !mentioned(h))
             .map(|(h, fields)| Wit::Head(h, vec![Wit::Any; fields.len()]))
             .collect(),
         None => vec![Wit::Any],
@@ -215,6 +247,7 @@ fn specialise(row: &[Pat], head: &Head, arity: usize) -> Option<Vec<Pat>> {
     let mut out = match &row[0] {
         Pat::Any => vec![Pat::Any; arity],
         Pat::Head(h, args) if h == head => args.clone(),
+        range @ Pat::Range(..) if range.mentions(head) => Vec::new(),
         _ => return None,
     };
     out.extend(row[1..].iter().cloned());

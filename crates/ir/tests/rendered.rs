@@ -39,3 +39,10 @@ fn syntax_error_and_type_error_together() {
         "chan c : Bool\nproc P = c!1\nproc Q = c?x . . 0\nsystem S = P | Q\n"
     ));
 }
+
+#[test]
+fn typed_binder_covers_only_its_range() {
+    insta::assert_snapshot!(rendered(
+        "chan n : 0..3\nevent e(0..3)\nsystem S = n?x . match x { y: 0..1 => e(y), 3 => 0 }\n"
+    ));
+}

@@ -220,10 +220,15 @@ impl<'a> Lowerer<'a> {
                 .push((self.body.slots[slot].name.clone(), types[slot].clone()));
         }
         let clean = self.diags.len() == self.body.first_diag;
-        for pending in std::mem::take(&mut self.body.matches)
+        for mut pending in std::mem::take(&mut self.body.matches)
             .into_iter()
             .filter(|_| clean)
         {
+            // Binder types matter: a binder of a narrower range covers only part of a column.
+            pending
+                .pats
+                .iter_mut()
+                .for_each(|p| patch_pattern(p, &types));
             let ty = self.u.zonk(&pending.ty);
             if let Some(ty) = self.u.to_core(&ty) {
                 crate::exhaustive::check(
