@@ -80,31 +80,49 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
     let (head, carried) = head(lw, name, bound)?;
     let args = match (&label.args, carried) {
         (None, _) => None,
+        (Some(pats), Some(tys)) if pats.len() > 1 && tuple_len(lw, &tys) == Some(pats.len()) => {
+            // `jobs(add, 3)` for a channel carrying one pair, as in `jobs!(add, 3)`.
+            let items = args(lw, pats, Some(tuple_items(lw, &tys)));
+            Some(vec![ArgPattern::Tuple(items)])
+        }
         (Some(pats), Some(tys)) if pats.len() != tys.len() => {
-            lw.arity_error(
-                label.span,
-                &format!("label `{}`", name.name),
-                tys.len(),
-                pats.len(),
-                "values",
-            );
+            let what = format!("label `{}`", name.name);
+            lw.arity_error(label.span, &what, tys.len(), pats.len(), "values");
             return None;
         }
-        (Some(pats), tys) => {
-            let tys = tys.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
-            Some(
-                pats.iter()
-                    .zip(&tys)
-                    .map(|(p, t)| arg_pattern(lw, p, t))
-                    .collect(),
-            )
-        }
+        (Some(pats), tys) => Some(args(lw, pats, tys)),
     };
     Some(LabelPattern {
         head,
         args,
         span: label.span,
     })
+}
+
+fn args(lw: &mut Lowerer, pats: &[ast::Pattern], tys: Option<Vec<Ty>>) -> Vec<ArgPattern> {
+    let tys = tys.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
+    pats.iter()
+        .zip(&tys)
+        .map(|(p, t)| arg_pattern(lw, p, t))
+        .collect()
+}
+
+/// The length of the tuple a channel carries, if it carries exactly one tuple.
+fn tuple_len(lw: &Lowerer, tys: &[Ty]) -> Option<usize> {
+    match tys {
+        [one] => match lw.u.shallow(one) {
+            Ty::Tuple(items) => Some(items.len()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn tuple_items(lw: &Lowerer, tys: &[Ty]) -> Vec<Ty> {
+    match tys.first().map(|t| lw.u.shallow(t)) {
+        Some(Ty::Tuple(items)) => items,
+        _ => Vec::new(),
+    }
 }
 
 /// The head of a label and the types it carries (`None` if unknown, as for variables).

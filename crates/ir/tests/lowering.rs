@@ -107,3 +107,19 @@ fn constants_are_inlined_and_nested_operators_flattened() {
         "const N = 2\nchan c : 0..N\nevent e(0..N)\nsystem S = (c!N + (c!1 + tau)) | (e(N - 1) | !c?x . assert(x <= N))\ncheck S: reachable e(N)\n"
     ));
 }
+
+#[test]
+fn tuple_sugar_lowers_to_one_tuple_value() {
+    let text = "type Job = (Bool, 0..3)\nchan jobs : Job\n\
+                system S = jobs!(true, 1) | jobs?((b, n))\n\
+                check S: reachable jobs(true, 1)\ncheck S: reachable jobs((true, 1))\n";
+    let loaded = agentpi_ir::load_str("m.pi", text);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let [Property::Reachable(a), Property::Reachable(b)] =
+        [0, 1].map(|i| loaded.program.checks[i].property.clone())
+    else {
+        panic!("two reachability checks expected");
+    };
+    assert_eq!(a.args, b.args);
+    insta::assert_snapshot!(dump(&loaded.program));
+}
