@@ -245,9 +245,9 @@ fn three_independent_errors_give_three_diagnostics() {
     check(
         "proc P = a!1 . . 0\nproc q = 0\nsystem S = (P | )\ncheck S: nevr crash",
         r#"
-(proc P [] ERR)
+(proc P [] (. a!(1) ERR))
 (proc q [] 0)
-(system S ERR)
+(system S (| (call P) ERR))
 t.pi:1:16: error[E0110]: expected a process, found `.`
   |
 1 | proc P = a!1 . . 0
@@ -274,7 +274,7 @@ fn recovery_inside_match_arms_keeps_the_other_arms() {
     check(
         "proc P = match x { a => b!1 +, c => d?(1 }\nsystem S = P",
         r#"
-(proc P [] (match x (ERR ERR) (ERR ERR)))
+(proc P [] (match x (a (+ (. b!(1) 0) ERR)) (c ERR)))
 (system S (call P))
 t.pi:1:30: error[E0110]: expected a process, found `,`
   |
@@ -318,5 +318,30 @@ t.pi:2:16: error[E0110]: expected a process, found integer `1`
 2 | system S = c!x+1
   |                ^ expected a process
   = help: `0` is the only number that is a process; to send an expression, parenthesise it: `c!(x + 1)`"#,
+    );
+}
+
+#[test]
+fn several_errors_in_one_body_are_all_reported() {
+    check(
+        "proc P = a!(1 +) . b!1 | c?(x . d!x | e!(2 * ) ; Q(,)",
+        r#"
+(proc P [] (| (. a!(ERR) b!(1) 0) ERR (; (. e!(ERR) 0) (call Q ERR))))
+t.pi:1:16: error[E0110]: expected an expression, found `)`
+  |
+1 | proc P = a!(1 +) . b!1 | c?(x . d!x | e!(2 * ) ; Q(,)
+  |                ^ expected an expression
+t.pi:1:31: error[E0110]: expected `,` or `)`, found `.`
+  |
+1 | proc P = a!(1 +) . b!1 | c?(x . d!x | e!(2 * ) ; Q(,)
+  |                               ^ expected `,` or `)`
+t.pi:1:46: error[E0110]: expected an expression, found `)`
+  |
+1 | proc P = a!(1 +) . b!1 | c?(x . d!x | e!(2 * ) ; Q(,)
+  |                                              ^ expected an expression
+t.pi:1:52: error[E0110]: expected an expression, found `,`
+  |
+1 | proc P = a!(1 +) . b!1 | c?(x . d!x | e!(2 * ) ; Q(,)
+  |                                                    ^ expected an expression"#,
     );
 }

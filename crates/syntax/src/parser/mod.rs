@@ -174,15 +174,24 @@ impl<'a> Parser<'a> {
         result
     }
 
-    /// A comma-separated list closed by `close` (the opening token is already consumed).
-    fn list<T>(
+    /// A comma-separated list closed by `close` (the opening token is already consumed). An
+    /// item with a syntax error becomes an error node, and the list goes on after the next
+    /// `,`, so the list keeps its length and later items are still checked.
+    fn list<T: Recover>(
         &mut self,
         close: &Tok,
         mut item: impl FnMut(&mut Self) -> PResult<T>,
     ) -> PResult<Vec<T>> {
         let mut items = Vec::new();
         while !self.at(close) {
-            items.push(item(self)?);
+            let start = self.span();
+            match item(self) {
+                Ok(value) => items.push(value),
+                Err(Abandon) => {
+                    self.skip_balanced(&[Tok::Comma, close.clone()])?;
+                    items.push(T::error(start.to(self.prev_span())));
+                }
+            }
             if !self.eat(&Tok::Comma) {
                 break;
             }
@@ -202,4 +211,46 @@ impl<'a> Parser<'a> {
 /// Whether a name starts with an upper-case letter (types, processes, constants, systems).
 pub(crate) fn is_upper(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// Syntax nodes that have an error form, standing for an item that failed to parse.
+pub(crate) trait Recover {
+    fn error(span: Span) -> Self;
+}
+
+impl Recover for crate::ast::Expr {
+    fn error(span: Span) -> Self {
+        crate::ast::Expr {
+            kind: crate::ast::ExprKind::Error,
+            span,
+        }
+    }
+}
+
+impl Recover for crate::ast::Pattern {
+    fn error(span: Span) -> Self {
+        crate::ast::Pattern {
+            kind: crate::ast::PatternKind::Error,
+            span,
+        }
+    }
+}
+
+impl Recover for crate::ast::TypeExpr {
+    fn error(span: Span) -> Self {
+        crate::ast::TypeExpr::Error(span)
+    }
+}
+
+impl Recover for crate::ast::Param {
+    fn error(span: Span) -> Self {
+        let name = Ident {
+            name: "_".to_string(),
+            span,
+        };
+        crate::ast::Param {
+            name,
+            ty: crate::ast::TypeExpr::Error(span),
+        }
+    }
 }

@@ -57,8 +57,17 @@ impl Parser<'_> {
         })
     }
 
+    /// An operand of `+`, `;`, `|`. A syntax error inside it is recovered from by skipping to
+    /// the next operator or closing bracket, so later mistakes are reported too.
     fn unary(&mut self) -> PResult<Proc> {
-        self.nested(|p| p.unary_inner())
+        let start = self.span();
+        match self.nested(|p| p.unary_inner()) {
+            Ok(proc) => Ok(proc),
+            Err(Abandon) => {
+                self.skip_balanced(RESUME)?;
+                Ok(error_proc(start.to(self.prev_span())))
+            }
+        }
     }
 
     fn unary_inner(&mut self) -> PResult<Proc> {
@@ -115,8 +124,16 @@ impl Parser<'_> {
     fn prefixed(&mut self) -> PResult<Proc> {
         let start = self.span();
         let mut prefixes = Vec::new();
+        let mut broken = false;
         let cont = loop {
-            prefixes.push(self.prefix()?);
+            match self.prefix() {
+                Ok(prefix) => prefixes.push(prefix),
+                Err(Abandon) => {
+                    // Skip to the next `.` and parse the rest of the chain for more errors.
+                    self.skip_balanced(RESUME)?;
+                    broken = true;
+                }
+            }
             if !self.eat(&Tok::Dot) {
                 let end = self.prev_span();
                 let at = agentpi_diagnostics::Span::new(end.file, end.end, end.end);
@@ -130,6 +147,10 @@ impl Parser<'_> {
             }
         };
         let span = start.to(cont.span);
+        if broken {
+            // A broken prefix may have bound names the rest uses: check none of it.
+            return Ok(error_proc(span));
+        }
         Ok(Proc {
             kind: ProcKind::Prefixed(prefixes, Box::new(cont)),
             span,
@@ -348,5 +369,23 @@ impl Parser<'_> {
             }
             self.bump();
         }
+    }
+}
+
+/// Where parsing resumes inside a process after an error.
+const RESUME: &[Tok] = &[
+    Tok::Dot,
+    Tok::Bar,
+    Tok::Plus,
+    Tok::Semi,
+    Tok::RParen,
+    Tok::RBrace,
+    Tok::Comma,
+];
+
+fn error_proc(span: agentpi_diagnostics::Span) -> Proc {
+    Proc {
+        kind: ProcKind::Error,
+        span,
     }
 }
