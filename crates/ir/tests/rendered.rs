@@ -46,3 +46,8 @@ fn typed_binder_covers_only_its_range() {
         "chan n : 0..3\nevent e(0..3)\nsystem S = n?x . match x { y: 0..1 => e(y), 3 => 0 }\n"
     ));
 }
+
+#[test]
+fn unbounded_integer_type_explains_ranges() {
+    insta::assert_snapshot!(rendered("chan c : Int\nsystem S = c!1 | c?_\n"));
+}

@@ -136,6 +136,8 @@ impl Lowerer<'_> {
                 .at(name.span)
                 .with_label("not declared");
             diag = match suggest(&name.name, names) {
+                _ if matches!(name.name.as_str(), "Int" | "Nat" | "Integer") => diag
+                    .with_help("integers are bounded: write a range such as `0..7`, or declare `type Int = 0..7`"),
                 Some(s) => diag.with_help(format!("did you mean `{s}`?")),
                 None => diag.with_help(format!(
                     "declare it, for example `type {} = 0..3`",
