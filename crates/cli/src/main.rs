@@ -4,6 +4,7 @@
 //! exit status. Only this crate prints or exits.
 
 mod cmd;
+mod sarif;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -61,19 +61,23 @@ impl Report {
     }
 }
 
+/// Whether `finding` counts against `family`: a warning or error of that family, or (for P3
+/// and P4, which need declarations) a missing MCP+ block.
+fn fails(finding: &Finding, family: Family) -> bool {
+    let code = finding.diagnostic.code.as_str();
+    if code == "P002" {
+        return matches!(family, Family::P3 | Family::P4);
+    }
+    finding.diagnostic.severity >= Severity::Warning && rules::find(code).is_some_and(|r| r.family == family)
+}
+
 fn scores(tools: &[String], findings: &[Finding]) -> Vec<Score> {
     Family::PRINCIPLES
         .iter()
         .map(|&(family, name)| {
             let failing = tools
                 .iter()
-                .filter(|tool| {
-                    findings.iter().any(|f| {
-                        f.tool.as_deref() == Some(tool.as_str())
-                            && f.diagnostic.severity >= Severity::Warning
-                            && rules::find(&f.diagnostic.code).is_some_and(|r| r.family == family)
-                    })
-                })
+                .filter(|tool| findings.iter().any(|f| f.tool.as_deref() == Some(tool.as_str()) && fails(f, family)))
                 .count();
             Score { family, name, passing: tools.len() - failing, total: tools.len() }
         })

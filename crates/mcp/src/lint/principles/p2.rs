@@ -51,11 +51,12 @@ fn conflict(cx: &mut Context, facts: &Facts, declared: SideEffects) {
 }
 
 const DESTROY: &[&str] = &["delet", "remov", "drop", "destroy", "purg", "eras", "wip", "truncat", "revok", "uninstall", "unlink"];
-const WRITE: &[&str] = &["creat", "writ", "updat", "set", "add", "insert", "put", "send", "edit", "modify", "mov", "renam", "upload", "execut", "transfer", "pay", "book", "cancel"];
+const WRITE: &[&str] = &["creat", "writ", "updat", "insert", "put", "send", "edit", "modify", "mov", "renam", "upload", "execut", "transfer", "pay", "cancel"];
 
-/// P205: verbs in the name (any word) or the description (first word) against the hints.
+/// P205: the verb of the name (its first word) and of the description (its first word)
+/// against the hints.
 fn verbs(cx: &mut Context, facts: &Facts) {
-    let mut words: Vec<String> = name_words(facts.name());
+    let mut words: Vec<String> = name_words(facts.name()).into_iter().take(1).collect();
     words.extend(facts.description.map(prose_words).unwrap_or_default().into_iter().take(1));
     let has = |list: &[&str]| words.iter().find(|w| list.contains(&stem(w))).cloned();
     let read_only = facts.hint("readOnlyHint") == Some(true) || facts.declared() == Some(SideEffects::Read);

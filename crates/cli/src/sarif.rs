@@ -1,0 +1,105 @@
+//! Machine-readable renderings of a lint report: agentpi's own JSON (`--format json`) and
+//! SARIF 2.1.0 (`--format sarif`) for code-scanning UIs.
+
+use agentpi_diagnostics::Severity;
+use agentpi_mcp::lint::{rules, Finding, Report};
+use serde_json::{json, Value};
+
+const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const INFORMATION_URI: &str = "https://github.com/agentpi/agentpi/blob/main/docs/lint.md";
+
+/// `--format json`: findings, scores, tokens and counts, in report order.
+pub fn json(report: &Report) -> Value {
+    let findings: Vec<Value> = report.findings.iter().map(finding).collect();
+    let scores: Vec<Value> = report
+        .scores
+        .iter()
+        .map(|s| json!({ "principle": s.family.as_str(), "name": s.name, "passing": s.passing, "total": s.total, "percent": s.percent() }))
+        .collect();
+    json!({
+        "version": 1,
+        "origin": report.origin,
+        "era": report.era.map(|e| e.as_str()),
+        "protocolVersion": report.protocol_version,
+        "tools": report.tools,
+        "findings": findings,
+        "scores": scores,
+        "tokens": { "full": report.tokens.full, "summaryFirst": report.tokens.summary_first },
+        "summary": {
+            "errors": report.count(Severity::Error),
+            "warnings": report.count(Severity::Warning),
+            "notes": report.count(Severity::Note),
+        },
+    })
+}
+
+fn finding(finding: &Finding) -> Value {
+    let d = &finding.diagnostic;
+    json!({
+        "code": d.code,
+        "severity": d.severity.as_str(),
+        "tool": finding.tool,
+        "message": d.message,
+        "document": finding.document(),
+        "pointer": finding.pointer(),
+        "help": d.help,
+    })
+}
+
+/// `--format sarif`: one run with the whole rule catalogue and one result per finding.
+pub fn sarif(report: &Report) -> Value {
+    let rules: Vec<Value> = rules::RULES.iter().map(rule).collect();
+    let results: Vec<Value> = report.findings.iter().map(result).collect();
+    json!({
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "agentpi-lint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
+fn rule(rule: &rules::Rule) -> Value {
+    json!({
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": { "text": rule.summary },
+        "fullDescription": { "text": rule.summary },
+        "help": { "text": rule.explain, "markdown": rule.explain },
+        "defaultConfiguration": { "level": level(rule.severity) },
+        "properties": { "family": rule.family.as_str() },
+    })
+}
+
+fn result(finding: &Finding) -> Value {
+    let d = &finding.diagnostic;
+    let index = rules::RULES.iter().position(|r| r.code == d.code);
+    let mut location = json!({
+        "physicalLocation": { "artifactLocation": { "uri": finding.document() } },
+    });
+    if let Some(tool) = &finding.tool {
+        location["logicalLocations"] = json!([{ "name": tool, "fullyQualifiedName": format!("tools/{tool}"), "kind": "function" }]);
+    }
+    json!({
+        "ruleId": d.code,
+        "ruleIndex": index,
+        "level": level(d.severity),
+        "message": { "text": d.message },
+        "locations": [location],
+        "properties": { "jsonPointer": finding.pointer() },
+    })
+}
