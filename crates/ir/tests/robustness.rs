@@ -87,3 +87,40 @@ fn long_chains_do_not_overflow_the_stack() {
     let par = format!("chan a : 0..1\nsystem S = {}a?_\n", "a!1 | ".repeat(20_000));
     assert_eq!(load(&par), 0);
 }
+
+#[test]
+fn nesting_up_to_the_parser_limit_loads() {
+    let depth = 60;
+    let news = format!(
+        "chan a : 0..1\nsystem S = {}a!1{}\n",
+        "new x: chan . (".repeat(depth),
+        ")".repeat(depth)
+    );
+    assert_eq!(load(&news), 0, "{news}");
+    let ifs = format!(
+        "chan a : 0..1\nsystem S = {}a!1{}\n",
+        "if true then (".repeat(depth),
+        ") else 0".repeat(depth)
+    );
+    assert_eq!(load(&ifs), 0);
+    let exprs = format!(
+        "chan a : 0..1\nsystem S = a!({}1{})\n",
+        "(".repeat(90),
+        ")".repeat(90)
+    );
+    assert_eq!(load(&exprs), 0);
+    let too_deep = format!(
+        "chan a : 0..1\nsystem S = {}a!1{}\n",
+        "new x . (".repeat(500),
+        ")".repeat(500)
+    );
+    let loaded = agentpi_ir::load_str("m.pi", &too_deep);
+    assert_eq!(
+        loaded
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect::<Vec<_>>(),
+        ["E0111"]
+    );
+}

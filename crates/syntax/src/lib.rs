@@ -19,4 +19,4 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
 }
 
 /// The deepest nesting of parentheses, processes or expressions the parser accepts.
-pub const MAX_DEPTH: usize = 100;
+pub const MAX_DEPTH: usize = 256;
