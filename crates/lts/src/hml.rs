@@ -7,7 +7,8 @@
 //! | `!f`, `f && g` | negation, conjunction |
 //! | `<a>f` / `[a]f` | some / every `a`-step leads to a state satisfying `f` |
 //! | `<<a>>f` / `[[a]]f` | the same for weak steps `tau* a tau*` (`<<tau>>f`: `tau*`) |
-//! | `<{g}a>f` | a `tau`-path whose states all satisfy `g`, then an `a`-step to `f` |
+//! | `<{g}a>f` / `[{g}a]f` | some / every `tau`-path whose states all satisfy `g`, followed by an `a`-step, leads to `f` |
+//! | `<tau* a>f` | `<{true}a>f` |
 //! | `div{g}` | an infinite `tau`-path whose states all satisfy `g` |
 //!
 //! Strong bisimilarity is characterised by `<a>`, weak by `<<a>>`, branching by `<{g}a>`
@@ -73,6 +74,7 @@ impl fmt::Display for Formula {
             Formula::Not(g) => match &**g {
                 Formula::Diamond(a, h) => write!(f, "[{a}]{}", Negated(h)),
                 Formula::WeakDiamond(a, h) => write!(f, "[[{a}]]{}", Negated(h)),
+                Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
                 _ => write!(f, "!{}", Atom(g)),
             },
             Formula::And(parts) => {
@@ -81,8 +83,20 @@ impl fmt::Display for Formula {
             }
             Formula::Diamond(a, g) => write!(f, "<{a}>{}", Atom(g)),
             Formula::WeakDiamond(a, g) => write!(f, "<<{a}>>{}", Atom(g)),
-            Formula::Until(g, a, h) => write!(f, "<{{{g}}}{a}>{}", Atom(h)),
+            Formula::Until(g, a, h) => write!(f, "<{}>{}", Path(g, a), Atom(h)),
             Formula::Diverge(g) => write!(f, "div{{{g}}}"),
+        }
+    }
+}
+
+/// Prints the path part of an until modality: `{g}a`, or `tau* a` when `g` is `true`.
+struct Path<'a>(&'a Formula, &'a str);
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Formula::True => write!(f, "tau* {}", self.1),
+            g => write!(f, "{{{g}}}{}", self.1),
         }
     }
 }

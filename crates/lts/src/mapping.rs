@@ -50,6 +50,11 @@ impl Mapping {
         self.rules.is_empty()
     }
 
+    /// Appends the rules of `other` (they apply after the existing ones).
+    pub fn extend(&mut self, other: Mapping) {
+        self.rules.extend(other.rules);
+    }
+
     /// Adds a rule hiding the actions matching `pattern`.
     pub fn hide(&mut self, pattern: &str) -> Result<(), String> {
         let pattern = pattern.trim();

@@ -21,6 +21,14 @@ pub enum Equivalence {
 }
 
 impl Equivalence {
+    /// The name in prose.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Equivalence::DivBranching => "divergence-preserving branching",
+            other => other.name(),
+        }
+    }
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {

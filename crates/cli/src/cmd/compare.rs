@@ -1,9 +1,226 @@
-//! `agentpi compare`: not written yet.
+//! `agentpi compare`: decide bisimilarity or refinement of two state spaces, with evidence:
+//! a checked distinguishing formula and a path, or a shortest refinement counterexample.
+
+use super::minimize::{error_report, load, located_report};
+use agentpi_lts::{
+    BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, Side, Step, Violation, compare_bisim, refines,
+};
+use serde_json::{Value, json};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The first state space (the specification, for refinement checks): a `.aut` file.
+    pub left: PathBuf,
+    /// The second state space (the implementation, for refinement checks).
+    pub right: PathBuf,
+    /// The equivalence, or the refinement model (`trace`, `failures`, `fd`: does RIGHT refine LEFT?).
+    #[arg(long, value_enum, default_value = "strong")]
+    pub equiv: CompareEquiv,
+    /// Hide the actions matching PATTERN (they become `tau`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub hide: Vec<String>,
+    /// Rename the actions matching FROM to TO; repeatable.
+    #[arg(long, value_name = "FROM=TO")]
+    pub rename: Vec<String>,
+    /// A mapping file of `hide PATTERN` and `rename FROM=TO` lines, applied after the flags.
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
 
-pub fn run(_args: Args) -> u8 {
-    eprintln!("agentpi compare: not implemented yet");
-    2
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareEquiv {
+    Strong,
+    Branching,
+    /// Divergence-preserving branching bisimulation.
+    Dpbranching,
+    Weak,
+    /// Trace refinement (LEFT [T= RIGHT).
+    Trace,
+    /// Stable-failures refinement (LEFT [F= RIGHT).
+    Failures,
+    /// Failures-divergences refinement (LEFT [FD= RIGHT).
+    Fd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// What was decided, ready to print.
+enum Outcome {
+    Bisim(Equivalence, BisimResult),
+    Refinement(Model, Option<Counterexample>),
+}
+
+pub fn run(args: Args) -> u8 {
+    let (left, right) = match inputs(&args) {
+        Ok(pair) => pair,
+        Err(report) => {
+            eprint!("{report}");
+            return 2;
+        }
+    };
+    let outcome = decide(&left, &right, args.equiv);
+    let holds = match &outcome {
+        Outcome::Bisim(_, r) => r.equivalent,
+        Outcome::Refinement(_, c) => c.is_none(),
+    };
+    match args.format {
+        Format::Text => print!("{}", text(&args, &outcome)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&json_report(&args, &outcome)).unwrap()),
+    }
+    if holds { 0 } else { 1 }
+}
+
+/// Loads both inputs and applies the action mapping to each.
+fn inputs(args: &Args) -> Result<(Lts, Lts), String> {
+    let mapping = mapping(args)?;
+    let (left, right) = (load(&args.left)?, load(&args.right)?);
+    if mapping.is_empty() {
+        return Ok((left, right));
+    }
+    Ok((mapping.apply(&left), mapping.apply(&right)))
+}
+
+fn mapping(args: &Args) -> Result<Mapping, String> {
+    let mut mapping = Mapping::default();
+    for p in &args.hide {
+        mapping.hide(p).map_err(|e| error_report("E0702", format!("--hide {p:?}: {e}")))?;
+    }
+    for r in &args.rename {
+        mapping.rename(r).map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}")))?;
+    }
+    if let Some(path) = &args.map {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
+        let file = Mapping::parse(&text)
+            .map_err(|e| located_report("E0702", path, e.line, e.column, &e.text, &e.message))?;
+        mapping.extend(file);
+    }
+    Ok(mapping)
+}
+
+fn decide(left: &Lts, right: &Lts, equiv: CompareEquiv) -> Outcome {
+    let bisim = |e| Outcome::Bisim(e, compare_bisim(left, right, e));
+    let refinement = |m| Outcome::Refinement(m, refines(left, right, m).counterexample);
+    match equiv {
+        CompareEquiv::Strong => bisim(Equivalence::Strong),
+        CompareEquiv::Branching => bisim(Equivalence::Branching),
+        CompareEquiv::Dpbranching => bisim(Equivalence::DivBranching),
+        CompareEquiv::Weak => bisim(Equivalence::Weak),
+        CompareEquiv::Trace => refinement(Model::Traces),
+        CompareEquiv::Failures => refinement(Model::Failures),
+        CompareEquiv::Fd => refinement(Model::FailuresDivergences),
+    }
+}
+
+fn adverb(e: Equivalence) -> &'static str {
+    match e {
+        Equivalence::Strong => "strongly",
+        Equivalence::Branching => "branching",
+        Equivalence::DivBranching => "divergence-preserving branching",
+        Equivalence::Weak => "weakly",
+    }
+}
+
+fn model_name(model: Model) -> (&'static str, &'static str) {
+    match model {
+        Model::Traces => ("traces", "[T="),
+        Model::Failures => ("failures", "[F="),
+        Model::FailuresDivergences => ("failures-divergences", "[FD="),
+    }
+}
+
+fn text(args: &Args, outcome: &Outcome) -> String {
+    let (l, r) = (args.left.display(), args.right.display());
+    match outcome {
+        Outcome::Bisim(e, result) => match &result.distinction {
+            None => format!("equivalent: {l} and {r} are {} bisimilar\n", adverb(*e)),
+            Some(d) => {
+                let mut out = format!("not equivalent: {l} and {r} are not {} bisimilar\n\n", adverb(*e));
+                out += &format!("distinguishing formula (holds in {l}, fails in {r}):\n  {}\n", d.formula);
+                if !d.checked {
+                    out += "  warning: re-evaluating the formula did not confirm it\n";
+                }
+                let (side, what) = match d.side {
+                    Side::Left => (&args.left, "the formula".to_string()),
+                    Side::Right => (&args.right, "its negation".to_string()),
+                };
+                out += &format!("\npath in {} realising {what}:\n{}", side.display(), steps(&d.path));
+                out
+            }
+        },
+        Outcome::Refinement(m, c) => {
+            let (name, op) = model_name(*m);
+            match c {
+                None => format!("refines: {l} {op} {r} holds ({name} refinement)\n"),
+                Some(c) => refinement_text(args, name, op, c),
+            }
+        }
+    }
+}
+
+fn refinement_text(args: &Args, name: &str, op: &str, c: &Counterexample) -> String {
+    let (l, r) = (args.left.display(), args.right.display());
+    let mut out = format!("does not refine: {l} {op} {r} fails ({name} refinement)\n\n");
+    out += &format!("counterexample, a path of {r}:\n{}", steps(&c.path));
+    let trace = c.trace.join(", ");
+    out += &match &c.violation {
+        Violation::Action(a) => {
+            let before = c.trace[..c.trace.len() - 1].join(", ");
+            format!("{l} cannot perform `{a}` after [{before}]\n")
+        }
+        Violation::Refusal(x) => format!(
+            "then {r} is stable and refuses {{{}}}, which {l} cannot refuse after [{trace}]\n",
+            x.join(", ")
+        ),
+        Violation::Divergence => format!("then {r} can perform tau forever, and {l} cannot diverge after [{trace}]\n"),
+    };
+    out
+}
+
+/// Numbered steps, one a line.
+fn steps(path: &[Step]) -> String {
+    if path.is_empty() {
+        return "  (the initial state)\n".to_string();
+    }
+    path.iter().enumerate().map(|(i, s)| format!("  {}. {}  -> state {}\n", i + 1, s.label, s.state)).collect()
+}
+
+fn json_steps(path: &[Step]) -> Value {
+    path.iter().enumerate().map(|(i, s)| json!({"step": i + 1, "label": s.label, "state": s.state})).collect()
+}
+
+fn json_report(args: &Args, outcome: &Outcome) -> Value {
+    let files = json!({"left": args.left.display().to_string(), "right": args.right.display().to_string()});
+    match outcome {
+        Outcome::Bisim(e, result) => {
+            let evidence = result.distinction.as_ref().map(|d| {
+                let side = if d.side == Side::Left { "left" } else { "right" };
+                json!({"formula": d.formula.to_string(), "checked": d.checked, "holds_in": "left",
+                       "path": {"side": side, "realises": if side == "left" { "formula" } else { "negation" },
+                                "steps": json_steps(&d.path)}})
+            });
+            json!({"check": "bisimulation", "equivalence": e.name(), "inputs": files,
+                   "verdict": if result.equivalent { "equivalent" } else { "not-equivalent" }, "evidence": evidence})
+        }
+        Outcome::Refinement(m, c) => {
+            let counterexample = c.as_ref().map(|c| {
+                let violation = match &c.violation {
+                    Violation::Action(a) => json!({"kind": "action", "action": a}),
+                    Violation::Refusal(x) => json!({"kind": "refusal", "refused": x}),
+                    Violation::Divergence => json!({"kind": "divergence"}),
+                };
+                json!({"trace": c.trace, "steps": json_steps(&c.path), "violation": violation})
+            });
+            json!({"check": "refinement", "model": model_name(*m).0, "inputs": files,
+                   "verdict": if c.is_none() { "refines" } else { "does-not-refine" }, "counterexample": counterexample})
+        }
+    }
 }
