@@ -124,7 +124,14 @@ fn read(args: &Args) -> Result<ToolSet, InputError> {
 }
 
 fn connect(origin: &str, transport: &mut dyn Transport, timeout: Duration) -> Result<ToolSet, InputError> {
-    let listing = client::list_tools(transport, timeout).map_err(|e| client_error(origin, &e))?;
+    let listing = client::list_tools(transport, timeout).map_err(|e| {
+        let mut error = client_error(origin, &e);
+        if let Some(first) = transport.noise().first() {
+            let shown: String = first.chars().take(80).collect();
+            error.message.push_str(&format!("\n  it wrote {} line(s) on stdout that are not JSON-RPC, first: {shown:?}", transport.noise().len()));
+        }
+        error
+    })?;
     Ok(live::from_listing(origin, &listing, transport.noise()))
 }
 
@@ -166,7 +173,13 @@ fn text(report: &Report) -> String {
         _ => String::new(),
     };
     let mut out = format!("agentpi lint: {} ({era}{} tools)\n", report.origin, report.tools.len());
-    let groups = std::iter::once(None).chain(report.tools.iter().map(|t| Some(t.as_str())));
+    let mut names: Vec<&str> = Vec::new();
+    for name in &report.tools {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    let groups = std::iter::once(None).chain(names.into_iter().map(Some));
     for tool in groups {
         let findings: Vec<_> = report.findings_for(tool).collect();
         if findings.is_empty() {

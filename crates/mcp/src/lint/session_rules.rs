@@ -27,11 +27,9 @@ fn conformance(cx: &mut Context, call: &RecordedCall, output_schema: &Value, str
     }
     let Ok(validator) = schema::compile(output_schema) else { return }; // T401 reports it
     if let Some(error) = validator.iter_errors(structured).next() {
-        let message = format!(
-            "tool `{}` returned structuredContent that does not match its outputSchema: {error} (at {})",
-            call.tool,
-            error.instance_path()
-        );
+        let at = error.instance_path().to_string();
+        let at = if at.is_empty() { "/".to_string() } else { at };
+        let message = format!("tool `{}` returned structuredContent that does not match its outputSchema: {error} (at {at})", call.tool);
         report(cx, call, "T404", message);
     }
 }
