@@ -2,8 +2,8 @@
 //! SARIF 2.1.0 (`--format sarif`) for code-scanning UIs.
 
 use agentpi_diagnostics::Severity;
-use agentpi_mcp::lint::{rules, Finding, Report};
-use serde_json::{json, Value};
+use agentpi_mcp::lint::{Finding, Report, rules};
+use serde_json::{Value, json};
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/agentpi/agentpi/blob/main/docs/lint.md";

@@ -9,7 +9,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Runs `agentpi lint ARGS` in `cwd` (relative to the repository root).
@@ -21,13 +24,20 @@ fn run(cwd: &str, args: &[&str]) -> (i32, String, String) {
         .output()
         .unwrap();
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+    (
+        output.status.code().unwrap_or(-1),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
 }
 
 /// Runs the linter and pins exit status, stdout and stderr as snapshot `name`.
 fn check(name: &str, cwd: &str, args: &[&str]) -> (i32, String) {
     let (code, stdout, stderr) = run(cwd, args);
-    let shown = format!("args: {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}", args.join(" "));
+    let shown = format!(
+        "args: {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        args.join(" ")
+    );
     insta::with_settings!({ snapshot_path => "lint/snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!(name, shown);
     });
@@ -40,13 +50,21 @@ fn file(name: &str, args: &[&str]) -> (i32, String) {
     let mut all = args.to_vec();
     let input = name.split('@').next().unwrap();
     all.push(input);
-    check(&format!("file_{}", name.replace(['.', '@'], "_")), INPUTS, &all)
+    check(
+        &format!("file_{}", name.replace(['.', '@'], "_")),
+        INPUTS,
+        &all,
+    )
 }
 
 /// A peer installed by scripts/install-peers.sh, or a failing test saying how to install it.
 fn peer(path: &str) -> String {
     let full = repo().join("tests/peers").join(path);
-    assert!(full.exists(), "{} is missing: run `bash scripts/install-peers.sh` first", full.display());
+    assert!(
+        full.exists(),
+        "{} is missing: run `bash scripts/install-peers.sh` first",
+        full.display()
+    );
     format!("tests/peers/{path}")
 }
 
@@ -58,7 +76,10 @@ fn json(stdout: &str) -> serde_json::Value {
 fn clean_banking_tools_have_no_findings() {
     let (code, stdout) = file("banking_clean.json", &[]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("3 tools: 0 errors, 0 warnings, 0 notes"), "{stdout}");
+    assert!(
+        stdout.contains("3 tools: 0 errors, 0 warnings, 0 notes"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -67,7 +88,12 @@ fn broken_banking_tools_break_each_principle_once() {
     assert_eq!(code, 1);
     let (_, stdout_json, _) = run(INPUTS, &["--format", "json", "banking_broken.json"]);
     let report = json(&stdout_json);
-    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
     let mut principles: Vec<char> = codes.iter().map(|c| c.chars().nth(1).unwrap()).collect();
     principles.sort_unstable();
     assert_eq!(principles, ['1', '2', '3', '4', '5'], "{codes:?}\n{stdout}");
@@ -96,7 +122,10 @@ fn recorded_session_with_pages_and_structured_results() {
 #[test]
 fn provider_profiles() {
     for profile in ["openai", "gemini", "anthropic"] {
-        assert_eq!(file(&format!("profiles.json@{profile}"), &["--profile", profile]).0, 1);
+        assert_eq!(
+            file(&format!("profiles.json@{profile}"), &["--profile", profile]).0,
+            1
+        );
     }
 }
 
@@ -120,7 +149,16 @@ fn sarif_format_references_the_rule_catalogue() {
 
 #[test]
 fn unreadable_inputs_exit_2_with_a_position() {
-    for name in ["not_json.txt", "truncated.json", "wrong_shape.json", "tools_not_array.json", "number.json", "session_bad_line.jsonl", "session_no_listing.jsonl", "missing.json"] {
+    for name in [
+        "not_json.txt",
+        "truncated.json",
+        "wrong_shape.json",
+        "tools_not_array.json",
+        "number.json",
+        "session_bad_line.jsonl",
+        "session_no_listing.jsonl",
+        "missing.json",
+    ] {
         assert_eq!(file(name, &[]).0, 2, "{name}");
     }
     assert_eq!(check("nothing_to_lint", INPUTS, &[]).0, 2);
@@ -128,17 +166,30 @@ fn unreadable_inputs_exit_2_with_a_position() {
 
 #[test]
 fn config_disables_rules_and_changes_severity() {
-    assert_eq!(file("p1_p2_p4.json@strict", &["--config", "../configs/strict.toml"]).0, 1);
+    assert_eq!(
+        file(
+            "p1_p2_p4.json@strict",
+            &["--config", "../configs/strict.toml"]
+        )
+        .0,
+        1
+    );
     for bad in ["unknown_code", "bad_level", "broken"] {
         let config = format!("../configs/{bad}.toml");
-        assert_eq!(file(&format!("banking_clean.json@{bad}"), &["--config", &config]).0, 2);
+        assert_eq!(
+            file(&format!("banking_clean.json@{bad}"), &["--config", &config]).0,
+            2
+        );
     }
 }
 
 #[test]
 fn explain_prints_the_rule_page() {
     assert_eq!(check("explain_P202", INPUTS, &["--explain", "P202"]).0, 0);
-    assert_eq!(check("explain_unknown", INPUTS, &["--explain", "X123"]).0, 2);
+    assert_eq!(
+        check("explain_unknown", INPUTS, &["--explain", "X123"]).0,
+        2
+    );
 }
 
 #[test]
@@ -149,7 +200,11 @@ fn suggest_infers_mcp_plus_blocks() {
 const RAW: &str = "crates/cli/tests/lint/servers/raw_server.py";
 
 fn raw(mode: &str) -> (i32, String) {
-    check(&format!("raw_{mode}"), ".", &["--timeout", "1", "--", "python3", RAW, mode])
+    check(
+        &format!("raw_{mode}"),
+        ".",
+        &["--timeout", "1", "--", "python3", RAW, mode],
+    )
 }
 
 #[test]
@@ -181,7 +236,11 @@ fn reference_server_everything() {
 #[test]
 fn reference_server_filesystem() {
     let server = peer("node_modules/.bin/mcp-server-filesystem");
-    check("server_filesystem", ".", &["--profile", "gemini", "--", &server, INPUTS]);
+    check(
+        "server_filesystem",
+        ".",
+        &["--profile", "gemini", "--", &server, INPUTS],
+    );
 }
 
 #[test]
@@ -193,7 +252,11 @@ fn reference_server_memory() {
 #[test]
 fn modern_python_server() {
     let python = peer(".venv/bin/python");
-    let (_, stdout) = check("server_modern_python", ".", &["--", &python, "crates/cli/tests/lint/servers/modern_py.py"]);
+    let (_, stdout) = check(
+        "server_modern_python",
+        ".",
+        &["--", &python, "crates/cli/tests/lint/servers/modern_py.py"],
+    );
     assert!(stdout.contains("modern era, 2026-07-28"), "{stdout}");
 }
 
@@ -210,18 +273,44 @@ impl Drop for Server {
 #[test]
 fn streamable_http_server() {
     let program = repo().join(peer("node_modules/.bin/mcp-server-everything"));
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(program).arg("streamableHttp").env("PORT", port.to_string()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(program)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let _server = Server(child);
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(20), "server-everything did not listen on {port}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "server-everything did not listen on {port}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (code, stdout, stderr) = run(".", &["--url", &url]);
     assert_eq!(code, 0, "{stderr}");
-    let (_, over_stdio, _) = run(".", &["--", &peer("node_modules/.bin/mcp-server-everything")]);
-    let tail = |text: &str| text.lines().rev().take(8).map(str::to_owned).collect::<Vec<_>>();
-    assert_eq!(tail(&stdout), tail(&over_stdio), "HTTP and stdio listings differ");
+    let (_, over_stdio, _) = run(
+        ".",
+        &["--", &peer("node_modules/.bin/mcp-server-everything")],
+    );
+    let tail = |text: &str| {
+        text.lines()
+            .rev()
+            .take(8)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        tail(&stdout),
+        tail(&over_stdio),
+        "HTTP and stdio listings differ"
+    );
 }

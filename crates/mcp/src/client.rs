@@ -5,7 +5,7 @@
 use crate::jsonrpc::{self, LEGACY_VERSION, MODERN_VERSION};
 use crate::lint::Era;
 use crate::transport::{ClientError, Transport};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -32,10 +32,24 @@ struct Session<'t> {
 }
 
 /// Connects in whichever era the server speaks and lists all its tools.
-pub fn list_tools(transport: &mut dyn Transport, timeout: Duration) -> Result<Listing, ClientError> {
-    let mut session = Session { transport, timeout, next_id: 1 };
+pub fn list_tools(
+    transport: &mut dyn Transport,
+    timeout: Duration,
+) -> Result<Listing, ClientError> {
+    let mut session = Session {
+        transport,
+        timeout,
+        next_id: 1,
+    };
     let (era, version, server) = session.connect()?;
-    let mut listing = Listing { era, protocol_version: version, server, tools: Vec::new(), pages: 0, repeated_cursor: None };
+    let mut listing = Listing {
+        era,
+        protocol_version: version,
+        server,
+        tools: Vec::new(),
+        pages: 0,
+        repeated_cursor: None,
+    };
     session.pages(&mut listing)?;
     Ok(listing)
 }
@@ -52,24 +66,42 @@ impl Session<'_> {
         let response = self.call(method, params)?;
         if let Some(error) = response.get("error") {
             let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
-            return Err(ClientError::Rejected { method: method.into(), code, message });
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            return Err(ClientError::Rejected {
+                method: method.into(),
+                code,
+                message,
+            });
         }
         Ok(response.get("result").cloned().unwrap_or(Value::Null))
     }
 
     fn connect(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
-        let probe = self.call("server/discover", json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) }));
+        let probe = self.call(
+            "server/discover",
+            json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) }),
+        );
         match probe {
             Ok(response) => {
                 if let Some(version) = modern_version(&response) {
                     self.transport.negotiated(&version);
-                    let server = response.pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name").and_then(Value::as_str).map(str::to_owned);
+                    let server = response
+                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                     return Ok((Era::Modern, version, server));
                 }
             }
             // Silence or an HTTP-level refusal means a legacy server; a dead one is final.
-            Err(ClientError::Timeout { .. } | ClientError::Rejected { .. } | ClientError::BadReply { .. }) => {}
+            Err(
+                ClientError::Timeout { .. }
+                | ClientError::Rejected { .. }
+                | ClientError::BadReply { .. },
+            ) => {}
             Err(error) => return Err(error),
         }
         self.initialize()
@@ -82,14 +114,21 @@ impl Session<'_> {
             "clientInfo": { "name": jsonrpc::CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
         });
         let result = self.result("initialize", params)?;
-        let version = result.get("protocolVersion").and_then(Value::as_str).ok_or_else(|| ClientError::BadReply {
-            method: "initialize".into(),
-            reason: "the result has no protocolVersion".into(),
-        })?;
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ClientError::BadReply {
+                method: "initialize".into(),
+                reason: "the result has no protocolVersion".into(),
+            })?;
         let version = version.to_string();
         self.transport.negotiated(&version);
-        self.transport.notify("notifications/initialized", json!({}))?;
-        let server = result.pointer("/serverInfo/name").and_then(Value::as_str).map(str::to_owned);
+        self.transport
+            .notify("notifications/initialized", json!({}))?;
+        let server = result
+            .pointer("/serverInfo/name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         Ok((Era::Legacy, version, server))
     }
 
@@ -97,14 +136,24 @@ impl Session<'_> {
         let mut cursor: Option<String> = None;
         let mut seen = BTreeSet::new();
         while listing.pages < MAX_PAGES {
-            let result = self.result("tools/list", self.list_params(listing.era, cursor.as_deref()))?;
-            let tools = result.get("tools").and_then(Value::as_array).ok_or_else(|| ClientError::BadReply {
-                method: "tools/list".into(),
-                reason: "the result has no `tools` array".into(),
-            })?;
+            let result = self.result(
+                "tools/list",
+                self.list_params(listing.era, cursor.as_deref()),
+            )?;
+            let tools = result
+                .get("tools")
+                .and_then(Value::as_array)
+                .ok_or_else(|| ClientError::BadReply {
+                    method: "tools/list".into(),
+                    reason: "the result has no `tools` array".into(),
+                })?;
             listing.tools.extend(tools.iter().cloned());
             listing.pages += 1;
-            cursor = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_owned);
+            cursor = result
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned);
             match &cursor {
                 None => return Ok(()),
                 Some(next) if !seen.insert(next.clone()) => {

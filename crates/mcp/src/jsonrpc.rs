@@ -1,7 +1,7 @@
 //! JSON-RPC 2.0 message construction and classification, as MCP frames it (§1.3 of the rule
 //! book): requests with integer ids, notifications without, responses matched by id.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The protocol revisions this client speaks, newest first per era.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -49,7 +49,9 @@ pub fn classify(message: &Value) -> Incoming<'_> {
     let method = message.get("method").is_some();
     match (id, method) {
         (Some(id), true) => Incoming::Request(id),
-        (Some(id), false) if message.get("result").is_some() || message.get("error").is_some() => Incoming::Response(id),
+        (Some(id), false) if message.get("result").is_some() || message.get("error").is_some() => {
+            Incoming::Response(id)
+        }
         (None, true) => Incoming::Notification,
         _ => Incoming::Other,
     }

@@ -15,7 +15,14 @@ fn every_explanation_page_has_a_rule() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lint/explain");
     let mut pages: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().trim_end_matches(".md").to_string())
+        .map(|entry| {
+            entry
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".md")
+                .to_string()
+        })
         .collect();
     pages.sort();
     let codes: Vec<&str> = rules::RULES.iter().map(|r| r.code).collect();
@@ -26,11 +33,16 @@ fn every_explanation_page_has_a_rule() {
 fn schema_errors(fixture: &str) -> Vec<String> {
     let schema: Value = serde_json::from_str(&read("../../docs/mcp-plus.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let listing: Value = serde_json::from_str(&read(&format!("../cli/tests/lint/inputs/{fixture}"))).unwrap();
+    let listing: Value =
+        serde_json::from_str(&read(&format!("../cli/tests/lint/inputs/{fixture}"))).unwrap();
     let mut errors = Vec::new();
     for tool in listing["tools"].as_array().unwrap() {
         let block = &tool["_meta"][mcp_plus::KEY];
-        errors.extend(validator.iter_errors(block).map(|e| format!("{}: {e}", tool["name"])));
+        errors.extend(
+            validator
+                .iter_errors(block)
+                .map(|e| format!("{}: {e}", tool["name"])),
+        );
     }
     errors
 }

@@ -3,10 +3,12 @@
 //! Exit status: 0 clean (warnings allowed), 1 an error-level finding, 2 unreadable input.
 
 use crate::sarif;
-use agentpi_diagnostics::{render, Severity, SourceMap};
+use agentpi_diagnostics::{Severity, SourceMap, render};
 use agentpi_mcp::client;
-use agentpi_mcp::lint::{self, input, live, rules, suggest, Config, InputError, Options, Profile, Report, ToolSet};
-use agentpi_mcp::transport::{http::Http, stdio::Stdio, ClientError, Transport};
+use agentpi_mcp::lint::{
+    self, Config, InputError, Options, Profile, Report, ToolSet, input, live, rules, suggest,
+};
+use agentpi_mcp::transport::{ClientError, Transport, http::Http, stdio::Stdio};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,10 +62,17 @@ pub fn run(args: Args) -> u8 {
         Err(error) => return input_error(&error),
     };
     if args.suggest {
-        println!("{}", serde_json::to_string_pretty(&suggest::suggest(&set)).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&suggest::suggest(&set)).unwrap_or_default()
+        );
         return 0;
     }
-    let profiles = args.profile.iter().filter_map(|p| Profile::parse(p)).collect();
+    let profiles = args
+        .profile
+        .iter()
+        .filter_map(|p| Profile::parse(p))
+        .collect();
     let report = lint::lint(&set, &Options { profiles }, &config);
     print!("{}", render_report(&report, args.format));
     u8::from(report.has_errors())
@@ -72,21 +81,34 @@ pub fn run(args: Args) -> u8 {
 fn render_report(report: &Report, format: Format) -> String {
     match format {
         Format::Text => text(report),
-        Format::Json => serde_json::to_string_pretty(&sarif::json(report)).unwrap_or_default() + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&sarif::sarif(report)).unwrap_or_default() + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&sarif::json(report)).unwrap_or_default() + "\n"
+        }
+        Format::Sarif => {
+            serde_json::to_string_pretty(&sarif::sarif(report)).unwrap_or_default() + "\n"
+        }
     }
 }
 
 fn explain(code: &str) -> u8 {
     match rules::find(&code.to_ascii_uppercase()) {
         Some(rule) => {
-            println!("{} {} ({}, default severity {})\n", rule.code, rule.name, rule.family.as_str(), rule.severity.as_str());
+            println!(
+                "{} {} ({}, default severity {})\n",
+                rule.code,
+                rule.name,
+                rule.family.as_str(),
+                rule.severity.as_str()
+            );
             print!("{}", rule.explain);
             0
         }
         None => {
             let codes: Vec<&str> = rules::RULES.iter().map(|r| r.code).collect();
-            eprintln!("error: unknown rule code `{code}`\n  = help: known codes: {}", codes.join(", "));
+            eprintln!(
+                "error: unknown rule code `{code}`\n  = help: known codes: {}",
+                codes.join(", ")
+            );
             2
         }
     }
@@ -100,7 +122,8 @@ fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
         None => return Ok(Config::default()),
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::new(&name, format!("cannot read config: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new(&name, format!("cannot read config: {e}")))?;
     Config::parse(&name, &text)
 }
 
@@ -116,19 +139,28 @@ fn read(args: &Args) -> Result<ToolSet, InputError> {
         return connect(&origin, &mut transport, timeout);
     }
     let Some(path) = &args.file else {
-        return Err(InputError::new("agentpi lint", "nothing to lint").with_help("give a FILE, --url URL, or -- CMD ARGS..."));
+        return Err(InputError::new("agentpi lint", "nothing to lint")
+            .with_help("give a FILE, --url URL, or -- CMD ARGS..."));
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
     input::parse(&name, &text)
 }
 
-fn connect(origin: &str, transport: &mut dyn Transport, timeout: Duration) -> Result<ToolSet, InputError> {
+fn connect(
+    origin: &str,
+    transport: &mut dyn Transport,
+    timeout: Duration,
+) -> Result<ToolSet, InputError> {
     let listing = client::list_tools(transport, timeout).map_err(|e| {
         let mut error = client_error(origin, &e);
         if let Some(first) = transport.noise().first() {
             let shown: String = first.chars().take(80).collect();
-            error.message.push_str(&format!("\n  it wrote {} line(s) on stdout that are not JSON-RPC, first: {shown:?}", transport.noise().len()));
+            error.message.push_str(&format!(
+                "\n  it wrote {} line(s) on stdout that are not JSON-RPC, first: {shown:?}",
+                transport.noise().len()
+            ));
         }
         error
     })?;
@@ -144,7 +176,9 @@ fn client_error(origin: &str, error: &ClientError) -> InputError {
         message.push_str(&format!("\n  | {line}"));
     }
     let help = match error {
-        ClientError::Timeout { .. } => Some("check that the command starts an MCP server on stdio, or raise --timeout"),
+        ClientError::Timeout { .. } => {
+            Some("check that the command starts an MCP server on stdio, or raise --timeout")
+        }
         ClientError::Exited { .. } => Some("run the command by hand to see why it stops"),
         ClientError::Spawn { .. } => Some("check that the program is installed and on PATH"),
         _ => None,
@@ -172,7 +206,11 @@ fn text(report: &Report) -> String {
         (Some(era), None) => format!("{} era, ", era.as_str()),
         _ => String::new(),
     };
-    let mut out = format!("agentpi lint: {} ({era}{} tools)\n", report.origin, report.tools.len());
+    let mut out = format!(
+        "agentpi lint: {} ({era}{} tools)\n",
+        report.origin,
+        report.tools.len()
+    );
     let mut names: Vec<&str> = Vec::new();
     for name in &report.tools {
         if !names.contains(&name.as_str()) {
@@ -195,11 +233,23 @@ fn text(report: &Report) -> String {
     }
     out.push('\n');
     for score in &report.scores {
-        out.push_str(&format!("{} {:<28} {:>3}/{:<3} {:>3}%\n", score.family.as_str(), score.name, score.passing, score.total, score.percent()));
+        out.push_str(&format!(
+            "{} {:<28} {:>3}/{:<3} {:>3}%\n",
+            score.family.as_str(),
+            score.name,
+            score.passing,
+            score.total,
+            score.percent()
+        ));
     }
     let tokens = &report.tokens;
-    let ratio = (tokens.summary_first * 100).checked_div(tokens.full).unwrap_or(100);
-    out.push_str(&format!("tokens: tools/list ~{}, summary-first listing ~{} ({ratio}%)\n", tokens.full, tokens.summary_first));
+    let ratio = (tokens.summary_first * 100)
+        .checked_div(tokens.full)
+        .unwrap_or(100);
+    out.push_str(&format!(
+        "tokens: tools/list ~{}, summary-first listing ~{} ({ratio}%)\n",
+        tokens.full, tokens.summary_first
+    ));
     out.push_str(&format!(
         "{} tools: {} errors, {} warnings, {} notes\n",
         report.tools.len(),

@@ -29,7 +29,10 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { rules: BTreeMap::new(), token_budget: 10_000 }
+        Config {
+            rules: BTreeMap::new(),
+            token_budget: 10_000,
+        }
     }
 }
 
@@ -37,16 +40,34 @@ impl Config {
     /// Parses the text of config file `name`; errors name `FILE:LINE:COL`.
     pub fn parse(name: &str, text: &str) -> Result<Config, InputError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| {
-            let place = e.span().map_or(name.to_string(), |s| position(name, text, s.start));
+            let place = e
+                .span()
+                .map_or(name.to_string(), |s| position(name, text, s.start));
             InputError::new(place, format!("invalid TOML: {}", e.message()))
         })?;
         let mut config = Config::default();
         for (key, value) in &table {
             match (key.as_str(), value) {
-                ("token_budget", toml::Value::Integer(n)) if *n >= 0 => config.token_budget = *n as usize,
-                ("token_budget", _) => return Err(at_key(name, text, key, "`token_budget` must be a non-negative integer")),
+                ("token_budget", toml::Value::Integer(n)) if *n >= 0 => {
+                    config.token_budget = *n as usize
+                }
+                ("token_budget", _) => {
+                    return Err(at_key(
+                        name,
+                        text,
+                        key,
+                        "`token_budget` must be a non-negative integer",
+                    ));
+                }
                 ("rules", toml::Value::Table(rules)) => config.rules(name, text, rules)?,
-                _ => return Err(at_key(name, text, key, &format!("unknown setting `{key}` (known: token_budget, [rules])"))),
+                _ => {
+                    return Err(at_key(
+                        name,
+                        text,
+                        key,
+                        &format!("unknown setting `{key}` (known: token_budget, [rules])"),
+                    ));
+                }
             }
         }
         Ok(config)
@@ -56,12 +77,24 @@ impl Config {
         for (code, value) in table {
             if rules::find(code).is_none() {
                 let error = at_key(name, text, code, &format!("unknown rule code `{code}`"));
-                return Err(error.with_help("`agentpi lint --explain CODE` lists the codes; see docs/lint.md"));
+                return Err(error
+                    .with_help("`agentpi lint --explain CODE` lists the codes; see docs/lint.md"));
             }
             let level = match value.as_str() {
                 Some("off") => Level::Off,
-                Some(text) if Severity::parse(text).is_some() => Level::On(Severity::parse(text).unwrap()),
-                _ => return Err(at_key(name, text, code, &format!("rule `{code}`: expected \"off\", \"note\", \"warning\" or \"error\", found {value}"))),
+                Some(text) if Severity::parse(text).is_some() => {
+                    Level::On(Severity::parse(text).unwrap())
+                }
+                _ => {
+                    return Err(at_key(
+                        name,
+                        text,
+                        code,
+                        &format!(
+                            "rule `{code}`: expected \"off\", \"note\", \"warning\" or \"error\", found {value}"
+                        ),
+                    ));
+                }
             };
             self.rules.insert(code.clone(), level);
         }
@@ -72,14 +105,16 @@ impl Config {
     pub fn apply(&self, findings: Vec<Finding>) -> Vec<Finding> {
         findings
             .into_iter()
-            .filter_map(|mut finding| match self.rules.get(&finding.diagnostic.code) {
-                Some(Level::Off) => None,
-                Some(Level::On(severity)) => {
-                    finding.diagnostic.severity = *severity;
-                    Some(finding)
-                }
-                None => Some(finding),
-            })
+            .filter_map(
+                |mut finding| match self.rules.get(&finding.diagnostic.code) {
+                    Some(Level::Off) => None,
+                    Some(Level::On(severity)) => {
+                        finding.diagnostic.severity = *severity;
+                        Some(finding)
+                    }
+                    None => Some(finding),
+                },
+            )
             .collect()
     }
 }
@@ -98,8 +133,16 @@ fn at_key(name: &str, text: &str, key: &str, message: &str) -> InputError {
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let bare = trimmed.trim_start_matches('"');
-        if bare.starts_with(key) && bare[key.len()..].trim_start_matches('"').trim_start().starts_with('=') {
-            return InputError::new(position(name, text, offset + line.len() - trimmed.len()), message);
+        if bare.starts_with(key)
+            && bare[key.len()..]
+                .trim_start_matches('"')
+                .trim_start()
+                .starts_with('=')
+        {
+            return InputError::new(
+                position(name, text, offset + line.len() - trimmed.len()),
+                message,
+            );
         }
         offset += line.len();
     }

@@ -17,7 +17,8 @@ pub struct Finding {
 impl Finding {
     /// A finding for a catalogue rule at its default severity.
     pub fn new(code: &str, tool: Option<String>, message: String) -> Finding {
-        let rule = rules::find(code).unwrap_or_else(|| panic!("rule {code} is not in the catalogue"));
+        let rule =
+            rules::find(code).unwrap_or_else(|| panic!("rule {code} is not in the catalogue"));
         let diagnostic = Diagnostic::new(rule.severity, code, message);
         Finding { tool, diagnostic }
     }
@@ -53,7 +54,11 @@ impl<'a> Context<'a> {
                 by_name.entry(name).or_insert(index);
             }
         }
-        Context { set, by_name, findings: Vec::new() }
+        Context {
+            set,
+            by_name,
+            findings: Vec::new(),
+        }
     }
 
     pub fn has_tool(&self, name: &str) -> bool {
@@ -61,7 +66,13 @@ impl<'a> Context<'a> {
     }
 
     /// Reports `code` about `tool` at `pointer` (relative to the tool object).
-    pub fn tool(&mut self, code: &str, tool: &Tool, pointer: &str, message: String) -> &mut Finding {
+    pub fn tool(
+        &mut self,
+        code: &str,
+        tool: &Tool,
+        pointer: &str,
+        message: String,
+    ) -> &mut Finding {
         let mut finding = Finding::new(code, tool.name.clone(), message);
         let full = format!("{}{}", tool.base, pointer);
         finding.diagnostic = finding.diagnostic.at_pointer(tool.document.clone(), full);
@@ -72,7 +83,9 @@ impl<'a> Context<'a> {
     /// Reports `code` about the listing as a whole, at `pointer` in the listing document.
     pub fn server(&mut self, code: &str, pointer: &str, message: String) -> &mut Finding {
         let mut finding = Finding::new(code, None, message);
-        finding.diagnostic = finding.diagnostic.at_pointer(self.set.document.clone(), pointer);
+        finding.diagnostic = finding
+            .diagnostic
+            .at_pointer(self.set.document.clone(), pointer);
         self.findings.push(finding);
         self.findings.last_mut().unwrap()
     }

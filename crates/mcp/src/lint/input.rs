@@ -65,7 +65,11 @@ pub struct ToolSet {
 impl ToolSet {
     /// A set from a JSON array of tool values at `base` (such as `/tools`) in `document`.
     pub fn from_values(origin: &str, document: &str, base: &str, tools: &[Value]) -> ToolSet {
-        let mut set = ToolSet { origin: origin.into(), document: document.into(), ..ToolSet::default() };
+        let mut set = ToolSet {
+            origin: origin.into(),
+            document: document.into(),
+            ..ToolSet::default()
+        };
         set.push_tools(document, base, tools);
         set
     }
@@ -75,7 +79,13 @@ impl ToolSet {
             let index = self.tools.len();
             let name = value.get("name").and_then(Value::as_str).map(str::to_owned);
             let base = format!("{base}/{offset}");
-            self.tools.push(Tool { index, name, value: value.clone(), document: document.into(), base });
+            self.tools.push(Tool {
+                index,
+                name,
+                value: value.clone(),
+                document: document.into(),
+                base,
+            });
         }
     }
 }
@@ -91,7 +101,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(place: impl Into<String>, message: impl Into<String>) -> InputError {
-        InputError { place: place.into(), message: message.into(), help: None }
+        InputError {
+            place: place.into(),
+            message: message.into(),
+            help: None,
+        }
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> InputError {
@@ -112,7 +126,9 @@ const SHAPES: &str = "expected a tools/list result ({\"tools\": [...]}), a JSON-
 pub fn parse(name: &str, text: &str) -> Result<ToolSet, InputError> {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => from_document(name, &value),
-        Err(error) if looks_like_json_lines(text) && error.line() > 1 => super::session::parse(name, text),
+        Err(error) if looks_like_json_lines(text) && error.line() > 1 => {
+            super::session::parse(name, text)
+        }
         Err(error) => Err(json_error(name, &error)),
     }
 }
@@ -131,17 +147,35 @@ pub fn json_error(name: &str, error: &serde_json::Error) -> InputError {
 fn from_document(name: &str, value: &Value) -> Result<ToolSet, InputError> {
     let (base, tools) = match value {
         Value::Array(tools) => ("", tools),
-        Value::Object(map) => match (map.get("tools"), map.get("result").and_then(|r| r.get("tools"))) {
+        Value::Object(map) => match (
+            map.get("tools"),
+            map.get("result").and_then(|r| r.get("tools")),
+        ) {
             (Some(Value::Array(tools)), _) => ("/tools", tools),
             (None, Some(Value::Array(tools))) => ("/result/tools", tools),
             (Some(_), _) => return Err(shape_error(name, "/tools", "`tools` is not an array")),
-            (None, Some(_)) => return Err(shape_error(name, "/result/tools", "`tools` is not an array")),
+            (None, Some(_)) => {
+                return Err(shape_error(
+                    name,
+                    "/result/tools",
+                    "`tools` is not an array",
+                ));
+            }
             (None, None) => return Err(shape_error(name, "", "the object has no `tools` array")),
         },
-        other => return Err(shape_error(name, "", &format!("the document is {}", kind(other)))),
+        other => {
+            return Err(shape_error(
+                name,
+                "",
+                &format!("the document is {}", kind(other)),
+            ));
+        }
     };
     let mut set = ToolSet::from_values(name, name, base, tools);
-    if let Some(version) = value.pointer("/result/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str) {
+    if let Some(version) = value
+        .pointer("/result/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+    {
         set.protocol_version = Some(version.into());
     }
     if value.pointer("/result/resultType").is_some() || value.get("resultType").is_some() {
@@ -151,7 +185,11 @@ fn from_document(name: &str, value: &Value) -> Result<ToolSet, InputError> {
 }
 
 fn shape_error(name: &str, pointer: &str, what: &str) -> InputError {
-    let at = if pointer.is_empty() { String::new() } else { format!(" (at {pointer})") };
+    let at = if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" (at {pointer})")
+    };
     InputError::new(name, format!("wrong shape: {what}{at}")).with_help(SHAPES)
 }
 

@@ -14,12 +14,20 @@ pub fn from_listing(origin: &str, listing: &Listing, noise: &[String]) -> ToolSe
     set.protocol_version = Some(listing.protocol_version.clone());
     if let Some(first) = noise.first() {
         let shown: String = first.chars().take(80).collect();
-        let message = format!("the server wrote {} line(s) on stdout that are not JSON-RPC messages, first: {shown:?}", noise.len());
-        set.findings.push(located(Finding::new("S201", None, message)));
+        let message = format!(
+            "the server wrote {} line(s) on stdout that are not JSON-RPC messages, first: {shown:?}",
+            noise.len()
+        );
+        set.findings
+            .push(located(Finding::new("S201", None, message)));
     }
     if let Some(cursor) = &listing.repeated_cursor {
-        let message = format!("tools/list returned cursor {cursor:?} twice; listing stopped after {} pages", listing.pages);
-        set.findings.push(located(Finding::new("G301", None, message)));
+        let message = format!(
+            "tools/list returned cursor {cursor:?} twice; listing stopped after {} pages",
+            listing.pages
+        );
+        set.findings
+            .push(located(Finding::new("G301", None, message)));
     }
     set
 }

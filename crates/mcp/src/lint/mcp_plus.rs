@@ -103,25 +103,49 @@ pub fn parse(tool: &Value) -> Option<(McpPlus, Vec<Problem>)> {
     let block = tool.get("_meta")?.get(KEY)?;
     let mut problems = Vec::new();
     let Some(map) = block.as_object() else {
-        problems.push(("P001", POINTER.to_string(), format!("the MCP+ block is {}, not an object", kind(block))));
+        problems.push((
+            "P001",
+            POINTER.to_string(),
+            format!("the MCP+ block is {}, not an object", kind(block)),
+        ));
         return Some((McpPlus::default(), problems));
     };
     let plus = block_fields(map, &mut problems);
     Some((plus, problems))
 }
 
-const FIELDS: [&str; 6] = ["version", "side_effects", "requires_approval", "summary", "failure_modes", "dependencies"];
+const FIELDS: [&str; 6] = [
+    "version",
+    "side_effects",
+    "requires_approval",
+    "summary",
+    "failure_modes",
+    "dependencies",
+];
 
 fn block_fields(map: &Map<String, Value>, problems: &mut Vec<Problem>) -> McpPlus {
     version(map, problems);
     for field in map.keys().filter(|f| !FIELDS.contains(&f.as_str())) {
         let pointer = format!("{POINTER}/{}", super::context::escape(field));
-        problems.push(("P001", pointer, format!("unknown MCP+ field `{field}` (known: {})", FIELDS.join(", "))));
+        problems.push((
+            "P001",
+            pointer,
+            format!(
+                "unknown MCP+ field `{field}` (known: {})",
+                FIELDS.join(", ")
+            ),
+        ));
     }
     let side_effects = field(map, "side_effects", Value::as_str, "a string", problems);
     McpPlus {
         side_effects: side_effects.and_then(|text| side_effects_value(text, problems)),
-        requires_approval: field(map, "requires_approval", Value::as_bool, "a boolean", problems),
+        requires_approval: field(
+            map,
+            "requires_approval",
+            Value::as_bool,
+            "a boolean",
+            problems,
+        ),
         summary: field(map, "summary", Value::as_str, "a string", problems).map(str::to_owned),
         failure_modes: field(map, "failure_modes", Value::as_array, "an array", problems)
             .map(|items| failure_modes(items, problems)),
@@ -133,10 +157,16 @@ fn block_fields(map: &Map<String, Value>, problems: &mut Vec<Problem>) -> McpPlu
 fn version(map: &Map<String, Value>, problems: &mut Vec<Problem>) {
     let message = match map.get("version") {
         Some(v) if v.as_u64() == Some(VERSION) => return,
-        Some(v) => format!("MCP+ version {v} is not supported (this linter knows version {VERSION})"),
+        Some(v) => {
+            format!("MCP+ version {v} is not supported (this linter knows version {VERSION})")
+        }
         None => format!("the MCP+ block has no `version` (use {VERSION})"),
     };
-    let pointer = if map.contains_key("version") { format!("{POINTER}/version") } else { POINTER.to_string() };
+    let pointer = if map.contains_key("version") {
+        format!("{POINTER}/version")
+    } else {
+        POINTER.to_string()
+    };
     problems.push(("P001", pointer, message));
 }
 
@@ -152,7 +182,11 @@ fn field<'v, T>(
     let got = get(value);
     if got.is_none() {
         let pointer = format!("{POINTER}/{name}");
-        problems.push(("P001", pointer, format!("MCP+ `{name}` is {}, not {expected}", kind(value))));
+        problems.push((
+            "P001",
+            pointer,
+            format!("MCP+ `{name}` is {}, not {expected}", kind(value)),
+        ));
     }
     got
 }
@@ -171,26 +205,50 @@ fn failure_modes(items: &[Value], problems: &mut Vec<Problem>) -> Vec<FailureMod
     for (i, item) in items.iter().enumerate() {
         let pointer = format!("{POINTER}/failure_modes/{i}");
         let Some(map) = item.as_object() else {
-            problems.push(("P001", pointer, format!("failure mode #{i} is {}, not an object", kind(item))));
+            problems.push((
+                "P001",
+                pointer,
+                format!("failure mode #{i} is {}, not an object", kind(item)),
+            ));
             continue;
         };
-        let Some(error) = required_text(map, "error", &pointer, problems) else { continue };
+        let Some(error) = required_text(map, "error", &pointer, problems) else {
+            continue;
+        };
         let recovery = required_text(map, "recovery", &pointer, problems);
         if let Some(recovery) = recovery.filter(|r| !RECOVERIES.contains(r)) {
-            let message = format!("failure mode `{error}` has recovery {recovery:?}, not one of {}", RECOVERIES.join(", "));
+            let message = format!(
+                "failure mode `{error}` has recovery {recovery:?}, not one of {}",
+                RECOVERIES.join(", ")
+            );
             problems.push(("P302", format!("{pointer}/recovery"), message));
         }
-        let fallback = field(map, "fallback", Value::as_str, "a string", problems).map(str::to_owned);
+        let fallback =
+            field(map, "fallback", Value::as_str, "a string", problems).map(str::to_owned);
         let recovery = recovery.map(str::to_owned);
-        modes.push(FailureMode { error: error.into(), recovery, fallback, pointer });
+        modes.push(FailureMode {
+            error: error.into(),
+            recovery,
+            fallback,
+            pointer,
+        });
     }
     modes
 }
 
-fn required_text<'v>(map: &'v Map<String, Value>, name: &str, pointer: &str, problems: &mut Vec<Problem>) -> Option<&'v str> {
+fn required_text<'v>(
+    map: &'v Map<String, Value>,
+    name: &str,
+    pointer: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<&'v str> {
     let got = map.get(name).and_then(Value::as_str);
     if got.is_none() {
-        problems.push(("P001", format!("{pointer}/{name}"), format!("`{name}` is missing or not a string")));
+        problems.push((
+            "P001",
+            format!("{pointer}/{name}"),
+            format!("`{name}` is missing or not a string"),
+        ));
     }
     got
 }
@@ -200,7 +258,11 @@ fn dependencies(items: &[Value], problems: &mut Vec<Problem>) -> Vec<Dependency>
     for (i, item) in items.iter().enumerate() {
         let pointer = format!("{POINTER}/dependencies/{i}");
         let Some(map) = item.as_object() else {
-            problems.push(("P001", pointer, format!("dependency #{i} is {}, not an object", kind(item))));
+            problems.push((
+                "P001",
+                pointer,
+                format!("dependency #{i} is {}, not an object", kind(item)),
+            ));
             continue;
         };
         let kind_text = required_text(map, "kind", &pointer, problems);
@@ -208,13 +270,19 @@ fn dependencies(items: &[Value], problems: &mut Vec<Problem>) -> Vec<Dependency>
         let kind = kind_text.and_then(|k| {
             let parsed = DependencyKind::parse(k);
             if parsed.is_none() {
-                let message = format!("dependency kind {k:?} is not Requires, ProducesInputFor or ExclusiveWith");
+                let message = format!(
+                    "dependency kind {k:?} is not Requires, ProducesInputFor or ExclusiveWith"
+                );
                 problems.push(("P001", format!("{pointer}/kind"), message));
             }
             parsed
         });
         if let (Some(kind), Some(tool)) = (kind, tool) {
-            edges.push(Dependency { kind, tool: tool.into(), pointer });
+            edges.push(Dependency {
+                kind,
+                tool: tool.into(),
+                pointer,
+            });
         }
     }
     edges

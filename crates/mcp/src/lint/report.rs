@@ -37,18 +37,50 @@ pub struct Report {
 
 impl Report {
     pub fn new(set: &ToolSet, mut findings: Vec<Finding>, tokens: Tokens) -> Report {
-        let tools: Vec<String> = set.tools.iter().map(|t| t.name.clone().unwrap_or_else(|| format!("#{}", t.index))).collect();
-        let order = |f: &Finding| f.tool.as_ref().and_then(|n| tools.iter().position(|t| t == n)).map_or(0, |i| i + 1);
+        let tools: Vec<String> = set
+            .tools
+            .iter()
+            .map(|t| t.name.clone().unwrap_or_else(|| format!("#{}", t.index)))
+            .collect();
+        let order = |f: &Finding| {
+            f.tool
+                .as_ref()
+                .and_then(|n| tools.iter().position(|t| t == n))
+                .map_or(0, |i| i + 1)
+        };
         findings.sort_by(|a, b| {
-            (order(a), a.document(), a.pointer(), &a.diagnostic.code, &a.diagnostic.message)
-                .cmp(&(order(b), b.document(), b.pointer(), &b.diagnostic.code, &b.diagnostic.message))
+            (
+                order(a),
+                a.document(),
+                a.pointer(),
+                &a.diagnostic.code,
+                &a.diagnostic.message,
+            )
+                .cmp(&(
+                    order(b),
+                    b.document(),
+                    b.pointer(),
+                    &b.diagnostic.code,
+                    &b.diagnostic.message,
+                ))
         });
         let scores = scores(&tools, &findings);
-        Report { origin: set.origin.clone(), era: set.era, protocol_version: set.protocol_version.clone(), tools, findings, scores, tokens }
+        Report {
+            origin: set.origin.clone(),
+            era: set.era,
+            protocol_version: set.protocol_version.clone(),
+            tools,
+            findings,
+            scores,
+            tokens,
+        }
     }
 
     pub fn count(&self, severity: Severity) -> usize {
-        self.findings.iter().filter(|f| f.diagnostic.severity == severity).count()
+        self.findings
+            .iter()
+            .filter(|f| f.diagnostic.severity == severity)
+            .count()
     }
 
     pub fn has_errors(&self) -> bool {
@@ -57,7 +89,9 @@ impl Report {
 
     /// Findings about `tool` (or listing-wide ones for `None`).
     pub fn findings_for<'a>(&'a self, tool: Option<&'a str>) -> impl Iterator<Item = &'a Finding> {
-        self.findings.iter().filter(move |f| f.tool.as_deref() == tool)
+        self.findings
+            .iter()
+            .filter(move |f| f.tool.as_deref() == tool)
     }
 }
 
@@ -68,7 +102,8 @@ fn fails(finding: &Finding, family: Family) -> bool {
     if code == "P002" {
         return matches!(family, Family::P3 | Family::P4);
     }
-    finding.diagnostic.severity >= Severity::Warning && rules::find(code).is_some_and(|r| r.family == family)
+    finding.diagnostic.severity >= Severity::Warning
+        && rules::find(code).is_some_and(|r| r.family == family)
 }
 
 fn scores(tools: &[String], findings: &[Finding]) -> Vec<Score> {
@@ -77,9 +112,18 @@ fn scores(tools: &[String], findings: &[Finding]) -> Vec<Score> {
         .map(|&(family, name)| {
             let failing = tools
                 .iter()
-                .filter(|tool| findings.iter().any(|f| f.tool.as_deref() == Some(tool.as_str()) && fails(f, family)))
+                .filter(|tool| {
+                    findings
+                        .iter()
+                        .any(|f| f.tool.as_deref() == Some(tool.as_str()) && fails(f, family))
+                })
                 .count();
-            Score { family, name, passing: tools.len() - failing, total: tools.len() }
+            Score {
+                family,
+                name,
+                passing: tools.len() - failing,
+                total: tools.len(),
+            }
         })
         .collect()
 }

@@ -21,7 +21,10 @@ const DIALECTS: &[&str] = &[
 ];
 
 fn known_dialect(uri: &str) -> bool {
-    let rest = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://")).unwrap_or("");
+    let rest = uri
+        .strip_prefix("https://")
+        .or_else(|| uri.strip_prefix("http://"))
+        .unwrap_or("");
     DIALECTS.contains(&rest.trim_end_matches('#'))
 }
 
@@ -32,13 +35,17 @@ pub fn validate(schema: &Value) -> Validity {
         match dialect.as_str() {
             Some(uri) if known_dialect(uri) => {}
             Some(uri) => return Validity::UnknownDialect(uri.into()),
-            None => return Validity::Invalid("/$schema".into(), "`$schema` is not a string".into()),
+            None => {
+                return Validity::Invalid("/$schema".into(), "`$schema` is not a string".into());
+            }
         }
     }
     let checked = if schema.get("$schema").is_some() {
-        jsonschema::meta::validate(schema).map_err(|e| (e.instance_path().to_string(), e.to_string()))
+        jsonschema::meta::validate(schema)
+            .map_err(|e| (e.instance_path().to_string(), e.to_string()))
     } else {
-        jsonschema::draft202012::meta::validate(schema).map_err(|e| (e.instance_path().to_string(), e.to_string()))
+        jsonschema::draft202012::meta::validate(schema)
+            .map_err(|e| (e.instance_path().to_string(), e.to_string()))
     };
     if let Err((pointer, reason)) = checked {
         return Validity::Invalid(pointer, reason);
@@ -59,17 +66,37 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
 }
 
 /// Keywords whose value is one subschema.
-const ONE: &[&str] = &["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"];
+const ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+];
 /// Keywords whose value is an array of subschemas.
 const MANY: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
 /// Keywords whose value maps names to subschemas.
-const MAP: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
 
 /// Calls `visit(pointer, schema)` for `schema` and every subschema below it, depth first, in
 /// document order. Pointers are relative to `schema`.
 pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) {
     visit(pointer, schema);
-    let Some(object) = schema.as_object() else { return };
+    let Some(object) = schema.as_object() else {
+        return;
+    };
     for (keyword, value) in object {
         let here = format!("{pointer}/{}", super::context::escape(keyword));
         if ONE.contains(&keyword.as_str()) {
@@ -78,12 +105,20 @@ pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) 
                 _ => walk(value, &here, visit),
             }
         } else if MANY.contains(&keyword.as_str()) {
-            walk_all(value.as_array().map_or(&[][..], Vec::as_slice), &here, visit);
+            walk_all(
+                value.as_array().map_or(&[][..], Vec::as_slice),
+                &here,
+                visit,
+            );
         } else if MAP.contains(&keyword.as_str())
             && let Some(map) = value.as_object()
         {
             for (name, sub) in map {
-                walk(sub, &format!("{here}/{}", super::context::escape(name)), visit);
+                walk(
+                    sub,
+                    &format!("{here}/{}", super::context::escape(name)),
+                    visit,
+                );
             }
         }
     }

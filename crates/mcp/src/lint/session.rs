@@ -2,7 +2,7 @@
 //! whose `message` or `msg` field holds it). The last complete `tools/list` listing (following
 //! cursors) becomes the tool set; `tools/call` results are kept for the structured-output rules.
 
-use super::input::{json_error, Era, InputError, RecordedCall, ToolSet};
+use super::input::{Era, InputError, RecordedCall, ToolSet, json_error};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -71,10 +71,15 @@ impl Reader {
         let pending = match method {
             "tools/list" => {
                 let cursor = params.and_then(|p| p.get("cursor")).and_then(Value::as_str);
-                Pending::List { continues: cursor.is_some_and(|c| !c.is_empty()) }
+                Pending::List {
+                    continues: cursor.is_some_and(|c| !c.is_empty()),
+                }
             }
             "tools/call" => {
-                let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("");
+                let tool = params
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 Pending::Call(tool.into())
             }
             other => Pending::Other(other.into()),
@@ -83,7 +88,9 @@ impl Reader {
     }
 
     fn response(&mut self, id: &Value, message: &Value, document: &str, prefix: &str) {
-        let Some(result) = message.get("result") else { return };
+        let Some(result) = message.get("result") else {
+            return;
+        };
         match self.pending.remove(&key(id)) {
             Some(Pending::List { continues }) => self.listing(result, continues, document, prefix),
             Some(Pending::Call(tool)) => self.set.calls.push(RecordedCall {
@@ -93,19 +100,24 @@ impl Reader {
                 pointer: format!("{prefix}/result"),
             }),
             Some(Pending::Other(method)) => self.handshake(&method, result),
-            None if result.get("tools").is_some_and(Value::is_array) => self.listing(result, false, document, prefix),
+            None if result.get("tools").is_some_and(Value::is_array) => {
+                self.listing(result, false, document, prefix)
+            }
             None => {}
         }
     }
 
     fn listing(&mut self, result: &Value, continues: bool, document: &str, prefix: &str) {
-        let Some(tools) = result.get("tools").and_then(Value::as_array) else { return };
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
         if !continues {
             self.set.tools.clear();
             self.set.document = document.into();
         }
         self.saw_listing = true;
-        self.set.push_tools(document, &format!("{prefix}/result/tools"), tools);
+        self.set
+            .push_tools(document, &format!("{prefix}/result/tools"), tools);
         if result.get("resultType").is_some() {
             self.set.era = Some(Era::Modern);
         }
@@ -115,7 +127,10 @@ impl Reader {
         match method {
             "initialize" => {
                 self.set.era = Some(Era::Legacy);
-                self.set.protocol_version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
+                self.set.protocol_version = result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
             }
             "server/discover" => self.set.era = Some(Era::Modern),
             _ => {}

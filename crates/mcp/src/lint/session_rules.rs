@@ -9,13 +9,22 @@ use serde_json::Value;
 pub fn check(cx: &mut Context) {
     let set = cx.set;
     for call in &set.calls {
-        let Some(structured) = call.result.get("structuredContent") else { continue };
-        let Some(&index) = cx.by_name.get(call.tool.as_str()) else { continue };
+        let Some(structured) = call.result.get("structuredContent") else {
+            continue;
+        };
+        let Some(&index) = cx.by_name.get(call.tool.as_str()) else {
+            continue;
+        };
         match set.tools[index].value.get("outputSchema") {
-            None => report(cx, call, "T403", format!(
-                "tool `{}` returned structuredContent but declares no outputSchema, so clients cannot validate it",
-                call.tool
-            )),
+            None => report(
+                cx,
+                call,
+                "T403",
+                format!(
+                    "tool `{}` returned structuredContent but declares no outputSchema, so clients cannot validate it",
+                    call.tool
+                ),
+            ),
             Some(schema) => conformance(cx, call, schema, structured),
         }
     }
@@ -25,11 +34,16 @@ fn conformance(cx: &mut Context, call: &RecordedCall, output_schema: &Value, str
     if call.result.get("isError") == Some(&Value::Bool(true)) {
         return; // error results need not conform
     }
-    let Ok(validator) = schema::compile(output_schema) else { return }; // T401 reports it
+    let Ok(validator) = schema::compile(output_schema) else {
+        return;
+    }; // T401 reports it
     if let Some(error) = validator.iter_errors(structured).next() {
         let at = error.instance_path().to_string();
         let at = if at.is_empty() { "/".to_string() } else { at };
-        let message = format!("tool `{}` returned structuredContent that does not match its outputSchema: {error} (at {at})", call.tool);
+        let message = format!(
+            "tool `{}` returned structuredContent that does not match its outputSchema: {error} (at {at})",
+            call.tool
+        );
         report(cx, call, "T404", message);
     }
 }
@@ -37,6 +51,8 @@ fn conformance(cx: &mut Context, call: &RecordedCall, output_schema: &Value, str
 fn report(cx: &mut Context, call: &RecordedCall, code: &str, message: String) {
     let mut finding = Finding::new(code, Some(call.tool.clone()), message);
     let pointer = format!("{}/structuredContent", call.pointer);
-    finding.diagnostic = finding.diagnostic.at_pointer(call.document.clone(), pointer);
+    finding.diagnostic = finding
+        .diagnostic
+        .at_pointer(call.document.clone(), pointer);
     cx.push(finding);
 }

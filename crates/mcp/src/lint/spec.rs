@@ -1,8 +1,8 @@
 //! Specification rules (group T of the rule book, plus S201 and G301 found while listing):
 //! tool shape, input and output schemas, names, annotations and task support.
 
-use super::context::{label, Context};
-use super::input::{kind, Era, Tool};
+use super::context::{Context, label};
+use super::input::{Era, Tool, kind};
 use super::schema::{self, Validity};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -31,7 +31,12 @@ fn shape(cx: &mut Context, tool: &Tool) -> bool {
         (other, _) => format!("the tool is {}, not an object", kind(other)),
     };
     let pointer = if tool.value.is_object() { "/name" } else { "" };
-    cx.tool("T101", tool, pointer, format!("tool #{}: {problem}", tool.index));
+    cx.tool(
+        "T101",
+        tool,
+        pointer,
+        format!("tool #{}: {problem}", tool.index),
+    );
     false
 }
 
@@ -39,15 +44,35 @@ fn input_schema(cx: &mut Context, tool: &Tool) {
     let schema = match tool.value.get("inputSchema") {
         Some(schema @ Value::Object(_)) => schema,
         other => {
-            let what = other.map_or("missing".to_string(), |v| format!("{}, not an object", kind(v)));
-            cx.tool("T201", tool, "/inputSchema", format!("tool {}: inputSchema is {what}", label(tool)))
-                .diagnostic.help = Some("declare at least {\"type\": \"object\", \"additionalProperties\": false}".into());
+            let what = other.map_or("missing".to_string(), |v| {
+                format!("{}, not an object", kind(v))
+            });
+            cx.tool(
+                "T201",
+                tool,
+                "/inputSchema",
+                format!("tool {}: inputSchema is {what}", label(tool)),
+            )
+            .diagnostic
+            .help = Some(
+                "declare at least {\"type\": \"object\", \"additionalProperties\": false}".into(),
+            );
             return;
         }
     };
     if schema.get("type").and_then(Value::as_str) != Some("object") {
-        let found = schema.get("type").map_or("missing".to_string(), |t| t.to_string());
-        cx.tool("T202", tool, "/inputSchema/type", format!("tool {}: inputSchema root `type` must be \"object\", found {found}", label(tool)));
+        let found = schema
+            .get("type")
+            .map_or("missing".to_string(), |t| t.to_string());
+        cx.tool(
+            "T202",
+            tool,
+            "/inputSchema/type",
+            format!(
+                "tool {}: inputSchema root `type` must be \"object\", found {found}",
+                label(tool)
+            ),
+        );
     }
     validity(cx, tool, schema, "/inputSchema", "T203");
 }
@@ -58,18 +83,45 @@ fn validity(cx: &mut Context, tool: &Tool, schema: &Value, pointer: &str, code: 
     match schema::validate(schema) {
         Validity::Valid => {}
         Validity::UnknownDialect(uri) => {
-            cx.tool("T204", tool, &format!("{pointer}/$schema"), format!("tool {}: {field} uses dialect {uri}, which the linter cannot check", label(tool)));
+            cx.tool(
+                "T204",
+                tool,
+                &format!("{pointer}/$schema"),
+                format!(
+                    "tool {}: {field} uses dialect {uri}, which the linter cannot check",
+                    label(tool)
+                ),
+            );
         }
         Validity::Invalid(at, reason) => {
-            cx.tool(code, tool, &format!("{pointer}{at}"), format!("tool {}: {field} is not a valid JSON Schema: {reason}", label(tool)));
+            cx.tool(
+                code,
+                tool,
+                &format!("{pointer}{at}"),
+                format!(
+                    "tool {}: {field} is not a valid JSON Schema: {reason}",
+                    label(tool)
+                ),
+            );
         }
     }
 }
 
 fn output_schema(cx: &mut Context, tool: &Tool) {
-    let Some(schema) = tool.value.get("outputSchema") else { return };
+    let Some(schema) = tool.value.get("outputSchema") else {
+        return;
+    };
     if !schema.is_object() {
-        cx.tool("T401", tool, "/outputSchema", format!("tool {}: outputSchema is {}, not an object", label(tool), kind(schema)));
+        cx.tool(
+            "T401",
+            tool,
+            "/outputSchema",
+            format!(
+                "tool {}: outputSchema is {}, not an object",
+                label(tool),
+                kind(schema)
+            ),
+        );
         return;
     }
     let legacy = cx.set.era != Some(Era::Modern);
@@ -80,9 +132,14 @@ fn output_schema(cx: &mut Context, tool: &Tool) {
 }
 
 fn name(cx: &mut Context, tool: &Tool) {
-    let Some(name) = tool.name.as_deref() else { return };
+    let Some(name) = tool.name.as_deref() else {
+        return;
+    };
     let length = name.chars().count();
-    let bad: Vec<char> = name.chars().filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))).collect();
+    let bad: Vec<char> = name
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .collect();
     let problem = if length == 0 {
         "is empty".to_string()
     } else if length > 128 {
@@ -92,16 +149,26 @@ fn name(cx: &mut Context, tool: &Tool) {
     } else {
         return;
     };
-    cx.tool("T301", tool, "/name", format!("tool name {name:?} {problem}"));
+    cx.tool(
+        "T301",
+        tool,
+        "/name",
+        format!("tool name {name:?} {problem}"),
+    );
 }
 
 fn duplicates(cx: &mut Context) {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let set = cx.set;
     for tool in &set.tools {
-        let Some(name) = tool.name.as_deref() else { continue };
+        let Some(name) = tool.name.as_deref() else {
+            continue;
+        };
         if let Some(first) = seen.get(name) {
-            let message = format!("tool `{name}` is listed twice (first at index {first}, again at index {})", tool.index);
+            let message = format!(
+                "tool `{name}` is listed twice (first at index {first}, again at index {})",
+                tool.index
+            );
             cx.tool("T302", tool, "/name", message);
         } else {
             seen.insert(name, tool.index);
@@ -110,14 +177,39 @@ fn duplicates(cx: &mut Context) {
 }
 
 fn annotations(cx: &mut Context, tool: &Tool) {
-    let Some(annotations) = tool.value.get("annotations") else { return };
-    let Some(map) = annotations.as_object() else {
-        cx.tool("T703", tool, "/annotations", format!("tool {}: annotations is {}, not an object", label(tool), kind(annotations)));
+    let Some(annotations) = tool.value.get("annotations") else {
         return;
     };
-    for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+    let Some(map) = annotations.as_object() else {
+        cx.tool(
+            "T703",
+            tool,
+            "/annotations",
+            format!(
+                "tool {}: annotations is {}, not an object",
+                label(tool),
+                kind(annotations)
+            ),
+        );
+        return;
+    };
+    for hint in [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ] {
         if let Some(value) = map.get(hint).filter(|v| !v.is_boolean()) {
-            cx.tool("T703", tool, &format!("/annotations/{hint}"), format!("tool {}: {hint} is {}, not a boolean", label(tool), kind(value)));
+            cx.tool(
+                "T703",
+                tool,
+                &format!("/annotations/{hint}"),
+                format!(
+                    "tool {}: {hint} is {}, not a boolean",
+                    label(tool),
+                    kind(value)
+                ),
+            );
         }
     }
     let flag = |hint: &str| map.get(hint).and_then(Value::as_bool);
@@ -130,7 +222,9 @@ fn annotations(cx: &mut Context, tool: &Tool) {
 }
 
 fn task_support(cx: &mut Context, tool: &Tool) {
-    let Some(value) = tool.value.pointer("/execution/taskSupport") else { return };
+    let Some(value) = tool.value.pointer("/execution/taskSupport") else {
+        return;
+    };
     if !matches!(value.as_str(), Some("forbidden" | "optional" | "required")) {
         cx.tool("T801", tool, "/execution/taskSupport", format!("tool {}: execution.taskSupport is {value}, not \"forbidden\", \"optional\" or \"required\"", label(tool)));
     }

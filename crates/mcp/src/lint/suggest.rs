@@ -1,18 +1,23 @@
 //! `agentpi lint --suggest`: an MCP+ block per tool inferred from what the tool already says
 //! (annotations, name verbs, description, enumerated failure phrases), for the author to review.
 
-use super::mcp_plus::{SideEffects, KEY, VERSION};
 use super::input::ToolSet;
+use super::mcp_plus::{KEY, SideEffects, VERSION};
 use super::tokens::summary;
 use super::words::{name_words, stem};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// `{tool name: {"_meta": {KEY: block}}}` for every named tool, in listing order.
 pub fn suggest(set: &ToolSet) -> Value {
     let mut out = Map::new();
     for tool in &set.tools {
-        let Some(name) = tool.name.as_deref() else { continue };
-        out.insert(name.to_string(), json!({ "_meta": { KEY: block(&tool.value, name) } }));
+        let Some(name) = tool.name.as_deref() else {
+            continue;
+        };
+        out.insert(
+            name.to_string(),
+            json!({ "_meta": { KEY: block(&tool.value, name) } }),
+        );
     }
     Value::Object(out)
 }
@@ -49,7 +54,10 @@ fn side_effects(tool: &Value, name: &str) -> SideEffects {
     let has = |verbs: &[&str]| words.iter().any(|w| verbs.contains(&stem(w)));
     if has(&["delet", "remov", "drop", "destroy", "purg", "eras"]) {
         SideEffects::Delete
-    } else if has(&["get", "list", "read", "search", "find", "fetch", "query", "show", "describ", "view", "lookup", "verify"]) {
+    } else if has(&[
+        "get", "list", "read", "search", "find", "fetch", "query", "show", "describ", "view",
+        "lookup", "verify",
+    ]) {
         SideEffects::Read
     } else {
         SideEffects::Write
@@ -60,7 +68,9 @@ fn failure_modes(tool: &Value, effects: SideEffects) -> Value {
     let mut modes = vec![json!({ "error": "invalid_arguments", "recovery": "user_prompt" })];
     if hint(tool, "openWorldHint") != Some(false) {
         let safe = effects == SideEffects::Read || hint(tool, "idempotentHint") == Some(true);
-        modes.push(json!({ "error": "unavailable", "recovery": if safe { "retry" } else { "abort" } }));
+        modes.push(
+            json!({ "error": "unavailable", "recovery": if safe { "retry" } else { "abort" } }),
+        );
     }
     if effects.needs_approval() {
         modes.push(json!({ "error": "approval_denied", "recovery": "abort" }));

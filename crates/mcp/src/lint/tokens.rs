@@ -9,7 +9,7 @@
 
 use super::input::ToolSet;
 use super::words::first_sentence;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Token figures for one listing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,17 +32,34 @@ impl Tokens {
 pub fn measure(set: &ToolSet) -> Tokens {
     let tools: Vec<&Value> = set.tools.iter().map(|t| &t.value).collect();
     let full = estimate(&json!({ "tools": tools }).to_string());
-    let summaries: Vec<Value> = set.tools.iter().map(|t| json!({ "name": t.value.get("name"), "summary": summary(&t.value) })).collect();
+    let summaries: Vec<Value> = set
+        .tools
+        .iter()
+        .map(|t| json!({ "name": t.value.get("name"), "summary": summary(&t.value) }))
+        .collect();
     let summary_first = estimate(&json!({ "tools": summaries }).to_string());
-    Tokens { full, summary_first, tools: set.tools.len() }
+    Tokens {
+        full,
+        summary_first,
+        tools: set.tools.len(),
+    }
 }
 
 /// The text a summary-first listing would show for a tool.
 pub fn summary(tool: &Value) -> String {
-    let declared = tool.get("_meta").and_then(|m| m.get(super::mcp_plus::KEY)).and_then(|b| b.get("summary")).and_then(Value::as_str);
+    let declared = tool
+        .get("_meta")
+        .and_then(|m| m.get(super::mcp_plus::KEY))
+        .and_then(|b| b.get("summary"))
+        .and_then(Value::as_str);
     match declared {
         Some(summary) => summary.to_string(),
-        None => first_sentence(tool.get("description").and_then(Value::as_str).unwrap_or("")).to_string(),
+        None => first_sentence(
+            tool.get("description")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        )
+        .to_string(),
     }
 }
 

@@ -39,8 +39,30 @@ pub fn prose_words(text: &str) -> Vec<String> {
 
 /// Words that carry no meaning of their own in a tool description.
 const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "this", "that", "tool", "function", "to", "of", "for", "and", "or", "in",
-    "on", "it", "is", "be", "by", "with", "from", "given", "specified", "provided", "method",
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "tool",
+    "function",
+    "to",
+    "of",
+    "for",
+    "and",
+    "or",
+    "in",
+    "on",
+    "it",
+    "is",
+    "be",
+    "by",
+    "with",
+    "from",
+    "given",
+    "specified",
+    "provided",
+    "method",
 ];
 
 /// Whether `word` is filler for the restatement heuristic.

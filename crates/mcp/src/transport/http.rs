@@ -27,7 +27,10 @@ struct Head {
 
 impl Head {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -37,24 +40,52 @@ impl Http {
         let rest = url.strip_prefix("http://").ok_or_else(|| ClientError::Io {
             reason: format!("unsupported URL {url:?}: only plain http:// (loopback) is supported"),
         })?;
-        let (authority, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
+        let (authority, path) = rest
+            .split_once('/')
+            .map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
         let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) => (host, port.parse().map_err(|_| ClientError::Io { reason: format!("bad port in {url:?}") })?),
+            Some((host, port)) => (
+                host,
+                port.parse().map_err(|_| ClientError::Io {
+                    reason: format!("bad port in {url:?}"),
+                })?,
+            ),
             None => (authority, 80),
         };
-        Ok(Http { host: host.into(), port, path, session: None, version: None })
+        Ok(Http {
+            host: host.into(),
+            port,
+            path,
+            session: None,
+            version: None,
+        })
     }
 
-    fn post(&mut self, message: &Value, method: &str, timeout: Duration) -> Result<(Head, BufReader<Body>), ClientError> {
-        let io = |e: std::io::Error| ClientError::Io { reason: format!("HTTP {}:{}: {e}", self.host, self.port) };
-        let address = (self.host.as_str(), self.port).to_socket_addrs().map_err(io)?.next();
-        let address = address.ok_or_else(|| ClientError::Io { reason: format!("cannot resolve {}", self.host) })?;
+    fn post(
+        &mut self,
+        message: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<(Head, BufReader<Body>), ClientError> {
+        let io = |e: std::io::Error| ClientError::Io {
+            reason: format!("HTTP {}:{}: {e}", self.host, self.port),
+        };
+        let address = (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(io)?
+            .next();
+        let address = address.ok_or_else(|| ClientError::Io {
+            reason: format!("cannot resolve {}", self.host),
+        })?;
         let mut stream = TcpStream::connect_timeout(&address, timeout).map_err(io)?;
         stream.set_read_timeout(Some(timeout)).map_err(io)?;
         let body = message.to_string();
         let mut request = format!(
             "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\nMcp-Method: {method}\r\n",
-            self.path, self.host, self.port, body.len()
+            self.path,
+            self.host,
+            self.port,
+            body.len()
         );
         if let Some(session) = &self.session {
             request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
@@ -76,29 +107,63 @@ impl Http {
 }
 
 impl Transport for Http {
-    fn request(&mut self, id: u64, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientError> {
         let started = Instant::now();
-        let (head, mut body) = self.post(&jsonrpc::request(id, method, params), method, timeout).map_err(|e| timed(e, method, id, timeout))?;
-        let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
+        let (head, mut body) = self
+            .post(&jsonrpc::request(id, method, params), method, timeout)
+            .map_err(|e| timed(e, method, id, timeout))?;
+        let content_type = head
+            .header("content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
         let reply = if content_type.starts_with("text/event-stream") {
             read_events(&mut body, id)
         } else {
             let mut text = String::new();
-            body.read_to_string(&mut text).map(|_| serde_json::from_str::<Value>(&text).ok())
+            body.read_to_string(&mut text)
+                .map(|_| serde_json::from_str::<Value>(&text).ok())
         };
-        let reply = reply.map_err(|e| timed(ClientError::Io { reason: e.to_string() }, method, id, timeout.saturating_sub(started.elapsed())))?;
+        let reply = reply.map_err(|e| {
+            timed(
+                ClientError::Io {
+                    reason: e.to_string(),
+                },
+                method,
+                id,
+                timeout.saturating_sub(started.elapsed()),
+            )
+        })?;
         match reply {
             Some(message) if jsonrpc::classify(&message) != Incoming::Other => Ok(message),
-            _ if head.status >= 400 => Err(ClientError::Rejected { method: method.into(), code: i64::from(head.status), message: format!("HTTP status {}", head.status) }),
-            _ => Err(ClientError::BadReply { method: method.into(), reason: format!("HTTP {} without a JSON-RPC response", head.status) }),
+            _ if head.status >= 400 => Err(ClientError::Rejected {
+                method: method.into(),
+                code: i64::from(head.status),
+                message: format!("HTTP status {}", head.status),
+            }),
+            _ => Err(ClientError::BadReply {
+                method: method.into(),
+                reason: format!("HTTP {} without a JSON-RPC response", head.status),
+            }),
         }
     }
 
     fn notify(&mut self, method: &str, params: Value) -> Result<(), ClientError> {
-        let (head, _) = self.post(&jsonrpc::notification(method, params), method, Duration::from_secs(10))?;
+        let (head, _) = self.post(
+            &jsonrpc::notification(method, params),
+            method,
+            Duration::from_secs(10),
+        )?;
         match head.status {
             200..=299 => Ok(()),
-            status => Err(ClientError::Io { reason: format!("notification `{method}` got HTTP status {status}") }),
+            status => Err(ClientError::Io {
+                reason: format!("notification `{method}` got HTTP status {status}"),
+            }),
         }
     }
 
@@ -110,8 +175,15 @@ impl Transport for Http {
 /// Turns a socket read timeout into a [`ClientError::Timeout`] naming the request.
 fn timed(error: ClientError, method: &str, id: u64, timeout: Duration) -> ClientError {
     match &error {
-        ClientError::Io { reason } if reason.contains("timed out") || reason.contains("temporarily unavailable") => {
-            ClientError::Timeout { method: method.into(), id, timeout, stderr: Vec::new() }
+        ClientError::Io { reason }
+            if reason.contains("timed out") || reason.contains("temporarily unavailable") =>
+        {
+            ClientError::Timeout {
+                method: method.into(),
+                id,
+                timeout,
+                stderr: Vec::new(),
+            }
         }
         _ => error,
     }
@@ -120,7 +192,11 @@ fn timed(error: ClientError, method: &str, id: u64, timeout: Duration) -> Client
 fn read_head(reader: &mut impl BufRead) -> std::io::Result<Head> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
-    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other(format!("not an HTTP response: {:?}", line.trim())))?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("not an HTTP response: {:?}", line.trim())))?;
     let mut headers = Vec::new();
     loop {
         line.clear();
@@ -172,9 +248,17 @@ pub struct Body {
 
 impl Body {
     fn new(head: &Head, inner: BufReader<TcpStream>) -> Body {
-        let chunked = head.header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
-        let framing = match (chunked, head.header("content-length").and_then(|v| v.parse().ok())) {
-            (true, _) => Framing::Chunked { left: 0, done: false },
+        let chunked = head
+            .header("transfer-encoding")
+            .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+        let framing = match (
+            chunked,
+            head.header("content-length").and_then(|v| v.parse().ok()),
+        ) {
+            (true, _) => Framing::Chunked {
+                left: 0,
+                done: false,
+            },
             (false, Some(length)) => Framing::Length(length),
             (false, None) => Framing::Close,
         };
@@ -191,7 +275,8 @@ impl Body {
             }
         }
         let size = line.trim().split(';').next().unwrap_or("");
-        u64::from_str_radix(size, 16).map_err(|_| std::io::Error::other(format!("bad chunk size {size:?}")))
+        u64::from_str_radix(size, 16)
+            .map_err(|_| std::io::Error::other(format!("bad chunk size {size:?}")))
     }
 }
 
@@ -214,7 +299,10 @@ impl Read for Body {
             }
             Framing::Chunked { .. } => {
                 let size = self.chunk_size()?;
-                self.framing = Framing::Chunked { left: size, done: size == 0 };
+                self.framing = Framing::Chunked {
+                    left: size,
+                    done: size == 0,
+                };
                 if size == 0 { Ok(0) } else { self.read(buf) }
             }
         }

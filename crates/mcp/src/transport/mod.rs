@@ -12,7 +12,13 @@ use std::time::Duration;
 pub trait Transport {
     /// Sends request `id` and returns the server's response message (result or error),
     /// skipping notifications and answering server requests with "method not found".
-    fn request(&mut self, id: u64, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError>;
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientError>;
     fn notify(&mut self, method: &str, params: Value) -> Result<(), ClientError>;
     /// Records the negotiated version, for transports that send it as a header.
     fn negotiated(&mut self, _version: &str) {}
@@ -28,11 +34,24 @@ pub enum ClientError {
     /// The server process could not be started.
     Spawn { command: String, reason: String },
     /// No response to `method` within the timeout.
-    Timeout { method: String, id: u64, timeout: Duration, stderr: Vec<String> },
+    Timeout {
+        method: String,
+        id: u64,
+        timeout: Duration,
+        stderr: Vec<String>,
+    },
     /// The server closed its output or exited before answering `method`.
-    Exited { method: String, status: String, stderr: Vec<String> },
+    Exited {
+        method: String,
+        status: String,
+        stderr: Vec<String>,
+    },
     /// The server answered `method` with a JSON-RPC error.
-    Rejected { method: String, code: i64, message: String },
+    Rejected {
+        method: String,
+        code: i64,
+        message: String,
+    },
     /// The reply to `method` does not have the expected shape.
     BadReply { method: String, reason: String },
     /// Transport failure (connection refused, HTTP status, broken pipe).
@@ -42,17 +61,40 @@ pub enum ClientError {
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ClientError::Spawn { command, reason } => write!(f, "cannot start `{command}`: {reason}"),
-            ClientError::Timeout { method, id, timeout, .. } => {
-                write!(f, "the server did not answer `{method}` (id {id}) within {} s", timeout.as_secs_f64())
+            ClientError::Spawn { command, reason } => {
+                write!(f, "cannot start `{command}`: {reason}")
+            }
+            ClientError::Timeout {
+                method,
+                id,
+                timeout,
+                ..
+            } => {
+                write!(
+                    f,
+                    "the server did not answer `{method}` (id {id}) within {} s",
+                    timeout.as_secs_f64()
+                )
             }
             ClientError::Exited { method, status, .. } => {
-                write!(f, "the server exited ({status}) before answering `{method}`")
+                write!(
+                    f,
+                    "the server exited ({status}) before answering `{method}`"
+                )
             }
-            ClientError::Rejected { method, code, message } => {
-                write!(f, "the server answered `{method}` with error {code}: {message}")
+            ClientError::Rejected {
+                method,
+                code,
+                message,
+            } => {
+                write!(
+                    f,
+                    "the server answered `{method}` with error {code}: {message}"
+                )
             }
-            ClientError::BadReply { method, reason } => write!(f, "bad reply to `{method}`: {reason}"),
+            ClientError::BadReply { method, reason } => {
+                write!(f, "bad reply to `{method}`: {reason}")
+            }
             ClientError::Io { reason } => write!(f, "{reason}"),
         }
     }

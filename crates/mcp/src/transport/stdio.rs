@@ -41,7 +41,10 @@ impl Stdio {
             .stdout(Pipe::piped())
             .stderr(Pipe::piped())
             .spawn()
-            .map_err(|e| ClientError::Spawn { command: program.into(), reason: e.to_string() })?;
+            .map_err(|e| ClientError::Spawn {
+                command: program.into(),
+                reason: e.to_string(),
+            })?;
         let stdin = child.stdin.take();
         let (sender, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("stdout is piped");
@@ -51,21 +54,36 @@ impl Stdio {
         let tail = Arc::clone(&stderr);
         let pipe = child.stderr.take().expect("stderr is piped");
         thread::spawn(move || drain(pipe, tail, done));
-        Ok(Stdio { child, stdin, lines, stderr, stderr_done, noise: Vec::new(), closed: false })
+        Ok(Stdio {
+            child,
+            stdin,
+            lines,
+            stderr,
+            stderr_done,
+            noise: Vec::new(),
+            closed: false,
+        })
     }
 
     fn send(&mut self, message: &Value) {
         // A write error means the server is gone; the reader then sees EOF and reports it.
         if let Some(stdin) = self.stdin.as_mut() {
             let line = format!("{message}\n");
-            if stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()).is_err() {
+            if stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
                 self.stdin = None;
             }
         }
     }
 
     fn stderr_tail(&self) -> Vec<String> {
-        self.stderr.lock().map(|tail| tail.iter().cloned().collect()).unwrap_or_default()
+        self.stderr
+            .lock()
+            .map(|tail| tail.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// The exit status once stdout closed, waiting briefly for the process and its stderr.
@@ -105,13 +123,23 @@ impl Stdio {
 }
 
 impl Transport for Stdio {
-    fn request(&mut self, id: u64, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientError> {
         self.send(&jsonrpc::request(id, method, params));
         let deadline = Instant::now() + timeout;
         loop {
             if self.closed {
                 let status = self.exit_status();
-                return Err(ClientError::Exited { method: method.into(), status, stderr: self.stderr_tail() });
+                return Err(ClientError::Exited {
+                    method: method.into(),
+                    status,
+                    stderr: self.stderr_tail(),
+                });
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -123,7 +151,12 @@ impl Transport for Stdio {
                 Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => self.closed = true,
                 Err(RecvTimeoutError::Timeout) => {
                     let stderr = self.stderr_tail();
-                    return Err(ClientError::Timeout { method: method.into(), id, timeout, stderr });
+                    return Err(ClientError::Timeout {
+                        method: method.into(),
+                        id,
+                        timeout,
+                        stderr,
+                    });
                 }
             }
         }
@@ -155,7 +188,9 @@ fn read_lines(stdout: impl Read, sender: mpsc::Sender<Line>) {
         match reader.read_until(b'\n', &mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(_) => {
-                let text = String::from_utf8_lossy(&buffer).trim_end_matches(['\n', '\r']).to_string();
+                let text = String::from_utf8_lossy(&buffer)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_string();
                 if sender.send(Line::Text(text)).is_err() {
                     return;
                 }

@@ -7,7 +7,7 @@ mod p3;
 mod p4;
 mod p5;
 
-use super::context::{label, Context};
+use super::context::{Context, label};
 use super::input::Tool;
 use super::mcp_plus::{self, McpPlus, SideEffects};
 use serde_json::Value;
@@ -50,7 +50,12 @@ impl Facts<'_> {
 
 pub fn check(cx: &mut Context) {
     let set = cx.set;
-    let facts: Vec<Facts> = set.tools.iter().filter(|t| t.value.is_object() && t.name.is_some()).map(|tool| parse(cx, tool)).collect();
+    let facts: Vec<Facts> = set
+        .tools
+        .iter()
+        .filter(|t| t.value.is_object() && t.name.is_some())
+        .map(|tool| parse(cx, tool))
+        .collect();
     for fact in &facts {
         p1::check(cx, fact);
         p2::check(cx, fact);
@@ -66,15 +71,31 @@ fn parse<'a>(cx: &mut Context, tool: &'a Tool) -> Facts<'a> {
     let plus = match mcp_plus::parse(&tool.value) {
         Some((plus, problems)) => {
             for (code, pointer, message) in problems {
-                cx.tool(code, tool, &pointer, format!("tool {}: {message}", label(tool)));
+                cx.tool(
+                    code,
+                    tool,
+                    &pointer,
+                    format!("tool {}: {message}", label(tool)),
+                );
             }
             Some(plus)
         }
         None => {
-            let message = format!("tool {} carries no MCP+ block (`_meta[\"{}\"]`)", label(tool), mcp_plus::KEY);
-            cx.tool("P002", tool, "", message).diagnostic.help = Some("run `agentpi lint --suggest` for a block inferred from the tool, and review it".into());
+            let message = format!(
+                "tool {} carries no MCP+ block (`_meta[\"{}\"]`)",
+                label(tool),
+                mcp_plus::KEY
+            );
+            cx.tool("P002", tool, "", message).diagnostic.help = Some(
+                "run `agentpi lint --suggest` for a block inferred from the tool, and review it"
+                    .into(),
+            );
             None
         }
     };
-    Facts { tool, plus, description }
+    Facts {
+        tool,
+        plus,
+        description,
+    }
 }

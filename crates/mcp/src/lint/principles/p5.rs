@@ -3,7 +3,7 @@
 //! symmetric; a description that names another tool without any declared edge is noted.
 
 use super::Facts;
-use crate::lint::context::{label, Context};
+use crate::lint::context::{Context, label};
 use crate::lint::mcp_plus::{Dependency, DependencyKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,10 +21,19 @@ pub fn check(cx: &mut Context, facts: &[Facts]) {
 fn target(cx: &mut Context, fact: &Facts, edge: &Dependency) {
     let pointer = format!("{}/tool", edge.pointer);
     if edge.tool == fact.name() {
-        let message = format!("tool {} declares {:?} on itself", label(fact.tool), edge.kind);
+        let message = format!(
+            "tool {} declares {:?} on itself",
+            label(fact.tool),
+            edge.kind
+        );
         cx.tool("P504", fact.tool, &pointer, message);
     } else if !cx.has_tool(&edge.tool) {
-        let message = format!("tool {} declares {:?} `{}`, which is not a listed tool", label(fact.tool), edge.kind, edge.tool);
+        let message = format!(
+            "tool {} declares {:?} `{}`, which is not a listed tool",
+            label(fact.tool),
+            edge.kind,
+            edge.tool
+        );
         cx.tool("P501", fact.tool, &pointer, message);
     }
 }
@@ -33,7 +42,12 @@ fn target(cx: &mut Context, fact: &Facts, edge: &Dependency) {
 fn edges<'a>(facts: &'a [Facts], kind: DependencyKind) -> BTreeSet<(&'a str, &'a str)> {
     let mut set = BTreeSet::new();
     for fact in facts {
-        for edge in fact.plus.iter().flat_map(|p| &p.dependencies).filter(|e| e.kind == kind) {
+        for edge in fact
+            .plus
+            .iter()
+            .flat_map(|p| &p.dependencies)
+            .filter(|e| e.kind == kind)
+        {
             set.insert((fact.name(), edge.tool.as_str()));
         }
     }
@@ -45,10 +59,22 @@ fn exclusive(cx: &mut Context, facts: &[Facts]) {
     for fact in facts {
         for edge in fact.plus.iter().flat_map(|p| &p.dependencies) {
             let other = edge.tool.as_str();
-            let one_sided = edge.kind == DependencyKind::ExclusiveWith && other != fact.name() && cx.has_tool(other) && !pairs.contains(&(other, fact.name()));
+            let one_sided = edge.kind == DependencyKind::ExclusiveWith
+                && other != fact.name()
+                && cx.has_tool(other)
+                && !pairs.contains(&(other, fact.name()));
             if one_sided {
-                let message = format!("tool {} declares ExclusiveWith `{other}`, but `{other}` does not declare ExclusiveWith `{}`", label(fact.tool), fact.name());
-                cx.tool("P503", fact.tool, &format!("{}/tool", edge.pointer), message);
+                let message = format!(
+                    "tool {} declares ExclusiveWith `{other}`, but `{other}` does not declare ExclusiveWith `{}`",
+                    label(fact.tool),
+                    fact.name()
+                );
+                cx.tool(
+                    "P503",
+                    fact.tool,
+                    &format!("{}/tool", edge.pointer),
+                    message,
+                );
             }
         }
     }
@@ -84,7 +110,12 @@ fn find_cycle<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str) -> Op
     None
 }
 
-fn dfs<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str, path: &mut Vec<&'a str>, seen: &mut BTreeSet<&'a str>) -> bool {
+fn dfs<'a>(
+    graph: &BTreeMap<&'a str, Vec<&'a str>>,
+    start: &'a str,
+    path: &mut Vec<&'a str>,
+    seen: &mut BTreeSet<&'a str>,
+) -> bool {
     let node = *path.last().unwrap();
     for &next in graph.get(node).map_or(&[][..], Vec::as_slice) {
         if next == start {
@@ -102,26 +133,56 @@ fn dfs<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str, path: &mut V
 }
 
 fn report_cycle(cx: &mut Context, facts: &[Facts], cycle: &[&str]) {
-    let Some(fact) = facts.iter().find(|f| f.name() == cycle[0]) else { return };
+    let Some(fact) = facts.iter().find(|f| f.name() == cycle[0]) else {
+        return;
+    };
     let next = cycle.get(1).copied().unwrap_or(cycle[0]);
-    let edge = fact.plus.iter().flat_map(|p| &p.dependencies).find(|e| e.kind == DependencyKind::Requires && e.tool == next);
+    let edge = fact
+        .plus
+        .iter()
+        .flat_map(|p| &p.dependencies)
+        .find(|e| e.kind == DependencyKind::Requires && e.tool == next);
     let pointer = edge.map_or(String::new(), |e| format!("{}/tool", e.pointer));
-    let path = cycle.iter().chain(std::iter::once(&cycle[0])).copied().collect::<Vec<_>>().join(" -> ");
-    cx.tool("P502", fact.tool, &pointer, format!("Requires cycle: {path}; no order of calls can satisfy it"));
+    let path = cycle
+        .iter()
+        .chain(std::iter::once(&cycle[0]))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" -> ");
+    cx.tool(
+        "P502",
+        fact.tool,
+        &pointer,
+        format!("Requires cycle: {path}; no order of calls can satisfy it"),
+    );
 }
 
 /// P505: the description names another tool that no declared edge relates to this one.
 fn mentions(cx: &mut Context, facts: &[Facts]) {
-    let related: BTreeSet<(&str, &str)> = [DependencyKind::Requires, DependencyKind::ProducesInputFor, DependencyKind::ExclusiveWith]
-        .into_iter()
-        .flat_map(|kind| edges(facts, kind))
-        .collect();
+    let related: BTreeSet<(&str, &str)> = [
+        DependencyKind::Requires,
+        DependencyKind::ProducesInputFor,
+        DependencyKind::ExclusiveWith,
+    ]
+    .into_iter()
+    .flat_map(|kind| edges(facts, kind))
+    .collect();
     for fact in facts {
-        let Some(description) = fact.description else { continue };
-        for other in facts.iter().map(Facts::name).filter(|o| *o != fact.name() && identifier_like(o)) {
-            let declared = related.contains(&(fact.name(), other)) || related.contains(&(other, fact.name()));
+        let Some(description) = fact.description else {
+            continue;
+        };
+        for other in facts
+            .iter()
+            .map(Facts::name)
+            .filter(|o| *o != fact.name() && identifier_like(o))
+        {
+            let declared =
+                related.contains(&(fact.name(), other)) || related.contains(&(other, fact.name()));
             if !declared && mentions_word(description, other) {
-                let message = format!("tool {}: the description mentions `{other}` but no dependency relates the two", label(fact.tool));
+                let message = format!(
+                    "tool {}: the description mentions `{other}` but no dependency relates the two",
+                    label(fact.tool)
+                );
                 cx.tool("P505", fact.tool, "/description", message);
             }
         }
@@ -137,7 +198,10 @@ fn mentions_word(text: &str, word: &str) -> bool {
     let is_part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
     text.match_indices(word).any(|(i, _)| {
         let before = text[..i].chars().next_back().is_none_or(|c| !is_part(c));
-        let after = text[i + word.len()..].chars().next().is_none_or(|c| !is_part(c));
+        let after = text[i + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !is_part(c));
         before && after
     })
 }
