@@ -1,16 +1,19 @@
 //! Machine-readable renderings of a lint report: agentpi's own JSON (`--format json`) and
 //! SARIF 2.1.0 (`--format sarif`) for code-scanning UIs.
 
-use agentpi_diagnostics::Severity;
+use agentpi_diagnostics::{LineCol, Severity};
 use agentpi_mcp::lint::{Finding, Report, rules};
 use serde_json::{Value, json};
 
 const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/agentpi/agentpi/blob/main/docs/lint.md";
 
+/// Where a finding is in the linted file, when the input was a file.
+pub type Position<'a> = &'a dyn Fn(&Finding) -> Option<LineCol>;
+
 /// `--format json`: findings, scores, tokens and counts, in report order.
-pub fn json(report: &Report) -> Value {
-    let findings: Vec<Value> = report.findings.iter().map(finding).collect();
+pub fn json(report: &Report, at: Position) -> Value {
+    let findings: Vec<Value> = report.findings.iter().map(|f| finding(f, at(f))).collect();
     let scores: Vec<Value> = report
         .scores
         .iter()
@@ -33,9 +36,11 @@ pub fn json(report: &Report) -> Value {
     })
 }
 
-fn finding(finding: &Finding) -> Value {
+fn finding(finding: &Finding, at: Option<LineCol>) -> Value {
     let d = &finding.diagnostic;
     json!({
+        "line": at.map(|p| p.line),
+        "column": at.map(|p| p.col),
         "code": d.code,
         "severity": d.severity.as_str(),
         "tool": finding.tool,
@@ -47,9 +52,9 @@ fn finding(finding: &Finding) -> Value {
 }
 
 /// `--format sarif`: one run with the whole rule catalogue and one result per finding.
-pub fn sarif(report: &Report) -> Value {
+pub fn sarif(report: &Report, at: Position) -> Value {
     let rules: Vec<Value> = rules::RULES.iter().map(rule).collect();
-    let results: Vec<Value> = report.findings.iter().map(result).collect();
+    let results: Vec<Value> = report.findings.iter().map(|f| result(f, at(f))).collect();
     json!({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -85,12 +90,16 @@ fn rule(rule: &rules::Rule) -> Value {
     })
 }
 
-fn result(finding: &Finding) -> Value {
+fn result(finding: &Finding, at: Option<LineCol>) -> Value {
     let d = &finding.diagnostic;
     let index = rules::RULES.iter().position(|r| r.code == d.code);
     let mut location = json!({
         "physicalLocation": { "artifactLocation": { "uri": finding.document() } },
     });
+    if let Some(at) = at {
+        location["physicalLocation"]["region"] =
+            json!({ "startLine": at.line, "startColumn": at.col });
+    }
     if let Some(tool) = &finding.tool {
         location["logicalLocations"] = json!([{ "name": tool, "fullyQualifiedName": format!("tools/{tool}"), "kind": "function" }]);
     }

@@ -3,10 +3,11 @@
 //! Exit status: 0 clean (warnings allowed), 1 an error-level finding, 2 unreadable input.
 
 use crate::sarif;
-use agentpi_diagnostics::{Severity, SourceMap, render};
+use agentpi_diagnostics::{Diagnostic, FileId, LineCol, Severity, SourceMap, Span, render};
 use agentpi_mcp::client;
 use agentpi_mcp::lint::{
-    self, Config, InputError, Options, Profile, Report, ToolSet, input, live, rules, suggest,
+    self, Config, Finding, InputError, Options, Profile, Report, ToolSet, input, live, locate,
+    rules, suggest,
 };
 use agentpi_mcp::transport::{ClientError, Transport, http::Http, stdio::Stdio};
 use std::path::{Path, PathBuf};
@@ -57,8 +58,8 @@ pub fn run(args: Args) -> u8 {
         Ok(config) => config,
         Err(error) => return input_error(&error),
     };
-    let set = match read(&args) {
-        Ok(set) => set,
+    let (set, file) = match read(&args) {
+        Ok(read) => read,
         Err(error) => return input_error(&error),
     };
     if args.suggest {
@@ -74,18 +75,65 @@ pub fn run(args: Args) -> u8 {
         .filter_map(|p| Profile::parse(p))
         .collect();
     let report = lint::lint(&set, &Options { profiles }, &config);
-    print!("{}", render_report(&report, args.format));
+    let located = Located::new(file);
+    print!("{}", render_report(&report, &located, args.format));
     u8::from(report.has_errors())
 }
 
-fn render_report(report: &Report, format: Format) -> String {
+fn render_report(report: &Report, located: &Located, format: Format) -> String {
+    let at = |finding: &Finding| located.line_col(finding);
+    let pretty =
+        |value: serde_json::Value| serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
     match format {
-        Format::Text => text(report),
-        Format::Json => {
-            serde_json::to_string_pretty(&sarif::json(report)).unwrap_or_default() + "\n"
-        }
-        Format::Sarif => {
-            serde_json::to_string_pretty(&sarif::sarif(report)).unwrap_or_default() + "\n"
+        Format::Text => text(report, located),
+        Format::Json => pretty(sarif::json(report, &at)),
+        Format::Sarif => pretty(sarif::sarif(report, &at)),
+    }
+}
+
+/// The linted file, when the input was one: it turns JSON pointers into positions.
+struct Located {
+    sources: SourceMap,
+    file: Option<FileId>,
+}
+
+impl Located {
+    fn new(file: Option<(String, String)>) -> Located {
+        let mut sources = SourceMap::new();
+        let file = file.map(|(name, text)| sources.add(name, text));
+        Located { sources, file }
+    }
+
+    /// The span of the value a finding points at, if it is in the linted file.
+    fn span(&self, finding: &Finding) -> Option<Span> {
+        let id = self.file?;
+        let file = self.sources.get(id);
+        let at = locate::in_file(
+            &file.name,
+            &file.text,
+            finding.document(),
+            finding.pointer(),
+        )?;
+        Some(Span::new(id, at as u32, at as u32 + 1))
+    }
+
+    fn line_col(&self, finding: &Finding) -> Option<LineCol> {
+        let span = self.span(finding)?;
+        Some(self.sources.get(span.file).line_col(span.start))
+    }
+
+    /// The diagnostic to render: at its source position (pointer as label) when known.
+    fn diagnostic(&self, finding: &Finding) -> Diagnostic {
+        match self.span(finding) {
+            Some(span) => {
+                let pointer = if finding.pointer().is_empty() {
+                    "/"
+                } else {
+                    finding.pointer()
+                };
+                finding.diagnostic.clone().at(span).with_label(pointer)
+            }
+            None => finding.diagnostic.clone(),
         }
     }
 }
@@ -127,16 +175,17 @@ fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
     Config::parse(&name, &text)
 }
 
-fn read(args: &Args) -> Result<ToolSet, InputError> {
+/// The tool set, and the file's name and text when the input was a file.
+fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> {
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     if let Some(url) = &args.url {
         let mut transport = Http::new(url).map_err(|e| client_error(url, &e))?;
-        return connect(url, &mut transport, timeout);
+        return Ok((connect(url, &mut transport, timeout)?, None));
     }
     if let Some((program, rest)) = args.command.split_first() {
         let origin = args.command.join(" ");
         let mut transport = Stdio::spawn(program, rest).map_err(|e| client_error(&origin, &e))?;
-        return connect(&origin, &mut transport, timeout);
+        return Ok((connect(&origin, &mut transport, timeout)?, None));
     }
     let Some(path) = &args.file else {
         return Err(InputError::new("agentpi lint", "nothing to lint")
@@ -145,7 +194,7 @@ fn read(args: &Args) -> Result<ToolSet, InputError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
-    input::parse(&name, &text)
+    Ok((input::parse(&name, &text)?, Some((name, text))))
 }
 
 fn connect(
@@ -198,28 +247,11 @@ fn input_error(error: &InputError) -> u8 {
     2
 }
 
-/// The terminal report: findings grouped by tool, then scores, tokens and a summary line.
-fn text(report: &Report) -> String {
-    let sources = SourceMap::new();
-    let era = match (report.era, &report.protocol_version) {
-        (Some(era), Some(version)) => format!("{} era, {version}, ", era.as_str()),
-        (Some(era), None) => format!("{} era, ", era.as_str()),
-        _ => String::new(),
-    };
-    let mut out = format!(
-        "agentpi lint: {} ({era}{} tools)\n",
-        report.origin,
-        report.tools.len()
-    );
-    let mut names: Vec<&str> = Vec::new();
-    for name in &report.tools {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
-    let groups = std::iter::once(None).chain(names.into_iter().map(Some));
-    for tool in groups {
-        let findings: Vec<_> = report.findings_for(tool).collect();
+/// The terminal report: a header, findings grouped by tool, then scores, tokens and counts.
+fn text(report: &Report, located: &Located) -> String {
+    let mut out = header(report);
+    for tool in groups(report) {
+        let findings: Vec<&Finding> = report.findings_for(tool).collect();
         if findings.is_empty() {
             continue;
         }
@@ -228,18 +260,49 @@ fn text(report: &Report) -> String {
             None => "\n== listing ==\n".to_string(),
         });
         for finding in findings {
-            out.push_str(&render::terminal(&finding.diagnostic, &sources));
+            out.push_str(&render::terminal(
+                &located.diagnostic(finding),
+                &located.sources,
+            ));
         }
     }
     out.push('\n');
+    out.push_str(&footer(report));
+    out
+}
+
+fn header(report: &Report) -> String {
+    let era = match (report.era, &report.protocol_version) {
+        (Some(era), Some(version)) => format!("{} era, {version}, ", era.as_str()),
+        (Some(era), None) => format!("{} era, ", era.as_str()),
+        _ => String::new(),
+    };
+    format!(
+        "agentpi lint: {} ({era}{} tools)\n",
+        report.origin,
+        report.tools.len()
+    )
+}
+
+/// Listing-wide findings first, then each distinct tool name in listing order.
+fn groups(report: &Report) -> Vec<Option<&str>> {
+    let mut groups = vec![None];
+    for name in &report.tools {
+        if !groups.contains(&Some(name.as_str())) {
+            groups.push(Some(name));
+        }
+    }
+    groups
+}
+
+fn footer(report: &Report) -> String {
+    let mut out = String::new();
     for score in &report.scores {
+        let (passing, total, percent) = (score.passing, score.total, score.percent());
         out.push_str(&format!(
-            "{} {:<28} {:>3}/{:<3} {:>3}%\n",
+            "{} {:<28} {passing:>3}/{total:<3} {percent:>3}%\n",
             score.family.as_str(),
-            score.name,
-            score.passing,
-            score.total,
-            score.percent()
+            score.name
         ));
     }
     let tokens = &report.tokens;
@@ -250,12 +313,13 @@ fn text(report: &Report) -> String {
         "tokens: tools/list ~{}, summary-first listing ~{} ({ratio}%)\n",
         tokens.full, tokens.summary_first
     ));
+    let counts = [Severity::Error, Severity::Warning, Severity::Note].map(|s| report.count(s));
     out.push_str(&format!(
         "{} tools: {} errors, {} warnings, {} notes\n",
         report.tools.len(),
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-        report.count(Severity::Note)
+        counts[0],
+        counts[1],
+        counts[2]
     ));
     out
 }

@@ -9,6 +9,7 @@ pub mod config;
 mod context;
 pub mod input;
 pub mod live;
+pub mod locate;
 pub mod mcp_plus;
 mod principles;
 pub mod profile;
