@@ -215,7 +215,9 @@ fn server_with_banner_on_stdout_is_linted_and_reported() {
 #[test]
 fn paginated_listing_is_followed_and_cursor_loop_stopped() {
     assert!(raw("paged").1.contains("5 tools"));
-    assert_eq!(raw("loop").0, 1);
+    let (code, stdout) = raw("loop");
+    assert_eq!(code, 1);
+    assert!(stdout.contains("error[G301]"), "{stdout}");
 }
 
 #[test]

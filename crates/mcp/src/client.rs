@@ -85,6 +85,7 @@ impl Session<'_> {
             "server/discover",
             json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) }),
         );
+        let silent = matches!(probe, Err(ClientError::Timeout { .. }));
         match probe {
             Ok(response) => {
                 if let Some(version) = modern_version(&response) {
@@ -104,7 +105,12 @@ impl Session<'_> {
             ) => {}
             Err(error) => return Err(error),
         }
-        self.initialize()
+        self.initialize().map_err(|mut error| {
+            if let (true, ClientError::Timeout { unanswered, .. }) = (silent, &mut error) {
+                unanswered.push("server/discover".into());
+            }
+            error
+        })
     }
 
     fn initialize(&mut self) -> Result<(Era, String, Option<String>), ClientError> {

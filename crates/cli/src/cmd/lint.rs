@@ -251,7 +251,9 @@ fn input_error(error: &InputError) -> u8 {
 fn text(report: &Report, located: &Located) -> String {
     let mut out = header(report);
     for tool in groups(report) {
-        let findings: Vec<&Finding> = report.findings_for(tool).collect();
+        let mut findings: Vec<&Finding> = report.findings_for(tool).collect();
+        // In a file, read top to bottom; live listings keep the report's pointer order.
+        findings.sort_by_key(|finding| located.span(finding).map(|span| span.start));
         if findings.is_empty() {
             continue;
         }

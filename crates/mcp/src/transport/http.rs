@@ -183,6 +183,7 @@ fn timed(error: ClientError, method: &str, id: u64, timeout: Duration) -> Client
                 id,
                 timeout,
                 stderr: Vec::new(),
+                unanswered: Vec::new(),
             }
         }
         _ => error,

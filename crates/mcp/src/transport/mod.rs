@@ -39,6 +39,8 @@ pub enum ClientError {
         id: u64,
         timeout: Duration,
         stderr: Vec<String>,
+        /// Earlier requests that went unanswered too (the era probe).
+        unanswered: Vec<String>,
     },
     /// The server closed its output or exited before answering `method`.
     Exited {
@@ -68,13 +70,18 @@ impl fmt::Display for ClientError {
                 method,
                 id,
                 timeout,
+                unanswered,
                 ..
             } => {
+                let seconds = timeout.as_secs_f64();
                 write!(
                     f,
-                    "the server did not answer `{method}` (id {id}) within {} s",
-                    timeout.as_secs_f64()
-                )
+                    "the server did not answer `{method}` (id {id}) within {seconds} s"
+                )?;
+                for earlier in unanswered {
+                    write!(f, ", nor `{earlier}` before it")?;
+                }
+                Ok(())
             }
             ClientError::Exited { method, status, .. } => {
                 write!(

@@ -156,6 +156,7 @@ impl Transport for Stdio {
                         id,
                         timeout,
                         stderr,
+                        unanswered: Vec::new(),
                     });
                 }
             }
