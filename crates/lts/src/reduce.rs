@@ -51,15 +51,17 @@ pub struct Reduction {
 
 /// Minimises the reachable part of `lts` modulo `equivalence`.
 pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
-    let (reach, map) = reachable_part(lts);
+    let (copy, map) = reachable_part(lts);
+    // Most inputs are fully reachable: then skip the copy and use the input itself.
+    let reach = copy.as_ref().unwrap_or(lts);
     let (quotient, inner) = match equivalence {
         Equivalence::Strong => {
-            let part = refine(&reach, Mode::Strong);
-            quotient(&reach, &part.block_of, false)
+            let part = refine(reach, Mode::Strong);
+            quotient(reach, &part.block_of, false)
         }
-        Equivalence::Branching => branching(&reach, false),
-        Equivalence::DivBranching => branching(&reach, true),
-        Equivalence::Weak => weak(&reach),
+        Equivalence::Branching => branching(reach, false),
+        Equivalence::DivBranching => branching(reach, true),
+        Equivalence::Weak => weak(reach),
     };
     let class = map.iter().map(|m| m.map(|s| inner[s as usize])).collect();
     Reduction { quotient, class }
@@ -82,8 +84,9 @@ fn weak(lts: &Lts) -> (Lts, Vec<u32>) {
     (q, to_b.iter().map(|&s| inner[scc[s as usize] as usize]).collect())
 }
 
-/// The states reachable from the initial state, renumbered in order, and the map to them.
-pub fn reachable_part(lts: &Lts) -> (Lts, Vec<Option<u32>>) {
+/// The part of `lts` reachable from its initial state, with states renumbered in order, and
+/// the map to the new numbers. The LTS is `None` when every state is reachable (no copy).
+pub fn reachable_part(lts: &Lts) -> (Option<Lts>, Vec<Option<u32>>) {
     let seen = lts.reachable();
     let mut map = vec![None; lts.num_states()];
     let mut next = 0u32;
@@ -92,6 +95,9 @@ pub fn reachable_part(lts: &Lts) -> (Lts, Vec<Option<u32>>) {
             map[s] = Some(next);
             next += 1;
         }
+    }
+    if next as usize == lts.num_states() {
+        return (None, map);
     }
     let mut builder = LtsBuilder::new();
     for label in &lts.labels()[1..] {
@@ -103,7 +109,7 @@ pub fn reachable_part(lts: &Lts) -> (Lts, Vec<Option<u32>>) {
             builder.add_transition_id(a, l, b);
         }
     }
-    (builder.finish(map[lts.initial() as usize].unwrap()), map)
+    (Some(builder.finish(map[lts.initial() as usize].unwrap())), map)
 }
 
 /// The quotient of `lts` by `block_of`, with blocks renumbered breadth-first from the initial

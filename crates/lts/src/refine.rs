@@ -252,26 +252,44 @@ impl Refiner<'_> {
     fn signatures(&mut self, x: u32, marked: &[u32], common: &[Pair]) -> (Vec<Pair>, Vec<usize>) {
         let mut sigs: Vec<Pair> = Vec::new();
         let mut offsets = vec![0usize];
-        let mut scratch: Vec<Pair> = Vec::new();
+        let (mut scratch, mut merged): (Vec<Pair>, Vec<Pair>) = (Vec::new(), Vec::new());
         for (i, &s) in marked.iter().enumerate() {
             self.slot[s as usize] = i as u32;
             scratch.clear();
             self.direct(s, x, &mut scratch);
-            if self.mode == Mode::Branching {
-                for t in self.inert_successors(s, x) {
-                    if self.marked[t as usize] {
-                        let j = self.slot[t as usize] as usize;
-                        scratch.extend_from_slice(&sigs[offsets[j]..offsets[j + 1]]);
-                    } else {
-                        scratch.extend_from_slice(common);
-                    }
-                }
-            }
             scratch.sort_unstable();
             scratch.dedup();
+            if self.mode == Mode::Branching {
+                for t in self.inert_successors(s, x) {
+                    let other = if self.marked[t as usize] {
+                        let j = self.slot[t as usize] as usize;
+                        &sigs[offsets[j]..offsets[j + 1]]
+                    } else {
+                        common
+                    };
+                    // Sorted merge: inductive signatures overlap heavily, sorting again would
+                    // cost a log factor on every union.
+                    merge(&scratch, other, &mut merged);
+                    std::mem::swap(&mut scratch, &mut merged);
+                }
+            }
             sigs.extend_from_slice(&scratch);
             offsets.push(sigs.len());
         }
         (sigs, offsets)
     }
+}
+
+/// `out` = the sorted, duplicate-free union of the sorted, duplicate-free `a` and `b`.
+fn merge(a: &[Pair], b: &[Pair], out: &mut Vec<Pair>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }

@@ -9,7 +9,8 @@ use merc_reduction::{Equivalence as MercEq, reduce_lts};
 
 /// The reachable part of `lts` as a merc LTS (merc's hidden label is index 0, `τ`).
 fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
-    let (lts, _) = reachable_part(lts);
+    let (copy, _) = reachable_part(lts);
+    let lts = copy.as_ref().unwrap_or(lts);
     let mut labels: Vec<String> = lts.labels().to_vec();
     labels[0] = "τ".to_string();
     let transitions: Vec<_> = lts

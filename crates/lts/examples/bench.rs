@@ -1,0 +1,102 @@
+//! Benchmark driver for `bench/lts/run.sh`: generates inputs and runs one minimisation with
+//! either our implementation or merc's (a dev-dependency, so no merc code ships).
+//!
+//! ```text
+//! bench reduce ours|merc strong|branching FILE.aut   -> "states transitions seconds"
+//! bench random STATES TRANSITIONS SEED FILE.aut       (random, about 1/3 silent)
+//! bench parallel K M FILE.aut                         (K cyclic processes of M steps)
+//! ```
+
+use agentpi_lts::{Equivalence, minimize, read_aut};
+use merc_lts::LTS;
+use merc_reduction::{Equivalence as MercEq, reduce_lts};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match a.as_slice() {
+        ["reduce", tool, equiv, file] => reduce(tool, equiv, file),
+        ["random", n, m, seed, file] => random(n.parse().unwrap(), m.parse().unwrap(), seed.parse().unwrap(), file),
+        ["parallel", k, m, file] => parallel(k.parse().unwrap(), m.parse().unwrap(), file),
+        _ => Err("usage: see the comment at the top of crates/lts/examples/bench.rs".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("bench: {e}");
+        std::process::exit(2);
+    }
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Reads `file` with the tool's own reader and reduces it; prints sizes and reduction time.
+fn reduce(tool: &str, equiv: &str, file: &str) -> Result<()> {
+    let (states, transitions, seconds) = match tool {
+        "ours" => {
+            let lts = read_aut(BufReader::new(File::open(file)?))?;
+            let e = if equiv == "strong" { Equivalence::Strong } else { Equivalence::Branching };
+            let start = Instant::now();
+            let q = minimize(&lts, e).quotient;
+            (q.num_states(), q.num_transitions(), start.elapsed().as_secs_f64())
+        }
+        "merc" => {
+            let lts = merc_lts::read_aut(File::open(file)?).map_err(|e| format!("{e:?}"))?;
+            let e = if equiv == "strong" { MercEq::StrongBisim } else { MercEq::BranchingBisim };
+            let start = Instant::now();
+            let q = reduce_lts(lts, e, false, &merc_utilities::Timing::new());
+            (q.num_of_states(), q.num_of_transitions(), start.elapsed().as_secs_f64())
+        }
+        _ => return Err(format!("unknown tool {tool}").into()),
+    };
+    println!("{states} {transitions} {seconds:.6}");
+    Ok(())
+}
+
+/// SplitMix64, so inputs are the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// A random LTS: every state gets a transition to the next (so all are reachable), the rest
+/// go to random states; a third of the labels are `i` (silent), so `tau`-cycles abound.
+fn random(n: u64, m: u64, seed: u64, file: &str) -> Result<()> {
+    let mut rng = Rng(seed);
+    let mut out = BufWriter::new(File::create(file)?);
+    writeln!(out, "des (0, {m}, {n})")?;
+    let labels = ["i", "a", "b"];
+    for k in 0..m {
+        let from = if k < n { k } else { rng.below(n) };
+        let to = if k < n { (k + 1) % n } else { rng.below(n) };
+        writeln!(out, "({from}, \"{}\", {to})", labels[rng.below(3) as usize])?;
+    }
+    Ok(out.flush()?)
+}
+
+/// K independent processes, each a cycle of M steps of which only the first is visible
+/// (`a<j>`); states are tuples, numbered in mixed radix M.
+fn parallel(k: u32, m: u64, file: &str) -> Result<()> {
+    let n = m.pow(k);
+    let mut out = BufWriter::new(File::create(file)?);
+    writeln!(out, "des (0, {}, {n})", n * k as u64)?;
+    for s in 0..n {
+        let mut radix = 1;
+        for j in 0..k {
+            let digit = (s / radix) % m;
+            let next = s - digit * radix + ((digit + 1) % m) * radix;
+            let label = if digit == 0 { format!("a{j}") } else { "i".to_string() };
+            writeln!(out, "({s}, \"{label}\", {next})")?;
+            radix *= m;
+        }
+    }
+    Ok(out.flush()?)
+}
