@@ -372,6 +372,13 @@ rules![
         "`$schema` names a dialect the linter does not know"
     ),
     (
+        "T205",
+        "schema-remote-ref",
+        Spec,
+        Warning,
+        "A schema `$ref` points at the network"
+    ),
+    (
         "T301",
         "tool-name-format",
         Spec,

@@ -8,6 +8,9 @@ pub enum Validity {
     Valid,
     /// `$schema` names a dialect we cannot check against; the URI.
     UnknownDialect(String),
+    /// Valid against its meta-schema, but `$ref`s (pointer, URI) point at the network, which
+    /// clients must not fetch; the schema was not compiled.
+    RemoteRefs(Vec<(String, String)>),
     /// Invalid: the pointer inside the schema and the reason.
     Invalid(String, String),
 }
@@ -50,10 +53,26 @@ pub fn validate(schema: &Value) -> Validity {
     if let Err((pointer, reason)) = checked {
         return Validity::Invalid(pointer, reason);
     }
+    let remote = remote_refs(schema);
+    if !remote.is_empty() {
+        return Validity::RemoteRefs(remote);
+    }
     match compile(schema) {
         Ok(_) => Validity::Valid,
         Err(reason) => Validity::Invalid(String::new(), reason),
     }
+}
+
+/// Every `$ref` to an `http(s)://` URI, with the pointer of its `$ref` keyword.
+fn remote_refs(schema: &Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    walk(schema, "", &mut |pointer, sub| {
+        let uri = sub.get("$ref").and_then(Value::as_str).unwrap_or("");
+        if uri.starts_with("http://") || uri.starts_with("https://") {
+            found.push((format!("{pointer}/$ref"), uri.to_string()));
+        }
+    });
+    found
 }
 
 /// Compiles a schema for validating instances (no network access: remote `$ref`s fail).

@@ -93,6 +93,15 @@ fn validity(cx: &mut Context, tool: &Tool, schema: &Value, pointer: &str, code: 
                 ),
             );
         }
+        Validity::RemoteRefs(refs) => {
+            for (at, uri) in refs {
+                let message = format!(
+                    "tool {}: {field} refers to the remote schema {uri}, which clients must not fetch",
+                    label(tool)
+                );
+                cx.tool("T205", tool, &format!("{pointer}{at}"), message);
+            }
+        }
         Validity::Invalid(at, reason) => {
             cx.tool(
                 code,
