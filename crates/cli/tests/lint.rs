@@ -272,47 +272,70 @@ impl Drop for Server {
     }
 }
 
-#[test]
-fn streamable_http_server() {
-    let program = repo().join(peer("node_modules/.bin/mcp-server-everything"));
+/// Starts `command` (which listens on the port given by `port_arg`), waits until the port
+/// accepts connections, lints it with `--url`, and checks that the report equals the one over
+/// stdio (`stdio`), apart from the header line that names the origin.
+fn same_over_http(command: &[String], env_port: bool, stdio: &[String]) {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new(program)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
+    let mut server = Command::new(repo().join(&command[0]));
+    server
+        .args(&command[1..])
+        .current_dir(repo())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _server = Server(child);
+        .stderr(Stdio::null());
+    if env_port {
+        server.env("PORT", port.to_string());
+    } else {
+        server.arg(port.to_string());
+    }
+    let _server = Server(server.spawn().unwrap());
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
-            "server-everything did not listen on {port}"
+            "{command:?} did not listen on {port}"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let (code, stdout, stderr) = run(".", &["--url", &url]);
+    let (code, over_http, stderr) = run(".", &["--url", &url]);
     assert_eq!(code, 0, "{stderr}");
-    let (_, over_stdio, _) = run(
-        ".",
-        &["--", &peer("node_modules/.bin/mcp-server-everything")],
-    );
-    let tail = |text: &str| {
-        text.lines()
-            .rev()
-            .take(8)
-            .map(str::to_owned)
-            .collect::<Vec<_>>()
-    };
+    let mut args = vec!["--"];
+    args.extend(stdio.iter().map(String::as_str));
+    let (_, over_stdio, _) = run(".", &args);
+    let body = |text: &str| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(
-        tail(&stdout),
-        tail(&over_stdio),
-        "HTTP and stdio listings differ"
+        body(&over_http),
+        body(&over_stdio),
+        "HTTP and stdio reports differ"
+    );
+    let era = |text: &str| {
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .split_once('(')
+            .map(|(_, e)| e.to_string())
+    };
+    assert_eq!(era(&over_http), era(&over_stdio));
+}
+
+#[test]
+fn streamable_http_legacy_server() {
+    let server = peer("node_modules/.bin/mcp-server-everything");
+    same_over_http(&[server.clone(), "streamableHttp".into()], true, &[server]);
+}
+
+#[test]
+fn streamable_http_modern_server() {
+    let python = peer(".venv/bin/python");
+    let script = "crates/cli/tests/lint/servers/modern_py.py".to_string();
+    same_over_http(
+        &[python.clone(), script.clone(), "--http".into()],
+        false,
+        &[python, script],
     );
 }

@@ -90,7 +90,10 @@ impl Http {
         if let Some(session) = &self.session {
             request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
         }
-        if let Some(version) = &self.version {
+        // Modern requests carry their version in `_meta`; the header must repeat it.
+        let in_meta = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+        let version = in_meta.and_then(Value::as_str).or(self.version.as_deref());
+        if let Some(version) = version {
             request.push_str(&format!("MCP-Protocol-Version: {version}\r\n"));
         }
         request.push_str("\r\n");
@@ -98,7 +101,8 @@ impl Http {
         stream.write_all(request.as_bytes()).map_err(io)?;
         let mut reader = BufReader::new(stream);
         let head = read_head(&mut reader).map_err(io)?;
-        if let Some(session) = head.header("mcp-session-id") {
+        // Only a successful reply opens a session; a refused probe must not leak its id.
+        if let Some(session) = head.header("mcp-session-id").filter(|_| head.status < 300) {
             self.session = Some(session.to_string());
         }
         let body = Body::new(&head, reader);

@@ -1,8 +1,11 @@
 """A modern-era (2026-07-28) MCP server written with the Python `mcp` SDK, for `agentpi lint` tests.
 
+Runs on stdio, or with `--http PORT` as a Streamable HTTP server on 127.0.0.1:PORT/mcp.
 Two tools: one well described and annotated, one that leaves things out on purpose so that the
 linter has findings to report.
 """
+import sys
+
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -22,4 +25,7 @@ def delete_note(note_id: str) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        mcp.run()
