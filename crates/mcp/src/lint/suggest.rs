@@ -24,10 +24,7 @@ pub fn suggest(set: &ToolSet) -> Value {
 
 fn block(tool: &Value, name: &str) -> Value {
     let effects = side_effects(tool, name);
-    let mut summary = summary(tool);
-    if summary.chars().count() > 120 {
-        summary = summary.chars().take(117).collect::<String>() + "...";
-    }
+    let summary = short_summary(tool, name);
     json!({
         "version": VERSION,
         "side_effects": effects.as_str(),
@@ -36,6 +33,33 @@ fn block(tool: &Value, name: &str) -> Value {
         "failure_modes": failure_modes(tool, effects),
         "dependencies": [],
     })
+}
+
+/// The first sentence, cut to 120 characters and kept shorter than the description (P4); the
+/// name's words when there is no description.
+fn short_summary(tool: &Value, name: &str) -> String {
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim();
+    let mut text = summary(tool);
+    if text.is_empty() {
+        return name_words(name).join(" ");
+    }
+    if text.chars().count() > 120 {
+        text = text.chars().take(117).collect::<String>() + "...";
+    }
+    let length = description.chars().count();
+    if text.chars().count() >= length {
+        text = text.trim_end_matches('.').to_string();
+    }
+    if text.chars().count() >= length
+        && let Some((head, _)) = text.rsplit_once(' ')
+    {
+        text = head.to_string();
+    }
+    text
 }
 
 fn hint(tool: &Value, name: &str) -> Option<bool> {
