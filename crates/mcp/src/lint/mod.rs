@@ -44,16 +44,7 @@ pub fn lint(set: &ToolSet, options: &Options, config: &Config) -> Report {
         profile::check(&mut cx, *profile);
     }
     let tokens = tokens::measure(set);
-    if tokens.full > config.token_budget {
-        cx.server(
-            "P405",
-            "",
-            format!(
-                "the tools/list listing costs about {} tokens, over the budget of {}; a summary-first listing would cost about {}",
-                tokens.full, config.token_budget, tokens.summary_first
-            ),
-        );
-    }
+    principles::budget(&mut cx, &tokens, config.token_budget);
     let mut findings = cx.finish();
     findings.extend(set.findings.iter().cloned());
     report::Report::new(set, config.apply(findings), tokens)

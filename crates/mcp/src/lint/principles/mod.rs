@@ -65,6 +65,11 @@ pub fn check(cx: &mut Context) {
     p5::check(cx, &facts);
 }
 
+/// P405: the whole listing against the token budget (P4 at the level of the server).
+pub fn budget(cx: &mut Context, tokens: &crate::lint::tokens::Tokens, budget: usize) {
+    p4::budget(cx, tokens, budget);
+}
+
 /// Parses the tool's MCP+ block, reporting P001/P302 problems, or P002 when there is none.
 fn parse<'a>(cx: &mut Context, tool: &'a Tool) -> Facts<'a> {
     let description = tool.value.get("description").and_then(Value::as_str);

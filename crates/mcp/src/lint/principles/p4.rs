@@ -1,10 +1,12 @@
 //! P4, progressive disclosure: a short MCP+ summary for the discovery listing (shorter than the
 //! description, at most 120 characters), or at least a first sentence short enough to serve as
-//! one. The listing's token cost (P405) is measured in [`crate::lint::tokens`].
+//! one; and the whole listing within the token budget (P405, measured by
+//! [`crate::lint::tokens`]).
 
 use super::Facts;
 use crate::lint::context::{Context, label};
 use crate::lint::mcp_plus::POINTER;
+use crate::lint::tokens::Tokens;
 use crate::lint::words::first_sentence;
 
 const SUMMARY_MAX: usize = 120;
@@ -66,5 +68,15 @@ fn sentence_length(cx: &mut Context, facts: &Facts) {
             label(facts.tool)
         );
         cx.tool("P404", facts.tool, "/description", message);
+    }
+}
+
+pub fn budget(cx: &mut Context, tokens: &Tokens, budget: usize) {
+    if tokens.full > budget {
+        let message = format!(
+            "the tools/list listing costs about {} tokens, over the budget of {budget}; a summary-first listing would cost about {}",
+            tokens.full, tokens.summary_first
+        );
+        cx.server("P405", "", message);
     }
 }
