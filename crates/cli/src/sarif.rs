@@ -27,7 +27,11 @@ pub fn json(report: &Report, at: Position) -> Value {
         "tools": report.tools,
         "findings": findings,
         "scores": scores,
-        "tokens": { "full": report.tokens.full, "summaryFirst": report.tokens.summary_first },
+        "tokens": {
+            "full": report.tokens.full,
+            "summaryFirst": report.tokens.summary_first,
+            "summaryFirstPlusOne": report.tokens.progressive(1),
+        },
         "summary": {
             "errors": report.count(Severity::Error),
             "warnings": report.count(Severity::Warning),

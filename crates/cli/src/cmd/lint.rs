@@ -312,8 +312,10 @@ fn footer(report: &Report) -> String {
         .checked_div(tokens.full)
         .unwrap_or(100);
     out.push_str(&format!(
-        "tokens: tools/list ~{}, summary-first listing ~{} ({ratio}%)\n",
-        tokens.full, tokens.summary_first
+        "tokens: tools/list ~{}, summary-first listing ~{} ({ratio}%), plus one full definition ~{}\n",
+        tokens.full,
+        tokens.summary_first,
+        tokens.progressive(1)
     ));
     let counts = [Severity::Error, Severity::Warning, Severity::Note].map(|s| report.count(s));
     out.push_str(&format!(
