@@ -130,6 +130,27 @@ fn provider_profiles() {
 }
 
 #[test]
+fn openai_tool_count_limit() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint-many-tools");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tool = |i: usize| serde_json::json!({"name": format!("tool_{i}"), "inputSchema": {"type": "object"}});
+    let tools: Vec<_> = (0..129).map(tool).collect();
+    std::fs::write(
+        dir.join("many.json"),
+        serde_json::json!({ "tools": tools }).to_string(),
+    )
+    .unwrap();
+    let (code, stdout, _) = run(dir.to_str().unwrap(), &["--profile", "openai", "many.json"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("error[OA02]: the server lists 129 tools"),
+        "{stdout}"
+    );
+    let (_, stdout, _) = run(dir.to_str().unwrap(), &["many.json"]);
+    assert!(!stdout.contains("OA02"), "{stdout}");
+}
+
+#[test]
 fn json_format() {
     file("banking_broken.json@json", &["--format", "json"]);
 }
@@ -338,4 +359,24 @@ fn streamable_http_modern_server() {
         false,
         &[python, script],
     );
+}
+
+/// Every rule of the catalogue fires in at least one pinned snapshot (OA02, which needs 129
+/// tools, is checked by `openai_tool_count_limit` instead), so no rule ships untested.
+#[test]
+fn every_rule_fires_in_some_snapshot() {
+    let dir = repo().join("crates/cli/tests/lint/snapshots");
+    let mut text = String::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().contains("sarif") {
+            text.push_str(&std::fs::read_to_string(path).unwrap());
+        }
+    }
+    let untested: Vec<&str> = agentpi_mcp::lint::rules::RULES
+        .iter()
+        .map(|rule| rule.code)
+        .filter(|code| *code != "OA02" && !text.contains(&format!("[{code}]")))
+        .collect();
+    assert!(untested.is_empty(), "rules without a test: {untested:?}");
 }
