@@ -173,9 +173,21 @@ impl Transport for Stdio {
     }
 }
 
+/// How long a server gets to exit by itself once its stdin is closed.
+const GRACE: Duration = Duration::from_millis(300);
+
 impl Drop for Stdio {
+    /// Shuts the server down as the specification asks: close its stdin first (so it, and any
+    /// process it started, sees EOF), give it a moment, then kill it.
     fn drop(&mut self) {
         self.stdin = None;
+        let deadline = Instant::now() + GRACE;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
