@@ -7,7 +7,11 @@ use std::process::Command;
 /// Runs `agentpi ARGS` inside `tests/compare/` and renders what a user would see.
 fn run(args: &[&str]) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compare");
-    let output = Command::new(env!("CARGO_BIN_EXE_agentpi")).args(args).current_dir(dir).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
     format!(
         "$ agentpi {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
         args.join(" "),
@@ -27,67 +31,153 @@ fn check(name: &str, commands: &[&[&str]]) {
 
 #[test]
 fn a_bc_against_ab_ac() {
-    check("a_bc_against_ab_ac", &[
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "strong"],
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "branching"],
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "weak"],
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "trace"],
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "failures"],
-        &["compare", "ab_ac.aut", "a_bc.aut", "--equiv", "failures"],
-        &["compare", "a.aut", "a_b.aut", "--equiv", "trace"],
-    ]);
+    check(
+        "a_bc_against_ab_ac",
+        &[
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "strong"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "branching"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "weak"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "trace"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "failures"],
+            &["compare", "ab_ac.aut", "a_bc.aut", "--equiv", "failures"],
+            &["compare", "a.aut", "a_b.aut", "--equiv", "trace"],
+        ],
+    );
 }
 
 #[test]
 fn silent_steps_and_divergence() {
-    check("silent_steps_and_divergence", &[
-        &["compare", "tau_a.aut", "a.aut", "--equiv", "strong"],
-        &["compare", "tau_a.aut", "a.aut", "--equiv", "branching"],
-        &["compare", "tau_a.aut", "a.aut", "--equiv", "weak"],
-        &["compare", "a.aut", "a_loop.aut", "--equiv", "failures"],
-        &["compare", "a.aut", "a_loop.aut", "--equiv", "fd"],
-        &["compare", "a_loop.aut", "a.aut", "--equiv", "dpbranching"],
-        &["compare", "a_tau_b.aut", "a_tau_b_b.aut", "--equiv", "weak"],
-        &["compare", "a_tau_b.aut", "a_tau_b_b.aut", "--equiv", "branching"],
-    ]);
+    check(
+        "silent_steps_and_divergence",
+        &[
+            &["compare", "tau_a.aut", "a.aut", "--equiv", "strong"],
+            &["compare", "tau_a.aut", "a.aut", "--equiv", "branching"],
+            &["compare", "tau_a.aut", "a.aut", "--equiv", "weak"],
+            &["compare", "a.aut", "a_loop.aut", "--equiv", "failures"],
+            &["compare", "a.aut", "a_loop.aut", "--equiv", "fd"],
+            &["compare", "a_loop.aut", "a.aut", "--equiv", "dpbranching"],
+            &["compare", "a_tau_b.aut", "a_tau_b_b.aut", "--equiv", "weak"],
+            &[
+                "compare",
+                "a_tau_b.aut",
+                "a_tau_b_b.aut",
+                "--equiv",
+                "branching",
+            ],
+        ],
+    );
 }
 
 #[test]
 fn json_output() {
-    check("json_output", &[
-        &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "strong", "--format", "json"],
-        &["compare", "a.aut", "a_b.aut", "--equiv", "trace", "--format", "json"],
-        &["compare", "a.aut", "a_loop.aut", "--equiv", "fd", "--format", "json"],
-        &["compare", "tau_a.aut", "a.aut", "--equiv", "weak", "--format", "json"],
-    ]);
+    check(
+        "json_output",
+        &[
+            &[
+                "compare",
+                "a_bc.aut",
+                "ab_ac.aut",
+                "--equiv",
+                "strong",
+                "--format",
+                "json",
+            ],
+            &[
+                "compare", "a.aut", "a_b.aut", "--equiv", "trace", "--format", "json",
+            ],
+            &[
+                "compare",
+                "a.aut",
+                "a_loop.aut",
+                "--equiv",
+                "fd",
+                "--format",
+                "json",
+            ],
+            &[
+                "compare",
+                "tau_a.aut",
+                "a.aut",
+                "--equiv",
+                "weak",
+                "--format",
+                "json",
+            ],
+        ],
+    );
 }
 
 #[test]
 fn action_mapping() {
-    check("action_mapping", &[
-        &["compare", "client.aut", "server.aut", "--equiv", "branching"],
-        &["compare", "client.aut", "server.aut", "--equiv", "branching", "--map", "phi.map"],
-        &["compare", "client.aut", "server.aut", "--equiv", "fd", "--hide", "log*", "--rename", "call=invoke"],
-        &["compare", "client.aut", "server.aut", "--map", "bad.map"],
-    ]);
+    check(
+        "action_mapping",
+        &[
+            &[
+                "compare",
+                "client.aut",
+                "server.aut",
+                "--equiv",
+                "branching",
+            ],
+            &[
+                "compare",
+                "client.aut",
+                "server.aut",
+                "--equiv",
+                "branching",
+                "--map",
+                "phi.map",
+            ],
+            &[
+                "compare",
+                "client.aut",
+                "server.aut",
+                "--equiv",
+                "fd",
+                "--hide",
+                "log*",
+                "--rename",
+                "call=invoke",
+            ],
+            &["compare", "client.aut", "server.aut", "--map", "bad.map"],
+        ],
+    );
 }
 
 #[test]
 fn input_errors() {
-    check("input_errors", &[
-        &["compare", "bad.aut", "a.aut"],
-        &["compare", "missing.aut", "a.aut"],
-        &["compare", "a.aut", "model.pi:System"],
-        &["minimize", "bad.aut"],
-    ]);
+    check(
+        "input_errors",
+        &[
+            &["compare", "bad.aut", "a.aut"],
+            &["compare", "missing.aut", "a.aut"],
+            &["compare", "a.aut", "model.pi:System"],
+            &["minimize", "bad.aut"],
+        ],
+    );
 }
 
 #[test]
 fn minimize() {
-    check("minimize", &[
-        &["minimize", "ab_ac.aut", "--no-time"],
-        &["minimize", "a_tau_b_b.aut", "--equiv", "branching", "--no-time"],
-        &["minimize", "a_loop.aut", "--equiv", "dpbranching", "--no-time"],
-        &["minimize", "a_loop.aut", "--equiv", "weak", "--no-time"],
-    ]);
+    check(
+        "minimize",
+        &[
+            &["minimize", "ab_ac.aut", "--no-time"],
+            &[
+                "minimize",
+                "a_tau_b_b.aut",
+                "--equiv",
+                "branching",
+                "--no-time",
+            ],
+            &[
+                "minimize",
+                "a_loop.aut",
+                "--equiv",
+                "dpbranching",
+                "--no-time",
+            ],
+            &["minimize", "a_loop.aut", "--equiv", "weak", "--no-time"],
+        ],
+    );
 }

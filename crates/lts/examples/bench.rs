@@ -19,7 +19,12 @@ fn main() {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match a.as_slice() {
         ["reduce", tool, equiv, file] => reduce(tool, equiv, file),
-        ["random", n, m, seed, file] => random(n.parse().unwrap(), m.parse().unwrap(), seed.parse().unwrap(), file),
+        ["random", n, m, seed, file] => random(
+            n.parse().unwrap(),
+            m.parse().unwrap(),
+            seed.parse().unwrap(),
+            file,
+        ),
         ["parallel", k, m, file] => parallel(k.parse().unwrap(), m.parse().unwrap(), file),
         _ => Err("usage: see the comment at the top of crates/lts/examples/bench.rs".into()),
     };
@@ -36,17 +41,33 @@ fn reduce(tool: &str, equiv: &str, file: &str) -> Result<()> {
     let (states, transitions, seconds) = match tool {
         "ours" => {
             let lts = read_aut(BufReader::new(File::open(file)?))?;
-            let e = if equiv == "strong" { Equivalence::Strong } else { Equivalence::Branching };
+            let e = if equiv == "strong" {
+                Equivalence::Strong
+            } else {
+                Equivalence::Branching
+            };
             let start = Instant::now();
             let q = minimize(&lts, e).quotient;
-            (q.num_states(), q.num_transitions(), start.elapsed().as_secs_f64())
+            (
+                q.num_states(),
+                q.num_transitions(),
+                start.elapsed().as_secs_f64(),
+            )
         }
         "merc" => {
             let lts = merc_lts::read_aut(File::open(file)?).map_err(|e| format!("{e:?}"))?;
-            let e = if equiv == "strong" { MercEq::StrongBisim } else { MercEq::BranchingBisim };
+            let e = if equiv == "strong" {
+                MercEq::StrongBisim
+            } else {
+                MercEq::BranchingBisim
+            };
             let start = Instant::now();
             let q = reduce_lts(lts, e, false, &merc_utilities::Timing::new());
-            (q.num_of_states(), q.num_of_transitions(), start.elapsed().as_secs_f64())
+            (
+                q.num_of_states(),
+                q.num_of_transitions(),
+                start.elapsed().as_secs_f64(),
+            )
         }
         _ => return Err(format!("unknown tool {tool}").into()),
     };
@@ -93,7 +114,11 @@ fn parallel(k: u32, m: u64, file: &str) -> Result<()> {
         for j in 0..k {
             let digit = (s / radix) % m;
             let next = s - digit * radix + ((digit + 1) % m) * radix;
-            let label = if digit == 0 { format!("a{j}") } else { "i".to_string() };
+            let label = if digit == 0 {
+                format!("a{j}")
+            } else {
+                "i".to_string()
+            };
             writeln!(out, "({s}, \"{label}\", {next})")?;
             radix *= m;
         }

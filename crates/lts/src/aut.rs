@@ -43,7 +43,12 @@ struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     fn error(&self, message: impl Into<String>) -> AutError {
         let column = self.text[..self.pos.min(self.text.len())].chars().count() + 1;
-        AutError { line: self.line, column, message: message.into(), text: self.text.to_string() }
+        AutError {
+            line: self.line,
+            column,
+            message: message.into(),
+            text: self.text.to_string(),
+        }
     }
 
     fn skip_space(&mut self) {
@@ -106,13 +111,22 @@ fn parse_header(cursor: &mut Cursor) -> Result<Header, AutError> {
     cursor.end()?;
     if initial >= states {
         cursor.pos = 0;
-        return Err(cursor.error(format!("initial state {initial} is not below the number of states {states}")));
+        return Err(cursor.error(format!(
+            "initial state {initial} is not below the number of states {states}"
+        )));
     }
-    Ok(Header { initial: initial as u32, transitions, states: states as u32 })
+    Ok(Header {
+        initial: initial as u32,
+        transitions,
+        states: states as u32,
+    })
 }
 
 /// Parses `(FROM, LABEL, TO)`; returns (from, label text, to).
-fn parse_transition<'a>(cursor: &mut Cursor<'a>, states: u32) -> Result<(u32, &'a str, u32), AutError> {
+fn parse_transition<'a>(
+    cursor: &mut Cursor<'a>,
+    states: u32,
+) -> Result<(u32, &'a str, u32), AutError> {
     cursor.expect("(", "`(` starting a transition `(FROM, LABEL, TO)`")?;
     let from = state(cursor, states, "the source state")?;
     cursor.expect(",", "`,` after the source state")?;
@@ -131,7 +145,9 @@ fn state(cursor: &mut Cursor, states: u32, what: &str) -> Result<u32, AutError> 
     if value >= states as u64 {
         cursor.pos = start;
         cursor.skip_space();
-        return Err(cursor.error(format!("{what} {value} is not below the number of states {states}")));
+        return Err(cursor.error(format!(
+            "{what} {value} is not below the number of states {states}"
+        )));
     }
     Ok(value as u32)
 }
@@ -140,10 +156,14 @@ fn state(cursor: &mut Cursor, states: u32, what: &str) -> Result<u32, AutError> 
 fn label<'a>(cursor: &mut Cursor<'a>) -> Result<&'a str, AutError> {
     let text: &'a str = cursor.text;
     let rest = &text[cursor.pos..];
-    let last_comma = rest.rfind(',').ok_or_else(|| cursor.error("expected `, TO)` after the label"))?;
+    let last_comma = rest
+        .rfind(',')
+        .ok_or_else(|| cursor.error("expected `, TO)` after the label"))?;
     let region = rest[..last_comma].trim_end();
     let label = if let Some(inner) = region.strip_prefix('"') {
-        inner.strip_suffix('"').ok_or_else(|| cursor.error("expected a closing `\"` for the label"))?
+        inner
+            .strip_suffix('"')
+            .ok_or_else(|| cursor.error("expected a closing `\"` for the label"))?
     } else {
         region
     };
@@ -161,10 +181,20 @@ pub fn read_aut<R: BufRead>(mut reader: R) -> Result<Lts, AutError> {
     let header = loop {
         number += 1;
         if read_line(&mut reader, &mut line, number)? == 0 {
-            let cursor = Cursor { text: "", pos: 0, line: number };
-            return Err(cursor.error("expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file"));
+            let cursor = Cursor {
+                text: "",
+                pos: 0,
+                line: number,
+            };
+            return Err(cursor.error(
+                "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file",
+            ));
         }
-        let mut cursor = Cursor { text: line.trim_end(), pos: 0, line: number };
+        let mut cursor = Cursor {
+            text: line.trim_end(),
+            pos: 0,
+            line: number,
+        };
         if !cursor.text.trim().is_empty() {
             break parse_header(&mut cursor)?;
         }
@@ -177,17 +207,29 @@ pub fn read_aut<R: BufRead>(mut reader: R) -> Result<Lts, AutError> {
         if read_line(&mut reader, &mut line, number)? == 0 {
             break;
         }
-        let mut cursor = Cursor { text: line.trim_end(), pos: 0, line: number };
+        let mut cursor = Cursor {
+            text: line.trim_end(),
+            pos: 0,
+            line: number,
+        };
         if cursor.text.trim().is_empty() {
             continue;
         }
         let (from, text, to) = parse_transition(&mut cursor, header.states)?;
-        let label = if text == "i" { TAU } else { builder.intern(text) };
+        let label = if text == "i" {
+            TAU
+        } else {
+            builder.intern(text)
+        };
         builder.add_transition_id(from, label, to);
         count += 1;
     }
     if count != header.transitions {
-        let cursor = Cursor { text: "", pos: 0, line: number - 1 };
+        let cursor = Cursor {
+            text: "",
+            pos: 0,
+            line: number - 1,
+        };
         return Err(cursor.error(format!(
             "the header declares {} transitions but the file has {count}",
             header.transitions
@@ -196,7 +238,11 @@ pub fn read_aut<R: BufRead>(mut reader: R) -> Result<Lts, AutError> {
     Ok(builder.finish(header.initial))
 }
 
-fn read_line<R: BufRead>(reader: &mut R, line: &mut String, number: usize) -> Result<usize, AutError> {
+fn read_line<R: BufRead>(
+    reader: &mut R,
+    line: &mut String,
+    number: usize,
+) -> Result<usize, AutError> {
     line.clear();
     reader.read_line(line).map_err(|e| AutError {
         line: number,
@@ -208,7 +254,13 @@ fn read_line<R: BufRead>(reader: &mut R, line: &mut String, number: usize) -> Re
 
 /// Writes `lts` in `.aut` format; the silent action is written `tau`, labels are quoted.
 pub fn write_aut<W: Write>(lts: &Lts, mut out: W) -> std::io::Result<()> {
-    writeln!(out, "des ({}, {}, {})", lts.initial(), lts.num_transitions(), lts.num_states())?;
+    writeln!(
+        out,
+        "des ({}, {}, {})",
+        lts.initial(),
+        lts.num_transitions(),
+        lts.num_states()
+    )?;
     for (s, l, t) in lts.transitions() {
         writeln!(out, "({s}, \"{}\", {t})", lts.label_name(l))?;
     }

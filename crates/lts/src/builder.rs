@@ -37,7 +37,12 @@ impl LtsBuilder {
     pub fn new() -> Self {
         let mut index = FxHashMap::default();
         index.insert("tau".to_string(), TAU);
-        LtsBuilder { labels: vec!["tau".to_string()], index, triples: Vec::new(), num_states: 0 }
+        LtsBuilder {
+            labels: vec!["tau".to_string()],
+            index,
+            triples: Vec::new(),
+            num_states: 0,
+        }
     }
 
     /// Interns a label text and returns its index (`tau` is 0).
@@ -93,7 +98,13 @@ impl LtsBuilder {
         }
         let (offsets, rows) = sort_rows(offsets, rows);
         let (trans_label, trans_to) = rows.into_iter().unzip();
-        Lts { initial, labels: self.labels, offsets, trans_label, trans_to }
+        Lts {
+            initial,
+            labels: self.labels,
+            offsets,
+            trans_label,
+            trans_to,
+        }
     }
 }
 

@@ -72,7 +72,11 @@ pub fn compare_bisim(left: &Lts, right: &Lts, equivalence: Equivalence) -> Bisim
         Equivalence::Weak => {
             let (b, to_b) = branching(&union, false);
             let (c, scc) = contract_tau_sccs(&b, false);
-            (c, to_b.iter().map(|&s| scc[s as usize]).collect(), Logic::Weak)
+            (
+                c,
+                to_b.iter().map(|&s| scc[s as usize]).collect(),
+                Logic::Weak,
+            )
         }
     };
     let at = |s: u32| if map.is_empty() { s } else { map[s as usize] };
@@ -83,10 +87,16 @@ pub fn compare_bisim(left: &Lts, right: &Lts, equivalence: Equivalence) -> Bisim
     };
     let (s, t) = (at(s0), at(t0));
     if part.block(s) == part.block(t) {
-        return BisimResult { equivalent: true, distinction: None };
+        return BisimResult {
+            equivalent: true,
+            distinction: None,
+        };
     }
     let formula = Explainer::new(&lts, &part, logic).distinguish(s, t);
-    BisimResult { equivalent: false, distinction: Some(explain(left, right, formula)) }
+    BisimResult {
+        equivalent: false,
+        distinction: Some(explain(left, right, formula)),
+    }
 }
 
 /// Checks `formula` on both inputs and finds the path that realises it.
@@ -97,5 +107,10 @@ fn explain(left: &Lts, right: &Lts, formula: Rc<Formula>) -> Distinction {
         Formula::Not(g) => (Side::Right, rc.witness(g, right.initial())),
         _ => (Side::Left, lc.witness(&formula, left.initial())),
     };
-    Distinction { formula, checked, side, path }
+    Distinction {
+        formula,
+        checked,
+        side,
+        path,
+    }
 }

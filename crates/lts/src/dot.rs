@@ -9,7 +9,11 @@ pub fn write_dot<W: Write>(lts: &Lts, mut out: W) -> std::io::Result<()> {
     writeln!(out, "  node [shape=circle];")?;
     writeln!(out, "  {} [shape=doublecircle];", lts.initial())?;
     for (s, l, t) in lts.transitions() {
-        writeln!(out, "  {s} -> {t} [label=\"{}\"];", escape(lts.label_name(l)))?;
+        writeln!(
+            out,
+            "  {s} -> {t} [label=\"{}\"];",
+            escape(lts.label_name(l))
+        )?;
     }
     writeln!(out, "}}")?;
     out.flush()

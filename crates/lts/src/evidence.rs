@@ -48,7 +48,12 @@ struct Difference {
 
 impl<'a> Explainer<'a> {
     pub(crate) fn new(lts: &'a Lts, part: &'a Partition, logic: Logic) -> Self {
-        Explainer { lts, part, logic, memo: FxHashMap::default() }
+        Explainer {
+            lts,
+            part,
+            logic,
+            memo: FxHashMap::default(),
+        }
     }
 
     /// A formula true at `s` and false at `t`; they must be in different blocks.
@@ -57,14 +62,17 @@ impl<'a> Explainer<'a> {
         if let Some(f) = self.memo.get(&key) {
             return f.clone();
         }
-        let round = self.part.separation_round(s, t).expect("states in different blocks");
+        let round = self
+            .part
+            .separation_round(s, t)
+            .expect("states in different blocks");
         let level = round - 1;
         let forward = self.difference(s, t, level);
         let backward = self.difference(t, s, level);
         let f = match (forward, backward) {
-            (Some(d), Some(e)) if cost(&e) < cost(&d) => Formula::not(self.formula(t, &e)),
+            (Some(d), Some(e)) if cost(&e) < cost(&d) => Formula::negate(self.formula(t, &e)),
             (Some(d), _) => self.formula(s, &d),
-            (None, Some(e)) => Formula::not(self.formula(t, &e)),
+            (None, Some(e)) => Formula::negate(self.formula(t, &e)),
             (None, None) => unreachable!("separated states have different signatures"),
         };
         self.memo.insert(key, f.clone());
@@ -73,9 +81,18 @@ impl<'a> Explainer<'a> {
 
     /// The formula for difference `d`, true at `s`.
     fn formula(&mut self, s: u32, d: &Difference) -> Rc<Formula> {
-        let label = if d.label == DIV { String::new() } else { self.lts.label_name(d.label).to_string() };
+        let label = if d.label == DIV {
+            String::new()
+        } else {
+            self.lts.label_name(d.label).to_string()
+        };
         let answers = self.distinct_blocks(&d.answers);
-        let psi = Formula::and(answers.iter().map(|&u| self.distinguish(d.target, u)).collect());
+        let psi = Formula::and(
+            answers
+                .iter()
+                .map(|&u| self.distinguish(d.target, u))
+                .collect(),
+        );
         let exits = self.distinct_blocks(&d.exits);
         let phi = Formula::and(exits.iter().map(|&u| self.distinguish(s, u)).collect());
         Rc::new(match self.logic {
@@ -89,14 +106,20 @@ impl<'a> Explainer<'a> {
     /// One representative state per final block, in a stable order.
     fn distinct_blocks(&self, states: &[u32]) -> Vec<u32> {
         let mut seen = FxHashSet::default();
-        states.iter().copied().filter(|&u| seen.insert(self.part.block(u))).collect()
+        states
+            .iter()
+            .copied()
+            .filter(|&u| seen.insert(self.part.block(u)))
+            .collect()
     }
 
     /// The cheapest move of `s` (against the partition after round `level`) that `t` lacks.
     fn difference(&self, s: u32, t: u32, level: u32) -> Option<Difference> {
         let (s_moves, _) = self.moves(s, level);
         let (t_moves, exits) = self.moves(t, level);
-        let inert = |m: &(u32, u32, u32)| self.logic == Logic::Branching && m.0 == TAU && m.2 == self.part.block_at(t, level);
+        let inert = |m: &(u32, u32, u32)| {
+            self.logic == Logic::Branching && m.0 == TAU && m.2 == self.part.block_at(t, level)
+        };
         let (t_inert, t_moves): (Vec<_>, Vec<_>) = t_moves.into_iter().partition(|m| inert(m));
         let s_moves: Vec<_> = s_moves.into_iter().filter(|m| !inert(m)).collect();
         let t_sig: FxHashSet<(u32, u32)> = t_moves.iter().map(|&(l, _, b)| (l, b)).collect();
@@ -104,14 +127,23 @@ impl<'a> Explainer<'a> {
             .iter()
             .filter(|&&(l, _, b)| !t_sig.contains(&(l, b)))
             .map(|&(label, target, _)| {
-                let mut answers: Vec<u32> = t_moves.iter().filter(|m| m.0 == label).map(|m| m.1).collect();
+                let mut answers: Vec<u32> = t_moves
+                    .iter()
+                    .filter(|m| m.0 == label)
+                    .map(|m| m.1)
+                    .collect();
                 if label == TAU && self.logic == Logic::Branching {
                     // A `tau`-step may stay inside a contracted `tau`-cycle, so every state
                     // of the inert region (t included) must fail the target formula too.
                     answers.push(t);
                     answers.extend(t_inert.iter().map(|m| m.1));
                 }
-                Difference { label, target, answers, exits: exits.clone() }
+                Difference {
+                    label,
+                    target,
+                    answers,
+                    exits: exits.clone(),
+                }
             })
             .min_by_key(|d| (cost(d), d.label, self.part.block(d.target)))
     }
@@ -122,8 +154,20 @@ impl<'a> Explainer<'a> {
     fn moves(&self, x: u32, level: u32) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
         let block = |v: u32| self.part.block_at(v, level);
         match self.logic {
-            Logic::Strong => (self.lts.successors(x).map(|(l, v)| (l, v, block(v))).collect(), vec![]),
-            Logic::Weak => (self.weak_moves(x).into_iter().map(|(l, v)| (l, v, block(v))).collect(), vec![]),
+            Logic::Strong => (
+                self.lts
+                    .successors(x)
+                    .map(|(l, v)| (l, v, block(v)))
+                    .collect(),
+                vec![],
+            ),
+            Logic::Weak => (
+                self.weak_moves(x)
+                    .into_iter()
+                    .map(|(l, v)| (l, v, block(v)))
+                    .collect(),
+                vec![],
+            ),
             Logic::Branching => self.branching_moves(x, level),
         }
     }

@@ -39,7 +39,8 @@ pub enum Formula {
 impl Formula {
     /// A conjunction, flattened: no conjunct is `true`, one conjunct is itself.
     pub fn and(parts: Vec<Rc<Formula>>) -> Rc<Formula> {
-        let mut parts: Vec<Rc<Formula>> = parts.into_iter().filter(|p| **p != Formula::True).collect();
+        let mut parts: Vec<Rc<Formula>> =
+            parts.into_iter().filter(|p| **p != Formula::True).collect();
         parts.dedup();
         match parts.len() {
             0 => Rc::new(Formula::True),
@@ -49,7 +50,7 @@ impl Formula {
     }
 
     /// The negation, removing a double negation.
-    pub fn not(f: Rc<Formula>) -> Rc<Formula> {
+    pub fn negate(f: Rc<Formula>) -> Rc<Formula> {
         match &*f {
             Formula::Not(g) => g.clone(),
             _ => Rc::new(Formula::Not(f)),
@@ -60,7 +61,10 @@ impl Formula {
     pub fn size(&self) -> usize {
         match self {
             Formula::True => 1,
-            Formula::Not(f) | Formula::Diamond(_, f) | Formula::WeakDiamond(_, f) | Formula::Diverge(f) => 1 + f.size(),
+            Formula::Not(f)
+            | Formula::Diamond(_, f)
+            | Formula::WeakDiamond(_, f)
+            | Formula::Diverge(f) => 1 + f.size(),
             Formula::And(fs) => fs.iter().map(|f| f.size()).sum::<usize>() + fs.len() - 1,
             Formula::Until(g, _, f) => 1 + g.size() + f.size(),
         }
@@ -167,13 +171,21 @@ impl<'a> Checker<'a> {
             Formula::True => vec![true; n],
             Formula::Not(f) => self.sat(f).into_iter().map(|b| !b).collect(),
             Formula::And(fs) => fs.iter().fold(vec![true; n], |acc, f| {
-                acc.into_iter().zip(self.sat(f)).map(|(a, b)| a && b).collect()
+                acc.into_iter()
+                    .zip(self.sat(f))
+                    .map(|(a, b)| a && b)
+                    .collect()
             }),
             Formula::Diamond(a, f) => self.pre(self.label(a), &self.sat(f)),
             Formula::WeakDiamond(a, f) => self.weak_pre(self.label(a), &self.sat(f)),
             Formula::Until(g, a, f) => {
                 let g = self.sat(g);
-                let start: Vec<bool> = self.pre(self.label(a), &self.sat(f)).iter().zip(&g).map(|(x, y)| *x && *y).collect();
+                let start: Vec<bool> = self
+                    .pre(self.label(a), &self.sat(f))
+                    .iter()
+                    .zip(&g)
+                    .map(|(x, y)| *x && *y)
+                    .collect();
                 self.tau_closure_within(start, &g)
             }
             Formula::Diverge(g) => self.divergent_within(&self.sat(g)),
@@ -186,7 +198,11 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn label(&self, text: &str) -> Option<u32> {
-        if text == "tau" { Some(TAU) } else { self.lts.label_id(text) }
+        if text == "tau" {
+            Some(TAU)
+        } else {
+            self.lts.label_id(text)
+        }
     }
 
     /// States with an `a`-step into `target` (no states when the LTS lacks the label).
@@ -216,7 +232,9 @@ impl<'a> Checker<'a> {
     fn tau_closure_within(&self, mut set: Vec<bool>, within: &[bool]) -> Vec<bool> {
         let mut queue: VecDeque<u32> = (0..set.len() as u32).filter(|&s| set[s as usize]).collect();
         while let Some(t) = queue.pop_front() {
-            for &(l, s) in &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize] {
+            for &(l, s) in
+                &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize]
+            {
                 if l == TAU && within[s as usize] && !set[s as usize] {
                     set[s as usize] = true;
                     queue.push_back(s);
@@ -230,12 +248,21 @@ impl<'a> Checker<'a> {
     pub(crate) fn divergent_within(&self, within: &[bool]) -> Vec<bool> {
         let mut alive = within.to_vec();
         let mut count: Vec<u32> = (0..within.len() as u32)
-            .map(|s| self.lts.tau_successors(s).filter(|&t| within[t as usize]).count() as u32)
+            .map(|s| {
+                self.lts
+                    .tau_successors(s)
+                    .filter(|&t| within[t as usize])
+                    .count() as u32
+            })
             .collect();
-        let mut queue: VecDeque<u32> = (0..within.len() as u32).filter(|&s| alive[s as usize] && count[s as usize] == 0).collect();
+        let mut queue: VecDeque<u32> = (0..within.len() as u32)
+            .filter(|&s| alive[s as usize] && count[s as usize] == 0)
+            .collect();
         while let Some(t) = queue.pop_front() {
             alive[t as usize] = false;
-            for &(l, s) in &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize] {
+            for &(l, s) in
+                &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize]
+            {
                 if l == TAU && alive[s as usize] {
                     count[s as usize] -= 1;
                     if count[s as usize] == 0 {

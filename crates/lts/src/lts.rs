@@ -67,7 +67,8 @@ impl Lts {
 
     /// All transitions as (source, label, target), ordered by source.
     pub fn transitions(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        (0..self.num_states() as u32).flat_map(move |s| self.successors(s).map(move |(l, t)| (s, l, t)))
+        (0..self.num_states() as u32)
+            .flat_map(move |s| self.successors(s).map(move |(l, t)| (s, l, t)))
     }
 
     /// The outgoing transitions of `state` as two parallel slices (labels, targets).

@@ -61,7 +61,10 @@ impl Mapping {
         if pattern.is_empty() {
             return Err("expected a pattern to hide".to_string());
         }
-        self.rules.push(Rule { pattern: pattern.to_string(), rename: None });
+        self.rules.push(Rule {
+            pattern: pattern.to_string(),
+            rename: None,
+        });
         Ok(())
     }
 
@@ -72,7 +75,10 @@ impl Mapping {
         if from.is_empty() || to.is_empty() {
             return Err("expected `FROM=TO` with both sides non-empty".to_string());
         }
-        self.rules.push(Rule { pattern: from.to_string(), rename: Some(to.to_string()) });
+        self.rules.push(Rule {
+            pattern: from.to_string(),
+            rename: Some(to.to_string()),
+        });
         Ok(())
     }
 
@@ -87,11 +93,21 @@ impl Mapping {
             }
             let indent = line.len() - body.len();
             let (word, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-            let error = |column: usize, message: String| MapError { line: i + 1, column, message, text: raw.to_string() };
+            let error = |column: usize, message: String| MapError {
+                line: i + 1,
+                column,
+                message,
+                text: raw.to_string(),
+            };
             let result = match word {
                 "hide" => mapping.hide(rest),
                 "rename" => mapping.rename(rest),
-                _ => return Err(error(indent + 1, format!("expected `hide` or `rename`, found `{word}`"))),
+                _ => {
+                    return Err(error(
+                        indent + 1,
+                        format!("expected `hide` or `rename`, found `{word}`"),
+                    ));
+                }
             };
             result.map_err(|m| error(indent + word.len() + 2, m))?;
         }
@@ -122,7 +138,11 @@ impl Mapping {
     /// Relabels `lts` (transitions that become equal merge).
     pub fn apply(&self, lts: &Lts) -> Lts {
         let mut builder = LtsBuilder::new();
-        let ids: Vec<u32> = lts.labels().iter().map(|l| builder.intern(&self.map_label(l))).collect();
+        let ids: Vec<u32> = lts
+            .labels()
+            .iter()
+            .map(|l| builder.intern(&self.map_label(l)))
+            .collect();
         builder.require_states(lts.num_states());
         for (s, l, t) in lts.transitions() {
             builder.add_transition_id(s, ids[l as usize], t);
@@ -171,27 +191,42 @@ mod tests {
         m.hide("log*").unwrap();
         m.rename("call=invoke").unwrap();
         m.rename("reply(*, err)=failure").unwrap();
-        check(&m, &[
-            ("call(1, ok)", "invoke(1, ok)"),
-            ("call", "invoke"),
-            ("logging(x)", "tau"),
-            ("reply(3, err)", "failure"),
-            ("reply(3, ok)", "reply(3, ok)"),
-            ("recall", "recall"),
-        ]);
+        check(
+            &m,
+            &[
+                ("call(1, ok)", "invoke(1, ok)"),
+                ("call", "invoke"),
+                ("logging(x)", "tau"),
+                ("reply(3, err)", "failure"),
+                ("reply(3, ok)", "reply(3, ok)"),
+                ("recall", "recall"),
+            ],
+        );
     }
 
     #[test]
     fn file_errors_have_line_and_column() {
         let cases = [
-            ("hide a\nshow b\n", "2:1: expected `hide` or `rename`, found `show`"),
+            (
+                "hide a\nshow b\n",
+                "2:1: expected `hide` or `rename`, found `show`",
+            ),
             ("# c\n  rename a b\n", "2:10: expected `FROM=TO`"),
             ("hide\n", "1:6: expected a pattern to hide"),
-            ("rename a=\n", "1:8: expected `FROM=TO` with both sides non-empty"),
+            (
+                "rename a=\n",
+                "1:8: expected `FROM=TO` with both sides non-empty",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(Mapping::parse(text).unwrap_err().to_string(), expected);
         }
-        assert_eq!(Mapping::parse("hide a # why\n\nrename b=c\n").unwrap().rules.len(), 2);
+        assert_eq!(
+            Mapping::parse("hide a # why\n\nrename b=c\n")
+                .unwrap()
+                .rules
+                .len(),
+            2
+        );
     }
 }

@@ -66,7 +66,12 @@ impl Partition {
     /// The first round after which `s` and `t` are in different blocks, if they are.
     pub fn separation_round(&self, s: u32, t: u32) -> Option<u32> {
         let (a, b) = (self.ancestry(s), self.ancestry(t));
-        let common = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+        let common = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
         if common == a.len() && common == b.len() {
             return None;
         }

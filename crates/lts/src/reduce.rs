@@ -81,7 +81,12 @@ fn weak(lts: &Lts) -> (Lts, Vec<u32>) {
     let (contracted, scc) = contract_tau_sccs(&b, false);
     let part = refine_weak(&contracted);
     let (q, inner) = quotient(&contracted, &part.block_of, true);
-    (q, to_b.iter().map(|&s| inner[scc[s as usize] as usize]).collect())
+    (
+        q,
+        to_b.iter()
+            .map(|&s| inner[scc[s as usize] as usize])
+            .collect(),
+    )
 }
 
 /// The part of `lts` reachable from its initial state, with states renumbered in order, and
@@ -109,7 +114,10 @@ pub fn reachable_part(lts: &Lts) -> (Option<Lts>, Vec<Option<u32>>) {
             builder.add_transition_id(a, l, b);
         }
     }
-    (Some(builder.finish(map[lts.initial() as usize].unwrap())), map)
+    (
+        Some(builder.finish(map[lts.initial() as usize].unwrap())),
+        map,
+    )
 }
 
 /// The quotient of `lts` by `block_of`, with blocks renumbered breadth-first from the initial
@@ -122,7 +130,10 @@ pub(crate) fn quotient(lts: &Lts, block_of: &[u32], drop_inert: bool) -> (Lts, V
         builder.intern(label);
     }
     for (s, l, t) in lts.transitions() {
-        let (a, b) = (number[block_of[s as usize] as usize], number[block_of[t as usize] as usize]);
+        let (a, b) = (
+            number[block_of[s as usize] as usize],
+            number[block_of[t as usize] as usize],
+        );
         if !(drop_inert && l == TAU && a == b && s != t) {
             builder.add_transition_id(a, l, b);
         }

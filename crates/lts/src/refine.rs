@@ -51,7 +51,11 @@ struct Refiner<'a> {
 pub(crate) fn refine(lts: &Lts, mode: Mode) -> Partition {
     let n = lts.num_states();
     let pred = lts.predecessors();
-    let tau_pred = if mode == Mode::Branching { tau_predecessors(lts) } else { (vec![0; n + 1], vec![]) };
+    let tau_pred = if mode == Mode::Branching {
+        tau_predecessors(lts)
+    } else {
+        (vec![0; n + 1], vec![])
+    };
     let mut r = Refiner {
         lts,
         mode,
@@ -170,7 +174,11 @@ impl Refiner<'_> {
     fn split_block(&mut self, x: u32, marked: &[u32]) {
         let size = self.part.members(x).len();
         let has_unmarked = marked.len() < size;
-        let common = if has_unmarked { self.common_signature(x) } else { Vec::new() };
+        let common = if has_unmarked {
+            self.common_signature(x)
+        } else {
+            Vec::new()
+        };
         let (sigs, offsets) = self.signatures(x, marked, &common);
         let mut groups: FxHashMap<&[Pair], u32> = FxHashMap::default();
         let mut sizes: Vec<usize> = Vec::new();
@@ -181,7 +189,9 @@ impl Refiner<'_> {
         let mut group_of = Vec::with_capacity(marked.len());
         for i in 0..marked.len() {
             let next = sizes.len() as u32;
-            let g = *groups.entry(&sigs[offsets[i]..offsets[i + 1]]).or_insert(next);
+            let g = *groups
+                .entry(&sigs[offsets[i]..offsets[i + 1]])
+                .or_insert(next);
             if g == next {
                 sizes.push(0);
             }
@@ -194,8 +204,17 @@ impl Refiner<'_> {
     }
 
     /// Moves every group but the largest into a fresh block.
-    fn move_groups(&mut self, x: u32, marked: &[u32], group_of: &[u32], sizes: &[usize], has_unmarked: bool) {
-        let largest = (0..sizes.len()).max_by_key(|&g| (sizes[g], std::cmp::Reverse(g))).unwrap() as u32;
+    fn move_groups(
+        &mut self,
+        x: u32,
+        marked: &[u32],
+        group_of: &[u32],
+        sizes: &[usize],
+        has_unmarked: bool,
+    ) {
+        let largest = (0..sizes.len())
+            .max_by_key(|&g| (sizes[g], std::cmp::Reverse(g)))
+            .unwrap() as u32;
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); sizes.len()];
         for (&s, &g) in marked.iter().zip(group_of) {
             if g != largest {
@@ -203,7 +222,11 @@ impl Refiner<'_> {
             }
         }
         if has_unmarked && largest != 0 {
-            let unmarked = self.part.members(x).iter().filter(|&&s| !self.marked[s as usize]);
+            let unmarked = self
+                .part
+                .members(x)
+                .iter()
+                .filter(|&&s| !self.marked[s as usize]);
             members[0].extend(unmarked);
         }
         let round = self.part.rounds;
@@ -215,7 +238,12 @@ impl Refiner<'_> {
 
     /// The signature shared by the unmarked states of `x`: that of an unmarked bottom state.
     fn common_signature(&self, x: u32) -> Vec<Pair> {
-        let rep = *self.part.members(x).iter().find(|&&s| !self.marked[s as usize]).unwrap();
+        let rep = *self
+            .part
+            .members(x)
+            .iter()
+            .find(|&&s| !self.marked[s as usize])
+            .unwrap();
         let mut bottom = rep;
         if self.mode == Mode::Branching {
             while let Some(t) = self.inert_successors(bottom, x).next() {
@@ -232,7 +260,9 @@ impl Refiner<'_> {
     /// The `tau`-successors of `s` other than itself that stay in block `x`.
     fn inert_successors(&self, s: u32, x: u32) -> impl Iterator<Item = u32> + '_ {
         let block_of = &self.part.block_of;
-        self.lts.tau_successors(s).filter(move |&t| t != s && block_of[t as usize] == x)
+        self.lts
+            .tau_successors(s)
+            .filter(move |&t| t != s && block_of[t as usize] == x)
     }
 
     /// The signature pairs of `s` that do not come from inert `tau`-successors.

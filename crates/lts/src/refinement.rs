@@ -68,7 +68,9 @@ impl Facts {
             size[c as usize] += 1;
         }
         let n = lts.num_states() as u32;
-        let stable = (0..n).map(|s| lts.tau_successors(s).next().is_none()).collect();
+        let stable = (0..n)
+            .map(|s| lts.tau_successors(s).next().is_none())
+            .collect();
         let cyclic = (0..n)
             .map(|s| size[scc[s as usize] as usize] > 1 || lts.tau_successors(s).any(|t| t == s))
             .collect();
@@ -87,7 +89,13 @@ struct Normal<'a> {
 
 impl<'a> Normal<'a> {
     fn new(spec: &'a Lts) -> Self {
-        let mut n = Normal { spec, facts: Facts::new(spec), nodes: vec![], index: FxHashMap::default(), after: FxHashMap::default() };
+        let mut n = Normal {
+            spec,
+            facts: Facts::new(spec),
+            nodes: vec![],
+            index: FxHashMap::default(),
+            after: FxHashMap::default(),
+        };
         n.intern(vec![spec.initial()]);
         n
     }
@@ -126,7 +134,12 @@ impl<'a> Normal<'a> {
         }
         let mut targets: Vec<u32> = Vec::new();
         for &s in &self.nodes[node as usize] {
-            targets.extend(self.spec.successors(s).filter(|&(l, _)| l == label).map(|(_, t)| t));
+            targets.extend(
+                self.spec
+                    .successors(s)
+                    .filter(|&(l, _)| l == label)
+                    .map(|(_, t)| t),
+            );
         }
         targets.sort_unstable();
         targets.dedup();
@@ -136,7 +149,9 @@ impl<'a> Normal<'a> {
     }
 
     fn divergent(&self, node: u32) -> bool {
-        self.nodes[node as usize].iter().any(|&s| self.facts.cyclic[s as usize])
+        self.nodes[node as usize]
+            .iter()
+            .any(|&s| self.facts.cyclic[s as usize])
     }
 }
 
@@ -199,11 +214,20 @@ impl<'a> Product<'a> {
             }
             layer = next;
         }
-        RefinementResult { refines: true, counterexample: None, pairs: self.pairs.len() }
+        RefinementResult {
+            refines: true,
+            counterexample: None,
+            pairs: self.pairs.len(),
+        }
     }
 
     /// Checks one pair and queues its successors; returns a violation found there.
-    fn expand(&mut self, index: usize, layer: &mut Vec<usize>, next: &mut Vec<usize>) -> Option<Violation> {
+    fn expand(
+        &mut self,
+        index: usize,
+        layer: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> Option<Violation> {
         let (i, node) = self.pairs[index];
         let fd = self.model == Model::FailuresDivergences;
         if fd && self.norm.divergent(node) {
@@ -212,10 +236,11 @@ impl<'a> Product<'a> {
         if fd && self.imp_facts.cyclic[i as usize] {
             return Some(Violation::Divergence);
         }
-        if self.model != Model::Traces && self.imp_facts.stable[i as usize] {
-            if let Some(refused) = self.refusal(i, node) {
-                return Some(Violation::Refusal(refused));
-            }
+        if self.model != Model::Traces
+            && self.imp_facts.stable[i as usize]
+            && let Some(refused) = self.refusal(i, node)
+        {
+            return Some(Violation::Refusal(refused));
         }
         for (l, t) in self.imp.successors(i) {
             if l == TAU {
@@ -236,15 +261,22 @@ impl<'a> Product<'a> {
     /// At stable implementation state `i`: `None` if some stable spec state of `node`
     /// refuses everything `i` refuses; otherwise a set `i` refuses that no such state does.
     fn refusal(&self, i: u32, node: u32) -> Option<Vec<String>> {
-        let offered: Vec<&str> = self.imp.successors(i).map(|(l, _)| self.imp.label_name(l)).collect();
+        let offered: Vec<&str> = self
+            .imp
+            .successors(i)
+            .map(|(l, _)| self.imp.label_name(l))
+            .collect();
         let spec = self.norm.spec;
         let mut refused: Vec<String> = Vec::new();
         for &s in &self.norm.nodes[node as usize] {
             if !self.norm.facts.stable[s as usize] {
                 continue;
             }
-            let missing: Vec<&str> =
-                spec.successors(s).map(|(l, _)| spec.label_name(l)).filter(|l| !offered.contains(l)).collect();
+            let missing: Vec<&str> = spec
+                .successors(s)
+                .map(|(l, _)| spec.label_name(l))
+                .filter(|l| !offered.contains(l))
+                .collect();
             if missing.is_empty() {
                 return None;
             }
@@ -257,14 +289,33 @@ impl<'a> Product<'a> {
 
     fn counterexample(self, index: usize, violation: Violation) -> RefinementResult {
         let mut path = Vec::new();
-        let mut at = if matches!(violation, Violation::Action(_)) { self.pairs.len() - 1 } else { index };
+        let mut at = if matches!(violation, Violation::Action(_)) {
+            self.pairs.len() - 1
+        } else {
+            index
+        };
         while let Some((prev, l)) = self.parent[at] {
-            path.push(Step { label: self.imp.label_name(l).to_string(), state: self.pairs[at].0 });
+            path.push(Step {
+                label: self.imp.label_name(l).to_string(),
+                state: self.pairs[at].0,
+            });
             at = prev;
         }
         path.reverse();
-        let trace = path.iter().filter(|s| s.label != "tau").map(|s| s.label.clone()).collect();
-        let counterexample = Counterexample { trace, path, violation };
-        RefinementResult { refines: false, counterexample: Some(counterexample), pairs: self.pairs.len() }
+        let trace = path
+            .iter()
+            .filter(|s| s.label != "tau")
+            .map(|s| s.label.clone())
+            .collect();
+        let counterexample = Counterexample {
+            trace,
+            path,
+            violation,
+        };
+        RefinementResult {
+            refines: false,
+            counterexample: Some(counterexample),
+            pairs: self.pairs.len(),
+        }
     }
 }

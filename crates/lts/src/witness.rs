@@ -33,7 +33,9 @@ impl Checker<'_> {
                 }
                 None
             }
-            Formula::Diamond(a, f) => self.search(state, &vec![false; self.lts().num_states()], a, f, false),
+            Formula::Diamond(a, f) => {
+                self.search(state, &vec![false; self.lts().num_states()], a, f, false)
+            }
             Formula::WeakDiamond(a, f) => self.search(state, &self.sat(&Formula::True), a, f, true),
             Formula::Until(g, a, f) => self.search(state, &self.sat(g), a, f, false),
             Formula::Diverge(g) => {
@@ -51,7 +53,14 @@ impl Checker<'_> {
     /// Shortest path: `tau`-steps through `through`, then `a`, then (if `weak`) `tau`-steps,
     /// ending in a state satisfying `f`. Returns the steps and `f` to continue with.
     /// For a weak `tau` the `a`-step may be left out (`tau*`).
-    fn search<'f>(&self, from: u32, through: &[bool], a: &str, f: &'f Formula, weak: bool) -> Option<(Vec<Step>, &'f Formula)> {
+    fn search<'f>(
+        &self,
+        from: u32,
+        through: &[bool],
+        a: &str,
+        f: &'f Formula,
+        weak: bool,
+    ) -> Option<(Vec<Step>, &'f Formula)> {
         let a = self.label(a)?;
         let goal = self.sat(f);
         // Search nodes are state + n * phase: phase 0 before the `a`-step, 1 after it.
@@ -89,7 +98,10 @@ impl Checker<'_> {
     fn unwind(&self, parent: &[Option<(usize, u32)>], mut node: usize, n: usize) -> Vec<Step> {
         let mut steps = Vec::new();
         while let Some((prev, l)) = parent[node] {
-            steps.push(Step { label: self.lts().label_name(l).to_string(), state: (node % n) as u32 });
+            steps.push(Step {
+                label: self.lts().label_name(l).to_string(),
+                state: (node % n) as u32,
+            });
             node = prev;
         }
         steps.reverse();
@@ -105,8 +117,17 @@ impl Checker<'_> {
         let divergent = self.divergent_within(within);
         while visited[s as usize] == usize::MAX {
             visited[s as usize] = path.len();
-            let Some(t) = self.lts().tau_successors(s).find(|&t| divergent[t as usize]) else { break };
-            path.push(Step { label: "tau".to_string(), state: t });
+            let Some(t) = self
+                .lts()
+                .tau_successors(s)
+                .find(|&t| divergent[t as usize])
+            else {
+                break;
+            };
+            path.push(Step {
+                label: "tau".to_string(),
+                state: t,
+            });
             s = t;
         }
         path

@@ -10,22 +10,40 @@ use merc_reduction::{Equivalence as MercEq, compare_lts};
 
 /// Renders a verdict the way the tests pin it.
 fn render(left: &Lts, right: &Lts, result: &BisimResult) -> String {
-    let Some(d) = &result.distinction else { return "equivalent".to_string() };
+    let Some(d) = &result.distinction else {
+        return "equivalent".to_string();
+    };
     let (lts, side) = match d.side {
         Side::Left => (left, "left"),
         Side::Right => (right, "right"),
     };
-    let steps: Vec<String> = d.path.iter().map(|s| format!("{} {}", s.label, s.state)).collect();
+    let steps: Vec<String> = d
+        .path
+        .iter()
+        .map(|s| format!("{} {}", s.label, s.state))
+        .collect();
     assert!(replays(lts, &d.path), "path does not replay");
-    format!("{} checked={} path({side})={}", d.formula, d.checked, steps.join(", "))
+    format!(
+        "{} checked={} path({side})={}",
+        d.formula,
+        d.checked,
+        steps.join(", ")
+    )
 }
 
 /// Whether each step of `path` is a transition, starting at the initial state.
 fn replays(lts: &Lts, path: &[agentpi_lts::Step]) -> bool {
     let mut s = lts.initial();
     for step in path {
-        let label = if step.label == "tau" { Some(0) } else { lts.label_id(&step.label) };
-        if !lts.successors(s).any(|(l, t)| Some(l) == label && t == step.state) {
+        let label = if step.label == "tau" {
+            Some(0)
+        } else {
+            lts.label_id(&step.label)
+        };
+        if !lts
+            .successors(s)
+            .any(|(l, t)| Some(l) == label && t == step.state)
+        {
             return false;
         }
         s = step.state;
@@ -50,15 +68,40 @@ const A_TAU_B_B: &str = "des (0, 4, 4)\n(0, a, 1)\n(0, tau, 2)\n(2, b, 3)\n(0, b
 
 #[test]
 fn choice_after_a_is_not_bisimilar() {
-    check(A_BC, AB_AC, Equivalence::Strong, "[a]<c>true checked=true path(right)=a 1");
-    check(AB_AC, A_BC, Equivalence::Strong, "<a>[c]false checked=true path(left)=a 1");
-    check(A_BC, AB_AC, Equivalence::Branching, "[tau* a]<tau* c>true checked=true path(right)=a 1");
-    check(A_BC, AB_AC, Equivalence::Weak, "[[a]]<<c>>true checked=true path(right)=a 1");
+    check(
+        A_BC,
+        AB_AC,
+        Equivalence::Strong,
+        "[a]<c>true checked=true path(right)=a 1",
+    );
+    check(
+        AB_AC,
+        A_BC,
+        Equivalence::Strong,
+        "<a>[c]false checked=true path(left)=a 1",
+    );
+    check(
+        A_BC,
+        AB_AC,
+        Equivalence::Branching,
+        "[tau* a]<tau* c>true checked=true path(right)=a 1",
+    );
+    check(
+        A_BC,
+        AB_AC,
+        Equivalence::Weak,
+        "[[a]]<<c>>true checked=true path(right)=a 1",
+    );
 }
 
 #[test]
 fn tau_a_against_a() {
-    check(TAU_A, A, Equivalence::Strong, "<tau>true checked=true path(left)=tau 1");
+    check(
+        TAU_A,
+        A,
+        Equivalence::Strong,
+        "<tau>true checked=true path(left)=tau 1",
+    );
     check(TAU_A, A, Equivalence::Branching, "equivalent");
     check(TAU_A, A, Equivalence::DivBranching, "equivalent");
     check(TAU_A, A, Equivalence::Weak, "equivalent");
@@ -68,13 +111,23 @@ fn tau_a_against_a() {
 fn divergence_is_seen_only_by_divergence_preserving_branching() {
     check(DIVERGE_A, A, Equivalence::Branching, "equivalent");
     check(DIVERGE_A, A, Equivalence::Weak, "equivalent");
-    check(DIVERGE_A, A, Equivalence::DivBranching, "div{true} checked=true path(left)=tau 0");
+    check(
+        DIVERGE_A,
+        A,
+        Equivalence::DivBranching,
+        "div{true} checked=true path(left)=tau 0",
+    );
 }
 
 #[test]
 fn branching_is_finer_than_weak() {
     check(A_TAU_B, A_TAU_B_B, Equivalence::Weak, "equivalent");
-    check(A_TAU_B, A_TAU_B_B, Equivalence::Branching, "[{<tau* a>true}b]false checked=true path(right)=b 3");
+    check(
+        A_TAU_B,
+        A_TAU_B_B,
+        Equivalence::Branching,
+        "[{<tau* a>true}b]false checked=true path(right)=b 3",
+    );
 }
 
 fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
@@ -82,9 +135,20 @@ fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
     labels[0] = "τ".to_string();
     let transitions: Vec<_> = lts
         .transitions()
-        .map(|(s, l, t)| (StateIndex::new(s as usize), LabelIndex::new(l as usize), StateIndex::new(t as usize)))
+        .map(|(s, l, t)| {
+            (
+                StateIndex::new(s as usize),
+                LabelIndex::new(l as usize),
+                StateIndex::new(t as usize),
+            )
+        })
         .collect();
-    LabelledTransitionSystem::new(StateIndex::new(lts.initial() as usize), Some(lts.num_states()), || transitions.iter().cloned(), labels)
+    LabelledTransitionSystem::new(
+        StateIndex::new(lts.initial() as usize),
+        Some(lts.num_states()),
+        || transitions.iter().cloned(),
+        labels,
+    )
 }
 
 /// Random pairs: each built from the same seed family so that many pairs are equivalent.
@@ -95,16 +159,32 @@ fn random_pairs(equivalence: Equivalence, theirs: MercEq) {
         let left = common::random_lts(seed, states, 3, 2);
         let right = common::random_lts(seed / 2 * 7919, states, 3, 2);
         let result = compare_bisim(&left, &right, equivalence);
-        let merc = compare_lts(theirs, to_merc(&left), to_merc(&right), false, &mut merc_utilities::Timing::new());
-        assert_eq!(result.equivalent, merc, "{equivalence:?} verdict differs from merc, seed {seed}");
+        let merc = compare_lts(
+            theirs,
+            to_merc(&left),
+            to_merc(&right),
+            false,
+            &mut merc_utilities::Timing::new(),
+        );
+        assert_eq!(
+            result.equivalent, merc,
+            "{equivalence:?} verdict differs from merc, seed {seed}"
+        );
         if let Some(d) = &result.distinction {
-            assert!(d.checked, "{equivalence:?}: formula {} not confirmed, seed {seed}", d.formula);
+            assert!(
+                d.checked,
+                "{equivalence:?}: formula {} not confirmed, seed {seed}",
+                d.formula
+            );
             let side = if d.side == Side::Left { &left } else { &right };
             assert!(replays(side, &d.path), "seed {seed}: path does not replay");
             distinguished += 1;
         }
     }
-    assert!(distinguished > 50, "too few inequivalent pairs ({distinguished}) to exercise evidence");
+    assert!(
+        distinguished > 50,
+        "too few inequivalent pairs ({distinguished}) to exercise evidence"
+    );
 }
 
 #[test]
@@ -119,7 +199,10 @@ fn random_branching_evidence_is_checked() {
 
 #[test]
 fn random_divergence_preserving_branching_evidence_is_checked() {
-    random_pairs(Equivalence::DivBranching, MercEq::BranchingBisimDivergencePreserving);
+    random_pairs(
+        Equivalence::DivBranching,
+        MercEq::BranchingBisimDivergencePreserving,
+    );
 }
 
 #[test]

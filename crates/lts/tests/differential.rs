@@ -15,7 +15,13 @@ fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
     labels[0] = "τ".to_string();
     let transitions: Vec<_> = lts
         .transitions()
-        .map(|(s, l, t)| (StateIndex::new(s as usize), LabelIndex::new(l as usize), StateIndex::new(t as usize)))
+        .map(|(s, l, t)| {
+            (
+                StateIndex::new(s as usize),
+                LabelIndex::new(l as usize),
+                StateIndex::new(t as usize),
+            )
+        })
         .collect();
     LabelledTransitionSystem::new(
         StateIndex::new(lts.initial() as usize),
@@ -31,9 +37,28 @@ fn check(lts: &Lts, ours: Equivalence, theirs: MercEq) {
     let q = minimize(lts, ours).quotient;
     let m = reduce_lts(to_merc(lts), theirs, false, &merc_utilities::Timing::new());
     let with_transitions = ours != Equivalence::Weak;
-    let our_size = (q.num_states(), if with_transitions { q.num_transitions() } else { 0 });
-    let merc_size = (m.num_of_states(), if with_transitions { m.num_of_transitions() } else { 0 });
-    assert_eq!(our_size, merc_size, "{ours:?} differs from merc on\n{}", to_aut(lts));
+    let our_size = (
+        q.num_states(),
+        if with_transitions {
+            q.num_transitions()
+        } else {
+            0
+        },
+    );
+    let merc_size = (
+        m.num_of_states(),
+        if with_transitions {
+            m.num_of_transitions()
+        } else {
+            0
+        },
+    );
+    assert_eq!(
+        our_size,
+        merc_size,
+        "{ours:?} differs from merc on\n{}",
+        to_aut(lts)
+    );
 }
 
 fn to_aut(lts: &Lts) -> String {
@@ -62,7 +87,11 @@ fn branching_agrees_with_merc() {
 
 #[test]
 fn divergence_preserving_branching_agrees_with_merc() {
-    run(Equivalence::DivBranching, MercEq::BranchingBisimDivergencePreserving, 1000);
+    run(
+        Equivalence::DivBranching,
+        MercEq::BranchingBisimDivergencePreserving,
+        1000,
+    );
 }
 
 #[test]

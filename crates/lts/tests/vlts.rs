@@ -9,19 +9,32 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 fn path(graph: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/vlts").join(format!("{graph}.aut"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/vlts")
+        .join(format!("{graph}.aut"))
 }
 
 /// Minimises `graph` both ways and checks (states, transitions) against the pinned sizes
 /// and against merc.
 fn check(graph: &str, strong: (usize, usize), branching: (usize, usize)) {
     let lts = read_aut(BufReader::new(File::open(path(graph)).unwrap())).unwrap();
-    for (ours, theirs, expected) in [(Equivalence::Strong, MercEq::StrongBisim, strong), (Equivalence::Branching, MercEq::BranchingBisim, branching)] {
+    for (ours, theirs, expected) in [
+        (Equivalence::Strong, MercEq::StrongBisim, strong),
+        (Equivalence::Branching, MercEq::BranchingBisim, branching),
+    ] {
         let q = minimize(&lts, ours).quotient;
         let merc_lts = merc_lts::read_aut(File::open(path(graph)).unwrap()).unwrap();
         let m = reduce_lts(merc_lts, theirs, false, &merc_utilities::Timing::new());
-        assert_eq!((m.num_of_states(), m.num_of_transitions()), (q.num_states(), q.num_transitions()), "{graph} {ours:?} vs merc");
-        assert_eq!((q.num_states(), q.num_transitions()), expected, "{graph} {ours:?}");
+        assert_eq!(
+            (m.num_of_states(), m.num_of_transitions()),
+            (q.num_states(), q.num_transitions()),
+            "{graph} {ours:?} vs merc"
+        );
+        assert_eq!(
+            (q.num_states(), q.num_transitions()),
+            expected,
+            "{graph} {ours:?}"
+        );
     }
 }
 

@@ -3,7 +3,8 @@
 
 use super::minimize::{error_report, load, located_report};
 use agentpi_lts::{
-    BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, Side, Step, Violation, compare_bisim, refines,
+    BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, Side, Step, Violation,
+    compare_bisim, refines,
 };
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -73,7 +74,10 @@ pub fn run(args: Args) -> u8 {
     };
     match args.format {
         Format::Text => print!("{}", text(&args, &outcome)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&json_report(&args, &outcome)).unwrap()),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json_report(&args, &outcome)).unwrap()
+        ),
     }
     if holds { 0 } else { 1 }
 }
@@ -91,10 +95,14 @@ fn inputs(args: &Args) -> Result<(Lts, Lts), String> {
 fn mapping(args: &Args) -> Result<Mapping, String> {
     let mut mapping = Mapping::default();
     for p in &args.hide {
-        mapping.hide(p).map_err(|e| error_report("E0702", format!("--hide {p:?}: {e}")))?;
+        mapping
+            .hide(p)
+            .map_err(|e| error_report("E0702", format!("--hide {p:?}: {e}")))?;
     }
     for r in &args.rename {
-        mapping.rename(r).map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}")))?;
+        mapping
+            .rename(r)
+            .map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}")))?;
     }
     if let Some(path) = &args.map {
         let text = std::fs::read_to_string(path)
@@ -143,8 +151,14 @@ fn text(args: &Args, outcome: &Outcome) -> String {
         Outcome::Bisim(e, result) => match &result.distinction {
             None => format!("equivalent: {l} and {r} are {} bisimilar\n", adverb(*e)),
             Some(d) => {
-                let mut out = format!("not equivalent: {l} and {r} are not {} bisimilar\n\n", adverb(*e));
-                out += &format!("distinguishing formula (holds in {l}, fails in {r}):\n  {}\n", d.formula);
+                let mut out = format!(
+                    "not equivalent: {l} and {r} are not {} bisimilar\n\n",
+                    adverb(*e)
+                );
+                out += &format!(
+                    "distinguishing formula (holds in {l}, fails in {r}):\n  {}\n",
+                    d.formula
+                );
                 if !d.checked {
                     out += "  warning: re-evaluating the formula did not confirm it\n";
                 }
@@ -152,7 +166,11 @@ fn text(args: &Args, outcome: &Outcome) -> String {
                     Side::Left => (&args.left, "the formula".to_string()),
                     Side::Right => (&args.right, "its negation".to_string()),
                 };
-                out += &format!("\npath in {} realising {what}:\n{}", side.display(), steps(&d.path));
+                out += &format!(
+                    "\npath in {} realising {what}:\n{}",
+                    side.display(),
+                    steps(&d.path)
+                );
                 out
             }
         },
@@ -180,7 +198,9 @@ fn refinement_text(args: &Args, name: &str, op: &str, c: &Counterexample) -> Str
             "then {r} is stable and refuses {{{}}}, which {l} cannot refuse after [{trace}]\n",
             x.join(", ")
         ),
-        Violation::Divergence => format!("then {r} can perform tau forever, and {l} cannot diverge after [{trace}]\n"),
+        Violation::Divergence => {
+            format!("then {r} can perform tau forever, and {l} cannot diverge after [{trace}]\n")
+        }
     };
     out
 }
@@ -190,15 +210,22 @@ fn steps(path: &[Step]) -> String {
     if path.is_empty() {
         return "  (the initial state)\n".to_string();
     }
-    path.iter().enumerate().map(|(i, s)| format!("  {}. {}  -> state {}\n", i + 1, s.label, s.state)).collect()
+    path.iter()
+        .enumerate()
+        .map(|(i, s)| format!("  {}. {}  -> state {}\n", i + 1, s.label, s.state))
+        .collect()
 }
 
 fn json_steps(path: &[Step]) -> Value {
-    path.iter().enumerate().map(|(i, s)| json!({"step": i + 1, "label": s.label, "state": s.state})).collect()
+    path.iter()
+        .enumerate()
+        .map(|(i, s)| json!({"step": i + 1, "label": s.label, "state": s.state}))
+        .collect()
 }
 
 fn json_report(args: &Args, outcome: &Outcome) -> Value {
-    let files = json!({"left": args.left.display().to_string(), "right": args.right.display().to_string()});
+    let files =
+        json!({"left": args.left.display().to_string(), "right": args.right.display().to_string()});
     match outcome {
         Outcome::Bisim(e, result) => {
             let evidence = result.distinction.as_ref().map(|d| {

@@ -57,41 +57,72 @@ pub fn run(args: Args) -> u8 {
     let start = Instant::now();
     let quotient = minimize(&lts, args.equiv.equivalence()).quotient;
     let reduce = start.elapsed();
-    if let Some(out) = &args.output {
-        if let Err(e) = save(&quotient, out) {
-            eprint!("{}", error_report("E0703", format!("cannot write {}: {e}", out.display())));
-            return 2;
-        }
+    if let Some(out) = &args.output
+        && let Err(e) = save(&quotient, out)
+    {
+        let message = format!("cannot write {}: {e}", out.display());
+        eprint!("{}", error_report("E0703", message));
+        return 2;
     }
-    print!("{}", summary(&args, &lts, &quotient, (!args.no_time).then_some((read, reduce))));
+    print!(
+        "{}",
+        summary(
+            &args,
+            &lts,
+            &quotient,
+            (!args.no_time).then_some((read, reduce))
+        )
+    );
     0
 }
 
 fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Duration)>) -> String {
-    let size = |l: &Lts| format!("{} states, {} transitions", l.num_states(), l.num_transitions());
+    let size = |l: &Lts| {
+        format!(
+            "{} states, {} transitions",
+            l.num_states(),
+            l.num_transitions()
+        )
+    };
     let mut out = format!("input:     {} ({})\n", args.input.display(), size(lts));
-    out += &format!("quotient:  {} modulo {} bisimulation\n", size(quotient), args.equiv.equivalence().describe());
+    out += &format!(
+        "quotient:  {} modulo {} bisimulation\n",
+        size(quotient),
+        args.equiv.equivalence().describe()
+    );
     if let Some(out_path) = &args.output {
         out += &format!("written:   {}\n", out_path.display());
     }
     if let Some((read, reduce)) = times {
-        out += &format!("time:      read {:.3} s, minimise {:.3} s\n", read.as_secs_f64(), reduce.as_secs_f64());
+        out += &format!(
+            "time:      read {:.3} s, minimise {:.3} s\n",
+            read.as_secs_f64(),
+            reduce.as_secs_f64()
+        );
     }
     out
 }
 
 fn save(lts: &Lts, path: &Path) -> std::io::Result<()> {
     let out = BufWriter::new(File::create(path)?);
-    if path.extension().is_some_and(|e| e == "dot") { write_dot(lts, out) } else { write_aut(lts, out) }
+    if path.extension().is_some_and(|e| e == "dot") {
+        write_dot(lts, out)
+    } else {
+        write_aut(lts, out)
+    }
 }
 
 /// Loads an LTS from a `.aut` file; the error is a rendered diagnostic.
 pub(crate) fn load(path: &Path) -> Result<Lts, String> {
     if !path.exists() && path.to_string_lossy().contains(".pi:") {
-        let message = format!("{}: `FILE.pi:System` inputs are not wired to the model checker yet", path.display());
+        let message = format!(
+            "{}: `FILE.pi:System` inputs are not wired to the model checker yet",
+            path.display()
+        );
         return Err(error_report("E0704", message));
     }
-    let file = File::open(path).map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
+    let file = File::open(path)
+        .map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
     read_aut(BufReader::new(file)).map_err(|e| aut_report(path, &e))
 }
 
@@ -101,15 +132,26 @@ pub(crate) fn error_report(code: &str, message: String) -> String {
 }
 
 /// Renders a malformed-file error with its line as the snippet.
-pub(crate) fn located_report(code: &str, path: &Path, line: usize, column: usize, text: &str, message: &str) -> String {
+pub(crate) fn located_report(
+    code: &str,
+    path: &Path,
+    line: usize,
+    column: usize,
+    text: &str,
+    message: &str,
+) -> String {
     // The reader streams, so only the offending line is known: place it at its line number.
     let mut sources = SourceMap::new();
     let prefix = "\n".repeat(line.saturating_sub(1));
-    let byte = text.char_indices().nth(column.saturating_sub(1)).map_or(text.len(), |(i, _)| i);
+    let byte = text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
     let start = (prefix.len() + byte) as u32;
     let width = text[byte..].chars().next().map_or(0, |c| c.len_utf8()) as u32;
     let file = sources.add(path.display().to_string(), format!("{prefix}{text}\n"));
-    let diagnostic = Diagnostic::error(code, message.to_string()).at(Span::new(file, start, start + width));
+    let diagnostic =
+        Diagnostic::error(code, message.to_string()).at(Span::new(file, start, start + width));
     render::terminal(&diagnostic, &sources)
 }
 

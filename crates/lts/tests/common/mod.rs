@@ -28,7 +28,9 @@ pub fn random_lts(seed: u64, states: u32, labels: u32, max_out: u32) -> Lts {
     let mut rng = Rng(seed);
     let mut b = LtsBuilder::new();
     b.require_states(states as usize);
-    let names: Vec<String> = (0..labels - 1).map(|i| ((b'a' + i as u8) as char).to_string()).collect();
+    let names: Vec<String> = (0..labels - 1)
+        .map(|i| ((b'a' + i as u8) as char).to_string())
+        .collect();
     for s in 0..states {
         for _ in 0..rng.below(max_out as u64 + 1) {
             let to = rng.below(states as u64) as u32;
