@@ -121,8 +121,16 @@ struct Store {
 }
 
 /// Explores from `initial`.
-pub fn explore(sem: &Semantics<'_>, initial: State, options: &Options, progress: &Progress) -> Graph {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().expect("thread pool");
+pub fn explore(
+    sem: &Semantics<'_>,
+    initial: State,
+    options: &Options,
+    progress: &Progress,
+) -> Graph {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .expect("thread pool");
     let mut graph = Graph {
         states: Vec::new(),
         offsets: vec![0],
@@ -135,7 +143,13 @@ pub fn explore(sem: &Semantics<'_>, initial: State, options: &Options, progress:
         expanded: 0,
         max_depth: 0,
     };
-    let mut store = Store { index: HashTable::new(), hashes: Vec::new(), labels: FxHashMap::default(), actor_sets: FxHashMap::default(), bytes: 0 };
+    let mut store = Store {
+        index: HashTable::new(),
+        hashes: Vec::new(),
+        labels: FxHashMap::default(),
+        actor_sets: FxHashMap::default(),
+        bytes: 0,
+    };
     store.insert(&mut graph, initial);
     let mut level = 0..1usize;
     while !level.is_empty() {
@@ -144,7 +158,11 @@ pub fn explore(sem: &Semantics<'_>, initial: State, options: &Options, progress:
             break;
         }
         let ids: Vec<u32> = level.clone().map(|s| s as u32).collect();
-        let succ: Vec<_> = pool.install(|| ids.par_iter().map(|&s| sem.successors(&graph.states[s as usize])).collect());
+        let succ: Vec<_> = pool.install(|| {
+            ids.par_iter()
+                .map(|&s| sem.successors(&graph.states[s as usize]))
+                .collect()
+        });
         let next_start = graph.states.len();
         for (&s, transitions) in ids.iter().zip(succ) {
             merge(&mut graph, &mut store, s, transitions);
@@ -160,30 +178,52 @@ fn over_limit(graph: &Graph, store: &Store, options: &Options) -> Option<Limit> 
     if let Some(max) = options.max_states.filter(|&m| graph.states.len() > m) {
         return Some(Limit::States(max));
     }
-    options.max_memory.filter(|&m| store.bytes > m).map(Limit::Memory)
+    options
+        .max_memory
+        .filter(|&m| store.bytes > m)
+        .map(Limit::Memory)
 }
 
 fn record(progress: &Progress, graph: &Graph) {
     use std::sync::atomic::Ordering::Relaxed;
     progress.states.store(graph.states.len(), Relaxed);
-    progress.transitions.store(graph.transition_count(), Relaxed);
+    progress
+        .transitions
+        .store(graph.transition_count(), Relaxed);
     progress.depth.store(graph.max_depth, Relaxed);
 }
 
-fn merge(graph: &mut Graph, store: &mut Store, source: u32, transitions: Vec<agentpi_semantics::Transition>) {
+fn merge(
+    graph: &mut Graph,
+    store: &mut Store,
+    source: u32,
+    transitions: Vec<agentpi_semantics::Transition>,
+) {
     for (index, t) in transitions.into_iter().enumerate() {
         let label = store.label(graph, t.label);
         if let Some(fault) = t.fault {
-            graph.faults.push(FaultEdge { source, index: index as u32, label, fault });
+            graph.faults.push(FaultEdge {
+                source,
+                index: index as u32,
+                label,
+                fault,
+            });
             continue;
         }
         let actors = store.actors(graph, t.actors);
         let before = graph.states.len();
         let target = store.insert(graph, t.target);
         if graph.states.len() > before {
-            graph.parent.push((source, (graph.edges.len() - graph.offsets[source as usize] as usize) as u32));
+            graph.parent.push((
+                source,
+                (graph.edges.len() - graph.offsets[source as usize] as usize) as u32,
+            ));
         }
-        graph.edges.push(Edge { label, target, actors });
+        graph.edges.push(Edge {
+            label,
+            target,
+            actors,
+        });
     }
     graph.offsets.push(graph.edges.len() as u32);
     graph.expanded += 1;
@@ -203,7 +243,8 @@ impl Store {
         graph.states.push(state);
         self.hashes.push(hash);
         let hashes = &self.hashes;
-        self.index.insert_unique(hash, id, |&id| hashes[id as usize]);
+        self.index
+            .insert_unique(hash, id, |&id| hashes[id as usize]);
         id
     }
 

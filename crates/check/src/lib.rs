@@ -12,7 +12,7 @@ pub mod product;
 mod props;
 pub mod trace;
 
-pub use explore::{explore, Graph, Limit, Options, Progress};
+pub use explore::{Graph, Limit, Options, Progress, explore};
 pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, Term};
@@ -54,13 +54,24 @@ pub struct SystemReport {
 }
 
 /// Explores system `system` of `sem`'s program.
-pub fn explore_system(sem: &Semantics<'_>, system: usize, options: &Options, progress: &Progress) -> Result<Graph, Fault> {
+pub fn explore_system(
+    sem: &Semantics<'_>,
+    system: usize,
+    options: &Options,
+    progress: &Progress,
+) -> Result<Graph, Fault> {
     let initial = sem.initial(system)?;
     Ok(explore(sem, initial, options, progress))
 }
 
 /// Checks the properties `checks` (indices into `Program::checks`) of system `system`.
-pub fn check_system(program: &Program, system: usize, checks: &[usize], options: &Options, progress: &Progress) -> SystemReport {
+pub fn check_system(
+    program: &Program,
+    system: usize,
+    checks: &[usize],
+    options: &Options,
+    progress: &Progress,
+) -> SystemReport {
     let sem = Semantics::new(program);
     let name = program.systems[system].name.clone();
     let graph = match explore_system(&sem, system, options, progress) {
@@ -73,7 +84,14 @@ pub fn check_system(program: &Program, system: usize, checks: &[usize], options:
     }
     for &c in checks {
         let check = &program.checks[c];
-        results.push(decide(&sem, &graph, &name, &check.property, check.fair, check.text.clone()));
+        results.push(decide(
+            &sem,
+            &graph,
+            &name,
+            &check.property,
+            check.fair,
+            check.text.clone(),
+        ));
     }
     SystemReport {
         system: name,
@@ -89,19 +107,38 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
     let result = CheckResult {
         property: "assertions".into(),
         outcome: Outcome::Violated,
-        trace: Some(Trace { steps: Vec::new(), loop_start: None }),
+        trace: Some(Trace {
+            steps: Vec::new(),
+            loop_start: None,
+        }),
         fault: Some(fault),
         stuck: false,
     };
-    SystemReport { system, states: 1, transitions: 0, depth: 0, limit: None, results: vec![result] }
+    SystemReport {
+        system,
+        states: 1,
+        transitions: 0,
+        depth: 0,
+        limit: None,
+        results: vec![result],
+    }
 }
 
 fn has_assertions(program: &Program) -> bool {
-    program.terms.iter().any(|t| matches!(t, Term::Prefix(Prefix::Assert(_), _)))
+    program
+        .terms
+        .iter()
+        .any(|t| matches!(t, Term::Prefix(Prefix::Assert(_), _)))
 }
 
 fn result(property: String, outcome: Outcome, trace: Option<Trace>) -> CheckResult {
-    CheckResult { property, outcome, trace, fault: None, stuck: false }
+    CheckResult {
+        property,
+        outcome,
+        trace,
+        fault: None,
+        stuck: false,
+    }
 }
 
 /// The implicit check: no assertion fails and no value leaves its range.
@@ -110,8 +147,18 @@ fn assertions(sem: &Semantics<'_>, graph: &Graph, system: &str) -> CheckResult {
         return result("assertions".into(), unknown_or(graph, Outcome::Holds), None);
     };
     let steps = steps_to(graph, first.source);
-    let trace = trace::render(sem, graph, system, &steps, Some((first.source, first.index)), None);
-    CheckResult { fault: Some(first.fault.clone()), ..result("assertions".into(), Outcome::Violated, Some(trace)) }
+    let trace = trace::render(
+        sem,
+        graph,
+        system,
+        &steps,
+        Some((first.source, first.index)),
+        None,
+    );
+    CheckResult {
+        fault: Some(first.fault.clone()),
+        ..result("assertions".into(), Outcome::Violated, Some(trace))
+    }
 }
 
 fn unknown_or(graph: &Graph, outcome: Outcome) -> Outcome {
@@ -122,23 +169,43 @@ fn unknown_or(graph: &Graph, outcome: Outcome) -> Outcome {
 }
 
 fn steps_to(graph: &Graph, state: u32) -> Vec<Step> {
-    graph.path_to(state).into_iter().map(|(s, e)| Step { state: s, edge: e }).collect()
+    graph
+        .path_to(state)
+        .into_iter()
+        .map(|(s, e)| Step { state: s, edge: e })
+        .collect()
 }
 
-fn decide(sem: &Semantics<'_>, graph: &Graph, system: &str, property: &Property, fair: bool, text: String) -> CheckResult {
-    let render = |steps: &[Step], loop_start| Some(trace::render(sem, graph, system, steps, None, loop_start));
+fn decide(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    system: &str,
+    property: &Property,
+    fair: bool,
+    text: String,
+) -> CheckResult {
+    let render = |steps: &[Step], loop_start| {
+        Some(trace::render(sem, graph, system, steps, None, loop_start))
+    };
     let with_step = |step: Step| {
         let mut steps = steps_to(graph, step.state);
         steps.push(step);
         steps
     };
     let lasso = |found: Option<Lasso>| match found {
-        Some(l) => result(text.clone(), Outcome::Violated, render(&l.steps, l.loop_start)),
+        Some(l) => result(
+            text.clone(),
+            Outcome::Violated,
+            render(&l.steps, l.loop_start),
+        ),
         None => result(text.clone(), unknown_or(graph, Outcome::Holds), None),
     };
     match property {
         Property::DeadlockFree => match props::first_deadlock(sem, graph) {
-            Some(s) => CheckResult { stuck: true, ..result(text, Outcome::Violated, render(&steps_to(graph, s), None)) },
+            Some(s) => CheckResult {
+                stuck: true,
+                ..result(text, Outcome::Violated, render(&steps_to(graph, s), None))
+            },
             None => result(text, unknown_or(graph, Outcome::Holds), None),
         },
         Property::Never(p) => match props::first_match(sem, graph, p) {

@@ -12,7 +12,12 @@ fn lookup<'b>(bindings: &'b Bindings, name: &str) -> Option<&'b Value> {
 }
 
 /// Matches `label`; on success returns the bindings extended by the variables bound here.
-pub fn match_label(sem: &Semantics<'_>, pattern: &LabelPattern, label: &Label, bound: &Bindings) -> Option<Bindings> {
+pub fn match_label(
+    sem: &Semantics<'_>,
+    pattern: &LabelPattern,
+    label: &Label,
+    bound: &Bindings,
+) -> Option<Bindings> {
     let mut bindings = bound.clone();
     let head_ok = match (&pattern.head, &label.head) {
         (LabelHead::Tau, Head::Tau) => true,
@@ -24,7 +29,9 @@ pub fn match_label(sem: &Semantics<'_>, pattern: &LabelPattern, label: &Label, b
     if !head_ok {
         return None;
     }
-    let Some(args) = &pattern.args else { return Some(bindings) };
+    let Some(args) = &pattern.args else {
+        return Some(bindings);
+    };
     if args.len() != label.args.len() {
         return None;
     }
@@ -47,7 +54,9 @@ fn match_arg(pattern: &ArgPattern, value: &Value, bindings: &mut Bindings) -> bo
             }
         },
         (ArgPattern::Value(e), v) => eval(e, &[]).is_ok_and(|w| w == *v),
-        (ArgPattern::Ctor(e, i, ps), Value::Ctor(f, j, vs)) if e == f && i == j => match_args(ps, vs, bindings),
+        (ArgPattern::Ctor(e, i, ps), Value::Ctor(f, j, vs)) if e == f && i == j => {
+            match_args(ps, vs, bindings)
+        }
         (ArgPattern::Tuple(ps), Value::Tuple(vs)) => match_args(ps, vs, bindings),
         _ => false,
     }
@@ -73,9 +82,14 @@ pub fn rename_bindings(bindings: &Bindings, renaming: &[u32]) -> Bindings {
 fn rename_value(value: &mut Value, renaming: &[u32]) {
     match value {
         Value::Chan(Chan::Fresh { id, .. }) => {
-            *id = renaming.get(*id as usize).copied().unwrap_or(agentpi_semantics::DEAD);
+            *id = renaming
+                .get(*id as usize)
+                .copied()
+                .unwrap_or(agentpi_semantics::DEAD);
         }
-        Value::Ctor(_, _, vs) | Value::Tuple(vs) => vs.iter_mut().for_each(|v| rename_value(v, renaming)),
+        Value::Ctor(_, _, vs) | Value::Tuple(vs) => {
+            vs.iter_mut().for_each(|v| rename_value(v, renaming))
+        }
         _ => {}
     }
 }

@@ -67,7 +67,12 @@ pub struct Lasso {
 }
 
 /// Searches the product for a path that stays in the avoid region forever.
-pub fn find_lasso(product: &Product, graph: &Graph, stuck_counts: bool, fair: bool) -> Option<Lasso> {
+pub fn find_lasso(
+    product: &Product,
+    graph: &Graph,
+    stuck_counts: bool,
+    fair: bool,
+) -> Option<Lasso> {
     let cycles = bad_sccs(product, graph, fair);
     let mut in_bad = vec![usize::MAX; product.state.len()];
     for (i, scc) in cycles.iter().enumerate() {
@@ -80,11 +85,23 @@ pub fn find_lasso(product: &Product, graph: &Graph, stuck_counts: bool, fair: bo
     let first = (0..product.state.len()).find(|&n| in_bad[n] != usize::MAX || stuck(n))?;
     let mut steps = product.stem(first as u32);
     if in_bad[first] == usize::MAX {
-        return Some(Lasso { steps, loop_start: None });
+        return Some(Lasso {
+            steps,
+            loop_start: None,
+        });
     }
     let loop_start = steps.len();
-    steps.extend(cycle_through(product, graph, &cycles[in_bad[first]], first as u32, fair));
-    Some(Lasso { steps, loop_start: Some(loop_start) })
+    steps.extend(cycle_through(
+        product,
+        graph,
+        &cycles[in_bad[first]],
+        first as u32,
+        fair,
+    ));
+    Some(Lasso {
+        steps,
+        loop_start: Some(loop_start),
+    })
 }
 
 fn bad_sccs(product: &Product, graph: &Graph, fair: bool) -> Vec<Vec<u32>> {
@@ -141,7 +158,11 @@ fn tarjan(product: &Product) -> Vec<Vec<u32>> {
                         break;
                     }
                 }
-                if scc.len() > 1 || product.adj[v as usize].iter().any(|e| e.inside && e.to == v) {
+                if scc.len() > 1
+                    || product.adj[v as usize]
+                        .iter()
+                        .any(|e| e.inside && e.to == v)
+                {
                     scc.sort_unstable();
                     out.push(scc);
                 }
@@ -152,7 +173,11 @@ fn tarjan(product: &Product) -> Vec<Vec<u32>> {
 }
 
 fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
-    graph.successors(state).iter().flat_map(|e| graph.actor_sets[e.actors as usize].iter().copied()).collect()
+    graph
+        .successors(state)
+        .iter()
+        .flat_map(|e| graph.actor_sets[e.actors as usize].iter().copied())
+        .collect()
 }
 
 /// Components enabled in every state of `scc` that never move inside it: each makes every
@@ -167,43 +192,73 @@ fn fairness_gap(product: &Product, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
             None => here,
             Some(a) => a.intersection(&here).copied().collect(),
         });
-        for e in product.adj[n as usize].iter().filter(|e| e.inside && members.contains(&e.to)) {
-            taken.extend(graph.actor_sets[graph.successors(e.step.state)[e.step.edge as usize].actors as usize].iter().copied());
+        for e in product.adj[n as usize]
+            .iter()
+            .filter(|e| e.inside && members.contains(&e.to))
+        {
+            taken.extend(
+                graph.actor_sets
+                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                    .iter()
+                    .copied(),
+            );
         }
     }
-    let mut gap: Vec<Actor> = always.unwrap_or_default().into_iter().filter(|a| !taken.contains(a)).collect();
+    let mut gap: Vec<Actor> = always
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| !taken.contains(a))
+        .collect();
     gap.sort();
     gap
 }
 
 /// A cycle from `start` back to itself inside `scc`; under fairness it also passes, for each
 /// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes.
-fn cycle_through(product: &Product, graph: &Graph, scc: &[u32], start: u32, fair: bool) -> Vec<Step> {
+fn cycle_through(
+    product: &Product,
+    graph: &Graph,
+    scc: &[u32],
+    start: u32,
+    fair: bool,
+) -> Vec<Step> {
     let members: FxHashSet<u32> = scc.iter().copied().collect();
     let mut steps = Vec::new();
     let mut at = start;
     if fair {
-        let actors: FxHashSet<Actor> = scc.iter().flat_map(|&n| enabled(graph, product.state[n as usize])).collect();
+        let actors: FxHashSet<Actor> = scc
+            .iter()
+            .flat_map(|&n| enabled(graph, product.state[n as usize]))
+            .collect();
         let mut actors: Vec<Actor> = actors.into_iter().collect();
         actors.sort();
         for actor in actors {
             let goal = |n: u32, e: Option<&ProductEdge>| match e {
                 None => !enabled(graph, product.state[n as usize]).contains(&actor),
-                Some(e) => graph.actor_sets[graph.successors(e.step.state)[e.step.edge as usize].actors as usize].contains(&actor),
+                Some(e) => graph.actor_sets
+                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                    .contains(&actor),
             };
             let (path, end) = search(product, &members, at, &goal);
             steps.extend(path);
             at = end;
         }
     }
-    let (path, _) = search(product, &members, at, &|n, e: Option<&ProductEdge>| e.is_some_and(|e| e.to == start) && n != u32::MAX);
+    let (path, _) = search(product, &members, at, &|n, e: Option<&ProductEdge>| {
+        e.is_some_and(|e| e.to == start) && n != u32::MAX
+    });
     steps.extend(path);
     steps
 }
 
 /// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
 /// edge (`goal(source, Some(edge))`, which is then taken). Returns the steps and the end node.
-fn search(product: &Product, members: &FxHashSet<u32>, from: u32, goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool) -> (Vec<Step>, u32) {
+fn search(
+    product: &Product,
+    members: &FxHashSet<u32>,
+    from: u32,
+    goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
+) -> (Vec<Step>, u32) {
     let mut prev: rustc_hash::FxHashMap<u32, (u32, Step)> = Default::default();
     let mut queue = VecDeque::from([from]);
     let mut seen = FxHashSet::from_iter([from]);
@@ -211,7 +266,10 @@ fn search(product: &Product, members: &FxHashSet<u32>, from: u32, goal: &dyn Fn(
         if goal(n, None) {
             return (unwind(&prev, from, n), n);
         }
-        for e in product.adj[n as usize].iter().filter(|e| e.inside && members.contains(&e.to)) {
+        for e in product.adj[n as usize]
+            .iter()
+            .filter(|e| e.inside && members.contains(&e.to))
+        {
             if goal(n, Some(e)) {
                 let mut path = unwind(&prev, from, n);
                 path.push(e.step);

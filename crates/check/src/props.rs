@@ -1,8 +1,8 @@
 //! Deciding each kind of property on an explored graph.
 
 use crate::explore::Graph;
-use crate::pattern::{match_label, rename_bindings, Bindings};
-use crate::product::{find_lasso, Lasso, Product, ProductEdge, Step};
+use crate::pattern::{Bindings, match_label, rename_bindings};
+use crate::product::{Lasso, Product, ProductEdge, Step, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::Semantics;
 use rustc_hash::FxHashMap;
@@ -11,10 +11,20 @@ use std::collections::VecDeque;
 /// The first transition in breadth-first order whose label matches: the end of a shortest
 /// path to such a transition.
 pub fn first_match(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Option<Step> {
-    let matching: Vec<bool> = graph.labels.iter().map(|l| match_label(sem, pattern, l, &Vec::new()).is_some()).collect();
+    let matching: Vec<bool> = graph
+        .labels
+        .iter()
+        .map(|l| match_label(sem, pattern, l, &Vec::new()).is_some())
+        .collect();
     (0..graph.expanded as u32).find_map(|s| {
         let edges = graph.successors(s);
-        edges.iter().position(|e| matching[e.label as usize]).map(|i| Step { state: s, edge: i as u32 })
+        edges
+            .iter()
+            .position(|e| matching[e.label as usize])
+            .map(|i| Step {
+                state: s,
+                edge: i as u32,
+            })
     })
 }
 
@@ -22,12 +32,19 @@ pub fn first_match(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -
 pub fn first_deadlock(sem: &Semantics<'_>, graph: &Graph) -> Option<u32> {
     let faulty: rustc_hash::FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
     (0..graph.expanded as u32).find(|&s| {
-        graph.successors(s).is_empty() && !faulty.contains(&s) && !sem.is_valid_end(&graph.states[s as usize])
+        graph.successors(s).is_empty()
+            && !faulty.contains(&s)
+            && !sem.is_valid_end(&graph.states[s as usize])
     })
 }
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
-pub fn eventually(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern, fair: bool) -> Option<Lasso> {
+pub fn eventually(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    pattern: &LabelPattern,
+    fair: bool,
+) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
     let mut product = Product::default();
     let mut node_of = FxHashMap::default();
@@ -35,19 +52,36 @@ pub fn eventually(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern, fa
     let mut queue = VecDeque::from([0u32]);
     while let Some(n) = queue.pop_front() {
         let s = product.state[n as usize];
-        for (i, e) in graph.successors(s).iter().enumerate().filter(|(_, e)| !matching[e.label as usize]) {
+        for (i, e) in graph
+            .successors(s)
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !matching[e.label as usize])
+        {
             let to = *node_of.entry(e.target).or_insert_with(|| {
                 queue.push_back(product.state.len() as u32);
                 product.add_node(e.target, true, Some((n, product.adj[n as usize].len())))
             });
-            product.adj[n as usize].push(ProductEdge { to, step: Step { state: s, edge: i as u32 }, inside: true });
+            product.adj[n as usize].push(ProductEdge {
+                to,
+                step: Step {
+                    state: s,
+                    edge: i as u32,
+                },
+                inside: true,
+            });
         }
     }
     find_lasso(&product, graph, true, fair)
 }
 
 /// `always eventually P`: a reachable cycle without `P`.
-pub fn always_eventually(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern, fair: bool) -> Option<Lasso> {
+pub fn always_eventually(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    pattern: &LabelPattern,
+    fair: bool,
+) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
     let mut product = Product::default();
     for s in 0..graph.states.len() as u32 {
@@ -55,19 +89,36 @@ pub fn always_eventually(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPatt
         product.add_node(s, true, parent.map(|(p, e)| (p, e as usize)));
         let edges = graph.successors(s).iter().enumerate();
         product.adj[s as usize] = edges
-            .map(|(i, e)| ProductEdge { to: e.target, step: Step { state: s, edge: i as u32 }, inside: !matching[e.label as usize] })
+            .map(|(i, e)| ProductEdge {
+                to: e.target,
+                step: Step {
+                    state: s,
+                    edge: i as u32,
+                },
+                inside: !matching[e.label as usize],
+            })
             .collect();
     }
     find_lasso(&product, graph, false, fair)
 }
 
 fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec<bool> {
-    graph.labels.iter().map(|l| match_label(sem, pattern, l, &Vec::new()).is_some()).collect()
+    graph
+        .labels
+        .iter()
+        .map(|l| match_label(sem, pattern, l, &Vec::new()).is_some())
+        .collect()
 }
 
 /// `L leads to R`: the product with a monitor that picks one `L` transition, remembers the
 /// values it bound (renaming fresh channels as states are renumbered) and waits for `R`.
-pub fn leads_to(sem: &Semantics<'_>, graph: &Graph, left: &LabelPattern, right: &LabelPattern, fair: bool) -> Option<Lasso> {
+pub fn leads_to(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    left: &LabelPattern,
+    right: &LabelPattern,
+    fair: bool,
+) -> Option<Lasso> {
     type Key = (u32, Option<Bindings>);
     let mut product = Product::default();
     let mut keys: Vec<Key> = vec![(0, None)];
@@ -81,9 +132,15 @@ pub fn leads_to(sem: &Semantics<'_>, graph: &Graph, left: &LabelPattern, right: 
         if !graph.is_expanded(s) {
             continue;
         }
-        let transitions = sem.successors(&graph.states[s as usize]).into_iter().filter(|t| t.fault.is_none());
+        let transitions = sem
+            .successors(&graph.states[s as usize])
+            .into_iter()
+            .filter(|t| t.fault.is_none());
         for (i, (t, e)) in transitions.zip(graph.successors(s)).enumerate() {
-            let step = Step { state: s, edge: i as u32 };
+            let step = Step {
+                state: s,
+                edge: i as u32,
+            };
             let mut moves: Vec<(Option<Bindings>, bool)> = Vec::new();
             match &watching {
                 None => {
@@ -92,7 +149,9 @@ pub fn leads_to(sem: &Semantics<'_>, graph: &Graph, left: &LabelPattern, right: 
                         moves.push((Some(rename_bindings(&theta, &t.renaming)), false));
                     }
                 }
-                Some(theta) if match_label(sem, right, &t.label, theta).is_some() => moves.push((None, false)),
+                Some(theta) if match_label(sem, right, &t.label, theta).is_some() => {
+                    moves.push((None, false))
+                }
                 Some(theta) => moves.push((Some(rename_bindings(theta, &t.renaming)), true)),
             }
             for (m, inside) in moves {
@@ -100,7 +159,11 @@ pub fn leads_to(sem: &Semantics<'_>, graph: &Graph, left: &LabelPattern, right: 
                 let to = match node_of.get(&key) {
                     Some(&to) => to,
                     None => {
-                        let to = product.add_node(e.target, key.1.is_some(), Some((n, product.adj[n as usize].len())));
+                        let to = product.add_node(
+                            e.target,
+                            key.1.is_some(),
+                            Some((n, product.adj[n as usize].len())),
+                        );
                         node_of.insert(key.clone(), to);
                         keys.push(key);
                         to

@@ -5,7 +5,7 @@
 use crate::explore::Graph;
 use crate::product::Step;
 use agentpi_semantics::state::for_each_value;
-use agentpi_semantics::{Actor, Chan, Label, Semantics, Transition, DEAD};
+use agentpi_semantics::{Actor, Chan, DEAD, Label, Semantics, Transition};
 use rustc_hash::FxHashMap;
 
 /// One printed step of a trace.
@@ -26,7 +26,14 @@ pub struct Trace {
 
 /// Replays `steps` (and a last faulty transition, given by its index among all transitions of
 /// its source) and prints them.
-pub fn render(sem: &Semantics<'_>, graph: &Graph, system: &str, steps: &[Step], fault: Option<(u32, u32)>, loop_start: Option<usize>) -> Trace {
+pub fn render(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    system: &str,
+    steps: &[Step],
+    fault: Option<(u32, u32)>,
+    loop_start: Option<usize>,
+) -> Trace {
     let mut taken: Vec<Transition> = steps
         .iter()
         .map(|st| nth_transition(sem, graph, st.state, st.edge as usize, false))
@@ -41,16 +48,27 @@ pub fn render(sem: &Semantics<'_>, graph: &Graph, system: &str, steps: &[Step], 
         .enumerate()
         .map(|(i, t)| TraceStep {
             label: sem.fmt_label(&t.label, &mut |c| names.name(sem, i, c)),
-            actors: t.actors.iter().map(|a| actor_name(sem, *a, system)).collect(),
+            actors: t
+                .actors
+                .iter()
+                .map(|a| actor_name(sem, *a, system))
+                .collect(),
         })
         .collect();
     Trace { steps, loop_start }
 }
 
-fn nth_transition(sem: &Semantics<'_>, graph: &Graph, state: u32, index: usize, with_faults: bool) -> Transition {
+fn nth_transition(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    state: u32,
+    index: usize,
+    with_faults: bool,
+) -> Transition {
     let all = sem.successors(&graph.states[state as usize]);
     let mut kept = all.into_iter().filter(|t| with_faults || t.fault.is_none());
-    kept.nth(index).expect("replayed transition exists: the semantics is deterministic")
+    kept.nth(index)
+        .expect("replayed transition exists: the semantics is deterministic")
 }
 
 pub fn actor_name(sem: &Semantics<'_>, actor: Actor, system: &str) -> String {
@@ -76,11 +94,13 @@ impl Instances {
         for t in taken {
             let mut here = current.clone();
             if let agentpi_semantics::Head::Chan(Chan::Fresh { id, origin }) = t.label.head {
-                here.entry(id).or_insert_with(|| next_instance(&mut counts, origin));
+                here.entry(id)
+                    .or_insert_with(|| next_instance(&mut counts, origin));
             }
             for v in t.label.args.iter() {
                 each_fresh_chan(v, &mut |id, origin| {
-                    here.entry(id).or_insert_with(|| next_instance(&mut counts, origin));
+                    here.entry(id)
+                        .or_insert_with(|| next_instance(&mut counts, origin));
                 });
             }
             let mut after = FxHashMap::default();
@@ -98,9 +118,13 @@ impl Instances {
 
     fn name(&self, sem: &Semantics<'_>, step: usize, chan: Chan) -> String {
         let base = sem.chan_name(chan).to_string();
-        let Chan::Fresh { id, origin } = chan else { return base };
+        let Chan::Fresh { id, origin } = chan else {
+            return base;
+        };
         match self.per_step[step].get(&id) {
-            Some(&(_, k)) if self.counts.get(&origin).copied().unwrap_or(0) > 1 => format!("{base}#{k}"),
+            Some(&(_, k)) if self.counts.get(&origin).copied().unwrap_or(0) > 1 => {
+                format!("{base}#{k}")
+            }
             _ => base,
         }
     }
@@ -113,10 +137,15 @@ fn next_instance(counts: &mut FxHashMap<u32, u32>, origin: u32) -> (u32, u32) {
 }
 
 /// Gives instance numbers to the fresh names of `state` that have none yet.
-fn number_state(state: &agentpi_semantics::State, map: &mut FxHashMap<u32, (u32, u32)>, counts: &mut FxHashMap<u32, u32>) {
+fn number_state(
+    state: &agentpi_semantics::State,
+    map: &mut FxHashMap<u32, (u32, u32)>,
+    counts: &mut FxHashMap<u32, u32>,
+) {
     for_each_value(&state.procs, &mut |v| {
         each_fresh_chan(v, &mut |id, origin| {
-            map.entry(id).or_insert_with(|| next_instance(counts, origin));
+            map.entry(id)
+                .or_insert_with(|| next_instance(counts, origin));
         });
     });
 }

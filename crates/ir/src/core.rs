@@ -37,7 +37,10 @@ pub type Slot = u32;
 pub enum Type {
     Bool,
     /// A bounded integer range `lo..hi`, both inclusive.
-    Int { lo: i64, hi: i64 },
+    Int {
+        lo: i64,
+        hi: i64,
+    },
     Enum(EnumId),
     Tuple(Vec<Type>),
     /// A channel carrying these values (empty: a pure synchronisation).
@@ -109,11 +112,20 @@ pub enum Pattern {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Prefix {
     /// `c!e` / `c!(e, ...)` / `c!`.
-    Output { chan: Expr, args: Vec<Expr> },
+    Output {
+        chan: Expr,
+        args: Vec<Expr>,
+    },
     /// `c?p` / `c?(p, ...)` / `c?`.
-    Input { chan: Expr, pats: Vec<Pattern> },
+    Input {
+        chan: Expr,
+        pats: Vec<Pattern>,
+    },
     Tau,
-    Event { event: EventId, args: Vec<Expr> },
+    Event {
+        event: EventId,
+        args: Vec<Expr>,
+    },
     Assert(Expr),
 }
 

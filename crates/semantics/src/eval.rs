@@ -8,7 +8,11 @@ use agentpi_ir::core::{BinOp, Expr, Pattern, Program, Type, UnOp};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaultKind {
     /// A value left the range of the type it was given to.
-    Range { value: i64, lo: i64, hi: i64 },
+    Range {
+        value: i64,
+        lo: i64,
+        hi: i64,
+    },
     DivisionByZero,
     Overflow,
     /// No arm of a `match` fits the value.
@@ -75,7 +79,9 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, frame: &[Value]) -> Eval<Value> {
         BinOp::Ne => return Ok(Value::Bool(x != y)),
         _ => {}
     }
-    let (Some(x), Some(y)) = (x.as_int(), y.as_int()) else { return Err(FaultKind::Overflow) };
+    let (Some(x), Some(y)) = (x.as_int(), y.as_int()) else {
+        return Err(FaultKind::Overflow);
+    };
     arithmetic(op, x, y)
 }
 
@@ -99,7 +105,12 @@ fn arithmetic(op: BinOp, x: i64, y: i64) -> Eval<Value> {
 
 /// Matches `value` against `pattern`, binding slots in `frame`. A binder whose integer range
 /// does not hold the value does not match.
-pub fn matches(pattern: &Pattern, value: &Value, frame: &mut [Value], program: &Program) -> Eval<bool> {
+pub fn matches(
+    pattern: &Pattern,
+    value: &Value,
+    frame: &mut [Value],
+    program: &Program,
+) -> Eval<bool> {
     match (pattern, value) {
         (Pattern::Wild, _) => Ok(true),
         (Pattern::Bind(slot, ty), v) => {
@@ -107,13 +118,20 @@ pub fn matches(pattern: &Pattern, value: &Value, frame: &mut [Value], program: &
             Ok(check_type(v, ty, program).is_ok())
         }
         (Pattern::Eq(e), v) => Ok(eval(e, frame)? == *v),
-        (Pattern::Ctor(e, i, ps), Value::Ctor(f, j, vs)) if e == f && i == j => matches_all(ps, vs, frame, program),
+        (Pattern::Ctor(e, i, ps), Value::Ctor(f, j, vs)) if e == f && i == j => {
+            matches_all(ps, vs, frame, program)
+        }
         (Pattern::Tuple(ps), Value::Tuple(vs)) => matches_all(ps, vs, frame, program),
         _ => Ok(false),
     }
 }
 
-pub fn matches_all(pats: &[Pattern], values: &[Value], frame: &mut [Value], program: &Program) -> Eval<bool> {
+pub fn matches_all(
+    pats: &[Pattern],
+    values: &[Value],
+    frame: &mut [Value],
+    program: &Program,
+) -> Eval<bool> {
     if pats.len() != values.len() {
         return Ok(false);
     }
@@ -128,9 +146,11 @@ pub fn matches_all(pats: &[Pattern], values: &[Value], frame: &mut [Value], prog
 /// Checks that `value` lies within `ty` (integer ranges, also inside tuples and payloads).
 pub fn check_type(value: &Value, ty: &Type, program: &Program) -> Eval<()> {
     match (value, ty) {
-        (Value::Int(v), Type::Int { lo, hi }) if v < lo || v > hi => {
-            Err(FaultKind::Range { value: *v, lo: *lo, hi: *hi })
-        }
+        (Value::Int(v), Type::Int { lo, hi }) if v < lo || v > hi => Err(FaultKind::Range {
+            value: *v,
+            lo: *lo,
+            hi: *hi,
+        }),
         (Value::Tuple(vs), Type::Tuple(ts)) => check_types(vs, ts, program),
         (Value::Ctor(e, i, vs), Type::Enum(_)) => {
             let fields = &program.enums[e.0 as usize].ctors[*i as usize].fields;
@@ -141,7 +161,10 @@ pub fn check_type(value: &Value, ty: &Type, program: &Program) -> Eval<()> {
 }
 
 pub fn check_types(values: &[Value], types: &[Type], program: &Program) -> Eval<()> {
-    values.iter().zip(types).try_for_each(|(v, t)| check_type(v, t, program))
+    values
+        .iter()
+        .zip(types)
+        .try_for_each(|(v, t)| check_type(v, t, program))
 }
 
 #[cfg(test)]
@@ -149,7 +172,10 @@ mod tests {
     use super::*;
 
     fn bin(op: BinOp, a: i64, b: i64) -> Eval<Value> {
-        eval(&Expr::Binary(op, Box::new(Expr::Int(a)), Box::new(Expr::Int(b))), &[])
+        eval(
+            &Expr::Binary(op, Box::new(Expr::Int(a)), Box::new(Expr::Int(b))),
+            &[],
+        )
     }
 
     #[test]
@@ -172,6 +198,13 @@ mod tests {
         let program = Program::default();
         let small = Type::Int { lo: 0, hi: 7 };
         assert!(check_type(&Value::Int(7), &small, &program).is_ok());
-        assert_eq!(check_type(&Value::Int(8), &small, &program), Err(FaultKind::Range { value: 8, lo: 0, hi: 7 }));
+        assert_eq!(
+            check_type(&Value::Int(8), &small, &program),
+            Err(FaultKind::Range {
+                value: 8,
+                lo: 0,
+                hi: 7
+            })
+        );
     }
 }

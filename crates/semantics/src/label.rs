@@ -1,7 +1,7 @@
 //! Transition labels and how labels and values print: `c(v1, ..., vn)`, `ev(v)`, `tau`.
 
-use crate::value::{Chan, Value};
 use crate::Semantics;
+use crate::value::{Chan, Value};
 use agentpi_ir::core::EventId;
 use std::fmt::Write;
 
@@ -22,7 +22,10 @@ pub struct Label {
 
 impl Label {
     pub fn tau() -> Label {
-        Label { head: Head::Tau, args: Box::default() }
+        Label {
+            head: Head::Tau,
+            args: Box::default(),
+        }
     }
 
     pub fn is_tau(&self) -> bool {
@@ -51,7 +54,12 @@ impl Semantics<'_> {
         self.fmt_label(label, &mut |c| self.chan_name(c).to_string())
     }
 
-    pub fn fmt_value(&self, out: &mut String, value: &Value, chan_name: &mut dyn FnMut(Chan) -> String) {
+    pub fn fmt_value(
+        &self,
+        out: &mut String,
+        value: &Value,
+        chan_name: &mut dyn FnMut(Chan) -> String,
+    ) {
         match value {
             Value::Bool(b) => {
                 let _ = write!(out, "{b}");
@@ -76,7 +84,12 @@ impl Semantics<'_> {
         }
     }
 
-    fn fmt_list(&self, out: &mut String, values: &[Value], chan_name: &mut dyn FnMut(Chan) -> String) {
+    fn fmt_list(
+        &self,
+        out: &mut String,
+        values: &[Value],
+        chan_name: &mut dyn FnMut(Chan) -> String,
+    ) {
         for (i, v) in values.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");

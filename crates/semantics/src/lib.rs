@@ -13,7 +13,7 @@ pub mod value;
 
 pub use eval::FaultKind;
 pub use label::{Head, Label};
-pub use state::{Closure, Proc, Renaming, State, DEAD};
+pub use state::{Closure, DEAD, Proc, Renaming, State};
 pub use value::{Chan, Origin, Value};
 
 use agentpi_diagnostics::Span;
@@ -62,7 +62,11 @@ pub struct Semantics<'p> {
 
 impl<'p> Semantics<'p> {
     pub fn new(program: &'p Program) -> Semantics<'p> {
-        let frames = program.defs.iter().map(|d| d.frame).chain(program.systems.iter().map(|s| s.frame));
+        let frames = program
+            .defs
+            .iter()
+            .map(|d| d.frame)
+            .chain(program.systems.iter().map(|s| s.frame));
         let mut origin_base = vec![0; program.terms.len()];
         let mut origin_names = Vec::new();
         let mut origin_carries = Vec::new();

@@ -8,7 +8,7 @@
 //! collection of restrictions). [`canonicalize`] sorts and renumbers fresh names by first
 //! occurrence, so that alpha-equivalent states are equal.
 
-use crate::value::{cmp_value, cmp_values, Value};
+use crate::value::{Value, cmp_value, cmp_values};
 use agentpi_ir::core::TermId;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -82,7 +82,13 @@ pub fn canonicalize(mut procs: Vec<Proc>, ids: u32) -> (State, Renaming) {
     });
     rename_procs(&mut procs, &map);
     sort_procs(&mut procs, false);
-    (State { procs: procs.into_boxed_slice(), fresh: next }, map.into_boxed_slice())
+    (
+        State {
+            procs: procs.into_boxed_slice(),
+            fresh: next,
+        },
+        map.into_boxed_slice(),
+    )
 }
 
 fn sort_procs(procs: &mut [Proc], anon: bool) {
@@ -102,13 +108,17 @@ fn cmp_proc(a: &Proc, b: &Proc, anon: bool) -> Ordering {
         (Proc::Seq(p, x), Proc::Seq(q, y)) => {
             let inner = p.iter().zip(q.iter()).map(|(a, b)| cmp_proc(a, b, anon));
             let first = inner.into_iter().find(|o| *o != Ordering::Equal);
-            first.unwrap_or(p.len().cmp(&q.len())).then_with(|| cmp_closure(x, y, anon))
+            first
+                .unwrap_or(p.len().cmp(&q.len()))
+                .then_with(|| cmp_closure(x, y, anon))
         }
     }
 }
 
 fn cmp_closure(a: &Closure, b: &Closure, anon: bool) -> Ordering {
-    a.term.cmp(&b.term).then_with(|| cmp_values(&a.env, &b.env, anon))
+    a.term
+        .cmp(&b.term)
+        .then_with(|| cmp_values(&a.env, &b.env, anon))
 }
 
 /// Visits every value held by components, in canonical traversal order.
@@ -152,8 +162,14 @@ mod tests {
     use crate::value::Chan;
 
     fn leaf(term: u32, ids: &[u32]) -> Proc {
-        let env = ids.iter().map(|&id| Value::Chan(Chan::Fresh { id, origin: 0 })).collect();
-        Proc::Leaf(Closure { term: TermId(term), env })
+        let env = ids
+            .iter()
+            .map(|&id| Value::Chan(Chan::Fresh { id, origin: 0 }))
+            .collect();
+        Proc::Leaf(Closure {
+            term: TermId(term),
+            env,
+        })
     }
 
     #[test]

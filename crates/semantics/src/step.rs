@@ -7,9 +7,9 @@
 //! (a replication stays as well). The way from the state's top level down to the component that
 //! acts is the offer's context: indices into the state, then owned layers inside fragments.
 
-use crate::eval::{self, check_types, eval, eval_all, matches_all, FaultKind, UNSET};
+use crate::eval::{self, FaultKind, UNSET, check_types, eval, eval_all, matches_all};
 use crate::label::{Head, Label};
-use crate::state::{canonicalize, Closure, Proc, State};
+use crate::state::{Closure, Proc, State, canonicalize};
 use crate::value::{Chan, Value};
 use crate::{Actor, Fault, Semantics, Transition};
 use agentpi_diagnostics::Span;
@@ -30,7 +30,11 @@ pub(crate) struct Spawner<'s, 'p> {
 
 impl<'s, 'p> Spawner<'s, 'p> {
     pub(crate) fn new(sem: &'s Semantics<'p>, fresh: u32) -> Self {
-        Spawner { sem, fresh, depth: 0 }
+        Spawner {
+            sem,
+            fresh,
+            depth: 0,
+        }
     }
 
     pub(crate) fn next_fresh(&self) -> u32 {
@@ -39,12 +43,22 @@ impl<'s, 'p> Spawner<'s, 'p> {
 
     /// Rules *Nil*, *Par*, *New*, *Seq-Start*, *If*, *Match*, *Call*: puts `term` into
     /// component form, appending to `out`.
-    pub(crate) fn spawn(&mut self, term: TermId, frame: &mut Vec<Value>, out: &mut Vec<Proc>) -> Result<(), Fault> {
+    pub(crate) fn spawn(
+        &mut self,
+        term: TermId,
+        frame: &mut Vec<Value>,
+        out: &mut Vec<Proc>,
+    ) -> Result<(), Fault> {
         let program = self.sem.program;
-        let fault = |kind| Fault { kind, span: program.info(term).span };
+        let fault = |kind| Fault {
+            kind,
+            span: program.info(term).span,
+        };
         match program.term(term) {
             Term::Nil => {}
-            Term::Prefix(..) | Term::Choice(_) | Term::Repl(_) => out.push(Proc::Leaf(self.closure(term, frame))),
+            Term::Prefix(..) | Term::Choice(_) | Term::Repl(_) => {
+                out.push(Proc::Leaf(self.closure(term, frame)))
+            }
             Term::Par(ts) => {
                 for t in ts {
                     self.spawn(*t, frame, out)?;
@@ -54,13 +68,20 @@ impl<'s, 'p> Spawner<'s, 'p> {
             Term::New(names, body) => {
                 for (i, n) in names.iter().enumerate() {
                     let origin = self.sem.origin(term, i);
-                    frame[n.slot as usize] = Value::Chan(Chan::Fresh { id: self.fresh, origin });
+                    frame[n.slot as usize] = Value::Chan(Chan::Fresh {
+                        id: self.fresh,
+                        origin,
+                    });
                     self.fresh += 1;
                 }
                 self.spawn(*body, frame, out)?;
             }
             Term::If(cond, a, b) => {
-                let chosen = if eval(cond, frame).map_err(fault)? == Value::Bool(true) { *a } else { *b };
+                let chosen = if eval(cond, frame).map_err(fault)? == Value::Bool(true) {
+                    *a
+                } else {
+                    *b
+                };
                 self.spawn(chosen, frame, out)?;
             }
             Term::Match(scrutinee, arms) => {
@@ -73,7 +94,13 @@ impl<'s, 'p> Spawner<'s, 'p> {
         Ok(())
     }
 
-    fn spawn_seq(&mut self, l: TermId, r: TermId, frame: &mut Vec<Value>, out: &mut Vec<Proc>) -> Result<(), Fault> {
+    fn spawn_seq(
+        &mut self,
+        l: TermId,
+        r: TermId,
+        frame: &mut Vec<Value>,
+        out: &mut Vec<Proc>,
+    ) -> Result<(), Fault> {
         let mut inner = Vec::new();
         self.spawn(l, frame, &mut inner)?;
         if inner.is_empty() {
@@ -84,18 +111,38 @@ impl<'s, 'p> Spawner<'s, 'p> {
         Ok(())
     }
 
-    fn pick_arm(&self, arms: &[(Pattern, TermId)], value: &Value, frame: &mut [Value]) -> eval::Eval<TermId> {
+    fn pick_arm(
+        &self,
+        arms: &[(Pattern, TermId)],
+        value: &Value,
+        frame: &mut [Value],
+    ) -> eval::Eval<TermId> {
         for (pattern, body) in arms {
-            if matches_all(std::slice::from_ref(pattern), std::slice::from_ref(value), frame, self.sem.program)? {
+            if matches_all(
+                std::slice::from_ref(pattern),
+                std::slice::from_ref(value),
+                frame,
+                self.sem.program,
+            )? {
                 return Ok(*body);
             }
         }
         Err(FaultKind::NoMatch)
     }
 
-    fn call(&mut self, term: TermId, def: agentpi_ir::core::DefId, args: &[agentpi_ir::core::Expr], frame: &[Value], out: &mut Vec<Proc>) -> Result<(), Fault> {
+    fn call(
+        &mut self,
+        term: TermId,
+        def: agentpi_ir::core::DefId,
+        args: &[agentpi_ir::core::Expr],
+        frame: &[Value],
+        out: &mut Vec<Proc>,
+    ) -> Result<(), Fault> {
         let program = self.sem.program;
-        let fault = |kind| Fault { kind, span: program.info(term).span };
+        let fault = |kind| Fault {
+            kind,
+            span: program.info(term).span,
+        };
         let def = program.def(def);
         let values = eval_all(args, frame).map_err(fault)?;
         let types: Vec<Type> = def.params.iter().map(|(_, t)| t.clone()).collect();
@@ -116,13 +163,23 @@ impl<'s, 'p> Spawner<'s, 'p> {
     /// The closure of `term` in `frame`: only the values of its free variables.
     pub(crate) fn closure(&self, term: TermId, frame: &[Value]) -> Closure {
         let free = &self.sem.program.info(term).free;
-        Closure { term, env: free.iter().map(|&s| frame[s as usize].clone()).collect() }
+        Closure {
+            term,
+            env: free.iter().map(|&s| frame[s as usize].clone()).collect(),
+        }
     }
 
     /// A scratch frame holding a closure's values in their slots.
     pub(crate) fn load(&self, closure: &Closure) -> Vec<Value> {
         let mut frame = vec![UNSET; self.sem.frame_size()];
-        for (&slot, v) in self.sem.program.info(closure.term).free.iter().zip(closure.env.iter()) {
+        for (&slot, v) in self
+            .sem
+            .program
+            .info(closure.term)
+            .free
+            .iter()
+            .zip(closure.env.iter())
+        {
             frame[slot as usize] = v.clone();
         }
         frame
@@ -182,7 +239,12 @@ struct Stepper<'s, 'p> {
 }
 
 pub(crate) fn successors(sem: &Semantics<'_>, state: &State) -> Vec<Transition> {
-    let mut stepper = Stepper { spawner: Spawner::new(sem, state.fresh), offers: Vec::new(), path: Vec::new(), layers: Vec::new() };
+    let mut stepper = Stepper {
+        spawner: Spawner::new(sem, state.fresh),
+        offers: Vec::new(),
+        path: Vec::new(),
+        layers: Vec::new(),
+    };
     stepper.collect(&state.procs);
     stepper.transitions(state)
 }
@@ -228,22 +290,38 @@ impl<'s, 'p> Stepper<'s, 'p> {
         }
     }
 
-    fn open_branch(&mut self, closure: &Closure, branch: TermId, keep: Option<Closure>, depth: u32) {
+    fn open_branch(
+        &mut self,
+        closure: &Closure,
+        branch: TermId,
+        keep: Option<Closure>,
+        depth: u32,
+    ) {
         let mut frame = self.spawner.load(closure);
         let mut fragment = Vec::new();
         match self.spawner.spawn(branch, &mut frame, &mut fragment) {
-            Ok(()) => self.open_fragment(Rc::new(fragment), LayerKind::Fragment { keep }, depth + 1),
+            Ok(()) => {
+                self.open_fragment(Rc::new(fragment), LayerKind::Fragment { keep }, depth + 1)
+            }
             Err(fault) => self.fault_offer(closure.term, fault),
         }
     }
 
     fn open_fragment(&mut self, list: Rc<Vec<Proc>>, kind: LayerKind, depth: u32) {
         for (index, proc) in list.iter().enumerate() {
-            self.layers.push(Layer { siblings: list.clone(), index, kind: kind.clone() });
+            self.layers.push(Layer {
+                siblings: list.clone(),
+                index,
+                kind: kind.clone(),
+            });
             match proc {
                 Proc::Leaf(c) => self.open(c, depth),
                 Proc::Seq(inner, cont) => {
-                    self.open_fragment(Rc::new(inner.to_vec()), LayerKind::Seq(cont.clone()), depth);
+                    self.open_fragment(
+                        Rc::new(inner.to_vec()),
+                        LayerKind::Seq(cont.clone()),
+                        depth,
+                    );
                 }
             }
             self.layers.pop();
@@ -260,11 +338,14 @@ impl<'s, 'p> Stepper<'s, 'p> {
                 check_types(&values, sem.carried(chan), sem.program)?;
                 Ok(Act::Out(chan, values))
             }),
-            Prefix::Input { chan, pats } => {
-                eval(chan, frame).and_then(|c| Ok(Act::In(c.as_chan().ok_or(FaultKind::Overflow)?, pats)))
-            }
+            Prefix::Input { chan, pats } => eval(chan, frame)
+                .and_then(|c| Ok(Act::In(c.as_chan().ok_or(FaultKind::Overflow)?, pats))),
             Prefix::Event { event, args } => eval_all(args, frame).and_then(|values| {
-                check_types(&values, &sem.program.events[event.0 as usize].args, sem.program)?;
+                check_types(
+                    &values,
+                    &sem.program.events[event.0 as usize].args,
+                    sem.program,
+                )?;
                 Ok(Act::Event(*event, values))
             }),
             Prefix::Assert(e) => eval(e, frame).map(|v| Act::Assert(v == Value::Bool(true))),
@@ -274,7 +355,13 @@ impl<'s, 'p> Stepper<'s, 'p> {
 
     fn offer(&mut self, term: TermId, act: Act<'p>, cont: TermId, frame: Vec<Value>) {
         let sem = self.sem();
-        let keep_leaf = matches!(self.layers.first(), Some(Layer { kind: LayerKind::Fragment { keep: Some(_) }, .. }));
+        let keep_leaf = matches!(
+            self.layers.first(),
+            Some(Layer {
+                kind: LayerKind::Fragment { keep: Some(_) },
+                ..
+            })
+        );
         self.offers.push(Offer {
             path: self.path.clone(),
             layers: self.layers.clone(),
@@ -299,9 +386,13 @@ impl<'s, 'p> Stepper<'s, 'p> {
             self.single(state, offer, &mut out);
         }
         for (i, o) in offers.iter().enumerate() {
-            let Act::Out(chan, values) = &o.act else { continue };
+            let Act::Out(chan, values) = &o.act else {
+                continue;
+            };
             for (j, inp) in offers.iter().enumerate() {
-                let Act::In(c2, pats) = &inp.act else { continue };
+                let Act::In(c2, pats) = &inp.act else {
+                    continue;
+                };
                 if c2 == chan && i != j && may_pair(o, inp) {
                     self.communicate(state, o, inp, *chan, values, pats, &mut out);
                 }
@@ -314,7 +405,10 @@ impl<'s, 'p> Stepper<'s, 'p> {
     fn single(&mut self, state: &State, offer: &Offer<'p>, out: &mut Vec<Transition>) {
         let label = match &offer.act {
             Act::Tau | Act::Assert(true) => Label::tau(),
-            Act::Event(e, values) => Label { head: Head::Event(*e), args: values.clone().into() },
+            Act::Event(e, values) => Label {
+                head: Head::Event(*e),
+                args: values.clone().into(),
+            },
             Act::Assert(false) => return out.push(fault(state, offer, FaultKind::AssertionFailed)),
             Act::Fault(kind) => return out.push(fault(state, offer, kind.clone())),
             Act::Out(..) | Act::In(..) => return,
@@ -325,22 +419,41 @@ impl<'s, 'p> Stepper<'s, 'p> {
 
     /// Rule *Comm*: an output and an input on the same channel whose patterns fit the values.
     #[allow(clippy::too_many_arguments)]
-    fn communicate(&mut self, state: &State, o: &Offer<'p>, i: &Offer<'p>, chan: Chan, values: &[Value], pats: &[Pattern], out: &mut Vec<Transition>) {
+    fn communicate(
+        &mut self,
+        state: &State,
+        o: &Offer<'p>,
+        i: &Offer<'p>,
+        chan: Chan,
+        values: &[Value],
+        pats: &[Pattern],
+        out: &mut Vec<Transition>,
+    ) {
         let mut frame = i.frame.clone();
         match matches_all(pats, values, &mut frame, self.sem().program) {
             Ok(true) => {}
             Ok(false) => return,
             Err(kind) => return out.push(fault(state, i, kind)),
         }
-        let label = Label { head: Head::Chan(chan), args: values.to_vec().into() };
-        let edits = vec![(o, self.replacement(o, o.frame.clone())), (i, self.replacement(i, frame))];
+        let label = Label {
+            head: Head::Chan(chan),
+            args: values.to_vec().into(),
+        };
+        let edits = vec![
+            (o, self.replacement(o, o.frame.clone())),
+            (i, self.replacement(i, frame)),
+        ];
         let mut t = self.finish(state, label, edits);
         t.actors = vec![o.actor, i.actor];
         out.push(t);
     }
 
     /// What replaces the acting leaf: the continuation, rebuilt into its fragments.
-    fn replacement(&mut self, offer: &Offer<'p>, mut frame: Vec<Value>) -> Result<Vec<Proc>, Fault> {
+    fn replacement(
+        &mut self,
+        offer: &Offer<'p>,
+        mut frame: Vec<Value>,
+    ) -> Result<Vec<Proc>, Fault> {
         let mut procs = Vec::new();
         self.spawner.spawn(offer.cont, &mut frame, &mut procs)?;
         for (depth, layer) in offer.layers.iter().enumerate().rev() {
@@ -370,7 +483,12 @@ impl<'s, 'p> Stepper<'s, 'p> {
         Ok(out)
     }
 
-    fn finish(&mut self, state: &State, label: Label, edits: Vec<(&Offer<'p>, Result<Vec<Proc>, Fault>)>) -> Transition {
+    fn finish(
+        &mut self,
+        state: &State,
+        label: Label,
+        edits: Vec<(&Offer<'p>, Result<Vec<Proc>, Fault>)>,
+    ) -> Transition {
         let actors = edits.iter().map(|(o, _)| o.actor).collect();
         let mut ready = Vec::new();
         for (offer, edit) in edits {
@@ -382,17 +500,32 @@ impl<'s, 'p> Stepper<'s, 'p> {
         match self.rebuild(&state.procs, &ready, 0) {
             Ok(procs) => {
                 let (target, renaming) = canonicalize(procs, self.spawner.next_fresh());
-                Transition { label, target, renaming, fault: None, actors }
+                Transition {
+                    label,
+                    target,
+                    renaming,
+                    fault: None,
+                    actors,
+                }
             }
             Err(f) => fault_at(state, label, f, actors),
         }
     }
 
     /// Copies `list`, replacing the leaves that `edits` name.
-    fn rebuild(&mut self, list: &[Proc], edits: &[(&[u32], Vec<Proc>, bool)], depth: usize) -> Result<Vec<Proc>, Fault> {
+    fn rebuild(
+        &mut self,
+        list: &[Proc],
+        edits: &[(&[u32], Vec<Proc>, bool)],
+        depth: usize,
+    ) -> Result<Vec<Proc>, Fault> {
         let mut out = Vec::with_capacity(list.len() + 2);
         for (i, proc) in list.iter().enumerate() {
-            let mine: Vec<_> = edits.iter().filter(|e| e.0[depth] == i as u32).cloned().collect();
+            let mine: Vec<_> = edits
+                .iter()
+                .filter(|e| e.0[depth] == i as u32)
+                .cloned()
+                .collect();
             if mine.is_empty() {
                 out.push(proc.clone());
                 continue;
@@ -422,12 +555,26 @@ fn may_pair(a: &Offer<'_>, b: &Offer<'_>) -> bool {
 }
 
 fn fault(state: &State, offer: &Offer<'_>, kind: FaultKind) -> Transition {
-    fault_at(state, Label::tau(), Fault { kind, span: offer.span }, vec![offer.actor])
+    fault_at(
+        state,
+        Label::tau(),
+        Fault {
+            kind,
+            span: offer.span,
+        },
+        vec![offer.actor],
+    )
 }
 
 fn fault_at(state: &State, label: Label, fault: Fault, actors: Vec<Actor>) -> Transition {
     let renaming = (0..state.fresh).collect();
-    Transition { label, target: state.clone(), renaming, fault: Some(fault), actors }
+    Transition {
+        label,
+        target: state.clone(),
+        renaming,
+        fault: Some(fault),
+        actors,
+    }
 }
 
 impl Semantics<'_> {

@@ -77,9 +77,9 @@ pub fn cmp_value(a: &Value, b: &Value, anon: bool) -> Ordering {
         (Bool(x), Bool(y)) => x.cmp(y),
         (Int(x), Int(y)) => x.cmp(y),
         (Chan(x), Chan(y)) => cmp_chan(*x, *y, anon),
-        (Ctor(e1, c1, v1), Ctor(e2, c2, v2)) => {
-            (e1, c1).cmp(&(e2, c2)).then_with(|| cmp_values(v1, v2, anon))
-        }
+        (Ctor(e1, c1, v1), Ctor(e2, c2, v2)) => (e1, c1)
+            .cmp(&(e2, c2))
+            .then_with(|| cmp_values(v1, v2, anon)),
         (Tuple(v1), Tuple(v2)) => cmp_values(v1, v2, anon),
         _ => rank(a).cmp(&rank(b)),
     }
@@ -138,7 +138,13 @@ mod tests {
 
     #[test]
     fn renaming_reaches_nested_values() {
-        let mut v = Value::Tuple(vec![fresh(1, 0), Value::Ctor(EnumId(0), 0, vec![fresh(0, 0)].into())].into());
+        let mut v = Value::Tuple(
+            vec![
+                fresh(1, 0),
+                Value::Ctor(EnumId(0), 0, vec![fresh(0, 0)].into()),
+            ]
+            .into(),
+        );
         v.rename(&[1, 0]);
         let mut seen = Vec::new();
         v.for_each_fresh(&mut |id| seen.push(id));
