@@ -1,0 +1,130 @@
+//! Loading a model: the root file and its imports (transitively, each file once), parsed and
+//! lowered together. File access is the caller's, through [`Loader`]: this crate does no I/O.
+
+use crate::core::Program;
+use agentpi_diagnostics::{Diagnostic, FileId, SourceMap, Span};
+use agentpi_syntax::ast::{self, Item};
+use rustc_hash::FxHashMap;
+
+/// Reads model files for [`load`].
+pub trait Loader {
+    /// Reads `name`: a path relative to the importing file, or a bundled model name.
+    /// `importer` is the display name of the importing file (`None` for the root). Returns the
+    /// file's display name (the same file must always get the same one) and its text.
+    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String>;
+}
+
+/// A loaded model. `program` is only meaningful when `diagnostics` has no error.
+#[derive(Debug)]
+pub struct Loaded {
+    pub program: Program,
+    pub sources: SourceMap,
+    /// Sorted with [`agentpi_diagnostics::sort`].
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Loads `root` and everything it imports, and lowers the whole model.
+pub fn load(root: &str, loader: &dyn Loader) -> Loaded {
+    let mut sources = SourceMap::new();
+    let mut diagnostics = Vec::new();
+    let (display, text) = match loader.read(root, None) {
+        Ok(file) => file,
+        Err(reason) => {
+            diagnostics.push(
+                Diagnostic::error("E0207", format!("cannot read `{root}`: {reason}"))
+                    .with_help("check the file name"),
+            );
+            return Loaded {
+                program: Program::default(),
+                sources,
+                diagnostics,
+            };
+        }
+    };
+    let files = parse_all(display, text, loader, &mut sources, &mut diagnostics);
+    let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
+    let (program, lowered) = crate::lower::lower(&files, syntax_errors);
+    diagnostics.extend(lowered);
+    agentpi_diagnostics::sort(&mut diagnostics);
+    Loaded {
+        program,
+        sources,
+        diagnostics,
+    }
+}
+
+/// Parses the root and, breadth-first, every file it imports; each file once, so import
+/// cycles are harmless.
+fn parse_all(
+    display: String,
+    text: String,
+    loader: &dyn Loader,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ast::File> {
+    let mut seen: FxHashMap<String, FileId> = FxHashMap::default();
+    let mut files = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(display, text)]);
+    while let Some((display, text)) = queue.pop_front() {
+        let id = sources.add(display.clone(), text.clone());
+        seen.insert(display.clone(), id);
+        let (file, parse_diags) = agentpi_syntax::parse(id, &text);
+        diags.extend(parse_diags);
+        for import in imports(&file) {
+            match loader.read(&import.path, Some(&display)) {
+                Ok((name, _))
+                    if seen.contains_key(&name) || queue.iter().any(|(n, _)| *n == name) => {}
+                Ok(file) => queue.push_back(file),
+                Err(reason) => diags.push(import_error(import.span, &import.path, &reason)),
+            }
+        }
+        files.push(file);
+    }
+    files
+}
+
+fn imports(file: &ast::File) -> Vec<ast::Import> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Import(import) => Some(import.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn import_error(span: Span, path: &str, reason: &str) -> Diagnostic {
+    Diagnostic::error("E0207", format!("cannot import `{path}`: {reason}"))
+        .at(span)
+        .with_label("this import")
+        .with_help(
+            "import a `.pi` file by a path relative to this file, or a bundled model by name",
+        )
+}
+
+/// A loader over in-memory files (name to text), for tests and embedded models.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryLoader {
+    pub files: Vec<(String, String)>,
+}
+
+impl Loader for MemoryLoader {
+    fn read(&self, name: &str, _importer: Option<&str>) -> Result<(String, String), String> {
+        let found = self.files.iter().find(|(n, _)| n == name);
+        found.cloned().ok_or_else(|| "no such file".to_string())
+    }
+}
+
+/// Loads a single in-memory model; imports fail (use [`load`] with a [`MemoryLoader`]).
+pub fn load_str(name: &str, text: &str) -> Loaded {
+    let loader = MemoryLoader {
+        files: vec![(name.to_string(), text.to_string())],
+    };
+    load(name, &loader)
+}

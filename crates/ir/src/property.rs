@@ -1,0 +1,243 @@
+//! `check` declarations: the system, and label patterns resolved to channels (by creation
+//! name: a `chan` declaration or any `new` in the model), events, `tau`, or variables bound on
+//! the left of `leads to`.
+
+use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, Type};
+use crate::lower::{Kind, Lowerer};
+use crate::names::{Value, sorted, suggest};
+use crate::ty::Ty;
+use agentpi_diagnostics::Diagnostic;
+use agentpi_syntax::ast::{self, PatternKind};
+
+pub(crate) fn lower_checks(lw: &mut Lowerer) {
+    for decl in lw.g.checks.clone() {
+        let Some(&(system, _)) = lw.g.systems.get(decl.system.name.as_str()) else {
+            unknown_system(lw, &decl.system);
+            continue;
+        };
+        let Some(property) = lower_property(lw, &decl.property) else {
+            continue;
+        };
+        let check = CheckDef {
+            system,
+            property,
+            fair: decl.fair,
+            text: decl.text.clone(),
+            span: decl.span,
+        };
+        lw.prog.checks.push(check);
+    }
+}
+
+fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
+    let names = sorted(lw.g.systems.keys().copied());
+    let mut diag = Diagnostic::error("E0206", format!("unknown system `{}`", name.name))
+        .at(name.span)
+        .with_label("no system of this name");
+    diag = match suggest(&name.name, names) {
+        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
+        None => diag.with_help(format!("define it with `system {} = ...`", name.name)),
+    };
+    lw.error(diag);
+}
+
+fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property> {
+    Some(match property {
+        ast::Property::DeadlockFree => Property::DeadlockFree,
+        ast::Property::Never(l) => Property::Never(label(lw, l, &[])?),
+        ast::Property::Reachable(l) => Property::Reachable(label(lw, l, &[])?),
+        ast::Property::Eventually(l) => Property::Eventually(label(lw, l, &[])?),
+        ast::Property::AlwaysEventually(l) => Property::AlwaysEventually(label(lw, l, &[])?),
+        ast::Property::LeadsTo(left, right) => {
+            let left = label(lw, left, &[])?;
+            let mut bound = Vec::new();
+            left.args.iter().flatten().for_each(|a| vars(a, &mut bound));
+            Property::LeadsTo(left, label(lw, right, &bound)?)
+        }
+        ast::Property::Error => return None,
+    })
+}
+
+fn vars(arg: &ArgPattern, out: &mut Vec<String>) {
+    match arg {
+        ArgPattern::Var(name) => out.push(name.clone()),
+        ArgPattern::Ctor(_, _, items) | ArgPattern::Tuple(items) => {
+            items.iter().for_each(|a| vars(a, out))
+        }
+        ArgPattern::Wild | ArgPattern::Value(_) => {}
+    }
+}
+
+/// Resolves a label pattern; `bound` are the variables of the left side of `leads to`.
+fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<LabelPattern> {
+    let ast::LabelHead::Name(name) = &label.head else {
+        return Some(LabelPattern {
+            head: crate::core::LabelHead::Tau,
+            args: None,
+            span: label.span,
+        });
+    };
+    let (head, carried) = head(lw, name, bound)?;
+    let args = match (&label.args, carried) {
+        (None, _) => None,
+        (Some(pats), Some(tys)) if pats.len() != tys.len() => {
+            lw.arity_error(
+                label.span,
+                &format!("label `{}`", name.name),
+                tys.len(),
+                pats.len(),
+                "values",
+            );
+            return None;
+        }
+        (Some(pats), tys) => {
+            let tys = tys.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
+            Some(
+                pats.iter()
+                    .zip(&tys)
+                    .map(|(p, t)| arg_pattern(lw, p, t))
+                    .collect(),
+            )
+        }
+    };
+    Some(LabelPattern {
+        head,
+        args,
+        span: label.span,
+    })
+}
+
+/// The head of a label and the types it carries (`None` if unknown, as for variables).
+fn head(
+    lw: &mut Lowerer,
+    name: &ast::Ident,
+    bound: &[String],
+) -> Option<(LabelHead, Option<Vec<Ty>>)> {
+    if bound.contains(&name.name) {
+        return Some((LabelHead::Var(name.name.clone()), None));
+    }
+    match lw.g.values.get(name.name.as_str()).map(|v| v.0) {
+        Some(Value::Chan(id)) => {
+            lw.use_global(Kind::Chan, &name.name);
+            return Some((
+                LabelHead::Chan(name.name.clone()),
+                lw.chan_tys.get(id.0 as usize).cloned(),
+            ));
+        }
+        Some(Value::Event(id)) => {
+            lw.use_global(Kind::Event, &name.name);
+            return Some((
+                LabelHead::Event(id),
+                lw.event_tys.get(id.0 as usize).cloned(),
+            ));
+        }
+        _ => {}
+    }
+    let news: Vec<&Type> = lw
+        .new_names
+        .iter()
+        .filter(|(n, _)| *n == name.name)
+        .map(|(_, t)| t)
+        .collect();
+    if let Some(first) = news.first() {
+        // Several `new` with this name: check arguments only if they all agree.
+        let carried = match first {
+            Type::Chan(tys) if news.iter().all(|t| t == first) => {
+                Some(tys.iter().map(Ty::from_core).collect())
+            }
+            _ => None,
+        };
+        return Some((LabelHead::Chan(name.name.clone()), carried));
+    }
+    unknown_label(lw, name);
+    None
+}
+
+fn unknown_label(lw: &mut Lowerer, name: &ast::Ident) {
+    let mut names: Vec<&str> = lw.g.chans.iter().map(|c| c.name.name.as_str()).collect();
+    names.extend(lw.g.events.iter().map(|e| e.name.name.as_str()));
+    names.extend(lw.new_names.iter().map(|(n, _)| n.as_str()));
+    names.sort_unstable();
+    let mut diag = Diagnostic::error("E0204", format!("unknown label `{}`", name.name))
+        .at(name.span)
+        .with_label("not a channel, `new` name or event of this model");
+    diag = match suggest(&name.name, names) {
+        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
+        None => diag
+            .with_help("a label names a channel (by its `chan` or `new` name), an event, or `tau`"),
+    };
+    lw.error(diag);
+}
+
+/// An argument pattern of a label, checked against the carried type when it is known.
+fn arg_pattern(lw: &mut Lowerer, pat: &ast::Pattern, ty: &Ty) -> ArgPattern {
+    match &pat.kind {
+        PatternKind::Wild | PatternKind::Error => ArgPattern::Wild,
+        PatternKind::Name(name) => name_arg(lw, name, ty),
+        PatternKind::Eq(expr) => ArgPattern::Value(closed_expr(lw, expr, ty)),
+        PatternKind::Ctor(name, items) => {
+            let Some((e, i)) = lw.ctor(&name.name) else {
+                lw.error(
+                    Diagnostic::error("E0208", format!("unknown constructor `{}`", name.name))
+                        .at(name.span)
+                        .with_label("not a constructor of any enum type"),
+                );
+                return ArgPattern::Wild;
+            };
+            lw.expect_type(ty, &Ty::Enum(e), pat.span);
+            let fields = lw.ctor_fields(e, i);
+            if fields.len() != items.len() {
+                lw.arity_error(
+                    pat.span,
+                    &format!("constructor `{}`", name.name),
+                    fields.len(),
+                    items.len(),
+                    "values",
+                );
+                return ArgPattern::Wild;
+            }
+            ArgPattern::Ctor(
+                e,
+                i,
+                items
+                    .iter()
+                    .zip(&fields)
+                    .map(|(p, f)| arg_pattern(lw, p, &Ty::from_core(f)))
+                    .collect(),
+            )
+        }
+        PatternKind::Tuple(items) => {
+            let tys = match lw.u.shallow(ty) {
+                Ty::Tuple(tys) if tys.len() == items.len() => tys,
+                _ => vec![Ty::Error; items.len()],
+            };
+            ArgPattern::Tuple(
+                items
+                    .iter()
+                    .zip(&tys)
+                    .map(|(p, t)| arg_pattern(lw, p, t))
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// A constructor, a `chan` name or constant as a value; any other name is a variable.
+fn name_arg(lw: &mut Lowerer, name: &ast::Ident, ty: &Ty) -> ArgPattern {
+    let global = lw.g.values.get(name.name.as_str()).map(|v| v.0);
+    let is_upper = name.name.starts_with(|c: char| c.is_ascii_uppercase());
+    match global {
+        Some(Value::Ctor(..) | Value::Chan(_) | Value::Const(_)) => {}
+        _ if is_upper => {}
+        _ => return ArgPattern::Var(name.name.clone()),
+    }
+    let expr = ast::Expr {
+        kind: ast::ExprKind::Name(name.clone()),
+        span: name.span,
+    };
+    ArgPattern::Value(closed_expr(lw, &expr, ty))
+}
+
+fn closed_expr(lw: &mut Lowerer, expr: &ast::Expr, ty: &Ty) -> Expr {
+    lw.global_expr(expr, ty)
+}

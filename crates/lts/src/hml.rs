@@ -1,0 +1,235 @@
+//! Hennessy–Milner logic with the modalities needed to explain why two states differ, and a
+//! model checker for it (so evidence is checked, never trusted).
+//!
+//! | syntax | meaning at state s |
+//! |---|---|
+//! | `true` | always |
+//! | `!f`, `f && g` | negation, conjunction |
+//! | `<a>f` / `[a]f` | some / every `a`-step leads to a state satisfying `f` |
+//! | `<<a>>f` / `[[a]]f` | the same for weak steps `tau* a tau*` (`<<tau>>f`: `tau*`) |
+//! | `<{g}a>f` | a `tau`-path whose states all satisfy `g`, then an `a`-step to `f` |
+//! | `div{g}` | an infinite `tau`-path whose states all satisfy `g` |
+//!
+//! Strong bisimilarity is characterised by `<a>`, weak by `<<a>>`, branching by `<{g}a>`
+//! (De Nicola–Vaandrager) and divergence-preserving branching by adding `div{g}`.
+//! Labels are compared by text, so one formula can be evaluated on two LTSs.
+
+use crate::lts::{Lts, TAU};
+use std::collections::VecDeque;
+use std::fmt;
+use std::rc::Rc;
+
+/// A formula; subformulas are shared (`Rc`) because evidence reuses them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Formula {
+    True,
+    Not(Rc<Formula>),
+    And(Vec<Rc<Formula>>),
+    /// `<a>f`
+    Diamond(String, Rc<Formula>),
+    /// `<<a>>f`
+    WeakDiamond(String, Rc<Formula>),
+    /// `<{g}a>f`
+    Until(Rc<Formula>, String, Rc<Formula>),
+    /// `div{g}`
+    Diverge(Rc<Formula>),
+}
+
+impl Formula {
+    /// A conjunction, flattened: no conjunct is `true`, one conjunct is itself.
+    pub fn and(parts: Vec<Rc<Formula>>) -> Rc<Formula> {
+        let mut parts: Vec<Rc<Formula>> = parts.into_iter().filter(|p| **p != Formula::True).collect();
+        parts.dedup();
+        match parts.len() {
+            0 => Rc::new(Formula::True),
+            1 => parts.pop().unwrap(),
+            _ => Rc::new(Formula::And(parts)),
+        }
+    }
+
+    /// The negation, removing a double negation.
+    pub fn not(f: Rc<Formula>) -> Rc<Formula> {
+        match &*f {
+            Formula::Not(g) => g.clone(),
+            _ => Rc::new(Formula::Not(f)),
+        }
+    }
+
+    /// The number of operators, a measure of how readable the evidence is.
+    pub fn size(&self) -> usize {
+        match self {
+            Formula::True => 1,
+            Formula::Not(f) | Formula::Diamond(_, f) | Formula::WeakDiamond(_, f) | Formula::Diverge(f) => 1 + f.size(),
+            Formula::And(fs) => fs.iter().map(|f| f.size()).sum::<usize>() + fs.len() - 1,
+            Formula::Until(g, _, f) => 1 + g.size() + f.size(),
+        }
+    }
+}
+
+impl fmt::Display for Formula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Formula::True => write!(f, "true"),
+            Formula::Not(g) => match &**g {
+                Formula::Diamond(a, h) => write!(f, "[{a}]{}", Negated(h)),
+                Formula::WeakDiamond(a, h) => write!(f, "[[{a}]]{}", Negated(h)),
+                _ => write!(f, "!{}", Atom(g)),
+            },
+            Formula::And(parts) => {
+                let texts: Vec<String> = parts.iter().map(|p| Atom(p).to_string()).collect();
+                write!(f, "{}", texts.join(" && "))
+            }
+            Formula::Diamond(a, g) => write!(f, "<{a}>{}", Atom(g)),
+            Formula::WeakDiamond(a, g) => write!(f, "<<{a}>>{}", Atom(g)),
+            Formula::Until(g, a, h) => write!(f, "<{{{g}}}{a}>{}", Atom(h)),
+            Formula::Diverge(g) => write!(f, "div{{{g}}}"),
+        }
+    }
+}
+
+/// Prints a subformula, parenthesised when it is a conjunction.
+struct Atom<'a>(&'a Formula);
+
+impl fmt::Display for Atom<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Formula::And(_) => write!(f, "({})", self.0),
+            other => write!(f, "{other}"),
+        }
+    }
+}
+
+/// Prints the negation of a formula (for the box modalities).
+struct Negated<'a>(&'a Formula);
+
+impl fmt::Display for Negated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Formula::Not(g) => write!(f, "{}", Atom(g)),
+            Formula::True => write!(f, "false"),
+            other => write!(f, "!{}", Atom(other)),
+        }
+    }
+}
+
+/// Evaluates formulas on one LTS.
+#[derive(Debug)]
+pub struct Checker<'a> {
+    lts: &'a Lts,
+    /// Predecessors with labels, CSR: `pred[off[t]..off[t+1]]` are (label, source).
+    off: Vec<u32>,
+    pred: Vec<(u32, u32)>,
+}
+
+impl<'a> Checker<'a> {
+    /// Prepares the predecessor lists of `lts`.
+    pub fn new(lts: &'a Lts) -> Self {
+        let n = lts.num_states();
+        let mut off = vec![0u32; n + 1];
+        for (_, _, t) in lts.transitions() {
+            off[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            off[i + 1] += off[i];
+        }
+        let mut fill = off.clone();
+        let mut pred = vec![(0, 0); lts.num_transitions()];
+        for (s, l, t) in lts.transitions() {
+            pred[fill[t as usize] as usize] = (l, s);
+            fill[t as usize] += 1;
+        }
+        Checker { lts, off, pred }
+    }
+
+    /// Whether `state` satisfies `formula`.
+    pub fn holds(&self, formula: &Formula, state: u32) -> bool {
+        self.sat(formula)[state as usize]
+    }
+
+    /// The set of states satisfying `formula`.
+    pub fn sat(&self, formula: &Formula) -> Vec<bool> {
+        let n = self.lts.num_states();
+        match formula {
+            Formula::True => vec![true; n],
+            Formula::Not(f) => self.sat(f).into_iter().map(|b| !b).collect(),
+            Formula::And(fs) => fs.iter().fold(vec![true; n], |acc, f| {
+                acc.into_iter().zip(self.sat(f)).map(|(a, b)| a && b).collect()
+            }),
+            Formula::Diamond(a, f) => self.pre(self.label(a), &self.sat(f)),
+            Formula::WeakDiamond(a, f) => self.weak_pre(self.label(a), &self.sat(f)),
+            Formula::Until(g, a, f) => {
+                let g = self.sat(g);
+                let start: Vec<bool> = self.pre(self.label(a), &self.sat(f)).iter().zip(&g).map(|(x, y)| *x && *y).collect();
+                self.tau_closure_within(start, &g)
+            }
+            Formula::Diverge(g) => self.divergent_within(&self.sat(g)),
+        }
+    }
+
+    /// The LTS this checker evaluates on.
+    pub fn lts(&self) -> &Lts {
+        self.lts
+    }
+
+    pub(crate) fn label(&self, text: &str) -> Option<u32> {
+        if text == "tau" { Some(TAU) } else { self.lts.label_id(text) }
+    }
+
+    /// States with an `a`-step into `target` (no states when the LTS lacks the label).
+    fn pre(&self, a: Option<u32>, target: &[bool]) -> Vec<bool> {
+        let mut out = vec![false; target.len()];
+        if let Some(a) = a {
+            for (s, l, t) in self.lts.transitions() {
+                if l == a && target[t as usize] {
+                    out[s as usize] = true;
+                }
+            }
+        }
+        out
+    }
+
+    /// States with a weak `a`-step (`tau* a tau*`, or `tau*` for `tau`) into `target`.
+    fn weak_pre(&self, a: Option<u32>, target: &[bool]) -> Vec<bool> {
+        let all = vec![true; target.len()];
+        let after = self.tau_closure_within(target.to_vec(), &all);
+        if a == Some(TAU) {
+            return after;
+        }
+        self.tau_closure_within(self.pre(a, &after), &all)
+    }
+
+    /// The least superset of `start` closed under `tau`-predecessors that lie in `within`.
+    fn tau_closure_within(&self, mut set: Vec<bool>, within: &[bool]) -> Vec<bool> {
+        let mut queue: VecDeque<u32> = (0..set.len() as u32).filter(|&s| set[s as usize]).collect();
+        while let Some(t) = queue.pop_front() {
+            for &(l, s) in &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize] {
+                if l == TAU && within[s as usize] && !set[s as usize] {
+                    set[s as usize] = true;
+                    queue.push_back(s);
+                }
+            }
+        }
+        set
+    }
+
+    /// The states of `within` that have an infinite `tau`-path inside `within`.
+    pub(crate) fn divergent_within(&self, within: &[bool]) -> Vec<bool> {
+        let mut alive = within.to_vec();
+        let mut count: Vec<u32> = (0..within.len() as u32)
+            .map(|s| self.lts.tau_successors(s).filter(|&t| within[t as usize]).count() as u32)
+            .collect();
+        let mut queue: VecDeque<u32> = (0..within.len() as u32).filter(|&s| alive[s as usize] && count[s as usize] == 0).collect();
+        while let Some(t) = queue.pop_front() {
+            alive[t as usize] = false;
+            for &(l, s) in &self.pred[self.off[t as usize] as usize..self.off[t as usize + 1] as usize] {
+                if l == TAU && alive[s as usize] {
+                    count[s as usize] -= 1;
+                    if count[s as usize] == 0 {
+                        queue.push_back(s);
+                    }
+                }
+            }
+        }
+        alive
+    }
+}

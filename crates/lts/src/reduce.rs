@@ -1,0 +1,149 @@
+//! Minimisation modulo an equivalence: the partition of the states and the quotient LTS.
+
+use crate::builder::LtsBuilder;
+use crate::lts::{Lts, TAU};
+use crate::refine::{Mode, refine};
+use crate::scc::contract_tau_sccs;
+use crate::weak::refine_weak;
+use std::collections::VecDeque;
+
+/// The behavioural equivalences that can be minimised modulo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Equivalence {
+    /// Strong bisimulation.
+    Strong,
+    /// Branching bisimulation (van Glabbeek–Weijland).
+    Branching,
+    /// Divergence-preserving branching bisimulation.
+    DivBranching,
+    /// Weak bisimulation (Milner).
+    Weak,
+}
+
+impl Equivalence {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Equivalence::Strong => "strong",
+            Equivalence::Branching => "branching",
+            Equivalence::DivBranching => "dpbranching",
+            Equivalence::Weak => "weak",
+        }
+    }
+}
+
+/// The result of a minimisation.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// The quotient; its states are numbered in breadth-first order from the initial state.
+    pub quotient: Lts,
+    /// For every state of the input, its state in the quotient, or `None` if unreachable.
+    pub class: Vec<Option<u32>>,
+}
+
+/// Minimises the reachable part of `lts` modulo `equivalence`.
+pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
+    let (reach, map) = reachable_part(lts);
+    let (quotient, inner) = match equivalence {
+        Equivalence::Strong => {
+            let part = refine(&reach, Mode::Strong);
+            quotient(&reach, &part.block_of, false)
+        }
+        Equivalence::Branching => branching(&reach, false),
+        Equivalence::DivBranching => branching(&reach, true),
+        Equivalence::Weak => weak(&reach),
+    };
+    let class = map.iter().map(|m| m.map(|s| inner[s as usize])).collect();
+    Reduction { quotient, class }
+}
+
+/// Branching minimisation: contract `tau`-SCCs, refine, quotient. Returns the map too.
+pub(crate) fn branching(lts: &Lts, divergence: bool) -> (Lts, Vec<u32>) {
+    let (contracted, scc) = contract_tau_sccs(lts, divergence);
+    let part = refine(&contracted, Mode::Branching);
+    let (q, inner) = quotient(&contracted, &part.block_of, true);
+    (q, scc.iter().map(|&c| inner[c as usize]).collect())
+}
+
+/// Weak minimisation: branching first (it is finer and fast), then weak signatures.
+fn weak(lts: &Lts) -> (Lts, Vec<u32>) {
+    let (b, to_b) = branching(lts, false);
+    let (contracted, scc) = contract_tau_sccs(&b, false);
+    let part = refine_weak(&contracted);
+    let (q, inner) = quotient(&contracted, &part.block_of, true);
+    (q, to_b.iter().map(|&s| inner[scc[s as usize] as usize]).collect())
+}
+
+/// The states reachable from the initial state, renumbered in order, and the map to them.
+pub fn reachable_part(lts: &Lts) -> (Lts, Vec<Option<u32>>) {
+    let seen = lts.reachable();
+    let mut map = vec![None; lts.num_states()];
+    let mut next = 0u32;
+    for (s, &r) in seen.iter().enumerate() {
+        if r {
+            map[s] = Some(next);
+            next += 1;
+        }
+    }
+    let mut builder = LtsBuilder::new();
+    for label in &lts.labels()[1..] {
+        builder.intern(label);
+    }
+    builder.require_states(next as usize);
+    for (s, l, t) in lts.transitions() {
+        if let (Some(a), Some(b)) = (map[s as usize], map[t as usize]) {
+            builder.add_transition_id(a, l, b);
+        }
+    }
+    (builder.finish(map[lts.initial() as usize].unwrap()), map)
+}
+
+/// The quotient of `lts` by `block_of`, with blocks renumbered breadth-first from the initial
+/// block. With `drop_inert`, `tau`-steps between different states of one block disappear
+/// (a `tau`-self-loop, which marks divergence, stays). Returns the quotient and the state map.
+pub(crate) fn quotient(lts: &Lts, block_of: &[u32], drop_inert: bool) -> (Lts, Vec<u32>) {
+    let number = bfs_numbering(lts, block_of);
+    let mut builder = LtsBuilder::new();
+    for label in &lts.labels()[1..] {
+        builder.intern(label);
+    }
+    for (s, l, t) in lts.transitions() {
+        let (a, b) = (number[block_of[s as usize] as usize], number[block_of[t as usize] as usize]);
+        if !(drop_inert && l == TAU && a == b && s != t) {
+            builder.add_transition_id(a, l, b);
+        }
+    }
+    builder.require_states(number.len());
+    let q = builder.finish(number[block_of[lts.initial() as usize] as usize]);
+    (q, block_of.iter().map(|&b| number[b as usize]).collect())
+}
+
+/// Numbers blocks in the order a breadth-first search from the initial state meets them.
+fn bfs_numbering(lts: &Lts, block_of: &[u32]) -> Vec<u32> {
+    let blocks = block_of.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
+    let mut number = vec![u32::MAX; blocks];
+    let mut seen = vec![false; lts.num_states()];
+    let mut next = 0u32;
+    let mut queue = VecDeque::from([lts.initial()]);
+    seen[lts.initial() as usize] = true;
+    while let Some(s) = queue.pop_front() {
+        let b = block_of[s as usize] as usize;
+        if number[b] == u32::MAX {
+            number[b] = next;
+            next += 1;
+        }
+        for (_, t) in lts.successors(s) {
+            if !std::mem::replace(&mut seen[t as usize], true) {
+                queue.push_back(t);
+            }
+        }
+    }
+    // Blocks of unreachable states (only in a disjoint union) follow in state order.
+    for &b in block_of {
+        if number[b as usize] == u32::MAX {
+            number[b as usize] = next;
+            next += 1;
+        }
+    }
+    number
+}

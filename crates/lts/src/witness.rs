@@ -1,0 +1,114 @@
+//! A path that realises a formula: the steps a reader can replay to see the formula hold.
+//!
+//! For `<a>f`, `<<a>>f`, `<{g}a>f` and `div{g}` the path takes the (shortest) steps the
+//! modality promises and continues with the first positive conjunct of `f`. Negations are
+//! properties of all paths, so the path stops there.
+
+use crate::hml::{Checker, Formula};
+use crate::lts::TAU;
+use std::collections::VecDeque;
+
+/// One step of a path: the label taken and the state reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub label: String,
+    pub state: u32,
+}
+
+impl Checker<'_> {
+    /// Steps from `state` that realise `formula`; empty when it needs none or does not hold.
+    pub fn witness(&self, formula: &Formula, state: u32) -> Vec<Step> {
+        let mut path = Vec::new();
+        self.extend_witness(formula, state, &mut path);
+        path
+    }
+
+    fn extend_witness(&self, formula: &Formula, state: u32, path: &mut Vec<Step>) {
+        let next = match formula {
+            Formula::True | Formula::Not(_) => None,
+            Formula::And(parts) => {
+                let positive = parts.iter().find(|p| !matches!(***p, Formula::Not(_)));
+                if let Some(p) = positive {
+                    self.extend_witness(p, state, path);
+                }
+                None
+            }
+            Formula::Diamond(a, f) => self.search(state, &vec![false; self.lts().num_states()], a, f, false),
+            Formula::WeakDiamond(a, f) => self.search(state, &self.sat(&Formula::True), a, f, true),
+            Formula::Until(g, a, f) => self.search(state, &self.sat(g), a, f, false),
+            Formula::Diverge(g) => {
+                path.extend(self.lasso(state, &self.sat(g)));
+                None
+            }
+        };
+        if let Some((steps, f)) = next {
+            let end = steps.last().map_or(state, |s| s.state);
+            path.extend(steps);
+            self.extend_witness(f, end, path);
+        }
+    }
+
+    /// Shortest path: `tau`-steps through `through`, then `a`, then (if `weak`) `tau`-steps,
+    /// ending in a state satisfying `f`. Returns the steps and `f` to continue with.
+    /// For a weak `tau` the `a`-step may be left out (`tau*`).
+    fn search<'f>(&self, from: u32, through: &[bool], a: &str, f: &'f Formula, weak: bool) -> Option<(Vec<Step>, &'f Formula)> {
+        let a = self.label(a)?;
+        let goal = self.sat(f);
+        // Search nodes are state + n * phase: phase 0 before the `a`-step, 1 after it.
+        let n = goal.len();
+        let mut parent: Vec<Option<(usize, u32)>> = vec![None; 2 * n];
+        let mut seen = vec![false; 2 * n];
+        seen[from as usize] = true;
+        let mut queue = VecDeque::from([from as usize]);
+        while let Some(node) = queue.pop_front() {
+            let (s, phase) = ((node % n) as u32, node / n);
+            if (phase == 1 || (weak && a == TAU)) && goal[s as usize] {
+                return Some((self.unwind(&parent, node, n), f));
+            }
+            for (l, t) in self.lts().successors(s) {
+                let t = t as usize;
+                let mut targets = [None, None];
+                if phase == 0 && l == TAU && through[t] {
+                    targets[0] = Some(t);
+                }
+                if (phase == 0 && l == a) || (phase == 1 && weak && l == TAU) {
+                    targets[1] = Some(n + t);
+                }
+                for next in targets.into_iter().flatten() {
+                    if !seen[next] {
+                        seen[next] = true;
+                        parent[next] = Some((node, l));
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn unwind(&self, parent: &[Option<(usize, u32)>], mut node: usize, n: usize) -> Vec<Step> {
+        let mut steps = Vec::new();
+        while let Some((prev, l)) = parent[node] {
+            steps.push(Step { label: self.lts().label_name(l).to_string(), state: (node % n) as u32 });
+            node = prev;
+        }
+        steps.reverse();
+        steps
+    }
+
+    /// A `tau`-path inside `within` from `from` to a state on a `tau`-cycle inside
+    /// `within`, followed by that cycle.
+    fn lasso(&self, from: u32, within: &[bool]) -> Vec<Step> {
+        let mut path = Vec::new();
+        let mut visited = vec![usize::MAX; within.len()];
+        let mut s = from;
+        let divergent = self.divergent_within(within);
+        while visited[s as usize] == usize::MAX {
+            visited[s as usize] = path.len();
+            let Some(t) = self.lts().tau_successors(s).find(|&t| divergent[t as usize]) else { break };
+            path.push(Step { label: "tau".to_string(), state: t });
+            s = t;
+        }
+        path
+    }
+}

@@ -1,0 +1,70 @@
+//! Differential tests against `merc_reduction`: on seeded random LTSs with `tau`-cycles both
+//! implementations must produce quotients of the same size.
+
+mod common;
+
+use agentpi_lts::{Equivalence, Lts, minimize, reachable_part};
+use merc_lts::{LTS, LabelIndex, LabelledTransitionSystem, StateIndex};
+use merc_reduction::{Equivalence as MercEq, reduce_lts};
+
+/// The reachable part of `lts` as a merc LTS (merc's hidden label is index 0, `τ`).
+fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
+    let (lts, _) = reachable_part(lts);
+    let mut labels: Vec<String> = lts.labels().to_vec();
+    labels[0] = "τ".to_string();
+    let transitions: Vec<_> = lts
+        .transitions()
+        .map(|(s, l, t)| (StateIndex::new(s as usize), LabelIndex::new(l as usize), StateIndex::new(t as usize)))
+        .collect();
+    LabelledTransitionSystem::new(
+        StateIndex::new(lts.initial() as usize),
+        Some(lts.num_states()),
+        || transitions.iter().cloned(),
+        labels,
+    )
+}
+
+/// (states, transitions) of our quotient and merc's; weak compares states only because merc
+/// removes transitions implied by others in its weak quotient.
+fn check(lts: &Lts, ours: Equivalence, theirs: MercEq) {
+    let q = minimize(lts, ours).quotient;
+    let m = reduce_lts(to_merc(lts), theirs, false, &merc_utilities::Timing::new());
+    let with_transitions = ours != Equivalence::Weak;
+    let our_size = (q.num_states(), if with_transitions { q.num_transitions() } else { 0 });
+    let merc_size = (m.num_of_states(), if with_transitions { m.num_of_transitions() } else { 0 });
+    assert_eq!(our_size, merc_size, "{ours:?} differs from merc on\n{}", to_aut(lts));
+}
+
+fn to_aut(lts: &Lts) -> String {
+    let mut out = Vec::new();
+    agentpi_lts::write_aut(lts, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn run(equivalence: Equivalence, theirs: MercEq, cases: u64) {
+    for seed in 0..cases {
+        let states = 1 + (seed % 14) as u32;
+        let lts = common::random_lts(seed, states, 3 + (seed % 2) as u32, 3);
+        check(&lts, equivalence, theirs);
+    }
+}
+
+#[test]
+fn strong_agrees_with_merc() {
+    run(Equivalence::Strong, MercEq::StrongBisim, 1000);
+}
+
+#[test]
+fn branching_agrees_with_merc() {
+    run(Equivalence::Branching, MercEq::BranchingBisim, 1000);
+}
+
+#[test]
+fn divergence_preserving_branching_agrees_with_merc() {
+    run(Equivalence::DivBranching, MercEq::BranchingBisimDivergencePreserving, 1000);
+}
+
+#[test]
+fn weak_agrees_with_merc() {
+    run(Equivalence::Weak, MercEq::WeakBisim, 1000);
+}

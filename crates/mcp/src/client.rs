@@ -1,0 +1,140 @@
+//! The era-aware MCP client the linter needs: probe `server/discover` (modern era); on an
+//! error or silence fall back to the legacy `initialize` handshake; then list every tool,
+//! following `nextCursor` and stopping if a cursor repeats.
+
+use crate::jsonrpc::{self, LEGACY_VERSION, MODERN_VERSION};
+use crate::lint::Era;
+use crate::transport::{ClientError, Transport};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Pages beyond this are not fetched (a server that never ends its listing).
+const MAX_PAGES: usize = 1000;
+
+/// A server's complete tool listing.
+#[derive(Clone, Debug)]
+pub struct Listing {
+    pub era: Era,
+    pub protocol_version: String,
+    /// `serverInfo.name`, if the server gave one.
+    pub server: Option<String>,
+    pub tools: Vec<Value>,
+    pub pages: usize,
+    /// A cursor the server returned twice; listing stopped there.
+    pub repeated_cursor: Option<String>,
+}
+
+struct Session<'t> {
+    transport: &'t mut dyn Transport,
+    timeout: Duration,
+    next_id: u64,
+}
+
+/// Connects in whichever era the server speaks and lists all its tools.
+pub fn list_tools(transport: &mut dyn Transport, timeout: Duration) -> Result<Listing, ClientError> {
+    let mut session = Session { transport, timeout, next_id: 1 };
+    let (era, version, server) = session.connect()?;
+    let mut listing = Listing { era, protocol_version: version, server, tools: Vec::new(), pages: 0, repeated_cursor: None };
+    session.pages(&mut listing)?;
+    Ok(listing)
+}
+
+impl Session<'_> {
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.transport.request(id, method, params, self.timeout)
+    }
+
+    /// A successful result, or the JSON-RPC error as [`ClientError::Rejected`].
+    fn result(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let response = self.call(method, params)?;
+        if let Some(error) = response.get("error") {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+            return Err(ClientError::Rejected { method: method.into(), code, message });
+        }
+        Ok(response.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    fn connect(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
+        let probe = self.call("server/discover", json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) }));
+        match probe {
+            Ok(response) => {
+                if let Some(version) = modern_version(&response) {
+                    self.transport.negotiated(&version);
+                    let server = response.pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name").and_then(Value::as_str).map(str::to_owned);
+                    return Ok((Era::Modern, version, server));
+                }
+            }
+            // Silence or an HTTP-level refusal means a legacy server; a dead one is final.
+            Err(ClientError::Timeout { .. } | ClientError::Rejected { .. } | ClientError::BadReply { .. }) => {}
+            Err(error) => return Err(error),
+        }
+        self.initialize()
+    }
+
+    fn initialize(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
+        let params = json!({
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": jsonrpc::CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
+        });
+        let result = self.result("initialize", params)?;
+        let version = result.get("protocolVersion").and_then(Value::as_str).ok_or_else(|| ClientError::BadReply {
+            method: "initialize".into(),
+            reason: "the result has no protocolVersion".into(),
+        })?;
+        let version = version.to_string();
+        self.transport.negotiated(&version);
+        self.transport.notify("notifications/initialized", json!({}))?;
+        let server = result.pointer("/serverInfo/name").and_then(Value::as_str).map(str::to_owned);
+        Ok((Era::Legacy, version, server))
+    }
+
+    fn pages(&mut self, listing: &mut Listing) -> Result<(), ClientError> {
+        let mut cursor: Option<String> = None;
+        let mut seen = BTreeSet::new();
+        while listing.pages < MAX_PAGES {
+            let result = self.result("tools/list", self.list_params(listing.era, cursor.as_deref()))?;
+            let tools = result.get("tools").and_then(Value::as_array).ok_or_else(|| ClientError::BadReply {
+                method: "tools/list".into(),
+                reason: "the result has no `tools` array".into(),
+            })?;
+            listing.tools.extend(tools.iter().cloned());
+            listing.pages += 1;
+            cursor = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_owned);
+            match &cursor {
+                None => return Ok(()),
+                Some(next) if !seen.insert(next.clone()) => {
+                    listing.repeated_cursor = Some(next.clone());
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn list_params(&self, era: Era, cursor: Option<&str>) -> Value {
+        let mut params = json!({});
+        if let Some(cursor) = cursor {
+            params["cursor"] = json!(cursor);
+        }
+        if era == Era::Modern {
+            params["_meta"] = jsonrpc::modern_meta(MODERN_VERSION);
+        }
+        params
+    }
+}
+
+/// The modern version a `server/discover` response offers, if it is a successful modern one.
+fn modern_version(response: &Value) -> Option<String> {
+    let supported = response.pointer("/result/supportedVersions")?.as_array()?;
+    let versions: Vec<&str> = supported.iter().filter_map(Value::as_str).collect();
+    if versions.contains(&MODERN_VERSION) {
+        return Some(MODERN_VERSION.to_string());
+    }
+    None
+}

@@ -1,0 +1,111 @@
+//! JSON Schema helpers: the dialect a schema declares, validation against its meta-schema, and a
+//! walk over every subschema with its JSON pointer (for keyword-level rules).
+
+use serde_json::Value;
+
+/// The outcome of checking one schema against its dialect.
+pub enum Validity {
+    Valid,
+    /// `$schema` names a dialect we cannot check against; the URI.
+    UnknownDialect(String),
+    /// Invalid: the pointer inside the schema and the reason.
+    Invalid(String, String),
+}
+
+const DIALECTS: &[&str] = &[
+    "json-schema.org/draft-04/schema",
+    "json-schema.org/draft-06/schema",
+    "json-schema.org/draft-07/schema",
+    "json-schema.org/draft/2019-09/schema",
+    "json-schema.org/draft/2020-12/schema",
+];
+
+fn known_dialect(uri: &str) -> bool {
+    let rest = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://")).unwrap_or("");
+    DIALECTS.contains(&rest.trim_end_matches('#'))
+}
+
+/// Checks `schema` against the meta-schema of its dialect (2020-12 when `$schema` is absent, as
+/// MCP 2025-11-25 prescribes), then compiles it to catch bad regexes and unresolvable `$ref`s.
+pub fn validate(schema: &Value) -> Validity {
+    if let Some(dialect) = schema.get("$schema") {
+        match dialect.as_str() {
+            Some(uri) if known_dialect(uri) => {}
+            Some(uri) => return Validity::UnknownDialect(uri.into()),
+            None => return Validity::Invalid("/$schema".into(), "`$schema` is not a string".into()),
+        }
+    }
+    let checked = if schema.get("$schema").is_some() {
+        jsonschema::meta::validate(schema).map_err(|e| (e.instance_path().to_string(), e.to_string()))
+    } else {
+        jsonschema::draft202012::meta::validate(schema).map_err(|e| (e.instance_path().to_string(), e.to_string()))
+    };
+    if let Err((pointer, reason)) = checked {
+        return Validity::Invalid(pointer, reason);
+    }
+    match compile(schema) {
+        Ok(_) => Validity::Valid,
+        Err(reason) => Validity::Invalid(String::new(), reason),
+    }
+}
+
+/// Compiles a schema for validating instances (no network access: remote `$ref`s fail).
+pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    let mut options = jsonschema::options();
+    if schema.get("$schema").is_none() {
+        options = options.with_draft(jsonschema::Draft::Draft202012);
+    }
+    options.build(schema).map_err(|e| e.to_string())
+}
+
+/// Keywords whose value is one subschema.
+const ONE: &[&str] = &["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"];
+/// Keywords whose value is an array of subschemas.
+const MANY: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+/// Keywords whose value maps names to subschemas.
+const MAP: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/// Calls `visit(pointer, schema)` for `schema` and every subschema below it, depth first, in
+/// document order. Pointers are relative to `schema`.
+pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) {
+    visit(pointer, schema);
+    let Some(object) = schema.as_object() else { return };
+    for (keyword, value) in object {
+        let here = format!("{pointer}/{}", super::context::escape(keyword));
+        if ONE.contains(&keyword.as_str()) {
+            match value {
+                Value::Array(items) if keyword == "items" => walk_all(items, &here, visit),
+                _ => walk(value, &here, visit),
+            }
+        } else if MANY.contains(&keyword.as_str()) {
+            walk_all(value.as_array().map_or(&[][..], Vec::as_slice), &here, visit);
+        } else if MAP.contains(&keyword.as_str())
+            && let Some(map) = value.as_object()
+        {
+            for (name, sub) in map {
+                walk(sub, &format!("{here}/{}", super::context::escape(name)), visit);
+            }
+        }
+    }
+}
+
+fn walk_all(items: &[Value], pointer: &str, visit: &mut dyn FnMut(&str, &Value)) {
+    for (i, item) in items.iter().enumerate() {
+        walk(item, &format!("{pointer}/{i}"), visit);
+    }
+}
+
+/// Calls `visit(pointer, name, schema)` for every named property: those of `schema` and, below
+/// them, of nested objects and array items (the parameters a model must fill in).
+pub fn properties(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &str, &Value)) {
+    if let Some(map) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in map {
+            let here = format!("{pointer}/properties/{}", super::context::escape(name));
+            visit(&here, name, sub);
+            properties(sub, &here, visit);
+        }
+    }
+    if let Some(items) = schema.get("items").filter(|i| i.is_object()) {
+        properties(items, &format!("{pointer}/items"), visit);
+    }
+}

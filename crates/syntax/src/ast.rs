@@ -1,0 +1,295 @@
+//! The syntax tree: what the parser produces, with a span on every node.
+//!
+//! Names are not resolved here: a lower-case name in an expression may be a variable, a
+//! channel, a constant or an enum constructor; `ir` decides. Erroneous input becomes `Error`
+//! nodes, so a tree always exists.
+
+use agentpi_diagnostics::Span;
+
+/// A name as written, with its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole `.pi` file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct File {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    Import(Import),
+    Type(TypeDecl),
+    Const(ConstDecl),
+    Chan(ChanDecl),
+    Event(EventDecl),
+    Proc(ProcDecl),
+    System(SystemDecl),
+    Check(CheckDecl),
+}
+
+/// `import "file.pi"` or `import "name"` (a bundled model).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Import {
+    pub path: String,
+    pub span: Span,
+}
+
+/// `type Name = ...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeDecl {
+    pub name: Ident,
+    pub def: TypeDef,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeDef {
+    /// `a | b(T, ...) | ...`.
+    Enum(Vec<Variant>),
+    /// Any other type expression: a range, tuple, channel type or another name.
+    Alias(TypeExpr),
+}
+
+/// One enum constructor and its payload types.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub name: Ident,
+    pub fields: Vec<TypeExpr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeExpr {
+    /// `Bool`, or a declared type name.
+    Named(Ident),
+    /// `lo..hi` with constant bounds, both inclusive.
+    Range(Box<Expr>, Box<Expr>, Span),
+    /// `(T, U, ...)`.
+    Tuple(Vec<TypeExpr>, Span),
+    /// `chan`, `chan T` or `chan (T, U)`: a channel carrying these values.
+    Chan(Vec<TypeExpr>, Span),
+    Error(Span),
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(ident) => ident.span,
+            TypeExpr::Range(_, _, span)
+            | TypeExpr::Tuple(_, span)
+            | TypeExpr::Chan(_, span)
+            | TypeExpr::Error(span) => *span,
+        }
+    }
+}
+
+/// `const N = e`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstDecl {
+    pub name: Ident,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// `chan c : T` or `chan c`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChanDecl {
+    pub name: Ident,
+    pub carries: Vec<TypeExpr>,
+    pub span: Span,
+}
+
+/// `event ev(T, ...)` or `event ev`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventDecl {
+    pub name: Ident,
+    pub args: Vec<TypeExpr>,
+    pub span: Span,
+}
+
+/// `[daemon] proc Name(x: T, ...) = P`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcDecl {
+    pub name: Ident,
+    pub daemon: bool,
+    pub params: Vec<Param>,
+    pub body: Proc,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: TypeExpr,
+}
+
+/// `system Name = P`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemDecl {
+    pub name: Ident,
+    pub body: Proc,
+    pub span: Span,
+}
+
+/// `check S: [fair] property`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckDecl {
+    pub system: Ident,
+    pub fair: bool,
+    pub property: Property,
+    /// The property as written (after the colon), whitespace normalised.
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Property {
+    DeadlockFree,
+    Never(LabelPat),
+    Reachable(LabelPat),
+    Eventually(LabelPat),
+    AlwaysEventually(LabelPat),
+    LeadsTo(LabelPat, LabelPat),
+    Error,
+}
+
+/// A label pattern in a property: `tau`, `c`, `c(p, ...)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelPat {
+    pub head: LabelHead,
+    /// `None` when no parentheses were written: any arguments match.
+    pub args: Option<Vec<Pattern>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LabelHead {
+    Tau,
+    Name(Ident),
+}
+
+/// A process term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proc {
+    pub kind: ProcKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProcKind {
+    Nil,
+    /// `p1 . p2 . ... . P`: a chain of prefixes (kept flat so long chains do not nest).
+    Prefixed(Vec<Prefix>, Box<Proc>),
+    Choice(Vec<Proc>),
+    Seq(Vec<Proc>),
+    Par(Vec<Proc>),
+    New(Vec<NewBinder>, Box<Proc>),
+    Repl(Box<Proc>),
+    If(Expr, Box<Proc>, Box<Proc>),
+    Match(Expr, Vec<Arm>),
+    Call(Ident, Vec<Expr>),
+    Error,
+}
+
+/// `x` or `x: T` after `new`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewBinder {
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+}
+
+/// `pattern => P` in a `match`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arm {
+    pub pat: Pattern,
+    pub body: Proc,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prefix {
+    pub kind: PrefixKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrefixKind {
+    Output {
+        chan: Ident,
+        args: Vec<Expr>,
+    },
+    Input {
+        chan: Ident,
+        pats: Vec<Pattern>,
+    },
+    Tau,
+    /// `ev` or `ev(e, ...)`; also what a bare lower-case name parses to.
+    Event {
+        name: Ident,
+        args: Vec<Expr>,
+    },
+    Assert(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprKind {
+    Int(i64),
+    Bool(bool),
+    /// A variable, channel, constant or constructor without payload.
+    Name(Ident),
+    /// A constructor with payload: `ok(e)`.
+    Apply(Ident, Vec<Expr>),
+    Tuple(Vec<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub kind: PatternKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PatternKind {
+    /// A binder, or a constructor without payload, or (upper-case) a constant.
+    Name(Ident),
+    Wild,
+    /// `=e`, and literals: match only this value.
+    Eq(Expr),
+    Ctor(Ident, Vec<Pattern>),
+    Tuple(Vec<Pattern>),
+    Error,
+}

@@ -1,0 +1,93 @@
+//! Properties after `check S:`: `deadlock free`, `never`, `reachable`, `eventually`,
+//! `always eventually`, `leads to`. The property words are not reserved: they are recognised
+//! by position.
+
+use super::{PResult, Parser};
+use crate::ast::*;
+use crate::token::Tok;
+use agentpi_diagnostics::Diagnostic;
+
+const FORMS: &str = "a property is one of `deadlock free`, `never PAT`, `reachable PAT`, \
+`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, optionally after `fair`";
+
+impl Parser<'_> {
+    pub(super) fn property(&mut self) -> PResult<Property> {
+        let word = match self.tok() {
+            Tok::Ident(word) => word.clone(),
+            _ => String::new(),
+        };
+        let takes_label = matches!(self.nth(1), Tok::Ident(_) | Tok::Tau);
+        match word.as_str() {
+            "deadlock" => {
+                self.bump();
+                self.word("free")?;
+                Ok(Property::DeadlockFree)
+            }
+            "never" if takes_label => Ok(Property::Never(self.after_word()?)),
+            "reachable" if takes_label => Ok(Property::Reachable(self.after_word()?)),
+            "eventually" if takes_label => Ok(Property::Eventually(self.after_word()?)),
+            "always" => {
+                self.bump();
+                self.word("eventually")?;
+                Ok(Property::AlwaysEventually(self.label()?))
+            }
+            _ => self.leads_to(),
+        }
+    }
+
+    fn after_word(&mut self) -> PResult<LabelPat> {
+        self.bump();
+        self.label()
+    }
+
+    fn leads_to(&mut self) -> PResult<Property> {
+        let left = self.label()?;
+        if !matches!(self.tok(), Tok::Ident(w) if w == "leads") {
+            let diag = Diagnostic::error("E0113", "expected a property")
+                .at(left.span)
+                .with_label("not a property")
+                .with_help(FORMS);
+            self.report(diag);
+            return Err(super::Abandon);
+        }
+        self.bump();
+        self.word("to")?;
+        let right = self.label()?;
+        Ok(Property::LeadsTo(left, right))
+    }
+
+    /// Expects the contextual keyword `word`.
+    fn word(&mut self, word: &str) -> PResult<()> {
+        if matches!(self.tok(), Tok::Ident(w) if w == word) {
+            self.bump();
+            return Ok(());
+        }
+        Err(self.unexpected(&format!("`{word}`")))
+    }
+
+    /// A label pattern: `tau`, `c`, `c(p, ...)`.
+    fn label(&mut self) -> PResult<LabelPat> {
+        let start = self.span();
+        if self.eat(&Tok::Tau) {
+            return Ok(LabelPat {
+                head: LabelHead::Tau,
+                args: None,
+                span: start,
+            });
+        }
+        if !matches!(self.tok(), Tok::Ident(_)) {
+            return Err(self.unexpected("a label pattern such as `c(_, x)`, `ev` or `tau`"));
+        }
+        let name = self.ident("a label")?;
+        let args = if self.eat(&Tok::LParen) {
+            Some(self.list(&Tok::RParen, |p| p.pattern())?)
+        } else {
+            None
+        };
+        Ok(LabelPat {
+            head: LabelHead::Name(name),
+            args,
+            span: start.to(self.prev_span()),
+        })
+    }
+}
