@@ -5,7 +5,7 @@
 use crate::explore::Graph;
 use crate::product::Step;
 use agentpi_semantics::state::for_each_value;
-use agentpi_semantics::{Actor, Chan, DEAD, Label, Semantics, Transition};
+use agentpi_semantics::{Actor, Chan, DEAD, Head, Label, Semantics, State, Transition};
 use rustc_hash::FxHashMap;
 
 /// One printed step of a trace.
@@ -42,7 +42,7 @@ pub fn render(
         taken.push(nth_transition(sem, graph, state, index as usize, true));
     }
     let start = steps.first().map_or(fault.map_or(0, |f| f.0), |s| s.state);
-    let names = Instances::follow(&graph.states[start as usize], &taken);
+    let names = Instances::follow(sem, &graph.states[start as usize], &taken);
     let steps = taken
         .iter()
         .enumerate()
@@ -78,76 +78,84 @@ pub fn actor_name(sem: &Semantics<'_>, actor: Actor, system: &str) -> String {
     }
 }
 
-/// Which instance each fresh id is, step by step.
+/// Which instance each fresh id is, step by step. Every fresh name gets an identity when it
+/// first exists; instances are numbered per printed name in order of first appearance in a
+/// label, so two `new r` in different processes never print alike, and names that never show
+/// in a label take no number.
 struct Instances {
-    /// Per step: fresh id in the step's source numbering to (origin, instance number).
-    per_step: Vec<FxHashMap<u32, (u32, u32)>>,
-    counts: FxHashMap<u32, u32>,
+    /// Per step: fresh id in the step's source numbering to its identity.
+    per_step: Vec<FxHashMap<u32, u32>>,
+    /// Identity to its instance number among names printed alike.
+    number: FxHashMap<u32, u32>,
+    /// Printed name to how many of its instances appear.
+    counts: FxHashMap<String, u32>,
 }
 
 impl Instances {
-    fn follow(start: &agentpi_semantics::State, taken: &[Transition]) -> Instances {
-        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut current: FxHashMap<u32, (u32, u32)> = FxHashMap::default();
-        number_state(start, &mut current, &mut counts);
+    fn follow(sem: &Semantics<'_>, start: &State, taken: &[Transition]) -> Instances {
+        let mut next_identity = 0;
+        let mut current = FxHashMap::default();
+        identify(start, &mut current, &mut next_identity);
         let mut per_step = Vec::new();
+        let mut order = Vec::new();
         for t in taken {
             let mut here = current.clone();
-            if let agentpi_semantics::Head::Chan(Chan::Fresh { id, origin }) = t.label.head {
-                here.entry(id)
-                    .or_insert_with(|| next_instance(&mut counts, origin));
-            }
-            for v in t.label.args.iter() {
-                each_fresh_chan(v, &mut |id, origin| {
-                    here.entry(id)
-                        .or_insert_with(|| next_instance(&mut counts, origin));
-                });
-            }
+            for_each_label_chan(&t.label, &mut |id, origin| {
+                let identity = *here.entry(id).or_insert_with(|| bump(&mut next_identity));
+                order.push((identity, origin));
+            });
             let mut after = FxHashMap::default();
-            for (&id, &inst) in &here {
+            for (&id, &identity) in &here {
                 if let Some(&to) = t.renaming.get(id as usize).filter(|&&to| to != DEAD) {
-                    after.insert(to, inst);
+                    after.insert(to, identity);
                 }
             }
-            number_state(&t.target, &mut after, &mut counts);
+            identify(&t.target, &mut after, &mut next_identity);
             per_step.push(here);
             current = after;
         }
-        Instances { per_step, counts }
+        let (mut number, mut counts) = (FxHashMap::default(), FxHashMap::default());
+        for (identity, origin) in order {
+            number.entry(identity).or_insert_with(|| {
+                let k = counts.entry(sem.origin_name(origin).to_string()).or_insert(0);
+                *k += 1;
+                *k
+            });
+        }
+        Instances { per_step, number, counts }
     }
 
     fn name(&self, sem: &Semantics<'_>, step: usize, chan: Chan) -> String {
         let base = sem.chan_name(chan).to_string();
-        let Chan::Fresh { id, origin } = chan else {
-            return base;
-        };
-        match self.per_step[step].get(&id) {
-            Some(&(_, k)) if self.counts.get(&origin).copied().unwrap_or(0) > 1 => {
-                format!("{base}#{k}")
-            }
+        let Chan::Fresh { id, .. } = chan else { return base };
+        let several = self.counts.get(&base).copied().unwrap_or(0) > 1;
+        match self.per_step[step].get(&id).and_then(|i| self.number.get(i)) {
+            Some(k) if several => format!("{base}#{k}"),
             _ => base,
         }
     }
 }
 
-fn next_instance(counts: &mut FxHashMap<u32, u32>, origin: u32) -> (u32, u32) {
-    let k = counts.entry(origin).or_insert(0);
-    *k += 1;
-    (origin, *k)
+fn bump(counter: &mut u32) -> u32 {
+    *counter += 1;
+    *counter
 }
 
-/// Gives instance numbers to the fresh names of `state` that have none yet.
-fn number_state(
-    state: &agentpi_semantics::State,
-    map: &mut FxHashMap<u32, (u32, u32)>,
-    counts: &mut FxHashMap<u32, u32>,
-) {
+/// Gives an identity to the fresh names of `state` that have none yet.
+fn identify(state: &State, map: &mut FxHashMap<u32, u32>, next: &mut u32) {
     for_each_value(&state.procs, &mut |v| {
-        each_fresh_chan(v, &mut |id, origin| {
-            map.entry(id)
-                .or_insert_with(|| next_instance(counts, origin));
+        each_fresh_chan(v, &mut |id, _| {
+            map.entry(id).or_insert_with(|| bump(next));
         });
     });
+}
+
+/// The fresh channels of a label, the channel first, in order.
+fn for_each_label_chan(label: &Label, f: &mut impl FnMut(u32, u32)) {
+    if let Head::Chan(Chan::Fresh { id, origin }) = label.head {
+        f(id, origin);
+    }
+    label.args.iter().for_each(|v| each_fresh_chan(v, f));
 }
 
 fn each_fresh_chan(value: &agentpi_semantics::Value, f: &mut impl FnMut(u32, u32)) {

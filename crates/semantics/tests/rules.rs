@@ -109,3 +109,30 @@ fn every_documented_rule_has_a_test() {
     let missing: Vec<_> = rules.iter().filter(|r| !covered.contains(r)).collect();
     assert!(missing.is_empty(), "rules without a test: {missing:?}");
 }
+
+/// The model of the acceptance test: a client making `n` sequential calls, each with a fresh
+/// reply channel, to a server that spawns a handler per call.
+fn calls_model(n: u32) -> String {
+    format!(
+        "chan call : chan Bool
+         daemon proc Server = call?r . (Handler(r) | Server)
+         proc Handler(r: chan Bool) = r!true
+         proc Client(k: 0..{n}) = if k == 0 then 0 else new reply: chan Bool . call!reply . reply?x . Client(k - 1)
+         system S = Client({n}) | Server"
+    )
+}
+
+fn state_count(text: &str) -> usize {
+    let loaded = agentpi_ir::load_str("calls.pi", text);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let sem = Semantics::new(&loaded.program);
+    let out = state_space(&sem, 0, "S");
+    out.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn sequential_calls_with_fresh_channels_grow_linearly() {
+    let counts: Vec<usize> = [5, 10, 20].iter().map(|&n| state_count(&calls_model(n))).collect();
+    // 2n + 1: each call is a send, a reply and back; used reply channels vanish.
+    assert_eq!(counts, [11, 21, 41]);
+}
