@@ -1,1 +1,223 @@
-//! agentpi-check: placeholder, filled in by its owner.
+//! `agentpi check`: explores a system's state space and decides its properties, with the
+//! shortest counterexample (or witness) for each.
+//!
+//! Safety properties (`deadlock free`, `never`, assertions) and `reachable` are read off the
+//! breadth-first graph; liveness (`eventually`, `always eventually`, `leads to`, each optionally
+//! `fair`) is decided on the product with a monitor (see [`product`]). No JSON, no MCP, no
+//! printing: results are data for the binary to render.
+
+pub mod explore;
+pub mod pattern;
+pub mod product;
+mod props;
+pub mod trace;
+
+pub use explore::{Graph, Limit, Options, Progress, explore};
+pub use trace::{Trace, TraceStep};
+
+use agentpi_ir::core::{Prefix, Program, Property, Term};
+use agentpi_semantics::{Fault, Semantics};
+use product::{Lasso, Step};
+
+/// The verdict of one property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Holds,
+    Violated,
+    /// A resource bound stopped exploration before the property was decided.
+    Unknown(Limit),
+}
+
+/// One property's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckResult {
+    /// The property as written (`deadlock free`, ...), or `assertions` for the implicit check.
+    pub property: String,
+    pub outcome: Outcome,
+    /// The counterexample, or the witness of `reachable`.
+    pub trace: Option<Trace>,
+    /// For a run-time error: what failed and where.
+    pub fault: Option<Fault>,
+    /// For a deadlock: the stuck state's components, by term.
+    pub stuck: bool,
+}
+
+/// All results for one system, with the size of its state space.
+#[derive(Clone, Debug)]
+pub struct SystemReport {
+    pub system: String,
+    pub states: usize,
+    pub transitions: usize,
+    pub depth: usize,
+    pub limit: Option<Limit>,
+    pub results: Vec<CheckResult>,
+}
+
+/// Explores system `system` of `sem`'s program.
+pub fn explore_system(
+    sem: &Semantics<'_>,
+    system: usize,
+    options: &Options,
+    progress: &Progress,
+) -> Result<Graph, Fault> {
+    let initial = sem.initial(system)?;
+    Ok(explore(sem, initial, options, progress))
+}
+
+/// Checks the properties `checks` (indices into `Program::checks`) of system `system`.
+pub fn check_system(
+    program: &Program,
+    system: usize,
+    checks: &[usize],
+    options: &Options,
+    progress: &Progress,
+) -> SystemReport {
+    let sem = Semantics::new(program);
+    let name = program.systems[system].name.clone();
+    let graph = match explore_system(&sem, system, options, progress) {
+        Ok(graph) => graph,
+        Err(fault) => return initial_fault(name, fault),
+    };
+    let mut results = Vec::new();
+    if !graph.faults.is_empty() || has_assertions(program) {
+        results.push(assertions(&sem, &graph, &name));
+    }
+    for &c in checks {
+        let check = &program.checks[c];
+        results.push(decide(
+            &sem,
+            &graph,
+            &name,
+            &check.property,
+            check.fair,
+            check.text.clone(),
+        ));
+    }
+    SystemReport {
+        system: name,
+        states: graph.states.len(),
+        transitions: graph.transition_count(),
+        depth: graph.max_depth,
+        limit: graph.limit.clone(),
+        results,
+    }
+}
+
+fn initial_fault(system: String, fault: Fault) -> SystemReport {
+    let result = CheckResult {
+        property: "assertions".into(),
+        outcome: Outcome::Violated,
+        trace: Some(Trace {
+            steps: Vec::new(),
+            loop_start: None,
+        }),
+        fault: Some(fault),
+        stuck: false,
+    };
+    SystemReport {
+        system,
+        states: 1,
+        transitions: 0,
+        depth: 0,
+        limit: None,
+        results: vec![result],
+    }
+}
+
+fn has_assertions(program: &Program) -> bool {
+    program
+        .terms
+        .iter()
+        .any(|t| matches!(t, Term::Prefix(Prefix::Assert(_), _)))
+}
+
+fn result(property: String, outcome: Outcome, trace: Option<Trace>) -> CheckResult {
+    CheckResult {
+        property,
+        outcome,
+        trace,
+        fault: None,
+        stuck: false,
+    }
+}
+
+/// The implicit check: no assertion fails and no value leaves its range.
+fn assertions(sem: &Semantics<'_>, graph: &Graph, system: &str) -> CheckResult {
+    let Some(first) = graph.faults.iter().min_by_key(|f| (f.source, f.index)) else {
+        return result("assertions".into(), unknown_or(graph, Outcome::Holds), None);
+    };
+    let steps = steps_to(graph, first.source);
+    let trace = trace::render(
+        sem,
+        graph,
+        system,
+        &steps,
+        Some((first.source, first.index)),
+        None,
+    );
+    CheckResult {
+        fault: Some(first.fault.clone()),
+        ..result("assertions".into(), Outcome::Violated, Some(trace))
+    }
+}
+
+fn unknown_or(graph: &Graph, outcome: Outcome) -> Outcome {
+    match &graph.limit {
+        Some(limit) => Outcome::Unknown(limit.clone()),
+        None => outcome,
+    }
+}
+
+fn steps_to(graph: &Graph, state: u32) -> Vec<Step> {
+    graph
+        .path_to(state)
+        .into_iter()
+        .map(|(s, e)| Step { state: s, edge: e })
+        .collect()
+}
+
+fn decide(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    system: &str,
+    property: &Property,
+    fair: bool,
+    text: String,
+) -> CheckResult {
+    let render = |steps: &[Step], loop_start| {
+        Some(trace::render(sem, graph, system, steps, None, loop_start))
+    };
+    let with_step = |step: Step| {
+        let mut steps = steps_to(graph, step.state);
+        steps.push(step);
+        steps
+    };
+    let lasso = |found: Option<Lasso>| match found {
+        Some(l) => result(
+            text.clone(),
+            Outcome::Violated,
+            render(&l.steps, l.loop_start),
+        ),
+        None => result(text.clone(), unknown_or(graph, Outcome::Holds), None),
+    };
+    match property {
+        Property::DeadlockFree => match props::first_deadlock(sem, graph) {
+            Some(s) => CheckResult {
+                stuck: true,
+                ..result(text, Outcome::Violated, render(&steps_to(graph, s), None))
+            },
+            None => result(text, unknown_or(graph, Outcome::Holds), None),
+        },
+        Property::Never(p) => match props::first_match(sem, graph, p) {
+            Some(step) => result(text, Outcome::Violated, render(&with_step(step), None)),
+            None => result(text, unknown_or(graph, Outcome::Holds), None),
+        },
+        Property::Reachable(p) => match props::first_match(sem, graph, p) {
+            Some(step) => result(text, Outcome::Holds, render(&with_step(step), None)),
+            None => result(text, unknown_or(graph, Outcome::Violated), None),
+        },
+        Property::Eventually(p) => lasso(props::eventually(sem, graph, p, fair)),
+        Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
+        Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, l, r, fair)),
+    }
+}

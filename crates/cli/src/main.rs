@@ -4,6 +4,12 @@
 //! exit status. Only this crate prints or exits.
 
 mod cmd;
+mod loader;
+mod model;
+mod models;
+mod msc;
+mod output;
+mod progress;
 mod sarif;
 
 use clap::{Parser, Subcommand};

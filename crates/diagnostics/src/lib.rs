@@ -97,7 +97,10 @@ impl Diagnostic {
     }
 
     pub fn at_pointer(mut self, document: impl Into<String>, pointer: impl Into<String>) -> Self {
-        self.location = Location::Pointer { document: document.into(), pointer: pointer.into() };
+        self.location = Location::Pointer {
+            document: document.into(),
+            pointer: pointer.into(),
+        };
         self
     }
 
@@ -107,7 +110,10 @@ impl Diagnostic {
     }
 
     pub fn with_secondary(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: text.into() });
+        self.labels.push(Label {
+            span,
+            message: text.into(),
+        });
         self
     }
 

@@ -7,15 +7,29 @@ use std::fmt::Write;
 /// Renders one diagnostic as rustc-style text ending in a newline.
 pub fn terminal(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
     let mut out = String::new();
-    let head = format!("{}[{}]: {}", diagnostic.severity.as_str(), diagnostic.code, diagnostic.message);
+    let head = format!(
+        "{}[{}]: {}",
+        diagnostic.severity.as_str(),
+        diagnostic.code,
+        diagnostic.message
+    );
     match &diagnostic.location {
         Location::Source(span) => {
             let _ = writeln!(out, "{}: {head}", sources.position(*span));
-            snippet(&mut out, sources, *span, diagnostic.primary_label.as_deref().unwrap_or(""));
+            snippet(
+                &mut out,
+                sources,
+                *span,
+                diagnostic.primary_label.as_deref().unwrap_or(""),
+            );
         }
         Location::Pointer { document, pointer } => {
             let _ = writeln!(out, "{document}: {head}");
-            let _ = writeln!(out, "  --> {}", if pointer.is_empty() { "/" } else { pointer });
+            let _ = writeln!(
+                out,
+                "  --> {}",
+                if pointer.is_empty() { "/" } else { pointer }
+            );
         }
         Location::Nowhere => {
             let _ = writeln!(out, "{head}");
@@ -36,7 +50,11 @@ pub fn terminal(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
 
 /// Renders many diagnostics, separated by blank lines.
 pub fn terminal_all(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
-    diagnostics.iter().map(|d| terminal(d, sources)).collect::<Vec<_>>().join("\n")
+    diagnostics
+        .iter()
+        .map(|d| terminal(d, sources))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn snippet(out: &mut String, sources: &SourceMap, span: Span, label: &str) {
@@ -45,7 +63,11 @@ fn snippet(out: &mut String, sources: &SourceMap, span: Span, label: &str) {
     let end = file.line_col(span.end);
     let line = file.line_text(start.line);
     let gutter = start.line.to_string().len();
-    let width = if end.line == start.line { (end.col - start.col).max(1) } else { 1 };
+    let width = if end.line == start.line {
+        (end.col - start.col).max(1)
+    } else {
+        1
+    };
     let pad = " ".repeat(gutter);
     let indent: String = line
         .chars()
@@ -55,7 +77,11 @@ fn snippet(out: &mut String, sources: &SourceMap, span: Span, label: &str) {
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{} | {line}", start.line);
     let carets = "^".repeat(width as usize);
-    let label = if label.is_empty() { String::new() } else { format!(" {label}") };
+    let label = if label.is_empty() {
+        String::new()
+    } else {
+        format!(" {label}")
+    };
     let _ = writeln!(out, "{pad} | {indent}{carets}{label}");
 }
 

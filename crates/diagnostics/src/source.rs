@@ -14,12 +14,20 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: u32, end: u32) -> Span {
-        Span { file, start, end: end.max(start) }
+        Span {
+            file,
+            start,
+            end: end.max(start),
+        }
     }
 
     /// The smallest span covering both (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -43,7 +51,11 @@ impl SourceFile {
         let text = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i as u32 + 1));
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
     }
 
     pub fn line_col(&self, offset: u32) -> LineCol {
@@ -52,14 +64,22 @@ impl SourceFile {
         let start = self.line_starts[line] as usize;
         let end = floor_char_boundary(&self.text, offset as usize);
         let col = self.text[start..end.max(start)].chars().count() as u32 + 1;
-        LineCol { line: line as u32 + 1, col }
+        LineCol {
+            line: line as u32 + 1,
+            col,
+        }
     }
 
     /// The text of 1-based line `line`, without its newline.
     pub fn line_text(&self, line: u32) -> &str {
-        let index = (line as usize).saturating_sub(1).min(self.line_starts.len() - 1);
+        let index = (line as usize)
+            .saturating_sub(1)
+            .min(self.line_starts.len() - 1);
         let start = self.line_starts[index] as usize;
-        let end = self.line_starts.get(index + 1).map_or(self.text.len(), |&e| e as usize);
+        let end = self
+            .line_starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&e| e as usize);
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
 }
@@ -93,7 +113,10 @@ impl SourceMap {
     }
 
     pub fn find(&self, name: &str) -> Option<FileId> {
-        self.files.iter().position(|f| f.name == name).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FileId(i as u32))
     }
 
     /// `FILE:LINE:COL` of the start of `span`.

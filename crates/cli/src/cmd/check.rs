@@ -1,9 +1,264 @@
-//! `agentpi check`: not written yet.
+//! `agentpi check FILE`: runs the checks of a model and prints verdicts with counterexamples.
+
+use crate::model::{self, Model};
+use crate::{msc, progress};
+use agentpi_check::{CheckResult, Options, Outcome, SystemReport};
+use serde_json::{Value, json};
+use std::time::Instant;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A model file, or the name of a bundled model (see `agentpi models`).
+    pub file: String,
+    /// Run only this check: its number (1 is the first `check` of the file) or its text.
+    #[arg(long)]
+    pub property: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Stop exploring after this many states (verdicts left open are `unknown`, exit 3).
+    #[arg(long)]
+    pub max_states: Option<usize>,
+    /// Stop exploring when the state store holds about this many MiB (exit 3).
+    #[arg(long)]
+    pub max_memory: Option<u64>,
+    /// Worker threads (0: one per core). Output is the same for every thread count.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
 
-pub fn run(_args: Args) -> u8 {
-    eprintln!("agentpi check: not implemented yet");
-    2
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args) -> u8 {
+    let model = match model::load(&args.file) {
+        Ok(m) => m,
+        Err(status) => return status,
+    };
+    let selected = match select(&model, args.property.as_deref()) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return 2;
+        }
+    };
+    let options = Options {
+        max_states: args.max_states,
+        max_memory: args.max_memory.map(|m| m * 1024 * 1024),
+        threads: args.threads,
+    };
+    let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
+    match args.format {
+        Format::Text => print!("{}", text_report(&model, &reports)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json")
+        ),
+    }
+    exit_status(&reports)
+}
+
+/// The checks to run, grouped by system in the order systems first appear among them.
+fn select(model: &Model, property: Option<&str>) -> Result<Vec<(usize, Vec<usize>)>, String> {
+    let checks = &model.program.checks;
+    let chosen: Vec<usize> = match property {
+        None => (0..checks.len()).collect(),
+        Some(p) => match p.parse::<usize>() {
+            Ok(n) if (1..=checks.len()).contains(&n) => vec![n - 1],
+            Ok(n) => {
+                return Err(format!(
+                    "--property {n}: the model has {} checks",
+                    checks.len()
+                ));
+            }
+            Err(_) => (0..checks.len())
+                .filter(|&i| matches_text(model, i, p))
+                .collect(),
+        },
+    };
+    if chosen.is_empty() {
+        return Err(match property {
+            Some(p) => format!("no check matches `{p}`"),
+            None => "the model has no `check` to run".to_string(),
+        });
+    }
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for c in chosen {
+        let system = checks[c].system;
+        match groups.iter_mut().find(|(s, _)| *s == system) {
+            Some((_, list)) => list.push(c),
+            None => groups.push((system, vec![c])),
+        }
+    }
+    Ok(groups)
+}
+
+fn matches_text(model: &Model, check: usize, wanted: &str) -> bool {
+    let c = &model.program.checks[check];
+    let system = &model.program.systems[c.system].name;
+    c.text == wanted || format!("{system}: {}", c.text) == wanted
+}
+
+fn run_checks(
+    model: &Model,
+    groups: &[(usize, Vec<usize>)],
+    options: &Options,
+    show_progress: bool,
+) -> Vec<SystemReport> {
+    groups
+        .iter()
+        .map(|(system, checks)| {
+            let name = &model.program.systems[*system].name;
+            let started = Instant::now();
+            let counters = agentpi_check::Progress::default();
+            let report = progress::while_running(show_progress, name, &counters, || {
+                agentpi_check::check_system(&model.program, *system, checks, options, &counters)
+            });
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!(
+                "{name}: {} states, {} transitions, depth {}, in {secs:.2} s",
+                report.states, report.transitions, report.depth
+            );
+            report
+        })
+        .collect()
+}
+
+fn exit_status(reports: &[SystemReport]) -> u8 {
+    let outcomes = || {
+        reports
+            .iter()
+            .flat_map(|r| r.results.iter().map(|c| &c.outcome))
+    };
+    if outcomes().any(|o| *o == Outcome::Violated) {
+        1
+    } else if outcomes().any(|o| matches!(o, Outcome::Unknown(_))) {
+        3
+    } else {
+        0
+    }
+}
+
+fn verdict_word(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Holds => "holds",
+        Outcome::Violated => "violated",
+        Outcome::Unknown(_) => "unknown",
+    }
+}
+
+fn text_report(model: &Model, reports: &[SystemReport]) -> String {
+    let mut out = String::new();
+    for report in reports {
+        for result in &report.results {
+            out.push_str(&text_result(model, report, result));
+        }
+    }
+    let all: Vec<&CheckResult> = reports.iter().flat_map(|r| &r.results).collect();
+    let count = |o: fn(&Outcome) -> bool| all.iter().filter(|r| o(&r.outcome)).count();
+    out.push_str(&format!(
+        "{} checks: {} hold, {} violated, {} unknown\n",
+        all.len(),
+        count(|o| *o == Outcome::Holds),
+        count(|o| *o == Outcome::Violated),
+        count(|o| matches!(o, Outcome::Unknown(_)))
+    ));
+    out
+}
+
+fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
+    let mut out = format!(
+        "{}: {} ... {} ({} states, {} transitions)\n",
+        report.system,
+        result.property,
+        verdict_word(&result.outcome),
+        report.states,
+        report.transitions
+    );
+    if let Outcome::Unknown(limit) = &result.outcome {
+        out.push_str(&format!(
+            "  exploration stopped by {limit} before this was decided\n"
+        ));
+    }
+    if let Some(fault) = &result.fault {
+        out.push_str(&format!(
+            "  {}: {}\n",
+            model.sources.position(fault.span),
+            fault.kind
+        ));
+    }
+    if let Some(trace) = &result.trace {
+        out.push_str(&trace_text(result, trace));
+    }
+    out
+}
+
+fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
+    let kind = match (&result.outcome, trace.loop_start, result.stuck) {
+        (Outcome::Holds, _, _) => "witness",
+        (_, Some(_), _) => "counterexample (a loop)",
+        (_, None, true) => "counterexample (ends in a deadlock)",
+        _ => "counterexample",
+    };
+    let mut out = format!(
+        "  {kind}, {} step{}:\n",
+        trace.steps.len(),
+        if trace.steps.len() == 1 { "" } else { "s" }
+    );
+    let width = trace
+        .steps
+        .iter()
+        .map(|s| s.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (i, step) in trace.steps.iter().enumerate() {
+        if trace.loop_start == Some(i) {
+            out.push_str("    -- the loop starts here and repeats forever --\n");
+        }
+        let who = step.actors.join(" -> ");
+        out.push_str(&format!("  {:>3}. {:<width$}   {who}\n", i + 1, step.label));
+    }
+    if !trace.steps.is_empty() {
+        out.push_str("  message sequence chart:\n");
+        for line in msc::render(trace).lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+fn json_report(model: &Model, reports: &[SystemReport]) -> Value {
+    let checks: Vec<Value> = reports
+        .iter()
+        .flat_map(|report| {
+            report
+                .results
+                .iter()
+                .map(move |result| json_result(model, report, result))
+        })
+        .collect();
+    json!({ "checks": checks })
+}
+
+fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {
+    let trace: Vec<Value> = result
+        .trace
+        .iter()
+        .flat_map(|t| &t.steps)
+        .map(|s| json!({ "label": s.label, "actors": s.actors }))
+        .collect();
+    json!({
+        "system": report.system,
+        "property": result.property,
+        "verdict": verdict_word(&result.outcome),
+        "states": report.states,
+        "transitions": report.transitions,
+        "trace": trace,
+        "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
+        "deadlock": result.stuck,
+        "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
+        "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
+    })
 }

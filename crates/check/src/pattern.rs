@@ -1,0 +1,95 @@
+//! Matching transition labels against the label patterns of properties, with variables.
+
+use agentpi_ir::core::{ArgPattern, LabelHead, LabelPattern};
+use agentpi_semantics::eval::eval;
+use agentpi_semantics::{Chan, Head, Label, Semantics, Value};
+
+/// Values bound to the variables of a pattern, in order of binding.
+pub type Bindings = Vec<(String, Value)>;
+
+fn lookup<'b>(bindings: &'b Bindings, name: &str) -> Option<&'b Value> {
+    bindings.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+/// Matches `label`; on success returns the bindings extended by the variables bound here.
+pub fn match_label(
+    sem: &Semantics<'_>,
+    pattern: &LabelPattern,
+    label: &Label,
+    bound: &Bindings,
+) -> Option<Bindings> {
+    let mut bindings = bound.clone();
+    let head_ok = match (&pattern.head, &label.head) {
+        (LabelHead::Tau, Head::Tau) => true,
+        (LabelHead::Chan(name), Head::Chan(c)) => sem.chan_name(*c) == name,
+        (LabelHead::Event(e), Head::Event(f)) => e == f,
+        (LabelHead::Var(x), Head::Chan(c)) => lookup(&bindings, x) == Some(&Value::Chan(*c)),
+        _ => false,
+    };
+    if !head_ok {
+        return None;
+    }
+    let Some(args) = &pattern.args else {
+        return Some(bindings);
+    };
+    if args.len() != label.args.len() {
+        return None;
+    }
+    for (p, v) in args.iter().zip(label.args.iter()) {
+        if !match_arg(p, v, &mut bindings) {
+            return None;
+        }
+    }
+    Some(bindings)
+}
+
+fn match_arg(pattern: &ArgPattern, value: &Value, bindings: &mut Bindings) -> bool {
+    match (pattern, value) {
+        (ArgPattern::Wild, _) => true,
+        (ArgPattern::Var(x), v) => match lookup(bindings, x) {
+            Some(bound) => bound == v,
+            None => {
+                bindings.push((x.clone(), v.clone()));
+                true
+            }
+        },
+        (ArgPattern::Value(e), v) => eval(e, &[]).is_ok_and(|w| w == *v),
+        (ArgPattern::Ctor(e, i, ps), Value::Ctor(f, j, vs)) if e == f && i == j => {
+            match_args(ps, vs, bindings)
+        }
+        (ArgPattern::Tuple(ps), Value::Tuple(vs)) => match_args(ps, vs, bindings),
+        _ => false,
+    }
+}
+
+fn match_args(ps: &[ArgPattern], vs: &[Value], bindings: &mut Bindings) -> bool {
+    ps.len() == vs.len() && ps.iter().zip(vs).all(|(p, v)| match_arg(p, v, bindings))
+}
+
+/// Renames the fresh channels in `bindings` after a step; `None` when one has vanished, so the
+/// pattern can never match it again.
+pub fn rename_bindings(bindings: &Bindings, renaming: &[u32]) -> Bindings {
+    bindings
+        .iter()
+        .map(|(n, v)| {
+            let mut v = v.clone();
+            rename_value(&mut v, renaming);
+            (n.clone(), v)
+        })
+        .collect()
+}
+
+fn rename_value(value: &mut Value, renaming: &[u32]) {
+    match value {
+        Value::Chan(Chan::Fresh { id, .. }) => {
+            *id = renaming
+                .get(*id as usize)
+                .copied()
+                .unwrap_or(agentpi_semantics::DEAD);
+        }
+        Value::Ctor(_, _, vs) | Value::Tuple(vs) => {
+            vs.iter_mut().for_each(|v| rename_value(v, renaming))
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,296 @@
+//! Liveness on the product of the state space with a property monitor.
+//!
+//! A liveness property fails when some path reaches the monitor's *avoid* region (a response is
+//! owed, or the awaited action has not happened) and then either stops there (a stuck state) or
+//! cycles there forever, under weak fairness when asked. Cycles are found with Tarjan's SCCs on
+//! the avoid region; an SCC holds a fair cycle exactly when every component enabled in all its
+//! states moves on some edge inside it. The counterexample is a lasso: the shortest stem (the
+//! product is numbered breadth-first) and a cycle through the SCC.
+
+use crate::explore::Graph;
+use agentpi_semantics::Actor;
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
+
+/// A system transition: the `edge`-th transition of `state` in the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub state: u32,
+    pub edge: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ProductEdge {
+    pub to: u32,
+    pub step: Step,
+    /// The edge stays in the avoid region (it neither leaves nor discharges it).
+    pub inside: bool,
+}
+
+/// The product graph, numbered in breadth-first order from node 0.
+#[derive(Default)]
+pub struct Product {
+    /// The system state of each node.
+    pub state: Vec<u32>,
+    pub avoid: Vec<bool>,
+    pub adj: Vec<Vec<ProductEdge>>,
+    /// The edge each node was first reached by.
+    pub parent: Vec<Option<(u32, usize)>>,
+}
+
+impl Product {
+    pub fn add_node(&mut self, state: u32, avoid: bool, parent: Option<(u32, usize)>) -> u32 {
+        self.state.push(state);
+        self.avoid.push(avoid);
+        self.adj.push(Vec::new());
+        self.parent.push(parent);
+        self.state.len() as u32 - 1
+    }
+
+    fn stem(&self, mut node: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        while let Some((p, e)) = self.parent[node as usize] {
+            steps.push(self.adj[p as usize][e].step);
+            node = p;
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// A liveness counterexample: `steps[loop_start..]` repeats forever; no loop means the path
+/// ends in a stuck state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lasso {
+    pub steps: Vec<Step>,
+    pub loop_start: Option<usize>,
+}
+
+/// Searches the product for a path that stays in the avoid region forever.
+pub fn find_lasso(
+    product: &Product,
+    graph: &Graph,
+    stuck_counts: bool,
+    fair: bool,
+) -> Option<Lasso> {
+    let cycles = bad_sccs(product, graph, fair);
+    let mut in_bad = vec![usize::MAX; product.state.len()];
+    for (i, scc) in cycles.iter().enumerate() {
+        scc.iter().for_each(|&n| in_bad[n as usize] = i);
+    }
+    let stuck = |n: usize| {
+        let s = product.state[n];
+        stuck_counts && product.avoid[n] && graph.is_expanded(s) && graph.successors(s).is_empty()
+    };
+    let first = (0..product.state.len()).find(|&n| in_bad[n] != usize::MAX || stuck(n))?;
+    let mut steps = product.stem(first as u32);
+    if in_bad[first] == usize::MAX {
+        return Some(Lasso {
+            steps,
+            loop_start: None,
+        });
+    }
+    let loop_start = steps.len();
+    steps.extend(cycle_through(
+        product,
+        graph,
+        &cycles[in_bad[first]],
+        first as u32,
+        fair,
+    ));
+    Some(Lasso {
+        steps,
+        loop_start: Some(loop_start),
+    })
+}
+
+fn bad_sccs(product: &Product, graph: &Graph, fair: bool) -> Vec<Vec<u32>> {
+    let mut sccs = tarjan(product);
+    sccs.retain(|scc| !fair || fairness_gap(product, graph, scc).is_empty());
+    sccs
+}
+
+/// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
+fn tarjan(product: &Product) -> Vec<Vec<u32>> {
+    let n = product.state.len();
+    let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
+    let (mut on_stack, mut stack, mut out) = (vec![false; n], Vec::new(), Vec::new());
+    let mut counter = 0u32;
+    for root in (0..n).filter(|&r| product.avoid[r]) {
+        if index[root] != u32::MAX {
+            continue;
+        }
+        let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root as u32);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut next)) = work.last_mut() {
+            let edges = &product.adj[v as usize];
+            let found = (*next..edges.len()).find(|&i| edges[i].inside);
+            if let Some(i) = found {
+                *next = i + 1;
+                let w = edges[i].to as usize;
+                if index[w] == u32::MAX {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push(w as u32);
+                    on_stack[w] = true;
+                    work.push((w as u32, 0));
+                } else if on_stack[w] {
+                    low[v as usize] = low[v as usize].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let mut scc = Vec::new();
+                loop {
+                    let w = stack.pop().expect("tarjan stack");
+                    on_stack[w as usize] = false;
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if scc.len() > 1
+                    || product.adj[v as usize]
+                        .iter()
+                        .any(|e| e.inside && e.to == v)
+                {
+                    scc.sort_unstable();
+                    out.push(scc);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
+    graph
+        .successors(state)
+        .iter()
+        .flat_map(|e| graph.actor_sets[e.actors as usize].iter().copied())
+        .collect()
+}
+
+/// Components enabled in every state of `scc` that never move inside it: each makes every
+/// cycle of the SCC unfair.
+fn fairness_gap(product: &Product, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
+    let members: FxHashSet<u32> = scc.iter().copied().collect();
+    let mut always: Option<FxHashSet<Actor>> = None;
+    let mut taken = FxHashSet::default();
+    for &n in scc {
+        let here = enabled(graph, product.state[n as usize]);
+        always = Some(match always {
+            None => here,
+            Some(a) => a.intersection(&here).copied().collect(),
+        });
+        for e in product.adj[n as usize]
+            .iter()
+            .filter(|e| e.inside && members.contains(&e.to))
+        {
+            taken.extend(
+                graph.actor_sets
+                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                    .iter()
+                    .copied(),
+            );
+        }
+    }
+    let mut gap: Vec<Actor> = always
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| !taken.contains(a))
+        .collect();
+    gap.sort();
+    gap
+}
+
+/// A cycle from `start` back to itself inside `scc`; under fairness it also passes, for each
+/// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes.
+fn cycle_through(
+    product: &Product,
+    graph: &Graph,
+    scc: &[u32],
+    start: u32,
+    fair: bool,
+) -> Vec<Step> {
+    let members: FxHashSet<u32> = scc.iter().copied().collect();
+    let mut steps = Vec::new();
+    let mut at = start;
+    if fair {
+        let actors: FxHashSet<Actor> = scc
+            .iter()
+            .flat_map(|&n| enabled(graph, product.state[n as usize]))
+            .collect();
+        let mut actors: Vec<Actor> = actors.into_iter().collect();
+        actors.sort();
+        for actor in actors {
+            let goal = |n: u32, e: Option<&ProductEdge>| match e {
+                None => !enabled(graph, product.state[n as usize]).contains(&actor),
+                Some(e) => graph.actor_sets
+                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                    .contains(&actor),
+            };
+            let (path, end) = search(product, &members, at, &goal);
+            steps.extend(path);
+            at = end;
+        }
+    }
+    let (path, _) = search(product, &members, at, &|n, e: Option<&ProductEdge>| {
+        e.is_some_and(|e| e.to == start) && n != u32::MAX
+    });
+    steps.extend(path);
+    steps
+}
+
+/// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
+/// edge (`goal(source, Some(edge))`, which is then taken). Returns the steps and the end node.
+fn search(
+    product: &Product,
+    members: &FxHashSet<u32>,
+    from: u32,
+    goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
+) -> (Vec<Step>, u32) {
+    let mut prev: rustc_hash::FxHashMap<u32, (u32, Step)> = Default::default();
+    let mut queue = VecDeque::from([from]);
+    let mut seen = FxHashSet::from_iter([from]);
+    while let Some(n) = queue.pop_front() {
+        if goal(n, None) {
+            return (unwind(&prev, from, n), n);
+        }
+        for e in product.adj[n as usize]
+            .iter()
+            .filter(|e| e.inside && members.contains(&e.to))
+        {
+            if goal(n, Some(e)) {
+                let mut path = unwind(&prev, from, n);
+                path.push(e.step);
+                return (path, e.to);
+            }
+            if seen.insert(e.to) {
+                prev.insert(e.to, (n, e.step));
+                queue.push_back(e.to);
+            }
+        }
+    }
+    (Vec::new(), from)
+}
+
+fn unwind(prev: &rustc_hash::FxHashMap<u32, (u32, Step)>, from: u32, mut n: u32) -> Vec<Step> {
+    let mut path = Vec::new();
+    while n != from {
+        let (p, step) = prev[&n];
+        path.push(step);
+        n = p;
+    }
+    path.reverse();
+    path
+}

@@ -1,0 +1,176 @@
+//! Counterexample traces: replaying a path through the semantics to print its labels, with
+//! fresh channels keeping one name along the whole trace (`reply#1`, `reply#2`, numbered in
+//! order of first appearance, the number shown only where one name has several instances).
+
+use crate::explore::Graph;
+use crate::product::Step;
+use agentpi_semantics::state::for_each_value;
+use agentpi_semantics::{Actor, Chan, DEAD, Head, Label, Semantics, State, Transition};
+use rustc_hash::FxHashMap;
+
+/// One printed step of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    pub label: String,
+    /// The components that moved, by definition name (the system's name for its body): the
+    /// sender first for a communication.
+    pub actors: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub steps: Vec<TraceStep>,
+    /// For a lasso, the index of the first step of the loop.
+    pub loop_start: Option<usize>,
+}
+
+/// Replays `steps` (and a last faulty transition, given by its index among all transitions of
+/// its source) and prints them.
+pub fn render(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    system: &str,
+    steps: &[Step],
+    fault: Option<(u32, u32)>,
+    loop_start: Option<usize>,
+) -> Trace {
+    let mut taken: Vec<Transition> = steps
+        .iter()
+        .map(|st| nth_transition(sem, graph, st.state, st.edge as usize, false))
+        .collect();
+    if let Some((state, index)) = fault {
+        taken.push(nth_transition(sem, graph, state, index as usize, true));
+    }
+    let start = steps.first().map_or(fault.map_or(0, |f| f.0), |s| s.state);
+    let names = Instances::follow(sem, &graph.states[start as usize], &taken);
+    let steps = taken
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TraceStep {
+            label: sem.fmt_label(&t.label, &mut |c| names.name(sem, i, c)),
+            actors: t
+                .actors
+                .iter()
+                .map(|a| actor_name(sem, *a, system))
+                .collect(),
+        })
+        .collect();
+    Trace { steps, loop_start }
+}
+
+fn nth_transition(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    state: u32,
+    index: usize,
+    with_faults: bool,
+) -> Transition {
+    let all = sem.successors(&graph.states[state as usize]);
+    let mut kept = all.into_iter().filter(|t| with_faults || t.fault.is_none());
+    kept.nth(index)
+        .expect("replayed transition exists: the semantics is deterministic")
+}
+
+pub fn actor_name(sem: &Semantics<'_>, actor: Actor, system: &str) -> String {
+    match actor {
+        Some(def) => sem.program.def(def).name.clone(),
+        None => system.to_string(),
+    }
+}
+
+/// Which instance each fresh id is, step by step. Every fresh name gets an identity when it
+/// first exists; instances are numbered per printed name in order of first appearance in a
+/// label, so two `new r` in different processes never print alike, and names that never show
+/// in a label take no number.
+struct Instances {
+    /// Per step: fresh id in the step's source numbering to its identity.
+    per_step: Vec<FxHashMap<u32, u32>>,
+    /// Identity to its instance number among names printed alike.
+    number: FxHashMap<u32, u32>,
+    /// Printed name to how many of its instances appear.
+    counts: FxHashMap<String, u32>,
+}
+
+impl Instances {
+    fn follow(sem: &Semantics<'_>, start: &State, taken: &[Transition]) -> Instances {
+        let mut next_identity = 0;
+        let mut current = FxHashMap::default();
+        identify(start, &mut current, &mut next_identity);
+        let mut per_step = Vec::new();
+        let mut order = Vec::new();
+        for t in taken {
+            let mut here = current.clone();
+            for_each_label_chan(&t.label, &mut |id, origin| {
+                let identity = *here.entry(id).or_insert_with(|| bump(&mut next_identity));
+                order.push((identity, origin));
+            });
+            let mut after = FxHashMap::default();
+            for (&id, &identity) in &here {
+                if let Some(&to) = t.renaming.get(id as usize).filter(|&&to| to != DEAD) {
+                    after.insert(to, identity);
+                }
+            }
+            identify(&t.target, &mut after, &mut next_identity);
+            per_step.push(here);
+            current = after;
+        }
+        let (mut number, mut counts) = (FxHashMap::default(), FxHashMap::default());
+        for (identity, origin) in order {
+            number.entry(identity).or_insert_with(|| {
+                let k = counts.entry(sem.origin_name(origin).to_string()).or_insert(0);
+                *k += 1;
+                *k
+            });
+        }
+        Instances { per_step, number, counts }
+    }
+
+    fn name(&self, sem: &Semantics<'_>, step: usize, chan: Chan) -> String {
+        let base = sem.chan_name(chan).to_string();
+        let Chan::Fresh { id, .. } = chan else { return base };
+        let several = self.counts.get(&base).copied().unwrap_or(0) > 1;
+        match self.per_step[step].get(&id).and_then(|i| self.number.get(i)) {
+            Some(k) if several => format!("{base}#{k}"),
+            _ => base,
+        }
+    }
+}
+
+fn bump(counter: &mut u32) -> u32 {
+    *counter += 1;
+    *counter
+}
+
+/// Gives an identity to the fresh names of `state` that have none yet.
+fn identify(state: &State, map: &mut FxHashMap<u32, u32>, next: &mut u32) {
+    for_each_value(&state.procs, &mut |v| {
+        each_fresh_chan(v, &mut |id, _| {
+            map.entry(id).or_insert_with(|| bump(next));
+        });
+    });
+}
+
+/// The fresh channels of a label, the channel first, in order.
+fn for_each_label_chan(label: &Label, f: &mut impl FnMut(u32, u32)) {
+    if let Head::Chan(Chan::Fresh { id, origin }) = label.head {
+        f(id, origin);
+    }
+    label.args.iter().for_each(|v| each_fresh_chan(v, f));
+}
+
+fn each_fresh_chan(value: &agentpi_semantics::Value, f: &mut impl FnMut(u32, u32)) {
+    use agentpi_semantics::Value;
+    match value {
+        Value::Chan(Chan::Fresh { id, origin }) => f(*id, *origin),
+        Value::Ctor(_, _, vs) | Value::Tuple(vs) => vs.iter().for_each(|v| each_fresh_chan(v, f)),
+        _ => {}
+    }
+}
+
+/// The label of a stored edge, printed without instance numbers (for `lts` output).
+pub fn plain_label(sem: &Semantics<'_>, label: &Label, hide_fresh: bool) -> String {
+    match label.head {
+        agentpi_semantics::Head::Chan(Chan::Fresh { .. }) if hide_fresh => "tau".to_string(),
+        _ => sem.label_text(label),
+    }
+}

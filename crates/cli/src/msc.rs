@@ -1,0 +1,116 @@
+//! Text message sequence charts: one column per component, an arrow per communication.
+
+use agentpi_check::Trace;
+
+const MIN_WIDTH: usize = 14;
+
+/// Draws `trace` as a chart; components are columns in order of first appearance.
+pub fn render(trace: &Trace) -> String {
+    let mut columns: Vec<&str> = Vec::new();
+    for step in &trace.steps {
+        for actor in &step.actors {
+            if !columns.contains(&actor.as_str()) {
+                columns.push(actor);
+            }
+        }
+    }
+    let width = column_width(trace, &columns);
+    let mut out = String::new();
+    out.push_str(&format!("{:5}{}\n", "", header(&columns, width)));
+    for (i, step) in trace.steps.iter().enumerate() {
+        if trace.loop_start == Some(i) {
+            out.push_str(&format!("{:5}{}\n", "", "- - loop starts here - -"));
+        }
+        let cols: Vec<usize> = step
+            .actors
+            .iter()
+            .map(|a| columns.iter().position(|c| c == a).unwrap_or(0))
+            .collect();
+        out.push_str(&format!(
+            "{:>4} {}\n",
+            i + 1,
+            row(&columns, width, &cols, &step.label).trim_end()
+        ));
+    }
+    out
+}
+
+fn column_width(trace: &Trace, columns: &[&str]) -> usize {
+    let labels = trace.steps.iter().map(|s| s.label.chars().count() + 6);
+    let names = columns.iter().map(|c| c.chars().count() + 2);
+    labels.chain(names).max().unwrap_or(0).max(MIN_WIDTH)
+}
+
+fn header(columns: &[&str], width: usize) -> String {
+    columns
+        .iter()
+        .map(|c| format!("{:<width$}", c))
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+}
+
+/// One line: lifelines `|` at each column start, with an arrow or a note on it.
+fn row(columns: &[&str], width: usize, cols: &[usize], label: &str) -> String {
+    let total = columns.len() * width;
+    let mut line: Vec<char> = vec![' '; total + label.chars().count() + 4];
+    for c in 0..columns.len() {
+        line[c * width] = '|';
+    }
+    match cols {
+        [from, to] if from != to => arrow(&mut line, width, *from, *to, label),
+        [at, ..] => note(&mut line, width, *at, label),
+        [] => note(&mut line, width, 0, label),
+    }
+    line.into_iter().collect()
+}
+
+fn arrow(line: &mut [char], width: usize, from: usize, to: usize, label: &str) {
+    let (lo, hi) = (from.min(to) * width, from.max(to) * width);
+    for cell in line.iter_mut().take(hi).skip(lo + 1) {
+        *cell = '-';
+    }
+    if from < to {
+        line[hi - 1] = '>';
+    } else {
+        line[lo + 1] = '<';
+    }
+    for (i, ch) in label.chars().enumerate() {
+        line[lo + 3 + i] = ch;
+    }
+}
+
+fn note(line: &mut [char], width: usize, at: usize, label: &str) {
+    let start = at * width + 2;
+    for (i, ch) in format!("[{label}]").chars().enumerate() {
+        line[start + i] = ch;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentpi_check::TraceStep;
+
+    fn step(label: &str, actors: &[&str]) -> TraceStep {
+        TraceStep {
+            label: label.into(),
+            actors: actors.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn arrows_point_from_sender_to_receiver() {
+        let trace = Trace {
+            steps: vec![
+                step("call(r, 1)", &["Client", "Server"]),
+                step("crash", &["Server"]),
+                step("r(ok)", &["Server", "Client"]),
+            ],
+            loop_start: None,
+        };
+        let chart = render(&trace);
+        let expected = "     Client          Server\n   1 |--call(r, 1)---->|\n   2 |               |  [crash]\n   3 |<-r(ok)----------|\n";
+        assert_eq!(chart, expected);
+    }
+}

@@ -1,0 +1,115 @@
+//! Every bundled model, checked through the binary: verdicts, state and transition counts and
+//! counterexample traces are pinned as snapshots of the text report, and the JSON report and
+//! other thread counts must agree with it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `agentpi` with `args` from the repository root; returns (status, stdout, stderr).
+fn agentpi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+fn bundled_models() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo().join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pi"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The pinned report of one model: exit status and standard output.
+fn check(name: &str) -> String {
+    let path = format!("models/{name}.pi");
+    let (status, stdout, stderr) = agentpi(&["check", &path]);
+    assert!(matches!(status, 0 | 1), "{name}: status {status}\n{stderr}");
+    format!("exit status {status}\n{stdout}")
+}
+
+#[test]
+fn bundled_models_have_pinned_verdicts_and_traces() {
+    for name in bundled_models().iter().filter(|n| *n != "mcp_basic") {
+        insta::assert_snapshot!(name.as_str(), check(name));
+    }
+}
+
+#[test]
+fn output_is_the_same_for_every_thread_count() {
+    for name in bundled_models().iter().filter(|n| *n != "mcp_basic") {
+        let path = format!("models/{name}.pi");
+        let one = agentpi(&["check", &path, "--threads", "1", "--format", "json"]);
+        let three = agentpi(&["check", &path, "--threads", "3", "--format", "json"]);
+        assert_eq!(one.1, three.1, "{name}");
+        assert_eq!(one.0, three.0, "{name}");
+    }
+}
+
+#[test]
+fn json_report_agrees_with_the_text_report() {
+    let (status, stdout, _) = agentpi(&["check", "models/crash_no_timeout.pi", "--format", "json"]);
+    assert_eq!(status, 1);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let first = &report["checks"][0];
+    assert_eq!(first["system"], "Hang");
+    assert_eq!(first["property"], "deadlock free");
+    assert_eq!(first["verdict"], "violated");
+    let labels: Vec<&str> = first["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["call(reply, search, 1)", "crash"]);
+    assert_eq!(first["loop_start"], serde_json::Value::Null);
+}
+
+#[test]
+fn bundled_models_run_by_name() {
+    let (status, stdout, _) = agentpi(&["check", "calculator"]);
+    assert_eq!(status, 0, "{stdout}");
+    assert!(stdout.contains("Calc: deadlock free ... holds"), "{stdout}");
+}
+
+#[test]
+fn a_state_limit_gives_unknown_and_exit_3() {
+    let (status, stdout, _) = agentpi(&[
+        "check",
+        "models/tool_calls.pi",
+        "--property",
+        "6",
+        "--max-states",
+        "5",
+    ]);
+    assert_eq!(status, 3, "{stdout}");
+    assert!(stdout.contains("unknown"), "{stdout}");
+    assert!(stdout.contains("--max-states 5"), "{stdout}");
+}
+
+#[test]
+fn input_errors_exit_2_with_positions() {
+    let dir = std::env::temp_dir().join(format!("agentpi-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.pi");
+    std::fs::write(&file, "chan c : Nat\nsystem S = c!1\n").unwrap();
+    let (status, stdout, stderr) = agentpi(&["check", file.to_str().unwrap()]);
+    assert_eq!(status, 2);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("bad.pi:1:10: error["), "{stderr}");
+}

@@ -1,0 +1,190 @@
+//! States and their canonical form: structural congruence applied once, when a state is made.
+//!
+//! A state is a multiset of components. A component is a closure waiting at a prefix, a choice
+//! or a replication, or a sequential composition whose left side is still running (its own
+//! multiset). Terminated components are gone, parallel compositions are flattened, and a closure
+//! keeps only the values of the variables its term can still read. Fresh names live in the
+//! values themselves, so a name that no component holds any more has vanished (garbage
+//! collection of restrictions). [`canonicalize`] sorts and renumbers fresh names by first
+//! occurrence, so that alpha-equivalent states are equal.
+
+use crate::value::{Value, cmp_value, cmp_values};
+use agentpi_ir::core::TermId;
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+
+/// A term together with the values of its free variables (in the order of `TermInfo::free`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Closure {
+    pub term: TermId,
+    pub env: Box<[Value]>,
+}
+
+/// One component of a state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Proc {
+    /// Waiting at a prefix, a choice or a replication.
+    Leaf(Closure),
+    /// `P ; Q` while `P` runs: the components of `P`, then `Q` with its values.
+    Seq(Box<[Proc]>, Closure),
+}
+
+/// A canonical state: components sorted, fresh names numbered `0..fresh`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub procs: Box<[Proc]>,
+    /// How many fresh names the state holds.
+    pub fresh: u32,
+}
+
+impl State {
+    /// A stable 64-bit fingerprint (xxh3), the same in every process on one platform.
+    pub fn fingerprint(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        self.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Every component, nested ones included, in order.
+    pub fn leaves(&self) -> Vec<&Closure> {
+        let mut out = Vec::new();
+        collect_leaves(&self.procs, &mut out);
+        out
+    }
+}
+
+fn collect_leaves<'a>(procs: &'a [Proc], out: &mut Vec<&'a Closure>) {
+    for proc in procs {
+        match proc {
+            Proc::Leaf(c) => out.push(c),
+            Proc::Seq(inner, _) => collect_leaves(inner, out),
+        }
+    }
+}
+
+/// Maps a raw state's fresh ids to the canonical state's; `DEAD` for names that vanished.
+pub type Renaming = Box<[u32]>;
+
+/// A fresh name that no component holds any more.
+pub const DEAD: u32 = u32::MAX;
+
+/// Puts `procs` into canonical form. `ids` bounds the fresh ids used (every id is below it).
+pub fn canonicalize(mut procs: Vec<Proc>, ids: u32) -> (State, Renaming) {
+    sort_procs(&mut procs, true);
+    let mut map = vec![DEAD; ids as usize];
+    let mut next = 0;
+    for_each_fresh(&procs, &mut |id| {
+        let slot = &mut map[id as usize];
+        if *slot == DEAD {
+            *slot = next;
+            next += 1;
+        }
+    });
+    rename_procs(&mut procs, &map);
+    sort_procs(&mut procs, false);
+    (
+        State {
+            procs: procs.into_boxed_slice(),
+            fresh: next,
+        },
+        map.into_boxed_slice(),
+    )
+}
+
+fn sort_procs(procs: &mut [Proc], anon: bool) {
+    for proc in procs.iter_mut() {
+        if let Proc::Seq(inner, _) = proc {
+            sort_procs(inner, anon);
+        }
+    }
+    procs.sort_by(|a, b| cmp_proc(a, b, anon));
+}
+
+fn cmp_proc(a: &Proc, b: &Proc, anon: bool) -> Ordering {
+    match (a, b) {
+        (Proc::Leaf(x), Proc::Leaf(y)) => cmp_closure(x, y, anon),
+        (Proc::Leaf(_), Proc::Seq(..)) => Ordering::Less,
+        (Proc::Seq(..), Proc::Leaf(_)) => Ordering::Greater,
+        (Proc::Seq(p, x), Proc::Seq(q, y)) => {
+            let inner = p.iter().zip(q.iter()).map(|(a, b)| cmp_proc(a, b, anon));
+            let first = inner.into_iter().find(|o| *o != Ordering::Equal);
+            first
+                .unwrap_or(p.len().cmp(&q.len()))
+                .then_with(|| cmp_closure(x, y, anon))
+        }
+    }
+}
+
+fn cmp_closure(a: &Closure, b: &Closure, anon: bool) -> Ordering {
+    a.term
+        .cmp(&b.term)
+        .then_with(|| cmp_values(&a.env, &b.env, anon))
+}
+
+/// Visits every value held by components, in canonical traversal order.
+pub fn for_each_value(procs: &[Proc], f: &mut impl FnMut(&Value)) {
+    for proc in procs {
+        match proc {
+            Proc::Leaf(c) => c.env.iter().for_each(&mut *f),
+            Proc::Seq(inner, c) => {
+                for_each_value(inner, f);
+                c.env.iter().for_each(&mut *f);
+            }
+        }
+    }
+}
+
+/// Visits fresh ids in canonical traversal order.
+pub fn for_each_fresh(procs: &[Proc], f: &mut impl FnMut(u32)) {
+    for_each_value(procs, &mut |v| v.for_each_fresh(f));
+}
+
+fn rename_procs(procs: &mut [Proc], map: &[u32]) {
+    for proc in procs {
+        match proc {
+            Proc::Leaf(c) => c.env.iter_mut().for_each(|v| v.rename(map)),
+            Proc::Seq(inner, c) => {
+                rename_procs(inner, map);
+                c.env.iter_mut().for_each(|v| v.rename(map));
+            }
+        }
+    }
+}
+
+/// True when two values are equal up to fresh-name instances (used by tests and traces).
+pub fn same_shape(a: &Value, b: &Value) -> bool {
+    cmp_value(a, b, true) == Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Chan;
+
+    fn leaf(term: u32, ids: &[u32]) -> Proc {
+        let env = ids
+            .iter()
+            .map(|&id| Value::Chan(Chan::Fresh { id, origin: 0 }))
+            .collect();
+        Proc::Leaf(Closure {
+            term: TermId(term),
+            env,
+        })
+    }
+
+    #[test]
+    fn alpha_equivalent_states_are_equal() {
+        let (a, _) = canonicalize(vec![leaf(1, &[7]), leaf(0, &[3, 7])], 8);
+        let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], 8);
+        assert_eq!(a, b);
+        assert_eq!(a.fresh, 2);
+    }
+
+    #[test]
+    fn unused_names_vanish_and_renaming_says_so() {
+        let (state, map) = canonicalize(vec![leaf(0, &[4])], 6);
+        assert_eq!(state.fresh, 1);
+        assert_eq!(map[4], 0);
+        assert_eq!(map[2], DEAD);
+    }
+}
