@@ -37,15 +37,32 @@ pub enum Formula {
 }
 
 impl Formula {
-    /// A conjunction, flattened: no conjunct is `true`, one conjunct is itself.
+    /// A conjunction, simplified: nested conjunctions flattened, `true` and repeated
+    /// conjuncts dropped, and `<a>true` dropped next to another `<a>f` (which implies it).
     pub fn and(parts: Vec<Rc<Formula>>) -> Rc<Formula> {
-        let mut parts: Vec<Rc<Formula>> =
-            parts.into_iter().filter(|p| **p != Formula::True).collect();
-        parts.dedup();
-        match parts.len() {
-            0 => Rc::new(Formula::True),
-            1 => parts.pop().unwrap(),
-            _ => Rc::new(Formula::And(parts)),
+        let mut flat: Vec<Rc<Formula>> = Vec::new();
+        for part in parts {
+            match &*part {
+                Formula::True => {}
+                Formula::And(inner) => flat.extend(inner.iter().cloned()),
+                _ => flat.push(part),
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        flat.retain(|p| seen.insert(p.clone()));
+        let implied: Vec<bool> = flat
+            .iter()
+            .map(|p| flat.iter().any(|q| !Rc::ptr_eq(p, q) && implies(q, p)))
+            .collect();
+        let mut kept = flat
+            .into_iter()
+            .zip(implied)
+            .filter(|(_, i)| !i)
+            .map(|(p, _)| p);
+        match (kept.next(), kept.next()) {
+            (None, _) => Rc::new(Formula::True),
+            (Some(one), None) => one,
+            (Some(a), Some(b)) => Rc::new(Formula::And([a, b].into_iter().chain(kept).collect())),
         }
     }
 
@@ -68,6 +85,19 @@ impl Formula {
             Formula::And(fs) => fs.iter().map(|f| f.size()).sum::<usize>() + fs.len() - 1,
             Formula::Until(g, _, f) => 1 + g.size() + f.size(),
         }
+    }
+}
+
+/// Whether `q` obviously implies `p`: `p` is a modality with target `true` and `q` is the
+/// same modality with a stronger target.
+fn implies(q: &Formula, p: &Formula) -> bool {
+    match (q, p) {
+        (Formula::Diamond(a, _), Formula::Diamond(b, t)) => a == b && **t == Formula::True,
+        (Formula::WeakDiamond(a, _), Formula::WeakDiamond(b, t)) => a == b && **t == Formula::True,
+        (Formula::Until(g, a, _), Formula::Until(h, b, t)) => {
+            g == h && a == b && **t == Formula::True
+        }
+        _ => false,
     }
 }
 

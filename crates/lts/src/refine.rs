@@ -174,32 +174,21 @@ impl Refiner<'_> {
     fn split_block(&mut self, x: u32, marked: &[u32]) {
         let size = self.part.members(x).len();
         let has_unmarked = marked.len() < size;
-        let common = if has_unmarked {
-            self.common_signature(x)
-        } else {
-            Vec::new()
-        };
-        let (sigs, offsets) = self.signatures(x, marked, &common);
-        let mut groups: FxHashMap<&[Pair], u32> = FxHashMap::default();
-        let mut sizes: Vec<usize> = Vec::new();
+        let mut sigs = Interner::default();
         if has_unmarked {
-            groups.insert(&common, 0);
-            sizes.push(size - marked.len());
+            // Signature 0 is the one the unmarked states share.
+            sigs.intern(&self.common_signature(x));
         }
-        let mut group_of = Vec::with_capacity(marked.len());
-        for i in 0..marked.len() {
-            let next = sizes.len() as u32;
-            let g = *groups
-                .entry(&sigs[offsets[i]..offsets[i + 1]])
-                .or_insert(next);
-            if g == next {
-                sizes.push(0);
-            }
+        let ids = self.signatures(x, marked, &mut sigs);
+        let mut sizes = vec![0usize; sigs.table.len()];
+        if has_unmarked {
+            sizes[0] = size - marked.len();
+        }
+        for &g in &ids {
             sizes[g as usize] += 1;
-            group_of.push(g);
         }
         if sizes.len() > 1 {
-            self.move_groups(x, marked, &group_of, &sizes, has_unmarked);
+            self.move_groups(x, marked, &ids, &sizes, has_unmarked);
         }
     }
 
@@ -278,35 +267,71 @@ impl Refiner<'_> {
         }
     }
 
-    /// The signatures of the marked states, flattened: state i's is `sigs[offsets[i]..offsets[i+1]]`.
-    fn signatures(&mut self, x: u32, marked: &[u32], common: &[Pair]) -> (Vec<Pair>, Vec<usize>) {
-        let mut sigs: Vec<Pair> = Vec::new();
-        let mut offsets = vec![0usize];
-        let (mut scratch, mut merged): (Vec<Pair>, Vec<Pair>) = (Vec::new(), Vec::new());
+    /// The signature ids of the marked states (ids index `sigs`, which holds each distinct
+    /// signature once: inductive signatures are large and mostly equal).
+    fn signatures(&mut self, x: u32, marked: &[u32], sigs: &mut Interner) -> Vec<u32> {
+        let mut ids: Vec<u32> = Vec::with_capacity(marked.len());
+        let (mut scratch, mut merged, mut refs) = (Vec::new(), Vec::new(), Vec::new());
         for (i, &s) in marked.iter().enumerate() {
             self.slot[s as usize] = i as u32;
             scratch.clear();
             self.direct(s, x, &mut scratch);
             scratch.sort_unstable();
             scratch.dedup();
+            refs.clear();
             if self.mode == Mode::Branching {
-                for t in self.inert_successors(s, x) {
-                    let other = if self.marked[t as usize] {
-                        let j = self.slot[t as usize] as usize;
-                        &sigs[offsets[j]..offsets[j + 1]]
+                let marked_flags = &self.marked;
+                let slot = &self.slot;
+                refs.extend(self.inert_successors(s, x).map(|t| {
+                    // An unmarked inert successor has the common signature, id 0.
+                    if marked_flags[t as usize] {
+                        ids[slot[t as usize] as usize]
                     } else {
-                        common
-                    };
-                    // Sorted merge: inductive signatures overlap heavily, sorting again would
-                    // cost a log factor on every union.
-                    merge(&scratch, other, &mut merged);
-                    std::mem::swap(&mut scratch, &mut merged);
-                }
+                        0
+                    }
+                }));
+                refs.sort_unstable();
+                refs.dedup();
             }
-            sigs.extend_from_slice(&scratch);
-            offsets.push(sigs.len());
+            let id = match refs.as_slice() {
+                // The usual case: everything `s` does directly its inert successor does too.
+                [only]
+                    if scratch
+                        .iter()
+                        .all(|p| sigs.table[*only as usize].binary_search(p).is_ok()) =>
+                {
+                    *only
+                }
+                _ => {
+                    for &r in &refs {
+                        merge(&scratch, &sigs.table[r as usize], &mut merged);
+                        std::mem::swap(&mut scratch, &mut merged);
+                    }
+                    sigs.intern(&scratch)
+                }
+            };
+            ids.push(id);
         }
-        (sigs, offsets)
+        ids
+    }
+}
+
+/// Distinct signatures of one block, numbered in order of appearance.
+#[derive(Default)]
+struct Interner {
+    table: Vec<Vec<Pair>>,
+    index: FxHashMap<Vec<Pair>, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, sig: &[Pair]) -> u32 {
+        if let Some(&id) = self.index.get(sig) {
+            return id;
+        }
+        let id = self.table.len() as u32;
+        self.table.push(sig.to_vec());
+        self.index.insert(sig.to_vec(), id);
+        id
     }
 }
 
