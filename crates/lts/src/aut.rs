@@ -41,6 +41,15 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor for an error that concerns a line as a whole.
+    fn at_line(line: usize) -> Self {
+        Cursor {
+            text: "",
+            pos: 0,
+            line,
+        }
+    }
+
     fn error(&self, message: impl Into<String>) -> AutError {
         let column = self.text[..self.pos.min(self.text.len())].chars().count() + 1;
         AutError {
@@ -175,46 +184,24 @@ fn label<'a>(cursor: &mut Cursor<'a>) -> Result<&'a str, AutError> {
 }
 
 /// Reads a `.aut` file line by line. `i` and `tau` become the silent action.
-pub fn read_aut<R: BufRead>(mut reader: R) -> Result<Lts, AutError> {
-    let mut line = String::new();
-    let mut number = 0usize;
-    let header = loop {
-        number += 1;
-        if read_line(&mut reader, &mut line, number)? == 0 {
-            let cursor = Cursor {
-                text: "",
-                pos: 0,
-                line: number,
-            };
-            return Err(cursor.error(
-                "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file",
-            ));
-        }
-        let mut cursor = Cursor {
-            text: line.trim_end(),
-            pos: 0,
-            line: number,
-        };
-        if !cursor.text.trim().is_empty() {
-            break parse_header(&mut cursor)?;
+pub fn read_aut<R: BufRead>(reader: R) -> Result<Lts, AutError> {
+    let mut lines = Lines {
+        reader,
+        line: String::new(),
+        number: 0,
+    };
+    let header = match lines.next_nonblank()? {
+        Some(mut cursor) => parse_header(&mut cursor)?,
+        None => {
+            let message =
+                "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file";
+            return Err(Cursor::at_line(lines.number).error(message));
         }
     };
     let mut builder = LtsBuilder::new();
     builder.require_states(header.states as usize);
     let mut count = 0u64;
-    loop {
-        number += 1;
-        if read_line(&mut reader, &mut line, number)? == 0 {
-            break;
-        }
-        let mut cursor = Cursor {
-            text: line.trim_end(),
-            pos: 0,
-            line: number,
-        };
-        if cursor.text.trim().is_empty() {
-            continue;
-        }
+    while let Some(mut cursor) = lines.next_nonblank()? {
         let (from, text, to) = parse_transition(&mut cursor, header.states)?;
         let label = if text == "i" {
             TAU
@@ -225,17 +212,39 @@ pub fn read_aut<R: BufRead>(mut reader: R) -> Result<Lts, AutError> {
         count += 1;
     }
     if count != header.transitions {
-        let cursor = Cursor {
-            text: "",
-            pos: 0,
-            line: number - 1,
-        };
-        return Err(cursor.error(format!(
+        let message = format!(
             "the header declares {} transitions but the file has {count}",
             header.transitions
-        )));
+        );
+        return Err(Cursor::at_line(lines.number - 1).error(message));
     }
     Ok(builder.finish(header.initial))
+}
+
+/// The input, one reused line buffer at a time.
+struct Lines<R> {
+    reader: R,
+    line: String,
+    number: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// The next line that is not blank, as a cursor, or `None` at the end.
+    fn next_nonblank(&mut self) -> Result<Option<Cursor<'_>>, AutError> {
+        loop {
+            self.number += 1;
+            if read_line(&mut self.reader, &mut self.line, self.number)? == 0 {
+                return Ok(None);
+            }
+            if !self.line.trim().is_empty() {
+                return Ok(Some(Cursor {
+                    text: self.line.trim_end(),
+                    pos: 0,
+                    line: self.number,
+                }));
+            }
+        }
+    }
 }
 
 fn read_line<R: BufRead>(

@@ -13,55 +13,86 @@ const UNSEEN: u32 = u32::MAX;
 /// The `tau`-SCC of every state, numbered in reverse topological order, and the SCC count.
 pub fn tau_sccs(lts: &Lts) -> (Vec<u32>, u32) {
     let n = lts.num_states();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0u32; n];
-    let mut component = vec![UNSEEN; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut calls: Vec<(u32, usize)> = Vec::new();
-    let (mut next_index, mut next_component) = (0u32, 0u32);
+    let mut t = Tarjan {
+        lts,
+        index: vec![UNSEEN; n],
+        low: vec![0; n],
+        component: vec![UNSEEN; n],
+        stack: Vec::new(),
+        next_index: 0,
+        next_component: 0,
+    };
     for root in 0..n as u32 {
-        if index[root as usize] != UNSEEN {
-            continue;
+        if t.index[root as usize] == UNSEEN {
+            t.search(root);
         }
-        calls.push((root, 0));
+    }
+    (t.component, t.next_component)
+}
+
+/// Tarjan's algorithm with an explicit call stack (deep `tau`-chains would overflow the
+/// native one).
+struct Tarjan<'a> {
+    lts: &'a Lts,
+    index: Vec<u32>,
+    low: Vec<u32>,
+    component: Vec<u32>,
+    stack: Vec<u32>,
+    next_index: u32,
+    next_component: u32,
+}
+
+impl Tarjan<'_> {
+    fn search(&mut self, root: u32) {
+        // Frames are (state, position of the next outgoing transition to look at).
+        let mut calls: Vec<(u32, usize)> = vec![(root, 0)];
+        self.enter(root);
         while let Some(&mut (s, ref mut child)) = calls.last_mut() {
-            let su = s as usize;
-            if *child == 0 && index[su] == UNSEEN {
-                index[su] = next_index;
-                low[su] = next_index;
-                next_index += 1;
-                stack.push(s);
-            }
-            let (labels, targets) = lts.row(s);
+            let (labels, targets) = self.lts.row(s);
             let next = (*child < labels.len() && labels[*child] == TAU).then(|| targets[*child]);
             *child += 1;
             match next {
-                Some(t) if index[t as usize] == UNSEEN => calls.push((t, 0)),
-                Some(t) => {
-                    if component[t as usize] == UNSEEN {
-                        low[su] = low[su].min(index[t as usize]);
-                    }
+                Some(t) if self.index[t as usize] == UNSEEN => {
+                    self.enter(t);
+                    calls.push((t, 0));
                 }
+                Some(t) if self.component[t as usize] == UNSEEN => {
+                    self.low[s as usize] = self.low[s as usize].min(self.index[t as usize]);
+                }
+                Some(_) => {}
                 None => {
                     calls.pop();
                     if let Some(&(parent, _)) = calls.last() {
-                        low[parent as usize] = low[parent as usize].min(low[su]);
+                        self.low[parent as usize] =
+                            self.low[parent as usize].min(self.low[s as usize]);
                     }
-                    if low[su] == index[su] {
-                        loop {
-                            let v = stack.pop().unwrap();
-                            component[v as usize] = next_component;
-                            if v == s {
-                                break;
-                            }
-                        }
-                        next_component += 1;
-                    }
+                    self.leave(s);
                 }
             }
         }
     }
-    (component, next_component)
+
+    fn enter(&mut self, s: u32) {
+        self.index[s as usize] = self.next_index;
+        self.low[s as usize] = self.next_index;
+        self.next_index += 1;
+        self.stack.push(s);
+    }
+
+    /// Pops the SCC rooted at `s`, if `s` is a root.
+    fn leave(&mut self, s: u32) {
+        if self.low[s as usize] != self.index[s as usize] {
+            return;
+        }
+        loop {
+            let v = self.stack.pop().unwrap();
+            self.component[v as usize] = self.next_component;
+            if v == s {
+                break;
+            }
+        }
+        self.next_component += 1;
+    }
 }
 
 /// Collapses every `tau`-SCC into one state.

@@ -104,3 +104,20 @@ fn divergence_preserving_branching_agrees_with_merc() {
 fn weak_agrees_with_merc() {
     run(Equivalence::Weak, MercEq::WeakBisim, 1000);
 }
+
+/// Deep `tau`-chains and long visible chains: no recursion depth limit, exact sizes.
+#[test]
+fn long_chains() {
+    let mut b = agentpi_lts::LtsBuilder::new();
+    for s in 0..50_000u32 {
+        b.add_transition(s, if s % 1000 == 999 { "a" } else { "tau" }, s + 1);
+    }
+    let lts = b.finish(0);
+    let size = |e| {
+        let q = minimize(&lts, e).quotient;
+        (q.num_states(), q.num_transitions())
+    };
+    assert_eq!(size(Equivalence::Strong), (50_001, 50_000));
+    assert_eq!(size(Equivalence::Branching), (51, 50));
+    assert_eq!(size(Equivalence::Weak), (51, 50));
+}
