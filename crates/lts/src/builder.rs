@@ -45,8 +45,29 @@ impl LtsBuilder {
         }
     }
 
+    /// A builder whose label table is `labels` (which must start with `tau` and hold no
+    /// duplicates), e.g. that of an existing LTS; the lookup index is built only if
+    /// [`LtsBuilder::intern`] is called.
+    pub fn with_labels(labels: &[String]) -> Self {
+        debug_assert_eq!(labels.first().map(String::as_str), Some("tau"));
+        LtsBuilder {
+            labels: labels.to_vec(),
+            index: FxHashMap::default(),
+            triples: Vec::new(),
+            num_states: 0,
+        }
+    }
+
     /// Interns a label text and returns its index (`tau` is 0).
     pub fn intern(&mut self, text: &str) -> u32 {
+        if self.index.is_empty() {
+            self.index = self
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), i as u32))
+                .collect();
+        }
         if let Some(&id) = self.index.get(text) {
             return id;
         }
