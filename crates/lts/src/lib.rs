@@ -1,6 +1,29 @@
 //! agentpi-lts: labelled transition systems, `.aut`/DOT I/O, minimisation modulo strong,
 //! branching and weak bisimulation, equivalence checking with distinguishing formulas, and
 //! trace / failures / failures-divergences refinement with counterexamples.
+//!
+//! - [`Lts`] is the explicit LTS (CSR transitions, label 0 is `tau`); build one with
+//!   [`LtsBuilder`] (state-space explorers hand their transitions over this way) or read one
+//!   with [`read_aut`].
+//! - [`minimize`] reduces modulo an [`Equivalence`]; [`compare_bisim`] decides equivalence of
+//!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`].
+//! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`].
+//! - [`Mapping`] hides and renames actions before a comparison.
+//!
+//! ```
+//! use agentpi_lts::{Equivalence, LtsBuilder, compare_bisim, minimize};
+//! let mut spec = LtsBuilder::new();
+//! spec.add_transition(0, "a", 1);
+//! let spec = spec.finish(0);
+//! let mut imp = LtsBuilder::new();
+//! imp.add_transition(0, "tau", 1);
+//! imp.add_transition(1, "a", 2);
+//! let imp = imp.finish(0);
+//! assert!(compare_bisim(&spec, &imp, Equivalence::Branching).equivalent);
+//! let strong = compare_bisim(&spec, &imp, Equivalence::Strong);
+//! assert_eq!(strong.distinction.unwrap().formula.to_string(), "<a>true");
+//! assert_eq!(minimize(&imp, Equivalence::Weak).quotient.num_states(), 2);
+//! ```
 
 mod aut;
 mod builder;
