@@ -3,6 +3,7 @@
 
 use crate::lts::{Lts, TAU};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Builds an [`Lts`] from transitions given in any order.
 ///
@@ -20,7 +21,7 @@ use rustc_hash::FxHashMap;
 /// ```
 #[derive(Debug)]
 pub struct LtsBuilder {
-    labels: Vec<String>,
+    labels: Arc<Vec<String>>,
     index: FxHashMap<String, u32>,
     triples: Vec<(u32, u32, u32)>,
     num_states: u32,
@@ -38,20 +39,18 @@ impl LtsBuilder {
         let mut index = FxHashMap::default();
         index.insert("tau".to_string(), TAU);
         LtsBuilder {
-            labels: vec!["tau".to_string()],
+            labels: Arc::new(vec!["tau".to_string()]),
             index,
             triples: Vec::new(),
             num_states: 0,
         }
     }
 
-    /// A builder whose label table is `labels` (which must start with `tau` and hold no
-    /// duplicates), e.g. that of an existing LTS; the lookup index is built only if
-    /// [`LtsBuilder::intern`] is called.
-    pub fn with_labels(labels: &[String]) -> Self {
-        debug_assert_eq!(labels.first().map(String::as_str), Some("tau"));
+    /// A builder sharing the label table of `lts` (no copy until a new label is interned;
+    /// the lookup index is built only if [`LtsBuilder::intern`] is called).
+    pub fn with_labels_of(lts: &Lts) -> Self {
         LtsBuilder {
-            labels: labels.to_vec(),
+            labels: lts.labels.clone(),
             index: FxHashMap::default(),
             triples: Vec::new(),
             num_states: 0,
@@ -72,7 +71,7 @@ impl LtsBuilder {
             return id;
         }
         let id = self.labels.len() as u32;
-        self.labels.push(text.to_string());
+        Arc::make_mut(&mut self.labels).push(text.to_string());
         self.index.insert(text.to_string(), id);
         id
     }

@@ -1,5 +1,7 @@
 //! The labelled transition system type: states `0..n`, interned labels, transitions in CSR form.
 
+use std::sync::Arc;
+
 /// The index of the silent action `tau` in every [`Lts`]'s label table.
 pub const TAU: u32 = 0;
 
@@ -12,7 +14,8 @@ pub const TAU: u32 = 0;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lts {
     pub(crate) initial: u32,
-    pub(crate) labels: Vec<String>,
+    /// Shared: quotients and contractions reuse their input's table.
+    pub(crate) labels: Arc<Vec<String>>,
     pub(crate) offsets: Vec<u32>,
     pub(crate) trans_label: Vec<u32>,
     pub(crate) trans_to: Vec<u32>,

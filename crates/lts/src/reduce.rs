@@ -104,7 +104,7 @@ pub fn reachable_part(lts: &Lts) -> (Option<Lts>, Vec<Option<u32>>) {
     if next as usize == lts.num_states() {
         return (None, map);
     }
-    let mut builder = LtsBuilder::with_labels(lts.labels());
+    let mut builder = LtsBuilder::with_labels_of(lts);
     builder.require_states(next as usize);
     for (s, l, t) in lts.transitions() {
         if let (Some(a), Some(b)) = (map[s as usize], map[t as usize]) {
@@ -122,7 +122,7 @@ pub fn reachable_part(lts: &Lts) -> (Option<Lts>, Vec<Option<u32>>) {
 /// (a `tau`-self-loop, which marks divergence, stays). Returns the quotient and the state map.
 pub(crate) fn quotient(lts: &Lts, block_of: &[u32], drop_inert: bool) -> (Lts, Vec<u32>) {
     let number = bfs_numbering(lts, block_of);
-    let mut builder = LtsBuilder::with_labels(lts.labels());
+    let mut builder = LtsBuilder::with_labels_of(lts);
     for (s, l, t) in lts.transitions() {
         let (a, b) = (
             number[block_of[s as usize] as usize],

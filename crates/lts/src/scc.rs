@@ -102,7 +102,7 @@ impl Tarjan<'_> {
 /// Returns the contracted LTS and the map from original states to contracted states.
 pub fn contract_tau_sccs(lts: &Lts, keep_divergence: bool) -> (Lts, Vec<u32>) {
     let (component, count) = tau_sccs(lts);
-    let mut builder = LtsBuilder::with_labels(lts.labels());
+    let mut builder = LtsBuilder::with_labels_of(lts);
     builder.require_states(count as usize);
     for (s, l, t) in lts.transitions() {
         let (cs, ct) = (component[s as usize], component[t as usize]);
