@@ -127,8 +127,10 @@ pub fn explore(
     options: &Options,
     progress: &Progress,
 ) -> Graph {
+    // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
+        .stack_size(256 * 1024 * 1024)
         .build()
         .expect("thread pool");
     let mut graph = Graph {

@@ -117,19 +117,30 @@ impl Instances {
         let (mut number, mut counts) = (FxHashMap::default(), FxHashMap::default());
         for (identity, origin) in order {
             number.entry(identity).or_insert_with(|| {
-                let k = counts.entry(sem.origin_name(origin).to_string()).or_insert(0);
+                let k = counts
+                    .entry(sem.origin_name(origin).to_string())
+                    .or_insert(0);
                 *k += 1;
                 *k
             });
         }
-        Instances { per_step, number, counts }
+        Instances {
+            per_step,
+            number,
+            counts,
+        }
     }
 
     fn name(&self, sem: &Semantics<'_>, step: usize, chan: Chan) -> String {
         let base = sem.chan_name(chan).to_string();
-        let Chan::Fresh { id, .. } = chan else { return base };
+        let Chan::Fresh { id, .. } = chan else {
+            return base;
+        };
         let several = self.counts.get(&base).copied().unwrap_or(0) > 1;
-        match self.per_step[step].get(&id).and_then(|i| self.number.get(i)) {
+        match self.per_step[step]
+            .get(&id)
+            .and_then(|i| self.number.get(i))
+        {
             Some(k) if several => format!("{base}#{k}"),
             _ => base,
         }

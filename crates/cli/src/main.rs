@@ -39,15 +39,26 @@ enum Command {
     Lint(cmd::lint::Args),
 }
 
+/// Deeply nested models (long `new` or `if` chains) recurse deeply in the front end and the
+/// semantics; a big stack keeps them from overflowing. Only address space is reserved.
+const STACK_BYTES: usize = 512 * 1024 * 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let status = match cli.command {
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn(move || dispatch(cli));
+    let status = worker.expect("spawn the main worker").join().unwrap_or(101);
+    ExitCode::from(status)
+}
+
+fn dispatch(cli: Cli) -> u8 {
+    match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Lts(args) => cmd::lts::run(args),
         Command::Sim(args) => cmd::sim::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Minimize(args) => cmd::minimize::run(args),
         Command::Lint(args) => cmd::lint::run(args),
-    };
-    ExitCode::from(status)
+    }
 }

@@ -110,7 +110,7 @@ mod tests {
             loop_start: None,
         };
         let chart = render(&trace);
-        let expected = "     Client          Server\n   1 |--call(r, 1)---->|\n   2 |               |  [crash]\n   3 |<-r(ok)----------|\n";
+        let expected = "     Client          Server\n   1 |--call(r, 1)-->|\n   2 |               | [crash]\n   3 |<-r(ok)--------|\n";
         assert_eq!(chart, expected);
     }
 }

@@ -132,7 +132,10 @@ fn state_count(text: &str) -> usize {
 
 #[test]
 fn sequential_calls_with_fresh_channels_grow_linearly() {
-    let counts: Vec<usize> = [5, 10, 20].iter().map(|&n| state_count(&calls_model(n))).collect();
+    let counts: Vec<usize> = [5, 10, 20]
+        .iter()
+        .map(|&n| state_count(&calls_model(n)))
+        .collect();
     // 2n + 1: each call is a send, a reply and back; used reply channels vanish.
     assert_eq!(counts, [11, 21, 41]);
 }
