@@ -14,6 +14,7 @@ use crate::lts::{Lts, TAU};
 use crate::scc::tau_sccs;
 use crate::witness::Step;
 use rustc_hash::FxHashMap;
+use std::rc::Rc;
 
 /// The semantic model of a refinement check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +83,9 @@ impl Facts {
 struct Normal<'a> {
     spec: &'a Lts,
     facts: Facts,
-    nodes: Vec<Vec<u32>>,
-    index: FxHashMap<Vec<u32>, u32>,
+    /// Each node's states, shared with `index` so that every set is stored once.
+    nodes: Vec<Rc<[u32]>>,
+    index: FxHashMap<Rc<[u32]>, u32>,
     after: FxHashMap<(u32, u32), Option<u32>>,
 }
 
@@ -103,12 +105,13 @@ impl<'a> Normal<'a> {
     /// The node of the `tau`-closure of `states`.
     fn intern(&mut self, states: Vec<u32>) -> u32 {
         let closed = self.closure(states);
-        if let Some(&id) = self.index.get(&closed) {
+        if let Some(&id) = self.index.get(closed.as_slice()) {
             return id;
         }
         let id = self.nodes.len() as u32;
-        self.nodes.push(closed.clone());
-        self.index.insert(closed, id);
+        let shared: Rc<[u32]> = closed.into();
+        self.nodes.push(shared.clone());
+        self.index.insert(shared, id);
         id
     }
 
@@ -133,7 +136,7 @@ impl<'a> Normal<'a> {
             return r;
         }
         let mut targets: Vec<u32> = Vec::new();
-        for &s in &self.nodes[node as usize] {
+        for &s in self.nodes[node as usize].iter() {
             targets.extend(
                 self.spec
                     .successors(s)
@@ -268,7 +271,7 @@ impl<'a> Product<'a> {
             .collect();
         let spec = self.norm.spec;
         let mut refused: Vec<String> = Vec::new();
-        for &s in &self.norm.nodes[node as usize] {
+        for &s in self.norm.nodes[node as usize].iter() {
             if !self.norm.facts.stable[s as usize] {
                 continue;
             }
