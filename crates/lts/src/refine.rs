@@ -101,16 +101,20 @@ impl Refiner<'_> {
     /// One round: re-sign the marked states block by block and split.
     fn round(&mut self) {
         let mut marked = std::mem::take(&mut self.marked_list);
+        // Sort by (block, state) packed in one integer: cheaper than a keyed sort that
+        // looks the block up at every comparison.
         let block_of = &self.part.block_of;
-        marked.sort_unstable_by_key(|&s| (block_of[s as usize], s));
+        let mut keyed: Vec<u64> = marked
+            .iter()
+            .map(|&s| (u64::from(block_of[s as usize]) << 32) | u64::from(s))
+            .collect();
+        keyed.sort_unstable();
+        marked.clear();
+        marked.extend(keyed.iter().map(|&k| k as u32));
         let mut start = 0;
-        while start < marked.len() {
-            let block = self.part.block_of[marked[start] as usize];
-            let mut end = start;
-            while end < marked.len() && self.part.block_of[marked[end] as usize] == block {
-                end += 1;
-            }
-            self.split_block(block, &marked[start..end]);
+        for chunk in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
+            let end = start + chunk.len();
+            self.split_block((chunk[0] >> 32) as u32, &marked[start..end]);
             start = end;
         }
         for &s in &marked {
@@ -180,7 +184,7 @@ impl Refiner<'_> {
             sigs.intern(&self.common_signature(x));
         }
         let ids = self.signatures(x, marked, &mut sigs);
-        let mut sizes = vec![0usize; sigs.table.len()];
+        let mut sizes = vec![0usize; sigs.len()];
         if has_unmarked {
             sizes[0] = size - marked.len();
         }
@@ -298,13 +302,13 @@ impl Refiner<'_> {
                 [only]
                     if scratch
                         .iter()
-                        .all(|p| sigs.table[*only as usize].binary_search(p).is_ok()) =>
+                        .all(|p| sigs.get(*only).binary_search(p).is_ok()) =>
                 {
                     *only
                 }
                 _ => {
                     for &r in &refs {
-                        merge(&scratch, &sigs.table[r as usize], &mut merged);
+                        merge(&scratch, sigs.get(r), &mut merged);
                         std::mem::swap(&mut scratch, &mut merged);
                     }
                     sigs.intern(&scratch)
@@ -316,21 +320,51 @@ impl Refiner<'_> {
     }
 }
 
-/// Distinct signatures of one block, numbered in order of appearance.
+/// Distinct signatures of one block, numbered in order of appearance, stored back to back
+/// in one buffer (no allocation per signature).
 #[derive(Default)]
 struct Interner {
-    table: Vec<Vec<Pair>>,
-    index: FxHashMap<Vec<Pair>, u32>,
+    pairs: Vec<Pair>,
+    /// Signature i is `pairs[ends[i - 1]..ends[i]]`.
+    ends: Vec<usize>,
+    /// Hash of a signature -> the last id with that hash; `chain` links ids with equal hashes.
+    by_hash: FxHashMap<u64, u32>,
+    chain: Vec<u32>,
 }
 
 impl Interner {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, id: u32) -> &[Pair] {
+        let start = if id == 0 {
+            0
+        } else {
+            self.ends[id as usize - 1]
+        };
+        &self.pairs[start..self.ends[id as usize]]
+    }
+
     fn intern(&mut self, sig: &[Pair]) -> u32 {
-        if let Some(&id) = self.index.get(sig) {
-            return id;
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            sig.hash(&mut h);
+            h.finish()
+        };
+        let mut candidate = self.by_hash.get(&hash).copied();
+        while let Some(id) = candidate {
+            if self.get(id) == sig {
+                return id;
+            }
+            candidate = (self.chain[id as usize] != u32::MAX).then(|| self.chain[id as usize]);
         }
-        let id = self.table.len() as u32;
-        self.table.push(sig.to_vec());
-        self.index.insert(sig.to_vec(), id);
+        let id = self.ends.len() as u32;
+        self.pairs.extend_from_slice(sig);
+        self.ends.push(self.pairs.len());
+        self.chain
+            .push(self.by_hash.insert(hash, id).unwrap_or(u32::MAX));
         id
     }
 }
