@@ -14,9 +14,17 @@ fn agentpi(args: &[&str], stdin: &str) -> (i32, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
 }
 
 #[test]
@@ -29,7 +37,10 @@ fn lts_writes_the_state_space_as_aut() {
 #[test]
 fn lts_hides_restricted_channels_unless_asked() {
     let (_, hidden) = agentpi(&["lts", "models/crash_no_timeout.pi"], "");
-    let (_, shown) = agentpi(&["lts", "models/crash_no_timeout.pi", "--keep-restricted"], "");
+    let (_, shown) = agentpi(
+        &["lts", "models/crash_no_timeout.pi", "--keep-restricted"],
+        "",
+    );
     assert!(!hidden.contains("reply(ok(1))"), "{hidden}");
     assert!(shown.contains("\"reply(ok(1))\""), "{shown}");
 }
@@ -49,7 +60,15 @@ fn lts_needs_a_system_when_there_are_several() {
 
 #[test]
 fn random_simulation_is_reproducible() {
-    let args = ["sim", "models/crash_with_timeout.pi", "--random", "--seed", "7", "--steps", "20"];
+    let args = [
+        "sim",
+        "models/crash_with_timeout.pi",
+        "--random",
+        "--seed",
+        "7",
+        "--steps",
+        "20",
+    ];
     let (status, first) = agentpi(&args, "");
     let (_, second) = agentpi(&args, "");
     assert_eq!(status, 0);
