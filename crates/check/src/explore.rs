@@ -5,7 +5,7 @@
 //! printed from them are the same whatever the thread count. Breadth-first order makes the
 //! parent links give shortest paths.
 
-use agentpi_semantics::{Actor, Fault, Label, Semantics, State};
+use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -152,7 +152,7 @@ pub fn explore(
         actor_sets: FxHashMap::default(),
         bytes: 0,
     };
-    store.insert(&mut graph, initial);
+    store.insert(&mut graph, initial.fingerprint(), initial);
     let mut level = 0..1usize;
     while !level.is_empty() {
         if let Some(limit) = over_limit(&graph, &store, options) {
@@ -162,7 +162,7 @@ pub fn explore(
         let ids: Vec<u32> = level.clone().map(|s| s as u32).collect();
         let succ: Vec<_> = pool.install(|| {
             ids.par_iter()
-                .map(|&s| sem.successors(&graph.states[s as usize]))
+                .map(|&s| fingerprinted(sem.successors(&graph.states[s as usize])))
                 .collect()
         });
         let next_start = graph.states.len();
@@ -195,13 +195,16 @@ fn record(progress: &Progress, graph: &Graph) {
     progress.depth.store(graph.max_depth, Relaxed);
 }
 
-fn merge(
-    graph: &mut Graph,
-    store: &mut Store,
-    source: u32,
-    transitions: Vec<agentpi_semantics::Transition>,
-) {
-    for (index, t) in transitions.into_iter().enumerate() {
+/// Pairs each transition with its target's fingerprint, computed here in the parallel part.
+fn fingerprinted(transitions: Vec<Transition>) -> Vec<(u64, Transition)> {
+    transitions
+        .into_iter()
+        .map(|t| (t.target.fingerprint(), t))
+        .collect()
+}
+
+fn merge(graph: &mut Graph, store: &mut Store, source: u32, transitions: Vec<(u64, Transition)>) {
+    for (index, (hash, t)) in transitions.into_iter().enumerate() {
         let label = store.label(graph, t.label);
         if let Some(fault) = t.fault {
             graph.faults.push(FaultEdge {
@@ -214,7 +217,7 @@ fn merge(
         }
         let actors = store.actors(graph, t.actors);
         let before = graph.states.len();
-        let target = store.insert(graph, t.target);
+        let target = store.insert(graph, hash, t.target);
         if graph.states.len() > before {
             graph.parent.push((
                 source,
@@ -234,8 +237,7 @@ fn merge(
 
 impl Store {
     /// Adds `state` if it is new; returns its number.
-    fn insert(&mut self, graph: &mut Graph, state: State) -> u32 {
-        let hash = state.fingerprint();
+    fn insert(&mut self, graph: &mut Graph, hash: u64, state: State) -> u32 {
         let states = &graph.states;
         if let Some(&id) = self.index.find(hash, |&id| states[id as usize] == state) {
             return id;

@@ -12,6 +12,7 @@ use crate::value::{Value, cmp_value, cmp_values};
 use agentpi_ir::core::TermId;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// A term together with the values of its free variables (in the order of `TermInfo::free`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -23,10 +24,11 @@ pub struct Closure {
 /// One component of a state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Proc {
-    /// Waiting at a prefix, a choice or a replication.
-    Leaf(Closure),
+    /// Waiting at a prefix, a choice or a replication. Shared: a step copies the components
+    /// that did not move by reference count, not by value.
+    Leaf(Arc<Closure>),
     /// `P ; Q` while `P` runs: the components of `P`, then `Q` with its values.
-    Seq(Box<[Proc]>, Closure),
+    Seq(Box<[Proc]>, Arc<Closure>),
 }
 
 /// A canonical state: components sorted, fresh names numbered `0..fresh`.
@@ -40,9 +42,11 @@ pub struct State {
 impl State {
     /// A stable 64-bit fingerprint (xxh3), the same in every process on one platform.
     pub fn fingerprint(&self) -> u64 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
-        self.hash(&mut hasher);
-        hasher.finish()
+        // One xxh3 call over the buffered encoding: much cheaper than streaming the many small
+        // writes of `Hash` into xxh3's stateful hasher.
+        let mut buffer = Buffer(Vec::with_capacity(256));
+        self.hash(&mut buffer);
+        xxhash_rust::xxh3::xxh3_64(&buffer.0)
     }
 
     /// Every component, nested ones included, in order.
@@ -56,9 +60,22 @@ impl State {
 fn collect_leaves<'a>(procs: &'a [Proc], out: &mut Vec<&'a Closure>) {
     for proc in procs {
         match proc {
-            Proc::Leaf(c) => out.push(c),
+            Proc::Leaf(c) => out.push(c.as_ref()),
             Proc::Seq(inner, _) => collect_leaves(inner, out),
         }
+    }
+}
+
+/// Collects the bytes `Hash` writes, for one-shot hashing.
+struct Buffer(Vec<u8>);
+
+impl Hasher for Buffer {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        unreachable!("State::fingerprint hashes the buffer itself")
     }
 }
 
@@ -142,12 +159,27 @@ pub fn for_each_fresh(procs: &[Proc], f: &mut impl FnMut(u32)) {
 fn rename_procs(procs: &mut [Proc], map: &[u32]) {
     for proc in procs {
         match proc {
-            Proc::Leaf(c) => c.env.iter_mut().for_each(|v| v.rename(map)),
+            Proc::Leaf(c) => rename_closure(c, map),
             Proc::Seq(inner, c) => {
                 rename_procs(inner, map);
-                c.env.iter_mut().for_each(|v| v.rename(map));
+                rename_closure(c, map);
             }
         }
+    }
+}
+
+/// Renames a shared closure, copying it only when one of its names really changes.
+fn rename_closure(closure: &mut Arc<Closure>, map: &[u32]) {
+    let mut changes = false;
+    closure
+        .env
+        .iter()
+        .for_each(|v| v.for_each_fresh(&mut |id| changes |= map[id as usize] != id));
+    if changes {
+        Arc::make_mut(closure)
+            .env
+            .iter_mut()
+            .for_each(|v| v.rename(map));
     }
 }
 
@@ -166,10 +198,10 @@ mod tests {
             .iter()
             .map(|&id| Value::Chan(Chan::Fresh { id, origin: 0 }))
             .collect();
-        Proc::Leaf(Closure {
+        Proc::Leaf(Arc::new(Closure {
             term: TermId(term),
             env,
-        })
+        }))
     }
 
     #[test]

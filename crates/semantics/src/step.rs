@@ -15,6 +15,7 @@ use crate::{Actor, Fault, Semantics, Transition};
 use agentpi_diagnostics::Span;
 use agentpi_ir::core::{EventId, Pattern, Prefix, Term, TermId, Type};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// How deep process calls may nest without a prefix before spawning gives up.
 const MAX_CALL_DEPTH: u32 = 200;
@@ -57,7 +58,7 @@ impl<'s, 'p> Spawner<'s, 'p> {
         match program.term(term) {
             Term::Nil => {}
             Term::Prefix(..) | Term::Choice(_) | Term::Repl(_) => {
-                out.push(Proc::Leaf(self.closure(term, frame)))
+                out.push(Proc::Leaf(Arc::new(self.closure(term, frame))))
             }
             Term::Par(ts) => {
                 for t in ts {
@@ -107,7 +108,10 @@ impl<'s, 'p> Spawner<'s, 'p> {
             // Rule *Seq-Skip*: a left side that terminates at once hands over directly.
             return self.spawn(r, frame, out);
         }
-        out.push(Proc::Seq(inner.into_boxed_slice(), self.closure(r, frame)));
+        out.push(Proc::Seq(
+            inner.into_boxed_slice(),
+            Arc::new(self.closure(r, frame)),
+        ));
         Ok(())
     }
 
@@ -212,9 +216,9 @@ struct Layer {
 #[derive(Clone)]
 enum LayerKind {
     /// Components of an opened choice branch or replica; `keep` is a replication that stays.
-    Fragment { keep: Option<Closure> },
+    Fragment { keep: Option<Arc<Closure>> },
     /// The left side of a sequential composition inside a fragment.
-    Seq(Closure),
+    Seq(Arc<Closure>),
 }
 
 struct Offer<'p> {
@@ -268,7 +272,7 @@ impl<'s, 'p> Stepper<'s, 'p> {
     }
 
     /// The offers of one waiting component.
-    fn open(&mut self, closure: &Closure, depth: u32) {
+    fn open(&mut self, closure: &Arc<Closure>, depth: u32) {
         let sem = self.sem();
         match sem.program.term(closure.term) {
             Term::Prefix(prefix, cont) => {
@@ -294,7 +298,7 @@ impl<'s, 'p> Stepper<'s, 'p> {
         &mut self,
         closure: &Closure,
         branch: TermId,
-        keep: Option<Closure>,
+        keep: Option<Arc<Closure>>,
         depth: u32,
     ) {
         let mut frame = self.spawner.load(closure);
@@ -473,7 +477,7 @@ impl<'s, 'p> Stepper<'s, 'p> {
     }
 
     /// Rule *Seq-End*: a left side with no components left hands over to the right side.
-    fn close_seq(&mut self, inner: Vec<Proc>, cont: &Closure) -> Result<Vec<Proc>, Fault> {
+    fn close_seq(&mut self, inner: Vec<Proc>, cont: &Arc<Closure>) -> Result<Vec<Proc>, Fault> {
         let mut out = Vec::new();
         if inner.is_empty() {
             self.spawner.spawn_closure(cont, &mut out)?;
