@@ -112,11 +112,11 @@ impl Checker<'_> {
     /// `within`, followed by that cycle.
     fn lasso(&self, from: u32, within: &[bool]) -> Vec<Step> {
         let mut path = Vec::new();
-        let mut visited = vec![usize::MAX; within.len()];
+        let mut visited = vec![false; within.len()];
         let mut s = from;
         let divergent = self.divergent_within(within);
-        while visited[s as usize] == usize::MAX {
-            visited[s as usize] = path.len();
+        // Every divergent state has a divergent `tau`-successor: walk until a state repeats.
+        while !std::mem::replace(&mut visited[s as usize], true) {
             let Some(t) = self
                 .lts()
                 .tau_successors(s)

@@ -78,10 +78,11 @@ pub fn run(args: Args) -> u8 {
 
 fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Duration)>) -> String {
     let size = |l: &Lts| {
+        let (states, transitions) = (l.num_states(), l.num_transitions());
         format!(
-            "{} states, {} transitions",
-            l.num_states(),
-            l.num_transitions()
+            "{}, {}",
+            count(states, "state"),
+            count(transitions, "transition")
         )
     };
     let mut out = format!("input:     {} ({})\n", args.input.display(), size(lts));
@@ -101,6 +102,15 @@ fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Dura
         );
     }
     out
+}
+
+/// `1 state`, `2 states`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn save(lts: &Lts, path: &Path) -> std::io::Result<()> {
