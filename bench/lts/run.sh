@@ -6,7 +6,8 @@
 #
 # Inputs: the VLTS graphs in ../shared/data/vlts (if present) and generated ones, written at
 # run time to bench/work/lts/ (git-ignored): random LTSs (a third of the steps silent, so
-# with tau-cycles) and K parallel cyclic processes (a parameterised model). --quick keeps
+# with tau-cycles), one long random cycle, and K parallel cyclic processes (a parameterised
+# model). --quick keeps
 # inputs up to about 10^6 transitions; the full run adds 10^7. Each measurement is the best
 # time of REPS runs (default 3, 2 with --quick); memory is the peak RSS from /usr/bin/time,
 # which includes reading the file with each tool's own reader.
@@ -35,6 +36,8 @@ for f in "$VLTS"/*.aut; do [[ -f "$f" ]] && INPUTS+=("$f"); done
 INPUTS+=("$(generate random_1e5 random 10000 100000 1)")
 INPUTS+=("$(generate random_1e6 random 100000 1000000 2)")
 INPUTS+=("$(generate parallel_5x8 parallel 5 8)")
+# A single random cycle: many refinement rounds, the hard case for signature refinement.
+INPUTS+=("$(generate cycle_3e5 random 300000 300000 5)")
 if ((QUICK)); then
     INPUTS+=("$(generate parallel_6x8 parallel 6 8)")
 else

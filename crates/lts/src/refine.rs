@@ -18,6 +18,7 @@
 use crate::lts::{Lts, TAU};
 use crate::partition::Partition;
 use rustc_hash::FxHashMap;
+use std::mem::take;
 
 /// The pseudo-block in a signature that marks a `tau`-self-loop, i.e. a divergence.
 pub(crate) const DIVERGENCE: u32 = u32::MAX;
@@ -45,6 +46,9 @@ struct Refiner<'a> {
     marked_list: Vec<u32>,
     slot: Vec<u32>,
     moves: Vec<Pair>,
+    sigs: Interner,
+    ids: Vec<u32>,
+    sizes: Vec<usize>,
 }
 
 /// Refines the partition with all states in one block to the coarsest stable one.
@@ -66,6 +70,9 @@ pub(crate) fn refine(lts: &Lts, mode: Mode) -> Partition {
         marked_list: (0..n as u32).collect(),
         slot: vec![0; n],
         moves: Vec::new(),
+        sigs: Interner::default(),
+        ids: Vec::new(),
+        sizes: Vec::new(),
     };
     loop {
         r.part.rounds += 1;
@@ -177,14 +184,25 @@ impl Refiner<'_> {
     /// Splits block `x` by the signatures of its marked states (sorted by state number).
     fn split_block(&mut self, x: u32, marked: &[u32]) {
         let size = self.part.members(x).len();
+        if size == 1 {
+            return;
+        }
         let has_unmarked = marked.len() < size;
-        let mut sigs = Interner::default();
+        // The buffers live in `self` so that the many small blocks of late rounds do not
+        // allocate; they are taken out while `self` is borrowed for the signatures.
+        let (mut sigs, mut ids, mut sizes) = (
+            take(&mut self.sigs),
+            take(&mut self.ids),
+            take(&mut self.sizes),
+        );
+        sigs.clear();
         if has_unmarked {
             // Signature 0 is the one the unmarked states share.
             sigs.intern(&self.common_signature(x));
         }
-        let ids = self.signatures(x, marked, &mut sigs);
-        let mut sizes = vec![0usize; sigs.len()];
+        self.signatures(x, marked, &mut sigs, &mut ids);
+        sizes.clear();
+        sizes.resize(sigs.len(), 0);
         if has_unmarked {
             sizes[0] = size - marked.len();
         }
@@ -194,6 +212,7 @@ impl Refiner<'_> {
         if sizes.len() > 1 {
             self.move_groups(x, marked, &ids, &sizes, has_unmarked);
         }
+        (self.sigs, self.ids, self.sizes) = (sigs, ids, sizes);
     }
 
     /// Moves every group but the largest into a fresh block.
@@ -273,8 +292,8 @@ impl Refiner<'_> {
 
     /// The signature ids of the marked states (ids index `sigs`, which holds each distinct
     /// signature once: inductive signatures are large and mostly equal).
-    fn signatures(&mut self, x: u32, marked: &[u32], sigs: &mut Interner) -> Vec<u32> {
-        let mut ids: Vec<u32> = Vec::with_capacity(marked.len());
+    fn signatures(&mut self, x: u32, marked: &[u32], sigs: &mut Interner, ids: &mut Vec<u32>) {
+        ids.clear();
         let (mut scratch, mut merged, mut refs) = (Vec::new(), Vec::new(), Vec::new());
         for (i, &s) in marked.iter().enumerate() {
             self.slot[s as usize] = i as u32;
@@ -316,7 +335,6 @@ impl Refiner<'_> {
             };
             ids.push(id);
         }
-        ids
     }
 }
 
@@ -335,6 +353,13 @@ struct Interner {
 impl Interner {
     fn len(&self) -> usize {
         self.ends.len()
+    }
+
+    fn clear(&mut self) {
+        self.pairs.clear();
+        self.ends.clear();
+        self.by_hash.clear();
+        self.chain.clear();
     }
 
     fn get(&self, id: u32) -> &[Pair] {
