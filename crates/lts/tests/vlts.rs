@@ -15,21 +15,25 @@ fn path(graph: &str) -> PathBuf {
 }
 
 /// Minimises `graph` both ways and checks (states, transitions) against the pinned sizes
-/// and against merc.
-fn check(graph: &str, strong: (usize, usize), branching: (usize, usize)) {
+/// and, with `merc`, against merc. (merc's debug build re-checks every branching signature
+/// naively, which takes seconds on the larger graphs; `bench/lts/run.sh` compares all of them
+/// with merc in release.)
+fn check(graph: &str, strong: (usize, usize), branching: (usize, usize), merc: bool) {
     let lts = read_aut(BufReader::new(File::open(path(graph)).unwrap())).unwrap();
     for (ours, theirs, expected) in [
         (Equivalence::Strong, MercEq::StrongBisim, strong),
         (Equivalence::Branching, MercEq::BranchingBisim, branching),
     ] {
         let q = minimize(&lts, ours).quotient;
-        let merc_lts = merc_lts::read_aut(File::open(path(graph)).unwrap()).unwrap();
-        let m = reduce_lts(merc_lts, theirs, false, &merc_utilities::Timing::new());
-        assert_eq!(
-            (m.num_of_states(), m.num_of_transitions()),
-            (q.num_states(), q.num_transitions()),
-            "{graph} {ours:?} vs merc"
-        );
+        if merc {
+            let merc_lts = merc_lts::read_aut(File::open(path(graph)).unwrap()).unwrap();
+            let m = reduce_lts(merc_lts, theirs, false, &merc_utilities::Timing::new());
+            assert_eq!(
+                (m.num_of_states(), m.num_of_transitions()),
+                (q.num_states(), q.num_transitions()),
+                "{graph} {ours:?} vs merc"
+            );
+        }
         assert_eq!(
             (q.num_states(), q.num_transitions()),
             expected,
@@ -40,37 +44,37 @@ fn check(graph: &str, strong: (usize, usize), branching: (usize, usize)) {
 
 #[test]
 fn vasy_0_1() {
-    check("vasy_0_1", (9, 20), (9, 20));
+    check("vasy_0_1", (9, 20), (9, 20), true);
 }
 
 #[test]
 fn cwi_1_2() {
-    check("cwi_1_2", (1132, 1432), (67, 115));
+    check("cwi_1_2", (1132, 1432), (67, 115), true);
 }
 
 #[test]
 fn vasy_1_4() {
-    check("vasy_1_4", (28, 59), (4, 5));
+    check("vasy_1_4", (28, 59), (4, 5), true);
 }
 
 #[test]
 fn cwi_3_14() {
-    check("cwi_3_14", (62, 61), (2, 1));
+    check("cwi_3_14", (62, 61), (2, 1), false);
 }
 
 #[test]
 fn vasy_5_9() {
-    check("vasy_5_9", (145, 284), (112, 213));
+    check("vasy_5_9", (145, 284), (112, 213), true);
 }
 
 #[test]
 fn vasy_8_24() {
-    check("vasy_8_24", (416, 1193), (170, 506));
+    check("vasy_8_24", (416, 1193), (170, 506), false);
 }
 
 #[test]
 fn vasy_25_25() {
-    check("vasy_25_25", (25217, 25216), (25217, 25216));
+    check("vasy_25_25", (25217, 25216), (25217, 25216), true);
 }
 
 /// `lts` with its `k`-th transition redirected to another state.
@@ -92,7 +96,7 @@ fn evidence_on_mutated_graphs() {
     use agentpi_lts::{Model, compare_bisim, refines};
     let lts = read_aut(BufReader::new(File::open(path("vasy_1_4")).unwrap())).unwrap();
     let mut verdicts = Vec::new();
-    for k in [0, 7, 100, 1000, 2500, 4000] {
+    for k in [0, 100, 2500] {
         let other = mutate(&lts, k);
         for e in [
             Equivalence::Strong,
@@ -127,7 +131,7 @@ fn evidence_on_mutated_graphs() {
             .iter()
             .map(|&v| if v { '=' } else { 'x' })
             .collect::<String>(),
-        "xxxx=x=x=xxxxx=x=x=xx=========x=========xxxx=x=x=xxxxx=x=x=x"
+        "xxxx=x=x=xx=========xxxx=x=x=x"
     );
 }
 
