@@ -16,7 +16,7 @@ impl agentpi_ir::Loader for Loader {
         let path = resolve(name, importer);
         if !from_bundled && path.is_file() {
             let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                .map_err(|e| e.to_string())?;
             return Ok((path.display().to_string(), text));
         }
         match models::find(name) {
@@ -25,7 +25,7 @@ impl agentpi_ir::Loader for Loader {
                 text.to_string(),
             )),
             None => Err(format!(
-                "cannot read `{}`: no such file, and no bundled model of that name (bundled: {})",
+                "no file `{}`, and no bundled model of that name (bundled: {})",
                 path.display(),
                 models::MODELS
                     .iter()

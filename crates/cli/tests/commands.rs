@@ -82,3 +82,45 @@ fn interactive_simulation_steps_and_goes_back() {
     assert_eq!(status, 0);
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn compare_takes_systems_of_a_model() {
+    let spec = "models/tool_calls.pi:Sequential";
+    let (status, out) = agentpi(
+        &[
+            "compare",
+            spec,
+            "models/tool_calls.pi:Concurrent",
+            "--equiv",
+            "trace",
+        ],
+        "",
+    );
+    assert_eq!(status, 1, "{out}");
+    // The shortest difference: the concurrent version reads twice before it writes.
+    assert!(out.contains("cannot perform `read(me)` after [read(me)]"), "{out}");
+    let serialized = "models/tool_calls.pi:Serialized";
+    let hide = ["--hide", "acquire", "--hide", "release"];
+    let (status, out) = agentpi(
+        &[
+            &["compare", spec, serialized, "--equiv", "trace"][..],
+            &hide,
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(status, 0, "{out}");
+}
+
+#[test]
+fn compare_reports_a_missing_system() {
+    let (status, _) = agentpi(
+        &[
+            "compare",
+            "models/tool_calls.pi:Nope",
+            "models/tool_calls.pi:Sequential",
+        ],
+        "",
+    );
+    assert_eq!(status, 2);
+}

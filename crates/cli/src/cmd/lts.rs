@@ -89,3 +89,35 @@ fn to_lts(sem: &Semantics<'_>, graph: &Graph, keep_restricted: bool) -> Lts {
     }
     builder.finish(0)
 }
+
+/// The state space of `FILE.pi:System` (or `model:System` for a bundled model), for
+/// `compare` and `minimize`; the error is the rendered diagnostics.
+pub fn system_lts(spec: &str) -> Result<Lts, String> {
+    let (file, system) = spec
+        .rsplit_once(':')
+        .ok_or_else(|| format!("`{spec}` is not FILE.pi:System"))?;
+    let loaded = agentpi_ir::load(file, &crate::loader::Loader);
+    if loaded.has_errors() {
+        return Err(agentpi_diagnostics::render::terminal_all(
+            &loaded.diagnostics,
+            &loaded.sources,
+        ));
+    }
+    let model = Model {
+        program: loaded.program,
+        sources: loaded.sources,
+    };
+    let Some(index) = model.program.system(system) else {
+        let names: Vec<&str> = model
+            .program
+            .systems
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        return Err(format!(
+            "error: no system `{system}` in {file} (systems: {})\n",
+            names.join(", ")
+        ));
+    };
+    build(&model, index, false, None).map_err(|e| format!("error: {spec}: {e}\n"))
+}

@@ -122,14 +122,11 @@ fn save(lts: &Lts, path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Loads an LTS from a `.aut` file; the error is a rendered diagnostic.
+/// Loads an LTS from a `.aut` file or a `FILE.pi:System` state space; the error is a
+/// rendered diagnostic.
 pub(crate) fn load(path: &Path) -> Result<Lts, String> {
     if !path.exists() && path.to_string_lossy().contains(".pi:") {
-        let message = format!(
-            "{}: `FILE.pi:System` inputs are not wired to the model checker yet",
-            path.display()
-        );
-        return Err(error_report("E0704", message));
+        return super::lts::system_lts(&path.to_string_lossy());
     }
     let file = File::open(path)
         .map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
