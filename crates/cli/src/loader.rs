@@ -15,8 +15,7 @@ impl agentpi_ir::Loader for Loader {
         let from_bundled = importer.is_some_and(|i| i.starts_with(BUNDLED));
         let path = resolve(name, importer);
         if !from_bundled && path.is_file() {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())?;
+            let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
             return Ok((path.display().to_string(), text));
         }
         match models::find(name) {

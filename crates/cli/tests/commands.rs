@@ -98,7 +98,10 @@ fn compare_takes_systems_of_a_model() {
     );
     assert_eq!(status, 1, "{out}");
     // The shortest difference: the concurrent version reads twice before it writes.
-    assert!(out.contains("cannot perform `read(me)` after [read(me)]"), "{out}");
+    assert!(
+        out.contains("cannot perform `read(me)` after [read(me)]"),
+        "{out}"
+    );
     let serialized = "models/tool_calls.pi:Serialized";
     let hide = ["--hide", "acquire", "--hide", "release"];
     let (status, out) = agentpi(

@@ -113,3 +113,24 @@ fn input_errors_exit_2_with_positions() {
     assert!(stdout.is_empty());
     assert!(stderr.contains("bad.pi:1:10: error["), "{stderr}");
 }
+
+#[test]
+fn the_readme_example_does_what_the_readme_says() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme.find("```pi\n").expect("README has a pi example") + 6;
+    let end = start + readme[start..].find("```").unwrap();
+    let dir = std::env::temp_dir().join(format!("agentpi-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("readme.pi");
+    std::fs::write(&file, &readme[start..end]).unwrap();
+    let (status, stdout, _) = agentpi(&["check", file.to_str().unwrap()]);
+    assert_eq!(status, 1, "{stdout}");
+    assert!(
+        stdout.contains("Hang: deadlock free ... violated"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1. call(reply)") && stdout.contains("2. crash"),
+        "{stdout}"
+    );
+}
