@@ -4,9 +4,9 @@ use crate::explore::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Lasso, Product, ProductEdge, Step, find_lasso};
 use agentpi_ir::core::LabelPattern;
-use agentpi_semantics::Semantics;
+use agentpi_semantics::{Semantics, Transition};
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
+use std::hash::Hash;
 
 /// The first transition in breadth-first order whose label matches: the end of a shortest
 /// path to such a transition.
@@ -46,33 +46,69 @@ pub fn eventually(
     fair: bool,
 ) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
-    let mut product = Product::default();
-    let mut node_of = FxHashMap::default();
-    node_of.insert(0u32, product.add_node(0, true, None));
-    let mut queue = VecDeque::from([0u32]);
-    while let Some(n) = queue.pop_front() {
-        let s = product.state[n as usize];
-        for (i, e) in graph
-            .successors(s)
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| !matching[e.label as usize])
-        {
-            let to = *node_of.entry(e.target).or_insert_with(|| {
-                queue.push_back(product.state.len() as u32);
-                product.add_node(e.target, true, Some((n, product.adj[n as usize].len())))
-            });
-            product.adj[n as usize].push(ProductEdge {
+    let mut builder = Builder::new(0u32, 0, true);
+    while let Some((n, s)) = builder.next() {
+        let edges = graph.successors(*s).iter().enumerate();
+        let s = *s;
+        for (i, e) in edges.filter(|(_, e)| !matching[e.label as usize]) {
+            let to = builder.node(e.target, e.target, true, n);
+            builder.edge(
+                n,
                 to,
-                step: Step {
+                Step {
                     state: s,
                     edge: i as u32,
                 },
-                inside: true,
-            });
+                true,
+            );
         }
     }
-    find_lasso(&product, graph, true, fair)
+    find_lasso(&builder.product, graph, true, fair)
+}
+
+/// Numbers the nodes of a product breadth-first, by key, as they are first reached.
+struct Builder<K> {
+    product: Product,
+    keys: Vec<K>,
+    index: FxHashMap<K, u32>,
+    next: usize,
+}
+
+impl<K: Hash + Eq + Clone> Builder<K> {
+    fn new(root: K, state: u32, avoid: bool) -> Self {
+        let mut product = Product::default();
+        product.add_node(state, avoid, None);
+        let index = FxHashMap::from_iter([(root.clone(), 0)]);
+        Builder {
+            product,
+            keys: vec![root],
+            index,
+            next: 0,
+        }
+    }
+
+    /// The next node to expand, with its key.
+    fn next(&mut self) -> Option<(u32, &K)> {
+        let n = self.next;
+        self.next += 1;
+        self.keys.get(n).map(|k| (n as u32, k))
+    }
+
+    /// The node for `key`; a new one is first reached by the next edge out of `from`.
+    fn node(&mut self, key: K, state: u32, avoid: bool, from: u32) -> u32 {
+        if let Some(&n) = self.index.get(&key) {
+            return n;
+        }
+        let parent = (from, self.product.adj[from as usize].len());
+        let n = self.product.add_node(state, avoid, Some(parent));
+        self.index.insert(key.clone(), n);
+        self.keys.push(key);
+        n
+    }
+
+    fn edge(&mut self, from: u32, to: u32, step: Step, inside: bool) {
+        self.product.adj[from as usize].push(ProductEdge { to, step, inside });
+    }
 }
 
 /// `always eventually P`: a reachable cycle without `P`.
@@ -119,16 +155,9 @@ pub fn leads_to(
     right: &LabelPattern,
     fair: bool,
 ) -> Option<Lasso> {
-    type Key = (u32, Option<Bindings>);
-    let mut product = Product::default();
-    let mut keys: Vec<Key> = vec![(0, None)];
-    let mut node_of: FxHashMap<Key, u32> = FxHashMap::default();
-    node_of.insert((0, None), product.add_node(0, false, None));
-    let mut next = 0usize;
-    while next < keys.len() {
-        let (s, watching) = keys[next].clone();
-        let n = next as u32;
-        next += 1;
+    let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
+    while let Some((n, (s, watching))) = builder.next() {
+        let (s, watching) = (*s, watching.clone());
         if !graph.is_expanded(s) {
             continue;
         }
@@ -141,37 +170,33 @@ pub fn leads_to(
                 state: s,
                 edge: i as u32,
             };
-            let mut moves: Vec<(Option<Bindings>, bool)> = Vec::new();
-            match &watching {
-                None => {
-                    moves.push((None, false));
-                    if let Some(theta) = match_label(sem, left, &t.label, &Vec::new()) {
-                        moves.push((Some(rename_bindings(&theta, &t.renaming)), false));
-                    }
-                }
-                Some(theta) if match_label(sem, right, &t.label, theta).is_some() => {
-                    moves.push((None, false))
-                }
-                Some(theta) => moves.push((Some(rename_bindings(theta, &t.renaming)), true)),
-            }
-            for (m, inside) in moves {
-                let key = (e.target, m);
-                let to = match node_of.get(&key) {
-                    Some(&to) => to,
-                    None => {
-                        let to = product.add_node(
-                            e.target,
-                            key.1.is_some(),
-                            Some((n, product.adj[n as usize].len())),
-                        );
-                        node_of.insert(key.clone(), to);
-                        keys.push(key);
-                        to
-                    }
-                };
-                product.adj[n as usize].push(ProductEdge { to, step, inside });
+            for (m, inside) in monitor_moves(sem, left, right, &watching, &t) {
+                let avoid = m.is_some();
+                let to = builder.node((e.target, m), e.target, avoid, n);
+                builder.edge(n, to, step, inside);
             }
         }
     }
-    find_lasso(&product, graph, true, fair)
+    find_lasso(&builder.product, graph, true, fair)
+}
+
+/// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
+/// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting
+/// (the only move that stays inside the region to avoid).
+fn monitor_moves(
+    sem: &Semantics<'_>,
+    left: &LabelPattern,
+    right: &LabelPattern,
+    watching: &Option<Bindings>,
+    t: &Transition,
+) -> Vec<(Option<Bindings>, bool)> {
+    match watching {
+        None => {
+            let start = match_label(sem, left, &t.label, &Vec::new());
+            let start = start.map(|theta| (Some(rename_bindings(&theta, &t.renaming)), false));
+            std::iter::once((None, false)).chain(start).collect()
+        }
+        Some(theta) if match_label(sem, right, &t.label, theta).is_some() => vec![(None, false)],
+        Some(theta) => vec![(Some(rename_bindings(theta, &t.renaming)), true)],
+    }
 }
