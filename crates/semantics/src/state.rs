@@ -42,11 +42,16 @@ pub struct State {
 impl State {
     /// A stable 64-bit fingerprint (xxh3), the same in every process on one platform.
     pub fn fingerprint(&self) -> u64 {
-        // One xxh3 call over the buffered encoding: much cheaper than streaming the many small
-        // writes of `Hash` into xxh3's stateful hasher.
-        let mut buffer = Buffer(Vec::with_capacity(256));
-        self.hash(&mut buffer);
-        xxhash_rust::xxh3::xxh3_64(&buffer.0)
+        // One xxh3 call over the buffered encoding is much cheaper than streaming the many
+        // small writes of `Hash` into xxh3's stateful hasher; the buffer is reused per thread.
+        thread_local!(static BUFFER: std::cell::RefCell<Buffer> = const {
+            std::cell::RefCell::new(Buffer(Vec::new()))
+        });
+        BUFFER.with_borrow_mut(|buffer| {
+            buffer.0.clear();
+            self.hash(buffer);
+            xxhash_rust::xxh3::xxh3_64(&buffer.0)
+        })
     }
 
     /// Every component, nested ones included, in order.
@@ -97,7 +102,14 @@ pub fn canonicalize(mut procs: Vec<Proc>, ids: u32) -> (State, Renaming) {
             next += 1;
         }
     });
-    rename_procs(&mut procs, &map);
+    // Most steps keep every name where it was: then there is nothing to rename.
+    let identity = map
+        .iter()
+        .enumerate()
+        .all(|(i, &m)| m == i as u32 || m == DEAD);
+    if !identity {
+        rename_procs(&mut procs, &map);
+    }
     sort_procs(&mut procs, false);
     (
         State {

@@ -525,15 +525,16 @@ impl<'s, 'p> Stepper<'s, 'p> {
     ) -> Result<Vec<Proc>, Fault> {
         let mut out = Vec::with_capacity(list.len() + 2);
         for (i, proc) in list.iter().enumerate() {
+            // Most components are untouched: test before collecting the edits that name one.
+            if !edits.iter().any(|e| e.0[depth] == i as u32) {
+                out.push(proc.clone());
+                continue;
+            }
             let mine: Vec<_> = edits
                 .iter()
                 .filter(|e| e.0[depth] == i as u32)
                 .cloned()
                 .collect();
-            if mine.is_empty() {
-                out.push(proc.clone());
-                continue;
-            }
             match proc {
                 Proc::Leaf(_) => {
                     let keep = mine.iter().any(|e| e.2);
