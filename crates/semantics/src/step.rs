@@ -397,8 +397,15 @@ impl<'s, 'p> Stepper<'s, 'p> {
                 let Act::In(c2, pats) = &inp.act else {
                     continue;
                 };
-                if c2 == chan && i != j && may_pair(o, inp) {
-                    self.communicate(state, o, inp, *chan, values, pats, &mut out);
+                if c2 != chan || i == j {
+                    continue;
+                }
+                let pair = (o, inp);
+                if may_pair(o, inp) {
+                    self.communicate(state, pair, false, *chan, values, pats, &mut out);
+                }
+                if same_fragment(o, inp) {
+                    self.communicate(state, pair, true, *chan, values, pats, &mut out);
                 }
             }
         }
@@ -426,8 +433,8 @@ impl<'s, 'p> Stepper<'s, 'p> {
     fn communicate(
         &mut self,
         state: &State,
-        o: &Offer<'p>,
-        i: &Offer<'p>,
+        (o, i): (&Offer<'p>, &Offer<'p>),
+        within: bool,
         chan: Chan,
         values: &[Value],
         pats: &[Pattern],
@@ -443,13 +450,42 @@ impl<'s, 'p> Stepper<'s, 'p> {
             head: Head::Chan(chan),
             args: values.to_vec().into(),
         };
-        let edits = vec![
-            (o, self.replacement(o, o.frame.clone())),
-            (i, self.replacement(i, frame)),
-        ];
+        let edits = if within {
+            vec![(o, self.joint_replacement(o, i, frame))]
+        } else {
+            vec![
+                (o, self.replacement(o, o.frame.clone())),
+                (i, self.replacement(i, frame)),
+            ]
+        };
         let mut t = self.finish(state, label, edits);
         t.actors = vec![o.actor, i.actor];
         out.push(t);
+    }
+
+    /// Rule *Comm-Within*: two components of one opened fragment meet; what replaces the leaf
+    /// is the fragment with both continuations in place.
+    fn joint_replacement(
+        &mut self,
+        o: &Offer<'p>,
+        i: &Offer<'p>,
+        i_frame: Vec<Value>,
+    ) -> Result<Vec<Proc>, Fault> {
+        let (mut from_o, mut from_i) = (Vec::new(), Vec::new());
+        self.spawner
+            .spawn(o.cont, &mut o.frame.clone(), &mut from_o)?;
+        self.spawner
+            .spawn(i.cont, &mut i_frame.clone(), &mut from_i)?;
+        let (layer_o, layer_i) = (&o.layers[0], &i.layers[0]);
+        let mut list = Vec::with_capacity(layer_o.siblings.len() + from_o.len() + from_i.len());
+        for (k, proc) in layer_o.siblings.iter().enumerate() {
+            match k {
+                k if k == layer_o.index => list.append(&mut from_o),
+                k if k == layer_i.index => list.append(&mut from_i),
+                _ => list.push(proc.clone()),
+            }
+        }
+        Ok(list)
     }
 
     /// What replaces the acting leaf: the continuation, rebuilt into its fragments.
@@ -557,6 +593,16 @@ impl<'s, 'p> Stepper<'s, 'p> {
 /// copies of its body).
 fn may_pair(a: &Offer<'_>, b: &Offer<'_>) -> bool {
     a.path != b.path || (a.keep_leaf && b.keep_leaf)
+}
+
+/// Two different components directly inside one opened fragment (one choice branch, one copy
+/// of a replication) can also meet each other. Deeper nesting is not searched.
+fn same_fragment(a: &Offer<'_>, b: &Offer<'_>) -> bool {
+    a.path == b.path
+        && a.layers.len() == 1
+        && b.layers.len() == 1
+        && Rc::ptr_eq(&a.layers[0].siblings, &b.layers[0].siblings)
+        && a.layers[0].index != b.layers[0].index
 }
 
 fn fault(state: &State, offer: &Offer<'_>, kind: FaultKind) -> Transition {

@@ -139,3 +139,24 @@ fn sequential_calls_with_fresh_channels_grow_linearly() {
     // 2n + 1: each call is a send, a reply and back; used reply channels vanish.
     assert_eq!(counts, [11, 21, 41]);
 }
+
+/// Rule Comm-Within for a replication: one copy's two components meet (two components left:
+/// the replication and the continuation), besides two copies meeting (Comm-Repl, four left).
+/// The state space is infinite, so only the first step is looked at.
+#[test]
+fn a_copy_of_a_replication_can_talk_to_itself() {
+    let loaded = agentpi_ir::load_str(
+        "copy.pi",
+        "chan d\nevent seen\nsystem Copy = !(d! | d? . seen)",
+    );
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let sem = Semantics::new(&loaded.program);
+    let initial = sem.initial(0).unwrap();
+    let mut sizes: Vec<usize> = sem
+        .successors(&initial)
+        .iter()
+        .map(|t| t.target.procs.len())
+        .collect();
+    sizes.sort();
+    assert_eq!(sizes, [2, 4]);
+}
