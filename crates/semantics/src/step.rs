@@ -283,15 +283,35 @@ impl<'s, 'p> Stepper<'s, 'p> {
             Term::Choice(branches) if depth < MAX_OPEN_DEPTH => {
                 // Rule *Choice*: each branch offers what it does; firing drops the others.
                 for b in branches {
-                    self.open_branch(closure, *b, None, depth);
+                    if !self.open_prefix(closure, *b, false) {
+                        self.open_branch(closure, *b, None, depth);
+                    }
                 }
             }
             Term::Repl(body) if depth < MAX_OPEN_DEPTH => {
                 // Rule *Repl*: a copy of the body offers what it does; the replication stays.
-                self.open_branch(closure, *body, Some(closure.clone()), depth);
+                // Inside a fragment the replication must be put back there, which only the
+                // general path does.
+                if !(self.layers.is_empty() && self.open_prefix(closure, *body, true)) {
+                    self.open_branch(closure, *body, Some(closure.clone()), depth);
+                }
             }
             _ => {}
         }
+    }
+
+    /// The fast path of opening: a branch (or replicated body) that is a plain prefix offers
+    /// it directly, without spawning a fragment. Returns false for any other term.
+    fn open_prefix(&mut self, closure: &Closure, branch: TermId, keep_leaf: bool) -> bool {
+        let Term::Prefix(prefix, cont) = self.sem().program.term(branch) else {
+            return false;
+        };
+        let frame = self.spawner.load(closure);
+        let act = self.prefix_act(prefix, &frame);
+        self.offer(branch, act, *cont, frame);
+        let offer = self.offers.last_mut().expect("just pushed");
+        offer.keep_leaf |= keep_leaf;
+        true
     }
 
     fn open_branch(
