@@ -292,7 +292,8 @@ impl<'s, 'p> Stepper<'s, 'p> {
                 // Rule *Repl*: a copy of the body offers what it does; the replication stays.
                 // Inside a fragment the replication must be put back there, which only the
                 // general path does.
-                if !(self.layers.is_empty() && self.open_prefix(closure, *body, true)) {
+                let direct = self.layers.is_empty() && self.open_prefix(closure, *body, true);
+                if !direct {
                     self.open_branch(closure, *body, Some(closure.clone()), depth);
                 }
             }
