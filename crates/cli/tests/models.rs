@@ -134,3 +134,42 @@ fn the_readme_example_does_what_the_readme_says() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_memory_limit_gives_unknown_and_exit_3() {
+    let args = [
+        "check",
+        "models/tool_calls.pi",
+        "--property",
+        "6",
+        "--max-memory",
+        "0",
+    ];
+    let (status, stdout, _) = agentpi(&args);
+    assert_eq!(status, 3, "{stdout}");
+    assert!(
+        stdout.contains("exploration stopped by --max-memory 0 MiB"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_violation_found_before_a_limit_is_still_a_violation() {
+    let model = "type N = 0..100
+chan c : N
+event hit
+proc Count(n: N) = if n < 100 then c!n . Count(n + 1) else 0
+daemon proc Sink = c?x . (if x == 2 then hit . Sink else Sink)
+system S = Count(0) | Sink
+check S: never hit
+check S: deadlock free
+";
+    let dir = std::env::temp_dir().join(format!("agentpi-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("count.pi");
+    std::fs::write(&file, model).unwrap();
+    let (status, stdout, _) = agentpi(&["check", file.to_str().unwrap(), "--max-states", "50"]);
+    assert_eq!(status, 1, "{stdout}");
+    assert!(stdout.contains("S: never hit ... violated"), "{stdout}");
+    assert!(stdout.contains("S: deadlock free ... unknown"), "{stdout}");
+}
