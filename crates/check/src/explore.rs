@@ -53,6 +53,8 @@ pub struct Options {
     pub max_memory: Option<u64>,
     /// Worker threads for successor computation; 0 means one per core.
     pub threads: usize,
+    /// Keep each edge's renaming of fresh names (`leads to` follows bound channels with it).
+    pub keep_renamings: bool,
 }
 
 /// Counters a progress reporter may read while exploration runs.
@@ -70,6 +72,9 @@ pub struct Graph {
     /// in the order the semantics gives them.
     pub offsets: Vec<u32>,
     pub edges: Vec<Edge>,
+    /// With [`Options::keep_renamings`]: for each edge, the source's fresh ids as the target
+    /// numbers them.
+    pub renamings: Vec<agentpi_semantics::Renaming>,
     /// For each state but the initial one: the state and edge index it was first reached by.
     pub parent: Vec<(u32, u32)>,
     pub labels: Vec<Label>,
@@ -113,6 +118,7 @@ impl Graph {
 }
 
 struct Store {
+    keep_renamings: bool,
     index: HashTable<u32>,
     hashes: Vec<u64>,
     labels: FxHashMap<Label, u32>,
@@ -137,6 +143,7 @@ pub fn explore(
         states: Vec::new(),
         offsets: vec![0],
         edges: Vec::new(),
+        renamings: Vec::new(),
         parent: Vec::new(),
         labels: Vec::new(),
         actor_sets: Vec::new(),
@@ -146,6 +153,7 @@ pub fn explore(
         max_depth: 0,
     };
     let mut store = Store {
+        keep_renamings: options.keep_renamings,
         index: HashTable::new(),
         hashes: Vec::new(),
         labels: FxHashMap::default(),
@@ -223,6 +231,9 @@ fn merge(graph: &mut Graph, store: &mut Store, source: u32, transitions: Vec<(u6
                 source,
                 (graph.edges.len() - graph.offsets[source as usize] as usize) as u32,
             ));
+        }
+        if store.keep_renamings {
+            graph.renamings.push(t.renaming);
         }
         graph.edges.push(Edge {
             label,

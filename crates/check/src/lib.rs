@@ -74,7 +74,14 @@ pub fn check_system(
 ) -> SystemReport {
     let sem = Semantics::new(program);
     let name = program.systems[system].name.clone();
-    let graph = match explore_system(&sem, system, options, progress) {
+    let leads_to = checks
+        .iter()
+        .any(|&c| matches!(program.checks[c].property, Property::LeadsTo(..)));
+    let options = Options {
+        keep_renamings: options.keep_renamings || leads_to,
+        ..options.clone()
+    };
+    let graph = match explore_system(&sem, system, &options, progress) {
         Ok(graph) => graph,
         Err(fault) => return initial_fault(name, fault),
     };

@@ -4,7 +4,7 @@ use crate::explore::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Lasso, Product, ProductEdge, Step, find_lasso};
 use agentpi_ir::core::LabelPattern;
-use agentpi_semantics::{Semantics, Transition};
+use agentpi_semantics::{Label, Semantics};
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
@@ -148,6 +148,7 @@ fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec
 
 /// `L leads to R`: the product with a monitor that picks one `L` transition, remembers the
 /// values it bound (renaming fresh channels as states are renumbered) and waits for `R`.
+/// Needs the graph explored with [`crate::Options::keep_renamings`].
 pub fn leads_to(
     sem: &Semantics<'_>,
     graph: &Graph,
@@ -158,19 +159,14 @@ pub fn leads_to(
     let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
     while let Some((n, (s, watching))) = builder.next() {
         let (s, watching) = (*s, watching.clone());
-        if !graph.is_expanded(s) {
-            continue;
-        }
-        let transitions = sem
-            .successors(&graph.states[s as usize])
-            .into_iter()
-            .filter(|t| t.fault.is_none());
-        for (i, (t, e)) in transitions.zip(graph.successors(s)).enumerate() {
+        let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
+        for (i, e) in graph.successors(s).iter().enumerate() {
             let step = Step {
                 state: s,
                 edge: i as u32,
             };
-            for (m, inside) in monitor_moves(sem, left, right, &watching, &t) {
+            let (label, renaming) = (&graph.labels[e.label as usize], &graph.renamings[first + i]);
+            for (m, inside) in monitor_moves(sem, left, right, &watching, label, renaming) {
                 let avoid = m.is_some();
                 let to = builder.node((e.target, m), e.target, avoid, n);
                 builder.edge(n, to, step, inside);
@@ -188,15 +184,16 @@ fn monitor_moves(
     left: &LabelPattern,
     right: &LabelPattern,
     watching: &Option<Bindings>,
-    t: &Transition,
+    label: &Label,
+    renaming: &[u32],
 ) -> Vec<(Option<Bindings>, bool)> {
     match watching {
         None => {
-            let start = match_label(sem, left, &t.label, &Vec::new());
-            let start = start.map(|theta| (Some(rename_bindings(&theta, &t.renaming)), false));
+            let start = match_label(sem, left, label, &Vec::new());
+            let start = start.map(|theta| (Some(rename_bindings(&theta, renaming)), false));
             std::iter::once((None, false)).chain(start).collect()
         }
-        Some(theta) if match_label(sem, right, &t.label, theta).is_some() => vec![(None, false)],
-        Some(theta) => vec![(Some(rename_bindings(theta, &t.renaming)), true)],
+        Some(theta) if match_label(sem, right, label, theta).is_some() => vec![(None, false)],
+        Some(theta) => vec![(Some(rename_bindings(theta, renaming)), true)],
     }
 }

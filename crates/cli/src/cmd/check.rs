@@ -48,6 +48,7 @@ pub fn run(args: Args) -> u8 {
         max_states: args.max_states,
         max_memory: args.max_memory.map(|m| m * 1024 * 1024),
         threads: args.threads,
+        keep_renamings: false,
     };
     let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
     match args.format {
