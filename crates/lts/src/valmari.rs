@@ -125,7 +125,10 @@ struct Minimiser<'a> {
     counts: Vec<u32>,
     free: Vec<u32>,
     cons_of: Vec<u32>,
-    cons_blocks: Vec<Vec<u32>>,
+    /// Each constellation's blocks as a linked list (one `Vec` per constellation would cost
+    /// an allocation for each of up to n constellations).
+    cons_first: Vec<u32>,
+    next_in_cons: Vec<u32>,
     /// The constellations with two or more blocks (each listed once).
     work: Vec<u32>,
     /// Per state, during one label's step: its counter into the taken-out block and into
@@ -151,7 +154,8 @@ impl<'a> Minimiser<'a> {
             counts: Vec::new(),
             free: Vec::new(),
             cons_of: vec![0],
-            cons_blocks: vec![vec![0]],
+            cons_first: vec![0],
+            next_in_cons: vec![NONE],
             work: Vec::new(),
             new_cnt: vec![NONE; n],
             old_cnt: vec![NONE; n],
@@ -201,19 +205,21 @@ impl<'a> Minimiser<'a> {
 impl Minimiser<'_> {
     /// Takes the smaller of two blocks out of compound constellation `c` into a new one.
     fn take_small_block(&mut self, c: u32) -> u32 {
-        let list = &mut self.cons_blocks[c as usize];
-        let k = list.len();
-        let i = if self.blocks.size(list[k - 1]) <= self.blocks.size(list[k - 2]) {
-            k - 1
+        let first = self.cons_first[c as usize];
+        let second = self.next_in_cons[first as usize];
+        let b = if self.blocks.size(first) <= self.blocks.size(second) {
+            self.cons_first[c as usize] = second;
+            first
         } else {
-            k - 2
+            self.next_in_cons[first as usize] = self.next_in_cons[second as usize];
+            second
         };
-        let b = list.swap_remove(i);
-        if list.len() == 1 {
+        self.next_in_cons[b as usize] = NONE;
+        if self.next_in_cons[self.cons_first[c as usize] as usize] == NONE {
             self.work.pop();
         }
-        self.cons_of[b as usize] = self.cons_blocks.len() as u32;
-        self.cons_blocks.push(vec![b]);
+        self.cons_of[b as usize] = self.cons_first.len() as u32;
+        self.cons_first.push(b);
         b
     }
 
@@ -296,9 +302,10 @@ impl Minimiser<'_> {
             let c = self.cons_of[old as usize];
             debug_assert_eq!(new as usize, self.cons_of.len());
             self.cons_of.push(c);
-            let list = &mut self.cons_blocks[c as usize];
-            list.push(new);
-            if list.len() == 2 {
+            let first = self.cons_first[c as usize];
+            self.next_in_cons.push(first);
+            self.cons_first[c as usize] = new;
+            if self.next_in_cons[first as usize] == NONE {
                 self.work.push(c);
             }
         }
