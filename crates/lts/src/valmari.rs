@@ -1,0 +1,336 @@
+//! Strong bisimulation minimisation in O(m log n) time with refinable partitions.
+//!
+//! States live in a Valmari–Lehtinen refinable partition (blocks are ranges of one array,
+//! a block splits into its marked and unmarked part in time proportional to the marks).
+//! Splitters are "constellations", unions of blocks (Paige–Tarjan, labelled as in Valmari's
+//! "Bisimilarity minimization in O(m log n) time"): every block is stable with respect to
+//! every (label, constellation). A constellation with two or more blocks is split by taking
+//! out its smaller-of-two block `B`; only the transitions into `B` are looked at, and a
+//! counter per (state, label, constellation) tells whether a predecessor still reaches the
+//! rest of the old constellation. A state's in-transitions are looked at only when its block
+//! is taken out, which at most halves its constellation: O(log n) times per transition.
+//!
+//! Unlike signature refinement ([`crate::refine`]) this keeps no round history, so the
+//! distinguishing formulas of `compare` still come from signature refinement.
+
+use crate::lts::Lts;
+
+const NONE: u32 = u32::MAX;
+
+/// The coarsest strong bisimulation of `lts`: the block of every state. Block ids depend only
+/// on the input (no hashing), so the quotient built from them is deterministic.
+pub(crate) fn strong_blocks(lts: &Lts) -> Vec<u32> {
+    let mut m = Minimiser::new(lts);
+    m.split_by_label_sets();
+    while let Some(&c) = m.work.last() {
+        let b = m.take_small_block(c);
+        m.split_by_block(b);
+    }
+    m.blocks.set_of
+}
+
+/// A refinable partition of `0..n` (Valmari–Lehtinen): set `s` is `elems[first[s]..end[s]]`
+/// and its marked elements are the first `marked[s]` of that range.
+struct Refinable {
+    elems: Vec<u32>,
+    loc: Vec<u32>,
+    set_of: Vec<u32>,
+    first: Vec<u32>,
+    end: Vec<u32>,
+    marked: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+impl Refinable {
+    fn new(n: usize) -> Self {
+        Refinable {
+            elems: (0..n as u32).collect(),
+            loc: (0..n as u32).collect(),
+            set_of: vec![0; n],
+            first: vec![0],
+            end: vec![n as u32],
+            marked: vec![0],
+            touched: Vec::new(),
+        }
+    }
+
+    fn size(&self, s: u32) -> u32 {
+        self.end[s as usize] - self.first[s as usize]
+    }
+
+    fn members(&self, s: u32) -> &[u32] {
+        &self.elems[self.first[s as usize] as usize..self.end[s as usize] as usize]
+    }
+
+    /// Marks `e` (marking twice is harmless: predecessors repeat).
+    fn mark(&mut self, e: u32) {
+        let s = self.set_of[e as usize] as usize;
+        let i = self.loc[e as usize];
+        let j = self.first[s] + self.marked[s];
+        if i < j {
+            return;
+        }
+        let other = self.elems[j as usize];
+        self.elems.swap(i as usize, j as usize);
+        self.loc[other as usize] = i;
+        self.loc[e as usize] = j;
+        if self.marked[s] == 0 {
+            self.touched.push(s as u32);
+        }
+        self.marked[s] += 1;
+    }
+
+    /// Splits every touched set into its marked and unmarked part; the smaller part gets a
+    /// fresh id (so relabelling costs at most the marks). Appends (old, new) to `out`.
+    fn split(&mut self, out: &mut Vec<(u32, u32)>) {
+        while let Some(s) = self.touched.pop() {
+            let s = s as usize;
+            let j = self.first[s] + self.marked[s];
+            let marked = self.marked[s];
+            self.marked[s] = 0;
+            if j == self.end[s] {
+                continue;
+            }
+            let z = self.first.len() as u32;
+            if marked <= self.end[s] - j {
+                self.first.push(self.first[s]);
+                self.end.push(j);
+                self.first[s] = j;
+            } else {
+                self.first.push(j);
+                self.end.push(self.end[s]);
+                self.end[s] = j;
+            }
+            self.marked.push(0);
+            for i in self.first[z as usize]..self.end[z as usize] {
+                self.set_of[self.elems[i as usize] as usize] = z;
+            }
+            out.push((s as u32, z));
+        }
+    }
+}
+
+/// Working state of one minimisation.
+struct Minimiser<'a> {
+    lts: &'a Lts,
+    blocks: Refinable,
+    /// The source of every transition (the LTS stores rows, not sources).
+    src: Vec<u32>,
+    /// Incoming transition ids by target, CSR.
+    in_off: Vec<u32>,
+    in_trans: Vec<u32>,
+    /// Transition -> its counter: how many transitions with its source and label go into
+    /// its target's constellation. Counters that drop to 0 are recycled through `free`.
+    cnt: Vec<u32>,
+    counts: Vec<u32>,
+    free: Vec<u32>,
+    cons_of: Vec<u32>,
+    cons_blocks: Vec<Vec<u32>>,
+    /// The constellations with two or more blocks (each listed once).
+    work: Vec<u32>,
+    /// Per state, during one label's step: its counter into the taken-out block and into
+    /// the rest of the constellation.
+    new_cnt: Vec<u32>,
+    old_cnt: Vec<u32>,
+    preds: Vec<u32>,
+    buckets: Vec<Vec<u32>>,
+    splits: Vec<(u32, u32)>,
+}
+
+impl<'a> Minimiser<'a> {
+    fn new(lts: &'a Lts) -> Self {
+        let n = lts.num_states();
+        let (in_off, in_trans) = incoming(lts);
+        let mut m = Minimiser {
+            lts,
+            blocks: Refinable::new(n),
+            src: sources(lts),
+            in_off,
+            in_trans,
+            cnt: vec![0; lts.num_transitions()],
+            counts: Vec::new(),
+            free: Vec::new(),
+            cons_of: vec![0],
+            cons_blocks: vec![vec![0]],
+            work: Vec::new(),
+            new_cnt: vec![NONE; n],
+            old_cnt: vec![NONE; n],
+            preds: Vec::new(),
+            buckets: vec![Vec::new(); lts.labels().len()],
+            splits: Vec::new(),
+        };
+        m.init_counters();
+        m
+    }
+
+    /// One counter per (state, label): at first every target is in the one constellation.
+    /// Rows are sorted by label, so each (state, label) is one run of transitions.
+    fn init_counters(&mut self) {
+        let labels = &self.lts.trans_label;
+        for e in 0..labels.len() {
+            let fresh = e == 0 || self.src[e] != self.src[e - 1] || labels[e] != labels[e - 1];
+            if fresh {
+                self.counts.push(0);
+            }
+            let c = self.counts.len() - 1;
+            self.counts[c] += 1;
+            self.cnt[e] = c as u32;
+        }
+    }
+
+    /// Stability with respect to (label, all states): split by the set of enabled labels.
+    fn split_by_label_sets(&mut self) {
+        let mut buckets = std::mem::take(&mut self.buckets);
+        for s in 0..self.lts.num_states() as u32 {
+            let (labels, _) = self.lts.row(s);
+            for run in labels.chunk_by(|a, b| a == b) {
+                buckets[run[0] as usize].push(s);
+            }
+        }
+        for bucket in &mut buckets {
+            for &s in bucket.iter() {
+                self.blocks.mark(s);
+            }
+            self.split_blocks();
+            bucket.clear();
+        }
+        self.buckets = buckets;
+    }
+}
+
+impl Minimiser<'_> {
+    /// Takes the smaller of two blocks out of compound constellation `c` into a new one.
+    fn take_small_block(&mut self, c: u32) -> u32 {
+        let list = &mut self.cons_blocks[c as usize];
+        let k = list.len();
+        let i = if self.blocks.size(list[k - 1]) <= self.blocks.size(list[k - 2]) {
+            k - 1
+        } else {
+            k - 2
+        };
+        let b = list.swap_remove(i);
+        if list.len() == 1 {
+            self.work.pop();
+        }
+        self.cons_of[b as usize] = self.cons_blocks.len() as u32;
+        self.cons_blocks.push(vec![b]);
+        b
+    }
+
+    /// Restores stability after block `b` left its constellation: per label, split by
+    /// "reaches `b`" and then by "reaches only `b`".
+    fn split_by_block(&mut self, b: u32) {
+        // Gathered before any split: `b` itself may split on its own self-loops.
+        let mut buckets = std::mem::take(&mut self.buckets);
+        let mut labels = Vec::new();
+        for &t in self.blocks.members(b) {
+            let range = self.in_off[t as usize] as usize..self.in_off[t as usize + 1] as usize;
+            for &e in &self.in_trans[range] {
+                let l = self.lts.trans_label[e as usize] as usize;
+                if buckets[l].is_empty() {
+                    labels.push(l);
+                }
+                buckets[l].push(e);
+            }
+        }
+        for l in labels {
+            self.split_by_label(&buckets[l]);
+            buckets[l].clear();
+        }
+        self.buckets = buckets;
+    }
+
+    /// One label's step: move the transitions `into_b` to fresh counters, then split.
+    fn split_by_label(&mut self, into_b: &[u32]) {
+        for &e in into_b {
+            self.move_counter(e);
+        }
+        let mut preds = std::mem::take(&mut self.preds);
+        for &s in &preds {
+            self.blocks.mark(s);
+        }
+        self.split_blocks();
+        // Blocks holding predecessors now hold only predecessors: split off those that no
+        // longer reach the rest of the old constellation.
+        for &s in &preds {
+            let old = self.old_cnt[s as usize];
+            if self.counts[old as usize] == 0 {
+                self.free.push(old);
+                self.blocks.mark(s);
+            }
+            self.new_cnt[s as usize] = NONE;
+        }
+        self.split_blocks();
+        preds.clear();
+        self.preds = preds;
+    }
+
+    /// Moves transition `e` from its source's counter for the old constellation to the one
+    /// for the taken-out block, creating the latter at the source's first such transition.
+    fn move_counter(&mut self, e: u32) {
+        let s = self.src[e as usize] as usize;
+        if self.new_cnt[s] == NONE {
+            self.new_cnt[s] = self.alloc_counter();
+            self.old_cnt[s] = self.cnt[e as usize];
+            self.preds.push(s as u32);
+        }
+        self.counts[self.cnt[e as usize] as usize] -= 1;
+        self.counts[self.new_cnt[s] as usize] += 1;
+        self.cnt[e as usize] = self.new_cnt[s];
+    }
+
+    fn alloc_counter(&mut self) -> u32 {
+        if let Some(c) = self.free.pop() {
+            self.counts[c as usize] = 0;
+            return c;
+        }
+        self.counts.push(0);
+        self.counts.len() as u32 - 1
+    }
+
+    /// Splits the touched blocks; a new block joins its old block's constellation, which
+    /// then is compound (and goes on the worklist when it just became so).
+    fn split_blocks(&mut self) {
+        self.blocks.split(&mut self.splits);
+        for &(old, new) in &self.splits {
+            let c = self.cons_of[old as usize];
+            debug_assert_eq!(new as usize, self.cons_of.len());
+            self.cons_of.push(c);
+            let list = &mut self.cons_blocks[c as usize];
+            list.push(new);
+            if list.len() == 2 {
+                self.work.push(c);
+            }
+        }
+        self.splits.clear();
+    }
+}
+
+/// The source state of every transition.
+fn sources(lts: &Lts) -> Vec<u32> {
+    let mut src = Vec::with_capacity(lts.num_transitions());
+    for s in 0..lts.num_states() {
+        let count = lts.offsets[s + 1] - lts.offsets[s];
+        src.extend(std::iter::repeat_n(s as u32, count as usize));
+    }
+    src
+}
+
+/// Incoming transition ids grouped by target (CSR offsets and ids).
+fn incoming(lts: &Lts) -> (Vec<u32>, Vec<u32>) {
+    let n = lts.num_states();
+    let mut off = vec![0u32; n + 1];
+    for &t in &lts.trans_to {
+        off[t as usize + 1] += 1;
+    }
+    for i in 0..n {
+        off[i + 1] += off[i];
+    }
+    let mut fill = off.clone();
+    let mut ids = vec![0u32; lts.trans_to.len()];
+    for (e, &t) in lts.trans_to.iter().enumerate() {
+        ids[fill[t as usize] as usize] = e as u32;
+        fill[t as usize] += 1;
+    }
+    (off, ids)
+}
