@@ -282,7 +282,21 @@ impl Store {
 
 /// A rough estimate of the heap bytes a stored state takes, for `--max-memory`.
 fn state_bytes(state: &State) -> u64 {
-    let leaves = state.leaves();
-    let values: usize = leaves.iter().map(|c| c.env.len()).sum();
-    (64 + 40 * state.procs.len() + 24 * leaves.len() + 32 * values) as u64
+    // Every closure, also those waiting in nested sequences, and every part of every value
+    // (a recursive enum can be large), so that growth of any kind reaches the bound.
+    let mut closures = 0u64;
+    let mut parts = 0u64;
+    agentpi_semantics::state::for_each_closure(&state.procs, &mut |c| {
+        closures += 1;
+        parts += c.env.iter().map(value_parts).sum::<u64>();
+    });
+    64 + 64 * closures + 32 * parts
+}
+
+fn value_parts(value: &agentpi_semantics::Value) -> u64 {
+    use agentpi_semantics::Value;
+    match value {
+        Value::Ctor(_, _, vs) | Value::Tuple(vs) => 1 + vs.iter().map(value_parts).sum::<u64>(),
+        _ => 1,
+    }
 }

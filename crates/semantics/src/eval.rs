@@ -20,7 +20,15 @@ pub enum FaultKind {
     AssertionFailed,
     /// Spawning went deeper than the recursion bound (a call cycle without a prefix).
     TooDeep,
+    /// A value grew past [`MAX_VALUE_SIZE`] parts (a recursive type that keeps growing).
+    TooLarge,
+    /// Sequential compositions nested past [`crate::MAX_NESTING`] while running.
+    NestedTooDeep,
 }
+
+/// The most parts (constructors, tuple items, scalars) a value may have: a bound that keeps a
+/// recursive enum that doubles each step from taking all memory.
+pub const MAX_VALUE_SIZE: usize = 10_000;
 
 impl std::fmt::Display for FaultKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -31,6 +39,14 @@ impl std::fmt::Display for FaultKind {
             FaultKind::NoMatch => write!(f, "no arm of the match fits the value"),
             FaultKind::AssertionFailed => write!(f, "assertion failed"),
             FaultKind::TooDeep => write!(f, "process calls nest too deeply without a prefix"),
+            FaultKind::TooLarge => write!(f, "a value grew past {MAX_VALUE_SIZE} parts"),
+            FaultKind::NestedTooDeep => {
+                write!(
+                    f,
+                    "sequential compositions nest past {} levels",
+                    crate::MAX_NESTING
+                )
+            }
         }
     }
 }
@@ -46,11 +62,35 @@ pub fn eval(expr: &Expr, frame: &[Value]) -> Eval<Value> {
         Expr::Bool(b) => Value::Bool(*b),
         Expr::Var(slot) => frame[*slot as usize].clone(),
         Expr::Chan(id) => Value::Chan(Chan::Global(*id)),
-        Expr::Ctor(e, i, args) => Value::Ctor(*e, *i, eval_all(args, frame)?.into()),
-        Expr::Tuple(items) => Value::Tuple(eval_all(items, frame)?.into()),
+        Expr::Ctor(e, i, args) => bounded(Value::Ctor(*e, *i, eval_all(args, frame)?.into()))?,
+        Expr::Tuple(items) => bounded(Value::Tuple(eval_all(items, frame)?.into()))?,
         Expr::Unary(op, e) => unary(*op, eval(e, frame)?)?,
         Expr::Binary(op, a, b) => binary(*op, a, b, frame)?,
     })
+}
+
+/// The value, unless it has grown past [`MAX_VALUE_SIZE`] parts.
+fn bounded(value: Value) -> Eval<Value> {
+    if size(&value, MAX_VALUE_SIZE + 1) > MAX_VALUE_SIZE {
+        return Err(FaultKind::TooLarge);
+    }
+    Ok(value)
+}
+
+/// The number of parts of `value`, counting no further than `limit`.
+fn size(value: &Value, limit: usize) -> usize {
+    let mut count = 0;
+    let mut todo = vec![value];
+    while let Some(v) = todo.pop() {
+        count += 1;
+        if count >= limit {
+            break;
+        }
+        if let Value::Ctor(_, _, vs) | Value::Tuple(vs) = v {
+            todo.extend(vs.iter());
+        }
+    }
+    count
 }
 
 pub fn eval_all(exprs: &[Expr], frame: &[Value]) -> Eval<Vec<Value>> {

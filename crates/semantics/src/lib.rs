@@ -19,6 +19,10 @@ pub use value::{Chan, Origin, Value};
 use agentpi_diagnostics::Span;
 use agentpi_ir::core::{DefId, Program, Term, TermId, Type};
 
+/// How deeply sequential compositions may nest while a model runs (`proc G = tau . (G ; a)`
+/// nests one level deeper each step); past it a step is a fault.
+pub const MAX_NESTING: usize = 1_000;
+
 /// A run-time error of a model, with the position of the term that raised it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {

@@ -150,6 +150,19 @@ fn cmp_closure(a: &Closure, b: &Closure, anon: bool) -> Ordering {
         .then_with(|| cmp_values(&a.env, &b.env, anon))
 }
 
+/// Visits every closure, those waiting in sequences too, in canonical traversal order.
+pub fn for_each_closure(procs: &[Proc], f: &mut impl FnMut(&Closure)) {
+    for proc in procs {
+        match proc {
+            Proc::Leaf(c) => f(c),
+            Proc::Seq(inner, c) => {
+                for_each_closure(inner, f);
+                f(c);
+            }
+        }
+    }
+}
+
 /// Visits every value held by components, in canonical traversal order.
 pub fn for_each_value(procs: &[Proc], f: &mut impl FnMut(&Value)) {
     for proc in procs {

@@ -551,6 +551,7 @@ impl<'s, 'p> Stepper<'s, 'p> {
         edits: Vec<(&Offer<'p>, Result<Vec<Proc>, Fault>)>,
     ) -> Transition {
         let actors = edits.iter().map(|(o, _)| o.actor).collect();
+        let span = edits[0].0.span;
         let mut ready = Vec::new();
         for (offer, edit) in edits {
             match edit {
@@ -559,6 +560,13 @@ impl<'s, 'p> Stepper<'s, 'p> {
             }
         }
         match self.rebuild(&state.procs, &ready, 0) {
+            Ok(procs) if nesting(&procs) > crate::MAX_NESTING => {
+                let fault = Fault {
+                    kind: FaultKind::NestedTooDeep,
+                    span,
+                };
+                fault_at(state, label, fault, actors)
+            }
             Ok(procs) => {
                 let (target, renaming) = canonicalize(procs, self.spawner.next_fresh());
                 Transition {
@@ -608,6 +616,21 @@ impl<'s, 'p> Stepper<'s, 'p> {
         }
         Ok(out)
     }
+}
+
+/// How deeply sequential compositions nest in `procs`, counted without recursion.
+fn nesting(procs: &[Proc]) -> usize {
+    let mut deepest = 0;
+    let mut todo: Vec<(&[Proc], usize)> = vec![(procs, 0)];
+    while let Some((list, depth)) = todo.pop() {
+        deepest = deepest.max(depth);
+        for proc in list {
+            if let Proc::Seq(inner, _) = proc {
+                todo.push((inner, depth + 1));
+            }
+        }
+    }
+    deepest
 }
 
 /// Two offers can meet unless they come from one leaf, which only a replication allows (two
