@@ -523,12 +523,12 @@ fn steps_on_a_small_stack(loaded: Loaded, steps: usize) -> usize {
     thread.spawn(walk).unwrap().join().unwrap()
 }
 
-// FIXME: the state's nesting grows one level per step without bound (sequences inside
-// sequences, constructors inside constructors), and crates/semantics walks both recursively,
-// so a 2 MiB stack overflows (an abort, not a panic) after about 1,600 steps of
-// seq_nesting_grows.pi and 2,400 of value_nesting_grows.pi in a debug build. The binary's
-// 512 MiB stacks push the limit out to depths that take minutes to reach (the walk is
-// quadratic), but the recursion is unbounded. This pins the depth that survives today.
+// FIXME: the state's nesting grows one level per step (sequences inside sequences,
+// constructors inside constructors), and crates/semantics walks both recursively. Sequences
+// are now bounded at 1,000 levels and values at 10,000 parts (a run-time fault past either),
+// and the binary runs on 512 MiB stacks, which survive both bounds. A library caller on a
+// 2 MiB stack can still overflow on a value nested some 2,400 deep (an abort, not a panic):
+// the walks should use an explicit stack. This pins the depth that survives today.
 #[test]
 fn growing_nesting_survives_a_thousand_steps_on_a_small_stack() {
     for name in ["seq_nesting_grows.pi", "value_nesting_grows.pi"] {
@@ -536,23 +536,25 @@ fn growing_nesting_survives_a_thousand_steps_on_a_small_stack() {
     }
 }
 
-// FIXME: `node(x, x)` copies `x`, so the value doubles every step and neither bound helps:
-// --max-states counts states (the path to the 40th holds a 2^40-leaf value) and
-// --max-memory's estimate (explore.rs: state_bytes) counts 32 bytes per top-level value
-// whatever its size. `agentpi sim --random` (50 steps by default) and `agentpi check
-// --max-states 100` on value_doubles.pi run until memory is exhausted. This pins the
-// doubling on a few steps.
+// `node(x, x)` copies `x`, so the value doubles every step. Values are bounded (10,000 parts,
+// docs/semantics.md), so the step that would pass the bound is a fault instead of a runaway.
 #[test]
-fn a_doubling_value_doubles_the_printed_label_every_step() {
+fn a_doubling_value_stops_at_the_value_bound() {
     let loaded = load_reproducer("value_doubles.pi");
     let sem = Semantics::new(&loaded.program);
     let mut state = sem.initial(0).unwrap();
     let mut leaves = Vec::new();
-    for _ in 0..12 {
+    loop {
         let t = sem.successors(&state).remove(0);
+        if let Some(fault) = t.fault {
+            assert_eq!(fault.kind, agentpi_semantics::FaultKind::TooLarge);
+            break;
+        }
         leaves.push(sem.label_text(&t.label).matches("leaf").count());
         state = t.target;
     }
-    let doubling: Vec<usize> = (0..12).map(|k| 1 << k).collect();
+    let doubling: Vec<usize> = (0..leaves.len()).map(|k| 1 << k).collect();
     assert_eq!(leaves, doubling);
+    // The 13th step would build the next argument, 2^13 leaves (16,383 parts): past 10,000.
+    assert_eq!(leaves.len(), 12);
 }
