@@ -38,6 +38,7 @@ mod reduce;
 mod refine;
 mod refinement;
 mod scc;
+mod valmari;
 mod weak;
 mod witness;
 

@@ -7,10 +7,6 @@ use crate::scc::contract_tau_sccs;
 use crate::weak::refine_weak;
 use std::collections::VecDeque;
 
-// Declared here rather than in lib.rs because only minimisation uses it.
-#[path = "valmari.rs"]
-mod valmari;
-
 /// The behavioural equivalences that can be minimised modulo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Equivalence {
@@ -59,7 +55,7 @@ pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
     // Most inputs are fully reachable: then skip the copy and use the input itself.
     let reach = copy.as_ref().unwrap_or(lts);
     let (quotient, inner) = match equivalence {
-        Equivalence::Strong => quotient(reach, &valmari::strong_blocks(reach), false),
+        Equivalence::Strong => quotient(reach, &crate::valmari::strong_blocks(reach), false),
         Equivalence::Branching => branching(reach, false),
         Equivalence::DivBranching => branching(reach, true),
         Equivalence::Weak => weak(reach),
