@@ -143,7 +143,7 @@ struct Minimiser<'a> {
 impl<'a> Minimiser<'a> {
     fn new(lts: &'a Lts) -> Self {
         let n = lts.num_states();
-        let (in_off, in_trans) = incoming(lts);
+        let (in_off, in_trans) = lts.incoming();
         let mut m = Minimiser {
             lts,
             blocks: Refinable::new(n),
@@ -321,23 +321,4 @@ fn sources(lts: &Lts) -> Vec<u32> {
         src.extend(std::iter::repeat_n(s as u32, count as usize));
     }
     src
-}
-
-/// Incoming transition ids grouped by target (CSR offsets and ids).
-fn incoming(lts: &Lts) -> (Vec<u32>, Vec<u32>) {
-    let n = lts.num_states();
-    let mut off = vec![0u32; n + 1];
-    for &t in &lts.trans_to {
-        off[t as usize + 1] += 1;
-    }
-    for i in 0..n {
-        off[i + 1] += off[i];
-    }
-    let mut fill = off.clone();
-    let mut ids = vec![0u32; lts.trans_to.len()];
-    for (e, &t) in lts.trans_to.iter().enumerate() {
-        ids[fill[t as usize] as usize] = e as u32;
-        fill[t as usize] += 1;
-    }
-    (off, ids)
 }
