@@ -4,8 +4,7 @@
 mod common;
 
 use agentpi_lts::{BisimResult, Equivalence, Lts, Side, compare_bisim};
-use common::aut;
-use merc_lts::{LabelIndex, LabelledTransitionSystem, StateIndex};
+use common::{aut, to_merc};
 use merc_reduction::{Equivalence as MercEq, compare_lts};
 
 /// Renders a verdict the way the tests pin it.
@@ -128,27 +127,6 @@ fn branching_is_finer_than_weak() {
         Equivalence::Branching,
         "[{<tau* a>true}b]false checked=true path(right)=b 3",
     );
-}
-
-fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
-    let mut labels: Vec<String> = lts.labels().to_vec();
-    labels[0] = "τ".to_string();
-    let transitions: Vec<_> = lts
-        .transitions()
-        .map(|(s, l, t)| {
-            (
-                StateIndex::new(s as usize),
-                LabelIndex::new(l as usize),
-                StateIndex::new(t as usize),
-            )
-        })
-        .collect();
-    LabelledTransitionSystem::new(
-        StateIndex::new(lts.initial() as usize),
-        Some(lts.num_states()),
-        || transitions.iter().cloned(),
-        labels,
-    )
 }
 
 /// Random pairs: each built from the same seed family so that many pairs are equivalent.

@@ -4,31 +4,13 @@
 mod common;
 
 use agentpi_lts::{Equivalence, Lts, minimize, reachable_part};
-use merc_lts::{LTS, LabelIndex, LabelledTransitionSystem, StateIndex};
+use merc_lts::{LTS, LabelledTransitionSystem};
 use merc_reduction::{Equivalence as MercEq, reduce_lts};
 
-/// The reachable part of `lts` as a merc LTS (merc's hidden label is index 0, `τ`).
+/// The reachable part of `lts` as a merc LTS.
 fn to_merc(lts: &Lts) -> LabelledTransitionSystem<String> {
     let (copy, _) = reachable_part(lts);
-    let lts = copy.as_ref().unwrap_or(lts);
-    let mut labels: Vec<String> = lts.labels().to_vec();
-    labels[0] = "τ".to_string();
-    let transitions: Vec<_> = lts
-        .transitions()
-        .map(|(s, l, t)| {
-            (
-                StateIndex::new(s as usize),
-                LabelIndex::new(l as usize),
-                StateIndex::new(t as usize),
-            )
-        })
-        .collect();
-    LabelledTransitionSystem::new(
-        StateIndex::new(lts.initial() as usize),
-        Some(lts.num_states()),
-        || transitions.iter().cloned(),
-        labels,
-    )
+    common::to_merc(copy.as_ref().unwrap_or(lts))
 }
 
 /// (states, transitions) of our quotient and merc's; weak compares states only because merc

@@ -49,3 +49,25 @@ pub fn random_lts(seed: u64, states: u32, labels: u32, max_out: u32) -> Lts {
 pub fn aut(text: &str) -> Lts {
     read_aut(text.as_bytes()).unwrap()
 }
+
+/// `lts` as a merc LTS (merc's hidden label is index 0, `τ`), for differential tests.
+pub fn to_merc(lts: &Lts) -> merc_lts::LabelledTransitionSystem<String> {
+    let mut labels: Vec<String> = lts.labels().to_vec();
+    labels[0] = "τ".to_string();
+    let transitions: Vec<_> = lts
+        .transitions()
+        .map(|(s, l, t)| {
+            (
+                merc_lts::StateIndex::new(s as usize),
+                merc_lts::LabelIndex::new(l as usize),
+                merc_lts::StateIndex::new(t as usize),
+            )
+        })
+        .collect();
+    merc_lts::LabelledTransitionSystem::new(
+        merc_lts::StateIndex::new(lts.initial() as usize),
+        Some(lts.num_states()),
+        || transitions.iter().cloned(),
+        labels,
+    )
+}
