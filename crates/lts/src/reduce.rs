@@ -51,17 +51,27 @@ pub struct Reduction {
 
 /// Minimises the reachable part of `lts` modulo `equivalence`.
 pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
+    // Most inputs are fully reachable: then skip the copy and the renumbering, which would
+    // keep a map of 8 bytes per state alive through the minimisation.
+    if lts.reachable().iter().all(|&r| r) {
+        let (quotient, class) = minimize_reachable(lts, equivalence);
+        let class = class.into_iter().map(Some).collect();
+        return Reduction { quotient, class };
+    }
     let (copy, map) = reachable_part(lts);
-    // Most inputs are fully reachable: then skip the copy and use the input itself.
-    let reach = copy.as_ref().unwrap_or(lts);
-    let (quotient, inner) = match equivalence {
-        Equivalence::Strong => quotient(reach, &crate::valmari::strong_blocks(reach), false),
-        Equivalence::Branching => branching(reach, false),
-        Equivalence::DivBranching => branching(reach, true),
-        Equivalence::Weak => weak(reach),
-    };
+    let (quotient, inner) = minimize_reachable(copy.as_ref().unwrap_or(lts), equivalence);
     let class = map.iter().map(|m| m.map(|s| inner[s as usize])).collect();
     Reduction { quotient, class }
+}
+
+/// Minimises an LTS whose states are all reachable; returns the quotient and the state map.
+fn minimize_reachable(lts: &Lts, equivalence: Equivalence) -> (Lts, Vec<u32>) {
+    match equivalence {
+        Equivalence::Strong => quotient(lts, &crate::valmari::strong_blocks(lts), false),
+        Equivalence::Branching => branching(lts, false),
+        Equivalence::DivBranching => branching(lts, true),
+        Equivalence::Weak => weak(lts),
+    }
 }
 
 /// Branching minimisation: contract `tau`-SCCs, refine, quotient. Returns the map too.

@@ -63,6 +63,7 @@ impl Refinable {
     }
 
     /// Marks `e` (marking twice is harmless: predecessors repeat).
+    #[inline]
     fn mark(&mut self, e: u32) {
         let s = self.set_of[e as usize] as usize;
         let i = self.loc[e as usize];
@@ -114,14 +115,11 @@ impl Refinable {
 struct Minimiser<'a> {
     lts: &'a Lts,
     blocks: Refinable,
-    /// The source of every transition (the LTS stores rows, not sources).
-    src: Vec<u32>,
-    /// Incoming transition ids by target, CSR.
-    in_off: Vec<u32>,
-    in_trans: Vec<u32>,
-    /// Transition -> its counter: how many transitions with its source and label go into
-    /// its target's constellation. Counters that drop to 0 are recycled through `free`.
-    cnt: Vec<u32>,
+    /// Incoming transitions by target, with their sources, labels and counters.
+    incoming: Incoming,
+    /// How many transitions with a given source and label go into a given constellation;
+    /// `incoming.cnt` names each transition's counter. Counters that drop to 0 are recycled
+    /// through `free`.
     counts: Vec<u32>,
     free: Vec<u32>,
     cons_of: Vec<u32>,
@@ -131,54 +129,85 @@ struct Minimiser<'a> {
     next_in_cons: Vec<u32>,
     /// The constellations with two or more blocks (each listed once).
     work: Vec<u32>,
-    /// Per state, during one label's step: its counter into the taken-out block and into
-    /// the rest of the constellation.
+    /// Per state, during one label's step: its counter into the taken-out block.
     new_cnt: Vec<u32>,
-    old_cnt: Vec<u32>,
-    preds: Vec<u32>,
+    /// The sources met in one label's step, with their counter into the rest of the old
+    /// constellation (kept here, not per state, to save memory).
+    preds: Vec<(u32, u32)>,
     buckets: Vec<Vec<u32>>,
     splits: Vec<(u32, u32)>,
+}
+
+/// The transitions of an LTS grouped by target (CSR), stored in that order so that the
+/// in-transitions of a block's states are read sequentially.
+struct Incoming {
+    off: Vec<u32>,
+    src: Vec<u32>,
+    label: Vec<u32>,
+    cnt: Vec<u32>,
+}
+
+impl Incoming {
+    /// Groups the transitions by target and gives each one the counter of its (source,
+    /// label): at first every target is in the one constellation. Rows are sorted by label,
+    /// so each (source, label) is one run of a row; the counters are appended to `counts`.
+    fn new(lts: &Lts, counts: &mut Vec<u32>) -> Self {
+        let n = lts.num_states();
+        let m = lts.num_transitions();
+        let mut off = vec![0u32; n + 1];
+        for &t in &lts.trans_to {
+            off[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            off[i + 1] += off[i];
+        }
+        let mut fill = off[..n].to_vec();
+        let (mut src, mut label, mut cnt) = (vec![0; m], vec![0; m], vec![0; m]);
+        for s in 0..n as u32 {
+            let (labels, targets) = lts.row(s);
+            for (i, (&l, &t)) in labels.iter().zip(targets).enumerate() {
+                if i == 0 || labels[i - 1] != l {
+                    counts.push(0);
+                }
+                let c = counts.len() - 1;
+                counts[c] += 1;
+                let k = fill[t as usize] as usize;
+                fill[t as usize] += 1;
+                (src[k], label[k], cnt[k]) = (s, l, c as u32);
+            }
+        }
+        Incoming {
+            off,
+            src,
+            label,
+            cnt,
+        }
+    }
+
+    fn range(&self, t: u32) -> std::ops::Range<usize> {
+        self.off[t as usize] as usize..self.off[t as usize + 1] as usize
+    }
 }
 
 impl<'a> Minimiser<'a> {
     fn new(lts: &'a Lts) -> Self {
         let n = lts.num_states();
-        let (in_off, in_trans) = lts.incoming();
-        let mut m = Minimiser {
+        let mut counts = Vec::new();
+        let incoming = Incoming::new(lts, &mut counts);
+        Minimiser {
             lts,
             blocks: Refinable::new(n),
-            src: sources(lts),
-            in_off,
-            in_trans,
-            cnt: vec![0; lts.num_transitions()],
-            counts: Vec::new(),
+            incoming,
+            counts,
             free: Vec::new(),
             cons_of: vec![0],
             cons_first: vec![0],
             next_in_cons: vec![NONE],
             work: Vec::new(),
             new_cnt: vec![NONE; n],
-            old_cnt: vec![NONE; n],
             preds: Vec::new(),
             buckets: vec![Vec::new(); lts.labels().len()],
             splits: Vec::new(),
-        };
-        m.init_counters();
-        m
-    }
-
-    /// One counter per (state, label): at first every target is in the one constellation.
-    /// Rows are sorted by label, so each (state, label) is one run of transitions.
-    fn init_counters(&mut self) {
-        let labels = &self.lts.trans_label;
-        for e in 0..labels.len() {
-            let fresh = e == 0 || self.src[e] != self.src[e - 1] || labels[e] != labels[e - 1];
-            if fresh {
-                self.counts.push(0);
-            }
-            let c = self.counts.len() - 1;
-            self.counts[c] += 1;
-            self.cnt[e] = c as u32;
         }
     }
 
@@ -230,13 +259,12 @@ impl Minimiser<'_> {
         let mut buckets = std::mem::take(&mut self.buckets);
         let mut labels = Vec::new();
         for &t in self.blocks.members(b) {
-            let range = self.in_off[t as usize] as usize..self.in_off[t as usize + 1] as usize;
-            for &e in &self.in_trans[range] {
-                let l = self.lts.trans_label[e as usize] as usize;
+            for k in self.incoming.range(t) {
+                let l = self.incoming.label[k] as usize;
                 if buckets[l].is_empty() {
                     labels.push(l);
                 }
-                buckets[l].push(e);
+                buckets[l].push(k as u32);
             }
         }
         for l in labels {
@@ -246,20 +274,20 @@ impl Minimiser<'_> {
         self.buckets = buckets;
     }
 
-    /// One label's step: move the transitions `into_b` to fresh counters, then split.
+    /// One label's step: move the transitions `into_b` (positions in `incoming`) to fresh
+    /// counters, then split.
     fn split_by_label(&mut self, into_b: &[u32]) {
-        for &e in into_b {
-            self.move_counter(e);
+        for &k in into_b {
+            self.move_counter(k as usize);
         }
         let mut preds = std::mem::take(&mut self.preds);
-        for &s in &preds {
+        for &(s, _) in &preds {
             self.blocks.mark(s);
         }
         self.split_blocks();
         // Blocks holding predecessors now hold only predecessors: split off those that no
         // longer reach the rest of the old constellation.
-        for &s in &preds {
-            let old = self.old_cnt[s as usize];
+        for &(s, old) in &preds {
             if self.counts[old as usize] == 0 {
                 self.free.push(old);
                 self.blocks.mark(s);
@@ -271,18 +299,19 @@ impl Minimiser<'_> {
         self.preds = preds;
     }
 
-    /// Moves transition `e` from its source's counter for the old constellation to the one
-    /// for the taken-out block, creating the latter at the source's first such transition.
-    fn move_counter(&mut self, e: u32) {
-        let s = self.src[e as usize] as usize;
+    /// Moves incoming transition `k` from its source's counter for the old constellation to
+    /// the one for the taken-out block, creating the latter at the source's first such
+    /// transition.
+    fn move_counter(&mut self, k: usize) {
+        let s = self.incoming.src[k] as usize;
+        let old = self.incoming.cnt[k];
         if self.new_cnt[s] == NONE {
             self.new_cnt[s] = self.alloc_counter();
-            self.old_cnt[s] = self.cnt[e as usize];
-            self.preds.push(s as u32);
+            self.preds.push((s as u32, old));
         }
-        self.counts[self.cnt[e as usize] as usize] -= 1;
+        self.counts[old as usize] -= 1;
         self.counts[self.new_cnt[s] as usize] += 1;
-        self.cnt[e as usize] = self.new_cnt[s];
+        self.incoming.cnt[k] = self.new_cnt[s];
     }
 
     fn alloc_counter(&mut self) -> u32 {
@@ -311,14 +340,4 @@ impl Minimiser<'_> {
         }
         self.splits.clear();
     }
-}
-
-/// The source state of every transition.
-fn sources(lts: &Lts) -> Vec<u32> {
-    let mut src = Vec::with_capacity(lts.num_transitions());
-    for s in 0..lts.num_states() {
-        let count = lts.offsets[s + 1] - lts.offsets[s];
-        src.extend(std::iter::repeat_n(s as u32, count as usize));
-    }
-    src
 }
