@@ -47,9 +47,9 @@ impl Refinable {
             elems: (0..n as u32).collect(),
             loc: (0..n as u32).collect(),
             set_of: vec![0; n],
-            first: vec![0],
-            end: vec![n as u32],
-            marked: vec![0],
+            first: per_block(n, 0),
+            end: per_block(n, n as u32),
+            marked: per_block(n, 0),
             touched: Vec::new(),
         }
     }
@@ -200,9 +200,9 @@ impl<'a> Minimiser<'a> {
             incoming,
             counts,
             free: Vec::new(),
-            cons_of: vec![0],
-            cons_first: vec![0],
-            next_in_cons: vec![NONE],
+            cons_of: per_block(n, 0),
+            cons_first: per_block(n, 0),
+            next_in_cons: per_block(n, NONE),
             work: Vec::new(),
             new_cnt: vec![NONE; n],
             preds: Vec::new(),
@@ -340,4 +340,14 @@ impl Minimiser<'_> {
         }
         self.splits.clear();
     }
+}
+
+/// A per-block (or per-constellation) array holding the first block's `value`, with room for
+/// the at most `n` blocks, so it never moves. Growing by doubling copies it and can leave the
+/// old copies resident: on a 300,000-state cycle, where every state ends in a block of its
+/// own, that cost 3.8 MB of 30 MB peak RSS.
+fn per_block(n: usize, value: u32) -> Vec<u32> {
+    let mut v = Vec::with_capacity(n.max(1));
+    v.push(value);
+    v
 }
