@@ -14,6 +14,7 @@
 //! distinguishing formulas of `compare` still come from signature refinement.
 
 use crate::lts::Lts;
+use crate::partition::per_block;
 
 const NONE: u32 = u32::MAX;
 
@@ -118,7 +119,7 @@ struct Minimiser<'a> {
     /// Incoming transitions by target, with their sources, labels and counters.
     incoming: Incoming,
     /// How many transitions with a given source and label go into a given constellation;
-    /// `incoming.cnt` names each transition's counter. Counters that drop to 0 are recycled
+    /// `InEdge::cnt` names each transition's counter. Counters that drop to 0 are recycled
     /// through `free`.
     counts: Vec<u32>,
     free: Vec<u32>,
@@ -142,9 +143,16 @@ struct Minimiser<'a> {
 /// in-transitions of a block's states are read sequentially.
 struct Incoming {
     off: Vec<u32>,
-    src: Vec<u32>,
-    label: Vec<u32>,
-    cnt: Vec<u32>,
+    edges: Vec<InEdge>,
+}
+
+/// One incoming transition. The fields are read together, so they share a cache line
+/// (three parallel arrays cost three cache misses per state taken out instead of one).
+#[derive(Clone, Copy, Default)]
+struct InEdge {
+    src: u32,
+    label: u32,
+    cnt: u32,
 }
 
 impl Incoming {
@@ -162,7 +170,7 @@ impl Incoming {
             off[i + 1] += off[i];
         }
         let mut fill = off[..n].to_vec();
-        let (mut src, mut label, mut cnt) = (vec![0; m], vec![0; m], vec![0; m]);
+        let mut edges = vec![InEdge::default(); m];
         for s in 0..n as u32 {
             let (labels, targets) = lts.row(s);
             for (i, (&l, &t)) in labels.iter().zip(targets).enumerate() {
@@ -173,15 +181,14 @@ impl Incoming {
                 counts[c] += 1;
                 let k = fill[t as usize] as usize;
                 fill[t as usize] += 1;
-                (src[k], label[k], cnt[k]) = (s, l, c as u32);
+                edges[k] = InEdge {
+                    src: s,
+                    label: l,
+                    cnt: c as u32,
+                };
             }
         }
-        Incoming {
-            off,
-            src,
-            label,
-            cnt,
-        }
+        Incoming { off, edges }
     }
 
     fn range(&self, t: u32) -> std::ops::Range<usize> {
@@ -260,7 +267,7 @@ impl Minimiser<'_> {
         let mut labels = Vec::new();
         for &t in self.blocks.members(b) {
             for k in self.incoming.range(t) {
-                let l = self.incoming.label[k] as usize;
+                let l = self.incoming.edges[k].label as usize;
                 if buckets[l].is_empty() {
                     labels.push(l);
                 }
@@ -303,15 +310,15 @@ impl Minimiser<'_> {
     /// the one for the taken-out block, creating the latter at the source's first such
     /// transition.
     fn move_counter(&mut self, k: usize) {
-        let s = self.incoming.src[k] as usize;
-        let old = self.incoming.cnt[k];
+        let InEdge { src, cnt: old, .. } = self.incoming.edges[k];
+        let s = src as usize;
         if self.new_cnt[s] == NONE {
             self.new_cnt[s] = self.alloc_counter();
             self.preds.push((s as u32, old));
         }
         self.counts[old as usize] -= 1;
         self.counts[self.new_cnt[s] as usize] += 1;
-        self.incoming.cnt[k] = self.new_cnt[s];
+        self.incoming.edges[k].cnt = self.new_cnt[s];
     }
 
     fn alloc_counter(&mut self) -> u32 {
@@ -340,14 +347,4 @@ impl Minimiser<'_> {
         }
         self.splits.clear();
     }
-}
-
-/// A per-block (or per-constellation) array holding the first block's `value`, with room for
-/// the at most `n` blocks, so it never moves. Growing by doubling copies it and can leave the
-/// old copies resident: on a 300,000-state cycle, where every state ends in a block of its
-/// own, that cost 3.8 MB of 30 MB peak RSS.
-fn per_block(n: usize, value: u32) -> Vec<u32> {
-    let mut v = Vec::with_capacity(n.max(1));
-    v.push(value);
-    v
 }
