@@ -99,18 +99,22 @@ impl Lts {
         seen
     }
 
-    /// Predecessor lists in CSR form: `(offsets, sources)`, one entry per transition.
+    /// Predecessor lists in CSR form: `(offsets, sources)`, one entry per transition, sources
+    /// ascending per target.
     pub fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
-        let (offsets, ids) = self.incoming();
-        let source_of: Vec<u32> = self.transitions().map(|(s, _, _)| s).collect();
-        (
-            offsets,
-            ids.iter().map(|&e| source_of[e as usize]).collect(),
-        )
+        let offsets = self.in_offsets();
+        let mut fill = offsets.clone();
+        let mut sources = vec![0u32; self.trans_to.len()];
+        for (s, _, t) in self.transitions() {
+            sources[fill[t as usize] as usize] = s;
+            fill[t as usize] += 1;
+        }
+        (offsets, sources)
     }
 
-    /// Transition ids grouped by target in CSR form: `(offsets, ids)`, ids ascending per target.
-    pub(crate) fn incoming(&self) -> (Vec<u32>, Vec<u32>) {
+    /// Where each state's incoming transitions start in a CSR grouped by target (n + 1
+    /// entries; the last is the number of transitions).
+    pub(crate) fn in_offsets(&self) -> Vec<u32> {
         let n = self.num_states();
         let mut offsets = vec![0u32; n + 1];
         for &t in &self.trans_to {
@@ -119,12 +123,6 @@ impl Lts {
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut fill = offsets.clone();
-        let mut ids = vec![0u32; self.trans_to.len()];
-        for (e, &t) in self.trans_to.iter().enumerate() {
-            ids[fill[t as usize] as usize] = e as u32;
-            fill[t as usize] += 1;
-        }
-        (offsets, ids)
+        offsets
     }
 }

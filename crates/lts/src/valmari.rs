@@ -162,13 +162,7 @@ impl Incoming {
     fn new(lts: &Lts, counts: &mut Vec<u32>) -> Self {
         let n = lts.num_states();
         let m = lts.num_transitions();
-        let mut off = vec![0u32; n + 1];
-        for &t in &lts.trans_to {
-            off[t as usize + 1] += 1;
-        }
-        for i in 0..n {
-            off[i + 1] += off[i];
-        }
+        let off = lts.in_offsets();
         let mut fill = off[..n].to_vec();
         let mut edges = vec![InEdge::default(); m];
         for s in 0..n as u32 {
