@@ -181,3 +181,42 @@ fn minimize() {
         ],
     );
 }
+
+#[test]
+fn minimize_json() {
+    check(
+        "minimize_json",
+        &[
+            &[
+                "minimize",
+                "a_tau_b_b.aut",
+                "--equiv",
+                "branching",
+                "--no-time",
+                "--format",
+                "json",
+            ],
+            &[
+                "minimize",
+                "ab_ac.aut",
+                "-o",
+                "/dev/null",
+                "--no-time",
+                "--format",
+                "json",
+            ],
+            &["minimize", "bad.aut", "--format", "json"],
+        ],
+    );
+}
+
+#[test]
+fn minimize_json_reports_times_unless_told_not_to() {
+    let out = run(&["minimize", "ab_ac.aut", "--format", "json"]);
+    let json = out.split("--- stdout\n").nth(1).unwrap();
+    let json = json.split("--- stderr").next().unwrap();
+    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    for key in ["read_s", "minimise_s"] {
+        assert!(report["time"][key].is_f64(), "{key} missing: {out}");
+    }
+}
