@@ -46,6 +46,51 @@ fn a_bc_against_ab_ac() {
 }
 
 #[test]
+fn equivalence_in_csp_models() {
+    check(
+        "equivalence_in_csp_models",
+        &[
+            // a.(b+c) and a.b+a.c: trace equivalent, not failures equivalent.
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "trace-eq"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "failures-eq"],
+            &["compare", "ab_ac.aut", "a_bc.aut", "--equiv", "failures-eq"],
+            // a and a+b: only one direction fails.
+            &["compare", "a.aut", "a_plus_b.aut", "--equiv", "trace-eq"],
+            &["compare", "a_plus_b.aut", "a.aut", "--equiv", "trace-eq"],
+            // Both directions fail: the shorter counterexample, LEFT [T= RIGHT on a tie.
+            &["compare", "a_plus_b.aut", "a_b.aut", "--equiv", "trace-eq"],
+            &["compare", "a.aut", "b.aut", "--equiv", "trace-eq"],
+            &["compare", "a.aut", "a_loop.aut", "--equiv", "fd-eq"],
+            &[
+                "compare",
+                "a_loop.aut",
+                "tau_a.aut",
+                "--equiv",
+                "failures-eq",
+            ],
+            &[
+                "compare",
+                "a.aut",
+                "a_plus_b.aut",
+                "--equiv",
+                "trace-eq",
+                "--format",
+                "json",
+            ],
+            &[
+                "compare",
+                "a_bc.aut",
+                "ab_ac.aut",
+                "--equiv",
+                "trace-eq",
+                "--format",
+                "json",
+            ],
+        ],
+    );
+}
+
+#[test]
 fn silent_steps_and_divergence() {
     check(
         "silent_steps_and_divergence",

@@ -7,7 +7,8 @@
 //!   with [`read_aut`].
 //! - [`minimize`] reduces modulo an [`Equivalence`]; [`compare_bisim`] decides equivalence of
 //!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`].
-//! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`].
+//! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`];
+//!   [`refinement_equivalent`] checks both directions.
 //! - [`Mapping`] hides and renames actions before a comparison.
 //!
 //! ```
@@ -33,6 +34,7 @@ mod evidence;
 mod hml;
 mod lts;
 mod mapping;
+mod mutual;
 mod partition;
 mod reduce;
 mod refine;
@@ -49,6 +51,7 @@ pub use dot::write_dot;
 pub use hml::{Checker, Formula};
 pub use lts::{Lts, TAU};
 pub use mapping::{MapError, Mapping};
+pub use mutual::{MutualFailure, MutualResult, refinement_equivalent};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
 pub use refinement::{Counterexample, Model, RefinementResult, Violation, refines};
