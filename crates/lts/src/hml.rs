@@ -109,6 +109,7 @@ impl fmt::Display for Formula {
                 Formula::Diamond(a, h) => write!(f, "[{a}]{}", Negated(h)),
                 Formula::WeakDiamond(a, h) => write!(f, "[[{a}]]{}", Negated(h)),
                 Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
+                Formula::True => write!(f, "false"),
                 _ => write!(f, "!{}", Atom(g)),
             },
             Formula::And(parts) => {
