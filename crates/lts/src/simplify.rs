@@ -207,10 +207,11 @@ fn edits(f: &Rc<Formula>) -> Vec<Rc<Formula>> {
     out
 }
 
-/// Shrinks `f` greedily: each edit is kept when the normalised result is smaller and
-/// `distinguishes` confirms it. `cost` is the price of one check per formula node; checking
-/// stops when `budget` is spent. The result is 1-minimal for the edits tried when the budget
-/// suffices: no single edit of it is smaller and still distinguishing.
+/// Shrinks `f`, which must distinguish, greedily: each edit is kept when the normalised
+/// result is smaller and `distinguishes` confirms it. `cost` is the price of one check per
+/// formula node; checking stops when `budget` is spent. The result is 1-minimal for the
+/// edits tried when the budget suffices: no single edit of it is smaller and still
+/// distinguishing. Formulas of more than [`SHRINK_MAX_NODES`] nodes are returned as they are.
 pub fn shrink(
     f: &Rc<Formula>,
     mut distinguishes: impl FnMut(&Formula) -> bool,
@@ -221,35 +222,66 @@ pub fn shrink(
         // Rewriting recurses through the formula: leave very large (deep) ones as they are.
         return f.clone();
     }
-    let mut f = normalise(f);
-    let mut spent = 0u64;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        // Position 0 is the whole formula: `true` and `false` never distinguish.
-        let mut index = 1;
-        while index < nodes(&f) {
-            let mut kept = None;
-            for edit in edits(node_at(&f, index)) {
-                let candidate = normalise(&replace_at(&f, index, &edit));
-                if nodes(&candidate) >= nodes(&f) {
-                    continue;
-                }
-                spent += cost.saturating_mul(nodes(&candidate) as u64);
-                if spent > budget {
-                    return f;
-                }
-                if distinguishes(&candidate) {
-                    kept = Some(candidate);
-                    break;
-                }
-            }
-            match kept {
-                // Stay at this position: the new subformula there may shrink further.
-                Some(smaller) => (f, changed) = (smaller, true),
-                None => index += 1,
-            }
-        }
+    let normal = normalise(f);
+    // The rewriting is sound, but evidence is checked, never trusted.
+    if !distinguishes(&normal) {
+        return f.clone();
+    }
+    let mut search = Shrinker {
+        distinguishes,
+        cost,
+        left: budget,
+    };
+    let mut f = normal;
+    while let Some(smaller) = search.pass(&f) {
+        f = smaller;
     }
     f
 }
+
+/// The state of a greedy search: the check and what is left of the budget.
+struct Shrinker<F> {
+    distinguishes: F,
+    cost: u64,
+    left: u64,
+}
+
+impl<F: FnMut(&Formula) -> bool> Shrinker<F> {
+    /// One pass over the positions of `f`; `None` when no edit was kept (or the budget ran out).
+    fn pass(&mut self, f: &Rc<Formula>) -> Option<Rc<Formula>> {
+        let mut f = f.clone();
+        let mut changed = false;
+        // Position 0 is the whole formula: `true` and `false` never distinguish.
+        let mut index = 1;
+        while index < nodes(&f) {
+            match self.edit_at(&f, index) {
+                // Stay at this position: the new subformula there may shrink further.
+                Ok(Some(smaller)) => (f, changed) = (smaller, true),
+                Ok(None) => index += 1,
+                Err(Spent) => break,
+            }
+        }
+        changed.then_some(f)
+    }
+
+    /// The first edit at `index` that gives a smaller formula that still distinguishes.
+    fn edit_at(&mut self, f: &Rc<Formula>, index: usize) -> Result<Option<Rc<Formula>>, Spent> {
+        let size = nodes(f);
+        for edit in edits(node_at(f, index)) {
+            let candidate = normalise(&replace_at(f, index, &edit));
+            let candidate_size = nodes(&candidate);
+            if candidate_size >= size {
+                continue;
+            }
+            let price = self.cost.saturating_mul(candidate_size as u64);
+            self.left = self.left.checked_sub(price).ok_or(Spent)?;
+            if (self.distinguishes)(&candidate) {
+                return Ok(Some(candidate));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The budget ran out.
+struct Spent;

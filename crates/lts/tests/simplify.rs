@@ -110,6 +110,22 @@ fn redundant_conjuncts_and_guards_are_dropped() {
     );
 }
 
+#[test]
+fn shrinking_is_bounded_and_checked() {
+    let (l, r) = (aut(A_BC), aut(AB_AC));
+    // [a](<c>true && <b>true && true): one of the conjuncts is enough; the first goes first.
+    let f = not(dia("a", not(and(&[dia("c", t()), dia("b", t()), t()]))));
+    let check = |g: &Formula| distinguishes(&l, &r, g);
+    assert_eq!(shrink(&f, check, 1, u64::MAX).to_string(), "[a]<b>true");
+    // No budget: only the sound rewriting.
+    assert_eq!(
+        shrink(&f, check, 1, 0).to_string(),
+        "[a](<c>true && <b>true)"
+    );
+    // A check that refuses everything: the formula comes back untouched.
+    assert_eq!(shrink(&f, |_| false, 1, u64::MAX), f);
+}
+
 /// `lts` with one transition redirected: often only subtly different.
 fn perturb(lts: &Lts, seed: u64) -> Lts {
     let mut rng = Rng(seed);
