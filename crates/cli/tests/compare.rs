@@ -90,6 +90,32 @@ fn equivalence_in_csp_models() {
     );
 }
 
+/// The formula read off the refinement history is
+/// `<{<tau* b>true && <tau* a>true}tau>(<tau* b><tau* b>true && [tau* a]false)`; only
+/// `<tau* b><tau* b>true` is needed.
+#[test]
+fn simplified_evidence() {
+    check(
+        "simplified_evidence",
+        &[
+            &[
+                "compare",
+                "ab_back_to_0.aut",
+                "ab_back_to_1.aut",
+                "--equiv",
+                "branching",
+            ],
+            &[
+                "compare",
+                "ab_back_to_0.aut",
+                "ab_back_to_1.aut",
+                "--equiv",
+                "strong",
+            ],
+        ],
+    );
+}
+
 #[test]
 fn silent_steps_and_divergence() {
     check(

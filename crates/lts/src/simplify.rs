@@ -4,8 +4,9 @@
 //! The formula read off the refinement history carries one conjunct per answer the other
 //! state could give, at every level; most of them are not needed to tell the two initial
 //! states apart. Shrinking tries, in pre-order (outermost first), to replace a subformula by
-//! `true` or `false` or to drop a conjunct, and keeps a change only when the result is
-//! smaller and still holds in the left initial state and fails in the right one.
+//! `true` or `false`, to leave out a modality or to drop a conjunct, and keeps a change only
+//! when the result is smaller and still holds in the left initial state and fails in the
+//! right one.
 
 use crate::hml::Formula;
 use rustc_hash::FxHashMap;
@@ -188,15 +189,20 @@ fn replace_at(f: &Rc<Formula>, index: usize, by: &Rc<Formula>) -> Rc<Formula> {
     Rc::new(rebuild(f, kids))
 }
 
-/// The smaller formulas tried in place of `f`, most drastic first: `true`, `false`, and for a
-/// conjunction each conjunction with one part left out.
-fn edits(f: &Rc<Formula>) -> Vec<Rc<Formula>> {
+/// The smaller formulas tried in place of `f`, most drastic first: `true`, `false`, the
+/// target of a modality, and for a conjunction each conjunction with one part left out.
+/// At the root (`whole`), `true` and `false` are not tried: they never distinguish.
+fn edits(f: &Rc<Formula>, whole: bool) -> Vec<Rc<Formula>> {
     let mut out = Vec::new();
-    if **f != Formula::True {
+    if **f != Formula::True && !whole {
         out.push(truth());
     }
-    if !is_false(f) {
+    if !is_false(f) && !whole {
         out.push(falsity());
+    }
+    // Leave out a modality: `<a>g` becomes `g` (and `[a]g`, read as `!<a>!g`, becomes `g`).
+    if let Formula::Diamond(_, g) | Formula::WeakDiamond(_, g) | Formula::Until(_, _, g) = &**f {
+        out.push(g.clone());
     }
     if let Formula::And(parts) = &**f {
         for skip in 0..parts.len() {
@@ -251,8 +257,7 @@ impl<F: FnMut(&Formula) -> bool> Shrinker<F> {
     fn pass(&mut self, f: &Rc<Formula>) -> Option<Rc<Formula>> {
         let mut f = f.clone();
         let mut changed = false;
-        // Position 0 is the whole formula: `true` and `false` never distinguish.
-        let mut index = 1;
+        let mut index = 0;
         while index < nodes(&f) {
             match self.edit_at(&f, index) {
                 // Stay at this position: the new subformula there may shrink further.
@@ -267,7 +272,7 @@ impl<F: FnMut(&Formula) -> bool> Shrinker<F> {
     /// The first edit at `index` that gives a smaller formula that still distinguishes.
     fn edit_at(&mut self, f: &Rc<Formula>, index: usize) -> Result<Option<Rc<Formula>>, Spent> {
         let size = nodes(f);
-        for edit in edits(node_at(f, index)) {
+        for edit in edits(node_at(f, index), index == 0) {
             let candidate = normalise(&replace_at(f, index, &edit));
             let candidate_size = nodes(&candidate);
             if candidate_size >= size {

@@ -106,7 +106,7 @@ fn redundant_conjuncts_and_guards_are_dropped() {
         "des (0, 4, 3)\n(0, tau, 1)\n(0, tau, 2)\n(1, a, 2)\n(2, b, 1)\n",
         Equivalence::Branching,
         "<{<tau* b>true && <tau* a>true}tau>(<tau* b><tau* b>true && [tau* a]false)",
-        "<tau* tau><tau* b><tau* b>true",
+        "<tau* b><tau* b>true",
     );
 }
 
