@@ -28,7 +28,7 @@ pub enum Side {
 #[derive(Clone, Debug)]
 pub struct Distinction {
     /// Holds in the left initial state, fails in the right one: `original` shrunk as far as
-    /// the model checker confirms (see [`crate::simplify`]).
+    /// the model checker confirms (see [`crate::shrink`]).
     pub formula: Rc<Formula>,
     /// The formula as read off the refinement history, before simplification.
     pub original: Rc<Formula>,

@@ -6,7 +6,8 @@
 //!   [`LtsBuilder`] (state-space explorers hand their transitions over this way) or read one
 //!   with [`read_aut`].
 //! - [`minimize`] reduces modulo an [`Equivalence`]; [`compare_bisim`] decides equivalence of
-//!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`].
+//!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`], made
+//!   smaller by [`shrink`] (every step confirmed by the checker).
 //! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`];
 //!   [`refinement_equivalent`] checks both directions.
 //! - [`Mapping`] hides and renames actions before a comparison.

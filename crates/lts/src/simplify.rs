@@ -217,7 +217,7 @@ fn edits(f: &Rc<Formula>, whole: bool) -> Vec<Rc<Formula>> {
 /// result is smaller and `distinguishes` confirms it. `cost` is the price of one check per
 /// formula node; checking stops when `budget` is spent. The result is 1-minimal for the
 /// edits tried when the budget suffices: no single edit of it is smaller and still
-/// distinguishing. Formulas of more than [`SHRINK_MAX_NODES`] nodes are returned as they are.
+/// distinguishing. Formulas of more than 2,000 nodes are returned as they are.
 pub fn shrink(
     f: &Rc<Formula>,
     mut distinguishes: impl FnMut(&Formula) -> bool,
