@@ -126,6 +126,15 @@ fn shrinking_is_bounded_and_checked() {
     assert_eq!(shrink(&f, |_| false, 1, u64::MAX), f);
 }
 
+#[test]
+fn deep_formulas_shrink() {
+    // `<a><a>...<a>true`, 1500 deep, against a state without `a`: one `<a>` is enough.
+    let (l, r) = (aut("des (0, 1, 1)\n(0, a, 0)\n"), aut("des (0, 0, 1)\n"));
+    let deep = (0..1500).fold(t(), |f, _| dia("a", f));
+    let small = shrink(&deep, |g| distinguishes(&l, &r, g), 1, u64::MAX);
+    assert_eq!(small.to_string(), "<a>true");
+}
+
 /// `lts` with one transition redirected: often only subtly different.
 fn perturb(lts: &Lts, seed: u64) -> Lts {
     let mut rng = Rng(seed);
