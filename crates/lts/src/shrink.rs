@@ -15,7 +15,7 @@ use std::rc::Rc;
 /// How much model checking shrinking may spend, in formula nodes times LTS size (states
 /// plus transitions of both inputs): a check of an `n`-node formula costs about `n` passes.
 /// Counted, not timed, so the result does not depend on the machine.
-pub(crate) const SHRINK_BUDGET: u64 = 400_000_000;
+pub(crate) const SHRINK_BUDGET: u64 = 200_000_000;
 
 /// Larger formulas are left alone: each edit costs a rewrite of the whole formula.
 const SHRINK_MAX_NODES: usize = 2_000;
