@@ -46,6 +46,77 @@ fn a_bc_against_ab_ac() {
 }
 
 #[test]
+fn equivalence_in_csp_models() {
+    check(
+        "equivalence_in_csp_models",
+        &[
+            // a.(b+c) and a.b+a.c: trace equivalent, not failures equivalent.
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "trace-eq"],
+            &["compare", "a_bc.aut", "ab_ac.aut", "--equiv", "failures-eq"],
+            &["compare", "ab_ac.aut", "a_bc.aut", "--equiv", "failures-eq"],
+            // a and a+b: only one direction fails.
+            &["compare", "a.aut", "a_plus_b.aut", "--equiv", "trace-eq"],
+            &["compare", "a_plus_b.aut", "a.aut", "--equiv", "trace-eq"],
+            // Both directions fail: the shorter counterexample, LEFT [T= RIGHT on a tie.
+            &["compare", "a_plus_b.aut", "a_b.aut", "--equiv", "trace-eq"],
+            &["compare", "a.aut", "b.aut", "--equiv", "trace-eq"],
+            &["compare", "a.aut", "a_loop.aut", "--equiv", "fd-eq"],
+            &[
+                "compare",
+                "a_loop.aut",
+                "tau_a.aut",
+                "--equiv",
+                "failures-eq",
+            ],
+            &[
+                "compare",
+                "a.aut",
+                "a_plus_b.aut",
+                "--equiv",
+                "trace-eq",
+                "--format",
+                "json",
+            ],
+            &[
+                "compare",
+                "a_bc.aut",
+                "ab_ac.aut",
+                "--equiv",
+                "trace-eq",
+                "--format",
+                "json",
+            ],
+        ],
+    );
+}
+
+/// The formula read off the refinement history is
+/// `<{<tau* b>true && <tau* a>true}tau>(<tau* b><tau* b>true && [tau* a]false)`; only
+/// `<tau* b><tau* b>true` is needed.
+#[test]
+fn simplified_evidence() {
+    check(
+        "simplified_evidence",
+        &[
+            &[
+                "compare",
+                "ab_back_to_0.aut",
+                "ab_back_to_1.aut",
+                "--equiv",
+                "branching",
+            ],
+            &[
+                "compare",
+                "ab_back_to_0.aut",
+                "ab_back_to_1.aut",
+                "--equiv",
+                "strong",
+            ],
+        ],
+    );
+}
+
+#[test]
 fn silent_steps_and_divergence() {
     check(
         "silent_steps_and_divergence",
@@ -180,4 +251,43 @@ fn minimize() {
             &["minimize", "a_loop.aut", "--equiv", "weak", "--no-time"],
         ],
     );
+}
+
+#[test]
+fn minimize_json() {
+    check(
+        "minimize_json",
+        &[
+            &[
+                "minimize",
+                "a_tau_b_b.aut",
+                "--equiv",
+                "branching",
+                "--no-time",
+                "--format",
+                "json",
+            ],
+            &[
+                "minimize",
+                "ab_ac.aut",
+                "-o",
+                "/dev/null",
+                "--no-time",
+                "--format",
+                "json",
+            ],
+            &["minimize", "bad.aut", "--format", "json"],
+        ],
+    );
+}
+
+#[test]
+fn minimize_json_reports_times_unless_told_not_to() {
+    let out = run(&["minimize", "ab_ac.aut", "--format", "json"]);
+    let json = out.split("--- stdout\n").nth(1).unwrap();
+    let json = json.split("--- stderr").next().unwrap();
+    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    for key in ["read_s", "minimise_s"] {
+        assert!(report["time"][key].is_f64(), "{key} missing: {out}");
+    }
 }

@@ -12,6 +12,8 @@ use crate::lts::Lts;
 use crate::reduce::{Equivalence, branching};
 use crate::refine::{Mode, refine};
 use crate::scc::contract_tau_sccs;
+use crate::shrink::{SHRINK_BUDGET, shrink};
+use crate::simplify::normalise;
 use crate::weak::refine_weak;
 use crate::witness::Step;
 use std::rc::Rc;
@@ -26,8 +28,11 @@ pub enum Side {
 /// Why two LTSs are not equivalent.
 #[derive(Clone, Debug)]
 pub struct Distinction {
-    /// Holds in the left initial state, fails in the right one.
+    /// Holds in the left initial state, fails in the right one: `original` shrunk as far as
+    /// the model checker confirms (see [`crate::shrink`]).
     pub formula: Rc<Formula>,
+    /// The formula as read off the refinement history, before simplification.
+    pub original: Rc<Formula>,
     /// Whether re-evaluating `formula` on both inputs confirmed it (always expected).
     pub checked: bool,
     /// The side on which `path` realises the positive part of the formula: the left side
@@ -99,16 +104,27 @@ pub fn compare_bisim(left: &Lts, right: &Lts, equivalence: Equivalence) -> Bisim
     }
 }
 
-/// Checks `formula` on both inputs and finds the path that realises it.
-fn explain(left: &Lts, right: &Lts, formula: Rc<Formula>) -> Distinction {
+/// Simplifies `original`, checks the result on both inputs and finds the path that realises
+/// it. Shrinking keeps only changes the checker confirms; an unconfirmed `original` (a bug)
+/// is only rewritten soundly, so it stays unconfirmed and is reported as such.
+fn explain(left: &Lts, right: &Lts, original: Rc<Formula>) -> Distinction {
     let (lc, rc) = (Checker::new(left), Checker::new(right));
-    let checked = lc.holds(&formula, left.initial()) && !rc.holds(&formula, right.initial());
+    let distinguishes = |f: &Formula| lc.holds(f, left.initial()) && !rc.holds(f, right.initial());
+    let formula = if distinguishes(&original) {
+        let cost = (left.num_states() + left.num_transitions() + right.num_states()) as u64
+            + right.num_transitions() as u64;
+        shrink(&original, distinguishes, cost, SHRINK_BUDGET)
+    } else {
+        normalise(&original)
+    };
+    let checked = distinguishes(&formula);
     let (side, path) = match &*formula {
         Formula::Not(g) => (Side::Right, rc.witness(g, right.initial())),
         _ => (Side::Left, lc.witness(&formula, left.initial())),
     };
     Distinction {
         formula,
+        original,
         checked,
         side,
         path,

@@ -109,6 +109,7 @@ impl fmt::Display for Formula {
                 Formula::Diamond(a, h) => write!(f, "[{a}]{}", Negated(h)),
                 Formula::WeakDiamond(a, h) => write!(f, "[[{a}]]{}", Negated(h)),
                 Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
+                Formula::True => write!(f, "false"),
                 _ => write!(f, "!{}", Atom(g)),
             },
             Formula::And(parts) => {
@@ -196,29 +197,36 @@ impl<'a> Checker<'a> {
 
     /// The set of states satisfying `formula`.
     pub fn sat(&self, formula: &Formula) -> Vec<bool> {
+        self.sat_from(formula, &mut |g| self.sat(g))
+    }
+
+    /// The set of states satisfying `formula`, evaluating its immediate subformulas with
+    /// `sub` (so that a caller can remember them: see `witness`).
+    pub(crate) fn sat_from(
+        &self,
+        formula: &Formula,
+        sub: &mut dyn FnMut(&Formula) -> Vec<bool>,
+    ) -> Vec<bool> {
         let n = self.lts.num_states();
         match formula {
             Formula::True => vec![true; n],
-            Formula::Not(f) => self.sat(f).into_iter().map(|b| !b).collect(),
+            Formula::Not(f) => sub(f).into_iter().map(|b| !b).collect(),
             Formula::And(fs) => fs.iter().fold(vec![true; n], |acc, f| {
-                acc.into_iter()
-                    .zip(self.sat(f))
-                    .map(|(a, b)| a && b)
-                    .collect()
+                acc.into_iter().zip(sub(f)).map(|(a, b)| a && b).collect()
             }),
-            Formula::Diamond(a, f) => self.pre(self.label(a), &self.sat(f)),
-            Formula::WeakDiamond(a, f) => self.weak_pre(self.label(a), &self.sat(f)),
+            Formula::Diamond(a, f) => self.pre(self.label(a), &sub(f)),
+            Formula::WeakDiamond(a, f) => self.weak_pre(self.label(a), &sub(f)),
             Formula::Until(g, a, f) => {
-                let g = self.sat(g);
+                let g = sub(g);
                 let start: Vec<bool> = self
-                    .pre(self.label(a), &self.sat(f))
+                    .pre(self.label(a), &sub(f))
                     .iter()
                     .zip(&g)
                     .map(|(x, y)| *x && *y)
                     .collect();
                 self.tau_closure_within(start, &g)
             }
-            Formula::Diverge(g) => self.divergent_within(&self.sat(g)),
+            Formula::Diverge(g) => self.divergent_within(&sub(g)),
         }
     }
 

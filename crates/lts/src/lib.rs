@@ -6,8 +6,10 @@
 //!   [`LtsBuilder`] (state-space explorers hand their transitions over this way) or read one
 //!   with [`read_aut`].
 //! - [`minimize`] reduces modulo an [`Equivalence`]; [`compare_bisim`] decides equivalence of
-//!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`].
-//! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`].
+//!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`], made
+//!   smaller by [`shrink`] (every step confirmed by the checker).
+//! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`];
+//!   [`refinement_equivalent`] checks both directions.
 //! - [`Mapping`] hides and renames actions before a comparison.
 //!
 //! ```
@@ -33,11 +35,14 @@ mod evidence;
 mod hml;
 mod lts;
 mod mapping;
+mod mutual;
 mod partition;
 mod reduce;
 mod refine;
 mod refinement;
 mod scc;
+mod shrink;
+mod simplify;
 mod valmari;
 mod weak;
 mod witness;
@@ -49,8 +54,11 @@ pub use dot::write_dot;
 pub use hml::{Checker, Formula};
 pub use lts::{Lts, TAU};
 pub use mapping::{MapError, Mapping};
+pub use mutual::{MutualFailure, MutualResult, refinement_equivalent};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
 pub use refinement::{Counterexample, Model, RefinementResult, Violation, refines};
 pub use scc::{contract_tau_sccs, tau_sccs};
+pub use shrink::shrink;
+pub use simplify::normalise;
 pub use witness::Step;

@@ -6,6 +6,7 @@
 
 use crate::hml::{Checker, Formula};
 use crate::lts::TAU;
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// One step of a path: the label taken and the state reached.
@@ -15,54 +16,87 @@ pub struct Step {
     pub state: u32,
 }
 
+/// The satisfaction sets of the subformulas met while building a path, each computed once and
+/// kept as bits: re-evaluating the rest of a formula at every level of it would take time
+/// quadratic in its depth (deep formulas come from long chains of refinement rounds).
+struct Memo<'c, 'a> {
+    checker: &'c Checker<'a>,
+    sets: FxHashMap<*const Formula, Vec<u64>>,
+}
+
+impl Memo<'_, '_> {
+    fn sat(&mut self, f: &Formula) -> Vec<bool> {
+        let n = self.checker.lts().num_states();
+        if let Some(bits) = self.sets.get(&(f as *const Formula)) {
+            return (0..n).map(|i| bits[i / 64] >> (i % 64) & 1 == 1).collect();
+        }
+        let checker = self.checker;
+        let set = checker.sat_from(f, &mut |g| self.sat(g));
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for i in (0..n).filter(|&i| set[i]) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+        self.sets.insert(f, bits);
+        set
+    }
+}
+
 impl Checker<'_> {
     /// Steps from `state` that realise `formula`; empty when it needs none or does not hold.
     pub fn witness(&self, formula: &Formula, state: u32) -> Vec<Step> {
         let mut path = Vec::new();
-        self.extend_witness(formula, state, &mut path);
+        let mut memo = Memo {
+            checker: self,
+            sets: FxHashMap::default(),
+        };
+        self.extend_witness(&mut memo, formula, state, &mut path);
         path
     }
 
-    fn extend_witness(&self, formula: &Formula, state: u32, path: &mut Vec<Step>) {
+    fn extend_witness(&self, memo: &mut Memo, formula: &Formula, state: u32, path: &mut Vec<Step>) {
         let next = match formula {
             Formula::True | Formula::Not(_) => None,
             Formula::And(parts) => {
                 let positive = parts.iter().find(|p| !matches!(***p, Formula::Not(_)));
                 if let Some(p) = positive {
-                    self.extend_witness(p, state, path);
+                    self.extend_witness(memo, p, state, path);
                 }
                 None
             }
             Formula::Diamond(a, f) => {
-                self.search(state, &vec![false; self.lts().num_states()], a, f, false)
+                let through = vec![false; self.lts().num_states()];
+                self.search(state, &through, a, f, &memo.sat(f), false)
             }
-            Formula::WeakDiamond(a, f) => self.search(state, &self.sat(&Formula::True), a, f, true),
-            Formula::Until(g, a, f) => self.search(state, &self.sat(g), a, f, false),
+            Formula::WeakDiamond(a, f) => {
+                let through = vec![true; self.lts().num_states()];
+                self.search(state, &through, a, f, &memo.sat(f), true)
+            }
+            Formula::Until(g, a, f) => self.search(state, &memo.sat(g), a, f, &memo.sat(f), false),
             Formula::Diverge(g) => {
-                path.extend(self.lasso(state, &self.sat(g)));
+                path.extend(self.lasso(state, &memo.sat(g)));
                 None
             }
         };
         if let Some((steps, f)) = next {
             let end = steps.last().map_or(state, |s| s.state);
             path.extend(steps);
-            self.extend_witness(f, end, path);
+            self.extend_witness(memo, f, end, path);
         }
     }
 
     /// Shortest path: `tau`-steps through `through`, then `a`, then (if `weak`) `tau`-steps,
-    /// ending in a state satisfying `f`. Returns the steps and `f` to continue with.
-    /// For a weak `tau` the `a`-step may be left out (`tau*`).
+    /// ending in a state of `goal` (those satisfying `f`). Returns the steps and `f` to
+    /// continue with. For a weak `tau` the `a`-step may be left out (`tau*`).
     fn search<'f>(
         &self,
         from: u32,
         through: &[bool],
         a: &str,
         f: &'f Formula,
+        goal: &[bool],
         weak: bool,
     ) -> Option<(Vec<Step>, &'f Formula)> {
         let a = self.label(a)?;
-        let goal = self.sat(f);
         // Search nodes are state + n * phase: phase 0 before the `a`-step, 1 after it.
         let n = goal.len();
         let mut parent: Vec<Option<(usize, u32)>> = vec![None; 2 * n];

@@ -3,13 +3,19 @@
 
 mod common;
 
-use agentpi_lts::{Lts, Model, RefinementResult, Violation, refines};
+use agentpi_lts::{
+    Counterexample, Lts, Model, RefinementResult, Side, Violation, refinement_equivalent, refines,
+};
 use common::aut;
 
 fn render(result: &RefinementResult) -> String {
-    let Some(c) = &result.counterexample else {
-        return "refines".to_string();
-    };
+    match &result.counterexample {
+        None => "refines".to_string(),
+        Some(c) => render_counterexample(c),
+    }
+}
+
+fn render_counterexample(c: &Counterexample) -> String {
     let what = match &c.violation {
         Violation::Action(a) => format!("performs {a}"),
         Violation::Refusal(x) => format!("refuses {{{}}}", x.join(", ")),
@@ -29,6 +35,100 @@ const AB_AC: &str = "des (0, 4, 5)\n(0, a, 1)\n(1, b, 2)\n(0, a, 3)\n(3, c, 4)\n
 const A: &str = "des (0, 1, 2)\n(0, a, 1)\n";
 const A_LOOP: &str = "des (0, 2, 2)\n(0, i, 0)\n(0, a, 1)\n";
 const A_B: &str = "des (0, 2, 3)\n(0, a, 1)\n(1, \"b\", 2)\n";
+const A_PLUS_B: &str = "des (0, 2, 3)\n(0, a, 1)\n(0, b, 2)\n";
+const B: &str = "des (0, 1, 2)\n(0, b, 1)\n";
+
+/// Checks `left =model= right` (refinement both ways) and pins the verdict: the failing
+/// direction, its counterexample, and whether the other direction fails too.
+fn check_eq(left: &str, right: &str, model: Model, expected: &str) {
+    let result = refinement_equivalent(&aut(left), &aut(right), model);
+    let rendered = match &result.failure {
+        None => "equivalent".to_string(),
+        Some(f) => {
+            let direction = match f.spec {
+                Side::Left => "left [= right",
+                Side::Right => "right [= left",
+            };
+            let other = if f.other_fails { " (both fail)" } else { "" };
+            let c = render_counterexample(&f.counterexample);
+            format!("{direction} fails{other}: {c}")
+        }
+    };
+    assert_eq!(result.equivalent, result.failure.is_none());
+    assert_eq!(rendered, expected, "{model:?}");
+}
+
+#[test]
+fn equivalence_is_refinement_both_ways() {
+    check_eq(A_BC, AB_AC, Model::Traces, "equivalent");
+    check_eq(
+        A_BC,
+        AB_AC,
+        Model::Failures,
+        "left [= right fails: after [a] the implementation refuses {c}",
+    );
+    check_eq(
+        AB_AC,
+        A_BC,
+        Model::Failures,
+        "right [= left fails: after [a] the implementation refuses {c}",
+    );
+    check_eq(
+        A,
+        A_PLUS_B,
+        Model::Traces,
+        "left [= right fails: after [b] the implementation performs b",
+    );
+    check_eq(
+        A_PLUS_B,
+        A,
+        Model::Traces,
+        "right [= left fails: after [b] the implementation performs b",
+    );
+    // a_loop has no stable state initially, so it has no failure ([], {}), which a has.
+    check_eq(
+        A,
+        A_LOOP,
+        Model::Failures,
+        "right [= left fails: after [] the implementation refuses {}",
+    );
+    check_eq(
+        A,
+        A_LOOP,
+        Model::FailuresDivergences,
+        "left [= right fails: after [] the implementation diverges",
+    );
+}
+
+#[test]
+fn when_both_directions_fail_the_shorter_counterexample_is_reported() {
+    // a+b [T= a.b fails after [a, b]; a.b [T= a+b fails after [b].
+    check_eq(
+        A_PLUS_B,
+        A_B,
+        Model::Traces,
+        "right [= left fails (both fail): after [b] the implementation performs b",
+    );
+    check_eq(
+        A_B,
+        A_PLUS_B,
+        Model::Traces,
+        "left [= right fails (both fail): after [b] the implementation performs b",
+    );
+    // A tie: LEFT [= RIGHT is reported.
+    check_eq(
+        A,
+        B,
+        Model::Traces,
+        "left [= right fails (both fail): after [b] the implementation performs b",
+    );
+    check_eq(
+        B,
+        A,
+        Model::Traces,
+        "left [= right fails (both fail): after [a] the implementation performs a",
+    );
+}
 
 #[test]
 fn failures_tell_a_bc_from_ab_ac() {

@@ -1,10 +1,11 @@
-//! `agentpi compare`: decide bisimilarity or refinement of two state spaces, with evidence:
-//! a checked distinguishing formula and a path, or a shortest refinement counterexample.
+//! `agentpi compare`: decide bisimilarity, refinement or equivalence in a CSP model of two
+//! state spaces, with evidence: a checked distinguishing formula and a path, or a shortest
+//! refinement counterexample (of the failing direction, for an equivalence).
 
 use super::minimize::{error_report, load, located_report};
 use agentpi_lts::{
-    BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, Side, Step, Violation,
-    compare_bisim, refines,
+    BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, MutualResult, Side, Step,
+    Violation, compare_bisim, refinement_equivalent, refines,
 };
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -15,7 +16,8 @@ pub struct Args {
     pub left: PathBuf,
     /// The second state space (the implementation, for refinement checks).
     pub right: PathBuf,
-    /// The equivalence, or the refinement model (`trace`, `failures`, `fd`: does RIGHT refine LEFT?).
+    /// The equivalence, or the refinement model (`trace`, `failures`, `fd`: does RIGHT refine
+    /// LEFT?); `trace-eq`, `failures-eq`, `fd-eq` check refinement both ways.
     #[arg(long, value_enum, default_value = "strong")]
     pub equiv: CompareEquiv,
     /// Hide the actions matching PATTERN (they become `tau`); repeatable.
@@ -45,6 +47,12 @@ pub enum CompareEquiv {
     Failures,
     /// Failures-divergences refinement (LEFT [FD= RIGHT).
     Fd,
+    /// Trace equivalence (LEFT [T= RIGHT and RIGHT [T= LEFT).
+    TraceEq,
+    /// Stable-failures equivalence (both ways `[F=`).
+    FailuresEq,
+    /// Failures-divergences equivalence (both ways `[FD=`).
+    FdEq,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,6 +65,7 @@ pub enum Format {
 enum Outcome {
     Bisim(Equivalence, BisimResult),
     Refinement(Model, Option<Counterexample>),
+    Mutual(Model, MutualResult),
 }
 
 pub fn run(args: Args) -> u8 {
@@ -71,6 +80,7 @@ pub fn run(args: Args) -> u8 {
     let holds = match &outcome {
         Outcome::Bisim(_, r) => r.equivalent,
         Outcome::Refinement(_, c) => c.is_none(),
+        Outcome::Mutual(_, r) => r.equivalent,
     };
     match args.format {
         Format::Text => print!("{}", text(&args, &outcome)),
@@ -117,6 +127,7 @@ fn mapping(args: &Args) -> Result<Mapping, String> {
 fn decide(left: &Lts, right: &Lts, equiv: CompareEquiv) -> Outcome {
     let bisim = |e| Outcome::Bisim(e, compare_bisim(left, right, e));
     let refinement = |m| Outcome::Refinement(m, refines(left, right, m).counterexample);
+    let mutual = |m| Outcome::Mutual(m, refinement_equivalent(left, right, m));
     match equiv {
         CompareEquiv::Strong => bisim(Equivalence::Strong),
         CompareEquiv::Branching => bisim(Equivalence::Branching),
@@ -125,6 +136,9 @@ fn decide(left: &Lts, right: &Lts, equiv: CompareEquiv) -> Outcome {
         CompareEquiv::Trace => refinement(Model::Traces),
         CompareEquiv::Failures => refinement(Model::Failures),
         CompareEquiv::Fd => refinement(Model::FailuresDivergences),
+        CompareEquiv::TraceEq => mutual(Model::Traces),
+        CompareEquiv::FailuresEq => mutual(Model::Failures),
+        CompareEquiv::FdEq => mutual(Model::FailuresDivergences),
     }
 }
 
@@ -178,16 +192,55 @@ fn text(args: &Args, outcome: &Outcome) -> String {
             let (name, op) = model_name(*m);
             match c {
                 None => format!("refines: {l} {op} {r} holds ({name} refinement)\n"),
-                Some(c) => refinement_text(args, name, op, c),
+                Some(c) => {
+                    let head = format!("does not refine: {l} {op} {r} fails ({name} refinement)");
+                    format!(
+                        "{head}\n\n{}",
+                        counterexample_text(args.sides(Side::Left), c)
+                    )
+                }
             }
+        }
+        Outcome::Mutual(m, result) => mutual_text(args, *m, result),
+    }
+}
+
+impl Args {
+    /// The (specification, implementation) file names when `spec` is the specification.
+    fn sides(&self, spec: Side) -> (String, String) {
+        let (l, r) = (self.left.display(), self.right.display());
+        match spec {
+            Side::Left => (l.to_string(), r.to_string()),
+            Side::Right => (r.to_string(), l.to_string()),
         }
     }
 }
 
-fn refinement_text(args: &Args, name: &str, op: &str, c: &Counterexample) -> String {
+/// An equivalence in a CSP model: both directions, and the counterexample of a failing one.
+fn mutual_text(args: &Args, model: Model, result: &MutualResult) -> String {
     let (l, r) = (args.left.display(), args.right.display());
-    let mut out = format!("does not refine: {l} {op} {r} fails ({name} refinement)\n\n");
-    out += &format!("counterexample, a path of {r}:\n{}", steps(&c.path));
+    let (name, op) = model_name(model);
+    // "trace equivalent", but "traces refinement" (the model's name).
+    let adjective = if model == Model::Traces {
+        "trace"
+    } else {
+        name
+    };
+    let Some(f) = &result.failure else {
+        return format!(
+            "equivalent: {l} and {r} are {adjective} equivalent ({l} {op} {r} and {r} {op} {l} hold)\n"
+        );
+    };
+    let (spec, imp) = args.sides(f.spec);
+    let other = if f.other_fails { "fails too" } else { "holds" };
+    let mut out = format!("not equivalent: {l} and {r} are not {adjective} equivalent\n");
+    out += &format!("{spec} {op} {imp} fails ({name} refinement); {imp} {op} {spec} {other}\n\n");
+    out + &counterexample_text((spec, imp), &f.counterexample)
+}
+
+/// The path of the implementation and what the specification cannot match.
+fn counterexample_text((l, r): (String, String), c: &Counterexample) -> String {
+    let mut out = format!("counterexample, a path of {r}:\n{}", steps(&c.path));
     let trace = c.trace.join(", ");
     out += &match &c.violation {
         Violation::Action(a) => {
@@ -238,16 +291,34 @@ fn json_report(args: &Args, outcome: &Outcome) -> Value {
                    "verdict": if result.equivalent { "equivalent" } else { "not-equivalent" }, "evidence": evidence})
         }
         Outcome::Refinement(m, c) => {
-            let counterexample = c.as_ref().map(|c| {
-                let violation = match &c.violation {
-                    Violation::Action(a) => json!({"kind": "action", "action": a}),
-                    Violation::Refusal(x) => json!({"kind": "refusal", "refused": x}),
-                    Violation::Divergence => json!({"kind": "divergence"}),
-                };
-                json!({"trace": c.trace, "steps": json_steps(&c.path), "violation": violation})
-            });
             json!({"check": "refinement", "model": model_name(*m).0, "inputs": files,
-                   "verdict": if c.is_none() { "refines" } else { "does-not-refine" }, "counterexample": counterexample})
+                   "verdict": if c.is_none() { "refines" } else { "does-not-refine" },
+                   "counterexample": c.as_ref().map(json_counterexample)})
         }
+        Outcome::Mutual(m, result) => json_mutual(*m, result, files),
     }
+}
+
+/// `direction` names the failing check by role (`spec`, `impl`: `left` or `right`);
+/// `other_direction` says whether the reverse check `holds` or `fails`.
+fn json_mutual(model: Model, result: &MutualResult, files: Value) -> Value {
+    let f = result.failure.as_ref();
+    let direction = f.map(|f| match f.spec {
+        Side::Left => json!({"spec": "left", "impl": "right"}),
+        Side::Right => json!({"spec": "right", "impl": "left"}),
+    });
+    let other = f.map(|f| if f.other_fails { "fails" } else { "holds" });
+    json!({"check": "refinement-equivalence", "model": model_name(model).0, "inputs": files,
+           "verdict": if result.equivalent { "equivalent" } else { "not-equivalent" },
+           "direction": direction, "other_direction": other,
+           "counterexample": f.map(|f| json_counterexample(&f.counterexample))})
+}
+
+fn json_counterexample(c: &Counterexample) -> Value {
+    let violation = match &c.violation {
+        Violation::Action(a) => json!({"kind": "action", "action": a}),
+        Violation::Refusal(x) => json!({"kind": "refusal", "refused": x}),
+        Violation::Divergence => json!({"kind": "divergence"}),
+    };
+    json!({"trace": c.trace, "steps": json_steps(&c.path), "violation": violation})
 }

@@ -1,8 +1,11 @@
 //! `agentpi minimize`: reduce a state space modulo strong, branching or weak bisimulation,
-//! printing its size before and after. Also home of the input loading shared with `compare`.
+//! printing its size before and after (as text or JSON). Also home of the input loading shared
+//! with `compare`.
 
+use super::compare::Format;
 use agentpi_diagnostics::{Diagnostic, SourceMap, Span, render};
 use agentpi_lts::{AutError, Equivalence, Lts, minimize, read_aut, write_aut, write_dot};
+use serde_json::{Value, json};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
@@ -21,6 +24,9 @@ pub struct Args {
     /// Leave the timings out of the report (for reproducible output).
     #[arg(long)]
     pub no_time: bool,
+    /// Output format of the report.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
 }
 
 /// The equivalences `minimize` offers.
@@ -64,16 +70,35 @@ pub fn run(args: Args) -> u8 {
         eprint!("{}", error_report("E0703", message));
         return 2;
     }
-    print!(
-        "{}",
-        summary(
-            &args,
-            &lts,
-            &quotient,
-            (!args.no_time).then_some((read, reduce))
-        )
-    );
+    let times = (!args.no_time).then_some((read, reduce));
+    match args.format {
+        Format::Text => print!("{}", summary(&args, &lts, &quotient, times)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json_summary(&args, &lts, &quotient, times)).unwrap()
+        ),
+    }
     0
+}
+
+/// The report as one JSON object; `time` is null under `--no-time`.
+fn json_summary(
+    args: &Args,
+    lts: &Lts,
+    quotient: &Lts,
+    times: Option<(Duration, Duration)>,
+) -> Value {
+    let time = times.map(
+        |(read, reduce)| json!({"read_s": read.as_secs_f64(), "minimise_s": reduce.as_secs_f64()}),
+    );
+    json!({
+        "input": {"name": args.input.display().to_string(), "states": lts.num_states(),
+                  "transitions": lts.num_transitions()},
+        "equivalence": args.equiv.equivalence().name(),
+        "quotient": {"states": quotient.num_states(), "transitions": quotient.num_transitions()},
+        "output": args.output.as_ref().map(|p| p.display().to_string()),
+        "time": time,
+    })
 }
 
 fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Duration)>) -> String {
