@@ -31,7 +31,7 @@ enum Command {
     Lts(cmd::lts::Args),
     /// Step through a system interactively, or take a reproducible random run.
     Sim(cmd::sim::Args),
-    /// Decide bisimilarity or refinement of two systems, with evidence.
+    /// Decide bisimilarity, refinement or trace/failures equivalence of two systems, with evidence.
     Compare(cmd::compare::Args),
     /// Reduce a state space modulo strong, branching or weak bisimulation.
     Minimize(cmd::minimize::Args),
