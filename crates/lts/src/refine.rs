@@ -53,6 +53,16 @@ struct Refiner<'a> {
 
 /// Refines the partition with all states in one block to the coarsest stable one.
 pub(crate) fn refine(lts: &Lts, mode: Mode) -> Partition {
+    refine_within(lts, mode, u64::MAX).0
+}
+
+/// Signing a state costs about as much as reading this many of its transitions.
+const SIGN_COST: u64 = 5;
+
+/// Refines as [`refine`] does, but stops after the round in which the work spent (states
+/// signed, weighted by [`SIGN_COST`], plus transitions read) reaches `budget`. Returns the
+/// partition and whether it is stable.
+pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, bool) {
     let n = lts.num_states();
     let pred = lts.predecessors();
     let tau_pred = if mode == Mode::Branching {
@@ -74,14 +84,19 @@ pub(crate) fn refine(lts: &Lts, mode: Mode) -> Partition {
         ids: Vec::new(),
         sizes: Vec::new(),
     };
+    let mut work = 0u64;
     loop {
         r.part.rounds += 1;
+        work = work.saturating_add(r.round_work());
         r.round();
         if r.moves.is_empty() {
             r.part.rounds -= 1;
-            return r.part;
+            return (r.part, true);
         }
         r.finish_round();
+        if work >= budget {
+            return (r.part, false);
+        }
     }
 }
 
@@ -105,6 +120,13 @@ fn tau_predecessors(lts: &Lts) -> (Vec<u32>, Vec<u32>) {
 }
 
 impl Refiner<'_> {
+    /// The work of the next round: the marked states and their transitions.
+    fn round_work(&self) -> u64 {
+        let off = &self.lts.offsets;
+        let row = |s: u32| u64::from(off[s as usize + 1] - off[s as usize]);
+        self.marked_list.iter().map(|&s| SIGN_COST + row(s)).sum()
+    }
+
     /// One round: re-sign the marked states block by block and split.
     fn round(&mut self) {
         let mut marked = std::mem::take(&mut self.marked_list);

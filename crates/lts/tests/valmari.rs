@@ -3,7 +3,9 @@
 
 mod common;
 
-use agentpi_lts::{Equivalence, Lts, LtsBuilder, compare_bisim, minimize, write_aut};
+use agentpi_lts::{
+    Equivalence, Lts, LtsBuilder, compare_bisim, minimize, strong_blocks_within, write_aut,
+};
 use common::aut;
 
 fn to_aut(lts: &Lts) -> String {
@@ -98,6 +100,18 @@ fn agrees(lts: &Lts) {
     assert!(verdict.equivalent, "quotient not bisimilar to\n{input}");
     let again = minimize(lts, Equivalence::Strong).quotient;
     assert_eq!(to_aut(&again), to_aut(&ours.quotient), "{input}");
+    hand_over_points_agree(lts, &input);
+}
+
+/// Signature refinement alone, handing over to the O(m log n) refinement after one round,
+/// or after a few: the same partition of all states, reachable or not.
+fn hand_over_points_agree(lts: &Lts, input: &str) {
+    let as_some = |blocks: Vec<u32>| grouping(&blocks.into_iter().map(Some).collect::<Vec<_>>());
+    let reference = as_some(strong_blocks_within(lts, u64::MAX));
+    for budget in [0, 2 * lts.num_states() as u64] {
+        let blocks = as_some(strong_blocks_within(lts, budget));
+        assert_eq!(blocks, reference, "budget {budget}\n{input}");
+    }
 }
 
 /// 3000 small LTSs: 1 to 30 states, `tau` plus 1 to 3 letters, 0 to 4 moves per state (so
