@@ -39,6 +39,13 @@ impl Partition {
         self.begin.len()
     }
 
+    /// The block of every state and the number of blocks; the history is freed here, not
+    /// kept alive beside whatever the caller builds next.
+    pub(crate) fn into_blocks(self) -> (Vec<u32>, usize) {
+        let blocks = self.num_blocks();
+        (self.block_of, blocks)
+    }
+
     /// The current block of a state.
     pub fn block(&self, state: u32) -> u32 {
         self.block_of[state as usize]

@@ -41,8 +41,8 @@ pub fn strong_blocks_within(lts: &Lts, signature_budget: u64) -> Vec<u32> {
     if stable {
         return part.block_of;
     }
-    let blocks = part.num_blocks();
-    let mut m = Minimiser::new(lts, part.block_of, blocks);
+    let (block_of, blocks) = part.into_blocks();
+    let mut m = Minimiser::new(lts, block_of, blocks);
     m.split_by_label_sets();
     while let Some(&c) = m.work.last() {
         let b = m.take_small_block(c);
