@@ -106,8 +106,8 @@ impl fmt::Display for Formula {
         match self {
             Formula::True => write!(f, "true"),
             Formula::Not(g) => match &**g {
-                Formula::Diamond(a, h) => write!(f, "[{a}]{}", Negated(h)),
-                Formula::WeakDiamond(a, h) => write!(f, "[[{a}]]{}", Negated(h)),
+                Formula::Diamond(a, h) => write!(f, "[{}]{}", Label(a), Negated(h)),
+                Formula::WeakDiamond(a, h) => write!(f, "[[{}]]{}", Label(a), Negated(h)),
                 Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
                 Formula::True => write!(f, "false"),
                 _ => write!(f, "!{}", Atom(g)),
@@ -116,8 +116,8 @@ impl fmt::Display for Formula {
                 let texts: Vec<String> = parts.iter().map(|p| Atom(p).to_string()).collect();
                 write!(f, "{}", texts.join(" && "))
             }
-            Formula::Diamond(a, g) => write!(f, "<{a}>{}", Atom(g)),
-            Formula::WeakDiamond(a, g) => write!(f, "<<{a}>>{}", Atom(g)),
+            Formula::Diamond(a, g) => write!(f, "<{}>{}", Label(a), Atom(g)),
+            Formula::WeakDiamond(a, g) => write!(f, "<<{}>>{}", Label(a), Atom(g)),
             Formula::Until(g, a, h) => write!(f, "<{}>{}", Path(g, a), Atom(h)),
             Formula::Diverge(g) => write!(f, "div{{{g}}}"),
         }
@@ -130,9 +130,28 @@ struct Path<'a>(&'a Formula, &'a str);
 impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Formula::True => write!(f, "tau* {}", self.1),
-            g => write!(f, "{{{g}}}{}", self.1),
+            Formula::True => write!(f, "tau* {}", Label(self.1)),
+            g => write!(f, "{{{g}}}{}", Label(self.1)),
         }
+    }
+}
+
+/// A label as written in a formula: as it is, unless it holds a character of the formula
+/// syntax (`!`, `<`, `[`, `&`, ...), which would make the formula ambiguous; then quoted, as
+/// in a `.aut` file.
+struct Label<'a>(&'a str);
+
+impl fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let special = |c: char| "!<>[]{}&|\"*\\".contains(c);
+        if !self.0.contains(special) && self.0.trim() == self.0 && !self.0.is_empty() {
+            return f.write_str(self.0);
+        }
+        write!(
+            f,
+            "\"{}\"",
+            self.0.replace('\\', "\\\\").replace('"', "\\\"")
+        )
     }
 }
 

@@ -94,6 +94,20 @@ fn choice_after_a_is_not_bisimilar() {
     );
 }
 
+/// A label holding formula syntax (VLTS has `DRAWER !CHOIX1`) is quoted in the formula, so
+/// that its `!` cannot be read as a negation; plain labels with arguments stay as they are.
+#[test]
+fn labels_with_formula_syntax_are_quoted() {
+    let left = "des (0, 2, 3)\n(0, \"DRAWER !CHOIX1\", 1)\n(1, \"call(1, ok)\", 2)\n";
+    let right = "des (0, 1, 2)\n(0, \"DRAWER !CHOIX1\", 1)\n";
+    check(
+        left,
+        right,
+        Equivalence::Strong,
+        "<\"DRAWER !CHOIX1\"><call(1, ok)>true checked=true path(left)=DRAWER !CHOIX1 1, call(1, ok) 2",
+    );
+}
+
 #[test]
 fn tau_a_against_a() {
     check(
