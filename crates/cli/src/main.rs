@@ -44,12 +44,28 @@ enum Command {
 const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    report_closed_stdout_without_panic();
     let cli = Cli::parse();
     let worker = std::thread::Builder::new()
         .stack_size(STACK_BYTES)
         .spawn(move || dispatch(cli));
     let status = worker.expect("spawn the main worker").join().unwrap_or(101);
     ExitCode::from(status)
+}
+
+/// `print!` panics when standard output is closed (`agentpi sim ... | head`). That is not a
+/// bug of ours: say so in one line and exit with status 2, as `output::write` does, instead of
+/// a panic message and a backtrace.
+fn report_closed_stdout_without_panic() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload().downcast_ref::<String>();
+        if let Some(why) = message.and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
+            eprintln!("error: cannot write to standard output: {why}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
 }
 
 fn dispatch(cli: Cli) -> u8 {

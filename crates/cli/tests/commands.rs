@@ -127,3 +127,36 @@ fn compare_reports_a_missing_system() {
     );
     assert_eq!(status, 2);
 }
+
+/// A reader that stops early (`| head`) closes standard output: one line on standard error and
+/// status 2, never a panic. The run prints 80 KB, more than a pipe holds, so the writes fail
+/// whatever the timing.
+#[test]
+fn closed_standard_output_is_reported_not_a_panic() {
+    let model = Path::new(env!("CARGO_TARGET_TMPDIR")).join("four_loops.pi");
+    let loops = ["a", "b", "c", "d"].map(|e| {
+        let body = [e; 9].join(" . ");
+        format!("event {e}\nproc P{e} = {body} . P{e}\n")
+    });
+    std::fs::write(
+        &model,
+        format!("{}system S = Pa | Pb | Pc | Pd\n", loops.concat()),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(["sim", "--random", "--steps", "10000"])
+        .arg(&model)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot write to standard output:"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
