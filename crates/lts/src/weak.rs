@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 
 type Pair = (u32, u32);
 
-/// The weak signatures of all states against `part`.
+/// The weak signatures of all states against `part` (empty for a state alone in its block).
 pub(crate) fn weak_signatures(lts: &Lts, part: &Partition) -> Vec<Vec<Pair>> {
     let reach = tau_reach(lts, part);
     let mut after: Vec<Vec<Pair>> = Vec::with_capacity(lts.num_states());
@@ -29,10 +29,17 @@ pub(crate) fn weak_signatures(lts: &Lts, part: &Partition) -> Vec<Vec<Pair>> {
         pairs.dedup();
         after.push(pairs);
     }
+    // A state alone in its block cannot split: its signature is not needed (most states, late
+    // in a long refinement).
+    let alone = |s: usize| part.members(part.block(s as u32)).len() < 2;
     after
         .into_iter()
         .zip(reach)
-        .map(|(mut pairs, blocks)| {
+        .enumerate()
+        .map(|(s, (mut pairs, blocks))| {
+            if alone(s) {
+                return Vec::new();
+            }
             pairs.extend(blocks.into_iter().map(|b| (TAU, b)));
             pairs.sort_unstable();
             pairs
@@ -76,6 +83,9 @@ fn split_all(part: &mut Partition, sigs: &[Vec<Pair>]) -> Vec<Pair> {
     let round = part.rounds;
     let mut moves = Vec::new();
     for x in 0..part.num_blocks() as u32 {
+        if part.members(x).len() < 2 {
+            continue;
+        }
         let mut groups: FxHashMap<&[Pair], Vec<u32>> = FxHashMap::default();
         for &s in part.members(x) {
             groups.entry(&sigs[s as usize]).or_default().push(s);
