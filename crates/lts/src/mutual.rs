@@ -20,9 +20,9 @@ pub struct MutualFailure {
 /// The verdict of an equivalence check in a CSP model.
 #[derive(Clone, Debug)]
 pub struct MutualResult {
-    pub equivalent: bool,
-    /// The failing direction; when both fail, the one with the shorter counterexample trace
-    /// (`LEFT [= RIGHT` on a tie), so the report is deterministic.
+    /// The failing direction, `None` when the two are equivalent; when both fail, the one
+    /// with the shorter counterexample trace (`LEFT [= RIGHT` on a tie), so the report is
+    /// deterministic.
     pub failure: Option<MutualFailure>,
 }
 
@@ -42,8 +42,12 @@ pub fn refinement_equivalent(left: &Lts, right: &Lts, model: Model) -> MutualRes
         (Some(f), _) => Some(pick(Side::Left, f)),
         (None, Some(b)) => Some(pick(Side::Right, b)),
     };
-    MutualResult {
-        equivalent: failure.is_none(),
-        failure,
+    MutualResult { failure }
+}
+
+impl MutualResult {
+    /// Whether each side refines the other.
+    pub fn equivalent(&self) -> bool {
+        self.failure.is_none()
     }
 }

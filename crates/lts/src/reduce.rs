@@ -53,12 +53,13 @@ pub struct Reduction {
 pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
     // Most inputs are fully reachable: then skip the copy and the renumbering, which would
     // keep a map of 8 bytes per state alive through the minimisation.
-    if lts.reachable().iter().all(|&r| r) {
+    let seen = lts.reachable();
+    if seen.iter().all(|&r| r) {
         let (quotient, class) = minimize_reachable(lts, equivalence);
         let class = class.into_iter().map(Some).collect();
         return Reduction { quotient, class };
     }
-    let (copy, map) = reachable_part(lts);
+    let (copy, map) = keep_reachable(lts, &seen);
     let (quotient, inner) = minimize_reachable(copy.as_ref().unwrap_or(lts), equivalence);
     let class = map.iter().map(|m| m.map(|s| inner[s as usize])).collect();
     Reduction { quotient, class }
@@ -99,7 +100,11 @@ fn weak(lts: &Lts) -> (Lts, Vec<u32>) {
 /// The part of `lts` reachable from its initial state, with states renumbered in order, and
 /// the map to the new numbers. The LTS is `None` when every state is reachable (no copy).
 pub fn reachable_part(lts: &Lts) -> (Option<Lts>, Vec<Option<u32>>) {
-    let seen = lts.reachable();
+    keep_reachable(lts, &lts.reachable())
+}
+
+/// [`reachable_part`] for the states marked in `seen`.
+fn keep_reachable(lts: &Lts, seen: &[bool]) -> (Option<Lts>, Vec<Option<u32>>) {
     let mut map = vec![None; lts.num_states()];
     let mut next = 0u32;
     for (s, &r) in seen.iter().enumerate() {

@@ -80,7 +80,7 @@ pub fn run(args: Args) -> u8 {
     let holds = match &outcome {
         Outcome::Bisim(_, r) => r.equivalent,
         Outcome::Refinement(_, c) => c.is_none(),
-        Outcome::Mutual(_, r) => r.equivalent,
+        Outcome::Mutual(_, r) => r.equivalent(),
     };
     match args.format {
         Format::Text => print!("{}", text(&args, &outcome)),
@@ -309,7 +309,7 @@ fn json_mutual(model: Model, result: &MutualResult, files: Value) -> Value {
     });
     let other = f.map(|f| if f.other_fails { "fails" } else { "holds" });
     json!({"check": "refinement-equivalence", "model": model_name(model).0, "inputs": files,
-           "verdict": if result.equivalent { "equivalent" } else { "not-equivalent" },
+           "verdict": if result.equivalent() { "equivalent" } else { "not-equivalent" },
            "direction": direction, "other_direction": other,
            "counterexample": f.map(|f| json_counterexample(&f.counterexample))})
 }
