@@ -3,11 +3,12 @@
 //!
 //! ```text
 //! bench reduce ours|merc strong|branching FILE.aut   -> "states transitions seconds"
+//! bench strong signature|nlogn|hybrid FILE.aut        -> "blocks seconds"
 //! bench random STATES TRANSITIONS SEED FILE.aut       (random, about 1/3 silent)
 //! bench parallel K M FILE.aut                         (K cyclic processes of M steps)
 //! ```
 
-use agentpi_lts::{Equivalence, minimize, read_aut};
+use agentpi_lts::{Equivalence, minimize, read_aut, signature_budget, strong_blocks_within};
 use merc_lts::LTS;
 use merc_reduction::{Equivalence as MercEq, reduce_lts};
 use std::fs::File;
@@ -19,6 +20,7 @@ fn main() {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match a.as_slice() {
         ["reduce", tool, equiv, file] => reduce(tool, equiv, file),
+        ["strong", variant, file] => strong(variant, file),
         ["random", n, m, seed, file] => random(
             n.parse().unwrap(),
             m.parse().unwrap(),
@@ -35,6 +37,25 @@ fn main() {
 }
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// One strong partition of `file` by a variant of `minimize`'s algorithm: signature
+/// refinement alone, one signature round then the O(m log n) refinement, or the hybrid
+/// `minimize` runs. Prints the number of blocks and the time (no quotient is built).
+fn strong(variant: &str, file: &str) -> Result<()> {
+    let lts = read_aut(BufReader::new(File::open(file)?))?;
+    let budget = match variant {
+        "signature" => u64::MAX,
+        "nlogn" => 0,
+        "hybrid" => signature_budget(&lts),
+        _ => return Err(format!("unknown variant {variant}").into()),
+    };
+    let start = Instant::now();
+    let blocks = strong_blocks_within(&lts, budget);
+    let seconds = start.elapsed().as_secs_f64();
+    let count = blocks.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
+    println!("{count} {seconds:.6}");
+    Ok(())
+}
 
 /// Reads `file` with the tool's own reader and reduces it; prints sizes and reduction time.
 fn reduce(tool: &str, equiv: &str, file: &str) -> Result<()> {

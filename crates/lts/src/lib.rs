@@ -61,5 +61,5 @@ pub use refinement::{Counterexample, Model, RefinementResult, Violation, refines
 pub use scc::{contract_tau_sccs, tau_sccs};
 pub use shrink::shrink;
 pub use simplify::normalise;
-pub use valmari::strong_blocks_within;
+pub use valmari::{signature_budget, strong_blocks_within};
 pub use witness::Step;

@@ -29,8 +29,13 @@ const NONE: u32 = u32::MAX;
 /// as the length of the words that tell its states apart) is handed over, partition and
 /// all, to the O(m log n) refinement, so the whole stays O(m log n).
 pub(crate) fn strong_blocks(lts: &Lts) -> Vec<u32> {
+    strong_blocks_within(lts, signature_budget(lts))
+}
+
+/// The work signature refinement may spend in [`strong_blocks`]: 3/4 of m·log2(n).
+pub fn signature_budget(lts: &Lts) -> u64 {
     let (n, m) = (lts.num_states() as u64, lts.num_transitions() as u64);
-    strong_blocks_within(lts, m * u64::from(64 - n.leading_zeros()) * 3 / 4)
+    m * u64::from(64 - n.leading_zeros()) * 3 / 4
 }
 
 /// [`strong_blocks`] with the work signature refinement may spend given: 0 does one round
