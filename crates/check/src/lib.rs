@@ -10,6 +10,7 @@ pub mod explore;
 pub mod pattern;
 pub mod product;
 mod props;
+pub mod replay;
 pub mod trace;
 
 pub use explore::{End, Goals, Graph, Limit, Options, Progress, explore};
