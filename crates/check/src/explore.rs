@@ -208,7 +208,7 @@ pub fn explore(
         .insert(&mut run.graph, initial.fingerprint(), initial);
     let (mut next, mut level_end) = (0usize, 1usize);
     while next < run.graph.states.len() {
-        let chunk_end = (next + CHUNK).min(level_end);
+        let chunk_end = (next + run.chunk()).min(level_end);
         let succ: Vec<_> = pool.install(|| {
             (next..chunk_end)
                 .into_par_iter()
@@ -256,6 +256,22 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             deadlock_found: false,
             fault_found: false,
         }
+    }
+
+    /// How many frontier states to expand at once: [`CHUNK`], or fewer near a bound, so that
+    /// no more successors are computed than the bound can still take.
+    fn chunk(&self) -> usize {
+        let states = self.graph.states.len();
+        let mut chunk = CHUNK;
+        if let Some(max) = self.options.max_states {
+            chunk = chunk.min(max.saturating_sub(states));
+        }
+        if let Some(max) = self.options.max_memory {
+            let per_state = (self.store.bytes / states.max(1) as u64).max(1);
+            let left = max.saturating_sub(self.store.bytes) / per_state;
+            chunk = chunk.min(left as usize);
+        }
+        chunk.max(1)
     }
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
@@ -487,7 +503,16 @@ fn state_bytes(state: &State) -> u64 {
         closures += 1;
         parts += c.env.iter().map(value_parts).sum::<u64>();
     });
-    64 + 64 * closures + 32 * parts
+    let queued: u64 = state
+        .queues
+        .iter()
+        .map(|q| 32 + q.messages.len() as u64 * 16)
+        .sum();
+    state
+        .queues
+        .iter()
+        .for_each(|q| q.for_each_value(&mut |v| parts += value_parts(v)));
+    64 + 64 * closures + 32 * parts + queued
 }
 
 fn value_parts(value: &agentpi_semantics::Value) -> u64 {

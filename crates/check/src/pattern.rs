@@ -1,6 +1,6 @@
 //! Matching transition labels against the label patterns of properties, with variables.
 
-use agentpi_ir::core::{ArgPattern, LabelHead, LabelPattern};
+use agentpi_ir::core::{ArgPattern, LabelDir, LabelHead, LabelPattern};
 use agentpi_semantics::eval::eval;
 use agentpi_semantics::{Chan, Head, Label, Semantics, Value};
 
@@ -21,14 +21,19 @@ pub fn match_label(
     let mut bindings = bound.clone();
     let head_ok = match (&pattern.head, &label.head) {
         (LabelHead::Tau, Head::Tau) => true,
-        (LabelHead::Chan(name), Head::Chan(c)) => sem.chan_name(*c) == name,
-        (LabelHead::Family(base), Head::Chan(c)) => sem
-            .chan_name(*c)
-            .strip_prefix(base.as_str())
-            .is_some_and(|rest| rest.starts_with('[')),
         (LabelHead::Event(e), Head::Event(f)) => e == f,
-        (LabelHead::Var(x), Head::Chan(c)) => lookup(&bindings, x) == Some(&Value::Chan(*c)),
-        _ => false,
+        (head, label_head) => match label_head.chan() {
+            Some(c) if direction_fits(pattern.dir, label_head) => match head {
+                LabelHead::Chan(name) => sem.chan_name(c) == name,
+                LabelHead::Family(base) => sem
+                    .chan_name(c)
+                    .strip_prefix(base.as_str())
+                    .is_some_and(|rest| rest.starts_with('[')),
+                LabelHead::Var(x) => lookup(&bindings, x) == Some(&Value::Chan(c)),
+                _ => false,
+            },
+            _ => false,
+        },
     };
     if !head_ok {
         return None;
@@ -45,6 +50,16 @@ pub fn match_label(
         }
     }
     Some(bindings)
+}
+
+/// `c` matches a handshake and both steps of a buffered channel; `c!` only sends, `c?` only
+/// receives.
+fn direction_fits(dir: LabelDir, head: &Head) -> bool {
+    match dir {
+        LabelDir::Any => true,
+        LabelDir::Send => matches!(head, Head::Send(_)),
+        LabelDir::Receive => matches!(head, Head::Receive(_)),
+    }
 }
 
 fn match_arg(pattern: &ArgPattern, value: &Value, bindings: &mut Bindings) -> bool {

@@ -66,7 +66,8 @@ impl Alphabet {
     pub fn class(&self, sem: &Semantics<'_>, label: &Label) -> Class {
         let name = match &label.head {
             Head::Tau => return Class::Hidden,
-            Head::Chan(c) => sem.chan_name(*c),
+            // A buffered channel's sends and receives are both its steps.
+            Head::Chan(c) | Head::Send(c) | Head::Receive(c) => sem.chan_name(*c),
             Head::Event(e) => &sem.program.events[e.0 as usize].name,
         };
         if self.visible.contains(name) {
@@ -472,9 +473,16 @@ fn match_observation(
         new: Vec::new(),
     };
     let head_ok = match (&obs.head, &label.head) {
-        (HeadPat::Named(n), Head::Chan(c)) => sem.chan_name(*c) == n,
+        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Receive(c)) => {
+            sem.chan_name(*c) == n
+        }
         (HeadPat::Named(n), Head::Event(e)) => sem.program.events[e.0 as usize].name == *n,
-        (HeadPat::Name(key), Head::Chan(Chan::Fresh { id, .. })) => m.name(key, *id),
+        (
+            HeadPat::Name(key),
+            Head::Chan(Chan::Fresh { id, .. })
+            | Head::Send(Chan::Fresh { id, .. })
+            | Head::Receive(Chan::Fresh { id, .. }),
+        ) => m.name(key, *id),
         _ => false,
     };
     let args_ok = obs.args.len() == label.args.len()

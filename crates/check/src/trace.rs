@@ -4,8 +4,7 @@
 
 use crate::explore::{FaultEdge, Graph};
 use crate::product::Step;
-use agentpi_semantics::state::for_each_value;
-use agentpi_semantics::{Actor, Chan, DEAD, Head, Label, Semantics, State, Transition};
+use agentpi_semantics::{Actor, Chan, DEAD, Label, Semantics, State, Transition};
 use rustc_hash::FxHashMap;
 
 /// One printed step of a trace.
@@ -168,7 +167,7 @@ fn bump(counter: &mut u32) -> u32 {
 
 /// Gives an identity to the fresh names of `state` that have none yet.
 fn identify(state: &State, map: &mut FxHashMap<u32, u32>, next: &mut u32) {
-    for_each_value(&state.procs, &mut |v| {
+    state.for_each_value(&mut |v| {
         each_fresh_chan(v, &mut |id, _| {
             map.entry(id).or_insert_with(|| bump(next));
         });
@@ -177,7 +176,7 @@ fn identify(state: &State, map: &mut FxHashMap<u32, u32>, next: &mut u32) {
 
 /// The fresh channels of a label, the channel first, in order.
 fn for_each_label_chan(label: &Label, f: &mut impl FnMut(u32, u32)) {
-    if let Head::Chan(Chan::Fresh { id, origin }) = label.head {
+    if let Some(Chan::Fresh { id, origin }) = label.head.chan() {
         f(id, origin);
     }
     label.args.iter().for_each(|v| each_fresh_chan(v, f));
@@ -194,8 +193,78 @@ fn each_fresh_chan(value: &agentpi_semantics::Value, f: &mut impl FnMut(u32, u32
 
 /// The label of a stored edge, printed without instance numbers (for `lts` output).
 pub fn plain_label(sem: &Semantics<'_>, label: &Label, hide_fresh: bool) -> String {
-    match label.head {
-        agentpi_semantics::Head::Chan(Chan::Fresh { .. }) if hide_fresh => "tau".to_string(),
+    match label.head.chan() {
+        Some(Chan::Fresh { .. }) if hide_fresh => "tau".to_string(),
         _ => sem.label_text(label),
+    }
+}
+
+/// Stable names for the fresh channels of a run that is being taken step by step (`sim`):
+/// each gets `name#k`, numbered per printed name in order of first appearance, and keeps it
+/// while canonical states renumber their fresh ids.
+#[derive(Clone, Debug, Default)]
+pub struct RunNames {
+    /// Fresh id in the current state to its identity.
+    current: FxHashMap<u32, u32>,
+    /// Identity to its number among names printed alike.
+    number: FxHashMap<u32, u32>,
+    counts: FxHashMap<String, u32>,
+    next: u32,
+}
+
+impl RunNames {
+    /// Names for a run starting in `state`.
+    pub fn new(sem: &Semantics<'_>, state: &State) -> RunNames {
+        let mut names = RunNames::default();
+        names.meet(sem, state);
+        names
+    }
+
+    /// How `chan` prints in the current state (and in the labels of its transitions, where a
+    /// name made by the step prints with the number it will get).
+    pub fn name(&self, sem: &Semantics<'_>, chan: Chan) -> String {
+        let base = sem.chan_name(chan).to_string();
+        let Chan::Fresh { id, .. } = chan else {
+            return base;
+        };
+        match self.current.get(&id).and_then(|i| self.number.get(i)) {
+            Some(k) => format!("{base}#{k}"),
+            None => format!("{base}#new"),
+        }
+    }
+
+    /// The names after `t` is taken.
+    pub fn after(&self, sem: &Semantics<'_>, t: &Transition) -> RunNames {
+        let mut next = self.clone();
+        next.current = self
+            .current
+            .iter()
+            .filter_map(|(&id, &identity)| {
+                let to = *t.renaming.get(id as usize)?;
+                (to != DEAD).then_some((to, identity))
+            })
+            .collect();
+        next.meet(sem, &t.target);
+        next
+    }
+
+    /// Gives the fresh names of `state` that have none an identity and a number.
+    fn meet(&mut self, sem: &Semantics<'_>, state: &State) {
+        state.for_each_value(&mut |v| {
+            each_fresh_chan(v, &mut |id, origin| {
+                if self.current.contains_key(&id) {
+                    return;
+                }
+                self.next += 1;
+                let identity = self.next;
+                self.current.insert(id, identity);
+                let k = self
+                    .counts
+                    .entry(sem.origin_name(origin).to_string())
+                    .or_insert(0);
+                *k += 1;
+                self.number.insert(identity, *k);
+            })
+        });
     }
 }

@@ -26,6 +26,11 @@ pub const MODELS: &[(&str, &str)] = &[
         "orchestration_broken",
         include_str!("../../../models/orchestration_broken.pi"),
     ),
+    (
+        "philosophers",
+        include_str!("../../../models/philosophers.pi"),
+    ),
+    ("ring", include_str!("../../../models/ring.pi")),
     ("tool_calls", include_str!("../../../models/tool_calls.pi")),
 ];
 

@@ -101,3 +101,58 @@ fn unreadable_root_is_an_error_without_location() {
         "error[E0207]: cannot read `nope.pi`: no such file\n  = help: check the file name\n"
     );
 }
+
+/// An import brings declarations: the imported file's own systems may be checked by the
+/// importer, but its `check` lines do not run.
+#[test]
+fn an_import_brings_declarations_not_checks() {
+    let loader = files(&[
+        (
+            "main.pi",
+            "import \"lib.pi\"\nsystem Mine = Lib\ncheck Mine: deadlock free\ncheck Theirs: never c\n",
+        ),
+        (
+            "lib.pi",
+            "chan c\nproc Lib = c! . 0 | c?\nsystem Theirs = Lib\ncheck Theirs: deadlock free\ncheck Theirs: reachable c\n",
+        ),
+    ]);
+    let loaded = load("main.pi", &loader);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let checks: Vec<String> = loaded
+        .program
+        .checks
+        .iter()
+        .map(|c| format!("{}: {}", loaded.program.systems[c.system].name, c.text))
+        .collect();
+    assert_eq!(checks, ["Mine: deadlock free", "Theirs: never c"]);
+}
+
+/// `-D NAME=VALUE` sets a constant; an unknown name or a bad value is an error shown in the
+/// command line's own source.
+#[test]
+fn defines_set_constants_from_outside() {
+    let loader = files(&[(
+        "main.pi",
+        "const N = 3\ntype Id = 0..N-1\nchan c[N]\nsystem S = par i in Id . c[i]!\ncheck S: deadlock free\n",
+    )]);
+    let set = |defs: &[(&str, &str)]| {
+        let defs: Vec<(String, String)> = defs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        agentpi_ir::load_with("main.pi", &loader, &defs)
+    };
+    let six = set(&[("N", "6")]);
+    assert!(!six.has_errors(), "{:?}", six.diagnostics);
+    assert_eq!(six.program.chans.len(), 6);
+    assert_eq!(six.program.chans[5].name, "c[5]");
+    let unknown = set(&[("M", "6")]);
+    let shown = render::terminal_all(&unknown.diagnostics, &unknown.sources);
+    assert!(
+        shown.contains("error[E0212]: -D M: the model declares no constant `M`"),
+        "{shown}"
+    );
+    assert!(shown.contains("help: its constants: N"), "{shown}");
+    let bad = set(&[("N", "+")]);
+    assert!(bad.has_errors());
+}

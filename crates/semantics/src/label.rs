@@ -11,7 +11,21 @@ pub enum Head {
     Tau,
     /// A communication on this channel (ids in the numbering of the source state).
     Chan(Chan),
+    /// A message put into a buffered channel (`c!(v)`; also when a lossy one loses it).
+    Send(Chan),
+    /// A message taken from a buffered channel (`c?(v)`).
+    Receive(Chan),
     Event(EventId),
+}
+
+impl Head {
+    /// The channel of a communication, a send or a receive.
+    pub fn chan(&self) -> Option<Chan> {
+        match self {
+            Head::Chan(c) | Head::Send(c) | Head::Receive(c) => Some(*c),
+            Head::Tau | Head::Event(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -39,6 +53,8 @@ impl Semantics<'_> {
         let mut out = match &label.head {
             Head::Tau => return "tau".to_string(),
             Head::Chan(c) => chan_name(*c),
+            Head::Send(c) => format!("{}!", chan_name(*c)),
+            Head::Receive(c) => format!("{}?", chan_name(*c)),
             Head::Event(e) => self.program.events[e.0 as usize].name.clone(),
         };
         if !label.args.is_empty() {

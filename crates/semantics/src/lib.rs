@@ -8,6 +8,7 @@
 pub mod eval;
 pub mod label;
 mod offers;
+pub mod queue;
 mod spawn;
 pub mod state;
 mod step;
@@ -15,11 +16,12 @@ pub mod value;
 
 pub use eval::FaultKind;
 pub use label::{Head, Label};
+pub use queue::Queue;
 pub use state::{Closure, DEAD, Proc, Renaming, State};
 pub use value::{Chan, Origin, Value};
 
 use agentpi_diagnostics::Span;
-use agentpi_ir::core::{DefId, Program, Term, TermId, Type};
+use agentpi_ir::core::{BufferSpec, DefId, Program, Term, TermId, Type};
 
 /// How deeply sequential compositions may nest while a model runs (`proc G = tau . (G ; a)`
 /// nests one level deeper each step); past it a step is a fault.
@@ -69,6 +71,8 @@ pub struct Semantics<'p> {
     origin_names: Vec<String>,
     /// For each origin, what the channel carries.
     origin_carries: Vec<Vec<Type>>,
+    /// For each origin, its buffer (`new c: chan T buffer N`).
+    origin_buffer: Vec<Option<BufferSpec>>,
     /// Terms at which a component of a `daemon proc` waits at the start of its body.
     daemon_start: Vec<bool>,
     /// For each call written in a system's body, its instance (0 for every other term).
@@ -87,8 +91,10 @@ impl<'p> Semantics<'p> {
         let mut origin_base = vec![0; program.terms.len()];
         let mut origin_names = Vec::new();
         let mut origin_carries = Vec::new();
+        let mut origin_buffer = Vec::new();
         for (i, term) in program.terms.iter().enumerate() {
             if let Term::New(names, _) = term {
+                origin_buffer.extend(names.iter().map(|n| n.buffer));
                 origin_base[i] = origin_names.len() as u32;
                 origin_names.extend(names.iter().map(|n| n.name.clone()));
                 origin_carries.extend(names.iter().map(|n| match &n.ty {
@@ -103,6 +109,7 @@ impl<'p> Semantics<'p> {
             origin_base,
             origin_names,
             origin_carries,
+            origin_buffer,
             daemon_start: vec![false; program.terms.len()],
             call_instance: vec![0; program.terms.len()],
             calls: Vec::new(),
@@ -167,6 +174,10 @@ impl<'p> Semantics<'p> {
                     Term::New(_, body) => todo.push(*body),
                     Term::If(_, a, b) => todo.extend([*a, *b]),
                     Term::Match(_, arms) => todo.extend(arms.iter().map(|(_, t)| *t)),
+                    // `!!P` spawns as `!P` (law Repl-Repl).
+                    Term::Repl(body) if matches!(program.term(*body), Term::Repl(_)) => {
+                        todo.push(*body)
+                    }
                     _ => {}
                 }
             }
@@ -188,7 +199,7 @@ impl<'p> Semantics<'p> {
         let mut procs = Vec::new();
         spawner.spawn(def.body, &mut frame, &mut procs)?;
         let replicated = |t| self.is_replication(t);
-        let state = state::canonicalize(procs, spawner.next_fresh(), &replicated).0;
+        let state = state::canonicalize(procs, Vec::new(), spawner.next_fresh(), &replicated).0;
         let mut texts = spawner.call_texts();
         let mut names = vec![def.name.clone()];
         for (k, call) in self.calls[system].iter().enumerate() {
@@ -229,6 +240,14 @@ impl<'p> Semantics<'p> {
     /// Every transition of `state`, in a fixed order.
     pub fn successors(&self, state: &State) -> Vec<Transition> {
         step::successors(self, state)
+    }
+
+    /// The buffer of a channel; `None` for a synchronous one.
+    pub fn buffer(&self, chan: Chan) -> Option<BufferSpec> {
+        match chan {
+            Chan::Global(id) => self.program.chans[id.0 as usize].buffer,
+            Chan::Fresh { origin, .. } => self.origin_buffer[origin as usize],
+        }
     }
 
     /// Whether a term is a replication `!P`.

@@ -8,7 +8,8 @@
 //! collection of restrictions). [`canonicalize`] sorts and renumbers fresh names by first
 //! occurrence, so that alpha-equivalent states are equal.
 
-use crate::value::{Value, cmp_value, cmp_values};
+use crate::queue::Queue;
+use crate::value::{Chan, Value, cmp_value, cmp_values};
 use agentpi_ir::core::TermId;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -33,10 +34,12 @@ pub enum Proc {
     Seq(Box<[Proc]>, Arc<Closure>),
 }
 
-/// A canonical state: components sorted, fresh names numbered `0..fresh`.
+/// A canonical state: components sorted, the queues of buffered channels with messages
+/// waiting sorted by channel, fresh names numbered `0..fresh`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub procs: Box<[Proc]>,
+    pub queues: Box<[Queue]>,
     /// How many fresh names the state holds.
     pub fresh: u32,
 }
@@ -54,6 +57,17 @@ impl State {
             self.hash(buffer);
             xxhash_rust::xxh3::xxh3_64(&buffer.0)
         })
+    }
+
+    /// Every value the state holds (components' and queued messages'), in canonical order.
+    pub fn for_each_value(&self, f: &mut impl FnMut(&Value)) {
+        for_each_value(&self.procs, f);
+        for q in self.queues.iter() {
+            if let Chan::Fresh { .. } = q.chan {
+                f(&Value::Chan(q.chan));
+            }
+            q.for_each_value(f);
+        }
     }
 
     /// Every component, nested ones included, in order.
@@ -92,24 +106,46 @@ pub type Renaming = Box<[u32]>;
 /// A fresh name that no component holds any more.
 pub const DEAD: u32 = u32::MAX;
 
-/// Puts `procs` into canonical form. `ids` bounds the fresh ids used (every id is below it);
-/// `replicated` tells the terms that are replications, of which one copy is kept per list
-/// (law *Repl-Idem*).
+/// Puts `procs` and `queues` into canonical form. `ids` bounds the fresh ids used (every id
+/// is below it); `replicated` tells the terms that are replications, of which one copy is
+/// kept per list (law *Repl-Idem*).
 pub fn canonicalize(
     mut procs: Vec<Proc>,
+    mut queues: Vec<Queue>,
     ids: u32,
     replicated: &dyn Fn(TermId) -> bool,
 ) -> (State, Renaming) {
+    if ids == 0 {
+        // No fresh name anywhere: one sort puts the state in its canonical order.
+        sort_procs(&mut procs, false);
+        dedup_replications(&mut procs, replicated);
+        crate::queue::collect_garbage(&mut queues, Default::default());
+        crate::queue::sort_queues(&mut queues, false);
+        let state = State {
+            procs: procs.into_boxed_slice(),
+            queues: queues.into_boxed_slice(),
+            fresh: 0,
+        };
+        return (state, Box::default());
+    }
     sort_procs(&mut procs, true);
+    if !queues.is_empty() {
+        let mut held = rustc_hash::FxHashSet::default();
+        for_each_fresh(&procs, &mut |id| _ = held.insert(id));
+        crate::queue::collect_garbage(&mut queues, held);
+        crate::queue::sort_queues(&mut queues, true);
+    }
     let mut map = vec![DEAD; ids as usize];
     let mut next = 0;
-    for_each_fresh(&procs, &mut |id| {
+    let mut number = |id: u32| {
         let slot = &mut map[id as usize];
         if *slot == DEAD {
             *slot = next;
             next += 1;
         }
-    });
+    };
+    for_each_fresh(&procs, &mut number);
+    queues.iter().for_each(|q| q.for_each_fresh(&mut number));
     // Most steps keep every name where it was: then there is nothing to rename.
     let identity = map
         .iter()
@@ -117,12 +153,15 @@ pub fn canonicalize(
         .all(|(i, &m)| m == i as u32 || m == DEAD);
     if !identity {
         rename_procs(&mut procs, &map);
+        crate::queue::rename_queues(&mut queues, &map);
     }
     sort_procs(&mut procs, false);
     dedup_replications(&mut procs, replicated);
+    crate::queue::sort_queues(&mut queues, false);
     (
         State {
             procs: procs.into_boxed_slice(),
+            queues: queues.into_boxed_slice(),
             fresh: next,
         },
         map.into_boxed_slice(),
@@ -258,15 +297,15 @@ mod tests {
 
     #[test]
     fn alpha_equivalent_states_are_equal() {
-        let (a, _) = canonicalize(vec![leaf(1, &[7]), leaf(0, &[3, 7])], 8, &|_| false);
-        let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], 8, &|_| false);
+        let (a, _) = canonicalize(vec![leaf(1, &[7]), leaf(0, &[3, 7])], vec![], 8, &|_| false);
+        let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], vec![], 8, &|_| false);
         assert_eq!(a, b);
         assert_eq!(a.fresh, 2);
     }
 
     #[test]
     fn unused_names_vanish_and_renaming_says_so() {
-        let (state, map) = canonicalize(vec![leaf(0, &[4])], 6, &|_| false);
+        let (state, map) = canonicalize(vec![leaf(0, &[4])], vec![], 6, &|_| false);
         assert_eq!(state.fresh, 1);
         assert_eq!(map[4], 0);
         assert_eq!(map[2], DEAD);

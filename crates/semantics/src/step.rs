@@ -10,6 +10,7 @@
 use crate::eval::{FaultKind, matches_all};
 use crate::label::{Head, Label};
 use crate::offers::{Act, Layer, Meeting, Offer, Opener, meetings};
+use crate::queue::{Queue, find, pop, push};
 use crate::spawn::Spawner;
 use crate::state::{Closure, Proc, State, canonicalize, rename_closure, rename_procs};
 use crate::value::{Chan, Value};
@@ -57,20 +58,83 @@ impl<'p> Stepper<'_, 'p, '_> {
             },
             Act::Assert(false) => return self.fault(offer, FaultKind::AssertionFailed),
             Act::Fault(kind) => return self.fault(offer, kind.clone()),
-            Act::Out(..) | Act::In(..) => return,
+            Act::Out(chan, values) => return self.send(offer, *chan, values),
+            Act::In(chan, pats) => return self.receive(offer, *chan, pats),
         };
-        let built = self
-            .continuation(offer, offer.frame.clone())
-            .and_then(|procs| self.wrap(procs, &offer.layers));
-        self.finish(label, built, vec![offer.instance], offer.span);
+        let built = self.alone(offer, offer.frame.clone());
+        let queues = self.state.queues.to_vec();
+        self.finish(label, built, queues, vec![offer.instance], offer.span);
+    }
+
+    /// The state's components after `offer` acted alone.
+    fn alone(&mut self, offer: &Offer<'p>, frame: Vec<Value>) -> Built {
+        self.continuation(offer, frame)
+            .and_then(|procs| self.wrap(procs, &offer.layers))
+    }
+
+    /// Rule *Send*: an output on a buffered channel with room puts the message at the end of
+    /// its queue; a lossy channel may also lose it (and loses it when full).
+    fn send(&mut self, offer: &Offer<'p>, chan: Chan, values: &[Value]) {
+        let Some(buffer) = self.spawner.sem.buffer(chan) else {
+            return;
+        };
+        let label = Label {
+            head: Head::Send(chan),
+            args: values.to_vec().into(),
+        };
+        let waiting = find(&self.state.queues, chan).map_or(0, |q| q.messages.len());
+        if waiting < buffer.capacity as usize {
+            let built = self.alone(offer, offer.frame.clone());
+            let queues = push(&self.state.queues, chan, values.to_vec().into());
+            self.finish(
+                label.clone(),
+                built,
+                queues,
+                vec![offer.instance],
+                offer.span,
+            );
+        }
+        if buffer.lossy {
+            let built = self.alone(offer, offer.frame.clone());
+            let queues = self.state.queues.to_vec();
+            self.finish(label, built, queues, vec![offer.instance], offer.span);
+        }
+    }
+
+    /// Rule *Receive*: an input on a buffered channel takes the oldest message, when it
+    /// matches the patterns (otherwise the input waits, as in Promela).
+    fn receive(&mut self, offer: &Offer<'p>, chan: Chan, pats: &[agentpi_ir::core::Pattern]) {
+        if self.spawner.sem.buffer(chan).is_none() {
+            return;
+        }
+        let Some(oldest) = find(&self.state.queues, chan).and_then(|q| q.messages.first()) else {
+            return;
+        };
+        let values = oldest.clone();
+        let mut frame = offer.frame.clone();
+        match matches_all(pats, &values, &mut frame, self.spawner.sem.program) {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(kind) => return self.fault(offer, kind),
+        }
+        let label = Label {
+            head: Head::Receive(chan),
+            args: values,
+        };
+        let built = self.alone(offer, frame);
+        let queues = pop(&self.state.queues, chan);
+        self.finish(label, built, queues, vec![offer.instance], offer.span);
     }
 
     /// Every output with every input on the same channel, in offer order, in every way the
     /// two can meet.
     fn communications(&mut self, offers: &[Offer<'p>]) {
         let mut inputs: FxHashMap<Chan, Vec<usize>> = FxHashMap::default();
+        let sem = self.spawner.sem;
         for (j, offer) in offers.iter().enumerate() {
-            if let Act::In(chan, _) = offer.act {
+            if let Act::In(chan, _) = offer.act
+                && sem.buffer(chan).is_none()
+            {
                 inputs.entry(chan).or_default().push(j);
             }
         }
@@ -115,7 +179,8 @@ impl<'p> Stepper<'_, 'p, '_> {
         };
         let built = self.joint(output, &input, frame, meeting);
         let actors = vec![output.instance, input.instance];
-        self.finish(label, built, actors, output.span);
+        let queues = self.state.queues.to_vec();
+        self.finish(label, built, queues, actors, output.span);
     }
 
     /// Both continuations in place: each rebuilt up to the layer where the contexts part,
@@ -205,7 +270,14 @@ impl<'p> Stepper<'_, 'p, '_> {
         Ok(out)
     }
 
-    fn finish(&mut self, label: Label, built: Built, actors: Vec<Instance>, span: Span) {
+    fn finish(
+        &mut self,
+        label: Label,
+        built: Built,
+        queues: Vec<Queue>,
+        actors: Vec<Instance>,
+        span: Span,
+    ) {
         let transition = match built {
             Ok(procs) if nesting(&procs) > crate::MAX_NESTING => {
                 let kind = FaultKind::NestedTooDeep;
@@ -214,8 +286,8 @@ impl<'p> Stepper<'_, 'p, '_> {
             Ok(procs) => {
                 let sem = self.spawner.sem;
                 let replicated = |t| sem.is_replication(t);
-                let (target, renaming) =
-                    canonicalize(procs, self.spawner.next_fresh(), &replicated);
+                let ids = self.spawner.next_fresh();
+                let (target, renaming) = canonicalize(procs, queues, ids, &replicated);
                 Transition {
                     label,
                     target,

@@ -96,7 +96,7 @@ pub fn cmp_values(a: &[Value], b: &[Value], anon: bool) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-fn cmp_chan(a: Chan, b: Chan, anon: bool) -> Ordering {
+pub(crate) fn cmp_chan(a: Chan, b: Chan, anon: bool) -> Ordering {
     match (a, b) {
         (Chan::Global(x), Chan::Global(y)) => x.cmp(&y),
         (Chan::Global(_), Chan::Fresh { .. }) => Ordering::Less,

@@ -2,7 +2,8 @@
 //! transitions, pick one, go back), or take a reproducible random run.
 
 use crate::model::{self, Model};
-use agentpi_semantics::{Chan, Semantics, State, Transition};
+use agentpi_check::trace::RunNames;
+use agentpi_semantics::{Semantics, State, Transition};
 use std::io::{BufRead, Write};
 
 #[derive(clap::Args)]
@@ -54,23 +55,15 @@ pub fn run(args: Args) -> u8 {
     }
 }
 
-/// A fresh channel printed with its number in the current state.
-fn chan_name(sem: &Semantics<'_>, chan: Chan) -> String {
-    match chan {
-        Chan::Fresh { id, .. } => format!("{}#{}", sem.chan_name(chan), id + 1),
-        Chan::Global(_) => sem.chan_name(chan).to_string(),
-    }
-}
-
-fn label(sem: &Semantics<'_>, model: &Model, t: &Transition) -> String {
-    let text = sem.fmt_label(&t.label, &mut |c| chan_name(sem, c));
+fn label(sem: &Semantics<'_>, model: &Model, names: &RunNames, t: &Transition) -> String {
+    let text = sem.fmt_label(&t.label, &mut |c| names.name(sem, c));
     match &t.fault {
         Some(f) => format!("{text}  !! {}: {}", model.sources.position(f.span), f.kind),
         None => text,
     }
 }
 
-fn describe(sem: &Semantics<'_>, model: &Model, state: &State) -> String {
+fn describe(sem: &Semantics<'_>, model: &Model, names: &RunNames, state: &State) -> String {
     if state.procs.is_empty() {
         return "  (every component has terminated)\n".to_string();
     }
@@ -85,7 +78,7 @@ fn describe(sem: &Semantics<'_>, model: &Model, state: &State) -> String {
             if i > 0 {
                 values.push_str(", ");
             }
-            sem.fmt_value(&mut values, v, &mut |c| chan_name(sem, c));
+            sem.fmt_value(&mut values, v, &mut |c| names.name(sem, c));
         }
         let at = model.sources.position(model.program.info(leaf.term).span);
         out.push_str(&format!("  {owner} at {at} [{values}]\n"));
@@ -103,6 +96,7 @@ fn end_note(sem: &Semantics<'_>, state: &State) -> &'static str {
 
 fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, steps: usize) -> u8 {
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut names = RunNames::new(sem, &state);
     let mut out = String::new();
     for step in 1..=steps {
         let transitions = sem.successors(&state);
@@ -118,10 +112,11 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let t = &transitions[(rng % transitions.len() as u64) as usize];
-        out.push_str(&format!("{step:>4}. {}\n", label(sem, model, t)));
+        out.push_str(&format!("{step:>4}. {}\n", label(sem, model, &names, t)));
         if t.fault.is_some() {
             break;
         }
+        names = names.after(sem, t);
         state = t.target.clone();
     }
     print!("{out}");
@@ -129,11 +124,12 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
 }
 
 fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
-    let mut history = vec![initial];
+    let names = RunNames::new(sem, &initial);
+    let mut history = vec![(initial, names)];
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
-        let state = history
+        let (state, names) = history
             .last()
             .expect("history starts with the initial state")
             .clone();
@@ -141,13 +137,13 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
         print!(
             "state after {} steps:\n{}",
             history.len() - 1,
-            describe(sem, model, &state)
+            describe(sem, model, &names, &state)
         );
         if transitions.is_empty() {
             println!("{}", end_note(sem, &state));
         }
         for (i, t) in transitions.iter().enumerate() {
-            println!("  {:>3}) {}", i + 1, label(sem, model, t));
+            println!("  {:>3}) {}", i + 1, label(sem, model, &names, t));
         }
         print!("pick a number, b to go back, q to quit> ");
         let _ = std::io::stdout().flush();
@@ -163,7 +159,8 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
                     if (1..=transitions.len()).contains(&n)
                         && transitions[n - 1].fault.is_none() =>
                 {
-                    history.push(transitions[n - 1].target.clone());
+                    let next = names.after(sem, &transitions[n - 1]);
+                    history.push((transitions[n - 1].target.clone(), next));
                 }
                 Ok(n) if (1..=transitions.len()).contains(&n) => {
                     println!("that step fails; it leads nowhere")

@@ -240,7 +240,12 @@ impl Lowerer<'_> {
         for (value, _) in &domain.values {
             self.body.scope.push((var.name.clone(), slot));
             self.body.fixed.insert(slot, value.clone());
-            copies.push(self.proc(body));
+            let copy = self.proc(body);
+            // Parallel compositions stay flat: a copy that is one is spliced in.
+            match self.prog.term(copy) {
+                Term::Par(items) => copies.extend(items.clone()),
+                _ => copies.push(copy),
+            }
             self.body.scope.pop();
         }
         self.body.fixed.remove(&slot);

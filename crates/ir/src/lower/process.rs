@@ -21,7 +21,7 @@ impl Lowerer<'_> {
             ProcKind::ParFor(var, ty, body) => self.par_for(var, ty, body),
             ProcKind::End(body) => {
                 let id = self.proc(body);
-                self.prog.end_points.push(id);
+                self.end_point(id, proc.span);
                 return id;
             }
             ProcKind::If(cond, yes, no) => {
@@ -132,6 +132,34 @@ impl Lowerer<'_> {
                 Ty::Error
             }
         }
+    }
+
+    /// `end: P`: the places where `P` waits become valid ends. A call there is refused: its
+    /// body's start is shared by every call of the process, so only `daemon proc` can mark it.
+    fn end_point(&mut self, id: TermId, span: Span) {
+        let mut todo = vec![id];
+        while let Some(t) = todo.pop() {
+            match self.prog.term(t) {
+                Term::Par(ts) => todo.extend(ts),
+                Term::New(_, body) => todo.push(*body),
+                Term::If(_, a, b) => todo.extend([*a, *b]),
+                Term::Match(_, arms) => todo.extend(arms.iter().map(|(_, t)| *t)),
+                Term::Call(def, _) => {
+                    let name = self.prog.def(*def).name.clone();
+                    self.error(
+                        Diagnostic::error("E0313", format!("`end:` marks a call of `{name}`"))
+                            .at(span)
+                            .with_label("a call, not a place where this process waits")
+                            .with_help(format!(
+                                "put `end:` before a prefix, a choice or a replication, or declare `daemon proc {name}` to make waiting at its start a valid end"
+                            )),
+                    );
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.prog.end_points.push(id);
     }
 
     fn match_term(&mut self, scrutinee: &ast::Expr, arms: &[ast::Arm], span: Span) -> Term {

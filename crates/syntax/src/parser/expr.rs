@@ -76,7 +76,7 @@ impl Parser<'_> {
             Tok::BarBar => ("||", "or"),
             _ => return,
         };
-        let diag = Diagnostic::error("E0113", format!("`{written}` is written `{ours}` here"))
+        let diag = Diagnostic::error("E0114", format!("`{written}` is written `{ours}` here"))
             .at(self.span())
             .with_label(format!("write `{ours}`"))
             .with_help(format!(
@@ -91,7 +91,7 @@ impl Parser<'_> {
             Tok::Minus => (UnOp::Neg, NEG_BP),
             Tok::Not => (UnOp::Not, NOT_BP),
             Tok::Bang => {
-                let diag = Diagnostic::error("E0113", "`!` is not negation here")
+                let diag = Diagnostic::error("E0114", "`!` is not negation here")
                     .at(self.span())
                     .with_label("write `not`")
                     .with_help("negation is `not e`; `!` sends on a channel (`c!v`) or replicates a process (`!P`)");

@@ -33,7 +33,7 @@ impl Parser<'_> {
             return false;
         }
         let diag =
-            agentpi_diagnostics::Diagnostic::error("E0113", "parallel composition is written `|`")
+            agentpi_diagnostics::Diagnostic::error("E0114", "parallel composition is written `|`")
                 .at(self.span())
                 .with_label("write `|`")
                 .with_help("`P | Q` runs P and Q side by side; `or` is the boolean operator");
@@ -99,8 +99,8 @@ impl Parser<'_> {
                 ProcKind::Repl(Box::new(self.unary()?))
             }
             Tok::If => return self.if_proc(),
-            Tok::Ident(word) if word == "par" && self.word_at(2, "in") => return self.par_for(),
-            Tok::Ident(word) if word == "end" && self.peek_is(1, &Tok::Colon) => {
+            Tok::Ident(word) if word == "par" && self.at_family_or_end() => return self.par_for(),
+            Tok::Ident(word) if word == "end" && self.at_family_or_end() => {
                 self.bump();
                 self.bump();
                 ProcKind::End(Box::new(self.unary()?))
@@ -136,8 +136,17 @@ impl Parser<'_> {
 
     fn starts_prefix(&self) -> bool {
         match self.tok() {
-            Tok::Ident(name) => !is_upper(name),
+            Tok::Ident(name) => !is_upper(name) && !self.at_family_or_end(),
             Tok::Tau | Tok::Assert => true,
+            _ => false,
+        }
+    }
+
+    /// `par i in ...` or `end: ...`: lower-case words that start a process, not a prefix.
+    fn at_family_or_end(&self) -> bool {
+        match self.tok() {
+            Tok::Ident(word) if word == "par" => self.word_at(2, "in"),
+            Tok::Ident(word) if word == "end" => self.peek_is(1, &Tok::Colon),
             _ => false,
         }
     }
