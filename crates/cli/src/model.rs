@@ -1,8 +1,9 @@
 //! Loading a model for a command: read, parse, check, lower; diagnostics go to stderr.
 
-use crate::loader::Loader;
+use crate::loader::{self, Loader};
+use crate::output::{self, errln};
 use agentpi_diagnostics::SourceMap;
-use agentpi_diagnostics::{Severity, render};
+use agentpi_diagnostics::{Diagnostic, Severity, render};
 use agentpi_ir::core::Program;
 
 /// A lowered model with the sources its positions point into.
@@ -11,24 +12,34 @@ pub struct Model {
     pub sources: SourceMap,
 }
 
-/// A loaded model, or the exit status (2) after its errors were printed.
-pub fn load(path: &str) -> Result<Model, u8> {
-    let loaded = agentpi_ir::load(path, &Loader);
-    let text = render::terminal_all(&loaded.diagnostics, &loaded.sources);
-    if !text.is_empty() {
-        eprint!("{text}");
+/// At most this many diagnostics are shown; the rest are counted (as compilers do).
+const SHOWN: usize = 20;
+
+/// A loaded model, or the exit status (2) after its errors were printed. Warnings are printed
+/// and never make the load fail. `undone` says what the errors prevented ("nothing was
+/// checked").
+pub fn load(path: &str, undone: &str) -> Result<Model, u8> {
+    load_quietly(path).map_err(|report| {
+        output::stderr(&format!("{}; {undone}\n", report.trim_end()));
+        2
+    })
+}
+
+/// A loaded model, or its rendered errors ending in a line that counts them. The warnings of
+/// a model that loads are printed to stderr here.
+pub fn load_quietly(path: &str) -> Result<Model, String> {
+    if let Err(report) = loader::check_root(path) {
+        return Err(format!("{report}{path}: 1 error found\n"));
     }
-    let errors = loaded
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
+    let loaded = agentpi_ir::load(path, &Loader);
+    let errors = count(&loaded.diagnostics, Severity::Error);
+    let text = render::terminal_first(&loaded.diagnostics, &loaded.sources, SHOWN);
     if errors > 0 {
-        eprintln!(
-            "{path}: {errors} error{} found; nothing was checked",
-            if errors == 1 { "" } else { "s" }
-        );
-        return Err(2);
+        let plural = if errors == 1 { "" } else { "s" };
+        return Err(format!("{text}{path}: {errors} error{plural} found\n"));
+    }
+    if !text.is_empty() {
+        output::stderr(&text);
     }
     Ok(Model {
         program: loaded.program,
@@ -36,21 +47,37 @@ pub fn load(path: &str) -> Result<Model, u8> {
     })
 }
 
+fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == severity)
+        .count()
+}
+
+/// `FILE.pi:System` or `model:System` split at the last colon, when both sides are non-empty.
+pub fn split_system(spec: &str) -> Option<(&str, &str)> {
+    let (file, system) = spec.rsplit_once(':')?;
+    (!file.is_empty() && !system.is_empty()).then_some((file, system))
+}
+
+/// The names of a program's systems, in declaration order.
+pub fn system_names(program: &Program) -> Vec<String> {
+    program.systems.iter().map(|s| s.name.clone()).collect()
+}
+
 /// The index of system `name`, or the only system when no name is given.
 pub fn system(program: &Program, name: Option<&str>) -> Result<usize, u8> {
-    let names: Vec<&str> = program.systems.iter().map(|s| s.name.as_str()).collect();
+    let names = system_names(program).join(", ");
     let found = match name {
         Some(n) => program.system(n),
-        None if names.len() == 1 => Some(0),
+        None if program.systems.len() == 1 => Some(0),
         None => None,
     };
     found.ok_or_else(|| {
         match name {
-            Some(n) => eprintln!(
-                "error: no system `{n}` in the model (systems: {})",
-                names.join(", ")
-            ),
-            None => eprintln!("error: give --system, one of: {}", names.join(", ")),
+            Some(n) => errln!("error: no system `{n}` in the model (systems: {names})"),
+            None if names.is_empty() => errln!("error: the model has no `system` to explore"),
+            None => errln!("error: give --system, one of: {names}"),
         }
         2
     })

@@ -294,9 +294,14 @@ fn check_counts(header: &Header, count: u64, largest: &Largest) -> Result<(), Au
     if u64::from(largest.state) <= usable_states(count) {
         return Ok(());
     }
+    let transitions = if count == 1 {
+        "transition"
+    } else {
+        "transitions"
+    };
     let why = format!(
-        "state {} is numbered far beyond the states {count} transitions can use: number the \
-         states without large gaps (the LTS would need memory for every number up to it)",
+        "state {} leaves a gap too large for a file of {count} {transitions}: number the \
+         states without large gaps (every number up to the largest costs memory)",
         largest.state
     );
     Err(match &largest.first_beyond {

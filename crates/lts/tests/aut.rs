@@ -47,11 +47,11 @@ fn header_counts_are_not_allocated_for() {
     );
     check(
         "des (0, 2, 4000000000)\n(0, a, 1)\n(1, b, 3999999999)\n",
-        "3:1: state 3999999999 is numbered far beyond the states 2 transitions can use: number the states without large gaps (the LTS would need memory for every number up to it)",
+        "3:1: state 3999999999 leaves a gap too large for a file of 2 transitions: number the states without large gaps (every number up to the largest costs memory)",
     );
     check(
         "des (3999999999, 0, 4000000000)\n",
-        "1:6: the initial state 3999999999 is numbered far beyond the states 0 transitions can use: number the states without large gaps (the LTS would need memory for every number up to it)",
+        "1:6: the initial state 3999999999 leaves a gap too large for a file of 0 transitions: number the states without large gaps (every number up to the largest costs memory)",
     );
     // Gaps the transitions could pay for are fine.
     check(

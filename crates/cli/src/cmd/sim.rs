@@ -2,8 +2,9 @@
 //! transitions, pick one, go back), or take a reproducible random run.
 
 use crate::model::{self, Model};
+use crate::output::{self, count_of};
 use agentpi_semantics::{Chan, Semantics, State, Transition};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,8 +24,13 @@ pub struct Args {
     pub steps: usize,
 }
 
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 the run ended well (a valid end state, the last \
+    of --steps, or `q`), 1 a random run ended in a deadlock or a failing step (or the initial \
+    state fails), 2 an input error or an output that could not be written.";
+
 pub fn run(args: Args) -> u8 {
-    let model = match model::load(&args.file) {
+    let model = match model::load(&args.file, "nothing was run") {
         Ok(m) => m,
         Err(status) => return status,
     };
@@ -36,12 +42,11 @@ pub fn run(args: Args) -> u8 {
     let initial = match sem.initial(system) {
         Ok(state) => state,
         Err(fault) => {
-            println!(
-                "the initial state fails: {}: {}",
-                model.sources.position(fault.span),
-                fault.kind
+            let at = model.sources.position(fault.span);
+            return output::finish(
+                &format!("the initial state fails: {at}: {}\n", fault.kind),
+                1,
             );
-            return 1;
         }
     };
     if args.random {
@@ -98,17 +103,17 @@ fn end_note(sem: &Semantics<'_>, state: &State) -> &'static str {
     }
 }
 
+/// A random run; status 1 when it ends in a deadlock or a failing step.
 fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, steps: usize) -> u8 {
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut out = String::new();
+    let mut status = 0;
     for step in 1..=steps {
         let transitions = sem.successors(&state);
         if transitions.is_empty() {
-            out.push_str(&format!(
-                "after {} steps, {}\n",
-                step - 1,
-                end_note(sem, &state)
-            ));
+            let steps = count_of(step - 1, "step");
+            out.push_str(&format!("after {steps}, {}\n", end_note(sem, &state)));
+            status = u8::from(!sem.is_valid_end(&state));
             break;
         }
         rng ^= rng << 13;
@@ -117,12 +122,12 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
         let t = &transitions[(rng % transitions.len() as u64) as usize];
         out.push_str(&format!("{step:>4}. {}\n", label(sem, model, t)));
         if t.fault.is_some() {
+            status = 1;
             break;
         }
         state = t.target.clone();
     }
-    print!("{out}");
-    0
+    output::finish(&out, status)
 }
 
 fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
@@ -135,38 +140,49 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
             .expect("history starts with the initial state")
             .clone();
         let transitions = sem.successors(&state);
-        print!(
-            "state after {} steps:\n{}",
-            history.len() - 1,
+        let mut screen = format!(
+            "state after {}:\n{}",
+            count_of(history.len() - 1, "step"),
             describe(sem, model, &state)
         );
         if transitions.is_empty() {
-            println!("{}", end_note(sem, &state));
+            screen += &format!("{}\n", end_note(sem, &state));
         }
         for (i, t) in transitions.iter().enumerate() {
-            println!("  {:>3}) {}", i + 1, label(sem, model, t));
+            screen += &format!("  {:>3}) {}\n", i + 1, label(sem, model, t));
         }
-        print!("pick a number, b to go back, q to quit> ");
-        let _ = std::io::stdout().flush();
+        screen += "pick a number, b to go back, q to quit> ";
+        if let Err(status) = output::stdout(&screen) {
+            return status;
+        }
         let Some(Ok(line)) = lines.next() else {
             return 0;
         };
-        match line.trim() {
+        let answer = match line.trim() {
             "q" => return 0,
-            "b" if history.len() > 1 => drop(history.pop()),
-            "b" => println!("already at the initial state"),
+            "b" if history.len() > 1 => {
+                history.pop();
+                None
+            }
+            "b" => Some("already at the initial state".to_string()),
             choice => match choice.parse::<usize>() {
                 Ok(n)
                     if (1..=transitions.len()).contains(&n)
                         && transitions[n - 1].fault.is_none() =>
                 {
                     history.push(transitions[n - 1].target.clone());
+                    None
                 }
                 Ok(n) if (1..=transitions.len()).contains(&n) => {
-                    println!("that step fails; it leads nowhere")
+                    Some("that step fails; it leads nowhere".to_string())
                 }
-                _ => println!("`{choice}` is not one of the choices"),
+                _ => Some(format!("`{choice}` is not one of the choices")),
             },
+        };
+        if let Some(answer) = answer
+            && let Err(status) = output::stdout(&format!("{answer}\n"))
+        {
+            return status;
         }
     }
 }
