@@ -76,7 +76,11 @@ fn imports_in_the_docs_name_bundled_models() {
         let Ok(text) = std::fs::read_to_string(repo().join(page)) else {
             continue;
         };
-        for name in text.split("import \"").skip(1).filter_map(|r| r.split('"').next()) {
+        for name in text
+            .split("import \"")
+            .skip(1)
+            .filter_map(|r| r.split('"').next())
+        {
             if name.contains('/') || name.ends_with(".pi") || name == "name" {
                 continue;
             }
@@ -88,7 +92,10 @@ fn imports_in_the_docs_name_bundled_models() {
     }
     for line in listing.lines().take_while(|l| !l.is_empty()) {
         let name = line.split_whitespace().next().unwrap();
-        assert!(readme.contains(&format!("`{name}`")), "README.md does not name `{name}`");
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "README.md does not name `{name}`"
+        );
     }
 }
 
@@ -101,7 +108,11 @@ fn the_minimize_examples_print_what_the_page_shows() {
     let mut checked = 0;
     for block in page.split("```text\n").skip(1) {
         let block = block.split("```").next().unwrap();
-        let Some(command) = block.lines().next().and_then(|l| l.strip_prefix("$ agentpi ")) else {
+        let Some(command) = block
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("$ agentpi "))
+        else {
             continue;
         };
         let args: Vec<&str> = command.split_whitespace().collect();
@@ -109,7 +120,11 @@ fn the_minimize_examples_print_what_the_page_shows() {
             continue;
         }
         let shown = block.split_once('\n').unwrap().1;
-        assert_eq!(agentpi(&dir, &args), shown, "docs/minimize.md: $ agentpi {command}");
+        assert_eq!(
+            agentpi(&dir, &args),
+            shown,
+            "docs/minimize.md: $ agentpi {command}"
+        );
         checked += 1;
     }
     assert!(checked >= 1, "no example of docs/minimize.md was run");
