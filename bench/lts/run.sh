@@ -13,7 +13,7 @@
 # nothing). --quick keeps inputs up to about 10^6 transitions; the full run adds 10^7 and the
 # philosophers for N = 12 (531,440 states, 4,251,516 transitions). Time is the CPU time of
 # the reduction alone (both tools reduce on one thread; CPU time is what a loaded machine
-# disturbs least; wall time under 0.1 s, where the CPU clock is too coarse), the best of REPS runs (default 3, 2 with --quick; at least 9 for inputs
+# disturbs least; wall time under 0.2 s, where its 10 ms ticks are too coarse), the best of REPS runs (default 3, 2 with --quick; at least 9 for inputs
 # under 10^5 transitions, which take milliseconds); memory is the peak RSS from
 # /usr/bin/time, which includes reading the file with each tool's own reader. Runs of the two
 # tools alternate, so that a change of load hits both.
