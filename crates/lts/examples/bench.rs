@@ -134,7 +134,9 @@ fn uses_tau(file: &str) -> Result<bool> {
     use std::io::Read;
     let mut head = Vec::new();
     File::open(file)?.take(1 << 20).read_to_end(&mut head)?;
-    Ok(head.windows(7).any(|w| w == b", tau, " || w == b"\"tau\", "))
+    Ok(head
+        .windows(7)
+        .any(|w| w == b", tau, " || w == b"\"tau\", "))
 }
 
 /// SplitMix64, so inputs are the same on every machine.

@@ -97,8 +97,10 @@ pub(crate) fn branching(lts: &Lts, divergence: bool) -> (Lts, Vec<u32>) {
 /// no `tau`-cycle and the numbering is a reverse topological order), but for `tau`-self-loops,
 /// which mark divergence and are allowed only when it is preserved.
 fn is_contracted(lts: &Lts, divergence: bool) -> bool {
-    (0..lts.num_states() as u32)
-        .all(|s| lts.tau_successors(s).all(|t| t < s || (divergence && t == s)))
+    (0..lts.num_states() as u32).all(|s| {
+        lts.tau_successors(s)
+            .all(|t| t < s || (divergence && t == s))
+    })
 }
 
 /// Weak minimisation: branching first (it is finer and fast), then weak signatures.
@@ -185,7 +187,10 @@ pub(crate) fn quotient_of_representatives(
     let mut representative = vec![u32::MAX; blocks];
     for s in 0..lts.num_states() as u32 {
         let b = state_of(s) as usize;
-        let bottom = || !lts.tau_successors(s).any(|t| t != s && state_of(t) == state_of(s));
+        let bottom = || {
+            !lts.tau_successors(s)
+                .any(|t| t != s && state_of(t) == state_of(s))
+        };
         if representative[b] == u32::MAX && (!branching || bottom()) {
             representative[b] = s;
         }
@@ -212,7 +217,10 @@ pub(crate) fn quotient_of_representatives(
         trans_label: labels,
         trans_to: targets,
     };
-    (quotient, block_of.iter().map(|&b| number[b as usize]).collect())
+    (
+        quotient,
+        block_of.iter().map(|&b| number[b as usize]).collect(),
+    )
 }
 
 /// Numbers blocks in the order a breadth-first search from the initial state meets them.

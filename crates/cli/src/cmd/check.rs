@@ -3,7 +3,7 @@
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
 use crate::{msc, progress};
-use agentpi_check::{CheckResult, Options, Outcome, SystemReport};
+use agentpi_check::{CheckResult, End, Options, Outcome, SystemReport};
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -140,9 +140,8 @@ fn run_checks(
             });
             let secs = started.elapsed().as_secs_f64();
             errln!(
-                "{name}: {}, {}, depth {}, in {secs:.2} s",
-                count_of(report.states, "state"),
-                count_of(report.transitions, "transition"),
+                "{name}: {}, depth {}, in {secs:.2} s",
+                counts(report.states, report.transitions),
                 report.depth
             );
             report
@@ -195,12 +194,15 @@ fn text_report(model: &Model, reports: &[SystemReport]) -> String {
 
 fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
     let mut out = format!(
-        "{}: {} ... {} ({}, {})\n",
+        "{}: {} ... {} ({}{})\n",
         report.system,
         result.property,
         verdict_word(&result.outcome),
-        count_of(report.states, "state"),
-        count_of(report.transitions, "transition")
+        counts(report.states, report.transitions),
+        match report.end {
+            End::Decided => "; stopped once every check was decided",
+            _ => "",
+        }
     );
     if let Outcome::Unknown(limit) = &result.outcome {
         out.push_str(&format!(
@@ -218,6 +220,15 @@ fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> St
         out.push_str(&trace_text(result, trace));
     }
     out
+}
+
+/// "1 state, 2 transitions".
+fn counts(states: usize, transitions: usize) -> String {
+    format!(
+        "{}, {}",
+        count_of(states, "state"),
+        count_of(transitions, "transition")
+    )
 }
 
 fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
@@ -276,6 +287,7 @@ fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Va
         "verdict": verdict_word(&result.outcome),
         "states": report.states,
         "transitions": report.transitions,
+        "explored": match report.end { End::Complete => "all", End::Decided => "until decided", End::Limit(_) => "until a limit" },
         "trace": trace,
         "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
         "deadlock": result.stuck,
