@@ -101,42 +101,6 @@ fn cut(text: &str, limit: usize) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn short(description: &str) -> String {
-        short_summary(&json!({ "description": description }), "tool")
-    }
-
-    #[test]
-    fn summaries_end_where_a_phrase_ends() {
-        // The whole first sentence when it is short and the description says more.
-        assert_eq!(short("Get a balance. Needs an account."), "Get a balance.");
-        // One sentence: shorter than the description by a word, never ending on "of the".
-        assert_eq!(
-            short("Returns the current eta value of the cache"),
-            "Returns the current eta value"
-        );
-        assert_eq!(short("Send email"), "Send");
-        // Long: at the last clause boundary, else after a word with `...`.
-        let long = "Reads a file, handling many encodings and reporting detailed errors for \
-                    files that cannot be read, and it works only inside the directories the \
-                    server was started with.";
-        assert_eq!(
-            short(long),
-            "Reads a file, handling many encodings and reporting detailed errors for files that cannot be read"
-        );
-        let words = "Checks whether a transfer of the given amount is allowed for the given \
-                     balance and returns an authorization token for the account holder today.";
-        assert_eq!(
-            short(words),
-            "Checks whether a transfer of the given amount is allowed for the given balance and returns an authorization token..."
-        );
-    }
-}
-
 fn hint(tool: &Value, name: &str) -> Option<bool> {
     tool.get("annotations")?.get(name)?.as_bool()
 }
@@ -175,4 +139,40 @@ fn failure_modes(tool: &Value, effects: SideEffects) -> Value {
         modes.push(json!({ "error": "approval_denied", "recovery": "abort" }));
     }
     Value::Array(modes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn short(description: &str) -> String {
+        short_summary(&json!({ "description": description }), "tool")
+    }
+
+    #[test]
+    fn summaries_end_where_a_phrase_ends() {
+        // The whole first sentence when it is short and the description says more.
+        assert_eq!(short("Get a balance. Needs an account."), "Get a balance.");
+        // One sentence: shorter than the description by a word, never ending on "of the".
+        assert_eq!(
+            short("Returns the current eta value of the cache"),
+            "Returns the current eta value"
+        );
+        assert_eq!(short("Send email"), "Send");
+        // Long: at the last clause boundary, else after a word with `...`.
+        let long = "Reads a file, handling many encodings and reporting detailed errors for \
+                    files that cannot be read, and it works only inside the directories the \
+                    server was started with.";
+        assert_eq!(
+            short(long),
+            "Reads a file, handling many encodings and reporting detailed errors for files that cannot be read"
+        );
+        let words = "Checks whether a transfer of the given amount is allowed for the given \
+                     balance and returns an authorization token for the account holder today.";
+        assert_eq!(
+            short(words),
+            "Checks whether a transfer of the given amount is allowed for the given balance and returns an authorization token..."
+        );
+    }
 }
