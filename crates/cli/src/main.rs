@@ -1,7 +1,10 @@
 //! The `agentpi` binary: parses arguments and dispatches to one module per command.
 //!
-//! Every command module exposes `Args` (its clap arguments) and `run(Args) -> u8`, the process
-//! exit status. Only this crate prints or exits.
+//! Every command module exposes `Args` (its clap arguments), `run(Args) -> u8`, the process
+//! exit status, and `EXIT_STATUS`, what each status means (shown by `--help`). Only this crate
+//! prints, and only through `output`, which never panics on a failed write.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod cmd;
 mod loader;
@@ -11,6 +14,7 @@ mod msc;
 mod output;
 mod progress;
 mod sarif;
+mod state_space;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,17 +30,26 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check the properties of a model (deadlocks, never, reachable, liveness).
+    #[command(after_help = cmd::check::EXIT_STATUS)]
     Check(cmd::check::Args),
     /// Write the state space of a system as Aldebaran .aut or DOT.
+    #[command(after_help = cmd::lts::EXIT_STATUS)]
     Lts(cmd::lts::Args),
     /// Step through a system interactively, or take a reproducible random run.
+    #[command(after_help = cmd::sim::EXIT_STATUS)]
     Sim(cmd::sim::Args),
     /// Decide bisimilarity, refinement or trace/failures equivalence of two systems, with evidence.
+    #[command(after_help = cmd::compare::EXIT_STATUS)]
     Compare(cmd::compare::Args),
     /// Reduce a state space modulo strong, branching or weak bisimulation.
+    #[command(after_help = cmd::minimize::EXIT_STATUS)]
     Minimize(cmd::minimize::Args),
     /// Lint MCP tool definitions against the specification and MCP+.
+    #[command(after_help = cmd::lint::EXIT_STATUS)]
     Lint(cmd::lint::Args),
+    /// List the bundled models, with what each shows and its systems.
+    #[command(after_help = cmd::models::EXIT_STATUS)]
+    Models(cmd::models::Args),
 }
 
 /// Deeply nested models (long `new` or `if` chains) recurse deeply in the front end and the
@@ -44,28 +57,34 @@ enum Command {
 const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
-    report_closed_stdout_without_panic();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(usage(&error)),
+    };
     let worker = std::thread::Builder::new()
         .stack_size(STACK_BYTES)
         .spawn(move || dispatch(cli));
-    let status = worker.expect("spawn the main worker").join().unwrap_or(101);
+    let status = match worker {
+        Ok(worker) => worker.join().unwrap_or(101),
+        Err(e) => {
+            output::errln!("error: cannot start a thread with a {STACK_BYTES}-byte stack: {e}");
+            2
+        }
+    };
     ExitCode::from(status)
 }
 
-/// `print!` panics when standard output is closed (`agentpi sim ... | head`). That is not a
-/// bug of ours: say so in one line and exit with status 2, as `output::write` does, instead of
-/// a panic message and a backtrace.
-fn report_closed_stdout_without_panic() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let message = info.payload().downcast_ref::<String>();
-        if let Some(why) = message.and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
-            eprintln!("error: cannot write to standard output: {why}");
-            std::process::exit(2);
-        }
-        default(info);
-    }));
+/// Help, the version, or a usage error: written as clap would, but through `output`, so that a
+/// closed or full stream is a status, not a panic.
+fn usage(error: &clap::Error) -> u8 {
+    let text = error.render().to_string();
+    let status = error.exit_code() as u8;
+    if error.use_stderr() {
+        output::stderr(&text);
+        status
+    } else {
+        output::finish(&text, status)
+    }
 }
 
 fn dispatch(cli: Cli) -> u8 {
@@ -76,5 +95,6 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Minimize(args) => cmd::minimize::run(args),
         Command::Lint(args) => cmd::lint::run(args),
+        Command::Models(args) => cmd::models::run(args),
     }
 }

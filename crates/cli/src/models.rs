@@ -1,44 +1,78 @@
 //! The standard library of models, shipped inside the binary so that they run without a
-//! checkout: `agentpi check mcp_timeout` or `import "mcp_basic"`.
+//! checkout: `agentpi check mcp_timeout` or `import "mcp_basic"`; `agentpi models` lists them.
 
-/// Every bundled model: its name (the file name without `.pi`) and its text.
-pub const MODELS: &[(&str, &str)] = &[
-    ("banking", include_str!("../../../models/banking.pi")),
-    ("calculator", include_str!("../../../models/calculator.pi")),
-    (
+/// A bundled model: its name (the file name without `.pi`), what it shows, and its text.
+pub struct Bundled {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! bundled {
+    ($name:literal, $about:literal) => {
+        Bundled {
+            name: $name,
+            about: $about,
+            text: include_str!(concat!("../../../models/", $name, ".pi")),
+        }
+    };
+}
+
+/// Every bundled model, by name.
+pub const MODELS: &[Bundled] = &[
+    bundled!(
+        "banking",
+        "the paper's banking agent: a correct, a rogue, and two agents overdrawing together"
+    ),
+    bundled!(
+        "calculator",
+        "an agent asks a calculator server to add or subtract two numbers"
+    ),
+    bundled!(
         "crash_no_timeout",
-        include_str!("../../../models/crash_no_timeout.pi"),
+        "a server that may crash mid-call and a client without a timeout: the client hangs"
     ),
-    (
+    bundled!(
         "crash_with_timeout",
-        include_str!("../../../models/crash_with_timeout.pi"),
+        "the crashing server and a client that times out and drains the late answer"
     ),
-    ("mcp_basic", include_str!("../../../models/mcp_basic.pi")),
-    (
+    bundled!(
+        "mcp_basic",
+        "the MCP vocabulary (tools, outcomes, the call channel): a library to import"
+    ),
+    bundled!(
         "mcp_timeout",
-        include_str!("../../../models/mcp_timeout.pi"),
+        "an MCP client and server with a timeout: every call gets a response"
     ),
-    (
+    bundled!(
         "orchestration",
-        include_str!("../../../models/orchestration.pi"),
+        "fetch from two sources in parallel, fuse, publish to two sinks, clean up on failure"
     ),
-    (
+    bundled!(
         "orchestration_broken",
-        include_str!("../../../models/orchestration_broken.pi"),
+        "the orchestration with two bugs: publishes after a failed fetch, forgets the cleanup"
     ),
-    (
+    bundled!(
         "philosophers",
-        include_str!("../../../models/philosophers.pi"),
+        "dining philosophers written once for any N (-D N=5): the deadlock, and the fix"
     ),
-    ("ring", include_str!("../../../models/ring.pi")),
-    ("tool_calls", include_str!("../../../models/tool_calls.pi")),
+    bundled!(
+        "ring",
+        "leader election on a ring of asynchronous links (Chang and Roberts), for any N"
+    ),
+    bundled!(
+        "tool_calls",
+        "two tool calls on shared state: in sequence, concurrently (a lost update), with a lock"
+    ),
 ];
 
 /// The text of a bundled model, by name.
 pub fn find(name: &str) -> Option<&'static str> {
     let name = name.strip_suffix(".pi").unwrap_or(name);
-    MODELS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
+    MODELS.iter().find(|m| m.name == name).map(|m| m.text)
+}
+
+/// The names of the bundled models.
+pub fn names() -> Vec<&'static str> {
+    MODELS.iter().map(|m| m.name).collect()
 }

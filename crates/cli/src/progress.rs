@@ -1,8 +1,9 @@
 //! Progress on stderr for explorations longer than a second, only when stderr is a terminal.
 //! Workers only bump counters; this one reporter thread reads and draws them.
 
+use crate::output;
 use agentpi_check::Progress;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -37,11 +38,12 @@ fn draw_until(done: &AtomicBool, name: &str, counters: &Progress) {
         let states = counters.states.load(Ordering::Relaxed);
         let rate = states as f64 / elapsed;
         let depth = counters.depth.load(Ordering::Relaxed);
-        eprint!("\r{name}: {states} states, {rate:.0} states/s, depth {depth}   ");
-        let _ = std::io::stderr().flush();
+        output::stderr(&format!(
+            "\r{name}: {states} states, {rate:.0} states/s, depth {depth}   "
+        ));
         drawn = true;
     }
     if drawn {
-        eprint!("\r\x1b[2K");
+        output::stderr("\r\x1b[2K");
     }
 }

@@ -15,7 +15,7 @@ use std::io::{BufRead, Write};
 /// A malformed `.aut` file: where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AutError {
-    /// 1-based line number (0 when the input could not be read at all).
+    /// 1-based line number.
     pub line: usize,
     /// 1-based column.
     pub column: usize,
@@ -100,19 +100,40 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The numbers in the `des` header.
-#[derive(Clone, Copy, Debug)]
+/// The numbers in the `des` header, and where they are (for errors found later).
+#[derive(Clone, Debug)]
 struct Header {
     initial: u32,
     transitions: u64,
     states: u32,
+    /// The header line, and the byte offsets of its initial state and transition count.
+    text: String,
+    line: usize,
+    initial_at: usize,
+    transitions_at: usize,
+}
+
+impl Header {
+    /// An error pointing at the header's number that starts at byte `at`.
+    fn error_at(&self, at: usize, message: String) -> AutError {
+        let cursor = Cursor {
+            text: &self.text,
+            pos: at,
+            line: self.line,
+        };
+        cursor.error(message)
+    }
 }
 
 fn parse_header(cursor: &mut Cursor) -> Result<Header, AutError> {
     cursor.expect("des", "the header `des (INITIAL, TRANSITIONS, STATES)`")?;
     cursor.expect("(", "`(` after `des`")?;
+    cursor.skip_space();
+    let initial_at = cursor.pos;
     let initial = cursor.number("the initial state")?;
     cursor.expect(",", "`,` after the initial state")?;
+    cursor.skip_space();
+    let transitions_at = cursor.pos;
     let transitions = cursor.number("the number of transitions")?;
     cursor.expect(",", "`,` after the number of transitions")?;
     let states = cursor.number("the number of states")?;
@@ -128,6 +149,10 @@ fn parse_header(cursor: &mut Cursor) -> Result<Header, AutError> {
         initial: initial as u32,
         transitions,
         states: states as u32,
+        text: cursor.text.to_string(),
+        line: cursor.line,
+        initial_at,
+        transitions_at,
     })
 }
 
@@ -183,11 +208,22 @@ fn label<'a>(cursor: &mut Cursor<'a>) -> Result<&'a str, AutError> {
     Ok(label)
 }
 
+/// States numbered beyond twice the transitions (which use at most that many states) plus this
+/// slack are refused: only a numbering with gaps gets there, and every state up to the largest
+/// number costs memory whether a transition uses it or not.
+const SPARE_STATES: u64 = 1 << 16;
+
 /// Reads a `.aut` file line by line. `i` and `tau` become the silent action.
+///
+/// Nothing is allocated from the header's counts: the LTS has the states up to the largest one
+/// a transition (or the header's initial state) names; states the header declares beyond it
+/// have no transitions, are unreachable, and are left out. A transition count that disagrees
+/// with the body is an error at the header's count.
 pub fn read_aut<R: BufRead>(reader: R) -> Result<Lts, AutError> {
     let mut lines = Lines {
         reader,
         line: String::new(),
+        bytes: Vec::new(),
         number: 0,
     };
     let header = match lines.next_nonblank()? {
@@ -195,12 +231,12 @@ pub fn read_aut<R: BufRead>(reader: R) -> Result<Lts, AutError> {
         None => {
             let message =
                 "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file";
-            return Err(Cursor::at_line(lines.number).error(message));
+            return Err(Cursor::at_line(lines.number.max(1)).error(message));
         }
     };
     let mut builder = LtsBuilder::new();
-    builder.require_states(header.states as usize);
     let mut count = 0u64;
+    let mut largest = Largest::new(header.initial);
     while let Some(mut cursor) = lines.next_nonblank()? {
         let (from, text, to) = parse_transition(&mut cursor, header.states)?;
         let label = if text == "i" {
@@ -208,23 +244,80 @@ pub fn read_aut<R: BufRead>(reader: R) -> Result<Lts, AutError> {
         } else {
             builder.intern(text)
         };
-        builder.add_transition_id(from, label, to);
         count += 1;
+        largest.see(from.max(to), count, &cursor);
+        builder.add_transition_id(from, label, to);
     }
+    check_counts(&header, count, &largest)?;
+    Ok(builder.finish(header.initial))
+}
+
+/// The largest state number met, and where it was first met while it was already beyond what
+/// the transitions read so far can use (only kept then: a dense file never copies a line).
+struct Largest {
+    state: u32,
+    first_beyond: Option<AutError>,
+}
+
+impl Largest {
+    fn new(initial: u32) -> Self {
+        Largest {
+            state: initial,
+            first_beyond: None,
+        }
+    }
+
+    fn see(&mut self, state: u32, transitions: u64, cursor: &Cursor) {
+        if state > self.state {
+            self.state = state;
+            if u64::from(state) > usable_states(transitions) {
+                let line = Cursor { pos: 0, ..*cursor };
+                self.first_beyond = Some(line.error(String::new()));
+            }
+        }
+    }
+}
+
+/// The most states `transitions` transitions can use, plus [`SPARE_STATES`].
+fn usable_states(transitions: u64) -> u64 {
+    2 * transitions + SPARE_STATES
+}
+
+fn check_counts(header: &Header, count: u64, largest: &Largest) -> Result<(), AutError> {
     if count != header.transitions {
         let message = format!(
             "the header declares {} transitions but the file has {count}",
             header.transitions
         );
-        return Err(Cursor::at_line(lines.number - 1).error(message));
+        return Err(header.error_at(header.transitions_at, message));
     }
-    Ok(builder.finish(header.initial))
+    if u64::from(largest.state) <= usable_states(count) {
+        return Ok(());
+    }
+    let transitions = if count == 1 {
+        "transition"
+    } else {
+        "transitions"
+    };
+    let why = format!(
+        "state {} leaves a gap too large for a file of {count} {transitions}: number the \
+         states without large gaps (every number up to the largest costs memory)",
+        largest.state
+    );
+    Err(match &largest.first_beyond {
+        Some(at) => AutError {
+            message: why,
+            ..at.clone()
+        },
+        None => header.error_at(header.initial_at, format!("the initial {why}")),
+    })
 }
 
 /// The input, one reused line buffer at a time.
 struct Lines<R> {
     reader: R,
     line: String,
+    bytes: Vec<u8>,
     number: usize,
 }
 
@@ -233,7 +326,7 @@ impl<R: BufRead> Lines<R> {
     fn next_nonblank(&mut self) -> Result<Option<Cursor<'_>>, AutError> {
         loop {
             self.number += 1;
-            if read_line(&mut self.reader, &mut self.line, self.number)? == 0 {
+            if !self.read_line()? {
                 return Ok(None);
             }
             if !self.line.trim().is_empty() {
@@ -245,20 +338,43 @@ impl<R: BufRead> Lines<R> {
             }
         }
     }
+
+    /// Reads the next line into `line`; false at the end of the input. A line that is not
+    /// UTF-8 is an error at its first bad byte.
+    fn read_line(&mut self) -> Result<bool, AutError> {
+        self.bytes.clear();
+        let at_line = |message: String| AutError {
+            line: self.number,
+            column: 1,
+            message,
+            text: String::new(),
+        };
+        let read = self.reader.read_until(b'\n', &mut self.bytes);
+        if read.map_err(|e| at_line(format!("cannot read: {e}")))? == 0 {
+            return Ok(false);
+        }
+        self.line.clear();
+        match std::str::from_utf8(&self.bytes) {
+            Ok(text) => self.line.push_str(text),
+            Err(e) => return Err(not_utf8(&self.bytes, e.valid_up_to(), self.number)),
+        }
+        Ok(true)
+    }
 }
 
-fn read_line<R: BufRead>(
-    reader: &mut R,
-    line: &mut String,
-    number: usize,
-) -> Result<usize, AutError> {
-    line.clear();
-    reader.read_line(line).map_err(|e| AutError {
-        line: number,
-        column: 1,
-        message: format!("cannot read: {e}"),
-        text: String::new(),
-    })
+/// The error for a line whose bytes from `valid` on are not UTF-8.
+fn not_utf8(bytes: &[u8], valid: usize, line: usize) -> AutError {
+    let text = String::from_utf8_lossy(bytes).trim_end().to_string();
+    let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or("");
+    AutError {
+        line,
+        column: prefix.chars().count() + 1,
+        message: format!(
+            "the file is not UTF-8 text: byte 0x{:02x} here (a `.aut` file is text)",
+            bytes[valid]
+        ),
+        text,
+    }
 }
 
 /// Writes `lts` in `.aut` format; the silent action is written `tau`, labels are quoted.

@@ -23,7 +23,10 @@ use std::sync::Arc;
 pub struct LtsBuilder {
     labels: Arc<Vec<String>>,
     index: FxHashMap<String, u32>,
-    triples: Vec<(u32, u32, u32)>,
+    /// The transitions as (from, label, to), flat: [`LtsBuilder::finish`] sorts them in place
+    /// and packs them into the LTS in the same buffer, so that building an LTS of m transitions
+    /// never holds more than 12m bytes of them (it held 20m).
+    triples: Vec<u32>,
     num_states: u32,
 }
 
@@ -86,7 +89,7 @@ impl LtsBuilder {
     pub fn add_transition_id(&mut self, from: u32, label: u32, to: u32) {
         debug_assert!((label as usize) < self.labels.len());
         self.require_states(from.max(to) as usize + 1);
-        self.triples.push((from, label, to));
+        self.triples.extend([from, label, to]);
     }
 
     /// Makes sure the LTS has at least `n` states (states without transitions are deadlocks).
@@ -96,28 +99,17 @@ impl LtsBuilder {
 
     /// The number of transitions added so far (duplicates included).
     pub fn num_transitions(&self) -> usize {
-        self.triples.len()
+        self.triples.len() / 3
     }
 
     /// Packs the transitions into an [`Lts`] with the given initial state.
     pub fn finish(mut self, initial: u32) -> Lts {
         self.require_states(initial as usize + 1);
-        let n = self.num_states as usize;
-        let mut offsets = vec![0u32; n + 1];
-        for &(s, _, _) in &self.triples {
-            offsets[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut rows = vec![(0u32, 0u32); self.triples.len()];
-        let mut fill = offsets.clone();
-        for (s, l, t) in std::mem::take(&mut self.triples) {
-            rows[fill[s as usize] as usize] = (l, t);
-            fill[s as usize] += 1;
-        }
-        let (offsets, rows) = sort_rows(offsets, rows);
-        let (trans_label, trans_to) = rows.into_iter().unzip();
+        let mut flat = std::mem::take(&mut self.triples);
+        let (triples, _) = flat.as_chunks_mut::<3>();
+        let mut offsets = bucket_by_source(triples, self.num_states as usize);
+        let m = sort_rows(triples, &mut offsets);
+        let (trans_label, trans_to) = split(flat, m);
         Lts {
             initial,
             labels: self.labels,
@@ -128,24 +120,68 @@ impl LtsBuilder {
     }
 }
 
-/// Sorts every row and removes duplicates, compacting the rows in place.
-fn sort_rows(mut offsets: Vec<u32>, mut rows: Vec<(u32, u32)>) -> (Vec<u32>, Vec<(u32, u32)>) {
+/// Groups the transitions by source in place (an American flag sort: every swap puts one
+/// transition into its source's range for good) and returns where each source's range
+/// starts (n + 1 entries).
+fn bucket_by_source(triples: &mut [[u32; 3]], n: usize) -> Vec<u32> {
+    let mut offsets = vec![0u32; n + 1];
+    for t in triples.iter() {
+        offsets[t[0] as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets[..n].to_vec();
+    for s in 0..n {
+        while next[s] < offsets[s + 1] {
+            let i = next[s] as usize;
+            let source = triples[i][0] as usize;
+            if source != s {
+                triples.swap(i, next[source] as usize);
+            }
+            next[source] += 1;
+        }
+    }
+    offsets
+}
+
+/// Sorts every row by (label, target) and removes duplicates, compacting the rows to the
+/// front; returns the number of transitions left.
+fn sort_rows(triples: &mut [[u32; 3]], offsets: &mut [u32]) -> usize {
     let mut write = 0usize;
     let mut start = 0usize;
     for s in 0..offsets.len() - 1 {
         let end = offsets[s + 1] as usize;
-        rows[start..end].sort_unstable();
+        triples[start..end].sort_unstable();
         offsets[s] = write as u32;
         for i in start..end {
-            if i == start || rows[i] != rows[i - 1] {
-                rows[write] = rows[i];
+            if i == start || triples[i] != triples[i - 1] {
+                triples[write] = triples[i];
                 write += 1;
             }
         }
         start = end;
     }
     *offsets.last_mut().unwrap() = write as u32;
-    rows.truncate(write);
-    rows.shrink_to_fit();
-    (offsets, rows)
+    write
+}
+
+/// The labels and targets of the first `m` triples of `flat`, as two arrays: pairs are packed
+/// to the front and the rest freed before the targets are copied out, then the labels are
+/// packed in place, so that at most 12m bytes are held at any time.
+fn split(mut flat: Vec<u32>, m: usize) -> (Vec<u32>, Vec<u32>) {
+    for i in 0..m {
+        // Reading 3i + 1 and 3i + 2 before writing 2i and 2i + 1, which are never ahead.
+        let (label, to) = (flat[3 * i + 1], flat[3 * i + 2]);
+        (flat[2 * i], flat[2 * i + 1]) = (label, to);
+    }
+    flat.truncate(2 * m);
+    flat.shrink_to_fit();
+    let targets: Vec<u32> = (0..m).map(|i| flat[2 * i + 1]).collect();
+    for i in 0..m {
+        flat[i] = flat[2 * i];
+    }
+    flat.truncate(m);
+    flat.shrink_to_fit();
+    (flat, targets)
 }

@@ -29,10 +29,46 @@ fn reads_quoted_unquoted_and_silent_labels() {
         "des(0,1,2)\n  (0,a b,1)  \n\n",
         r#"ok: 2 states, 1 transitions, labels ["tau", "a b"]"#,
     );
+    // States the header declares beyond those used cost nothing: they are left out.
     check(
         "\ndes (1, 0, 3)\n",
-        r#"ok: 3 states, 0 transitions, labels ["tau"]"#,
+        r#"ok: 2 states, 0 transitions, labels ["tau"]"#,
     );
+}
+
+/// The header's counts are never allocated for: a header of 4,000,000,000 states with one
+/// transition reads as the two states used (it took 16 GB once), and a numbering with a
+/// gap too large for the transitions is refused where the large number first appears.
+#[test]
+fn header_counts_are_not_allocated_for() {
+    check(
+        "des (0, 1, 4000000000)\n(0, a, 1)\n",
+        r#"ok: 2 states, 1 transitions, labels ["tau", "a"]"#,
+    );
+    check(
+        "des (0, 2, 4000000000)\n(0, a, 1)\n(1, b, 3999999999)\n",
+        "3:1: state 3999999999 leaves a gap too large for a file of 2 transitions: number the states without large gaps (every number up to the largest costs memory)",
+    );
+    check(
+        "des (3999999999, 0, 4000000000)\n",
+        "1:6: the initial state 3999999999 leaves a gap too large for a file of 0 transitions: number the states without large gaps (every number up to the largest costs memory)",
+    );
+    // Gaps the transitions could pay for are fine.
+    check(
+        "des (0, 1, 70000)\n(0, a, 65000)\n",
+        r#"ok: 65001 states, 1 transitions, labels ["tau", "a"]"#,
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_an_error_at_the_first_bad_byte() {
+    let text = b"des (0, 1, 2)\n(0, \"caf\xe9\", 1)\n";
+    let error = read_aut(&text[..]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "2:9: the file is not UTF-8 text: byte 0xe9 here (a `.aut` file is text)"
+    );
+    assert_eq!(error.text, "(0, \"caf\u{fffd}\", 1)");
 }
 
 #[test]
@@ -77,7 +113,11 @@ fn reports_malformed_input_with_position() {
         ("des (0, 1, 2)\n(0, , 1)\n", "2:5: expected a label"),
         (
             "des (0, 2, 2)\n(0, a, 1)\n",
-            "2:1: the header declares 2 transitions but the file has 1",
+            "1:9: the header declares 2 transitions but the file has 1",
+        ),
+        (
+            "des (0,  3, 2)\n(0, a, 1)\n\n\n",
+            "1:10: the header declares 3 transitions but the file has 1",
         ),
         (
             "des (0, 1, 99999999999)\n",

@@ -1,6 +1,7 @@
 //! `agentpi check FILE`: runs the checks of a model and prints verdicts with counterexamples.
 
 use crate::model::{self, Model};
+use crate::output::{self, count_of, errln};
 use crate::{msc, progress};
 use agentpi_check::{CheckResult, End, Options, Outcome, SystemReport};
 use serde_json::{Value, json};
@@ -8,7 +9,7 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A model file, or the name of a bundled model (see `agentpi models`).
+    /// A model file, or the name of a bundled model (`agentpi models` lists them).
     pub file: String,
     /// Run only this check: its number (1 is the first `check` of the file) or its text.
     #[arg(long)]
@@ -29,6 +30,12 @@ pub struct Args {
     pub define: Vec<String>,
 }
 
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 every property holds (or the model has no check), \
+    1 a property is violated, 2 an input error (reported as FILE:LINE:COL; warnings never \
+    count) or an output that could not be written, 3 a limit (--max-states, --max-memory) left \
+    a verdict unknown.";
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Text,
@@ -36,14 +43,17 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load_defined(&args.file, &args.define) {
+    let model = match model::load_defined(&args.file, &args.define, "nothing was checked") {
         Ok(m) => m,
         Err(status) => return status,
     };
+    if model.program.checks.is_empty() && args.property.is_none() {
+        return nothing_to_check(&args);
+    }
     let selected = match select(&model, args.property.as_deref()) {
         Ok(s) => s,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             return 2;
         }
     };
@@ -54,14 +64,25 @@ pub fn run(args: Args) -> u8 {
         keep_renamings: false,
     };
     let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
-    match args.format {
-        Format::Text => print!("{}", text_report(&model, &reports)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json")
+    let report = match args.format {
+        Format::Text => text_report(&model, &reports),
+        Format::Json => {
+            serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
+        }
+    };
+    output::finish(&report, exit_status(&reports))
+}
+
+/// A model without a `check` (a library such as `mcp_basic`): said plainly, and not an error.
+fn nothing_to_check(args: &Args) -> u8 {
+    let report = match args.format {
+        Format::Text => format!(
+            "nothing to check: {} has no `check` (add one, as `check System: deadlock free`)\n",
+            args.file
         ),
-    }
-    exit_status(&reports)
+        Format::Json => "{\n  \"checks\": []\n}\n".to_string(),
+    };
+    output::finish(&report, 0)
 }
 
 /// The checks to run, grouped by system in the order systems first appear among them.
@@ -121,7 +142,7 @@ fn run_checks(
                 agentpi_check::check_system(&model.program, *system, checks, options, &counters)
             });
             let secs = started.elapsed().as_secs_f64();
-            eprintln!(
+            errln!(
                 "{name}: {}, depth {}, in {secs:.2} s",
                 counts(report.states, report.transitions),
                 report.depth
@@ -163,10 +184,11 @@ fn text_report(model: &Model, reports: &[SystemReport]) -> String {
     }
     let all: Vec<&CheckResult> = reports.iter().flat_map(|r| &r.results).collect();
     let count = |o: fn(&Outcome) -> bool| all.iter().filter(|r| o(&r.outcome)).count();
+    let holding = count(|o| *o == Outcome::Holds);
     out.push_str(&format!(
-        "{} checks: {} hold, {} violated, {} unknown\n",
-        all.len(),
-        count(|o| *o == Outcome::Holds),
+        "{}: {holding} {}, {} violated, {} unknown\n",
+        count_of(all.len(), "check"),
+        if holding == 1 { "holds" } else { "hold" },
         count(|o| *o == Outcome::Violated),
         count(|o| matches!(o, Outcome::Unknown(_)))
     ));
@@ -205,14 +227,10 @@ fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> St
 
 /// "1 state, 2 transitions".
 fn counts(states: usize, transitions: usize) -> String {
-    let plural = |n: usize, word: &str| match n {
-        1 => format!("1 {word}"),
-        _ => format!("{n} {word}s"),
-    };
     format!(
         "{}, {}",
-        plural(states, "state"),
-        plural(transitions, "transition")
+        count_of(states, "state"),
+        count_of(transitions, "transition")
     )
 }
 
@@ -223,11 +241,7 @@ fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
         (_, None, true) => "counterexample (ends in a deadlock)",
         _ => "counterexample",
     };
-    let mut out = format!(
-        "  {kind}, {} step{}:\n",
-        trace.steps.len(),
-        if trace.steps.len() == 1 { "" } else { "s" }
-    );
+    let mut out = format!("  {kind}, {}:\n", count_of(trace.steps.len(), "step"));
     let width = trace
         .steps
         .iter()

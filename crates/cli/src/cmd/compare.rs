@@ -2,7 +2,9 @@
 //! state spaces, with evidence: a checked distinguishing formula and a path, or a shortest
 //! refinement counterexample (of the failing direction, for an equivalence).
 
-use super::minimize::{error_report, load, located_report};
+use super::Format;
+use crate::output;
+use crate::state_space::{self, error_report, located_report};
 use agentpi_lts::{
     BisimResult, Counterexample, Equivalence, Lts, Mapping, Model, MutualResult, Side, Step,
     Violation, compare_bisim, refinement_equivalent, refines,
@@ -12,9 +14,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The first state space (the specification, for refinement checks): a `.aut` file.
+    /// The first state space (the specification, for refinement checks): an Aldebaran `.aut`
+    /// file, or a system of a model as `FILE.pi:System` (`model:System` for a bundled model).
     pub left: PathBuf,
-    /// The second state space (the implementation, for refinement checks).
+    /// The second state space (the implementation, for refinement checks), as LEFT.
     pub right: PathBuf,
     /// The equivalence, or the refinement model (`trace`, `failures`, `fd`: does RIGHT refine
     /// LEFT?); `trace-eq`, `failures-eq`, `fd-eq` check refinement both ways.
@@ -55,11 +58,10 @@ pub enum CompareEquiv {
     FdEq,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 equivalent (or RIGHT refines LEFT), 1 not, with \
+    evidence, 2 an input error (reported as FILE:LINE:COL) or an output that could not be \
+    written.";
 
 /// What was decided, ready to print.
 enum Outcome {
@@ -72,7 +74,7 @@ pub fn run(args: Args) -> u8 {
     let (left, right) = match inputs(&args) {
         Ok(pair) => pair,
         Err(report) => {
-            eprint!("{report}");
+            output::stderr(&report);
             return 2;
         }
     };
@@ -82,20 +84,23 @@ pub fn run(args: Args) -> u8 {
         Outcome::Refinement(_, c) => c.is_none(),
         Outcome::Mutual(_, r) => r.equivalent(),
     };
-    match args.format {
-        Format::Text => print!("{}", text(&args, &outcome)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&json_report(&args, &outcome)).unwrap()
-        ),
-    }
-    if holds { 0 } else { 1 }
+    let report = match args.format {
+        Format::Text => text(&args, &outcome),
+        Format::Json => {
+            let json = json_report(&args, &outcome);
+            serde_json::to_string_pretty(&json).expect("a JSON value prints") + "\n"
+        }
+    };
+    output::finish(&report, if holds { 0 } else { 1 })
 }
 
 /// Loads both inputs and applies the action mapping to each.
 fn inputs(args: &Args) -> Result<(Lts, Lts), String> {
     let mapping = mapping(args)?;
-    let (left, right) = (load(&args.left)?, load(&args.right)?);
+    let (left, right) = (
+        state_space::load(&args.left)?,
+        state_space::load(&args.right)?,
+    );
     if mapping.is_empty() {
         return Ok((left, right));
     }
@@ -107,18 +112,20 @@ fn mapping(args: &Args) -> Result<Mapping, String> {
     for p in &args.hide {
         mapping
             .hide(p)
-            .map_err(|e| error_report("E0702", format!("--hide {p:?}: {e}")))?;
+            .map_err(|e| error_report("E0702", format!("--hide {p:?}: {e}"), None))?;
     }
     for r in &args.rename {
         mapping
             .rename(r)
-            .map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}")))?;
+            .map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}"), None))?;
     }
     if let Some(path) = &args.map {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let message = format!("cannot read `{}`: {e}", path.display());
+            error_report("E0703", message, None)
+        })?;
         let file = Mapping::parse(&text)
-            .map_err(|e| located_report("E0702", path, e.line, e.column, &e.text, &e.message))?;
+            .map_err(|e| located_report("E0702", path, (e.line, e.column), &e.text, &e.message))?;
         mapping.extend(file);
     }
     Ok(mapping)

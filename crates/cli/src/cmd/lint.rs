@@ -2,6 +2,7 @@
 //! Streamable HTTP server (`--url`), lints them, and prints the report as text, JSON or SARIF.
 //! Exit status: 0 clean (warnings allowed), 1 an error-level finding, 2 unreadable input.
 
+use crate::output::{self, errln};
 use crate::sarif;
 use agentpi_diagnostics::{Diagnostic, FileId, LineCol, Severity, SourceMap, Span, render};
 use agentpi_mcp::client;
@@ -43,6 +44,11 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 no error-level finding (warnings allowed), 1 an \
+    error-level finding, 2 an input that cannot be read (a file, a server that does not answer, \
+    an unknown --explain code) or an output that could not be written.";
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Text,
@@ -63,11 +69,8 @@ pub fn run(args: Args) -> u8 {
         Err(error) => return input_error(&error),
     };
     if args.suggest {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&suggest::suggest(&set)).unwrap_or_default()
-        );
-        return 0;
+        let json = serde_json::to_string_pretty(&suggest::suggest(&set)).unwrap_or_default();
+        return output::finish(&(json + "\n"), 0);
     }
     let profiles = args
         .profile
@@ -76,8 +79,8 @@ pub fn run(args: Args) -> u8 {
         .collect();
     let report = lint::lint(&set, &Options { profiles }, &config);
     let located = Located::new(file);
-    print!("{}", render_report(&report, &located, args.format));
-    u8::from(report.has_errors())
+    let text = render_report(&report, &located, args.format);
+    output::finish(&text, u8::from(report.has_errors()))
 }
 
 fn render_report(report: &Report, located: &Located, format: Format) -> String {
@@ -141,19 +144,19 @@ impl Located {
 fn explain(code: &str) -> u8 {
     match rules::find(&code.to_ascii_uppercase()) {
         Some(rule) => {
-            println!(
-                "{} {} ({}, default severity {})\n",
+            let page = format!(
+                "{} {} ({}, default severity {})\n\n{}",
                 rule.code,
                 rule.name,
                 rule.family.as_str(),
-                rule.severity.as_str()
+                rule.severity.as_str(),
+                rule.explain
             );
-            print!("{}", rule.explain);
-            0
+            output::finish(&page, 0)
         }
         None => {
             let codes: Vec<&str> = rules::RULES.iter().map(|r| r.code).collect();
-            eprintln!(
+            errln!(
                 "error: unknown rule code `{code}`\n  = help: known codes: {}",
                 codes.join(", ")
             );
@@ -192,7 +195,7 @@ fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> 
             .with_help("give a FILE, --url URL, or -- CMD ARGS..."));
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = crate::loader::read_text(path)
         .map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
     Ok((input::parse(&name, &text)?, Some((name, text))))
 }
@@ -240,9 +243,9 @@ fn client_error(origin: &str, error: &ClientError) -> InputError {
 }
 
 fn input_error(error: &InputError) -> u8 {
-    eprintln!("error: {}: {}", error.place, error.message);
+    errln!("error: {}: {}", error.place, error.message);
     if let Some(help) = &error.help {
-        eprintln!("  = help: {help}");
+        errln!("  = help: {help}");
     }
     2
 }

@@ -1,13 +1,15 @@
 //! `agentpi lts FILE --system S --format aut|dot`: writes a system's state space.
 
 use crate::model::{self, Model};
+use crate::output::errln;
 use agentpi_check::{Graph, Options, Progress};
 use agentpi_lts::{Lts, LtsBuilder};
 use agentpi_semantics::Semantics;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A model file, or the name of a bundled model.
+    /// A model file or the name of a bundled model (`agentpi models`), optionally with the
+    /// system as `FILE.pi:System` or `model:System`.
     pub file: String,
     /// The system to explore (may be left out when the model has one).
     #[arg(long)]
@@ -20,13 +22,17 @@ pub struct Args {
     /// Write to this file instead of standard output.
     #[arg(short, long)]
     pub output: Option<String>,
-    /// Refuse state spaces larger than this.
+    /// Refuse state spaces larger than this (exit 3).
     #[arg(long)]
     pub max_states: Option<usize>,
     /// Set a constant of the model: `-D N=6` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
 }
+
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 written, 2 an input error (the model, the system) or \
+    an output that could not be written, 3 the state space is larger than --max-states.";
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -35,18 +41,30 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load_defined(&args.file, &args.define) {
+    let (file, system) = match (model::split_system(&args.file), &args.system) {
+        (Some((file, system)), None) if !std::path::Path::new(&args.file).exists() => {
+            (file, Some(system))
+        }
+        _ => (args.file.as_str(), args.system.as_deref()),
+    };
+    let model = match model::load_defined(file, &args.define, "nothing was written") {
         Ok(m) => m,
         Err(status) => return status,
     };
-    let lts = match model::system(&model.program, args.system.as_deref()).and_then(|s| {
-        build(&model, s, args.keep_restricted, args.max_states).map_err(|e| {
-            eprintln!("error: {e}");
-            2
-        })
-    }) {
-        Ok(lts) => lts,
+    let system = match model::system(&model.program, system) {
+        Ok(s) => s,
         Err(status) => return status,
+    };
+    let lts = match build(&model, system, args.keep_restricted, args.max_states) {
+        Ok(lts) => lts,
+        Err(Refused::Limit(message)) => {
+            errln!("error: {message}");
+            return 3;
+        }
+        Err(Refused::Fault(message)) => {
+            errln!("error: {message}");
+            return 2;
+        }
     };
     let mut bytes = Vec::new();
     let written = match args.format {
@@ -57,22 +75,40 @@ pub fn run(args: Args) -> u8 {
     crate::output::write(args.output.as_deref(), &bytes)
 }
 
+/// Why no state space was built.
+pub enum Refused {
+    /// The initial state fails (a run-time error in it).
+    Fault(String),
+    /// The state space is larger than `--max-states` allows.
+    Limit(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Fault(m) | Refused::Limit(m) => f.write_str(m),
+        }
+    }
+}
+
 /// The state space of system `system` as an LTS; labels as `agentpi compare` sees them.
 pub fn build(
     model: &Model,
     system: usize,
     keep_restricted: bool,
     max_states: Option<usize>,
-) -> Result<Lts, String> {
+) -> Result<Lts, Refused> {
     let sem = Semantics::new(&model.program);
     let options = Options {
         max_states,
         ..Options::default()
     };
     let graph = agentpi_check::explore_system(&sem, system, &options, &Progress::default())
-        .map_err(|f| format!("{}: {}", model.sources.position(f.span), f.kind))?;
+        .map_err(|f| Refused::Fault(format!("{}: {}", model.sources.position(f.span), f.kind)))?;
     if let Some(limit) = &graph.limit {
-        return Err(format!("the state space is larger than {limit} allows"));
+        return Err(Refused::Limit(format!(
+            "the state space is larger than {limit} allows"
+        )));
     }
     Ok(to_lts(&sem, &graph, keep_restricted))
 }
@@ -91,36 +127,4 @@ fn to_lts(sem: &Semantics<'_>, graph: &Graph, keep_restricted: bool) -> Lts {
         }
     }
     builder.finish(0)
-}
-
-/// The state space of `FILE.pi:System` (or `model:System` for a bundled model), for
-/// `compare` and `minimize`; the error is the rendered diagnostics.
-pub fn system_lts(spec: &str) -> Result<Lts, String> {
-    let (file, system) = spec
-        .rsplit_once(':')
-        .ok_or_else(|| format!("`{spec}` is not FILE.pi:System"))?;
-    let loaded = agentpi_ir::load(file, &crate::loader::Loader);
-    if loaded.has_errors() {
-        return Err(agentpi_diagnostics::render::terminal_all(
-            &loaded.diagnostics,
-            &loaded.sources,
-        ));
-    }
-    let model = Model {
-        program: loaded.program,
-        sources: loaded.sources,
-    };
-    let Some(index) = model.program.system(system) else {
-        let names: Vec<&str> = model
-            .program
-            .systems
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
-        return Err(format!(
-            "error: no system `{system}` in {file} (systems: {})\n",
-            names.join(", ")
-        ));
-    };
-    build(&model, index, false, None).map_err(|e| format!("error: {spec}: {e}\n"))
 }

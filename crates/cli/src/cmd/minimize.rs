@@ -1,19 +1,20 @@
 //! `agentpi minimize`: reduce a state space modulo strong, branching or weak bisimulation,
-//! printing its size before and after (as text or JSON). Also home of the input loading shared
-//! with `compare`.
+//! printing the size of its reachable part before and after (as text or JSON).
 
-use super::compare::Format;
-use agentpi_diagnostics::{Diagnostic, SourceMap, Span, render};
-use agentpi_lts::{AutError, Equivalence, Lts, minimize, read_aut, write_aut, write_dot};
+use super::Format;
+use crate::output::{self, count_of, errln};
+use crate::state_space;
+use agentpi_lts::{Equivalence, Lts, minimize, write_aut, write_dot};
 use serde_json::{Value, json};
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The state space to reduce: an Aldebaran `.aut` file.
+    /// The state space to reduce: an Aldebaran `.aut` file, or a system of a model as
+    /// `FILE.pi:System` (`model:System` for a bundled model, see `agentpi models`).
     pub input: PathBuf,
     /// The equivalence to reduce modulo.
     #[arg(long, value_enum, default_value = "strong")]
@@ -28,6 +29,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }
+
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 reduced, 2 an input error (reported as \
+    FILE:LINE:COL) or an output that could not be written.";
 
 /// The equivalences `minimize` offers.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -52,10 +57,10 @@ impl MinimizeEquiv {
 
 pub fn run(args: Args) -> u8 {
     let start = Instant::now();
-    let lts = match load(&args.input) {
+    let lts = match state_space::load(&args.input) {
         Ok(lts) => lts,
         Err(report) => {
-            eprint!("{report}");
+            output::stderr(&report);
             return 2;
         }
     };
@@ -66,25 +71,51 @@ pub fn run(args: Args) -> u8 {
     if let Some(out) = &args.output
         && let Err(e) = save(&quotient, out)
     {
-        let message = format!("cannot write {}: {e}", out.display());
-        eprint!("{}", error_report("E0703", message));
+        errln!("error: cannot write `{}`: {e}", out.display());
         return 2;
     }
     let times = (!args.no_time).then_some((read, reduce));
-    match args.format {
-        Format::Text => print!("{}", summary(&args, &lts, &quotient, times)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&json_summary(&args, &lts, &quotient, times)).unwrap()
-        ),
+    let input = Size::reachable(&lts);
+    let report = match args.format {
+        Format::Text => summary(&args, input, &quotient, times),
+        Format::Json => {
+            let json = json_summary(&args, input, &quotient, times);
+            serde_json::to_string_pretty(&json).expect("a JSON value prints") + "\n"
+        }
+    };
+    output::finish(&report, 0)
+}
+
+/// The states and transitions of an LTS, or of the part reachable from its initial state
+/// (what is reduced).
+#[derive(Clone, Copy)]
+struct Size {
+    states: usize,
+    transitions: usize,
+}
+
+impl Size {
+    fn of(lts: &Lts) -> Size {
+        Size {
+            states: lts.num_states(),
+            transitions: lts.num_transitions(),
+        }
     }
-    0
+
+    fn reachable(lts: &Lts) -> Size {
+        let seen = lts.reachable();
+        let states = (0..lts.num_states() as u32).filter(|&s| seen[s as usize]);
+        Size {
+            states: states.clone().count(),
+            transitions: states.map(|s| lts.row(s).0.len()).sum(),
+        }
+    }
 }
 
 /// The report as one JSON object; `time` is null under `--no-time`.
 fn json_summary(
     args: &Args,
-    lts: &Lts,
+    input: Size,
     quotient: &Lts,
     times: Option<(Duration, Duration)>,
 ) -> Value {
@@ -92,8 +123,8 @@ fn json_summary(
         |(read, reduce)| json!({"read_s": read.as_secs_f64(), "minimise_s": reduce.as_secs_f64()}),
     );
     json!({
-        "input": {"name": args.input.display().to_string(), "states": lts.num_states(),
-                  "transitions": lts.num_transitions()},
+        "input": {"name": args.input.display().to_string(), "states": input.states,
+                  "transitions": input.transitions},
         "equivalence": args.equiv.equivalence().name(),
         "quotient": {"states": quotient.num_states(), "transitions": quotient.num_transitions()},
         "output": args.output.as_ref().map(|p| p.display().to_string()),
@@ -101,19 +132,23 @@ fn json_summary(
     })
 }
 
-fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Duration)>) -> String {
-    let size = |l: &Lts| {
-        let (states, transitions) = (l.num_states(), l.num_transitions());
+fn summary(
+    args: &Args,
+    input: Size,
+    quotient: &Lts,
+    times: Option<(Duration, Duration)>,
+) -> String {
+    let size = |s: Size| {
         format!(
             "{}, {}",
-            count(states, "state"),
-            count(transitions, "transition")
+            count_of(s.states, "state"),
+            count_of(s.transitions, "transition")
         )
     };
-    let mut out = format!("input:     {} ({})\n", args.input.display(), size(lts));
+    let mut out = format!("input:     {} ({})\n", args.input.display(), size(input));
     out += &format!(
         "quotient:  {} modulo {} bisimulation\n",
-        size(quotient),
+        size(Size::of(quotient)),
         args.equiv.equivalence().describe()
     );
     if let Some(out_path) = &args.output {
@@ -129,15 +164,6 @@ fn summary(args: &Args, lts: &Lts, quotient: &Lts, times: Option<(Duration, Dura
     out
 }
 
-/// `1 state`, `2 states`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 fn save(lts: &Lts, path: &Path) -> std::io::Result<()> {
     let out = BufWriter::new(File::create(path)?);
     if path.extension().is_some_and(|e| e == "dot") {
@@ -145,48 +171,4 @@ fn save(lts: &Lts, path: &Path) -> std::io::Result<()> {
     } else {
         write_aut(lts, out)
     }
-}
-
-/// Loads an LTS from a `.aut` file or a `FILE.pi:System` state space; the error is a
-/// rendered diagnostic.
-pub(crate) fn load(path: &Path) -> Result<Lts, String> {
-    if !path.exists() && path.to_string_lossy().contains(".pi:") {
-        return super::lts::system_lts(&path.to_string_lossy());
-    }
-    let file = File::open(path)
-        .map_err(|e| error_report("E0703", format!("cannot read {}: {e}", path.display())))?;
-    read_aut(BufReader::new(file)).map_err(|e| aut_report(path, &e))
-}
-
-/// Renders a diagnostic that points nowhere.
-pub(crate) fn error_report(code: &str, message: String) -> String {
-    render::terminal(&Diagnostic::error(code, message), &SourceMap::new())
-}
-
-/// Renders a malformed-file error with its line as the snippet.
-pub(crate) fn located_report(
-    code: &str,
-    path: &Path,
-    line: usize,
-    column: usize,
-    text: &str,
-    message: &str,
-) -> String {
-    // The reader streams, so only the offending line is known: place it at its line number.
-    let mut sources = SourceMap::new();
-    let prefix = "\n".repeat(line.saturating_sub(1));
-    let byte = text
-        .char_indices()
-        .nth(column.saturating_sub(1))
-        .map_or(text.len(), |(i, _)| i);
-    let start = (prefix.len() + byte) as u32;
-    let width = text[byte..].chars().next().map_or(0, |c| c.len_utf8()) as u32;
-    let file = sources.add(path.display().to_string(), format!("{prefix}{text}\n"));
-    let diagnostic =
-        Diagnostic::error(code, message.to_string()).at(Span::new(file, start, start + width));
-    render::terminal(&diagnostic, &sources)
-}
-
-fn aut_report(path: &Path, e: &AutError) -> String {
-    located_report("E0701", path, e.line.max(1), e.column, &e.text, &e.message)
 }

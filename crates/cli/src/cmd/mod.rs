@@ -1,8 +1,16 @@
-//! One module per subcommand.
+//! One module per subcommand, and the report format `compare` and `minimize` share.
 
 pub mod check;
 pub mod compare;
 pub mod lint;
 pub mod lts;
 pub mod minimize;
+pub mod models;
 pub mod sim;
+
+/// A report as text for people or JSON for programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}

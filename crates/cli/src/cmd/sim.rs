@@ -2,9 +2,10 @@
 //! transitions, pick one, go back), or take a reproducible random run.
 
 use crate::model::{self, Model};
+use crate::output::{self, count_of};
 use agentpi_check::trace::RunNames;
 use agentpi_semantics::{Semantics, State, Transition};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,8 +28,13 @@ pub struct Args {
     pub define: Vec<String>,
 }
 
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 the run ended well (a valid end state, the last \
+    of --steps, or `q`), 1 a random run ended in a deadlock or a failing step (or the initial \
+    state fails), 2 an input error or an output that could not be written.";
+
 pub fn run(args: Args) -> u8 {
-    let model = match model::load_defined(&args.file, &args.define) {
+    let model = match model::load_defined(&args.file, &args.define, "nothing was run") {
         Ok(m) => m,
         Err(status) => return status,
     };
@@ -40,12 +46,11 @@ pub fn run(args: Args) -> u8 {
     let initial = match sem.initial(system) {
         Ok(state) => state,
         Err(fault) => {
-            println!(
-                "the initial state fails: {}: {}",
-                model.sources.position(fault.span),
-                fault.kind
+            let at = model.sources.position(fault.span);
+            return output::finish(
+                &format!("the initial state fails: {at}: {}\n", fault.kind),
+                1,
             );
-            return 1;
         }
     };
     if args.random {
@@ -54,7 +59,6 @@ pub fn run(args: Args) -> u8 {
         interactive(&sem, &model, initial)
     }
 }
-
 fn label(sem: &Semantics<'_>, model: &Model, names: &RunNames, t: &Transition) -> String {
     let text = sem.fmt_label(&t.label, &mut |c| names.name(sem, c));
     match &t.fault {
@@ -94,18 +98,18 @@ fn end_note(sem: &Semantics<'_>, state: &State) -> &'static str {
     }
 }
 
+/// A random run; status 1 when it ends in a deadlock or a failing step.
 fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, steps: usize) -> u8 {
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut names = RunNames::new(sem, &state);
     let mut out = String::new();
+    let mut status = 0;
     for step in 1..=steps {
         let transitions = sem.successors(&state);
         if transitions.is_empty() {
-            out.push_str(&format!(
-                "after {} steps, {}\n",
-                step - 1,
-                end_note(sem, &state)
-            ));
+            let steps = count_of(step - 1, "step");
+            out.push_str(&format!("after {steps}, {}\n", end_note(sem, &state)));
+            status = u8::from(!sem.is_valid_end(&state));
             break;
         }
         rng ^= rng << 13;
@@ -114,13 +118,13 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
         let t = &transitions[(rng % transitions.len() as u64) as usize];
         out.push_str(&format!("{step:>4}. {}\n", label(sem, model, &names, t)));
         if t.fault.is_some() {
+            status = 1;
             break;
         }
         names = names.after(sem, t);
         state = t.target.clone();
     }
-    print!("{out}");
-    0
+    output::finish(&out, status)
 }
 
 fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
@@ -134,26 +138,31 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
             .expect("history starts with the initial state")
             .clone();
         let transitions = sem.successors(&state);
-        print!(
-            "state after {} steps:\n{}",
-            history.len() - 1,
+        let mut screen = format!(
+            "state after {}:\n{}",
+            count_of(history.len() - 1, "step"),
             describe(sem, model, &names, &state)
         );
         if transitions.is_empty() {
-            println!("{}", end_note(sem, &state));
+            screen += &format!("{}\n", end_note(sem, &state));
         }
         for (i, t) in transitions.iter().enumerate() {
-            println!("  {:>3}) {}", i + 1, label(sem, model, &names, t));
+            screen += &format!("  {:>3}) {}\n", i + 1, label(sem, model, &names, t));
         }
-        print!("pick a number, b to go back, q to quit> ");
-        let _ = std::io::stdout().flush();
+        screen += "pick a number, b to go back, q to quit> ";
+        if let Err(status) = output::stdout(&screen) {
+            return status;
+        }
         let Some(Ok(line)) = lines.next() else {
             return 0;
         };
-        match line.trim() {
+        let answer = match line.trim() {
             "q" => return 0,
-            "b" if history.len() > 1 => drop(history.pop()),
-            "b" => println!("already at the initial state"),
+            "b" if history.len() > 1 => {
+                history.pop();
+                None
+            }
+            "b" => Some("already at the initial state".to_string()),
             choice => match choice.parse::<usize>() {
                 Ok(n)
                     if (1..=transitions.len()).contains(&n)
@@ -161,12 +170,18 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
                 {
                     let next = names.after(sem, &transitions[n - 1]);
                     history.push((transitions[n - 1].target.clone(), next));
+                    None
                 }
                 Ok(n) if (1..=transitions.len()).contains(&n) => {
-                    println!("that step fails; it leads nowhere")
+                    Some("that step fails; it leads nowhere".to_string())
                 }
-                _ => println!("`{choice}` is not one of the choices"),
+                _ => Some(format!("`{choice}` is not one of the choices")),
             },
+        };
+        if let Some(answer) = answer
+            && let Err(status) = output::stdout(&format!("{answer}\n"))
+        {
+            return status;
         }
     }
 }

@@ -124,6 +124,9 @@ const SHAPES: &str = "expected a tools/list result ({\"tools\": [...]}), a JSON-
 
 /// Reads a lint input from the text of file `name`.
 pub fn parse(name: &str, text: &str) -> Result<ToolSet, InputError> {
+    if text.trim().is_empty() {
+        return Err(InputError::new(name, "the file is empty").with_help(SHAPES));
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(value) => from_document(name, &value),
         Err(error) if looks_like_json_lines(text) && error.line() > 1 => {
@@ -140,7 +143,8 @@ fn looks_like_json_lines(text: &str) -> bool {
 }
 
 pub fn json_error(name: &str, error: &serde_json::Error) -> InputError {
-    let place = format!("{name}:{}:{}", error.line(), error.column());
+    // serde_json counts the column of an error at the start of a line as 0.
+    let place = format!("{name}:{}:{}", error.line(), error.column().max(1));
     InputError::new(place, format!("not valid JSON: {error}")).with_help(SHAPES)
 }
 

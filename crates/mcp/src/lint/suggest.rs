@@ -35,31 +35,70 @@ fn block(tool: &Value, name: &str) -> Value {
     })
 }
 
-/// The first sentence, cut to 120 characters and kept shorter than the description (P4); the
-/// name's words when there is no description.
+/// The first sentence, kept under 120 characters and shorter than the description (P4), cut
+/// where a phrase ends: at a clause boundary (`,` `;` `:` ` - ` ` (`) when there is one, else
+/// after a word, dropping the small words that would leave the phrase hanging ("of the").
+/// The name's words when there is no description.
 fn short_summary(tool: &Value, name: &str) -> String {
     let description = tool
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or("")
         .trim();
-    let mut text = summary(tool);
+    let text = summary(tool);
     if text.is_empty() {
         return name_words(name).join(" ");
     }
+    let mut text = text.as_str();
     if text.chars().count() > 120 {
-        text = text.chars().take(117).collect::<String>() + "...";
+        return cut(text, 117);
     }
     let length = description.chars().count();
     if text.chars().count() >= length {
-        text = text.trim_end_matches('.').to_string();
+        text = text.trim_end_matches('.');
     }
-    if text.chars().count() >= length
-        && let Some((head, _)) = text.rsplit_once(' ')
-    {
-        text = head.to_string();
+    if text.chars().count() >= length {
+        return cut(text, length.saturating_sub(1).max(1));
     }
-    text
+    text.to_string()
+}
+
+/// Words that do not end a phrase.
+const HANGING: &[&str] = &[
+    "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "with", "from", "and", "or",
+    "but", "as", "into", "that", "which", "its", "their", "this", "your", "is", "are",
+];
+
+/// `text` cut to fewer than `limit` characters where a phrase ends: the last clause boundary
+/// in the second half, else the last whole word (then `...` marks the cut), without hanging
+/// words. The first word is kept whatever its length.
+fn cut(text: &str, limit: usize) -> String {
+    let head: String = text.chars().take(limit).collect();
+    let clause = [", ", "; ", ": ", " - ", " ("]
+        .iter()
+        .filter_map(|b| head.rfind(b))
+        .max()
+        .filter(|&at| at >= head.len() / 2);
+    if let Some(at) = clause {
+        return head[..at].to_string();
+    }
+    let mut words: Vec<&str> = head.split_whitespace().collect();
+    if head.len() < text.len() && !text[head.len()..].starts_with(char::is_whitespace) {
+        words.pop();
+    }
+    while words.len() > 1 && HANGING.contains(&words[words.len() - 1].to_lowercase().as_str()) {
+        words.pop();
+    }
+    let words = if words.is_empty() {
+        vec![text.split_whitespace().next().unwrap_or("")]
+    } else {
+        words
+    };
+    let joined = words.join(" ");
+    match text.chars().count() > 120 {
+        true => joined.trim_end_matches([',', ';', ':']).to_string() + "...",
+        false => joined,
+    }
 }
 
 fn hint(tool: &Value, name: &str) -> Option<bool> {
@@ -100,4 +139,40 @@ fn failure_modes(tool: &Value, effects: SideEffects) -> Value {
         modes.push(json!({ "error": "approval_denied", "recovery": "abort" }));
     }
     Value::Array(modes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn short(description: &str) -> String {
+        short_summary(&json!({ "description": description }), "tool")
+    }
+
+    #[test]
+    fn summaries_end_where_a_phrase_ends() {
+        // The whole first sentence when it is short and the description says more.
+        assert_eq!(short("Get a balance. Needs an account."), "Get a balance.");
+        // One sentence: shorter than the description by a word, never ending on "of the".
+        assert_eq!(
+            short("Returns the current eta value of the cache"),
+            "Returns the current eta value"
+        );
+        assert_eq!(short("Send email"), "Send");
+        // Long: at the last clause boundary, else after a word with `...`.
+        let long = "Reads a file, handling many encodings and reporting detailed errors for \
+                    files that cannot be read, and it works only inside the directories the \
+                    server was started with.";
+        assert_eq!(
+            short(long),
+            "Reads a file, handling many encodings and reporting detailed errors for files that cannot be read"
+        );
+        let words = "Checks whether a transfer of the given amount is allowed for the given \
+                     balance and returns an authorization token for the account holder today.";
+        assert_eq!(
+            short(words),
+            "Checks whether a transfer of the given amount is allowed for the given balance and returns an authorization token..."
+        );
+    }
 }
