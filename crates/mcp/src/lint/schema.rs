@@ -117,7 +117,7 @@ pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) 
         return;
     };
     for (keyword, value) in object {
-        let here = format!("{pointer}/{}", super::context::escape(keyword));
+        let here = format!("{pointer}/{}", super::json::escape(keyword));
         if ONE.contains(&keyword.as_str()) {
             match value {
                 Value::Array(items) if keyword == "items" => walk_all(items, &here, visit),
@@ -133,11 +133,7 @@ pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) 
             && let Some(map) = value.as_object()
         {
             for (name, sub) in map {
-                walk(
-                    sub,
-                    &format!("{here}/{}", super::context::escape(name)),
-                    visit,
-                );
+                walk(sub, &format!("{here}/{}", super::json::escape(name)), visit);
             }
         }
     }
@@ -154,7 +150,7 @@ fn walk_all(items: &[Value], pointer: &str, visit: &mut dyn FnMut(&str, &Value))
 pub fn properties(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &str, &Value)) {
     if let Some(map) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in map {
-            let here = format!("{pointer}/properties/{}", super::context::escape(name));
+            let here = format!("{pointer}/properties/{}", super::json::escape(name));
             visit(&here, name, sub);
             properties(sub, &here, visit);
         }

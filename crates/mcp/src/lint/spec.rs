@@ -2,8 +2,9 @@
 //! tool shape, input and output schemas, names, annotations and task support.
 
 use super::context::{Context, label};
-use super::input::{Era, Tool, kind};
+use super::json::kind;
 use super::schema::{self, Validity};
+use super::toolset::{Era, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -16,9 +17,12 @@ pub fn check(cx: &mut Context) {
             name(cx, tool);
             annotations(cx, tool);
             task_support(cx, tool);
+            super::keywords::check(cx, tool, "inputSchema");
+            super::keywords::check(cx, tool, "outputSchema");
         }
     }
     duplicates(cx);
+    super::meta::check(cx);
     super::session_rules::check(cx);
 }
 
