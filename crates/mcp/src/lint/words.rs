@@ -105,7 +105,9 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        if matches!(c, '\n' | ';') || (matches!(c, '.' | '!' | '?') && next_is_space) {
+        let abbreviation = c == '.' && abbreviated(&text[..i]);
+        let ends = matches!(c, '.' | '!' | '?') && next_is_space && !abbreviation;
+        if matches!(c, '\n' | ';') || ends {
             let end = i + c.len_utf8();
             out.push(text[start..end].trim());
             start = end;
@@ -114,6 +116,17 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out.push(text[start..].trim());
     out.retain(|s| !s.is_empty());
     out
+}
+
+/// Whether `before` (the text up to a `.`) ends with an abbreviation that does not end a
+/// sentence: "e.g", "i.e", "etc", "vs".
+fn abbreviated(before: &str) -> bool {
+    let last = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    matches!(last.as_str(), "e.g" | "i.e" | "etc" | "vs" | "eg" | "ie")
 }
 
 #[cfg(test)]
@@ -141,6 +154,11 @@ mod tests {
             sentences("Use repo.issues first. Then v1.2; done\nnext"),
             ["Use repo.issues first.", "Then v1.2;", "done", "next"]
         );
+    }
+
+    #[test]
+    fn abbreviations_do_not_end_sentences() {
+        assert_eq!(sentences("A format, e.g. 'json' or 'text'."), ["A format, e.g. 'json' or 'text'."]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod values;
 use super::Facts;
 use crate::lint::context::{Context, label};
 use crate::lint::schema;
-use crate::lint::words::{first_sentence, is_stopword, name_words, prose_words, stem};
+use crate::lint::words::{is_stopword, name_words, prose_words, stem};
 use serde_json::Value;
 
 pub fn check(cx: &mut Context, facts: &Facts) {
@@ -53,7 +53,7 @@ fn description(cx: &mut Context, facts: &Facts) {
                 label(tool)
             ),
         );
-    } else if words.len() < 5 {
+    } else if words.len() < 5 && !parameters_described(facts) {
         cx.tool(
             "P103",
             tool,
@@ -65,6 +65,23 @@ fn description(cx: &mut Context, facts: &Facts) {
             ),
         );
     }
+}
+
+/// Whether every top-level parameter has a description: a short tool description is then
+/// made up for by its parameters (P103 is about the tool as a whole).
+fn parameters_described(facts: &Facts) -> bool {
+    let properties = facts
+        .tool
+        .value
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object);
+    properties.is_none_or(|map| {
+        map.values().all(|p| {
+            p.get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| !d.trim().is_empty())
+        })
+    })
 }
 
 /// Whether every meaningful word of the description is (a form of) a word of the name.
@@ -88,7 +105,11 @@ fn parameter(cx: &mut Context, facts: &Facts, pointer: &str, name: &str, propert
         .and_then(Value::as_str)
         .map(str::trim)
         .unwrap_or("");
-    if text.is_empty() {
+    let top = pointer
+        .rsplit_once("/properties/")
+        .is_some_and(|(head, _)| head == "/inputSchema");
+    let named = top && named_in_tool(facts, name);
+    if text.is_empty() && !described_container(property) && !named {
         cx.tool(
             "P104",
             facts.tool,
@@ -103,32 +124,71 @@ fn parameter(cx: &mut Context, facts: &Facts, pointer: &str, name: &str, propert
     formats::check(cx, facts, pointer, name, property, text);
 }
 
-/// P108: a tool that calls itself deprecated (in its title or the first sentence of its
-/// description) but is still listed, so models keep choosing it.
+/// Whether the tool's description names the parameter: every word of its name appears in it
+/// (stemmed), as `task_id` in "Delete a task by its id". Top-level parameters only.
+fn named_in_tool(facts: &Facts, name: &str) -> bool {
+    let Some(description) = facts.description else {
+        return false;
+    };
+    let words: Vec<String> = prose_words(description)
+        .iter()
+        .map(|w| stem(w).to_string())
+        .collect();
+    let name = name_words(name);
+    !name.is_empty() && name.iter().all(|w| words.iter().any(|d| d == stem(w)))
+}
+
+/// Whether `property` is an object, or an array of objects, whose own properties all have
+/// descriptions: the container's fields carry its meaning, so it needs no description itself.
+fn described_container(property: &Value) -> bool {
+    let object = match property.get("items") {
+        Some(items) => items,
+        None => property,
+    };
+    let Some(fields) = object.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    !fields.is_empty()
+        && fields.values().all(|field| {
+            field
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| !d.trim().is_empty())
+        })
+}
+
+/// P108: a tool that calls itself deprecated (in its title or description) but is still listed
+/// and does not say what replaces it. One that names its replacement ("Use read_text_file
+/// instead") is kept on purpose for old clients and is left alone.
 fn deprecated(cx: &mut Context, facts: &Facts) {
     let value = &facts.tool.value;
-    let title = value
-        .get("title")
-        .or_else(|| value.pointer("/annotations/title"))
-        .and_then(Value::as_str);
-    let first = facts.description.map(first_sentence);
     let says = |text: &str| prose_words(text).iter().any(|w| w == "deprecated");
-    let (pointer, text) = match (title, first) {
-        (Some(title), _) if says(title) => ("/title", title),
-        (_, Some(first)) if says(first) => ("/description", first),
-        _ => match facts.description.filter(|d| says(d)) {
-            Some(description) => ("/description", description),
-            None => return,
-        },
+    let places = [
+        ("/title", value.get("title")),
+        ("/annotations/title", value.pointer("/annotations/title")),
+        ("/description", value.get("description")),
+    ];
+    let Some((pointer, text)) = places
+        .into_iter()
+        .filter_map(|(pointer, text)| Some((pointer, text?.as_str()?)))
+        .find(|(_, text)| says(text))
+    else {
+        return;
     };
-    let pointer = if title.is_some() && pointer == "/title" && value.get("title").is_none() {
-        "/annotations/title"
-    } else {
-        pointer
-    };
+    let description = facts.description.unwrap_or("");
+    let replaced = cx
+        .set
+        .tools
+        .iter()
+        .filter_map(|t| t.name.as_deref())
+        .any(|other| other != facts.name() && description.contains(other))
+        || description.to_lowercase().contains("instead");
+    if replaced {
+        return;
+    }
     let shown: String = text.chars().take(80).collect();
     let message = format!(
-        "tool {} says it is deprecated ({shown:?}) but is still listed; models still see and choose it",
+        "tool {} says it is deprecated ({shown:?}) but is still listed and names no replacement; models still choose it",
         label(facts.tool)
     );
     cx.tool("P108", facts.tool, pointer, message);
