@@ -158,7 +158,10 @@ mod tests {
 
     #[test]
     fn abbreviations_do_not_end_sentences() {
-        assert_eq!(sentences("A format, e.g. 'json' or 'text'."), ["A format, e.g. 'json' or 'text'."]);
+        assert_eq!(
+            sentences("A format, e.g. 'json' or 'text'."),
+            ["A format, e.g. 'json' or 'text'."]
+        );
     }
 
     #[test]
