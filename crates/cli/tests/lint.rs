@@ -190,6 +190,7 @@ fn unreadable_inputs_exit_2_with_a_position() {
         "session_bad_line.jsonl",
         "session_no_listing.jsonl",
         "missing.json",
+        "empty.json",
     ] {
         assert_eq!(file(name, &[]).0, 2, "{name}");
     }

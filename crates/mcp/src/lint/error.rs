@@ -36,6 +36,7 @@ impl fmt::Display for InputError {
 pub const SHAPES: &str = "expected a tools/list result ({\"tools\": [...]}), a JSON-RPC response carrying one, a JSON array of tools, or a recorded session (JSON lines)";
 
 pub fn json_error(name: &str, error: &serde_json::Error) -> InputError {
-    let place = format!("{name}:{}:{}", error.line(), error.column());
+    // serde_json gives column 0 at the start of a line (an empty file): columns count from 1.
+    let place = format!("{name}:{}:{}", error.line(), error.column().max(1));
     InputError::new(place, format!("not valid JSON: {error}")).with_help(SHAPES)
 }

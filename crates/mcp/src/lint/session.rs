@@ -30,7 +30,7 @@ pub fn parse(name: &str, text: &str) -> Result<ToolSet, InputError> {
         }
         let value: Value = super::json::value(line).map_err(|e| {
             let mut error = json_error(name, &e);
-            error.place = format!("{name}:{number}:{}", e.column());
+            error.place = format!("{name}:{number}:{}", e.column().max(1));
             error
         })?;
         let (message, prefix) = unwrap(&value);

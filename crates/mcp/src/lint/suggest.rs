@@ -48,7 +48,7 @@ fn short_summary(tool: &Value, name: &str) -> String {
         return name_words(name).join(" ");
     }
     if text.chars().count() > 120 {
-        text = text.chars().take(117).collect::<String>() + "...";
+        text = cut_at_word(&text, 117) + "...";
     }
     let length = description.chars().count();
     if text.chars().count() >= length {
@@ -60,6 +60,18 @@ fn short_summary(tool: &Value, name: &str) -> String {
         text = head.to_string();
     }
     text
+}
+
+/// At most `max` characters of `text`, ending at a word boundary (without trailing commas and
+/// the like), so that a shortened summary never stops inside a word.
+fn cut_at_word(text: &str, max: usize) -> String {
+    let head: String = text.chars().take(max + 1).collect();
+    let cut = match head.rsplit_once(char::is_whitespace) {
+        Some((before, _)) if head.chars().count() > max => before,
+        _ => head.as_str(),
+    };
+    cut.trim_end_matches([',', ';', ':', ' ', '-', '('])
+        .to_string()
 }
 
 fn hint(tool: &Value, name: &str) -> Option<bool> {
@@ -100,4 +112,18 @@ fn failure_modes(tool: &Value, effects: SideEffects) -> Value {
         modes.push(json!({ "error": "approval_denied", "recovery": "abort" }));
     }
     Value::Array(modes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_at_word;
+
+    #[test]
+    fn long_summaries_are_cut_between_words() {
+        assert_eq!(
+            cut_at_word("Reads the file, then more", 16),
+            "Reads the file"
+        );
+        assert_eq!(cut_at_word("short", 16), "short");
+    }
 }

@@ -65,7 +65,7 @@ fn in_tool_description(facts: &Facts, name: &str) -> Option<Vec<String>> {
     sentences(description)
         .into_iter()
         .filter(|sentence| names(sentence, name))
-        .find_map(|sentence| listed(sentence))
+        .find_map(listed)
 }
 
 /// Whether `sentence` contains `name` as a whole word.
