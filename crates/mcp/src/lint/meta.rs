@@ -64,19 +64,7 @@ fn valid_name(name: &str) -> bool {
 
 pub fn check(cx: &mut Context) {
     let set = cx.set;
-    // key -> (first tool, number of tools)
-    let mut bad: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for (index, tool) in set.tools.iter().enumerate() {
-        let Some(meta) = tool.value.get("_meta").and_then(|m| m.as_object()) else {
-            continue;
-        };
-        for key in meta.keys().filter(|k| problem(k).is_some()) {
-            bad.entry(key.as_str()).or_insert((index, 0)).1 += 1;
-        }
-    }
-    let mut ordered: Vec<_> = bad.into_iter().collect();
-    ordered.sort_by_key(|(_, (first, _))| *first);
-    for (key, (first, count)) in ordered {
+    for (key, first, count) in bad_keys(cx) {
         let tool = &set.tools[first];
         let (code, reason) = problem(key).unwrap_or(("T501", ""));
         let others = match count {
@@ -95,6 +83,26 @@ pub fn check(cx: &mut Context) {
             );
         }
     }
+}
+
+/// Every bad key with the index of the first tool that has it and the number of tools that
+/// do, in the order of first appearance.
+fn bad_keys<'a>(cx: &Context<'a>) -> Vec<(&'a str, usize, usize)> {
+    let mut bad: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (index, tool) in cx.set.tools.iter().enumerate() {
+        let Some(meta) = tool.value.get("_meta").and_then(|m| m.as_object()) else {
+            continue;
+        };
+        for key in meta.keys().filter(|k| problem(k).is_some()) {
+            bad.entry(key.as_str()).or_insert((index, 0)).1 += 1;
+        }
+    }
+    let mut ordered: Vec<_> = bad
+        .into_iter()
+        .map(|(key, (first, count))| (key, first, count))
+        .collect();
+    ordered.sort_by_key(|(_, first, _)| *first);
+    ordered
 }
 
 #[cfg(test)]

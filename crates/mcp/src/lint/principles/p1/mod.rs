@@ -161,29 +161,10 @@ fn described_container(property: &Value) -> bool {
 /// and does not say what replaces it. One that names its replacement ("Use read_text_file
 /// instead") is kept on purpose for old clients and is left alone.
 fn deprecated(cx: &mut Context, facts: &Facts) {
-    let value = &facts.tool.value;
-    let says = |text: &str| prose_words(text).iter().any(|w| w == "deprecated");
-    let places = [
-        ("/title", value.get("title")),
-        ("/annotations/title", value.pointer("/annotations/title")),
-        ("/description", value.get("description")),
-    ];
-    let Some((pointer, text)) = places
-        .into_iter()
-        .filter_map(|(pointer, text)| Some((pointer, text?.as_str()?)))
-        .find(|(_, text)| says(text))
-    else {
+    let Some((pointer, text)) = deprecation(facts) else {
         return;
     };
-    let description = facts.description.unwrap_or("");
-    let replaced = cx
-        .set
-        .tools
-        .iter()
-        .filter_map(|t| t.name.as_deref())
-        .any(|other| other != facts.name() && description.contains(other))
-        || description.to_lowercase().contains("instead");
-    if replaced {
+    if names_replacement(cx, facts) {
         return;
     }
     let shown: String = text.chars().take(80).collect();
@@ -192,4 +173,31 @@ fn deprecated(cx: &mut Context, facts: &Facts) {
         label(facts.tool)
     );
     cx.tool("P108", facts.tool, pointer, message);
+}
+
+/// Where the tool says it is deprecated: the field's pointer and its text.
+fn deprecation<'a>(facts: &Facts<'a>) -> Option<(&'static str, &'a str)> {
+    let value = &facts.tool.value;
+    let places = [
+        ("/title", value.get("title")),
+        ("/annotations/title", value.pointer("/annotations/title")),
+        ("/description", value.get("description")),
+    ];
+    let says = |text: &str| prose_words(text).iter().any(|w| w == "deprecated");
+    places
+        .into_iter()
+        .filter_map(|(pointer, text)| Some((pointer, text?.as_str()?)))
+        .find(|(_, text)| says(text))
+}
+
+/// Whether the description points to a replacement: another listed tool, or "instead".
+fn names_replacement(cx: &Context, facts: &Facts) -> bool {
+    let description = facts.description.unwrap_or("");
+    let other_tool = cx
+        .set
+        .tools
+        .iter()
+        .filter_map(|t| t.name.as_deref())
+        .any(|other| other != facts.name() && description.contains(other));
+    other_tool || description.to_lowercase().contains("instead")
 }
