@@ -263,18 +263,32 @@ fn byte_order_mark_and_deep_schemas_are_read() {
     let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["bom.json"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("1 tools: 0 errors"), "{stdout}");
-    let deep = |levels: usize| {
-        let open = r#"{"not": "#.repeat(levels);
+    let deep = |keyword: &str, levels: usize| {
+        let open = format!(r#"{{"{keyword}": "#).repeat(levels);
         let close = "}".repeat(levels);
         format!(
             r#"{{"tools": [{{"name": "deep", "description": "A schema nested very deep, still valid.", "inputSchema": {{"type": "object", "properties": {{"x": {open}{{}}{close}}}}}}}]}}"#
         )
     };
-    std::fs::write(dir.join("deep.json"), deep(5_000)).unwrap();
-    let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["deep.json"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("1 tools: 0 errors"), "{stdout}");
-    std::fs::write(dir.join("deeper.json"), deep(20_000)).unwrap();
+    let codes = |name: &str| {
+        let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["--format", "json", name]);
+        assert_eq!(code, 0, "{stderr}");
+        let report = json(&stdout);
+        let codes: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
+        codes
+    };
+    std::fs::write(dir.join("deep.json"), deep("items", 5_000)).unwrap();
+    // Valid, so no T203; the listing is large (P405) and `x` undescribed (P104).
+    assert_eq!(codes("deep.json"), ["P002", "P405", "P201", "P104"]);
+    // Nested `not`s would cost the validator the square of their depth to compile (T208).
+    std::fs::write(dir.join("not.json"), deep("not", 5_000)).unwrap();
+    assert!(codes("not.json").contains(&"T208".to_string()));
+    std::fs::write(dir.join("deeper.json"), deep("items", 20_000)).unwrap();
     let (code, _, stderr) = run(dir.to_str().unwrap(), &["deeper.json"]);
     assert_eq!(code, 2);
     assert!(
@@ -736,7 +750,8 @@ fn streamable_http_over_ipv6_loopback() {
 }
 
 /// Every rule of the catalogue fires in at least one pinned snapshot (OA02, which needs 129
-/// tools, is checked by `openai_tool_count_limit` instead), so no rule ships untested.
+/// tools, is checked by `openai_tool_count_limit`, T208, which needs a 5,000-deep schema, by
+/// `byte_order_mark_and_deep_schemas_are_read`), so no rule ships untested.
 #[test]
 fn every_rule_fires_in_some_snapshot() {
     let dir = repo().join("crates/cli/tests/lint/snapshots");
@@ -750,7 +765,7 @@ fn every_rule_fires_in_some_snapshot() {
     let untested: Vec<&str> = agentpi_mcp::lint::rules::RULES
         .iter()
         .map(|rule| rule.code)
-        .filter(|code| *code != "OA02" && !text.contains(&format!("[{code}]")))
+        .filter(|code| !["OA02", "T208"].contains(code) && !text.contains(&format!("[{code}]")))
         .collect();
     assert!(untested.is_empty(), "rules without a test: {untested:?}");
 }

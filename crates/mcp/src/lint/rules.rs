@@ -449,6 +449,13 @@ rules![
         "A schema key is a near miss of a JSON Schema keyword (minimun, requried)"
     ),
     (
+        "T208",
+        "schema-too-costly",
+        Spec,
+        Warning,
+        "A schema too costly to compile (deeply nested `not`); checked against its meta-schema only"
+    ),
+    (
         "T301",
         "tool-name-format",
         Spec,

@@ -106,6 +106,13 @@ fn validity(cx: &mut Context, tool: &Tool, schema: &Value, pointer: &str, code: 
                 cx.tool("T205", tool, &format!("{pointer}{at}"), message);
             }
         }
+        Validity::TooCostly(copies) => {
+            let message = format!(
+                "tool {}: {field} nests `not` so deep that compiling it would copy {copies} JSON values; it was checked against its meta-schema only",
+                label(tool)
+            );
+            cx.tool("T208", tool, pointer, message);
+        }
         Validity::Invalid(at, reason) => {
             cx.tool(
                 code,
