@@ -1,17 +1,21 @@
 //! Breadth-first exploration of a system's state space into a [`Graph`].
 //!
-//! Level-synchronous: the successors of a whole level are computed in parallel, then merged
-//! into the visited store in the order of the level, so state numbers, edges and everything
+//! The frontier is taken in chunks: the successors of a chunk are computed in parallel, then
+//! merged into the visited store in frontier order, so state numbers, edges and everything
 //! printed from them are the same whatever the thread count. Breadth-first order makes the
 //! parent links give shortest paths.
+//!
+//! Exploration stops at the first of: the whole state space seen; every property decided (see
+//! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
+//! exactly N.
 
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One stored transition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Edge {
     pub label: u32,
     pub target: u32,
@@ -23,8 +27,6 @@ pub struct Edge {
 #[derive(Clone, Debug)]
 pub struct FaultEdge {
     pub source: u32,
-    /// Its position among the source's transitions, for replaying the trace.
-    pub index: u32,
     pub label: u32,
     pub fault: Fault,
 }
@@ -34,6 +36,9 @@ pub struct FaultEdge {
 pub enum Limit {
     States(usize),
     Memory(u64),
+    /// A bound of the semantics itself (nesting, value size): the model grows past what can
+    /// be represented, so what lies beyond is unknown.
+    Model(Fault),
 }
 
 impl std::fmt::Display for Limit {
@@ -41,6 +46,7 @@ impl std::fmt::Display for Limit {
         match self {
             Limit::States(n) => write!(f, "--max-states {n}"),
             Limit::Memory(bytes) => write!(f, "--max-memory {} MiB", bytes / (1024 * 1024)),
+            Limit::Model(fault) => write!(f, "a bound of the semantics ({})", fault.kind),
         }
     }
 }
@@ -57,6 +63,26 @@ pub struct Options {
     pub keep_renamings: bool,
 }
 
+/// A label to watch for: true for a label that decides a property.
+pub type LabelGoal<'a> = Box<dyn Fn(&Label) -> bool + Sync + 'a>;
+
+/// What exploration watches for, so that it can stop as soon as every property has its
+/// verdict: a deadlock, a fault, or a transition whose label matches. With `whole` set (some
+/// property needs the whole state space) or nothing to watch, it explores everything.
+#[derive(Default)]
+pub struct Goals<'a> {
+    pub deadlock: bool,
+    pub fault: bool,
+    pub labels: Vec<LabelGoal<'a>>,
+    pub whole: bool,
+}
+
+impl Goals<'_> {
+    fn everything(&self) -> bool {
+        self.whole || (!self.deadlock && !self.fault && self.labels.is_empty())
+    }
+}
+
 /// Counters a progress reporter may read while exploration runs.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -65,11 +91,23 @@ pub struct Progress {
     pub depth: std::sync::atomic::AtomicUsize,
 }
 
+/// How an exploration ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every reachable state was expanded.
+    Complete,
+    /// Every property was decided before the whole state space was seen.
+    Decided,
+    /// A bound stopped it.
+    Limit(Limit),
+}
+
 /// The explored state space.
 pub struct Graph {
     pub states: Vec<State>,
-    /// `edges[offsets[s]..offsets[s + 1]]` are the transitions of state `s` (faults excluded),
-    /// in the order the semantics gives them.
+    /// `edges[offsets[s]..offsets[s + 1]]` are the transitions of an expanded state `s`
+    /// (faults excluded), each (label, target, actors) once, in the order the semantics
+    /// first gives them.
     pub offsets: Vec<u32>,
     pub edges: Vec<Edge>,
     /// With [`Options::keep_renamings`]: for each edge, the source's fresh ids as the target
@@ -79,12 +117,18 @@ pub struct Graph {
     pub parent: Vec<(u32, u32)>,
     pub labels: Vec<Label>,
     pub actor_sets: Vec<Vec<Actor>>,
+    /// The name of each instance (see [`agentpi_semantics::Instance`]), by number.
+    pub instances: Vec<String>,
     pub faults: Vec<FaultEdge>,
-    /// Set when a bound stopped exploration; states past the last expanded one have no edges.
+    pub end: End,
+    /// Set when a bound stopped exploration: the states past `expanded` have no edges.
     pub limit: Option<Limit>,
-    /// Number of states whose edges are known.
+    /// Number of states whose edges are known (states `0..expanded`).
     pub expanded: usize,
     pub max_depth: usize,
+    /// Distinct (source, printed label, target) triples: the transitions of the state space
+    /// as `agentpi lts` writes them with restricted channels kept.
+    pub transitions: usize,
 }
 
 impl Graph {
@@ -101,7 +145,12 @@ impl Graph {
     }
 
     pub fn transition_count(&self) -> usize {
-        self.edges.len() + self.faults.len()
+        self.transitions
+    }
+
+    /// Whether the whole state space was seen.
+    pub fn is_complete(&self) -> bool {
+        self.end == End::Complete
     }
 
     /// The edges from the initial state to `s`, as (source, edge index within source).
@@ -115,22 +164,37 @@ impl Graph {
         path.reverse();
         path
     }
+
+    fn new() -> Graph {
+        Graph {
+            states: Vec::new(),
+            offsets: vec![0],
+            edges: Vec::new(),
+            renamings: Vec::new(),
+            parent: Vec::new(),
+            labels: Vec::new(),
+            actor_sets: Vec::new(),
+            instances: Vec::new(),
+            faults: Vec::new(),
+            end: End::Complete,
+            limit: None,
+            expanded: 0,
+            max_depth: 0,
+            transitions: 0,
+        }
+    }
 }
 
-struct Store {
-    keep_renamings: bool,
-    index: HashTable<u32>,
-    hashes: Vec<u64>,
-    labels: FxHashMap<Label, u32>,
-    actor_sets: FxHashMap<Vec<Actor>, u32>,
-    bytes: u64,
-}
+/// How many frontier states have their successors computed at once: enough to keep every
+/// thread busy, few enough that the successors of one chunk take little memory.
+const CHUNK: usize = 4096;
 
 /// Explores from `initial`.
 pub fn explore(
     sem: &Semantics<'_>,
     initial: State,
     options: &Options,
+    goals: &Goals<'_>,
     progress: &Progress,
 ) -> Graph {
     // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
@@ -139,67 +203,219 @@ pub fn explore(
         .stack_size(256 * 1024 * 1024)
         .build()
         .expect("thread pool");
-    let mut graph = Graph {
-        states: Vec::new(),
-        offsets: vec![0],
-        edges: Vec::new(),
-        renamings: Vec::new(),
-        parent: Vec::new(),
-        labels: Vec::new(),
-        actor_sets: Vec::new(),
-        faults: Vec::new(),
-        limit: None,
-        expanded: 0,
-        max_depth: 0,
-    };
-    let mut store = Store {
-        keep_renamings: options.keep_renamings,
-        index: HashTable::new(),
-        hashes: Vec::new(),
-        labels: FxHashMap::default(),
-        actor_sets: FxHashMap::default(),
-        bytes: 0,
-    };
-    store.insert(&mut graph, initial.fingerprint(), initial);
-    let mut level = 0..1usize;
-    while !level.is_empty() {
-        if let Some(limit) = over_limit(&graph, &store, options) {
-            graph.limit = Some(limit);
-            break;
-        }
-        let ids: Vec<u32> = level.clone().map(|s| s as u32).collect();
+    let mut run = Run::new(sem, options, goals);
+    run.store
+        .insert(&mut run.graph, initial.fingerprint(), initial);
+    let (mut next, mut level_end) = (0usize, 1usize);
+    while next < run.graph.states.len() {
+        let chunk_end = (next + CHUNK).min(level_end);
         let succ: Vec<_> = pool.install(|| {
-            ids.par_iter()
-                .map(|&s| fingerprinted(sem.successors(&graph.states[s as usize])))
+            (next..chunk_end)
+                .into_par_iter()
+                .map(|s| fingerprinted(sem.successors(&run.graph.states[s])))
                 .collect()
         });
-        let next_start = graph.states.len();
-        for (&s, transitions) in ids.iter().zip(succ) {
-            merge(&mut graph, &mut store, s, transitions);
+        for (s, transitions) in (next..chunk_end).zip(succ) {
+            if let Some(end) = run.merge(s as u32, transitions) {
+                run.graph.end = end;
+                return run.finish(progress);
+            }
         }
-        graph.max_depth += usize::from(graph.states.len() > next_start);
-        level = next_start..graph.states.len();
-        record(progress, &graph);
+        next = chunk_end;
+        if next == level_end && next < run.graph.states.len() {
+            level_end = run.graph.states.len();
+            run.graph.max_depth += 1;
+        }
+        record(progress, &run.graph);
     }
-    graph
+    run.finish(progress)
 }
 
-fn over_limit(graph: &Graph, store: &Store, options: &Options) -> Option<Limit> {
-    if let Some(max) = options.max_states.filter(|&m| graph.states.len() > m) {
-        return Some(Limit::States(max));
+/// One exploration in progress.
+struct Run<'g, 's, 'p> {
+    sem: &'s Semantics<'p>,
+    options: &'g Options,
+    goals: &'g Goals<'g>,
+    graph: Graph,
+    store: Store,
+    /// Which label goals have been met.
+    met: Vec<bool>,
+    deadlock_found: bool,
+    fault_found: bool,
+}
+
+impl<'g, 's, 'p> Run<'g, 's, 'p> {
+    fn new(sem: &'s Semantics<'p>, options: &'g Options, goals: &'g Goals<'g>) -> Self {
+        Run {
+            sem,
+            options,
+            goals,
+            graph: Graph::new(),
+            store: Store::default(),
+            met: vec![false; goals.labels.len()],
+            deadlock_found: false,
+            fault_found: false,
+        }
     }
-    options
-        .max_memory
-        .filter(|&m| store.bytes > m)
-        .map(Limit::Memory)
+
+    /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
+    /// A source whose transitions would pass a bound is left unexpanded, whole.
+    fn merge(&mut self, source: u32, transitions: Vec<(u64, Transition)>) -> Option<End> {
+        if let Some(limit) = self.bound_passed(&transitions) {
+            self.graph.limit = Some(limit.clone());
+            return Some(End::Limit(limit));
+        }
+        let mut seen: FxHashSet<Edge> = FxHashSet::default();
+        let (mut moves, mut faults) = (false, false);
+        for (hash, t) in transitions {
+            match t.fault {
+                Some(fault) => {
+                    faults = true;
+                    self.fault(source, t.label, fault);
+                }
+                None => {
+                    moves = true;
+                    self.edge(source, hash, t, &mut seen);
+                }
+            }
+        }
+        self.graph.offsets.push(self.graph.edges.len() as u32);
+        self.graph.expanded += 1;
+        self.store.bytes += 12 * self.graph.successors(source).len() as u64;
+        let state = &self.graph.states[source as usize];
+        if !moves && !faults && self.goals.deadlock && !self.sem.is_valid_end(state) {
+            self.deadlock_found = true;
+        }
+        self.decided().then_some(End::Decided)
+    }
+
+    /// The bound that merging these transitions would pass: a limit of the semantics met by
+    /// one of them, or more states or memory than the options allow.
+    fn bound_passed(&self, transitions: &[(u64, Transition)]) -> Option<Limit> {
+        let limit_fault = transitions
+            .iter()
+            .find_map(|(_, t)| t.fault.as_ref().filter(|f| f.kind.is_limit()));
+        if let Some(fault) = limit_fault {
+            return Some(Limit::Model(fault.clone()));
+        }
+        if self.options.max_states.is_none() && self.options.max_memory.is_none() {
+            return None;
+        }
+        let (mut count, mut bytes) = (0usize, 0u64);
+        let mut new: FxHashMap<u64, Vec<&State>> = FxHashMap::default();
+        for (hash, t) in transitions.iter().filter(|(_, t)| t.fault.is_none()) {
+            let stored = !self.store.find(&self.graph, *hash, &t.target).1;
+            let same_hash = new.entry(*hash).or_default();
+            if !stored && !same_hash.contains(&&t.target) {
+                same_hash.push(&t.target);
+                count += 1;
+                bytes += state_bytes(&t.target);
+            }
+        }
+        let states = self.graph.states.len() + count;
+        if let Some(max) = self.options.max_states.filter(|&m| states > m) {
+            return Some(Limit::States(max));
+        }
+        let bytes = self.store.bytes + bytes;
+        self.options
+            .max_memory
+            .filter(|&m| bytes > m)
+            .map(Limit::Memory)
+    }
+
+    /// A faulty transition (an assertion or a run-time error).
+    fn fault(&mut self, source: u32, label: Label, fault: Fault) {
+        let label = self.store.label(&mut self.graph, label);
+        self.graph.faults.push(FaultEdge {
+            source,
+            label,
+            fault,
+        });
+        self.fault_found = true;
+    }
+
+    /// A transition into a state, stored once per (label, target, actors).
+    fn edge(&mut self, source: u32, hash: u64, t: Transition, seen: &mut FxHashSet<Edge>) {
+        let (mut target, fresh) = self.store.find(&self.graph, hash, &t.target);
+        if fresh {
+            target = self.store.insert(&mut self.graph, hash, t.target);
+            let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
+            self.graph.parent.push((source, index as u32));
+        }
+        let edge = self.new_edge(t.label, target, t.actors);
+        if seen.insert(edge) {
+            if self.options.keep_renamings {
+                self.graph.renamings.push(t.renaming);
+            }
+            self.graph.edges.push(edge);
+        }
+    }
+
+    fn new_edge(&mut self, label: Label, target: u32, actors: Vec<Actor>) -> Edge {
+        let known = self.graph.labels.len();
+        let label = self.store.label(&mut self.graph, label);
+        if label as usize == known {
+            self.watch_label(label);
+        }
+        let actors = self.store.actors(&mut self.graph, actors);
+        Edge {
+            label,
+            target,
+            actors,
+        }
+    }
+
+    /// A label seen for the first time may meet a goal.
+    fn watch_label(&mut self, label: u32) {
+        let label = &self.graph.labels[label as usize];
+        for (k, goal) in self.goals.labels.iter().enumerate() {
+            if !self.met[k] && goal(label) {
+                self.met[k] = true;
+            }
+        }
+    }
+
+    fn decided(&self) -> bool {
+        let goals = self.goals;
+        !goals.everything()
+            && (!goals.deadlock || self.deadlock_found)
+            && (!goals.fault || self.fault_found)
+            && self.met.iter().all(|&m| m)
+    }
+
+    fn finish(mut self, progress: &Progress) -> Graph {
+        self.graph.transitions = count_transitions(self.sem, &self.graph);
+        record(progress, &self.graph);
+        self.graph
+    }
+}
+
+/// Distinct (source, printed label, target) triples over the expanded states.
+fn count_transitions(sem: &Semantics<'_>, graph: &Graph) -> usize {
+    let mut printed: FxHashMap<String, u32> = FxHashMap::default();
+    let ids: Vec<u32> = graph
+        .labels
+        .iter()
+        .map(|l| {
+            let next = printed.len() as u32;
+            *printed.entry(sem.label_text(l)).or_insert(next)
+        })
+        .collect();
+    let mut count = 0;
+    let mut seen = FxHashSet::default();
+    for s in 0..graph.expanded as u32 {
+        seen.clear();
+        for e in graph.successors(s) {
+            count += usize::from(seen.insert((ids[e.label as usize], e.target)));
+        }
+    }
+    count
 }
 
 fn record(progress: &Progress, graph: &Graph) {
     use std::sync::atomic::Ordering::Relaxed;
     progress.states.store(graph.states.len(), Relaxed);
-    progress
-        .transitions
-        .store(graph.transition_count(), Relaxed);
+    progress.transitions.store(graph.edges.len(), Relaxed);
     progress.depth.store(graph.max_depth, Relaxed);
 }
 
@@ -211,48 +427,29 @@ fn fingerprinted(transitions: Vec<Transition>) -> Vec<(u64, Transition)> {
         .collect()
 }
 
-fn merge(graph: &mut Graph, store: &mut Store, source: u32, transitions: Vec<(u64, Transition)>) {
-    for (index, (hash, t)) in transitions.into_iter().enumerate() {
-        let label = store.label(graph, t.label);
-        if let Some(fault) = t.fault {
-            graph.faults.push(FaultEdge {
-                source,
-                index: index as u32,
-                label,
-                fault,
-            });
-            continue;
-        }
-        let actors = store.actors(graph, t.actors);
-        let before = graph.states.len();
-        let target = store.insert(graph, hash, t.target);
-        if graph.states.len() > before {
-            graph.parent.push((
-                source,
-                (graph.edges.len() - graph.offsets[source as usize] as usize) as u32,
-            ));
-        }
-        if store.keep_renamings {
-            graph.renamings.push(t.renaming);
-        }
-        graph.edges.push(Edge {
-            label,
-            target,
-            actors,
-        });
-    }
-    graph.offsets.push(graph.edges.len() as u32);
-    graph.expanded += 1;
-    store.bytes += 12 * graph.successors(source).len() as u64;
+/// The visited states, by fingerprint, and the interned labels and actor sets.
+#[derive(Default)]
+struct Store {
+    index: HashTable<u32>,
+    hashes: Vec<u64>,
+    labels: FxHashMap<Label, u32>,
+    actor_sets: FxHashMap<Vec<Actor>, u32>,
+    bytes: u64,
 }
 
 impl Store {
-    /// Adds `state` if it is new; returns its number.
-    fn insert(&mut self, graph: &mut Graph, hash: u64, state: State) -> u32 {
+    /// The number of `state` and false if it is stored, else the number it would get and
+    /// true.
+    fn find(&self, graph: &Graph, hash: u64, state: &State) -> (u32, bool) {
         let states = &graph.states;
-        if let Some(&id) = self.index.find(hash, |&id| states[id as usize] == state) {
-            return id;
+        match self.index.find(hash, |&id| states[id as usize] == *state) {
+            Some(&id) => (id, false),
+            None => (states.len() as u32, true),
         }
+    }
+
+    /// Adds a state that is not stored yet; returns its number.
+    fn insert(&mut self, graph: &mut Graph, hash: u64, state: State) -> u32 {
         let id = graph.states.len() as u32;
         self.bytes += state_bytes(&state);
         graph.states.push(state);

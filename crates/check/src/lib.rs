@@ -10,9 +10,10 @@ pub mod explore;
 pub mod pattern;
 pub mod product;
 mod props;
+pub mod replay;
 pub mod trace;
 
-pub use explore::{Graph, Limit, Options, Progress, explore};
+pub use explore::{End, Goals, Graph, Limit, Options, Progress, explore};
 pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, Term};
@@ -50,18 +51,53 @@ pub struct SystemReport {
     pub transitions: usize,
     pub depth: usize,
     pub limit: Option<Limit>,
+    /// How exploration ended: the whole state space, or early (every check decided, or a
+    /// bound), in which case `states` and `transitions` count what was explored.
+    pub end: End,
     pub results: Vec<CheckResult>,
 }
 
-/// Explores system `system` of `sem`'s program.
+/// Explores system `system` of `sem`'s program, all of it.
 pub fn explore_system(
     sem: &Semantics<'_>,
     system: usize,
     options: &Options,
     progress: &Progress,
 ) -> Result<Graph, Fault> {
-    let initial = sem.initial(system)?;
-    Ok(explore(sem, initial, options, progress))
+    explore_until(sem, system, options, &Goals::default(), progress)
+}
+
+/// Explores system `system` until `goals` are met (see [`Goals`]).
+pub fn explore_until(
+    sem: &Semantics<'_>,
+    system: usize,
+    options: &Options,
+    goals: &Goals<'_>,
+    progress: &Progress,
+) -> Result<Graph, Fault> {
+    let (initial, instances) = sem.initial_with_instances(system)?;
+    let mut graph = explore(sem, initial, options, goals, progress);
+    graph.instances = instances;
+    Ok(graph)
+}
+
+/// What exploring for these checks must watch for: violations of safety properties and
+/// witnesses of `reachable` end it early; liveness needs the whole state space.
+fn goals_of<'a>(sem: &'a Semantics<'a>, checks: &'a [&'a agentpi_ir::core::CheckDef]) -> Goals<'a> {
+    let mut goals = Goals {
+        fault: has_assertions(sem.program),
+        ..Goals::default()
+    };
+    for check in checks {
+        match &check.property {
+            Property::DeadlockFree => goals.deadlock = true,
+            Property::Never(p) | Property::Reachable(p) => goals.labels.push(Box::new(move |l| {
+                pattern::match_label(sem, p, l, &Vec::new()).is_some()
+            })),
+            _ => goals.whole = true,
+        }
+    }
+    goals
 }
 
 /// Checks the properties `checks` (indices into `Program::checks`) of system `system`.
@@ -81,7 +117,12 @@ pub fn check_system(
         keep_renamings: options.keep_renamings || leads_to,
         ..options.clone()
     };
-    let graph = match explore_system(&sem, system, &options, progress) {
+    let defs: Vec<&agentpi_ir::core::CheckDef> =
+        checks.iter().map(|&c| &program.checks[c]).collect();
+    let goals = goals_of(&sem, &defs);
+    let explored = explore_until(&sem, system, &options, &goals, progress);
+    drop(goals);
+    let graph = match explored {
         Ok(graph) => graph,
         Err(fault) => return initial_fault(name, fault),
     };
@@ -106,6 +147,7 @@ pub fn check_system(
         transitions: graph.transition_count(),
         depth: graph.max_depth,
         limit: graph.limit.clone(),
+        end: graph.end.clone(),
         results,
     }
 }
@@ -127,6 +169,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         transitions: 0,
         depth: 0,
         limit: None,
+        end: End::Decided,
         results: vec![result],
     }
 }
@@ -150,28 +193,24 @@ fn result(property: String, outcome: Outcome, trace: Option<Trace>) -> CheckResu
 
 /// The implicit check: no assertion fails and no value leaves its range.
 fn assertions(sem: &Semantics<'_>, graph: &Graph, system: &str) -> CheckResult {
-    let Some(first) = graph.faults.iter().min_by_key(|f| (f.source, f.index)) else {
+    let Some(first) = graph.faults.first() else {
         return result("assertions".into(), unknown_or(graph, Outcome::Holds), None);
     };
     let steps = steps_to(graph, first.source);
-    let trace = trace::render(
-        sem,
-        graph,
-        system,
-        &steps,
-        Some((first.source, first.index)),
-        None,
-    );
+    let trace = trace::render(sem, graph, system, &steps, Some(first), None);
     CheckResult {
         fault: Some(first.fault.clone()),
         ..result("assertions".into(), Outcome::Violated, Some(trace))
     }
 }
 
+/// `outcome` when the whole state space was seen; unknown when a bound stopped exploration.
+/// (Exploration that stopped because every property was decided never asks.)
 fn unknown_or(graph: &Graph, outcome: Outcome) -> Outcome {
-    match &graph.limit {
-        Some(limit) => Outcome::Unknown(limit.clone()),
-        None => outcome,
+    match &graph.end {
+        End::Complete => outcome,
+        End::Limit(limit) => Outcome::Unknown(limit.clone()),
+        End::Decided => unreachable!("every property was decided by what was explored"),
     }
 }
 

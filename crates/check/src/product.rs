@@ -67,20 +67,20 @@ pub struct Lasso {
 }
 
 /// Searches the product for a path that stays in the avoid region forever.
-pub fn find_lasso(
-    product: &Product,
-    graph: &Graph,
-    stuck_counts: bool,
-    fair: bool,
-) -> Option<Lasso> {
+pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso> {
     let cycles = bad_sccs(product, graph, fair);
     let mut in_bad = vec![usize::MAX; product.state.len()];
     for (i, scc) in cycles.iter().enumerate() {
         scc.iter().for_each(|&n| in_bad[n as usize] = i);
     }
+    // A state whose only steps fail is reported by the `assertions` check, not here.
+    let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
     let stuck = |n: usize| {
         let s = product.state[n];
-        stuck_counts && product.avoid[n] && graph.is_expanded(s) && graph.successors(s).is_empty()
+        product.avoid[n]
+            && graph.is_expanded(s)
+            && graph.successors(s).is_empty()
+            && !faulty.contains(&s)
     };
     let first = (0..product.state.len()).find(|&n| in_bad[n] != usize::MAX || stuck(n))?;
     let mut steps = product.stem(first as u32);

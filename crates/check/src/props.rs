@@ -63,7 +63,7 @@ pub fn eventually(
             );
         }
     }
-    find_lasso(&builder.product, graph, true, fair)
+    find_lasso(&builder.product, graph, fair)
 }
 
 /// Numbers the nodes of a product breadth-first, by key, as they are first reached.
@@ -111,7 +111,8 @@ impl<K: Hash + Eq + Clone> Builder<K> {
     }
 }
 
-/// `always eventually P`: a reachable cycle without `P`.
+/// `always eventually P`: a reachable cycle without `P`, or a reachable state without
+/// transitions (a finite maximal path stutters there forever, never doing `P`).
 pub fn always_eventually(
     sem: &Semantics<'_>,
     graph: &Graph,
@@ -135,7 +136,7 @@ pub fn always_eventually(
             })
             .collect();
     }
-    find_lasso(&product, graph, false, fair)
+    find_lasso(&product, graph, fair)
 }
 
 fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec<bool> {
@@ -173,7 +174,7 @@ pub fn leads_to(
             }
         }
     }
-    find_lasso(&builder.product, graph, true, fair)
+    find_lasso(&builder.product, graph, fair)
 }
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its

@@ -2,7 +2,7 @@
 //! fresh channels keeping one name along the whole trace (`reply#1`, `reply#2`, numbered in
 //! order of first appearance, the number shown only where one name has several instances).
 
-use crate::explore::Graph;
+use crate::explore::{FaultEdge, Graph};
 use crate::product::Step;
 use agentpi_semantics::state::for_each_value;
 use agentpi_semantics::{Actor, Chan, DEAD, Head, Label, Semantics, State, Transition};
@@ -24,24 +24,25 @@ pub struct Trace {
     pub loop_start: Option<usize>,
 }
 
-/// Replays `steps` (and a last faulty transition, given by its index among all transitions of
-/// its source) and prints them.
+/// Replays `steps` (and a last faulty transition) through the semantics and prints them.
 pub fn render(
     sem: &Semantics<'_>,
     graph: &Graph,
     system: &str,
     steps: &[Step],
-    fault: Option<(u32, u32)>,
+    fault: Option<&FaultEdge>,
     loop_start: Option<usize>,
 ) -> Trace {
     let mut taken: Vec<Transition> = steps
         .iter()
-        .map(|st| nth_transition(sem, graph, st.state, st.edge as usize, false))
+        .map(|st| replay_edge(sem, graph, st.state, st.edge))
         .collect();
-    if let Some((state, index)) = fault {
-        taken.push(nth_transition(sem, graph, state, index as usize, true));
+    if let Some(f) = fault {
+        taken.push(replay_fault(sem, graph, f));
     }
-    let start = steps.first().map_or(fault.map_or(0, |f| f.0), |s| s.state);
+    let start = steps
+        .first()
+        .map_or(fault.map_or(0, |f| f.source), |s| s.state);
     let names = Instances::follow(sem, &graph.states[start as usize], &taken);
     let steps = taken
         .iter()
@@ -51,30 +52,43 @@ pub fn render(
             actors: t
                 .actors
                 .iter()
-                .map(|a| actor_name(sem, *a, system))
+                .map(|a| actor_name(graph, *a, system))
                 .collect(),
         })
         .collect();
     Trace { steps, loop_start }
 }
 
-fn nth_transition(
-    sem: &Semantics<'_>,
-    graph: &Graph,
-    state: u32,
-    index: usize,
-    with_faults: bool,
-) -> Transition {
-    let all = sem.successors(&graph.states[state as usize]);
-    let mut kept = all.into_iter().filter(|t| with_faults || t.fault.is_none());
-    kept.nth(index)
-        .expect("replayed transition exists: the semantics is deterministic")
+/// The transition of the semantics that a stored edge stands for: the first with its label,
+/// target and actors (the graph keeps each such triple once).
+pub fn replay_edge(sem: &Semantics<'_>, graph: &Graph, state: u32, edge: u32) -> Transition {
+    let e = graph.successors(state)[edge as usize];
+    let (label, target) = (
+        &graph.labels[e.label as usize],
+        &graph.states[e.target as usize],
+    );
+    let actors = &graph.actor_sets[e.actors as usize];
+    sem.successors(&graph.states[state as usize])
+        .into_iter()
+        .find(|t| {
+            t.fault.is_none() && t.label == *label && t.target == *target && t.actors == *actors
+        })
+        .expect("a stored edge is a transition of the semantics, which is deterministic")
 }
 
-pub fn actor_name(sem: &Semantics<'_>, actor: Actor, system: &str) -> String {
-    match actor {
-        Some(def) => sem.program.def(def).name.clone(),
-        None => system.to_string(),
+fn replay_fault(sem: &Semantics<'_>, graph: &Graph, fault: &FaultEdge) -> Transition {
+    let label = &graph.labels[fault.label as usize];
+    sem.successors(&graph.states[fault.source as usize])
+        .into_iter()
+        .find(|t| t.fault.as_ref() == Some(&fault.fault) && t.label == *label)
+        .expect("a stored fault is a transition of the semantics, which is deterministic")
+}
+
+/// An instance by the call that started it (`Phil(3)`), or the system's name.
+pub fn actor_name(graph: &Graph, actor: Actor, system: &str) -> String {
+    match graph.instances.get(actor as usize) {
+        Some(name) if actor > 0 => name.clone(),
+        _ => system.to_string(),
     }
 }
 

@@ -109,3 +109,28 @@ fn a_run_time_error_is_reported_with_its_position() {
         .collect();
     assert_eq!(labels, ["c(3)", "tau"]);
 }
+
+/// An infinite state space whose only check is decided at depth 3: exploration stops there
+/// (the bound is only a safety net for the test; it is never reached).
+#[test]
+fn exploration_stops_once_every_check_is_decided() {
+    let text = "chan c : 0..1\nevent found\nproc Grow = tau . (Grow | c!0)\n\
+                system S = Grow | tau . tau . found\n\
+                check S: reachable found\ncheck S: never c(1)\n";
+    let loaded = agentpi_ir::load_str("grow.pi", text);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let options = Options {
+        max_states: Some(2_000),
+        ..Options::default()
+    };
+    let one = check_system(&loaded.program, 0, &[0], &options, &Progress::default());
+    assert_eq!(one.results[0].outcome, Outcome::Holds);
+    assert_eq!(one.end, agentpi_check::End::Decided);
+    assert_eq!(one.results[0].trace.as_ref().unwrap().steps.len(), 3);
+    assert!(one.states < 20, "{}", one.states);
+    // With a `never` that holds, the whole (infinite) space is needed: the bound decides.
+    let both = check_system(&loaded.program, 0, &[0, 1], &options, &Progress::default());
+    assert_eq!(both.results[0].outcome, Outcome::Holds);
+    assert!(matches!(both.results[1].outcome, Outcome::Unknown(_)));
+    assert!(both.states <= 2_000 && both.states > 1_990, "{}", both.states);
+}

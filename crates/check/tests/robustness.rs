@@ -498,8 +498,10 @@ fn an_unbounded_state_space_stops_at_the_bound_with_unknown_verdicts() {
         .collect();
     assert_eq!(verdicts, expected);
     assert_eq!(report.limit, Some(Limit::States(200)));
+    // A bound is a bound: never more states than it allows, and no state left out for
+    // nothing (a state is expanded whole or not at all, so the last may stop a little short).
     assert!(
-        report.states > 200 && report.states < 400,
+        report.states <= 200 && report.states > 190,
         "{}",
         report.states
     );

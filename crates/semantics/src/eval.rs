@@ -30,6 +30,17 @@ pub enum FaultKind {
 /// recursive enum that doubles each step from taking all memory.
 pub const MAX_VALUE_SIZE: usize = 10_000;
 
+impl FaultKind {
+    /// A bound of the semantics rather than an error of the model: what lies past it is
+    /// unknown, never a violation.
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            FaultKind::TooDeep | FaultKind::TooLarge | FaultKind::NestedTooDeep
+        )
+    }
+}
+
 impl std::fmt::Display for FaultKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

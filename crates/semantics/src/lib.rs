@@ -7,6 +7,8 @@
 
 pub mod eval;
 pub mod label;
+mod offers;
+mod spawn;
 pub mod state;
 mod step;
 pub mod value;
@@ -30,9 +32,16 @@ pub struct Fault {
     pub span: Span,
 }
 
-/// Who took part in a transition: the process definition a component runs (for fairness).
-/// `None` is the body of a `system`.
-pub type Actor = Option<DefId>;
+/// A component instance. Each process call written in a system's body (through parallel
+/// composition, sequences, restriction, conditionals, prefixes, choices and replications,
+/// but not inside a process definition) is an instance of its own, named by the call
+/// (`Phil(3)`); whatever a component spawns belongs to its instance, and copies of one
+/// replicated call share it. Instance 0 is the rest of the system's body. Fairness, traces
+/// and sequence charts speak of instances.
+pub type Instance = u32;
+
+/// Who took part in a transition.
+pub type Actor = Instance;
 
 /// One transition out of a state.
 #[derive(Clone, Debug)]
@@ -45,7 +54,7 @@ pub struct Transition {
     /// Set when the step failed (assertion, range, ...): the checker reports it and does not
     /// explore past it.
     pub fault: Option<Fault>,
-    /// The components that moved: one, or two for a communication.
+    /// The instances that moved: one, or two for a communication (the sender first).
     pub actors: Vec<Actor>,
 }
 
@@ -62,6 +71,10 @@ pub struct Semantics<'p> {
     origin_carries: Vec<Vec<Type>>,
     /// Terms at which a component of a `daemon proc` waits at the start of its body.
     daemon_start: Vec<bool>,
+    /// For each call written in a system's body, its instance (0 for every other term).
+    call_instance: Vec<Instance>,
+    /// For each system, its calls in order: instance `k` is `calls[system][k - 1]`.
+    calls: Vec<Vec<TermId>>,
 }
 
 impl<'p> Semantics<'p> {
@@ -91,9 +104,42 @@ impl<'p> Semantics<'p> {
             origin_names,
             origin_carries,
             daemon_start: vec![false; program.terms.len()],
+            call_instance: vec![0; program.terms.len()],
+            calls: Vec::new(),
         };
         sem.mark_daemon_starts();
+        sem.number_instances();
         sem
+    }
+
+    /// Numbers the calls written in each system's body: instance 1, 2, ... in source order.
+    fn number_instances(&mut self) {
+        let program = self.program;
+        for system in &program.systems {
+            let mut calls = Vec::new();
+            let mut todo = vec![system.body];
+            while let Some(t) = todo.pop() {
+                match program.term(t) {
+                    Term::Call(..) => calls.push(t),
+                    Term::Prefix(_, next) | Term::New(_, next) | Term::Repl(next) => {
+                        todo.push(*next)
+                    }
+                    Term::Choice(ts) | Term::Par(ts) => todo.extend(ts.iter().rev()),
+                    Term::Seq(a, b) | Term::If(_, a, b) => todo.extend([*b, *a]),
+                    Term::Match(_, arms) => todo.extend(arms.iter().rev().map(|(_, t)| *t)),
+                    Term::Nil => {}
+                }
+            }
+            for (k, call) in calls.iter().enumerate() {
+                self.call_instance[call.0 as usize] = k as Instance + 1;
+            }
+            self.calls.push(calls);
+        }
+    }
+
+    /// The instance a call starts, or 0 when it is not written in a system's body.
+    pub(crate) fn call_instance(&self, term: TermId) -> Instance {
+        self.call_instance[term.0 as usize]
     }
 
     /// The printed name of a fresh channel's origin.
@@ -127,12 +173,46 @@ impl<'p> Semantics<'p> {
 
     /// The initial state of system `system` (an index into `Program::systems`).
     pub fn initial(&self, system: usize) -> Result<State, Fault> {
-        let body = self.program.systems[system].body;
-        let mut spawner = step::Spawner::new(self, 0);
+        self.initial_with_instances(system).map(|(state, _)| state)
+    }
+
+    /// The initial state and the name of each instance, by [`Instance`] number: the call
+    /// that started it with its arguments (`Phil(3)`), or the system's name for instance 0.
+    /// Names that would print alike get `#1`, `#2`, ... in order.
+    pub fn initial_with_instances(&self, system: usize) -> Result<(State, Vec<String>), Fault> {
+        let def = &self.program.systems[system];
+        let mut spawner = spawn::Spawner::initial(self);
         let mut frame = vec![eval::UNSET; self.frame];
         let mut procs = Vec::new();
-        spawner.spawn(body, &mut frame, &mut procs)?;
-        Ok(state::canonicalize(procs, spawner.next_fresh()).0)
+        spawner.spawn(def.body, &mut frame, &mut procs)?;
+        let replicated = |t| self.is_replication(t);
+        let state = state::canonicalize(procs, spawner.next_fresh(), &replicated).0;
+        let mut texts = spawner.call_texts();
+        let mut names = vec![def.name.clone()];
+        for (k, call) in self.calls[system].iter().enumerate() {
+            let text = texts.remove(&(k as Instance + 1));
+            names.push(text.unwrap_or_else(|| match self.program.term(*call) {
+                Term::Call(d, _) => self.program.def(*d).name.clone(),
+                _ => unreachable!("instances are calls"),
+            }));
+        }
+        Ok((state, number_alike(names)))
+    }
+
+    /// `Name(v1, ...)`: how a process call with these values prints.
+    pub(crate) fn call_text(&self, def: DefId, values: &[Value]) -> String {
+        let mut text = self.program.def(def).name.clone();
+        if !values.is_empty() {
+            text.push('(');
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                self.fmt_value(&mut text, v, &mut |c| self.chan_name(c).to_string());
+            }
+            text.push(')');
+        }
+        text
     }
 
     /// Rule *Valid-End*: every component has terminated or is a daemon waiting at the start
@@ -149,8 +229,13 @@ impl<'p> Semantics<'p> {
         step::successors(self, state)
     }
 
-    /// The process definition a term belongs to.
-    pub fn actor(&self, term: TermId) -> Actor {
+    /// Whether a term is a replication `!P`.
+    pub fn is_replication(&self, term: TermId) -> bool {
+        matches!(self.program.term(term), Term::Repl(_))
+    }
+
+    /// The process definition a term belongs to (`None` for a system's body).
+    pub fn owner(&self, term: TermId) -> Option<DefId> {
         self.program.info(term).owner
     }
 
@@ -160,5 +245,39 @@ impl<'p> Semantics<'p> {
 
     pub(crate) fn origin(&self, new_term: TermId, index: usize) -> Origin {
         self.origin_base[new_term.0 as usize] + index as u32
+    }
+}
+
+/// Names that occur more than once get `#1`, `#2`, ... in order of their instances.
+fn number_alike(names: Vec<String>) -> Vec<String> {
+    let mut total: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for n in &names {
+        *total.entry(n).or_default() += 1;
+    }
+    let mut seen: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    let numbered: Vec<String> = names
+        .iter()
+        .map(|n| match total[n.as_str()] {
+            1 => n.clone(),
+            _ => {
+                let k = seen.entry(n).or_default();
+                *k += 1;
+                format!("{n}#{k}")
+            }
+        })
+        .collect();
+    numbered
+}
+
+impl Semantics<'_> {
+    /// Law *Repl-Repl* (`!!P ~ !P`): a replication of a replication spawns as the innermost.
+    pub(crate) fn innermost_replication(&self, mut term: TermId) -> TermId {
+        while let Term::Repl(body) = self.program.term(term) {
+            match self.program.term(*body) {
+                Term::Repl(_) => term = *body,
+                _ => break,
+            }
+        }
+        term
     }
 }

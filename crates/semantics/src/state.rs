@@ -14,11 +14,13 @@ use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// A term together with the values of its free variables (in the order of `TermInfo::free`).
+/// A term together with the values of its free variables (in the order of `TermInfo::free`),
+/// and the instance it belongs to (see [`crate::Instance`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Closure {
     pub term: TermId,
     pub env: Box<[Value]>,
+    pub instance: crate::Instance,
 }
 
 /// One component of a state.
@@ -90,8 +92,14 @@ pub type Renaming = Box<[u32]>;
 /// A fresh name that no component holds any more.
 pub const DEAD: u32 = u32::MAX;
 
-/// Puts `procs` into canonical form. `ids` bounds the fresh ids used (every id is below it).
-pub fn canonicalize(mut procs: Vec<Proc>, ids: u32) -> (State, Renaming) {
+/// Puts `procs` into canonical form. `ids` bounds the fresh ids used (every id is below it);
+/// `replicated` tells the terms that are replications, of which one copy is kept per list
+/// (law *Repl-Idem*).
+pub fn canonicalize(
+    mut procs: Vec<Proc>,
+    ids: u32,
+    replicated: &dyn Fn(TermId) -> bool,
+) -> (State, Renaming) {
     sort_procs(&mut procs, true);
     let mut map = vec![DEAD; ids as usize];
     let mut next = 0;
@@ -111,6 +119,7 @@ pub fn canonicalize(mut procs: Vec<Proc>, ids: u32) -> (State, Renaming) {
         rename_procs(&mut procs, &map);
     }
     sort_procs(&mut procs, false);
+    dedup_replications(&mut procs, replicated);
     (
         State {
             procs: procs.into_boxed_slice(),
@@ -127,6 +136,22 @@ fn sort_procs(procs: &mut [Proc], anon: bool) {
         }
     }
     procs.sort_by(|a, b| cmp_proc(a, b, anon));
+}
+
+/// Law *Repl-Idem* (`!P | !P ~ !P`): equal replications side by side (the list is sorted)
+/// are kept once, also in the left sides of sequences.
+fn dedup_replications(procs: &mut Vec<Proc>, replicated: &dyn Fn(TermId) -> bool) {
+    for proc in procs.iter_mut() {
+        if let Proc::Seq(inner, _) = proc {
+            let mut list = std::mem::take(inner).into_vec();
+            dedup_replications(&mut list, replicated);
+            *inner = list.into_boxed_slice();
+        }
+    }
+    procs.dedup_by(|a, b| match (a, b) {
+        (Proc::Leaf(x), Proc::Leaf(y)) => replicated(x.term) && x == y,
+        _ => false,
+    });
 }
 
 fn cmp_proc(a: &Proc, b: &Proc, anon: bool) -> Ordering {
@@ -148,6 +173,7 @@ fn cmp_closure(a: &Closure, b: &Closure, anon: bool) -> Ordering {
     a.term
         .cmp(&b.term)
         .then_with(|| cmp_values(&a.env, &b.env, anon))
+        .then(a.instance.cmp(&b.instance))
 }
 
 /// Visits every closure, those waiting in sequences too, in canonical traversal order.
@@ -181,7 +207,7 @@ pub fn for_each_fresh(procs: &[Proc], f: &mut impl FnMut(u32)) {
     for_each_value(procs, &mut |v| v.for_each_fresh(f));
 }
 
-fn rename_procs(procs: &mut [Proc], map: &[u32]) {
+pub(crate) fn rename_procs(procs: &mut [Proc], map: &[u32]) {
     for proc in procs {
         match proc {
             Proc::Leaf(c) => rename_closure(c, map),
@@ -194,7 +220,7 @@ fn rename_procs(procs: &mut [Proc], map: &[u32]) {
 }
 
 /// Renames a shared closure, copying it only when one of its names really changes.
-fn rename_closure(closure: &mut Arc<Closure>, map: &[u32]) {
+pub(crate) fn rename_closure(closure: &mut Arc<Closure>, map: &[u32]) {
     let mut changes = false;
     closure
         .env
@@ -226,20 +252,21 @@ mod tests {
         Proc::Leaf(Arc::new(Closure {
             term: TermId(term),
             env,
+            instance: 0,
         }))
     }
 
     #[test]
     fn alpha_equivalent_states_are_equal() {
-        let (a, _) = canonicalize(vec![leaf(1, &[7]), leaf(0, &[3, 7])], 8);
-        let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], 8);
+        let (a, _) = canonicalize(vec![leaf(1, &[7]), leaf(0, &[3, 7])], 8, &|_| false);
+        let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], 8, &|_| false);
         assert_eq!(a, b);
         assert_eq!(a.fresh, 2);
     }
 
     #[test]
     fn unused_names_vanish_and_renaming_says_so() {
-        let (state, map) = canonicalize(vec![leaf(0, &[4])], 6);
+        let (state, map) = canonicalize(vec![leaf(0, &[4])], 6, &|_| false);
         assert_eq!(state.fresh, 1);
         assert_eq!(map[4], 0);
         assert_eq!(map[2], DEAD);

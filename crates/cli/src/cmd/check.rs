@@ -2,7 +2,7 @@
 
 use crate::model::{self, Model};
 use crate::{msc, progress};
-use agentpi_check::{CheckResult, Options, Outcome, SystemReport};
+use agentpi_check::{CheckResult, End, Options, Outcome, SystemReport};
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -119,8 +119,9 @@ fn run_checks(
             });
             let secs = started.elapsed().as_secs_f64();
             eprintln!(
-                "{name}: {} states, {} transitions, depth {}, in {secs:.2} s",
-                report.states, report.transitions, report.depth
+                "{name}: {}, depth {}, in {secs:.2} s",
+                counts(report.states, report.transitions),
+                report.depth
             );
             report
         })
@@ -171,12 +172,15 @@ fn text_report(model: &Model, reports: &[SystemReport]) -> String {
 
 fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
     let mut out = format!(
-        "{}: {} ... {} ({} states, {} transitions)\n",
+        "{}: {} ... {} ({}{})\n",
         report.system,
         result.property,
         verdict_word(&result.outcome),
-        report.states,
-        report.transitions
+        counts(report.states, report.transitions),
+        match report.end {
+            End::Decided => "; stopped once every check was decided",
+            _ => "",
+        }
     );
     if let Outcome::Unknown(limit) = &result.outcome {
         out.push_str(&format!(
@@ -194,6 +198,19 @@ fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> St
         out.push_str(&trace_text(result, trace));
     }
     out
+}
+
+/// "1 state, 2 transitions".
+fn counts(states: usize, transitions: usize) -> String {
+    let plural = |n: usize, word: &str| match n {
+        1 => format!("1 {word}"),
+        _ => format!("{n} {word}s"),
+    };
+    format!(
+        "{}, {}",
+        plural(states, "state"),
+        plural(transitions, "transition")
+    )
 }
 
 fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
@@ -256,6 +273,7 @@ fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Va
         "verdict": verdict_word(&result.outcome),
         "states": report.states,
         "transitions": report.transitions,
+        "explored": match report.end { End::Complete => "all", End::Decided => "until decided", End::Limit(_) => "until a limit" },
         "trace": trace,
         "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
         "deadlock": result.stuck,

@@ -73,7 +73,7 @@ fn describe(sem: &Semantics<'_>, model: &Model, state: &State) -> String {
     }
     let mut out = String::new();
     for leaf in state.leaves() {
-        let owner = match sem.actor(leaf.term) {
+        let owner = match sem.owner(leaf.term) {
             Some(def) => model.program.def(def).name.clone(),
             None => "system".to_string(),
         };

@@ -1,0 +1,742 @@
+//! Trace acceptance: steps a model along an observed sequence of labels and keeps the set of
+//! model states consistent with what was seen so far.
+//!
+//! The observer sees some labels ([`Class::Visible`]) and not others ([`Class::Hidden`]): after
+//! each observation the engine closes over the hidden steps. Labels of class [`Class::Flag`]
+//! are hidden steps that count against an explanation (an observer process raising a rule
+//! id): the engine keeps only the explanations with the fewest flags, so a flag is reported
+//! only when no flag-free explanation exists.
+//!
+//! Observed identifiers (request ids, tokens) are bound to the model's fresh names: an
+//! [`Arg::Name`] matches the name bound to its key, or, while the key is unbound, a name bound
+//! to no key, which is then bound. Bindings follow each step through
+//! [`Transition::renaming`], so they survive the canonical renumbering, and vanish with the
+//! name they are bound to.
+
+use agentpi_ir::core::Program;
+use agentpi_semantics::{Chan, DEAD, Fault, Head, Label, Semantics, State, Transition, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// An observed identifier (`c2s:5`, `token:"abc"`, ...).
+pub type Key = Arc<str>;
+
+/// How the observer sees a label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Taken only when observed.
+    Visible,
+    /// Taken freely between observations.
+    Hidden,
+    /// Taken freely, but each one counts against the explanation it is on.
+    Flag,
+}
+
+/// Which labels are visible, hidden or flags, by channel and event name. Names not listed are
+/// hidden.
+#[derive(Clone, Debug, Default)]
+pub struct Alphabet {
+    visible: FxHashSet<String>,
+    flags: FxHashSet<String>,
+}
+
+impl Alphabet {
+    /// `visible` and `flags` are channel or event names of `program` (a fresh channel by the
+    /// name of its `new`); an unknown name is an error naming it.
+    pub fn new(program: &Program, visible: &[&str], flags: &[&str]) -> Result<Alphabet, String> {
+        let sem = Semantics::new(program);
+        let known = |n: &str| {
+            program.chans.iter().any(|c| c.name == n)
+                || program.events.iter().any(|e| e.name == n)
+                || sem.origin_names().iter().any(|o| o == n)
+        };
+        if let Some(unknown) = visible.iter().chain(flags).find(|n| !known(n)) {
+            return Err(format!("no channel or event `{unknown}` in the model"));
+        }
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        Ok(Alphabet {
+            visible: set(visible),
+            flags: set(flags),
+        })
+    }
+
+    pub fn class(&self, sem: &Semantics<'_>, label: &Label) -> Class {
+        let name = match &label.head {
+            Head::Tau => return Class::Hidden,
+            Head::Chan(c) => sem.chan_name(*c),
+            Head::Event(e) => &sem.program.events[e.0 as usize].name,
+        };
+        if self.visible.contains(name) {
+            Class::Visible
+        } else if self.flags.contains(name) {
+            Class::Flag
+        } else {
+            Class::Hidden
+        }
+    }
+}
+
+/// What an observed label must look like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observation {
+    pub head: HeadPat,
+    pub args: Vec<Arg>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadPat {
+    /// A channel (by its declared or `new` name) or an event.
+    Named(String),
+    /// The fresh channel bound to this key (bound now if the key is unbound).
+    Name(Key),
+}
+
+/// A pattern for one value of an observed label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Any,
+    Int(i64),
+    Bool(bool),
+    /// An enum constructor by name, with exactly these payload patterns.
+    Ctor(String, Vec<Arg>),
+    Tuple(Vec<Arg>),
+    /// A channel by its declared or `new` name.
+    Chan(String),
+    /// The fresh channel bound to the key; while the key is unbound, a fresh channel bound to
+    /// no key, which becomes bound to it.
+    Name(Key),
+    /// The first pattern where the key is bound (in the explanation at hand), the second
+    /// where it is not.
+    IfBound(Key, Box<Arg>, Box<Arg>),
+}
+
+impl Observation {
+    pub fn new(head: &str, args: Vec<Arg>) -> Observation {
+        Observation {
+            head: HeadPat::Named(head.to_string()),
+            args,
+        }
+    }
+}
+
+/// Resource bounds of a replay.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Keep only states where no hidden step is possible (the model's hidden steps are then
+    /// taken eagerly), instead of every state the hidden steps reach.
+    pub maximal: bool,
+    /// The most states one closure may visit before the step is given up.
+    pub max_states: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            maximal: true,
+            max_states: 100_000,
+        }
+    }
+}
+
+/// The outcome of one observation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Some explanation takes it without a flag.
+    Accepted,
+    /// Every explanation raises a flag; these are the flags of the least-flagged ones.
+    Flagged(Vec<Flag>),
+    /// No state can take it; the set of states is left as it was.
+    Refused,
+}
+
+/// A flagged label, and how it prints with bound names shown by their keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flag {
+    pub label: Label,
+    pub text: String,
+}
+
+/// Why a replay could not go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayError {
+    /// The initial state faulted.
+    Initial(Fault),
+    /// A closure visited more than [`Options::max_states`] states.
+    TooManyStates(usize),
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayError::Initial(fault) => write!(f, "the initial state faults: {:?}", fault.kind),
+            ReplayError::TooManyStates(n) => {
+                write!(f, "more than {n} states are consistent with the trace")
+            }
+        }
+    }
+}
+
+/// One explanation: a state and the keys bound to its fresh names (sorted by key).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Hyp {
+    state: State,
+    names: Vec<(Key, u32)>,
+}
+
+impl Hyp {
+    fn bound(&self, key: &str) -> Option<u32> {
+        self.names
+            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .map(|i| self.names[i].1)
+    }
+}
+
+/// The successors of recently seen states, so that expected sets and closures do not compute
+/// them twice.
+#[derive(Default)]
+struct Memo {
+    table: FxHashMap<State, Rc<[Transition]>>,
+}
+
+/// How many states' successors are remembered before the memo starts over.
+const MEMO_STATES: usize = 4096;
+
+/// Steps a model along observations.
+pub struct Replay<'s, 'p> {
+    sem: &'s Semantics<'p>,
+    alphabet: Alphabet,
+    options: Options,
+    hyps: Vec<Hyp>,
+    memo: RefCell<Memo>,
+}
+
+impl std::fmt::Debug for Replay<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay")
+            .field("hypotheses", &self.hyps.len())
+            .finish()
+    }
+}
+
+impl<'s, 'p> Replay<'s, 'p> {
+    /// Starts at system `system`'s initial state, closed over hidden steps (flags there are
+    /// kept, as for any step: see [`Replay::initial_flags`]).
+    pub fn new(
+        sem: &'s Semantics<'p>,
+        system: usize,
+        alphabet: Alphabet,
+        options: Options,
+    ) -> Result<(Replay<'s, 'p>, Vec<Flag>), ReplayError> {
+        let initial = sem.initial(system).map_err(ReplayError::Initial)?;
+        let mut replay = Replay {
+            sem,
+            alphabet,
+            options,
+            hyps: Vec::new(),
+            memo: RefCell::default(),
+        };
+        let seed = Hyp {
+            state: initial,
+            names: Vec::new(),
+        };
+        let (hyps, flags) = replay.close(vec![seed])?;
+        replay.hyps = hyps;
+        Ok((replay, flags))
+    }
+
+    /// How many explanations the trace so far has.
+    pub fn hypotheses(&self) -> usize {
+        self.hyps.len()
+    }
+
+    /// The states consistent with the trace so far.
+    pub fn states(&self) -> impl Iterator<Item = &State> {
+        self.hyps.iter().map(|h| &h.state)
+    }
+
+    /// Whether `key` is bound to a live name in some explanation.
+    pub fn is_bound(&self, key: &str) -> bool {
+        self.hyps.iter().any(|h| h.bound(key).is_some())
+    }
+
+    /// Every key bound in some explanation, sorted.
+    pub fn bound_keys(&self) -> Vec<Key> {
+        let mut keys: Vec<Key> = self
+            .hyps
+            .iter()
+            .flat_map(|h| h.names.iter().map(|(k, _)| k.clone()))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// Takes one observed label.
+    pub fn step(&mut self, obs: &Observation) -> Result<Verdict, ReplayError> {
+        let mut seeds = Vec::new();
+        for hyp in &self.hyps {
+            for t in self.successors(&hyp.state).iter() {
+                if t.fault.is_some() || self.class(&t.label) != Class::Visible {
+                    continue;
+                }
+                if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
+                    seeds.push(advance(hyp, &new, t));
+                }
+            }
+        }
+        if seeds.is_empty() {
+            return Ok(Verdict::Refused);
+        }
+        dedup(&mut seeds);
+        let (hyps, flags) = self.close(seeds)?;
+        self.hyps = hyps;
+        Ok(if flags.is_empty() {
+            Verdict::Accepted
+        } else {
+            Verdict::Flagged(flags)
+        })
+    }
+
+    /// The visible labels the model would accept next without a flag, printed with bound
+    /// names shown by their keys, sorted and without repeats.
+    pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
+        let mut out = Vec::new();
+        for hyp in &self.hyps {
+            for t in self.successors(&hyp.state).iter() {
+                if t.fault.is_some() || self.class(&t.label) != Class::Visible {
+                    continue;
+                }
+                let (_, flags) = self.close(vec![advance(hyp, &[], t)])?;
+                if flags.is_empty() {
+                    out.push(self.render(&t.label, hyp));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Whether some explanation may end here (every component terminated or a waiting
+    /// daemon).
+    pub fn at_valid_end(&self) -> bool {
+        self.hyps.iter().any(|h| self.sem.is_valid_end(&h.state))
+    }
+
+    fn class(&self, label: &Label) -> Class {
+        self.alphabet.class(self.sem, label)
+    }
+
+    fn successors(&self, state: &State) -> Rc<[Transition]> {
+        if let Some(found) = self.memo.borrow().table.get(state) {
+            return found.clone();
+        }
+        let all: Rc<[Transition]> = self.sem.successors(state).into();
+        let mut memo = self.memo.borrow_mut();
+        if memo.table.len() >= MEMO_STATES {
+            memo.table.clear();
+        }
+        memo.table.insert(state.clone(), all.clone());
+        all
+    }
+
+    /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
+    /// search). Returns the explanations with the fewest flags and those flags.
+    fn close(&self, seeds: Vec<Hyp>) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
+        let mut best: FxHashMap<Hyp, usize> = FxHashMap::default();
+        let mut paths: Vec<Vec<Flag>> = Vec::new();
+        let mut queue: VecDeque<(Hyp, usize)> = VecDeque::new();
+        for seed in seeds {
+            paths.push(Vec::new());
+            queue.push_back((seed, paths.len() - 1));
+        }
+        let mut done: Vec<(Hyp, usize)> = Vec::new();
+        let mut settled: FxHashSet<Hyp> = FxHashSet::default();
+        while let Some((hyp, path)) = queue.pop_front() {
+            if !settled.insert(hyp.clone()) {
+                continue;
+            }
+            if settled.len() > self.options.max_states {
+                return Err(ReplayError::TooManyStates(self.options.max_states));
+            }
+            let mut moved = false;
+            for t in self.successors(&hyp.state).iter() {
+                let class = self.class(&t.label);
+                if t.fault.is_some() || class == Class::Visible {
+                    continue;
+                }
+                moved = true;
+                let next = advance(&hyp, &[], t);
+                if settled.contains(&next) {
+                    continue;
+                }
+                let flags = paths[path].len() + usize::from(class == Class::Flag);
+                if best.get(&next).is_some_and(|&b| b <= flags) {
+                    continue;
+                }
+                best.insert(next.clone(), flags);
+                if class == Class::Flag {
+                    let mut extended = paths[path].clone();
+                    extended.push(Flag {
+                        label: t.label.clone(),
+                        text: self.render(&t.label, &hyp),
+                    });
+                    paths.push(extended);
+                    queue.push_back((next, paths.len() - 1));
+                } else {
+                    queue.push_front((next, path));
+                }
+            }
+            if !moved || !self.options.maximal {
+                done.push((hyp, path));
+            }
+        }
+        if done.is_empty() {
+            // Only hidden cycles: every state on them is an explanation.
+            done = settled.into_iter().map(|h| (h, 0)).collect();
+        }
+        Ok(fewest_flags(done, &paths))
+    }
+
+    /// Prints a label; fresh channels bound to a key print as the key, others as `new NAME`.
+    fn render(&self, label: &Label, hyp: &Hyp) -> String {
+        let sem = self.sem;
+        sem.fmt_label(label, &mut |c| match c {
+            Chan::Fresh { id, .. } => match hyp.names.iter().find(|(_, v)| *v == id) {
+                Some((key, _)) => key.to_string(),
+                None => format!("new {}", sem.chan_name(c)),
+            },
+            Chan::Global(_) => sem.chan_name(c).to_string(),
+        })
+    }
+}
+
+/// Keeps the explanations with the fewest flags (each once), and the union of their flags.
+fn fewest_flags(done: Vec<(Hyp, usize)>, paths: &[Vec<Flag>]) -> (Vec<Hyp>, Vec<Flag>) {
+    let least = done.iter().map(|(_, p)| paths[*p].len()).min().unwrap_or(0);
+    let mut hyps = Vec::new();
+    let mut flags: Vec<Flag> = Vec::new();
+    for (hyp, path) in done {
+        if paths[path].len() != least {
+            continue;
+        }
+        for flag in &paths[path] {
+            if !flags.iter().any(|f| f.text == flag.text) {
+                flags.push(flag.clone());
+            }
+        }
+        hyps.push(hyp);
+    }
+    dedup(&mut hyps);
+    (hyps, flags)
+}
+
+fn dedup(hyps: &mut Vec<Hyp>) {
+    let mut seen = FxHashSet::default();
+    hyps.retain(|h| seen.insert(h.clone()));
+}
+
+/// The explanation after `t`, with `new` bindings added and every binding renamed into the
+/// target's numbering (bindings of vanished names dropped).
+fn advance(hyp: &Hyp, new: &[(Key, u32)], t: &Transition) -> Hyp {
+    let mut names: Vec<(Key, u32)> = hyp
+        .names
+        .iter()
+        .chain(new)
+        .filter_map(|(k, id)| {
+            let to = t.renaming.get(*id as usize).copied().unwrap_or(DEAD);
+            (to != DEAD).then(|| (k.clone(), to))
+        })
+        .collect();
+    names.sort();
+    Hyp {
+        state: t.target.clone(),
+        names,
+    }
+}
+
+/// Matches `obs` against `label` in explanation `hyp`; on success, the bindings it adds.
+fn match_observation(
+    sem: &Semantics<'_>,
+    obs: &Observation,
+    label: &Label,
+    hyp: &Hyp,
+) -> Option<Vec<(Key, u32)>> {
+    let mut m = Matcher {
+        sem,
+        hyp,
+        new: Vec::new(),
+    };
+    let head_ok = match (&obs.head, &label.head) {
+        (HeadPat::Named(n), Head::Chan(c)) => sem.chan_name(*c) == n,
+        (HeadPat::Named(n), Head::Event(e)) => sem.program.events[e.0 as usize].name == *n,
+        (HeadPat::Name(key), Head::Chan(Chan::Fresh { id, .. })) => m.name(key, *id),
+        _ => false,
+    };
+    let args_ok = obs.args.len() == label.args.len()
+        && obs
+            .args
+            .iter()
+            .zip(label.args.iter())
+            .all(|(a, v)| m.arg(a, v));
+    (head_ok && args_ok).then_some(m.new)
+}
+
+struct Matcher<'a, 's, 'p> {
+    sem: &'s Semantics<'p>,
+    hyp: &'a Hyp,
+    new: Vec<(Key, u32)>,
+}
+
+impl Matcher<'_, '_, '_> {
+    fn lookup(&self, key: &str) -> Option<u32> {
+        let new = self.new.iter().find(|(k, _)| **k == *key);
+        new.map(|(_, id)| *id).or_else(|| self.hyp.bound(key))
+    }
+
+    /// Key `key` against fresh id `id`: equal to its binding, or binds an unclaimed name.
+    fn name(&mut self, key: &Key, id: u32) -> bool {
+        if let Some(bound) = self.lookup(key) {
+            return bound == id;
+        }
+        let claimed = self
+            .hyp
+            .names
+            .iter()
+            .chain(&self.new)
+            .any(|(_, v)| *v == id);
+        if claimed {
+            return false;
+        }
+        self.new.push((key.clone(), id));
+        true
+    }
+
+    fn arg(&mut self, arg: &Arg, value: &Value) -> bool {
+        match (arg, value) {
+            (Arg::Any, _) => true,
+            (Arg::Int(i), Value::Int(j)) => i == j,
+            (Arg::Bool(a), Value::Bool(b)) => a == b,
+            (Arg::Ctor(name, args), Value::Ctor(e, i, vs)) => {
+                let ctor = &self.sem.program.enums[e.0 as usize].ctors[*i as usize];
+                ctor.name == *name && self.all(args, vs)
+            }
+            (Arg::Tuple(args), Value::Tuple(vs)) => self.all(args, vs),
+            (Arg::Chan(name), Value::Chan(c)) => self.sem.chan_name(*c) == name,
+            (Arg::Name(key), Value::Chan(Chan::Fresh { id, .. })) => self.name(key, *id),
+            (Arg::IfBound(key, yes, no), v) => {
+                if self.lookup(key).is_some() {
+                    self.arg(yes, v)
+                } else {
+                    self.arg(no, v)
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn all(&mut self, args: &[Arg], values: &[Value]) -> bool {
+        args.len() == values.len() && args.iter().zip(values).all(|(a, v)| self.arg(a, v))
+    }
+}
+
+/// Reads an observation written as a label: `call(c1, search, 2)`, `reply#1(ok(3))`, `tick`.
+/// Constructors and channel names of `program` are themselves; `_` is any value; any other
+/// lower-case name (and a head that is not a channel or event) is an observed identifier.
+pub fn parse_observation(program: &Program, text: &str) -> Result<Observation, String> {
+    let mut p = ObsParser {
+        program,
+        chars: text.trim().chars().collect(),
+        at: 0,
+    };
+    let head = p
+        .ident()
+        .ok_or_else(|| p.error("a channel or event name"))?;
+    let known_head = program.chans.iter().any(|c| c.name == head)
+        || program.events.iter().any(|e| e.name == head)
+        || Semantics::new(program).origin_names().contains(&head);
+    let head = if known_head {
+        HeadPat::Named(head)
+    } else {
+        HeadPat::Name(head.into())
+    };
+    let args = if p.eat('(') { p.list(')')? } else { Vec::new() };
+    p.skip_space();
+    if p.at < p.chars.len() {
+        return Err(p.error("the end of the label"));
+    }
+    Ok(Observation { head, args })
+}
+
+struct ObsParser<'a> {
+    program: &'a Program,
+    chars: Vec<char>,
+    at: usize,
+}
+
+impl ObsParser<'_> {
+    fn error(&self, wanted: &str) -> String {
+        format!("column {}: expected {wanted}", self.at + 1)
+    }
+
+    fn skip_space(&mut self) {
+        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        self.skip_space();
+        let found = self.chars.get(self.at) == Some(&c);
+        self.at += usize::from(found);
+        found
+    }
+
+    /// An identifier; `#` and digits may follow (`reply#2` names an instance).
+    fn ident(&mut self) -> Option<String> {
+        self.skip_space();
+        let start = self.at;
+        let ok = |c: char, first: bool| {
+            c.is_ascii_alphabetic() || c == '_' || (!first && (c.is_ascii_digit() || c == '#'))
+        };
+        while self
+            .chars
+            .get(self.at)
+            .is_some_and(|&c| ok(c, self.at == start))
+        {
+            self.at += 1;
+        }
+        (self.at > start).then(|| self.chars[start..self.at].iter().collect())
+    }
+
+    fn list(&mut self, close: char) -> Result<Vec<Arg>, String> {
+        let mut args = Vec::new();
+        if self.eat(close) {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.arg()?);
+            if self.eat(close) {
+                return Ok(args);
+            }
+            if !self.eat(',') {
+                return Err(self.error(&format!("`,` or `{close}`")));
+            }
+        }
+    }
+
+    fn arg(&mut self) -> Result<Arg, String> {
+        self.skip_space();
+        if self.eat('(') {
+            return Ok(Arg::Tuple(self.list(')')?));
+        }
+        if let Some(n) = self.int() {
+            return Ok(Arg::Int(n));
+        }
+        let name = self.ident().ok_or_else(|| self.error("a value"))?;
+        Ok(match name.as_str() {
+            "_" => Arg::Any,
+            "true" => Arg::Bool(true),
+            "false" => Arg::Bool(false),
+            _ if self.is_ctor(&name) => {
+                let args = if self.eat('(') {
+                    self.list(')')?
+                } else {
+                    Vec::new()
+                };
+                Arg::Ctor(name, args)
+            }
+            _ if self.program.chans.iter().any(|c| c.name == name) => Arg::Chan(name),
+            _ => Arg::Name(name.into()),
+        })
+    }
+
+    fn int(&mut self) -> Option<i64> {
+        let start = self.at;
+        if self.chars.get(self.at) == Some(&'-') {
+            self.at += 1;
+        }
+        let digits = self.at;
+        while self.chars.get(self.at).is_some_and(char::is_ascii_digit) {
+            self.at += 1;
+        }
+        let text: String = self.chars[start..self.at].iter().collect();
+        match text.parse() {
+            Ok(n) if self.at > digits => Some(n),
+            _ => {
+                self.at = start;
+                None
+            }
+        }
+    }
+
+    fn is_ctor(&self, name: &str) -> bool {
+        self.program
+            .enums
+            .iter()
+            .any(|e| e.ctors.iter().any(|c| c.name == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODEL: &str = "
+        type Id = chan ()
+        type Answer = known(Id) | stray
+        chan req : Id
+        chan resp : Answer
+        daemon proc Client = new r . req!r . Client + resp?_ . Client
+        daemon proc Server = req?r . (resp!known(r) | Server) + resp!stray . Server
+        system S = Client | Server
+    ";
+
+    /// `resp(known(k))` where `k` is bound, `resp(stray)` where it is not.
+    fn answer(key: &str) -> Observation {
+        let key: Key = key.into();
+        let known = Arg::Ctor("known".into(), vec![Arg::Name(key.clone())]);
+        let stray = Arg::Ctor("stray".into(), vec![]);
+        Observation::new("resp", vec![Arg::IfBound(key, known.into(), stray.into())])
+    }
+
+    #[test]
+    fn if_bound_picks_the_pattern_per_explanation() {
+        let loaded = agentpi_ir::load_str("m.pi", MODEL);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let sem = Semantics::new(&loaded.program);
+        let alphabet = Alphabet::new(&loaded.program, &["req", "resp"], &[]).unwrap();
+        let (mut replay, _) = Replay::new(&sem, 0, alphabet, Options::default()).unwrap();
+        let request = parse_observation(&loaded.program, "req(a)").unwrap();
+        assert_eq!(replay.step(&request), Ok(Verdict::Accepted));
+        assert!(replay.is_bound("a"));
+        assert_eq!(replay.step(&answer("a")), Ok(Verdict::Accepted));
+        assert!(!replay.is_bound("a"), "the name vanished with its answer");
+        // Unbound now: the same observation reads as a stray answer, which the server offers.
+        assert_eq!(replay.step(&answer("a")), Ok(Verdict::Accepted));
+        assert!(!replay.is_bound("a"));
+    }
+
+    #[test]
+    fn unknown_alphabet_names_are_errors() {
+        let loaded = agentpi_ir::load_str("m.pi", MODEL);
+        let error = Alphabet::new(&loaded.program, &["req", "nope"], &[]).unwrap_err();
+        assert!(error.contains("`nope`"), "{error}");
+    }
+
+    #[test]
+    fn observations_parse_against_the_program() {
+        let loaded = agentpi_ir::load_str("m.pi", MODEL);
+        let obs = parse_observation(&loaded.program, "resp(known(x))").unwrap();
+        assert_eq!(
+            obs.args,
+            vec![Arg::Ctor("known".into(), vec![Arg::Name("x".into())])]
+        );
+        assert!(parse_observation(&loaded.program, "resp(known(x)").is_err());
+        assert!(parse_observation(&loaded.program, "req(a) b").is_err());
+    }
+}
