@@ -132,5 +132,9 @@ fn exploration_stops_once_every_check_is_decided() {
     let both = check_system(&loaded.program, 0, &[0, 1], &options, &Progress::default());
     assert_eq!(both.results[0].outcome, Outcome::Holds);
     assert!(matches!(both.results[1].outcome, Outcome::Unknown(_)));
-    assert!(both.states <= 2_000 && both.states > 1_990, "{}", both.states);
+    assert!(
+        both.states <= 2_000 && both.states > 1_990,
+        "{}",
+        both.states
+    );
 }
