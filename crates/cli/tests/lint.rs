@@ -311,6 +311,8 @@ fn saved_listing_locates_live_findings_and_sarif_fingerprints_them() {
             "sarif",
             "--save-listing",
             "listing.json",
+            "--timeout",
+            "60",
             "--",
             "python3",
             script.to_str().unwrap(),
@@ -346,9 +348,15 @@ fn suggest_infers_mcp_plus_blocks() {
 const RAW: &str = "crates/cli/tests/lint/servers/raw_server.py";
 
 fn raw(mode: &str) -> (i32, String) {
-    // A server that exits at once must be seen to exit during the 2 s probe, even on a loaded
-    // machine; the others are meant to run out of time.
-    let timeout = if mode == "exits" { "10" } else { "1" };
+    // `--timeout` bounds the whole connection, so servers that should be linted get room for a
+    // slow start on a loaded machine; a server that exits at once must be seen to exit during
+    // the 2 s probe; the silent one is meant to run out of time.
+    let timeout = match mode {
+        "silent" => "1",
+        "notjson" => "5",
+        "exits" => "10",
+        _ => "20",
+    };
     check(
         &format!("raw_{mode}"),
         ".",
@@ -466,6 +474,10 @@ fn real_server(name: &str) -> Vec<String> {
     args
 }
 
+/// Seconds a real server gets to start and list its tools: Python servers import a lot, and
+/// the tests may run on a loaded machine.
+const REAL_TIMEOUT: &str = "120";
+
 const REAL_SERVERS: [&str; 8] = [
     "everything",
     "filesystem",
@@ -499,7 +511,7 @@ fn keys(findings: &serde_json::Value) -> Vec<(String, String, String)> {
 /// snapshot and checks that the findings are exactly the judged ones.
 fn lint_real_server(name: &str) {
     let command = real_server(name);
-    let mut args = vec!["--"];
+    let mut args = vec!["--timeout", REAL_TIMEOUT, "--"];
     args.extend(command.iter().map(String::as_str));
     check(&format!("real_{name}"), ".", &args);
     let mut json_args = vec!["--format", "json"];
@@ -585,6 +597,8 @@ fn real_servers_under_provider_profiles() {
     for name in ["sequential-thinking", "fetch", "fastmcp2"] {
         let command = real_server(name);
         let mut args = vec![
+            "--timeout",
+            REAL_TIMEOUT,
             "--profile",
             "openai",
             "--profile",
@@ -604,7 +618,13 @@ fn modern_python_server() {
     let (_, stdout) = check(
         "server_modern_python",
         ".",
-        &["--", &python, "crates/cli/tests/lint/servers/modern_py.py"],
+        &[
+            "--timeout",
+            REAL_TIMEOUT,
+            "--",
+            &python,
+            "crates/cli/tests/lint/servers/modern_py.py",
+        ],
     );
     assert!(stdout.contains("modern era, 2026-07-28"), "{stdout}");
 }
@@ -649,9 +669,9 @@ fn same_over_http(command: &[String], env_port: bool, stdio: &[String]) {
         std::thread::sleep(Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let (code, over_http, stderr) = run(".", &["--url", &url]);
+    let (code, over_http, stderr) = run(".", &["--timeout", REAL_TIMEOUT, "--url", &url]);
     assert_eq!(code, 0, "{stderr}");
-    let mut args = vec!["--"];
+    let mut args = vec!["--timeout", REAL_TIMEOUT, "--"];
     args.extend(stdio.iter().map(String::as_str));
     let (_, over_stdio, _) = run(".", &args);
     let body = |text: &str| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
