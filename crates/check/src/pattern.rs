@@ -22,6 +22,10 @@ pub fn match_label(
     let head_ok = match (&pattern.head, &label.head) {
         (LabelHead::Tau, Head::Tau) => true,
         (LabelHead::Chan(name), Head::Chan(c)) => sem.chan_name(*c) == name,
+        (LabelHead::Family(base), Head::Chan(c)) => sem
+            .chan_name(*c)
+            .strip_prefix(base.as_str())
+            .is_some_and(|rest| rest.starts_with('[')),
         (LabelHead::Event(e), Head::Event(f)) => e == f,
         (LabelHead::Var(x), Head::Chan(c)) => lookup(&bindings, x) == Some(&Value::Chan(*c)),
         _ => false,

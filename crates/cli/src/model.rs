@@ -11,9 +11,22 @@ pub struct Model {
     pub sources: SourceMap,
 }
 
-/// A loaded model, or the exit status (2) after its errors were printed.
-pub fn load(path: &str) -> Result<Model, u8> {
-    let loaded = agentpi_ir::load(path, &Loader);
+/// A loaded model with constants set by `-D NAME=VALUE`, or the exit status (2) after its
+/// errors were printed.
+pub fn load_defined(path: &str, defines: &[String]) -> Result<Model, u8> {
+    let mut pairs = Vec::new();
+    for define in defines {
+        match define.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                pairs.push((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => {
+                eprintln!("error: -D {define}: write -D NAME=VALUE, as in -D N=6");
+                return Err(2);
+            }
+        }
+    }
+    let loaded = agentpi_ir::load_with(path, &Loader, &pairs);
     let text = render::terminal_all(&loaded.diagnostics, &loaded.sources);
     if !text.is_empty() {
         eprint!("{text}");

@@ -94,6 +94,25 @@ pub enum Expr {
     Tuple(Vec<Expr>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// An element of a channel array chosen at run time.
+    ChanIndex(Box<ChanIndex>),
+}
+
+/// `c[e, ...]` with indices known only at run time: the element is channel
+/// `base + Σ position(eᵢ) · strideᵢ` (row-major), a range fault when an index is outside.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ChanIndex {
+    pub base: ChanId,
+    pub dims: Vec<IndexDim>,
+    pub index: Vec<Expr>,
+}
+
+/// One dimension of a channel array: the position of an index value is its integer (a
+/// boolean counts 0 and 1, a constructor its number) minus `lo`, below `size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IndexDim {
+    pub lo: i64,
+    pub size: u32,
 }
 
 /// An input or `match` pattern.
@@ -136,6 +155,8 @@ pub struct NewName {
     /// The name written after `new`: how the channel prints in labels, wherever it travels.
     pub name: String,
     pub ty: Type,
+    /// `new c: chan T buffer N`: each channel made here is asynchronous.
+    pub buffer: Option<BufferSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -178,10 +199,21 @@ pub struct Def {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChanDecl {
+    /// The name; an element of an array prints as `c[2]`.
     pub name: String,
     /// What the channel carries.
     pub carries: Vec<Type>,
+    /// `buffer N`: an asynchronous FIFO channel; `None` is the synchronous handshake.
+    pub buffer: Option<BufferSpec>,
     pub span: Span,
+}
+
+/// An asynchronous channel's queue: up to `capacity` messages; a lossy one may lose any
+/// message it is sent (and loses what is sent while it is full).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferSpec {
+    pub capacity: u32,
+    pub lossy: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,6 +237,8 @@ pub enum LabelHead {
     Tau,
     /// A channel by the name it was given where it was created (`chan` or `new`).
     Chan(String),
+    /// Any element of the channel array of this name (`c[_]`, or `c` for an array).
+    Family(String),
     Event(EventId),
     /// A variable bound on the left of `leads to`, used as the channel on the right.
     Var(String),
@@ -226,8 +260,20 @@ pub enum ArgPattern {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LabelPattern {
     pub head: LabelHead,
+    /// On a buffered channel: sends (`c!`), receives (`c?`) or both (`c`).
+    pub dir: LabelDir,
     pub args: Option<Vec<ArgPattern>>,
     pub span: Span,
+}
+
+/// Which steps of a channel a label pattern matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LabelDir {
+    /// A handshake, or a send or a receive of a buffered channel.
+    #[default]
+    Any,
+    Send,
+    Receive,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -262,6 +308,9 @@ pub struct Program {
     pub events: Vec<EventDecl>,
     pub systems: Vec<SystemDef>,
     pub checks: Vec<CheckDef>,
+    /// Terms marked `end:`: a component waiting at one (through parallel composition, `new`,
+    /// `if` and `match` at its start) is at a valid end, as at the start of a `daemon proc`.
+    pub end_points: Vec<TermId>,
 }
 
 impl Program {

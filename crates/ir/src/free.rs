@@ -86,5 +86,6 @@ pub(crate) fn expr_slots(expr: &Expr, out: &mut BTreeSet<Slot>) {
             expr_slots(a, out);
             expr_slots(b, out);
         }
+        Expr::ChanIndex(c) => c.index.iter().for_each(|e| expr_slots(e, out)),
     }
 }

@@ -28,4 +28,4 @@ mod property;
 mod ty;
 mod unused;
 
-pub use load::{Loaded, Loader, MemoryLoader, load, load_str};
+pub use load::{Loaded, Loader, MemoryLoader, load, load_str, load_with};

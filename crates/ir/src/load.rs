@@ -31,6 +31,12 @@ impl Loaded {
 
 /// Loads `root` and everything it imports, and lowers the whole model.
 pub fn load(root: &str, loader: &dyn Loader) -> Loaded {
+    load_with(root, loader, &[])
+}
+
+/// [`load`], with constants set from outside (`-D NAME=VALUE`): each value is an expression,
+/// checked like the constant's own; a name the model does not declare is an error.
+pub fn load_with(root: &str, loader: &dyn Loader, defines: &[(String, String)]) -> Loaded {
     let mut sources = SourceMap::new();
     let mut diagnostics = Vec::new();
     let (display, text) = match loader.read(root, None) {
@@ -48,8 +54,9 @@ pub fn load(root: &str, loader: &dyn Loader) -> Loaded {
         }
     };
     let files = parse_all(display, text, loader, &mut sources, &mut diagnostics);
+    let defines = parse_defines(defines, &mut sources, &mut diagnostics);
     let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
-    let (program, lowered) = crate::lower::lower(&files, syntax_errors);
+    let (program, lowered) = crate::lower::lower(&files, &defines, syntax_errors);
     diagnostics.extend(lowered);
     agentpi_diagnostics::sort(&mut diagnostics);
     Loaded {
@@ -87,6 +94,32 @@ fn parse_all(
         files.push(file);
     }
     files
+}
+
+/// `-D NAME=VALUE` settings as constant declarations, parsed from a source of their own (so
+/// that a mistake in a value is shown in it).
+fn parse_defines(
+    defines: &[(String, String)],
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ast::ConstDecl> {
+    if defines.is_empty() {
+        return Vec::new();
+    }
+    let text: String = defines
+        .iter()
+        .map(|(name, value)| format!("const {name} = {value}\n"))
+        .collect();
+    let id = sources.add("(-D on the command line)".to_string(), text.clone());
+    let (file, parse_diags) = agentpi_syntax::parse(id, &text);
+    diags.extend(parse_diags);
+    file.items
+        .into_iter()
+        .filter_map(|item| match item {
+            Item::Const(decl) => Some(decl),
+            _ => None,
+        })
+        .collect()
 }
 
 fn imports(file: &ast::File) -> Vec<ast::Import> {

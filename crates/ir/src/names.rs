@@ -37,13 +37,54 @@ pub(crate) struct Globals<'a> {
 }
 
 impl<'a> Globals<'a> {
-    /// Collects the declarations of `files`; a name defined twice is reported (E0205).
-    pub(crate) fn collect(files: &'a [ast::File], diags: &mut Vec<Diagnostic>) -> Globals<'a> {
+    /// Collects the declarations of `files` (the root first); a name defined twice is
+    /// reported (E0205). Only the root's `check`s run: an import brings declarations.
+    /// `defines` (from `-D NAME=VALUE`) replace the values of constants of the same name.
+    pub(crate) fn collect(
+        files: &'a [ast::File],
+        defines: &'a [ast::ConstDecl],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Globals<'a> {
         let mut g = Globals::default();
-        for item in files.iter().flat_map(|f| &f.items) {
-            g.add(item, diags);
+        for (index, file) in files.iter().enumerate() {
+            for item in &file.items {
+                if index == 0 || !matches!(item, Item::Check(_)) {
+                    g.add(item, diags);
+                }
+            }
+        }
+        for define in defines {
+            g.redefine(define, diags);
         }
         g
+    }
+
+    /// `-D NAME=VALUE`: the constant `NAME` takes this value instead of its own.
+    fn redefine(&mut self, define: &'a ast::ConstDecl, diags: &mut Vec<Diagnostic>) {
+        match self.values.get(define.name.name.as_str()) {
+            Some((Value::Const(index), _)) => self.consts[*index] = define,
+            _ => {
+                let mut names: Vec<&str> =
+                    self.consts.iter().map(|c| c.name.name.as_str()).collect();
+                names.sort_unstable();
+                let help = match names.is_empty() {
+                    true => "the model declares no constants".to_string(),
+                    false => format!("its constants: {}", names.join(", ")),
+                };
+                diags.push(
+                    Diagnostic::error(
+                        "E0212",
+                        format!(
+                            "-D {}: the model declares no constant `{}`",
+                            define.name.name, define.name.name
+                        ),
+                    )
+                    .at(define.name.span)
+                    .with_label("set on the command line")
+                    .with_help(help),
+                );
+            }
+        }
     }
 
     fn add(&mut self, item: &'a Item, diags: &mut Vec<Diagnostic>) {

@@ -73,11 +73,12 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
     let ast::LabelHead::Name(name) = &label.head else {
         return Some(LabelPattern {
             head: crate::core::LabelHead::Tau,
+            dir: crate::core::LabelDir::Any,
             args: None,
             span: label.span,
         });
     };
-    let (head, carried) = head(lw, name, bound)?;
+    let (head, carried) = head(lw, name, &label.index, bound)?;
     let args = match (&label.args, carried) {
         (None, _) => None,
         (Some(pats), Some(tys)) if pats.len() > 1 && tuple_len(lw, &tys) == Some(pats.len()) => {
@@ -92,8 +93,14 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
         }
         (Some(pats), tys) => Some(args(lw, pats, tys)),
     };
+    let dir = match label.dir {
+        ast::LabelDir::Any => crate::core::LabelDir::Any,
+        ast::LabelDir::Send => crate::core::LabelDir::Send,
+        ast::LabelDir::Receive => crate::core::LabelDir::Receive,
+    };
     Some(LabelPattern {
         head,
+        dir,
         args,
         span: label.span,
     })
@@ -129,6 +136,7 @@ fn tuple_items(lw: &Lowerer, tys: &[Ty]) -> Vec<Ty> {
 fn head(
     lw: &mut Lowerer,
     name: &ast::Ident,
+    index: &[ast::Pattern],
     bound: &[String],
 ) -> Option<(LabelHead, Option<Vec<Ty>>)> {
     if bound.contains(&name.name) {
@@ -137,10 +145,9 @@ fn head(
     match lw.g.values.get(name.name.as_str()).map(|v| v.0) {
         Some(Value::Chan(id)) => {
             lw.use_global(Kind::Chan, &name.name);
-            return Some((
-                LabelHead::Chan(name.name.clone()),
-                lw.chan_tys.get(id.0 as usize).cloned(),
-            ));
+            let declared = lw.declared_chan(id)?.clone();
+            let carried = lw.chan_tys.get(declared.base.0 as usize).cloned();
+            return Some((chan_head(lw, name, &declared, index)?, carried));
         }
         Some(Value::Event(id)) => {
             lw.use_global(Kind::Event, &name.name);
@@ -259,4 +266,67 @@ fn name_arg(lw: &mut Lowerer, name: &ast::Ident, ty: &Ty) -> ArgPattern {
 
 fn closed_expr(lw: &mut Lowerer, expr: &ast::Expr, ty: &Ty) -> Expr {
     lw.global_expr(expr, ty)
+}
+
+/// The head for a declared channel: the channel, one element of an array (`c[2]`), or any
+/// element (`c[_]`, or `c` alone for an array).
+fn chan_head(
+    lw: &mut Lowerer,
+    name: &ast::Ident,
+    declared: &crate::lower::DeclaredChan,
+    index: &[ast::Pattern],
+) -> Option<LabelHead> {
+    let wild = |p: &ast::Pattern| matches!(p.kind, ast::PatternKind::Wild);
+    if declared.dims.is_empty() && index.is_empty() {
+        return Some(LabelHead::Chan(name.name.clone()));
+    }
+    if !declared.dims.is_empty() && (index.is_empty() || index.iter().all(wild)) {
+        return Some(LabelHead::Family(name.name.clone()));
+    }
+    let exprs: Option<Vec<ast::Expr>> = index.iter().map(index_expr).collect();
+    let Some(exprs) = exprs else {
+        let help = "write constant indices (`c[2]`) or `_` for any (`c[_]`)";
+        lw.not_a(
+            name,
+            "indexed by a pattern",
+            "an element of a channel array",
+            help,
+        );
+        return None;
+    };
+    let (chan, _) = lw.in_global_scope_pub(|lw| {
+        let decl = lw.g.values.get(name.name.as_str()).map(|v| v.0);
+        match decl {
+            Some(Value::Chan(id)) => lw.global_chan(name, id, &exprs),
+            _ => None,
+        }
+    })?;
+    match chan {
+        crate::core::Expr::Chan(id) => {
+            Some(LabelHead::Chan(lw.prog.chans[id.0 as usize].name.clone()))
+        }
+        _ => {
+            let help = "a label names an element by constant indices, such as `c[2]`";
+            lw.not_a(
+                name,
+                "indexed by a non-constant",
+                "an element of a channel array",
+                help,
+            );
+            None
+        }
+    }
+}
+
+/// An index written in a label as the expression it stands for.
+fn index_expr(pattern: &ast::Pattern) -> Option<ast::Expr> {
+    let kind = match &pattern.kind {
+        ast::PatternKind::Eq(e) => return Some(e.clone()),
+        ast::PatternKind::Name(name) => ast::ExprKind::Name(name.clone()),
+        _ => return None,
+    };
+    Some(ast::Expr {
+        kind,
+        span: pattern.span,
+    })
 }

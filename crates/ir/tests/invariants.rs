@@ -148,6 +148,7 @@ fn vars(expr: &Expr) -> BTreeSet<Slot> {
         Expr::Ctor(_, _, items) | Expr::Tuple(items) => items.iter().flat_map(vars).collect(),
         Expr::Unary(_, x) => vars(x),
         Expr::Binary(_, a, b) => vars(a).into_iter().chain(vars(b)).collect(),
+        Expr::ChanIndex(c) => c.index.iter().flat_map(vars).collect(),
     }
 }
 

@@ -77,7 +77,32 @@ pub fn eval(expr: &Expr, frame: &[Value]) -> Eval<Value> {
         Expr::Tuple(items) => bounded(Value::Tuple(eval_all(items, frame)?.into()))?,
         Expr::Unary(op, e) => unary(*op, eval(e, frame)?)?,
         Expr::Binary(op, a, b) => binary(*op, a, b, frame)?,
+        Expr::ChanIndex(c) => Value::Chan(Chan::Global(element(c, frame)?)),
     })
+}
+
+/// The channel an array element chosen at run time stands for; an index outside its
+/// dimension is a range fault.
+fn element(c: &agentpi_ir::core::ChanIndex, frame: &[Value]) -> Eval<agentpi_ir::core::ChanId> {
+    let mut offset: i64 = 0;
+    for (dim, e) in c.dims.iter().zip(&c.index) {
+        let raw = match eval(e, frame)? {
+            Value::Int(v) => v,
+            Value::Bool(b) => i64::from(b),
+            Value::Ctor(_, i, _) => i64::from(i),
+            _ => return Err(FaultKind::Overflow),
+        };
+        let hi = dim.lo + i64::from(dim.size) - 1;
+        if raw < dim.lo || raw > hi {
+            return Err(FaultKind::Range {
+                value: raw,
+                lo: dim.lo,
+                hi,
+            });
+        }
+        offset = offset * i64::from(dim.size) + (raw - dim.lo);
+    }
+    Ok(agentpi_ir::core::ChanId(c.base.0 + offset as u32))
 }
 
 /// The value, unless it has grown past [`MAX_VALUE_SIZE`] parts.

@@ -152,12 +152,14 @@ impl<'p> Semantics<'p> {
         &self.origin_names
     }
 
-    /// Rule *Daemon-End*: marks the terms where a `daemon proc` component waits at the start
-    /// of its body (through parallel composition, restriction and conditionals).
+    /// Rule *Valid-End*: marks the terms where a `daemon proc` component waits at the start
+    /// of its body, or a component waits at an `end:` label (through parallel composition,
+    /// restriction and conditionals).
     fn mark_daemon_starts(&mut self) {
         let program = self.program;
-        for def in program.defs.iter().filter(|d| d.daemon) {
-            let mut todo = vec![def.body];
+        let daemons = program.defs.iter().filter(|d| d.daemon).map(|d| d.body);
+        for start in daemons.chain(program.end_points.iter().copied()) {
+            let mut todo = vec![start];
             while let Some(t) = todo.pop() {
                 self.daemon_start[t.0 as usize] = true;
                 match program.term(t) {

@@ -94,11 +94,23 @@ pub struct ConstDecl {
     pub span: Span,
 }
 
-/// `chan c : T` or `chan c`.
+/// `chan c : T` or `chan c`; `chan c[T] : U` declares an array of channels, one per value of
+/// the finite type `T` (`chan c[N]` with a constant `N`: one per `0..N-1`); `buffer N` or
+/// `lossy buffer N` after it makes each an asynchronous FIFO of capacity `N`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChanDecl {
     pub name: Ident,
+    pub dims: Vec<TypeExpr>,
     pub carries: Vec<TypeExpr>,
+    pub buffer: Option<Buffer>,
+    pub span: Span,
+}
+
+/// `buffer N` or `lossy buffer N`: an asynchronous channel holding up to `N` messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub capacity: Expr,
+    pub lossy: bool,
     pub span: Span,
 }
 
@@ -156,13 +168,29 @@ pub enum Property {
     Error,
 }
 
-/// A label pattern in a property: `tau`, `c`, `c(p, ...)`.
+/// A label pattern in a property: `tau`, `c`, `c(p, ...)`, `c[i](p, ...)`; on a buffered
+/// channel `c!(...)` matches sends and `c?(...)` receives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelPat {
     pub head: LabelHead,
+    /// `c[e, ...]`: an element of a channel array (`_` matches any element).
+    pub index: Vec<Pattern>,
+    pub dir: LabelDir,
     /// `None` when no parentheses were written: any arguments match.
     pub args: Option<Vec<Pattern>>,
     pub span: Span,
+}
+
+/// Which steps of a channel a label pattern matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LabelDir {
+    /// A communication, or a send or a receive of a buffered channel.
+    #[default]
+    Any,
+    /// `c!`: a send into a buffered channel.
+    Send,
+    /// `c?`: a receive from a buffered channel.
+    Receive,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,17 +216,22 @@ pub enum ProcKind {
     Par(Vec<Proc>),
     New(Vec<NewBinder>, Box<Proc>),
     Repl(Box<Proc>),
+    /// `par i in T . P`: one copy of `P` per value of the finite type `T`, side by side.
+    ParFor(Ident, TypeExpr, Box<Proc>),
+    /// `end: P`: a component waiting at the start of `P` is at a valid end.
+    End(Box<Proc>),
     If(Expr, Box<Proc>, Box<Proc>),
     Match(Expr, Vec<Arm>),
     Call(Ident, Vec<Expr>),
     Error,
 }
 
-/// `x` or `x: T` after `new`.
+/// `x`, `x: T` or `x: chan T buffer N` after `new`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewBinder {
     pub name: Ident,
     pub ty: Option<TypeExpr>,
+    pub buffer: Option<Buffer>,
 }
 
 /// `pattern => P` in a `match`.
@@ -216,12 +249,16 @@ pub struct Prefix {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PrefixKind {
+    /// `c!...`, `c[i]!...`.
     Output {
         chan: Ident,
+        index: Vec<Expr>,
         args: Vec<Expr>,
     },
+    /// `c?...`, `c[i]?...`.
     Input {
         chan: Ident,
+        index: Vec<Expr>,
         pats: Vec<Pattern>,
     },
     Tau,
@@ -270,6 +307,8 @@ pub enum ExprKind {
     Name(Ident),
     /// A constructor with payload: `ok(e)`.
     Apply(Ident, Vec<Expr>),
+    /// An element of a channel array: `c[e]`, `c[e][f]`.
+    Index(Ident, Vec<Expr>),
     Tuple(Vec<Expr>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),

@@ -165,6 +165,8 @@ impl Lexer<'_> {
             (b'<', b'=') => Some(Tok::Le),
             (b'>', b'=') => Some(Tok::Ge),
             (b'=', b'>') => Some(Tok::FatArrow),
+            (b'&', b'&') => Some(Tok::AmpAmp),
+            (b'|', b'|') => Some(Tok::BarBar),
             _ => None,
         };
         if let Some(tok) = two {
@@ -186,6 +188,8 @@ impl Lexer<'_> {
             b')' => Tok::RParen,
             b'{' => Tok::LBrace,
             b'}' => Tok::RBrace,
+            b'[' => Tok::LBracket,
+            b']' => Tok::RBracket,
             b',' => Tok::Comma,
             b':' => Tok::Colon,
             b'=' => Tok::Assign,

@@ -103,6 +103,8 @@ fn proc(p: &Proc) -> String {
             format!("(new [{}] {})", bs.join(" "), proc(body))
         }
         ProcKind::Repl(body) => format!("(! {})", proc(body)),
+        ProcKind::ParFor(i, t, body) => format!("(par {} {} {})", i.name, ty(t), proc(body)),
+        ProcKind::End(body) => format!("(end {})", proc(body)),
         ProcKind::If(c, a, b) => format!("(if {} {} {})", expr(c), proc(a), proc(b)),
         ProcKind::Match(e, arms) => {
             let arms: Vec<_> = arms
@@ -118,11 +120,19 @@ fn proc(p: &Proc) -> String {
 
 fn prefix(p: &Prefix) -> String {
     match &p.kind {
-        PrefixKind::Output { chan, args } => {
-            format!("{}!({})", chan.name, list(args, expr).trim_start())
+        PrefixKind::Output { chan, index, args } => {
+            let at = index
+                .iter()
+                .map(|e| format!("[{}]", expr(e)))
+                .collect::<String>();
+            format!("{}{at}!({})", chan.name, list(args, expr).trim_start())
         }
-        PrefixKind::Input { chan, pats } => {
-            format!("{}?({})", chan.name, list(pats, pattern).trim_start())
+        PrefixKind::Input { chan, index, pats } => {
+            let at = index
+                .iter()
+                .map(|e| format!("[{}]", expr(e)))
+                .collect::<String>();
+            format!("{}{at}?({})", chan.name, list(pats, pattern).trim_start())
         }
         PrefixKind::Tau => "tau".into(),
         PrefixKind::Event { name, args } => {
@@ -138,6 +148,7 @@ fn expr(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Name(n) => n.name.clone(),
         ExprKind::Apply(n, args) => format!("({}{})", n.name, list(args, expr)),
+        ExprKind::Index(n, index) => format!("(index {}{})", n.name, list(index, expr)),
         ExprKind::Tuple(es) => format!("(tuple{})", list(es, expr)),
         ExprKind::Unary(op, x) => format!("({op:?} {})", expr(x)),
         ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", expr(a), expr(b)),

@@ -24,6 +24,9 @@ pub struct Args {
     /// Worker threads (0: one per core). Output is the same for every thread count.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Set a constant of the model: `-D N=6` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,7 +36,7 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load(&args.file) {
+    let model = match model::load_defined(&args.file, &args.define) {
         Ok(m) => m,
         Err(status) => return status,
     };

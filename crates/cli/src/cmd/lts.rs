@@ -23,6 +23,9 @@ pub struct Args {
     /// Refuse state spaces larger than this.
     #[arg(long)]
     pub max_states: Option<usize>,
+    /// Set a constant of the model: `-D N=6` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -32,7 +35,7 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load(&args.file) {
+    let model = match model::load_defined(&args.file, &args.define) {
         Ok(m) => m,
         Err(status) => return status,
     };

@@ -21,10 +21,13 @@ pub struct Args {
     /// The most steps a random run takes.
     #[arg(long, default_value_t = 50)]
     pub steps: usize,
+    /// Set a constant of the model: `-D N=6` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load(&args.file) {
+    let model = match model::load_defined(&args.file, &args.define) {
         Ok(m) => m,
         Err(status) => return status,
     };

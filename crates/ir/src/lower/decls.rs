@@ -1,7 +1,7 @@
 //! Declarations: enum, channel, event and process signatures, type expressions, constants.
 
 use super::{Kind, Lowerer};
-use crate::core::{ChanDecl, CtorDef, Def, EnumDef, EventDecl, Expr, TermId, Type};
+use crate::core::{CtorDef, Def, EnumDef, EventDecl, Expr, TermId, Type};
 use crate::names::{Value, sorted, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::{Diagnostic, Span};
@@ -15,16 +15,10 @@ impl Lowerer<'_> {
                 self.alias(self.g.type_decls[index]);
             }
         }
-        for decl in self.g.chans.clone() {
-            let tys: Vec<Ty> = decl.carries.iter().map(|t| self.resolve_type(t)).collect();
-            let carries = tys.iter().map(|t| self.core(t)).collect();
-            self.prog.chans.push(ChanDecl {
-                name: decl.name.name.clone(),
-                carries,
-                span: decl.span,
-            });
-            self.chan_tys.push(tys);
+        for index in 0..self.g.consts.len() {
+            self.const_value(index);
         }
+        self.declare_chans();
         for decl in self.g.events.clone() {
             let tys: Vec<Ty> = decl.args.iter().map(|t| self.resolve_type(t)).collect();
             let args = tys.iter().map(|t| self.core(t)).collect();
@@ -212,7 +206,7 @@ impl Lowerer<'_> {
     }
 
     /// A constant integer expression (range bounds).
-    fn const_int(&mut self, expr: &ast::Expr) -> Option<i64> {
+    pub(crate) fn const_int(&mut self, expr: &ast::Expr) -> Option<i64> {
         let (value, ty) = self.in_global_scope(|lw| lw.infer_expr(expr));
         if ty == Ty::Error {
             return None;

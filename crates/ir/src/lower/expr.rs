@@ -70,6 +70,7 @@ impl Lowerer<'_> {
             ExprKind::Bool(b) => (Expr::Bool(*b), Ty::Bool),
             ExprKind::Name(name) => self.name_expr(name),
             ExprKind::Apply(name, args) => self.apply(name, args, expr.span),
+            ExprKind::Index(name, index) => self.indexed_chan(name, index),
             ExprKind::Tuple(items) => {
                 let (values, tys) = items.iter().map(|e| self.infer_expr(e)).unzip();
                 (Expr::Tuple(values), Ty::Tuple(tys))
@@ -82,13 +83,13 @@ impl Lowerer<'_> {
 
     fn name_expr(&mut self, name: &ast::Ident) -> (Expr, Ty) {
         if let Some((slot, ty)) = self.lookup_local(&name.name) {
-            return (Expr::Var(slot), ty);
+            let value = self.fixed_value(slot).unwrap_or(Expr::Var(slot));
+            return (value, ty);
         }
         match self.g.values.get(name.name.as_str()).map(|v| v.0) {
-            Some(Value::Chan(id)) => {
-                self.use_global(Kind::Chan, &name.name);
-                (Expr::Chan(id), self.chan_type(id))
-            }
+            Some(Value::Chan(id)) => self
+                .global_chan(name, id, &[])
+                .unwrap_or((Expr::Bool(false), Ty::Error)),
             Some(Value::Ctor(e, i)) => {
                 self.ctor(&name.name);
                 let fields = self.ctor_fields(e, i).len();
@@ -121,6 +122,25 @@ impl Lowerer<'_> {
                 (Expr::Bool(false), Ty::Error)
             }
         }
+    }
+
+    /// `c[e, ...]`: an element of a channel array, as a value.
+    fn indexed_chan(&mut self, name: &ast::Ident, index: &[ast::Expr]) -> (Expr, Ty) {
+        let global = match self.g.values.get(name.name.as_str()).map(|v| v.0) {
+            Some(Value::Chan(id)) if self.lookup_local(&name.name).is_none() => {
+                self.global_chan(name, id, index)
+            }
+            _ => {
+                self.not_a(
+                    name,
+                    "not an array of channels",
+                    "an array of channels",
+                    "declare one with `chan c[N] : T` and pick an element with `c[i]`",
+                );
+                None
+            }
+        };
+        global.unwrap_or((Expr::Bool(false), Ty::Error))
     }
 
     /// `ctor(e, ...)`.

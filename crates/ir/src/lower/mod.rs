@@ -7,6 +7,8 @@
 
 mod decls;
 mod expr;
+mod family;
+pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
 mod process;
@@ -21,9 +23,13 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// Lowers `files` (the root first); returns the program and every diagnostic found.
 /// `syntax_errors` says whether parsing failed (then unused definitions are not reported:
 /// the broken text may have used them).
-pub(crate) fn lower(files: &[ast::File], syntax_errors: bool) -> (Program, Vec<Diagnostic>) {
+pub(crate) fn lower(
+    files: &[ast::File],
+    defines: &[ast::ConstDecl],
+    syntax_errors: bool,
+) -> (Program, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let g = Globals::collect(files, &mut diags);
+    let g = Globals::collect(files, defines, &mut diags);
     let mut lw = Lowerer::new(g, diags);
     lw.declare();
     lw.lower_bodies();
@@ -61,6 +67,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) used: FxHashSet<(Kind, String)>,
     /// Every `new` name of every body with its type: labels may name them.
     pub(crate) new_names: Vec<(String, Type)>,
+    /// Each `chan` declaration's first channel and dimensions (by declaration).
+    pub(crate) declared_chans: Vec<family::DeclaredChan>,
     body: Body,
 }
 
@@ -74,6 +82,8 @@ struct Body {
     /// Diagnostics before the body: exhaustiveness is not checked after a type error.
     first_diag: usize,
     matches: Vec<PendingMatch>,
+    /// Slots of `par` indices, with the constant each stands for in the copy being lowered.
+    fixed: FxHashMap<Slot, crate::core::Expr>,
 }
 
 struct SlotInfo {
@@ -115,6 +125,7 @@ impl<'a> Lowerer<'a> {
             event_tys: Vec::new(),
             used: FxHashSet::default(),
             new_names: Vec::new(),
+            declared_chans: Vec::new(),
             body: Body::default(),
         }
     }
@@ -189,6 +200,11 @@ impl<'a> Lowerer<'a> {
         Some((*slot, self.body.slots[*slot as usize].ty.clone()))
     }
 
+    /// The constant a `par` index stands for in the copy being lowered.
+    pub(crate) fn fixed_value(&self, slot: Slot) -> Option<crate::core::Expr> {
+        self.body.fixed.get(&slot).cloned()
+    }
+
     pub(crate) fn local_names(&self) -> Vec<&str> {
         self.body.scope.iter().map(|(n, _)| n.as_str()).collect()
     }
@@ -248,6 +264,11 @@ impl<'a> Lowerer<'a> {
         let free = crate::free::free_slots(&self.prog, &term);
         let owner = self.body.owner;
         self.prog.push(term, TermInfo { span, free, owner })
+    }
+
+    /// Runs `f` with an empty local scope (for the property checker).
+    pub(crate) fn in_global_scope_pub<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.in_global_scope(f)
     }
 
     /// Runs `f` with an empty local scope (constants and types see only globals).

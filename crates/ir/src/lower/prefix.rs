@@ -14,8 +14,8 @@ impl Lowerer<'_> {
     /// Lowers one prefix; the binders of an input are returned to enter scope after it.
     pub(crate) fn prefix(&mut self, prefix: &ast::Prefix, binds: &mut Binds) -> Prefix {
         match &prefix.kind {
-            PrefixKind::Output { chan, args } => {
-                let (chan, carried) = self.channel(chan, args.len(), "sent");
+            PrefixKind::Output { chan, index, args } => {
+                let (chan, carried) = self.channel(chan, index, args.len(), "sent");
                 let args: Vec<Expr> = match &carried {
                     Some((tys, _)) => args
                         .iter()
@@ -32,8 +32,8 @@ impl Lowerer<'_> {
                 };
                 Prefix::Output { chan, args }
             }
-            PrefixKind::Input { chan, pats } => {
-                let (chan, carried) = self.channel(chan, pats.len(), "received");
+            PrefixKind::Input { chan, index, pats } => {
+                let (chan, carried) = self.channel(chan, index, pats.len(), "received");
                 let (tys, tupled) = carried.unwrap_or_else(|| (vec![Ty::Error; pats.len()], false));
                 let pats: Vec<Pattern> = pats
                     .iter()
@@ -59,16 +59,27 @@ impl Lowerer<'_> {
     fn channel(
         &mut self,
         name: &ast::Ident,
+        index: &[ast::Expr],
         count: usize,
         verb: &str,
     ) -> (Expr, Option<(Vec<Ty>, bool)>) {
-        let (expr, ty) = match self.lookup_local(&name.name) {
+        let local = self.lookup_local(&name.name);
+        if local.is_some() && !index.is_empty() {
+            self.not_a(
+                name,
+                "a channel variable",
+                "an array of channels",
+                "only channels declared with `chan c[N]` have elements",
+            );
+            return (Expr::Bool(false), None);
+        }
+        let (expr, ty) = match local {
             Some((slot, ty)) => (Expr::Var(slot), ty),
             None => match self.g.values.get(name.name.as_str()).map(|v| v.0) {
-                Some(Value::Chan(id)) => {
-                    self.use_global(Kind::Chan, &name.name);
-                    (Expr::Chan(id), self.chan_type(id))
-                }
+                Some(Value::Chan(id)) => match self.global_chan(name, id, index) {
+                    Some(found) => found,
+                    None => return (Expr::Bool(false), None),
+                },
                 Some(Value::Event(_)) => {
                     let help = format!(
                         "an event has no `!` or `?`: write `{}` or `{}(...)`",

@@ -18,6 +18,12 @@ impl Lowerer<'_> {
             ProcKind::Seq(items) => return self.seq(items),
             ProcKind::New(binders, body) => self.new_term(binders, body),
             ProcKind::Repl(body) => Term::Repl(self.proc(body)),
+            ProcKind::ParFor(var, ty, body) => self.par_for(var, ty, body),
+            ProcKind::End(body) => {
+                let id = self.proc(body);
+                self.prog.end_points.push(id);
+                return id;
+            }
             ProcKind::If(cond, yes, no) => {
                 let cond = self.check_expr(cond, &Ty::Bool);
                 Term::If(cond, self.proc(yes), self.proc(no))
@@ -87,10 +93,12 @@ impl Lowerer<'_> {
                 None => self.u.fresh(),
             };
             let slot = self.new_slot(&binder.name, ty, true);
+            let buffer = binder.buffer.as_ref().and_then(|b| self.buffer_spec(b));
             names.push(NewName {
                 slot,
                 name: binder.name.name.clone(),
                 ty: Type::Bool,
+                buffer,
             });
             self.body.scope.push((binder.name.name.clone(), slot));
         }

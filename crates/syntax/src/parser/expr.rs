@@ -13,8 +13,8 @@ const NEG_BP: u8 = 7;
 
 fn binary_op(tok: &Tok) -> Option<(BinOp, u8)> {
     Some(match tok {
-        Tok::Or => (BinOp::Or, 1),
-        Tok::And => (BinOp::And, 2),
+        Tok::Or | Tok::BarBar => (BinOp::Or, 1),
+        Tok::And | Tok::AmpAmp => (BinOp::And, 2),
         Tok::EqEq => (BinOp::Eq, 4),
         Tok::NotEq => (BinOp::Ne, 4),
         Tok::Lt => (BinOp::Lt, 4),
@@ -47,6 +47,7 @@ impl Parser<'_> {
                 // A left-nested chain this long would nest the tree as deep.
                 return Err(self.too_long());
             }
+            self.foreign_operator();
             self.bump();
             let rhs = self.nested(|p| p.expr_bp(bp + 1))?;
             let span = lhs.span.to(rhs.span);
@@ -67,11 +68,36 @@ impl Parser<'_> {
         super::Abandon
     }
 
+    /// `&&` and `||` are C's spelling: one error saying agentpi's, then parsing goes on as
+    /// if it had been written so.
+    fn foreign_operator(&mut self) {
+        let (written, ours) = match self.tok() {
+            Tok::AmpAmp => ("&&", "and"),
+            Tok::BarBar => ("||", "or"),
+            _ => return,
+        };
+        let diag = Diagnostic::error("E0113", format!("`{written}` is written `{ours}` here"))
+            .at(self.span())
+            .with_label(format!("write `{ours}`"))
+            .with_help(format!(
+                "agentpi spells the boolean operators `and`, `or` and `not`: `a {ours} b`"
+            ));
+        self.report(diag);
+    }
+
     fn expr_prefix(&mut self) -> PResult<Expr> {
         let start = self.span();
         let (op, bp) = match self.tok() {
             Tok::Minus => (UnOp::Neg, NEG_BP),
             Tok::Not => (UnOp::Not, NOT_BP),
+            Tok::Bang => {
+                let diag = Diagnostic::error("E0113", "`!` is not negation here")
+                    .at(self.span())
+                    .with_label("write `not`")
+                    .with_help("negation is `not e`; `!` sends on a channel (`c!v`) or replicates a process (`!P`)");
+                self.report(diag);
+                (UnOp::Not, NOT_BP)
+            }
             _ => return self.atom(),
         };
         self.bump();
@@ -114,6 +140,8 @@ impl Parser<'_> {
                 let name = self.ident("a name")?;
                 if self.eat(&Tok::LParen) {
                     ExprKind::Apply(name, self.list(&Tok::RParen, |p| p.expr())?)
+                } else if self.at(&Tok::LBracket) {
+                    ExprKind::Index(name, self.indices()?)
                 } else {
                     ExprKind::Name(name)
                 }
@@ -133,6 +161,15 @@ impl Parser<'_> {
             kind,
             span: start.to(self.prev_span()),
         })
+    }
+
+    /// `[e][f]...` or `[e, f]` after a channel array's name: its element's indices.
+    pub(super) fn indices(&mut self) -> PResult<Vec<Expr>> {
+        let mut out = Vec::new();
+        while self.eat(&Tok::LBracket) {
+            out.extend(self.nested(|p| p.list(&Tok::RBracket, |p| p.expr()))?);
+        }
+        Ok(out)
     }
 
     fn empty_parens(&mut self, start: agentpi_diagnostics::Span) -> super::Abandon {

@@ -160,16 +160,50 @@ impl Parser<'_> {
     fn chan_decl(&mut self) -> PResult<ChanDecl> {
         let start = self.bump();
         let name = self.decl_name("channel", false)?;
-        let carries = if self.eat(&Tok::Colon) {
+        let mut dims = Vec::new();
+        while self.eat(&Tok::LBracket) {
+            dims.push(self.type_expr()?);
+            self.expect(&Tok::RBracket, "`]` after the index type")?;
+        }
+        let carries = if self.eat(&Tok::Colon) && !self.at_buffer() {
             self.carried()?
         } else {
             Vec::new()
         };
+        let buffer = self.buffer()?;
         Ok(ChanDecl {
             name,
+            dims,
             carries,
+            buffer,
             span: start.to(self.prev_span()),
         })
+    }
+
+    fn at_buffer(&self) -> bool {
+        matches!(self.tok(), Tok::Ident(w) if w == "buffer" || w == "lossy")
+    }
+
+    /// An optional `buffer N` or `lossy buffer N`.
+    pub(super) fn buffer(&mut self) -> PResult<Option<Buffer>> {
+        if !self.at_buffer() {
+            return Ok(None);
+        }
+        let start = self.span();
+        let lossy = matches!(self.tok(), Tok::Ident(w) if w == "lossy");
+        if lossy {
+            self.bump();
+        }
+        if !matches!(self.tok(), Tok::Ident(w) if w == "buffer") {
+            return Err(self.unexpected("`buffer` and its capacity, as in `lossy buffer 2`"));
+        }
+        self.bump();
+        let capacity = self.simple_expr()?;
+        Ok(Some(Buffer {
+            capacity,
+            lossy,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn event_decl(&mut self) -> PResult<EventDecl> {

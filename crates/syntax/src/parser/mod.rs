@@ -45,6 +45,16 @@ impl<'a> Parser<'a> {
         &self.tokens[self.pos].tok
     }
 
+    /// Whether the token `ahead` places on is `tok`.
+    fn peek_is(&self, ahead: usize, tok: &Tok) -> bool {
+        self.nth(ahead) == tok
+    }
+
+    /// Whether the token `ahead` places on is the contextual word `word`.
+    fn word_at(&self, ahead: usize, word: &str) -> bool {
+        matches!(self.nth(ahead), Tok::Ident(w) if w == word)
+    }
+
     fn nth(&self, ahead: usize) -> &Tok {
         let index = (self.pos + ahead).min(self.tokens.len() - 1);
         &self.tokens[index].tok

@@ -27,6 +27,20 @@ impl Parser<'_> {
         self.nested(|p| p.operator_list(&Tok::Bar, ProcKind::Par, Self::seq))
     }
 
+    /// `||` where `|` is meant (CSP's and C's habit): one error, then read as `|`.
+    fn double_bar(&mut self) -> bool {
+        if !self.at(&Tok::BarBar) {
+            return false;
+        }
+        let diag =
+            agentpi_diagnostics::Diagnostic::error("E0113", "parallel composition is written `|`")
+                .at(self.span())
+                .with_label("write `|`")
+                .with_help("`P | Q` runs P and Q side by side; `or` is the boolean operator");
+        self.report(diag);
+        true
+    }
+
     fn seq(&mut self) -> PResult<Proc> {
         self.operator_list(&Tok::Semi, ProcKind::Seq, Self::choice)
     }
@@ -43,11 +57,13 @@ impl Parser<'_> {
         operand: fn(&mut Self) -> PResult<Proc>,
     ) -> PResult<Proc> {
         let first = operand(self)?;
-        if !self.at(op) {
+        let bars = *op == Tok::Bar;
+        let more = self.at(op) || (bars && self.at(&Tok::BarBar));
+        if !more {
             return Ok(first);
         }
         let mut items = vec![first];
-        while self.eat(op) {
+        while self.eat(op) || (bars && self.double_bar() && self.eat(&Tok::BarBar)) {
             items.push(operand(self)?);
         }
         let span = items[0].span.to(items[items.len() - 1].span);
@@ -83,6 +99,12 @@ impl Parser<'_> {
                 ProcKind::Repl(Box::new(self.unary()?))
             }
             Tok::If => return self.if_proc(),
+            Tok::Ident(word) if word == "par" && self.word_at(2, "in") => return self.par_for(),
+            Tok::Ident(word) if word == "end" && self.peek_is(1, &Tok::Colon) => {
+                self.bump();
+                self.bump();
+                ProcKind::End(Box::new(self.unary()?))
+            }
             Tok::Match => return self.match_proc(),
             Tok::LParen => return self.paren_proc(),
             Tok::Ident(name) if is_upper(&name) => {
@@ -179,14 +201,19 @@ impl Parser<'_> {
         })
     }
 
-    /// `c!...`, `c?...`, `ev(...)` or `ev`.
+    /// `c!...`, `c?...`, `c[i]!...`, `ev(...)` or `ev`.
     fn named_prefix(&mut self) -> PResult<PrefixKind> {
         let name = self.ident("a prefix")?;
+        let index = self.indices()?;
+        if !index.is_empty() && !matches!(self.tok(), Tok::Bang | Tok::Question) {
+            return Err(self.unexpected("`!` or `?` after an element of a channel array"));
+        }
         Ok(match self.tok() {
             Tok::Bang => {
                 self.bump();
                 PrefixKind::Output {
                     chan: name,
+                    index,
                     args: self.output_args()?,
                 }
             }
@@ -194,6 +221,7 @@ impl Parser<'_> {
                 self.bump();
                 PrefixKind::Input {
                     chan: name,
+                    index,
                     pats: self.input_patterns()?,
                 }
             }
@@ -253,7 +281,8 @@ impl Parser<'_> {
             } else {
                 None
             };
-            binders.push(NewBinder { name, ty });
+            let buffer = self.buffer()?;
+            binders.push(NewBinder { name, ty, buffer });
             if !self.eat(&Tok::Comma) {
                 break;
             }
@@ -267,10 +296,32 @@ impl Parser<'_> {
         })
     }
 
+    /// `par i in T . P`: the body extends as far to the right as possible (as `new`'s).
+    fn par_for(&mut self) -> PResult<Proc> {
+        let start = self.bump();
+        let var = self.ident("the index of `par`")?;
+        self.bump(); // `in`, checked by the caller
+        let ty = self.type_expr()?;
+        self.expect(&Tok::Dot, "`.` and the process to repeat")?;
+        let body = self.process()?;
+        let span = start.to(body.span);
+        Ok(Proc {
+            kind: ProcKind::ParFor(var, ty, Box::new(body)),
+            span,
+        })
+    }
+
     /// `if e then P else Q`: `P` extends to `else`; `Q` is a single operand (like a prefix).
     fn if_proc(&mut self) -> PResult<Proc> {
         let start = self.bump();
         let cond = self.expr()?;
+        if matches!(self.tok(), Tok::LBrace | Tok::Assign) {
+            let help = match self.tok() {
+                Tok::Assign => "comparison is `==`: `if x == 1 then P else Q`",
+                _ => "agentpi's conditional is `if e then P else Q`, without braces",
+            };
+            return Err(self.unexpected_with("`then`", help));
+        }
         self.expect(&Tok::Then, "`then`")?;
         let yes = self.process()?;
         self.expect(

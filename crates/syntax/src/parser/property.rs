@@ -71,6 +71,8 @@ impl Parser<'_> {
         if self.eat(&Tok::Tau) {
             return Ok(LabelPat {
                 head: LabelHead::Tau,
+                index: Vec::new(),
+                dir: LabelDir::Any,
                 args: None,
                 span: start,
             });
@@ -79,6 +81,17 @@ impl Parser<'_> {
             return Err(self.unexpected("a label pattern such as `c(_, x)`, `ev` or `tau`"));
         }
         let name = self.ident("a label")?;
+        let mut index = Vec::new();
+        while self.eat(&Tok::LBracket) {
+            index.extend(self.list(&Tok::RBracket, |p| p.pattern())?);
+        }
+        let dir = if self.eat(&Tok::Bang) {
+            LabelDir::Send
+        } else if self.eat(&Tok::Question) {
+            LabelDir::Receive
+        } else {
+            LabelDir::Any
+        };
         let args = if self.eat(&Tok::LParen) {
             Some(self.list(&Tok::RParen, |p| p.pattern())?)
         } else {
@@ -86,6 +99,8 @@ impl Parser<'_> {
         };
         Ok(LabelPat {
             head: LabelHead::Name(name),
+            index,
+            dir,
             args,
             span: start.to(self.prev_span()),
         })
