@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the real MCP servers the tests run against, pinned: the npm reference servers
-# (tests/peers/package-lock.json) and the Python `mcp` SDK (tests/peers/requirements.txt) in a
-# virtual environment at tests/peers/.venv. Idempotent: a stamp file holding the hash of the
-# pin files makes a second run a no-op.
+# (tests/peers/package-lock.json); the Python `mcp` SDK and the PyPI reference servers
+# (tests/peers/requirements.txt) in a virtual environment at tests/peers/.venv; FastMCP 2, which
+# needs mcp 1.x, in its own at tests/peers/.venv-fastmcp (requirements-fastmcp.txt).
+# Idempotent: a stamp file holding the hash of the pin files makes a second run a no-op.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,12 +21,19 @@ else
     echo "$npm_stamp" > node_modules/.agentpi-stamp
 fi
 
-py_stamp="$(stamp_of requirements.txt)"
-if [[ -f .venv/.agentpi-stamp && "$(cat .venv/.agentpi-stamp)" == "$py_stamp" ]]; then
-    echo "install-peers: python venv up to date"
-else
-    echo "install-peers: python venv in $peers/.venv"
-    python3 -m venv .venv
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-    echo "$py_stamp" > .venv/.agentpi-stamp
-fi
+# venv DIR REQUIREMENTS: a virtual environment at DIR with exactly the pinned packages.
+venv() {
+    local dir="$1" requirements="$2" stamp
+    stamp="$(stamp_of "$requirements")"
+    if [[ -f "$dir/.agentpi-stamp" && "$(cat "$dir/.agentpi-stamp")" == "$stamp" ]]; then
+        echo "install-peers: python $dir up to date"
+        return
+    fi
+    echo "install-peers: python venv in $peers/$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    echo "$stamp" > "$dir/.agentpi-stamp"
+}
+
+venv .venv requirements.txt
+venv .venv-fastmcp requirements-fastmcp.txt

@@ -24,6 +24,7 @@ pub fn json(report: &Report, at: Position) -> Value {
         "origin": report.origin,
         "era": report.era.map(|e| e.as_str()),
         "protocolVersion": report.protocol_version,
+        "mcpPlus": report.mcp_plus,
         "tools": report.tools,
         "findings": findings,
         "scores": scores,
@@ -113,6 +114,28 @@ fn result(finding: &Finding, at: Option<LineCol>) -> Value {
         "level": level(d.severity),
         "message": { "text": d.message },
         "locations": [location],
+        "partialFingerprints": { "agentpiFinding/v1": fingerprint(finding) },
         "properties": { "jsonPointer": finding.pointer() },
     })
+}
+
+/// A fingerprint that survives reordering the listing and editing other tools: rule, tool name
+/// and the pointer inside the tool (without the tool's position), hashed with 64-bit FNV-1a.
+fn fingerprint(finding: &Finding) -> String {
+    let pointer = finding.pointer();
+    let inside = pointer
+        .find("tools/")
+        .map(|at| &pointer[at + "tools/".len()..])
+        .map_or(pointer, |rest| {
+            rest.trim_start_matches(|c: char| c.is_ascii_digit())
+        });
+    let key = format!(
+        "{}\u{0}{}\u{0}{inside}",
+        finding.diagnostic.code,
+        finding.tool.as_deref().unwrap_or("")
+    );
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }

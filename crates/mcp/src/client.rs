@@ -1,16 +1,22 @@
-//! The era-aware MCP client the linter needs: probe `server/discover` (modern era); on an
-//! error or silence fall back to the legacy `initialize` handshake; then list every tool,
-//! following `nextCursor` and stopping if a cursor repeats.
+//! The era-aware MCP client the linter needs: probe `server/discover` (modern era) for a short
+//! while; on an error or silence fall back to the legacy `initialize` handshake; then list every
+//! tool, following `nextCursor` and stopping if a cursor repeats. One deadline bounds the whole
+//! connection, so a server that never answers costs the timeout once, not once per request.
 
 use crate::jsonrpc::{self, LEGACY_VERSION, MODERN_VERSION};
 use crate::lint::Era;
 use crate::transport::{ClientError, Transport};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Pages beyond this are not fetched (a server that never ends its listing).
 const MAX_PAGES: usize = 1000;
+/// How long the era probe waits at most (and never more than half the budget, so that the
+/// legacy handshake keeps time). Legacy servers that ignore `server/discover` would otherwise
+/// cost the whole timeout on every run; a modern server slower than this is caught because it
+/// then refuses `initialize` (see [`Session::connect`]).
+const PROBE: Duration = Duration::from_secs(2);
 
 /// A server's complete tool listing.
 #[derive(Clone, Debug)]
@@ -27,7 +33,9 @@ pub struct Listing {
 
 struct Session<'t> {
     transport: &'t mut dyn Transport,
+    /// The whole connection's budget, for messages.
     timeout: Duration,
+    deadline: Instant,
     next_id: u64,
 }
 
@@ -39,6 +47,7 @@ pub fn list_tools(
     let mut session = Session {
         transport,
         timeout,
+        deadline: Instant::now() + timeout,
         next_id: 1,
     };
     let (era, version, server) = session.connect()?;
@@ -56,9 +65,45 @@ pub fn list_tools(
 
 impl Session<'_> {
     fn call(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        self.call_within(method, params, left)
+            .map_err(|error| match error {
+                ClientError::Timeout {
+                    method,
+                    id,
+                    stderr,
+                    unanswered,
+                    ..
+                } => ClientError::Timeout {
+                    method,
+                    id,
+                    timeout: self.timeout,
+                    stderr,
+                    unanswered,
+                },
+                other => other,
+            })
+    }
+
+    fn call_within(
+        &mut self,
+        method: &str,
+        params: Value,
+        wait: Duration,
+    ) -> Result<Value, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        self.transport.request(id, method, params, self.timeout)
+        if wait.is_zero() {
+            // The budget is spent: do not send what cannot be waited for.
+            return Err(ClientError::Timeout {
+                method: method.into(),
+                id,
+                timeout: wait,
+                stderr: Vec::new(),
+                unanswered: Vec::new(),
+            });
+        }
+        self.transport.request(id, method, params, wait)
     }
 
     /// A successful result, or the JSON-RPC error as [`ClientError::Rejected`].
@@ -81,20 +126,13 @@ impl Session<'_> {
     }
 
     fn connect(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
-        let probe = self.call(
-            "server/discover",
-            json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) }),
-        );
+        let probe_wait = PROBE.min(self.timeout / 2);
+        let probe = self.call_within("server/discover", discover_params(), probe_wait);
         let silent = matches!(probe, Err(ClientError::Timeout { .. }));
         match probe {
             Ok(response) => {
-                if let Some(version) = modern_version(&response) {
-                    self.transport.negotiated(&version);
-                    let server = response
-                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    return Ok((Era::Modern, version, server));
+                if let Some(found) = self.modern(&response) {
+                    return Ok(found);
                 }
             }
             // Silence or an HTTP-level refusal means a legacy server; a dead one is final.
@@ -105,12 +143,46 @@ impl Session<'_> {
             ) => {}
             Err(error) => return Err(error),
         }
-        self.initialize().map_err(|mut error| {
-            if let (true, ClientError::Timeout { unanswered, .. }) = (silent, &mut error) {
-                unanswered.push("server/discover".into());
+        match self.initialize() {
+            // A modern server that was slow to start answered the probe late, and a stdio
+            // server keeps the era of the first message it read: ask again, with time.
+            Err(rejected @ ClientError::Rejected { .. }) if silent => {
+                self.rediscover().ok_or(rejected)
             }
-            error
-        })
+            Err(ClientError::Timeout {
+                method,
+                id,
+                timeout,
+                stderr,
+                mut unanswered,
+            }) if silent => {
+                unanswered.push("server/discover".into());
+                Err(ClientError::Timeout {
+                    method,
+                    id,
+                    timeout,
+                    stderr,
+                    unanswered,
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// The modern era, version and server name a `server/discover` response offers, if any.
+    fn modern(&mut self, response: &Value) -> Option<(Era, String, Option<String>)> {
+        let version = modern_version(response)?;
+        self.transport.negotiated(&version);
+        let server = response
+            .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Some((Era::Modern, version, server))
+    }
+
+    fn rediscover(&mut self) -> Option<(Era, String, Option<String>)> {
+        let response = self.call("server/discover", discover_params()).ok()?;
+        self.modern(&response)
     }
 
     fn initialize(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
@@ -182,6 +254,10 @@ impl Session<'_> {
         }
         params
     }
+}
+
+fn discover_params() -> Value {
+    json!({ "_meta": jsonrpc::modern_meta(MODERN_VERSION) })
 }
 
 /// The modern version a `server/discover` response offers, if it is a successful modern one.

@@ -6,6 +6,7 @@ use crate::output::{self, errln};
 use crate::sarif;
 use agentpi_diagnostics::{Diagnostic, FileId, LineCol, Severity, SourceMap, Span, render};
 use agentpi_mcp::client;
+use agentpi_mcp::lint::config::Level;
 use agentpi_mcp::lint::{
     self, Config, Finding, InputError, Options, Profile, Report, ToolSet, input, live, locate,
     rules, suggest,
@@ -36,9 +37,26 @@ pub struct Args {
     /// Print an inferred MCP+ block per tool (JSON) instead of findings.
     #[arg(long)]
     pub suggest: bool,
-    /// Seconds to wait for each reply of a live server.
+    /// Seconds a live server gets for the whole connection (handshake and listing).
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
+    /// Run the MCP+ rules on every tool, as if the server used MCP+ (by default a server
+    /// without MCP+ gets one adoption note).
+    #[arg(long)]
+    pub mcp_plus: bool,
+    /// Make rule CODE an error (repeatable; over the config file).
+    #[arg(long, value_name = "CODE")]
+    pub deny: Vec<String>,
+    /// Make rule CODE a warning (repeatable; over the config file).
+    #[arg(long, value_name = "CODE")]
+    pub warn: Vec<String>,
+    /// Turn rule CODE off (repeatable; over the config file).
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
+    /// Write a live server's listing to FILE ({"tools": [...]}) and point findings into it,
+    /// so that SARIF results name a real file of the repository.
+    #[arg(long, value_name = "FILE", conflicts_with = "file")]
+    pub save_listing: Option<PathBuf>,
     /// A stdio server to start and lint: `agentpi lint -- CMD ARGS...`.
     #[arg(last = true, conflicts_with_all = ["file", "url"])]
     pub command: Vec<String>,
@@ -56,11 +74,30 @@ pub enum Format {
     Sarif,
 }
 
+/// Stack for the lint run: schemas nest as deep as [`agentpi_mcp::lint::json::MAX_DEPTH`] levels, and parsing,
+/// validating and dropping them recurses once per level.
+const STACK: usize = 1 << 30;
+
 pub fn run(args: Args) -> u8 {
+    let worker = std::thread::Builder::new()
+        .name("lint".into())
+        .stack_size(STACK)
+        .spawn(move || run_on_this_thread(args));
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(status)) => status,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(error) => input_error(&InputError::new(
+            "agentpi lint",
+            format!("cannot start: {error}"),
+        )),
+    }
+}
+
+fn run_on_this_thread(args: Args) -> u8 {
     if let Some(code) = &args.explain {
         return explain(code);
     }
-    let config = match load_config(args.config.as_deref()) {
+    let config = match load_config(args.config.as_deref()).and_then(|c| overrides(c, &args)) {
         Ok(config) => config,
         Err(error) => return input_error(&error),
     };
@@ -77,7 +114,11 @@ pub fn run(args: Args) -> u8 {
         .iter()
         .filter_map(|p| Profile::parse(p))
         .collect();
-    let report = lint::lint(&set, &Options { profiles }, &config);
+    let options = Options {
+        profiles,
+        mcp_plus: args.mcp_plus,
+    };
+    let report = lint::lint(&set, &options, &config);
     let located = Located::new(file);
     let text = render_report(&report, &located, args.format);
     output::finish(&text, u8::from(report.has_errors()))
@@ -152,17 +193,38 @@ fn explain(code: &str) -> u8 {
                 rule.severity.as_str(),
                 rule.explain
             );
-            output::finish(&page, 0)
+            output::finish(&format!("{page}{}", switches(rule.code)), 0)
         }
-        None => {
-            let codes: Vec<&str> = rules::RULES.iter().map(|r| r.code).collect();
-            errln!(
-                "error: unknown rule code `{code}`\n  = help: known codes: {}",
-                codes.join(", ")
-            );
-            2
+        None => input_error(&unknown_code(code)),
+    }
+}
+/// The end of every explanation page: how to turn the rule off or change its severity.
+fn switches(code: &str) -> String {
+    format!(
+        "\n## Turning it off or up\n\nFor one run: `--allow {code}` turns it off, `--warn {code}` makes it a warning, `--deny {code}` an error. For good, in `agentpi-lint.toml`:\n\n```toml\n[rules]\n{code} = \"off\"   # or \"note\", \"warning\", \"error\"\n```\n"
+    )
+}
+
+fn unknown_code(code: &str) -> InputError {
+    let codes: Vec<&str> = rules::RULES.iter().map(|r| r.code).collect();
+    InputError::new("agentpi lint", format!("unknown rule code `{code}`"))
+        .with_help(format!("known codes: {}", codes.join(", ")))
+}
+
+/// `--allow`, `--warn` and `--deny` on top of the config file (in that order, so `--deny` wins).
+fn overrides(mut config: Config, args: &Args) -> Result<Config, InputError> {
+    let levels = [
+        (&args.allow, Level::Off),
+        (&args.warn, Level::On(Severity::Warning)),
+        (&args.deny, Level::On(Severity::Error)),
+    ];
+    for (codes, level) in levels {
+        for code in codes {
+            let rule = rules::find(&code.to_ascii_uppercase()).ok_or_else(|| unknown_code(code))?;
+            config.rules.insert(rule.code.to_string(), level);
         }
     }
+    Ok(config)
 }
 
 fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
@@ -178,17 +240,20 @@ fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
     Config::parse(&name, &text)
 }
 
-/// The tool set, and the file's name and text when the input was a file.
+/// The tool set, and the name and text of the file findings point into (the input file, or
+/// the file a live listing was saved to).
 fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> {
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let save = args.save_listing.as_deref();
     if let Some(url) = &args.url {
-        let mut transport = Http::new(url).map_err(|e| client_error(url, &e))?;
-        return Ok((connect(url, &mut transport, timeout)?, None));
+        let mut transport = Http::new(url).map_err(|e| client_error(url, &e, true))?;
+        return connect(url, &mut transport, timeout, save, true);
     }
     if let Some((program, rest)) = args.command.split_first() {
         let origin = args.command.join(" ");
-        let mut transport = Stdio::spawn(program, rest).map_err(|e| client_error(&origin, &e))?;
-        return Ok((connect(&origin, &mut transport, timeout)?, None));
+        let mut transport =
+            Stdio::spawn(program, rest).map_err(|e| client_error(&origin, &e, false))?;
+        return connect(&origin, &mut transport, timeout, save, false);
     }
     let Some(path) = &args.file else {
         return Err(InputError::new("agentpi lint", "nothing to lint")
@@ -204,9 +269,11 @@ fn connect(
     origin: &str,
     transport: &mut dyn Transport,
     timeout: Duration,
-) -> Result<ToolSet, InputError> {
+    save: Option<&Path>,
+    http: bool,
+) -> Result<(ToolSet, Option<(String, String)>), InputError> {
     let listing = client::list_tools(transport, timeout).map_err(|e| {
-        let mut error = client_error(origin, &e);
+        let mut error = client_error(origin, &e, http);
         if let Some(first) = transport.noise().first() {
             let shown: String = first.chars().take(80).collect();
             error.message.push_str(&format!(
@@ -216,10 +283,19 @@ fn connect(
         }
         error
     })?;
-    Ok(live::from_listing(origin, &listing, transport.noise()))
+    let Some(path) = save else {
+        let set = live::from_listing(origin, live::DOCUMENT, &listing, transport.noise());
+        return Ok((set, None));
+    };
+    let name = path.display().to_string();
+    let text = live::document(&listing);
+    std::fs::write(path, &text)
+        .map_err(|e| InputError::new(&name, format!("cannot save the listing: {e}")))?;
+    let set = live::from_listing(origin, &name, &listing, transport.noise());
+    Ok((set, Some((name, text))))
 }
 
-fn client_error(origin: &str, error: &ClientError) -> InputError {
+fn client_error(origin: &str, error: &ClientError, http: bool) -> InputError {
     let mut message = error.to_string();
     if !error.stderr().is_empty() {
         message.push_str("; its last stderr lines:");
@@ -228,11 +304,17 @@ fn client_error(origin: &str, error: &ClientError) -> InputError {
         message.push_str(&format!("\n  | {line}"));
     }
     let help = match error {
+        ClientError::Timeout { .. } if http => Some(
+            "the port accepted the connection but no HTTP reply came; if this is a stdio server, run it as `agentpi lint -- CMD ARGS...`, else raise --timeout",
+        ),
         ClientError::Timeout { .. } => {
             Some("check that the command starts an MCP server on stdio, or raise --timeout")
         }
         ClientError::Exited { .. } => Some("run the command by hand to see why it stops"),
         ClientError::Spawn { .. } => Some("check that the program is installed and on PATH"),
+        ClientError::Io { reason } if http && reason.contains("refused") => Some(
+            "nothing listens there; start the server first, or lint a stdio server with `-- CMD ARGS...`",
+        ),
         _ => None,
     };
     let error = InputError::new(format!("server `{origin}`"), message);
@@ -302,6 +384,11 @@ fn groups(report: &Report) -> Vec<Option<&str>> {
 
 fn footer(report: &Report) -> String {
     let mut out = String::new();
+    if !report.mcp_plus {
+        out.push_str(
+            "scores against stock MCP (the server does not use MCP+; see docs/lint.md):\n",
+        );
+    }
     for score in &report.scores {
         let (passing, total, percent) = (score.passing, score.total, score.percent());
         out.push_str(&format!(

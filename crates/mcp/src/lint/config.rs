@@ -7,8 +7,8 @@
 //! P104 = "error"
 //! ```
 
-use super::context::Finding;
-use super::input::InputError;
+use super::error::InputError;
+use super::finding::Finding;
 use super::rules;
 use agentpi_diagnostics::Severity;
 use std::collections::BTreeMap;

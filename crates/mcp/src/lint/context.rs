@@ -2,52 +2,22 @@
 //! far. Rules report through [`Context::tool`] and [`Context::server`], which fill in the
 //! catalogue severity and the JSON pointer.
 
-use super::input::{Tool, ToolSet};
-use super::rules;
-use agentpi_diagnostics::Diagnostic;
+use super::finding::Finding;
+use super::toolset::{Tool, ToolSet};
 use std::collections::BTreeMap;
-
-/// One finding: a diagnostic and the tool it is about (`None` for whole-listing findings).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    pub tool: Option<String>,
-    pub diagnostic: Diagnostic,
-}
-
-impl Finding {
-    /// A finding for a catalogue rule at its default severity.
-    pub fn new(code: &str, tool: Option<String>, message: String) -> Finding {
-        let rule =
-            rules::find(code).unwrap_or_else(|| panic!("rule {code} is not in the catalogue"));
-        let diagnostic = Diagnostic::new(rule.severity, code, message);
-        Finding { tool, diagnostic }
-    }
-
-    /// The JSON pointer the finding points at, or "" for none.
-    pub fn pointer(&self) -> &str {
-        match &self.diagnostic.location {
-            agentpi_diagnostics::Location::Pointer { pointer, .. } => pointer,
-            _ => "",
-        }
-    }
-
-    pub fn document(&self) -> &str {
-        match &self.diagnostic.location {
-            agentpi_diagnostics::Location::Pointer { document, .. } => document,
-            _ => "",
-        }
-    }
-}
 
 pub struct Context<'a> {
     pub set: &'a ToolSet,
     /// Tool name to index of its first occurrence.
     pub by_name: BTreeMap<&'a str, usize>,
+    /// Whether MCP+ rules run per tool: the server uses MCP+ (some tool carries a block) or
+    /// the user asked for them (`--mcp-plus`). Otherwise MCP+ adoption is one server note.
+    pub mcp_plus: bool,
     findings: Vec<Finding>,
 }
 
 impl<'a> Context<'a> {
-    pub fn new(set: &'a ToolSet) -> Context<'a> {
+    pub fn new(set: &'a ToolSet, mcp_plus: bool) -> Context<'a> {
         let mut by_name = BTreeMap::new();
         for (index, tool) in set.tools.iter().enumerate() {
             if let Some(name) = tool.name.as_deref() {
@@ -57,6 +27,7 @@ impl<'a> Context<'a> {
         Context {
             set,
             by_name,
+            mcp_plus,
             findings: Vec::new(),
         }
     }
@@ -93,11 +64,6 @@ impl<'a> Context<'a> {
     pub fn finish(self) -> Vec<Finding> {
         self.findings
     }
-}
-
-/// Escapes one JSON-pointer reference token (RFC 6901).
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// A tool's display name for messages: its name, or `#index` if it has none.

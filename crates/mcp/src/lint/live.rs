@@ -1,15 +1,24 @@
 //! Turns a live server's [`Listing`] into a [`ToolSet`], with the findings made while listing:
 //! stdout noise (S201) and a repeated pagination cursor (G301).
 
-use super::context::Finding;
-use super::input::ToolSet;
+use super::finding::Finding;
+use super::toolset::ToolSet;
 use crate::client::Listing;
 
-/// The document name findings on a live listing point into.
+/// The document name findings on a live listing point into, unless it was saved to a file.
 pub const DOCUMENT: &str = "tools/list";
 
-pub fn from_listing(origin: &str, listing: &Listing, noise: &[String]) -> ToolSet {
-    let mut set = ToolSet::from_values(origin, DOCUMENT, "/tools", &listing.tools);
+/// The listing as the JSON document `--save-listing` writes: `{"tools": [...]}`, so that the
+/// pointers of findings (`/tools/N/...`) resolve in the saved file.
+pub fn document(listing: &Listing) -> String {
+    let value = serde_json::json!({ "tools": listing.tools });
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}
+
+/// The tool set of a live listing; findings point into `document` ([`DOCUMENT`], or the file
+/// the listing was saved to).
+pub fn from_listing(origin: &str, document: &str, listing: &Listing, noise: &[String]) -> ToolSet {
+    let mut set = ToolSet::from_values(origin, document, "/tools", &listing.tools);
     set.era = Some(listing.era);
     set.protocol_version = Some(listing.protocol_version.clone());
     if let Some(first) = noise.first() {
@@ -19,7 +28,7 @@ pub fn from_listing(origin: &str, listing: &Listing, noise: &[String]) -> ToolSe
             noise.len()
         );
         set.findings
-            .push(located(Finding::new("S201", None, message)));
+            .push(located(document, Finding::new("S201", None, message)));
     }
     if let Some(cursor) = &listing.repeated_cursor {
         let message = format!(
@@ -27,12 +36,12 @@ pub fn from_listing(origin: &str, listing: &Listing, noise: &[String]) -> ToolSe
             listing.pages
         );
         set.findings
-            .push(located(Finding::new("G301", None, message)));
+            .push(located(document, Finding::new("G301", None, message)));
     }
     set
 }
 
-fn located(mut finding: Finding) -> Finding {
-    finding.diagnostic = finding.diagnostic.at_pointer(DOCUMENT, "");
+fn located(document: &str, mut finding: Finding) -> Finding {
+    finding.diagnostic = finding.diagnostic.at_pointer(document, "");
     finding
 }

@@ -2,7 +2,7 @@
 //! lenient parser that keeps every well-formed field and reports each malformed one with its
 //! pointer (rule P001; unknown recovery strategies are P302). Schema: docs/mcp-plus.schema.json.
 
-use super::input::kind;
+use super::json::kind;
 use serde_json::{Map, Value};
 
 /// The `_meta` key that holds the MCP+ block.
@@ -126,7 +126,7 @@ const FIELDS: [&str; 6] = [
 fn block_fields(map: &Map<String, Value>, problems: &mut Vec<Problem>) -> McpPlus {
     version(map, problems);
     for field in map.keys().filter(|f| !FIELDS.contains(&f.as_str())) {
-        let pointer = format!("{POINTER}/{}", super::context::escape(field));
+        let pointer = format!("{POINTER}/{}", super::json::escape(field));
         problems.push((
             "P001",
             pointer,

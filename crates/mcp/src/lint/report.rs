@@ -1,10 +1,11 @@
 //! The result of a lint run: findings in a stable order (listing-wide first, then by tool in
 //! listing order, then by pointer and code), a score per principle, counts and token figures.
 
-use super::context::Finding;
-use super::input::{Era, ToolSet};
+use super::finding::Finding;
+use super::principles::documents_failures;
 use super::rules::{self, Family};
 use super::tokens::Tokens;
+use super::toolset::{Era, ToolSet};
 use agentpi_diagnostics::Severity;
 
 /// How many tools meet one principle: those with no warning or error of its family.
@@ -33,10 +34,18 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub scores: Vec<Score>,
     pub tokens: Tokens,
+    /// Whether the MCP+ rules ran per tool (the server uses MCP+, or `--mcp-plus`); otherwise
+    /// the scores measure what stock MCP can express.
+    pub mcp_plus: bool,
 }
 
 impl Report {
-    pub fn new(set: &ToolSet, mut findings: Vec<Finding>, tokens: Tokens) -> Report {
+    pub fn new(
+        set: &ToolSet,
+        mut findings: Vec<Finding>,
+        tokens: Tokens,
+        mcp_plus: bool,
+    ) -> Report {
         let tools: Vec<String> = set
             .tools
             .iter()
@@ -64,7 +73,13 @@ impl Report {
                     &b.diagnostic.message,
                 ))
         });
-        let scores = scores(&tools, &findings);
+        let stock_p3: Option<Vec<bool>> = (!mcp_plus).then(|| {
+            set.tools
+                .iter()
+                .map(|t| documents_failures(&t.value))
+                .collect()
+        });
+        let scores = scores(&tools, &findings, stock_p3.as_deref());
         Report {
             origin: set.origin.clone(),
             era: set.era,
@@ -73,6 +88,7 @@ impl Report {
             findings,
             scores,
             tokens,
+            mcp_plus,
         }
     }
 
@@ -96,26 +112,32 @@ impl Report {
 }
 
 /// Whether `finding` counts against `family`: a warning or error of that family, or (for P3
-/// and P4, which need declarations) a missing MCP+ block.
+/// and P4, which need declarations) a tool's missing MCP+ block when the server uses MCP+.
 fn fails(finding: &Finding, family: Family) -> bool {
     let code = finding.diagnostic.code.as_str();
     if code == "P002" {
-        return matches!(family, Family::P3 | Family::P4);
+        return finding.tool.is_some() && matches!(family, Family::P3 | Family::P4);
     }
     finding.diagnostic.severity >= Severity::Warning
         && rules::find(code).is_some_and(|r| r.family == family)
 }
 
-fn scores(tools: &[String], findings: &[Finding]) -> Vec<Score> {
+/// Per principle, the tools with no failing finding. `stock_p3` (servers without MCP+) says per
+/// tool whether its description documents how it fails, which is what P3 measures there.
+fn scores(tools: &[String], findings: &[Finding], stock_p3: Option<&[bool]>) -> Vec<Score> {
     Family::PRINCIPLES
         .iter()
         .map(|&(family, name)| {
             let failing = tools
                 .iter()
-                .filter(|tool| {
-                    findings
-                        .iter()
-                        .any(|f| f.tool.as_deref() == Some(tool.as_str()) && fails(f, family))
+                .enumerate()
+                .filter(|(index, tool)| {
+                    let undocumented = family == Family::P3
+                        && stock_p3.is_some_and(|documented| !documented[*index]);
+                    undocumented
+                        || findings
+                            .iter()
+                            .any(|f| f.tool.as_deref() == Some(tool.as_str()) && fails(f, family))
                 })
                 .count();
             Score {

@@ -75,7 +75,7 @@ rules![
         "anthropic-name",
         Anthropic,
         Error,
-        "Tool name outside Anthropic's ^[a-zA-Z0-9_-]{1,64}$"
+        "Tool name outside Anthropic's ^[a-zA-Z0-9_-]{1,128}$"
     ),
     (
         "AN02",
@@ -83,6 +83,13 @@ rules![
         Anthropic,
         Error,
         "oneOf/anyOf/allOf at the root of inputSchema, which Anthropic rejects"
+    ),
+    (
+        "AN03",
+        "anthropic-schema-2020-12",
+        Anthropic,
+        Error,
+        "inputSchema is not valid JSON Schema 2020-12, which Anthropic requires"
     ),
     (
         "G301",
@@ -96,7 +103,7 @@ rules![
         "gemini-keyword",
         Gemini,
         Error,
-        "Schema keyword that Gemini rejects ($schema, $ref, $defs, definitions, additionalProperties)"
+        "Schema keyword outside Gemini's Schema subset ($schema, $ref, additionalProperties, const, exclusiveMinimum...)"
     ),
     (
         "GE02",
@@ -120,6 +127,20 @@ rules![
         "Tool name outside Gemini's function-name rules"
     ),
     (
+        "GE05",
+        "gemini-string-format",
+        Gemini,
+        Error,
+        "A string `format` other than enum and date-time"
+    ),
+    (
+        "GE06",
+        "gemini-type-array",
+        Gemini,
+        Error,
+        "`type` given as a list of types"
+    ),
+    (
         "OA01",
         "openai-name",
         OpenAi,
@@ -138,7 +159,28 @@ rules![
         "openai-hints-implicit",
         OpenAi,
         Warning,
-        "readOnlyHint, destructiveHint or openWorldHint left implicit"
+        "readOnlyHint, openWorldHint or (unless read-only) destructiveHint left implicit"
+    ),
+    (
+        "OA04",
+        "openai-array-items",
+        OpenAi,
+        Error,
+        "An array schema without `items`"
+    ),
+    (
+        "OA05",
+        "openai-root-combinator",
+        OpenAi,
+        Error,
+        "oneOf/anyOf/allOf/enum/not at the root of inputSchema"
+    ),
+    (
+        "OA06",
+        "openai-description-long",
+        OpenAi,
+        Error,
+        "A tool description longer than 1,024 characters"
     ),
     (
         "P001",
@@ -152,7 +194,7 @@ rules![
         "mcp-plus-missing",
         McpPlus,
         Note,
-        "The tool carries no MCP+ block"
+        "No MCP+ block: once per server that does not use MCP+, per tool under MCP+"
     ),
     (
         "P101",
@@ -197,6 +239,20 @@ rules![
         "A date, time or quantity parameter states no format or unit"
     ),
     (
+        "P107",
+        "count-typed-number",
+        P1,
+        Note,
+        "A parameter that counts things is typed `number` instead of `integer`"
+    ),
+    (
+        "P108",
+        "deprecated-tool-listed",
+        P1,
+        Note,
+        "A tool says it is deprecated but is still listed"
+    ),
+    (
         "P201",
         "side-effects-unknown",
         P2,
@@ -215,7 +271,7 @@ rules![
         "approval-undeclared",
         P2,
         Warning,
-        "Annotations say the tool writes or deletes, but no approval requirement is declared"
+        "Under MCP+: annotations say the tool writes or deletes, but no approval requirement is declared"
     ),
     (
         "P204",
@@ -327,7 +383,7 @@ rules![
         "relation-undeclared",
         P5,
         Note,
-        "The description names another tool but no dependency is declared"
+        "Under MCP+: the description names another tool but no dependency is declared"
     ),
     (
         "S201",
@@ -379,6 +435,27 @@ rules![
         "A schema `$ref` points at the network"
     ),
     (
+        "T206",
+        "required-undescribed",
+        Spec,
+        Warning,
+        "`required` names a property that `properties` does not describe"
+    ),
+    (
+        "T207",
+        "keyword-misspelled",
+        Spec,
+        Warning,
+        "A schema key is a near miss of a JSON Schema keyword (minimun, requried)"
+    ),
+    (
+        "T208",
+        "schema-too-costly",
+        Spec,
+        Warning,
+        "A schema too costly to compile (deeply nested `not`); checked against its meta-schema only"
+    ),
+    (
         "T301",
         "tool-name-format",
         Spec,
@@ -419,6 +496,20 @@ rules![
         Spec,
         Error,
         "A recorded result's structuredContent does not validate against outputSchema"
+    ),
+    (
+        "T501",
+        "meta-key-syntax",
+        Spec,
+        Error,
+        "A `_meta` key breaks the specification's key-name syntax"
+    ),
+    (
+        "T502",
+        "meta-key-reserved",
+        Spec,
+        Warning,
+        "A `_meta` key uses a prefix reserved for MCP"
     ),
     (
         "T701",

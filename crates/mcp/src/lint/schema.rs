@@ -13,7 +13,14 @@ pub enum Validity {
     RemoteRefs(Vec<(String, String)>),
     /// Invalid: the pointer inside the schema and the reason.
     Invalid(String, String),
+    /// Valid against its meta-schema, but compiling it would copy this many JSON values (the
+    /// validator keeps a copy of every `not` subschema, so nested `not`s cost the square of
+    /// their depth); it was not compiled.
+    TooCostly(usize),
 }
+
+/// The most JSON values compiling one schema may copy (a few hundred MB at most).
+const COMPILE_BUDGET: usize = 2_000_000;
 
 const DIALECTS: &[&str] = &[
     "json-schema.org/draft-04/schema",
@@ -57,10 +64,34 @@ pub fn validate(schema: &Value) -> Validity {
     if !remote.is_empty() {
         return Validity::RemoteRefs(remote);
     }
+    let cost = copies(schema).1;
+    if cost > COMPILE_BUDGET {
+        return Validity::TooCostly(cost);
+    }
     match compile(schema) {
         Ok(_) => Validity::Valid,
         Err(reason) => Validity::Invalid(String::new(), reason),
     }
+}
+
+/// The number of JSON values in `value`, and how many of them compiling it copies: the whole
+/// subschema of every `not` (see [`Validity::TooCostly`]).
+fn copies(value: &Value) -> (usize, usize) {
+    let children: Vec<(&String, &Value)> = match value {
+        Value::Object(map) => map.iter().collect(),
+        Value::Array(items) => {
+            return items
+                .iter()
+                .map(copies)
+                .fold((1, 0), |(n, c), (m, d)| (n + m, c.saturating_add(d)));
+        }
+        _ => return (1, 0),
+    };
+    children.into_iter().fold((1, 0), |(n, c), (key, child)| {
+        let (size, cost) = copies(child);
+        let copied = if key == "not" { size } else { 0 };
+        (n + size, c.saturating_add(cost).saturating_add(copied))
+    })
 }
 
 /// Every `$ref` to an `http(s)://` URI, with the pointer of its `$ref` keyword.
@@ -110,43 +141,58 @@ const MAP: &[&str] = &[
 ];
 
 /// Calls `visit(pointer, schema)` for `schema` and every subschema below it, depth first, in
-/// document order. Pointers are relative to `schema`.
-pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Value)) {
+/// document order. Pointers start with `base`. One buffer holds the pointer, so memory stays
+/// linear in the depth of the schema.
+pub fn walk(schema: &Value, base: &str, visit: &mut dyn FnMut(&str, &Value)) {
+    let mut pointer = base.to_string();
+    walk_in(schema, &mut pointer, visit);
+}
+
+type Visit<'v> = dyn FnMut(&str, &Value) + 'v;
+
+fn walk_in(schema: &Value, pointer: &mut String, visit: &mut Visit) {
     visit(pointer, schema);
     let Some(object) = schema.as_object() else {
         return;
     };
     for (keyword, value) in object {
-        let here = format!("{pointer}/{}", super::context::escape(keyword));
-        if ONE.contains(&keyword.as_str()) {
+        let keyword = keyword.as_str();
+        let children: Vec<(String, &Value)> = if ONE.contains(&keyword) {
             match value {
-                Value::Array(items) if keyword == "items" => walk_all(items, &here, visit),
-                _ => walk(value, &here, visit),
+                Value::Array(items) if keyword == "items" => indexed(items),
+                _ => vec![(String::new(), value)],
             }
-        } else if MANY.contains(&keyword.as_str()) {
-            walk_all(
-                value.as_array().map_or(&[][..], Vec::as_slice),
-                &here,
-                visit,
-            );
-        } else if MAP.contains(&keyword.as_str())
+        } else if MANY.contains(&keyword) {
+            indexed(value.as_array().map_or(&[][..], Vec::as_slice))
+        } else if MAP.contains(&keyword)
             && let Some(map) = value.as_object()
         {
-            for (name, sub) in map {
-                walk(
-                    sub,
-                    &format!("{here}/{}", super::context::escape(name)),
-                    visit,
-                );
-            }
+            map.iter()
+                .map(|(name, sub)| (format!("/{}", super::json::escape(name)), sub))
+                .collect()
+        } else {
+            continue;
+        };
+        let length = pointer.len();
+        pointer.push('/');
+        pointer.push_str(&super::json::escape(keyword));
+        for (suffix, child) in children {
+            let here = pointer.len();
+            pointer.push_str(&suffix);
+            walk_in(child, pointer, visit);
+            pointer.truncate(here);
         }
+        pointer.truncate(length);
     }
 }
 
-fn walk_all(items: &[Value], pointer: &str, visit: &mut dyn FnMut(&str, &Value)) {
-    for (i, item) in items.iter().enumerate() {
-        walk(item, &format!("{pointer}/{i}"), visit);
-    }
+/// `("/0", first), ("/1", second), ...`
+fn indexed(items: &[Value]) -> Vec<(String, &Value)> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (format!("/{i}"), item))
+        .collect()
 }
 
 /// Calls `visit(pointer, name, schema)` for every named property: those of `schema` and, below
@@ -154,7 +200,7 @@ fn walk_all(items: &[Value], pointer: &str, visit: &mut dyn FnMut(&str, &Value))
 pub fn properties(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &str, &Value)) {
     if let Some(map) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in map {
-            let here = format!("{pointer}/properties/{}", super::context::escape(name));
+            let here = format!("{pointer}/properties/{}", super::json::escape(name));
             visit(&here, name, sub);
             properties(sub, &here, visit);
         }

@@ -2,7 +2,8 @@
 //! whose `message` or `msg` field holds it). The last complete `tools/list` listing (following
 //! cursors) becomes the tool set; `tools/call` results are kept for the structured-output rules.
 
-use super::input::{Era, InputError, RecordedCall, ToolSet, json_error};
+use super::error::{InputError, json_error};
+use super::toolset::{Era, RecordedCall, ToolSet};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -27,9 +28,9 @@ pub fn parse(name: &str, text: &str) -> Result<ToolSet, InputError> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(line).map_err(|e| {
+        let value: Value = super::json::value(line).map_err(|e| {
             let mut error = json_error(name, &e);
-            error.place = format!("{name}:{number}:{}", e.column());
+            error.place = format!("{name}:{number}:{}", e.column().max(1));
             error
         })?;
         let (message, prefix) = unwrap(&value);

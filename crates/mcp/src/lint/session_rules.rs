@@ -1,9 +1,10 @@
 //! Rules over recorded `tools/call` results (T403, T404): structured output needs a declared
 //! outputSchema, and successful structured results must conform to it.
 
-use super::context::{Context, Finding};
-use super::input::RecordedCall;
+use super::context::Context;
+use super::finding::Finding;
 use super::schema;
+use super::toolset::RecordedCall;
 use serde_json::Value;
 
 pub fn check(cx: &mut Context) {

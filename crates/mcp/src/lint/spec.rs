@@ -2,8 +2,9 @@
 //! tool shape, input and output schemas, names, annotations and task support.
 
 use super::context::{Context, label};
-use super::input::{Era, Tool, kind};
+use super::json::kind;
 use super::schema::{self, Validity};
+use super::toolset::{Era, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -16,9 +17,12 @@ pub fn check(cx: &mut Context) {
             name(cx, tool);
             annotations(cx, tool);
             task_support(cx, tool);
+            super::keywords::check(cx, tool, "inputSchema");
+            super::keywords::check(cx, tool, "outputSchema");
         }
     }
     duplicates(cx);
+    super::meta::check(cx);
     super::session_rules::check(cx);
 }
 
@@ -101,6 +105,13 @@ fn validity(cx: &mut Context, tool: &Tool, schema: &Value, pointer: &str, code: 
                 );
                 cx.tool("T205", tool, &format!("{pointer}{at}"), message);
             }
+        }
+        Validity::TooCostly(copies) => {
+            let message = format!(
+                "tool {}: {field} nests `not` so deep that compiling it would copy {copies} JSON values; it was checked against its meta-schema only",
+                label(tool)
+            );
+            cx.tool("T208", tool, pointer, message);
         }
         Validity::Invalid(at, reason) => {
             cx.tool(

@@ -1,9 +1,9 @@
 //! `agentpi lint --suggest`: an MCP+ block per tool inferred from what the tool already says
 //! (annotations, name verbs, description, enumerated failure phrases), for the author to review.
 
-use super::input::ToolSet;
 use super::mcp_plus::{KEY, SideEffects, VERSION};
 use super::tokens::summary;
+use super::toolset::ToolSet;
 use super::words::{name_words, stem};
 use serde_json::{Map, Value, json};
 

@@ -7,7 +7,7 @@
 //! next word). Absolute numbers are estimates; the ratio between the two listings is what P4
 //! is about, and it is stable under the choice of tokenizer.
 
-use super::input::ToolSet;
+use super::toolset::ToolSet;
 use super::words::first_sentence;
 use serde_json::{Value, json};
 

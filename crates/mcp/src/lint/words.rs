@@ -97,6 +97,38 @@ pub fn first_sentence(text: &str) -> &str {
     text
 }
 
+/// The sentences of `text`: split after `.`, `!` or `?` followed by whitespace, at line breaks
+/// and at `;`. Dots inside names (`repo.issues`, `1.2`) do not split.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        let abbreviation = c == '.' && abbreviated(&text[..i]);
+        let ends = matches!(c, '.' | '!' | '?') && next_is_space && !abbreviation;
+        if matches!(c, '\n' | ';') || ends {
+            let end = i + c.len_utf8();
+            out.push(text[start..end].trim());
+            start = end;
+        }
+    }
+    out.push(text[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Whether `before` (the text up to a `.`) ends with an abbreviation that does not end a
+/// sentence: "e.g", "i.e", "etc", "vs".
+fn abbreviated(before: &str) -> bool {
+    let last = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    matches!(last.as_str(), "e.g" | "i.e" | "etc" | "vs" | "eg" | "ie")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +146,22 @@ mod tests {
         assert_eq!(first_sentence("Read a file. Then more."), "Read a file.");
         assert_eq!(first_sentence("Version 1.2 is fine"), "Version 1.2 is fine");
         assert_eq!(first_sentence("Line one\nline two"), "Line one");
+    }
+
+    #[test]
+    fn sentences_split_at_ends_not_inside_names() {
+        assert_eq!(
+            sentences("Use repo.issues first. Then v1.2; done\nnext"),
+            ["Use repo.issues first.", "Then v1.2;", "done", "next"]
+        );
+    }
+
+    #[test]
+    fn abbreviations_do_not_end_sentences() {
+        assert_eq!(
+            sentences("A format, e.g. 'json' or 'text'."),
+            ["A format, e.g. 'json' or 'text'."]
+        );
     }
 
     #[test]

@@ -43,15 +43,9 @@ impl Http {
         let (authority, path) = rest
             .split_once('/')
             .map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) => (
-                host,
-                port.parse().map_err(|_| ClientError::Io {
-                    reason: format!("bad port in {url:?}"),
-                })?,
-            ),
-            None => (authority, 80),
-        };
+        let (host, port) = split_authority(authority).ok_or_else(|| ClientError::Io {
+            reason: format!("bad host or port in {url:?}"),
+        })?;
         Ok(Http {
             host: host.into(),
             port,
@@ -61,6 +55,15 @@ impl Http {
         })
     }
 
+    /// The `Host` header value: a v6 address goes in brackets.
+    fn authority(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
     fn post(
         &mut self,
         message: &Value,
@@ -68,7 +71,7 @@ impl Http {
         timeout: Duration,
     ) -> Result<(Head, BufReader<Body>), ClientError> {
         let io = |e: std::io::Error| ClientError::Io {
-            reason: format!("HTTP {}:{}: {e}", self.host, self.port),
+            reason: format!("HTTP {}: {e}", self.authority()),
         };
         let address = (self.host.as_str(), self.port)
             .to_socket_addrs()
@@ -81,10 +84,9 @@ impl Http {
         stream.set_read_timeout(Some(timeout)).map_err(io)?;
         let body = message.to_string();
         let mut request = format!(
-            "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\nMcp-Method: {method}\r\n",
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\nMcp-Method: {method}\r\n",
             self.path,
-            self.host,
-            self.port,
+            self.authority(),
             body.len()
         );
         if let Some(session) = &self.session {
@@ -108,6 +110,22 @@ impl Http {
         let body = Body::new(&head, reader);
         Ok((head, BufReader::new(body)))
     }
+}
+
+/// `host[:port]` or `[v6-address][:port]` (RFC 3986), port 80 when absent.
+fn split_authority(authority: &str) -> Option<(&str, u16)> {
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(rest) => {
+            let (host, after) = rest.split_once(']')?;
+            (host, after.strip_prefix(':'))
+        }
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let port = port.map_or(Some(80), |p| p.parse().ok())?;
+    (!host.is_empty()).then_some((host, port))
 }
 
 impl Transport for Http {

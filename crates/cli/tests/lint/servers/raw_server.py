@@ -7,9 +7,14 @@ Usage: raw_server.py MODE, where MODE is one of
   silent   read stdin and never answer
   exits    write an error on stderr and exit with status 3 at once
   notjson  answer every line with text that is not JSON
+  nodiscover  never answer server/discover, serve legacy MCP; refuse `initialize` if it comes
+           10 s or more after the probe (a client that waits out a long probe is too slow)
+  slowmodern  a modern-only server that starts slowly: read nothing for 3 s, answer
+           server/discover, refuse `initialize` with -32022 (stdio keeps the first era)
 """
 import json
 import sys
+import time
 
 MODE = sys.argv[1]
 
@@ -31,7 +36,7 @@ def send(message):
 
 
 def tools_page(cursor):
-    if MODE == "banner":
+    if MODE in ("banner", "nodiscover"):
         return {"tools": TOOLS[0:2]}
     tools, next_cursor = PAGES[cursor]
     if MODE == "loop" and cursor == "p2":
@@ -42,9 +47,36 @@ def tools_page(cursor):
     return result
 
 
+PROBED = []
+
+
+def modern(request):
+    """slowmodern: the modern era only."""
+    method = request.get("method")
+    meta = {"io.modelcontextprotocol/serverInfo": {"name": "raw", "version": "0"}}
+    if method == "server/discover":
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": meta, "ttlMs": 0, "cacheScope": "public"}
+    elif method == "tools/list":
+        result = {"resultType": "complete", "tools": TOOLS[0:2], "ttlMs": 0, "cacheScope": "public"}
+    else:
+        error = {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"}}
+        send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+        return
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
 def answer(request):
     method = request.get("method")
     if "id" not in request:
+        return
+    if MODE == "slowmodern":
+        return modern(request)
+    if MODE == "nodiscover" and method == "server/discover":
+        PROBED.append(time.monotonic())
+        return
+    late = MODE == "nodiscover" and PROBED and time.monotonic() - PROBED[0] >= 10
+    if method == "initialize" and late:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32603, "message": "initialize came 10 s after the probe"}})
         return
     if method == "initialize":
         result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "0"}}
@@ -63,6 +95,8 @@ def main():
     if MODE == "banner":
         print("Weather server v1.0 ready on stdio")
         sys.stdout.flush()
+    if MODE == "slowmodern":
+        time.sleep(3)
     for line in sys.stdin:
         if MODE == "silent":
             continue

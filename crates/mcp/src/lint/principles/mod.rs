@@ -8,8 +8,8 @@ mod p4;
 mod p5;
 
 use super::context::{Context, label};
-use super::input::Tool;
 use super::mcp_plus::{self, McpPlus, SideEffects};
+use super::toolset::Tool;
 use serde_json::Value;
 
 /// What the principles need to know about one tool.
@@ -63,6 +63,49 @@ pub fn check(cx: &mut Context) {
         p4::check(cx, fact);
     }
     p5::check(cx, &facts);
+    adoption(cx, facts.len());
+}
+
+/// P002 once for the server when it has not opted into MCP+ (and `--mcp-plus` was not given):
+/// adoption is one decision of the author, not a defect of each tool.
+fn adoption(cx: &mut Context, tools: usize) {
+    if cx.mcp_plus || tools == 0 {
+        return;
+    }
+    let message = format!(
+        "the server does not use MCP+: none of its {tools} tools carries `_meta[\"{}\"]` (side effects, approval, failure modes, summary, dependencies)",
+        mcp_plus::KEY
+    );
+    cx.server("P002", "", message).diagnostic.help = Some(
+        "`agentpi lint --suggest` infers a block per tool to review; `--mcp-plus` checks every tool as if the server used MCP+".into(),
+    );
+}
+
+/// Whether a tool's description says how it fails (stock MCP's way to document failure modes,
+/// used for the P3 score of servers without MCP+): it names an error, a failure, or a condition
+/// under which the call does not succeed.
+pub fn documents_failures(tool: &Value) -> bool {
+    let Some(text) = tool.get("description").and_then(Value::as_str) else {
+        return false;
+    };
+    let lower = text.to_lowercase();
+    const SIGNS: &[&str] = &[
+        "error",
+        "fail",
+        "throw",
+        "raise",
+        "invalid",
+        "not found",
+        "does not exist",
+        "doesn't exist",
+        "denied",
+        "unavailable",
+        "timeout",
+        "timed out",
+        "reject",
+        "refuse",
+    ];
+    SIGNS.iter().any(|sign| lower.contains(sign))
 }
 
 /// P405: the whole listing against the token budget (P4 at the level of the server).
@@ -85,6 +128,7 @@ fn parse<'a>(cx: &mut Context, tool: &'a Tool) -> Facts<'a> {
             }
             Some(plus)
         }
+        None if !cx.mcp_plus => None,
         None => {
             let message = format!(
                 "tool {} carries no MCP+ block (`_meta[\"{}\"]`)",

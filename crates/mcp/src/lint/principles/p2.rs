@@ -11,8 +11,13 @@ pub fn check(cx: &mut Context, facts: &Facts) {
     let tool = facts.tool;
     let declared = facts.declared();
     let Some(effects) = declared.or_else(|| facts.annotated()) else {
+        let sources = if cx.mcp_plus {
+            "neither readOnlyHint/destructiveHint nor MCP+ side_effects says"
+        } else {
+            "no readOnlyHint or destructiveHint annotation says"
+        };
         let message = format!(
-            "tool {}: neither readOnlyHint/destructiveHint nor MCP+ side_effects says whether it changes state, so clients must assume it may destroy data",
+            "tool {}: {sources} whether it changes state, so clients must assume it may destroy data",
             label(tool)
         );
         cx.tool("P201", tool, "/annotations", message);
@@ -42,7 +47,8 @@ fn approval(cx: &mut Context, facts: &Facts, effects: SideEffects, declared: boo
             &format!("{POINTER}/requires_approval"),
             message,
         );
-    } else {
+    } else if cx.mcp_plus {
+        // Stock MCP has no approval field: asking for one is MCP+ adoption, not a defect.
         let message = format!(
             "tool {}: its annotations say it may {} but it declares no approval requirement",
             label(tool),

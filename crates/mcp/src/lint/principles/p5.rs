@@ -5,6 +5,7 @@
 use super::Facts;
 use crate::lint::context::{Context, label};
 use crate::lint::mcp_plus::{Dependency, DependencyKind};
+use crate::lint::words::sentences;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub fn check(cx: &mut Context, facts: &[Facts]) {
@@ -15,7 +16,10 @@ pub fn check(cx: &mut Context, facts: &[Facts]) {
     }
     exclusive(cx, facts);
     cycles(cx, facts);
-    mentions(cx, facts);
+    // Stock MCP cannot declare a relation, so a mention is only a finding under MCP+.
+    if cx.mcp_plus {
+        mentions(cx, facts);
+    }
 }
 
 fn target(cx: &mut Context, fact: &Facts, edge: &Dependency) {
@@ -178,7 +182,7 @@ fn mentions(cx: &mut Context, facts: &[Facts]) {
         {
             let declared =
                 related.contains(&(fact.name(), other)) || related.contains(&(other, fact.name()));
-            if !declared && mentions_word(description, other) {
+            if !declared && mentions_as_relation(description, other) {
                 let message = format!(
                     "tool {}: the description mentions `{other}` but no dependency relates the two",
                     label(fact.tool)
@@ -192,6 +196,33 @@ fn mentions(cx: &mut Context, facts: &[Facts]) {
 /// Names that cannot be ordinary words: they contain `_`, `-` or `.`, or an inner capital.
 fn identifier_like(name: &str) -> bool {
     name.contains(['_', '-', '.']) || name.chars().skip(1).any(char::is_uppercase)
+}
+
+/// Words that make a mention a pointer to a replacement or predecessor, not a relation the
+/// agent must respect ("Deprecated: use read_text_file instead").
+const SUCCESSION: &[&str] = &[
+    "deprecated",
+    "instead",
+    "replaced",
+    "replaces",
+    "superseded",
+    "supersedes",
+    "predecessor",
+    "successor",
+    "formerly",
+    "renamed",
+    "legacy",
+];
+
+/// Whether `text` names tool `other` in a sentence that is not about succession.
+fn mentions_as_relation(text: &str, other: &str) -> bool {
+    sentences(text)
+        .into_iter()
+        .filter(|sentence| mentions_word(sentence, other))
+        .any(|sentence| {
+            let lower = sentence.to_lowercase();
+            !SUCCESSION.iter().any(|word| lower.contains(word))
+        })
 }
 
 fn mentions_word(text: &str, word: &str) -> bool {
