@@ -64,8 +64,8 @@ pub struct Args {
 
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 no error-level finding (warnings allowed), 1 an \
-    error-level finding, 2 an input that cannot be read (a file, a server that does not answer, \
-    an unknown --explain code) or an output that could not be written.";
+    error-level finding, 2 an input that cannot be read (a file, a bad config, a server that does \
+    not answer, an unknown --explain code) or an output that could not be written.";
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
