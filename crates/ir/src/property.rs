@@ -125,10 +125,13 @@ fn unsupported(lw: &mut Lowerer, span: agentpi_diagnostics::Span, why: Unsupport
         ),
         Unsupported::TooManyUntils(n) => Diagnostic::error(
             "E0214",
-            format!("the formula has {n} eventualities; at most {MAX_UNTILS} are supported"),
+            format!(
+                "the formula needs {n} eventualities in its negation; at most {MAX_UNTILS} are \
+                 supported"
+            ),
         )
         .at(span)
-        .with_label("too many `<>`, `U` (and, negated, `[]`, `R`, `W`)")
+        .with_label("each `[]`, `R`, `W` (and each `<>`, `U` under `not`) is one")
         .with_help("split it into several `check` lines"),
     };
     lw.error(diag);
