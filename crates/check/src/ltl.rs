@@ -41,6 +41,9 @@ enum Node {
 /// An obligation: a subformula and the environment (by index) its variables take values from.
 type Ob = (u32, u32);
 
+/// An obligation set that can follow a step, with the eventualities it postpones.
+type Successor = (Vec<Ob>, u64);
+
 /// What expansion reads: a transition's label, by index, or the stutter step.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Letter {
@@ -57,7 +60,7 @@ struct Automaton<'a> {
     plain: Vec<Vec<bool>>,
     envs: Vec<Bindings>,
     env_index: FxHashMap<Bindings, u32>,
-    expansions: FxHashMap<(Vec<Ob>, Letter), Vec<(Vec<Ob>, u64)>>,
+    expansions: FxHashMap<(Vec<Ob>, Letter), Vec<Successor>>,
     stutter_ok: FxHashMap<Vec<Ob>, bool>,
     untils: u32,
 }
@@ -145,7 +148,7 @@ impl<'a> Automaton<'a> {
 
     /// The obligation sets that can follow `obs` on `step`, each with its postponed
     /// eventualities (before fresh channels are renamed into the target's numbering).
-    fn expand(&mut self, obs: &[Ob], step: Letter) -> Vec<(Vec<Ob>, u64)> {
+    fn expand(&mut self, obs: &[Ob], step: Letter) -> Vec<Successor> {
         let key = (obs.to_vec(), step);
         if let Some(found) = self.expansions.get(&key) {
             return found.clone();
@@ -282,7 +285,7 @@ impl<'a> Automaton<'a> {
 
 /// Drops each (set, pending) that another makes redundant: a subset of its obligations with a
 /// subset of its postponed eventualities accepts at least the same continuations.
-fn minimal(covers: Vec<(Vec<Ob>, u64)>) -> Vec<(Vec<Ob>, u64)> {
+fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
     let dominated = |i: usize| {
         let (q, p) = &covers[i];
         covers.iter().enumerate().any(|(j, (r, o))| {
