@@ -6,6 +6,7 @@
 //! `fair`) is decided on the product with a monitor (see [`product`]). No JSON, no MCP, no
 //! printing: results are data for the binary to render.
 
+pub mod accept;
 pub mod explore;
 pub mod pattern;
 pub mod product;
