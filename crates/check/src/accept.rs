@@ -71,10 +71,11 @@ pub fn accepts(
             Ok(o) => o,
             Err(e) => return Ok(refused(format!("not a label: {e}"), Vec::new())),
         };
-        let expected = replay.expected().map_err(failed)?;
         match replay.step(&observation).map_err(failed)? {
             Verdict::Accepted | Verdict::Flagged(_) => {}
             Verdict::Refused => {
+                // A refusal leaves the states as they were: what they accept is asked now.
+                let expected = replay.expected().map_err(failed)?;
                 let reason = "no state reached by the trace so far can take it".to_string();
                 return Ok(refused(reason, expected));
             }
