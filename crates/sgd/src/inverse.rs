@@ -370,9 +370,9 @@ fn slot(
     rest: &str,
     lose: &mut impl FnMut(&str, String),
 ) -> Slot {
-    let mut kept = ["description", "enum", "default"].to_vec();
+    let kept = ["type", "description", "enum", "default"];
     match def.get("type") {
-        Some(Value::String(t)) if t == "string" => kept.push("type"),
+        Some(Value::String(t)) if t == "string" => {}
         Some(t) => lose(
             &format!("{rest}/type"),
             format!(

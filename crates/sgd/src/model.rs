@@ -110,7 +110,7 @@ pub fn sgd(service: &Service, transactions: Transactions) -> String {
         out += &chain(intent, call, &names, Side::Sgd, transactions);
     }
     let _ = writeln!(out, "\nproc Dialogue = {}", starts(service, ""));
-    out += "proc Sgd = Dialogue ; Sgd\n\nsystem Sgd = Sgd\n";
+    out += "// Between dialogues the service may rest: a daemon.\ndaemon proc Sgd = Dialogue ; Sgd\n\nsystem Sgd = Sgd\n";
     out
 }
 
@@ -133,7 +133,7 @@ pub fn mcp(service: &Service, transactions: Transactions) -> String {
     }
     let _ = writeln!(
         out,
-        "\nproc Session(done: chan) = ({}) ; Session(done)",
+        "\ndaemon proc Session(done: chan) = ({}) ; Session(done)",
         starts(service, "done")
     );
     out += "// initialize and tools/list: capability negotiation and discovery are silent.\n";

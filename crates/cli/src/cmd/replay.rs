@@ -93,9 +93,9 @@ fn text(file: &str, system: &str, n: usize, outcome: &Acceptance) -> String {
     match outcome {
         Acceptance::Accepted { at_end } => {
             let end = if *at_end {
-                "the model may stop here"
+                "it ends in a valid end state"
             } else {
-                "the model cannot stop here (it must go on)"
+                "it does not end in a valid end state (a component can still act or is blocked)"
             };
             format!(
                 "accepted: the {} are a run of {file}:{system}; {end}\n",
