@@ -148,3 +148,17 @@ fn banks_1_is_branching_bisimilar_to_its_image_until_the_flag_means_approval() {
     assert!(!row.approval_hidden.weak);
     assert!(row.plus.branching);
 }
+
+#[test]
+fn plus_inverse_of_phi_plus_keeps_every_transactional_flag() {
+    for d in services() {
+        let s = &d.service;
+        let back = inverse(&phi_plus(s), &s.service_name, Which::Plus).unwrap();
+        let diff = differences(s, back.result.as_ref().unwrap());
+        assert!(
+            !diff.iter().any(|x| x.contains("is_transactional")),
+            "{}: {diff:?}",
+            s.service_name
+        );
+    }
+}
