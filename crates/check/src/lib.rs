@@ -7,6 +7,7 @@
 //! the product with a Büchi automaton of their negation. No JSON, no MCP, no
 //! printing: results are data for the binary to render.
 
+pub mod accept;
 pub mod explore;
 mod ltl;
 pub mod pattern;

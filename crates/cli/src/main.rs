@@ -47,6 +47,12 @@ enum Command {
     /// Lint MCP tool definitions against the specification and MCP+.
     #[command(after_help = cmd::lint::EXIT_STATUS)]
     Lint(cmd::lint::Args),
+    /// Is this trace a run of this model? Replays labels against a system.
+    #[command(after_help = cmd::replay::EXIT_STATUS)]
+    Replay(cmd::replay::Args),
+    /// The paper made executable on SGD schemas: models, Φ, Φ⁻¹, the survey, real dialogues.
+    #[command(after_help = cmd::sgd::EXIT_STATUS)]
+    Sgd(cmd::sgd::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -96,5 +102,7 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Minimize(args) => cmd::minimize::run(args),
         Command::Lint(args) => cmd::lint::run(args),
         Command::Models(args) => cmd::models::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Sgd(args) => cmd::sgd::run(args),
     }
 }

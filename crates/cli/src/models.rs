@@ -53,6 +53,18 @@ pub const MODELS: &[Bundled] = &[
         "the orchestration with two bugs: publishes after a failed fetch, forgets the cleanup"
     ),
     bundled!(
+        "paper/mcp",
+        "Φ of the SGD service Banks_1 as an MCP server: discovery, tools/call, validation, no approval"
+    ),
+    bundled!(
+        "paper/mcp_plus",
+        "Φ⁺ of Banks_1 (approval before the call) and the paper's safety claims, each kept and broken"
+    ),
+    bundled!(
+        "paper/sgd",
+        "the paper's SGD encoding of the real service Banks_1: slots, invoke, execute, approval"
+    ),
+    bundled!(
         "philosophers",
         "dining philosophers written once for any N (-D N=5): the deadlock, and the fix"
     ),

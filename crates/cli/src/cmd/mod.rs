@@ -6,6 +6,8 @@ pub mod lint;
 pub mod lts;
 pub mod minimize;
 pub mod models;
+pub mod replay;
+pub mod sgd;
 pub mod sim;
 
 /// A report as text for people or JSON for programs.
