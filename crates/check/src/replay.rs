@@ -215,6 +215,21 @@ pub struct Replay<'s, 'p> {
     memo: RefCell<Memo>,
 }
 
+/// A copy keeps the explanations and starts with an empty memo: the monitor takes one before
+/// each message so that, when the message is flagged, it can still say what the model would
+/// have accepted instead.
+impl Clone for Replay<'_, '_> {
+    fn clone(&self) -> Self {
+        Replay {
+            sem: self.sem,
+            alphabet: self.alphabet.clone(),
+            options: self.options,
+            hyps: self.hyps.clone(),
+            memo: RefCell::default(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Replay<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay")
