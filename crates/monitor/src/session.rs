@@ -153,6 +153,16 @@ impl Session {
         }
     }
 
+    /// `dropped` events were relayed but never reached the checker (it fell behind): the
+    /// model can no longer follow the session, so its checks stop; shape checks go on.
+    pub fn gap(&mut self, dropped: usize) {
+        self.next_index += dropped;
+        self.replay = None;
+        self.note(format!(
+            "the checker fell behind: {dropped} events were relayed unchecked; model checks stopped there"
+        ));
+    }
+
     /// Takes the next event of the trace; returns the violations it revealed (messages held
     /// back while the era is unknown are checked once it is known).
     pub fn feed(&mut self, event: &Event) -> Vec<Violation> {

@@ -129,13 +129,13 @@ fn parse_line(line: &[u8]) -> Result<Event, String> {
     let Value::Object(mut obj) = value else {
         return Err("not a JSON object".into());
     };
-    let dir = match obj.remove("dir") {
+    let dir = match obj.shift_remove("dir") {
         Some(Value::String(d)) => Dir::parse(&d)
             .ok_or_else(|| format!("`dir` is `{d}`, not c2s, s2c, stderr or event"))?,
         Some(_) => return Err("`dir` is not a string".into()),
         None => return Err("no `dir` field".into()),
     };
-    let t = match obj.remove("t") {
+    let t = match obj.shift_remove("t") {
         None => None,
         Some(Value::Number(n)) => n.as_f64(),
         Some(_) => return Err("`t` is not a number".into()),
@@ -162,7 +162,7 @@ fn parse_line(line: &[u8]) -> Result<Event, String> {
 
 /// `raw`, `raw_b64`, or the line itself as a JSON-RPC message (a plain message with a `dir`).
 fn raw_bytes(obj: &mut Map<String, Value>) -> Result<Vec<u8>, String> {
-    match (obj.remove("raw"), obj.remove("raw_b64")) {
+    match (obj.shift_remove("raw"), obj.shift_remove("raw_b64")) {
         (Some(Value::String(s)), None) => Ok(s.into_bytes()),
         (None, Some(Value::String(s))) => {
             base64::decode(&s).ok_or_else(|| "`raw_b64` is not base64".to_string())

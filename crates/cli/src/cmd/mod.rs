@@ -6,7 +6,9 @@ pub mod lint;
 pub mod lts;
 pub mod minimize;
 pub mod models;
+pub mod monitor;
 pub mod sim;
+pub mod trace;
 
 /// A report as text for people or JSON for programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
