@@ -98,6 +98,12 @@ struct Pending {
     params: Option<Value>,
 }
 
+/// A response that reaches the proxy within this many seconds of the cancellation of its
+/// request may have been written before the cancellation was read: a crossing, not a C3
+/// violation (reference/mcp.md C3: "at a proxy use response sent > delta after cancel
+/// forwarded"). A trace without times is judged by order alone.
+pub const RACE_WINDOW: f64 = 0.1;
+
 /// How many messages wait for the era to be known before it is taken to be legacy.
 const ERA_WINDOW: usize = 64;
 
@@ -112,7 +118,8 @@ pub struct Session {
     waiting: Vec<(usize, Event)>,
     ids_used: HashSet<String>,
     requests: HashMap<String, Pending>,
-    cancelled: HashSet<String>,
+    /// Requests cancelled, with the time the cancel crossed the proxy.
+    cancelled: HashMap<String, Option<f64>>,
     tokens_used: HashSet<String>,
     progress: HashMap<String, f64>,
     schemas: Map<String, Value>,
@@ -137,7 +144,7 @@ impl Session {
             waiting: Vec::new(),
             ids_used: HashSet::new(),
             requests: HashMap::new(),
-            cancelled: HashSet::new(),
+            cancelled: HashMap::new(),
             tokens_used: HashSet::new(),
             progress: HashMap::new(),
             schemas: Map::new(),
@@ -194,7 +201,7 @@ impl Session {
         let mut open: Vec<OpenRequest> = self
             .requests
             .iter()
-            .filter(|(k, _)| !self.cancelled.contains(*k))
+            .filter(|(k, _)| !self.cancelled.contains_key(*k))
             .map(|(_, p)| OpenRequest {
                 index: p.index,
                 dir: p.dir,
@@ -269,9 +276,11 @@ impl Session {
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
-                self.notification(event.dir, method, params.as_ref(), &mut found)
+                self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
-            Message::Response { id, outcome } => self.response(event.dir, id, outcome, &mut found),
+            Message::Response { id, outcome } => {
+                self.response(event.dir, id, outcome, event.t, &mut found)
+            }
         };
         self.report(index, event, found);
         let what = describe(&message);
@@ -388,6 +397,7 @@ impl Session {
         dir: Dir,
         id: &Value,
         outcome: &Result<Value, Value>,
+        t: Option<f64>,
         found: &mut Vec<Finding>,
     ) -> Vec<Observation> {
         if self.era == Era::Modern && dir == Dir::C2s {
@@ -398,7 +408,14 @@ impl Session {
         let pending = self.requests.remove(&key);
         let mut obs = Vec::new();
         let head = dir.as_str();
-        if bound || (self.replay.is_none() && pending.is_some()) {
+        let crossed = match (self.cancelled.get(&key), t) {
+            (Some(Some(at)), Some(t)) => t - at <= RACE_WINDOW,
+            _ => false,
+        };
+        if bound && crossed {
+            let name = Arg::Name(Key::from(key.as_str()));
+            obs.push(Observation::new(head, vec![ctor("crossed", vec![name])]));
+        } else if bound || (self.replay.is_none() && pending.is_some()) {
             let name = Arg::Name(Key::from(key.as_str()));
             obs.push(Observation::new(
                 head,
@@ -448,6 +465,7 @@ impl Session {
         dir: Dir,
         method: &str,
         params: Option<&Value>,
+        t: Option<f64>,
         found: &mut Vec<Finding>,
     ) -> Vec<Observation> {
         let head = dir.as_str();
@@ -479,11 +497,9 @@ impl Session {
             _ => ("note", Some(ctor(bind::note_kind(method, dir), vec![]))),
         };
         if name == "cancel" && arg.is_some() {
-            self.cancelled.insert(format!(
-                "{}:{}",
-                dir.as_str(),
-                field("requestId").unwrap_or(&Value::Null)
-            ));
+            let rid = field("requestId").unwrap_or(&Value::Null);
+            let key = format!("{}:{rid}", dir.as_str());
+            self.cancelled.entry(key).or_insert(t);
         }
         let args = arg.into_iter().collect();
         vec![Observation::new(head, vec![ctor(name, args)])]

@@ -217,12 +217,14 @@ fn client_to_server(stdin: Option<ChildStdin>, tap: &Tap) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if !server_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
-            server_gone = true;
-        }
+        // Tapped before it is passed on (both ways), so that the record never shows an
+        // answer before its request.
         lines.feed(&buf[..n], |line| {
             tap.emit(Event::message(tap.now(), Dir::C2s, line))
         });
+        if !server_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+            server_gone = true;
+        }
     }
     lines.end(|line| tap.emit(Event::message(tap.now(), Dir::C2s, line)));
     tap.process("eof", Map::from_iter([("side".into(), json!("client"))]));
@@ -239,12 +241,12 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, tap: &Tap) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if !reader_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
-            reader_gone = true;
-        }
         lines.feed(&buf[..n], |line| {
             tap.emit(Event::message(tap.now(), dir, line))
         });
+        if !reader_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+            reader_gone = true;
+        }
     }
     lines.end(|line| tap.emit(Event::message(tap.now(), dir, line)));
     let side = if dir == Dir::S2c {
