@@ -125,6 +125,8 @@ pub struct Session {
     schemas: Map<String, Value>,
     violations: Vec<Violation>,
     notes: Vec<String>,
+    /// Events relayed that the checker never saw.
+    unchecked: usize,
 }
 
 impl Default for Session {
@@ -150,6 +152,7 @@ impl Session {
             schemas: Map::new(),
             violations: Vec::new(),
             notes: Vec::new(),
+            unchecked: 0,
         }
     }
 
@@ -164,10 +167,8 @@ impl Session {
     /// model can no longer follow the session, so its checks stop; shape checks go on.
     pub fn gap(&mut self, dropped: usize) {
         self.next_index += dropped;
+        self.unchecked += dropped;
         self.replay = None;
-        self.note(format!(
-            "the checker fell behind: {dropped} events were relayed unchecked; model checks stopped there"
-        ));
     }
 
     /// Takes the next event of the trace; returns the violations it revealed (messages held
@@ -197,6 +198,12 @@ impl Session {
     pub fn finish(mut self) -> Report {
         if !self.waiting.is_empty() {
             self.start();
+        }
+        if self.unchecked > 0 {
+            let n = self.unchecked;
+            self.note(format!(
+                "the checker fell behind: {n} events were relayed unchecked; model checks stopped at the first"
+            ));
         }
         let mut open: Vec<OpenRequest> = self
             .requests

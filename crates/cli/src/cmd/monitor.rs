@@ -51,10 +51,58 @@ struct Tap {
     queue: SyncSender<Option<Event>>,
     dropped: AtomicUsize,
     record_failed: AtomicBool,
+    /// Our standard error, shared with the server's: the monitor's lines wait while the
+    /// server is in the middle of one of its own.
+    stderr: Mutex<SharedStderr>,
+}
+
+#[derive(Default)]
+struct SharedStderr {
+    mid_line: bool,
+    held: Vec<String>,
 }
 
 impl Tap {
-    /// Records `event` and queues it for the checker; never blocks on the checker.
+    /// One line of the monitor's on standard error, never inside a line of the server's.
+    fn say(&self, line: String) {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.mid_line {
+            shared.held.push(line);
+        } else {
+            output::stderr(&line);
+        }
+    }
+
+    /// A chunk of the server's standard error; held lines follow it once it ends a line.
+    fn server_stderr(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let mut err = std::io::stderr().lock();
+        err.write_all(bytes).and_then(|()| err.flush())?;
+        shared.mid_line = bytes.last().is_some_and(|&b| b != b'\n');
+        if !shared.mid_line {
+            for line in std::mem::take(&mut shared.held) {
+                output::stderr(&line);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines still held at the end (the server's last line had no newline).
+    fn release(&self) {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.mid_line && !shared.held.is_empty() {
+            output::stderr("\n");
+        }
+        for line in std::mem::take(&mut shared.held) {
+            output::stderr(&line);
+        }
+        shared.mid_line = false;
+    }
+}
+
+impl Tap {
+    /// Records `event` and queues it for the checker (stderr lines are only recorded: they
+    /// are not the protocol's); never blocks on the checker.
     fn emit(&self, event: Event) {
         let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(file) = record.as_mut() {
@@ -67,6 +115,9 @@ impl Tap {
                 self.record_failed.store(true, Ordering::Relaxed);
                 *record = None;
             }
+        }
+        if event.dir == Dir::Stderr {
+            return;
         }
         match self.queue.try_send(Some(event)) {
             Ok(()) => {}
@@ -116,6 +167,7 @@ pub fn run(args: Args) -> u8 {
         queue,
         dropped: AtomicUsize::new(0),
         record_failed: AtomicBool::new(false),
+        stderr: Mutex::default(),
     });
     tap.process(
         "spawn",
@@ -145,11 +197,11 @@ fn relay(child: &mut Child, tap: &Arc<Tap>) -> u8 {
     }
     let out = stdout.map(|s| {
         let tap = tap.clone();
-        std::thread::spawn(move || pump(s, std::io::stdout(), Dir::S2c, &tap))
+        std::thread::spawn(move || pump(s, to_stdout, Dir::S2c, &tap))
     });
     let err = stderr.map(|s| {
         let tap = tap.clone();
-        std::thread::spawn(move || pump(s, std::io::stderr(), Dir::Stderr, &tap))
+        std::thread::spawn(move || pump(s, |b| tap.server_stderr(b), Dir::Stderr, &tap))
     });
     let status = wait(child, tap);
     for handle in [out, err].into_iter().flatten() {
@@ -232,7 +284,12 @@ fn client_to_server(stdin: Option<ChildStdin>, tap: &Tap) {
 }
 
 /// Copies a server stream to ours, chunk by chunk, and taps its lines.
-fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, tap: &Tap) {
+fn pump(
+    mut from: impl Read,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+    dir: Dir,
+    tap: &Tap,
+) {
     let mut lines = Lines::default();
     let mut buf = vec![0u8; CHUNK];
     let mut reader_gone = false;
@@ -244,7 +301,7 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, tap: &Tap) {
         lines.feed(&buf[..n], |line| {
             tap.emit(Event::message(tap.now(), dir, line))
         });
-        if !reader_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+        if !reader_gone && write(&buf[..n]).is_err() {
             reader_gone = true;
         }
     }
@@ -255,6 +312,12 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, tap: &Tap) {
         "server stderr"
     };
     tap.process("eof", Map::from_iter([("side".into(), json!(side))]));
+}
+
+/// A chunk to our standard output, under its lock so that nothing interleaves with it.
+fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|()| out.flush())
 }
 
 /// Splits a byte stream into lines (without their newline).
@@ -312,7 +375,7 @@ fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report
         if !found.is_empty() {
             let events: Vec<Event> = window.iter().cloned().collect();
             for v in found {
-                output::stderr(&(wire::line(&v) + "\n"));
+                tap.say(wire::line(&v) + "\n");
                 charts.insert(v.index, wire::chart(&events, first, v.index));
             }
         }
@@ -349,6 +412,7 @@ fn finish(
             wire::text("agentpi monitor", report, &chart_of)
         }
     };
+    tap.release();
     output::stderr(&summary);
     if failed && status == 0 { 2 } else { status }
 }
