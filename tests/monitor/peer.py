@@ -89,7 +89,7 @@ def main() -> None:
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": token, "progress": 1}})
         elif method == "notifications/cancelled" and pending is not None:
-            time.sleep(0.3)  # well after the cancel: not a crossing
+            time.sleep(1.5)  # well after the cancel: not a crossing
             result(pending, {"content": []})
             pending = None
         elif id_ is not None and method is not None:

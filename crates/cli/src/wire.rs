@@ -104,10 +104,11 @@ pub fn chart(events: &[Event], first: usize, index: usize) -> String {
             }
         })
         .collect();
-    msc::render(&Trace {
+    let trace = Trace {
         steps,
         loop_start: None,
-    })
+    };
+    msc::render_columns(&trace, &["client", "server"])
 }
 
 /// A message in a few words: `tools/call #2`, `result #2`, `notifications/progress`.

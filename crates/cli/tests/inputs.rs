@@ -159,9 +159,24 @@ fn models_lists_every_bundled_model() {
         insta::assert_snapshot!("models", listing);
     });
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let mut names = Vec::new();
     for entry in std::fs::read_dir(folder).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if !path.is_dir() {
+            names.push(name);
+            continue;
+        }
+        // A folder of models (models/mcp/legacy.pi is `mcp/legacy`).
+        for inner in std::fs::read_dir(&path).unwrap() {
+            let inner = inner.unwrap().path();
+            names.push(format!(
+                "{name}/{}",
+                inner.file_stem().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    for name in names {
         assert!(
             listing.contains(&format!("\n{name} ")),
             "{name} is not listed"

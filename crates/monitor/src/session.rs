@@ -102,7 +102,7 @@ struct Pending {
 /// request may have been written before the cancellation was read: a crossing, not a C3
 /// violation (reference/mcp.md C3: "at a proxy use response sent > delta after cancel
 /// forwarded"). A trace without times is judged by order alone.
-pub const RACE_WINDOW: f64 = 0.1;
+pub const RACE_WINDOW: f64 = 0.5;
 
 /// How many messages wait for the era to be known before it is taken to be legacy.
 const ERA_WINDOW: usize = 64;

@@ -26,6 +26,9 @@ pub struct Args {
     /// Write the report (JSON) here when the session ends
     #[arg(long)]
     report: Option<String>,
+    /// Relay (and record) only: no checks (to measure the relay alone)
+    #[arg(long)]
+    no_check: bool,
     /// The summary written to standard error at the end
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -35,9 +38,10 @@ pub struct Args {
 }
 
 /// The exit statuses, for `--help`.
-pub const EXIT_STATUS: &str = "Exit status: the server's exit status (128 + the signal number \
-when a signal ended it), whatever the monitor found; 2 the server could not be started or a \
---record or --report file could not be written.";
+pub const EXIT_STATUS: &str = "Exit status: 0 the server exited with status 0; otherwise the \
+server's own status (128 + the signal number when a signal ended it), whatever the monitor \
+found; 2 also when the server could not be started or a --record or --report file could not \
+be written.";
 
 /// Events the checker may lag behind before the relay stops waiting for it.
 const QUEUE: usize = 4096;
@@ -51,6 +55,8 @@ struct Tap {
     queue: SyncSender<Option<Event>>,
     dropped: AtomicUsize,
     record_failed: AtomicBool,
+    /// Whether events go to the checker at all (`--no-check`: no).
+    check: bool,
     /// Our standard error, shared with the server's: the monitor's lines wait while the
     /// server is in the middle of one of its own.
     stderr: Mutex<SharedStderr>,
@@ -116,7 +122,7 @@ impl Tap {
                 *record = None;
             }
         }
-        if event.dir == Dir::Stderr {
+        if event.dir == Dir::Stderr || !self.check {
             return;
         }
         match self.queue.try_send(Some(event)) {
@@ -167,6 +173,7 @@ pub fn run(args: Args) -> u8 {
         queue,
         dropped: AtomicUsize::new(0),
         record_failed: AtomicBool::new(false),
+        check: !args.no_check,
         stderr: Mutex::default(),
     });
     tap.process(
