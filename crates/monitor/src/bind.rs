@@ -29,8 +29,27 @@ pub fn request_kind(method: &str, dir: Dir) -> &'static str {
     }
 }
 
+/// The modern model's `Kind` of a request (the server sends none: `plain`).
+pub fn modern_request_kind(method: &str, dir: Dir) -> &'static str {
+    if dir == Dir::S2c {
+        return "plain";
+    }
+    match method {
+        "server/discover" => "discover",
+        "subscriptions/listen" => "listen",
+        "completion/complete" => "completion",
+        m if m.starts_with("tools/") => "tools",
+        m if m.starts_with("resources/") => "resources",
+        m if m.starts_with("prompts/") => "prompts",
+        _ => "plain",
+    }
+}
+
 /// The model's `Kind` of a notification (other than cancelled and progress).
-pub fn note_kind(method: &str, dir: Dir) -> &'static str {
+pub fn note_kind(method: &str, dir: Dir, modern: bool) -> &'static str {
+    if dir == Dir::C2s && modern {
+        return "note_other";
+    }
     if dir == Dir::C2s {
         return match method {
             "notifications/initialized" => "initialized",

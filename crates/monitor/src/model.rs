@@ -1,4 +1,5 @@
-//! The protocol models, bundled: `models/mcp/legacy.pi` (2025-06-18, 2025-11-25). Each is
+//! The protocol models, bundled: `models/mcp/legacy.pi` (2025-06-18, 2025-11-25) and
+//! `models/mcp/modern.pi` (2026-07-28). Each is
 //! loaded once per process and kept for its lifetime, so sessions borrow it freely.
 
 use agentpi_check::replay::{Alphabet, Options, Replay};
@@ -7,6 +8,7 @@ use agentpi_semantics::Semantics;
 use std::sync::OnceLock;
 
 pub const LEGACY: &str = include_str!("../../../models/mcp/legacy.pi");
+pub const MODERN: &str = include_str!("../../../models/mcp/modern.pi");
 
 /// A loaded model and its semantics.
 pub struct Model {
@@ -15,11 +17,11 @@ pub struct Model {
     alphabet: Alphabet,
 }
 
-/// The labels the monitor observes; `violation` marks an observer raising a rule id.
-const VISIBLE: &[&str] = &["c2s", "s2c", "decl"];
+/// `violation` marks an observer raising a rule id.
 const FLAGS: &[&str] = &["violation"];
 
-fn load(name: &str, text: &str) -> Result<Model, String> {
+/// Loads a model; `visible` are the labels the monitor observes.
+fn load(name: &str, text: &str, visible: &[&str]) -> Result<Model, String> {
     let loaded = agentpi_ir::load_str(name, text);
     if loaded.has_errors() {
         return Err(format!("the bundled model {name} does not load"));
@@ -28,7 +30,7 @@ fn load(name: &str, text: &str) -> Result<Model, String> {
     let system = program
         .system("Monitor")
         .ok_or_else(|| format!("{name} has no system Monitor"))?;
-    let alphabet = Alphabet::new(program, VISIBLE, FLAGS)?;
+    let alphabet = Alphabet::new(program, visible, FLAGS)?;
     Ok(Model {
         sem: Semantics::new(program),
         system,
@@ -40,7 +42,16 @@ fn load(name: &str, text: &str) -> Result<Model, String> {
 pub fn legacy() -> Result<&'static Model, String> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
     MODEL
-        .get_or_init(|| load("mcp/legacy.pi", LEGACY))
+        .get_or_init(|| load("mcp/legacy.pi", LEGACY, &["c2s", "s2c", "decl"]))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The modern model (loaded on first use).
+pub fn modern() -> Result<&'static Model, String> {
+    static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| load("mcp/modern.pi", MODERN, &["c2s", "s2c"]))
         .as_ref()
         .map_err(Clone::clone)
 }

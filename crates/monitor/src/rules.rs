@@ -130,6 +130,18 @@ pub const RULES: &[Rule] = &[
         "every client request carries _meta protocolVersion and clientCapabilities",
     ),
     rule(
+        "M13",
+        "MUST",
+        "basic/subscriptions",
+        "a listen's stream starts with its acknowledgement and names a listen in flight",
+    ),
+    rule(
+        "C5",
+        "MUST",
+        "basic/patterns/cancellation",
+        "the server cancels nothing but a subscriptions/listen",
+    ),
+    rule(
         "M6",
         "MUST",
         "basic/transports/stdio",

@@ -259,10 +259,15 @@ impl Session {
 
     /// Starts the model of the era and checks the messages that waited for it.
     fn start(&mut self) {
-        if self.era == Era::Legacy {
-            match model::legacy().and_then(|m| m.start()) {
+        let model = match self.era {
+            Era::Legacy => Some(model::legacy()),
+            Era::Modern => Some(model::modern()),
+            Era::Unknown => None,
+        };
+        if let Some(model) = model {
+            match model.and_then(|m| m.start()) {
                 Ok(replay) => self.replay = Some(replay),
-                Err(e) => self.note(format!("the legacy model cannot start: {e}")),
+                Err(e) => self.note(format!("the {} model cannot start: {e}", self.era.as_str())),
             }
         }
         for (index, event) in std::mem::take(&mut self.waiting) {
@@ -375,7 +380,12 @@ impl Session {
         if self.bound(&key) {
             obs.push(Observation::new(head, vec![ctor("again", vec![])]));
         } else {
-            let kind = ctor(bind::request_kind(method, dir), vec![]);
+            let kind = if self.era == Era::Modern {
+                bind::modern_request_kind(method, dir)
+            } else {
+                bind::request_kind(method, dir)
+            };
+            let kind = ctor(kind, vec![]);
             let name = Arg::Name(Key::from(key.as_str()));
             obs.push(Observation::new(
                 head,
@@ -392,7 +402,7 @@ impl Session {
                 },
             );
         }
-        if method == "initialize" && dir == Dir::C2s {
+        if method == "initialize" && dir == Dir::C2s && self.era == Era::Legacy {
             let caps = params.and_then(|p| p.get("capabilities"));
             obs.extend(declarations(caps, false));
         }
@@ -482,7 +492,7 @@ impl Session {
                 let Some(rid) = field("requestId") else {
                     return Vec::new();
                 };
-                let key = format!("{}:{rid}", dir.as_str());
+                let key = self.cancel_key(dir, rid);
                 self.reference(&key, "cancel", self.ids_used.contains(&key))
             }
             "notifications/progress" => {
@@ -501,15 +511,61 @@ impl Session {
                 }
                 self.reference(&key, "prog", self.tokens_used.contains(&key))
             }
-            _ => ("note", Some(ctor(bind::note_kind(method, dir), vec![]))),
+            _ => match self.subscription(dir, method, params) {
+                Some(found) => found,
+                None => {
+                    let modern = self.era == Era::Modern;
+                    (
+                        "note",
+                        Some(ctor(bind::note_kind(method, dir, modern), vec![])),
+                    )
+                }
+            },
         };
         if name == "cancel" && arg.is_some() {
             let rid = field("requestId").unwrap_or(&Value::Null);
-            let key = format!("{}:{rid}", dir.as_str());
+            let key = self.cancel_key(dir, rid);
             self.cancelled.entry(key).or_insert(t);
         }
         let args = arg.into_iter().collect();
         vec![Observation::new(head, vec![ctor(name, args)])]
+    }
+
+    /// The request a cancellation names: the canceller's own, except that a modern server
+    /// cancels the client's `subscriptions/listen`.
+    fn cancel_key(&self, dir: Dir, rid: &Value) -> String {
+        let owner = if self.era == Era::Modern && dir == Dir::S2c {
+            dir.other()
+        } else {
+            dir
+        };
+        format!("{}:{rid}", owner.as_str())
+    }
+
+    /// A modern notification on a listen's stream (its `_meta` names the subscription):
+    /// `ack`, `sub_note`, or `stray_sub` when no listen of that id is in flight.
+    fn subscription(
+        &self,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<(&'static str, Option<Arg>)> {
+        if self.era != Era::Modern || dir != Dir::S2c {
+            return None;
+        }
+        let id = params?
+            .get("_meta")?
+            .get("io.modelcontextprotocol/subscriptionId")?;
+        let key = format!("c2s:{id}");
+        if !self.bound(&key) {
+            return Some(("stray_sub", None));
+        }
+        let name = if method == "notifications/subscriptions/acknowledged" {
+            "ack"
+        } else {
+            "sub_note"
+        };
+        Some((name, Some(Arg::Name(Key::from(key.as_str())))))
     }
 
     /// `cancel(k)` / `prog(k)` for a live key; `late_...` for one seen before, `stray_...`
