@@ -142,42 +142,60 @@ fn a_client_without_initialize_breaks_l1() {
     assert_eq!(rules(&report), ["L1", "T1"], "{report:#}");
 }
 
-/// The Python SDK's client against the npm reference servers: clean sessions.
+/// The Python SDK's clients against real servers: clean sessions in both eras. `sdk_client.py`
+/// is the legacy `ClientSession`; `sdk_modern_client.py` the high-level `Client`, which probes
+/// with `server/discover` and falls back to `initialize` on a legacy server.
 #[test]
-fn sdk_client_and_reference_servers_are_clean() {
+fn sdk_clients_and_real_servers_are_clean() {
     let python = peer(".venv/bin/python");
     let files = scratch("files_root");
-    let servers: Vec<(&str, Vec<String>)> = vec![
+    let npm = |name: &str| {
+        peer(&format!(
+            "node_modules/@modelcontextprotocol/server-{name}/dist/index.js"
+        ))
+    };
+    let modern = repo()
+        .join("crates/cli/tests/lint/servers/modern_py.py")
+        .display()
+        .to_string();
+    let cases: Vec<(&str, &str, Vec<String>, &str)> = vec![
         (
             "everything",
-            vec![
-                "node".into(),
-                peer("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-                "stdio".into(),
-            ],
+            "sdk_client.py",
+            vec!["node".into(), npm("everything"), "stdio".into()],
+            "legacy",
         ),
         (
             "memory",
-            vec![
-                "node".into(),
-                peer("node_modules/@modelcontextprotocol/server-memory/dist/index.js"),
-            ],
+            "sdk_client.py",
+            vec!["node".into(), npm("memory")],
+            "legacy",
         ),
         (
             "filesystem",
+            "sdk_client.py",
             vec![
                 "node".into(),
-                peer("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+                npm("filesystem"),
                 files.display().to_string(),
             ],
+            "legacy",
+        ),
+        (
+            "fallback",
+            "sdk_modern_client.py",
+            vec!["node".into(), npm("everything"), "stdio".into()],
+            "legacy",
+        ),
+        (
+            "modern",
+            "sdk_modern_client.py",
+            vec![python.clone(), modern],
+            "modern",
         ),
     ];
-    for (name, server) in servers {
-        let client = vec![
-            python.clone(),
-            script("sdk_client.py"),
-            agentpi().to_string(),
-        ];
+    for (name, client, server, era) in cases {
+        let client = vec![python.clone(), script(client), agentpi().to_string()];
         let sdk_args = move |record: &str, report: &str| {
             let mut args = vec![record.to_string(), report.to_string(), "--".into()];
             args.extend(server.iter().cloned());
@@ -185,7 +203,7 @@ fn sdk_client_and_reference_servers_are_clean() {
         };
         let report = check(name, &client, &sdk_args);
         assert_eq!(rules(&report), Vec::<String>::new(), "{name}: {report:#}");
-        assert_eq!(report["era"], "legacy");
+        assert_eq!(report["era"], era, "{name}");
         assert_eq!(report["open_requests"], Value::Array(vec![]), "{name}");
         assert!(
             report["messages"].as_u64().unwrap() >= 6,

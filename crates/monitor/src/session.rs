@@ -127,6 +127,8 @@ pub struct Session {
     notes: Vec<String>,
     /// Events relayed that the checker never saw.
     unchecked: usize,
+    /// The version a `server/discover` probe asked for, until its answer tells the era.
+    probe_version: Option<String>,
 }
 
 impl Default for Session {
@@ -153,6 +155,7 @@ impl Session {
             violations: Vec::new(),
             notes: Vec::new(),
             unchecked: 0,
+            probe_version: None,
         }
     }
 
@@ -237,12 +240,16 @@ impl Session {
                 let meta = params
                     .as_ref()
                     .and_then(|p| p.get("_meta"))
-                    .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"));
-                if let Some(version) = meta {
-                    self.protocol_version = version.as_str().map(String::from);
-                    Era::Modern
-                } else if method == "server/discover" {
+                    .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                if method == "server/discover" {
+                    // A probe: its answer tells the era (an error: the client falls back).
+                    self.probe_version = meta;
                     Era::Unknown
+                } else if meta.is_some() {
+                    self.protocol_version = meta;
+                    Era::Modern
                 } else {
                     Era::Legacy
                 }
@@ -251,6 +258,7 @@ impl Session {
             (Dir::S2c, Message::Response { outcome: Ok(r), .. })
                 if r.get("supportedVersions").is_some() =>
             {
+                self.protocol_version = self.probe_version.take();
                 Era::Modern
             }
             _ => Era::Unknown,
