@@ -45,6 +45,8 @@ be written.";
 
 /// Events the checker may lag behind before the relay stops waiting for it.
 const QUEUE: usize = 4096;
+/// The longest line the tap holds before it hands it on in pieces.
+const MAX_LINE: usize = 256 * 1024 * 1024;
 /// Bytes read from a stream at a time.
 const CHUNK: usize = 64 * 1024;
 
@@ -346,6 +348,12 @@ impl Lines {
             bytes = &bytes[at + 1..];
         }
         self.partial.extend_from_slice(bytes);
+        if self.partial.len() > MAX_LINE {
+            // A line this long is tapped in pieces (each a finding of its own) rather than
+            // held without bound; the relay itself never holds more than one chunk.
+            line(&self.partial);
+            self.partial.clear();
+        }
     }
 
     /// A last line without its newline (a message cut off by the end of the stream).
