@@ -9,6 +9,9 @@ progress_after_result   sends progress for a call's token after answering it (P4
 unknown_token           sends progress for a token nobody gave (P2)
 undeclared_list_changed sends tools/list_changed without declaring listChanged (T6)
 batch                   answers ping inside a JSON array (J8)
+early_notification      sends a notification before the initialize result (L8)
+undeclared_sampling     asks the client for sampling it never declared (X1)
+progress_backwards      sends progress 2 then 1 for a call's token (P3)
 bytes                   writes a banner, invalid UTF-8, a 10 MB message and a split message
 crash                   writes half a message and exits with status 3
 signal                  kills itself with SIGKILL after the initialize result
@@ -60,12 +63,18 @@ def main() -> None:
                 out.write(b'{"jsonrpc":"2.0","id":')
                 out.flush()
                 sys.exit(3)
+            if MODE == "early_notification":
+                send({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                      "params": {"elicitationId": "e"}})
             result(id_, {"protocolVersion": "2025-11-25", "capabilities": caps,
                          "serverInfo": {"name": "peer", "version": "1"}})
             if MODE == "signal":
                 os.kill(os.getpid(), signal.SIGKILL)
         elif method == "notifications/initialized" and MODE == "undeclared_list_changed":
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        elif method == "notifications/initialized" and MODE == "undeclared_sampling":
+            send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+                  "params": {"messages": [], "maxTokens": 1}})
         elif method == "ping":
             if MODE == "batch":
                 out.write(json.dumps([{"jsonrpc": "2.0", "id": id_, "result": {}}]).encode() + b"\n")
@@ -81,6 +90,10 @@ def main() -> None:
             if MODE == "answer_after_cancel":
                 pending = id_
                 continue
+            if MODE == "progress_backwards" and token is not None:
+                for value in (2, 1):
+                    send({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": token, "progress": value}})
             if MODE == "unknown_token":
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": "nobody", "progress": 1}})

@@ -109,6 +109,9 @@ fn broken_peers_are_caught_by_their_rule() {
         ("unknown_token", &["P2"]),
         ("undeclared_list_changed", &["T6"]),
         ("batch", &["J8"]),
+        ("early_notification", &["L8"]),
+        ("undeclared_sampling", &["X1"]),
+        ("progress_backwards", &["P3"]),
     ];
     for (mode, expected) in cases {
         let client = vec![
@@ -140,6 +143,59 @@ fn a_client_without_initialize_breaks_l1() {
     let server = vec!["python3".into(), script("peer.py"), "good".into()];
     let report = check("no_initialize", &client, &monitored(server));
     assert_eq!(rules(&report), ["L1", "T1"], "{report:#}");
+}
+
+/// A client that reuses a request id (after its first use was answered) breaks J3.
+#[test]
+fn a_client_reusing_an_id_breaks_j3() {
+    let dir = scratch("reuse_script");
+    let mut lines = std::fs::read_to_string(script("session.jsonl")).unwrap();
+    lines.push_str("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let script_file = dir.join("client.jsonl");
+    std::fs::write(&script_file, lines).unwrap();
+    let client = vec![
+        "python3".to_string(),
+        script("script_client.py"),
+        script_file.display().to_string(),
+        "--".into(),
+    ];
+    let server = vec!["python3".into(), script("peer.py"), "good".into()];
+    let report = check("reuse", &client, &monitored(server));
+    assert_eq!(rules(&report), ["J3"], "{report:#}");
+}
+
+/// A client that stops reading for a while: the server blocks on its full pipe, nothing is
+/// lost or buffered without bound, and everything arrives once the client reads again.
+#[test]
+fn a_client_that_stops_reading_gets_every_byte_later() {
+    use std::io::{Read, Write};
+    let dir = scratch("backpressure");
+    let input = std::fs::read(script("session.jsonl")).unwrap();
+    let input = &input[..=input.iter().position(|&b| b == b'\n').unwrap()];
+    let server = vec!["python3".to_string(), script("peer.py"), "bytes".into()];
+    let direct = run(&server, input);
+    let cmd = through_monitor(&dir, &server);
+    let mut child = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    drop(stdin);
+    // Not reading: the 10 MB message fills the pipes and the relay waits on the client.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let mut received = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut received)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(direct.stdout == received, "the relayed bytes differ");
 }
 
 /// The Python SDK's clients against real servers: clean sessions in both eras. `sdk_client.py`
