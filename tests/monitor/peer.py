@@ -16,6 +16,7 @@ bytes                   writes a banner, invalid UTF-8, a 10 MB message and a sp
 crash                   writes half a message and exits with status 3
 signal                  kills itself with SIGKILL after the initialize result
 stderr_flood            writes 4 MB to stderr, then behaves
+hang                    reads requests and never answers
 """
 
 import json
@@ -53,6 +54,11 @@ def main() -> None:
         time.sleep(0.2)
         out.write(b'ssage","params":{"level":"info","data":"split"}}\n')
         out.flush()
+    if MODE == "hang":
+        for _ in sys.stdin.buffer:
+            pass
+        while True:
+            time.sleep(60)
     pending = None
     for line in sys.stdin.buffer:
         msg = json.loads(line)

@@ -356,6 +356,45 @@ fn server_faults_end_in_a_report() {
     }
 }
 
+/// A server that hangs, and SIGTERM to the monitor: the signal is passed on, the monitor
+/// exits as the server did (143) and its report lists the request left open.
+#[test]
+fn sigterm_to_the_monitor_ends_a_hung_session_with_a_report() {
+    use std::io::Write;
+    let dir = scratch("hang");
+    let server = vec!["python3".to_string(), script("peer.py"), "hang".into()];
+    let cmd = through_monitor(&dir, &server);
+    let mut child = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let first = std::fs::read_to_string(script("session.jsonl")).unwrap();
+    stdin
+        .write_all(first.lines().next().unwrap().as_bytes())
+        .unwrap();
+    stdin.write_all(b"\n").unwrap();
+    // Wait until the request crossed the monitor (it is recorded before it is passed on).
+    let record = dir.join("trace.jsonl");
+    while !std::fs::read_to_string(&record).is_ok_and(|t| t.contains("initialize")) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    assert!(killed.unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
+    let report = report_of(&dir);
+    assert_eq!(
+        report["open_requests"][0]["method"], "initialize",
+        "{report:#}"
+    );
+    drop(stdin);
+}
+
 /// A server flooding stderr: every stderr byte is passed through, the session still works.
 #[test]
 fn stderr_is_passed_through() {

@@ -145,6 +145,11 @@ impl Tap {
 }
 
 pub fn run(args: Args) -> u8 {
+    // Caught from the start, so that a signal at any moment still ends in a report.
+    let signalled = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
+    }
     let record = match args.record.as_deref().map(File::create).transpose() {
         Ok(f) => f.map(BufWriter::new),
         Err(e) => {
@@ -186,7 +191,7 @@ pub fn run(args: Args) -> u8 {
         let tap = tap.clone();
         std::thread::spawn(move || check(events, &tap))
     };
-    let status = relay(&mut child, &tap);
+    let status = relay(&mut child, &tap, &signalled);
     let _ = tap.queue.send(None);
     let (report, charts) = checker
         .join()
@@ -195,7 +200,7 @@ pub fn run(args: Args) -> u8 {
 }
 
 /// Relays until the server exits; returns its exit status.
-fn relay(child: &mut Child, tap: &Arc<Tap>) -> u8 {
+fn relay(child: &mut Child, tap: &Arc<Tap>, signalled: &AtomicUsize) -> u8 {
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -212,7 +217,7 @@ fn relay(child: &mut Child, tap: &Arc<Tap>) -> u8 {
         let tap = tap.clone();
         std::thread::spawn(move || pump(s, |b| tap.server_stderr(b), Dir::Stderr, &tap))
     });
-    let status = wait(child, tap);
+    let status = wait(child, tap, signalled);
     for handle in [out, err].into_iter().flatten() {
         let _ = handle.join();
     }
@@ -221,12 +226,7 @@ fn relay(child: &mut Child, tap: &Arc<Tap>) -> u8 {
 
 /// Waits for the server; SIGINT and SIGTERM to the monitor are passed on to it (then a kill
 /// after a grace period), so that every ending goes through its exit and the report.
-fn wait(child: &mut Child, tap: &Tap) -> u8 {
-    let signalled = Arc::new(AtomicUsize::new(0));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let flag = signalled.clone();
-        let _ = signal_hook::flag::register_usize(sig, flag, sig as usize);
-    }
+fn wait(child: &mut Child, tap: &Tap, signalled: &AtomicUsize) -> u8 {
     let mut since: Option<Instant> = None;
     loop {
         match child.try_wait() {
