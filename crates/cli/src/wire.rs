@@ -40,9 +40,13 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
         );
         out += &format!("  message: {}\n", String::from_utf8_lossy(&v.raw));
         if !v.expected.is_empty() {
-            let shown: Vec<&str> = v
-                .expected
-                .iter()
+            // What the same side could have sent first: that is the useful alternative.
+            let side = v.dir.as_str();
+            let (same, other): (Vec<&String>, Vec<&String>) =
+                v.expected.iter().partition(|e| e.starts_with(side));
+            let shown: Vec<&str> = same
+                .into_iter()
+                .chain(other)
                 .take(EXPECTED_SHOWN)
                 .map(String::as_str)
                 .collect();
