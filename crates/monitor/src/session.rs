@@ -595,8 +595,7 @@ impl Session {
         let Some(replay) = self.replay.as_mut() else {
             return;
         };
-        let before = replay.clone();
-        let verdict = match replay.step(obs) {
+        let (verdict, expected) = match replay.step_explained(obs) {
             Ok(v) => v,
             Err(e) => {
                 self.replay = None;
@@ -609,7 +608,6 @@ impl Session {
             Verdict::Flagged(flags) => flags.iter().map(|f| flag_rule(&f.text)).collect(),
             Verdict::Refused => vec!["MODEL".to_string()],
         };
-        let expected = before.expected().unwrap_or_default();
         for rule in rules {
             let says = rules::find(&rule)
                 .map_or("the protocol model cannot take this message", |r| r.says);

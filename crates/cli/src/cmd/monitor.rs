@@ -368,6 +368,10 @@ impl Lines {
 /// The chart of each violation is drawn when it is found, from a window of the last events,
 /// so that a long session keeps no more than the window.
 fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report, Charts) {
+    // Load both models now, while the server starts, rather than when the era is known and
+    // messages are already queueing.
+    let _ = agentpi_monitor::model::legacy();
+    let _ = agentpi_monitor::model::modern();
     let mut session = Session::new();
     let mut window: VecDeque<Event> = VecDeque::new();
     let mut first = 0;
