@@ -41,6 +41,14 @@ pub const MODELS: &[Bundled] = &[
         "the MCP vocabulary (tools, outcomes, the call channel): a library to import"
     ),
     bundled!(
+        "mcp/legacy",
+        "MCP on the wire, 2025-06-18 and 2025-11-25: the model `agentpi monitor` steps"
+    ),
+    bundled!(
+        "mcp/modern",
+        "MCP on the wire, 2026-07-28 (stateless): the model `agentpi monitor` steps"
+    ),
+    bundled!(
         "mcp_timeout",
         "an MCP client and server with a timeout: every call gets a response"
     ),
