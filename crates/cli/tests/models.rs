@@ -33,6 +33,9 @@ fn bundled_models() -> Vec<String> {
         if path.is_dir() {
             for inner in std::fs::read_dir(&path).unwrap() {
                 let inner = inner.unwrap().path();
+                if inner.extension().is_none_or(|e| e != "pi") {
+                    continue; // models/paper/correspondence.map is a mapping file
+                }
                 names.push(format!(
                     "{stem}/{}",
                     inner.file_stem().unwrap().to_string_lossy()
