@@ -47,6 +47,9 @@ enum Command {
     /// Lint MCP tool definitions against the specification and MCP+.
     #[command(after_help = cmd::lint::EXIT_STATUS)]
     Lint(cmd::lint::Args),
+    /// Relay a Streamable HTTP MCP server and record every message that crosses.
+    #[command(after_help = cmd::monitor_http::EXIT_STATUS)]
+    Monitor(cmd::monitor_http::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -95,6 +98,7 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Minimize(args) => cmd::minimize::run(args),
         Command::Lint(args) => cmd::lint::run(args),
+        Command::Monitor(args) => cmd::monitor_http::run(args),
         Command::Models(args) => cmd::models::run(args),
     }
 }

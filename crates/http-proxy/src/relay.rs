@@ -8,7 +8,7 @@ use crate::tap::{Framing, Tap};
 use bytes::Bytes;
 use http_body_util::{Either, Full};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
+use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -44,13 +44,12 @@ impl Relay {
         let request_headers = text_headers(&parts.headers);
         parts.uri = self.upstream_uri(&path);
         parts.headers.insert(HOST, self.host.clone());
-        let body = Tap::new(
-            body,
-            Framing::Whole(Vec::new()),
-            Dir::C2s,
-            exchange,
-            self.events.clone(),
-        );
+        let framing = if encoded(&parts.headers) {
+            Framing::Opaque
+        } else {
+            Framing::Whole(Vec::new())
+        };
+        let body = Tap::new(body, framing, Dir::C2s, exchange, self.events.clone());
         let mut http = HttpExchange {
             method,
             path,
@@ -86,7 +85,11 @@ impl Relay {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let framing = Framing::for_content_type(content_type);
+        let framing = if encoded(response.headers()) {
+            Framing::Opaque
+        } else {
+            Framing::for_content_type(content_type)
+        };
         let events = self.events.clone();
         response.map(|body| Either::Left(Tap::new(body, framing, Dir::S2c, exchange, events)))
     }
@@ -112,6 +115,15 @@ fn bad_gateway(reason: String) -> Response<ReplyBody> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
+}
+
+/// Whether a body is compressed (`Content-Encoding` other than `identity`): it is relayed as
+/// it is, but its bytes are no message the observer could read, so it is not reported as one
+/// (the `http` event still shows the encoding).
+fn encoded(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_ENCODING)
+        .is_some_and(|v| !v.as_bytes().eq_ignore_ascii_case(b"identity"))
 }
 
 fn text_headers(headers: &HeaderMap) -> Vec<(String, String)> {

@@ -260,6 +260,23 @@ fn ten_megabyte_message_and_a_delete() {
     check_fidelity("DELETE", b"", vec![empty], &[]);
 }
 
+/// A compressed reply is relayed as it is but reported as no message: its bytes are not one.
+#[test]
+fn compressed_reply_is_relayed_not_reported() {
+    let body = b"\x1f\x8b\x08\x00 not really gzip \xff".to_vec();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let call = br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    check_fidelity(
+        "POST",
+        call,
+        vec![head.into_bytes(), body],
+        &[(Dir::C2s, call)],
+    );
+}
+
 /// SSE events reach the client as they arrive: the upstream sends one event and waits until
 /// the client has read it and the observer has seen it before it sends the next, so a proxy
 /// that held the stream back would hang here (and fail on the guard) instead of passing.

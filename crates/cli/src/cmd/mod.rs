@@ -6,6 +6,7 @@ pub mod lint;
 pub mod lts;
 pub mod minimize;
 pub mod models;
+pub mod monitor_http;
 pub mod sim;
 
 /// A report as text for people or JSON for programs.
