@@ -145,5 +145,9 @@ fn https_insecure_accepts_any_certificate() {
 
 #[test]
 fn https_refuses_an_unknown_certificate() {
-    check(&[], 2, "certificate");
+    check(
+        &[],
+        2,
+        "help: trust the server's certificate or its CA with --ca-cert",
+    );
 }

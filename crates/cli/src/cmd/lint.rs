@@ -282,6 +282,10 @@ fn trust(args: &Args) -> Result<Trust, InputError> {
         let name = path.display().to_string();
         let pem = std::fs::read(path)
             .map_err(|e| InputError::new(&name, format!("cannot read the CA certificate: {e}")))?;
+        if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+            return Err(InputError::new(&name, "no PEM certificate in it")
+                .with_help("give the certificate as PEM (-----BEGIN CERTIFICATE-----)"));
+        }
         return Ok(Trust::Extra(pem));
     }
     Ok(if args.insecure {
@@ -338,6 +342,9 @@ fn client_error(origin: &str, error: &ClientError, http: bool) -> InputError {
         }
         ClientError::Exited { .. } => Some("run the command by hand to see why it stops"),
         ClientError::Spawn { .. } => Some("check that the program is installed and on PATH"),
+        ClientError::Io { reason } if http && reason.contains("certificate") => Some(
+            "trust the server's certificate or its CA with --ca-cert FILE (PEM), or, for a throwaway test server, pass --insecure",
+        ),
         ClientError::Io { reason } if http && reason.contains("refused") => Some(
             "nothing listens there; start the server first, or lint a stdio server with `-- CMD ARGS...`",
         ),
