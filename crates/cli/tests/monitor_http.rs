@@ -138,3 +138,47 @@ fn python_client_through_the_monitor_is_recorded() {
     }
     assert!(trace.iter().all(|e| e["t"].as_f64().is_some()));
 }
+
+/// A monitor that cannot start says why on standard error and exits with status 2.
+fn check_refused(args: &[&str], expected: &str) {
+    let output = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .arg("monitor")
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    let up = ["--upstream", "http://127.0.0.1:9/mcp"];
+    check_refused(&["--listen", "nowhere", up[0], up[1]], "give HOST:PORT");
+    let https = [
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "https://127.0.0.1:9/mcp",
+    ];
+    check_refused(&https, "only http:// upstreams");
+    check_refused(
+        &["--listen", "127.0.0.1:0", "--upstream", "not a url"],
+        "--upstream",
+    );
+    let record = ["--record", "/nonexistent/dir/trace.jsonl"];
+    check_refused(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            up[0],
+            up[1],
+            record[0],
+            record[1],
+        ],
+        "cannot write",
+    );
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = busy.local_addr().unwrap().to_string();
+    check_refused(&["--listen", &taken, up[0], up[1]], "cannot listen on");
+}
