@@ -3,10 +3,13 @@
 //!
 //! Safety properties (`deadlock free`, `never`, assertions) and `reachable` are read off the
 //! breadth-first graph; liveness (`eventually`, `always eventually`, `leads to`, each optionally
-//! `fair`) is decided on the product with a monitor (see [`product`]). No JSON, no MCP, no
+//! `fair`) is decided on the product with a monitor (see [`product`]), and `ltl` formulas on
+//! the product with a Büchi automaton of their negation. No JSON, no MCP, no
 //! printing: results are data for the binary to render.
 
+pub mod accept;
 pub mod explore;
+mod ltl;
 pub mod pattern;
 pub mod product;
 mod props;
@@ -110,9 +113,12 @@ pub fn check_system(
 ) -> SystemReport {
     let sem = Semantics::new(program);
     let name = program.systems[system].name.clone();
-    let leads_to = checks
-        .iter()
-        .any(|&c| matches!(program.checks[c].property, Property::LeadsTo(..)));
+    // `leads to` and formulas with `A -> f` follow bound fresh channels across steps.
+    let leads_to = checks.iter().any(|&c| match &program.checks[c].property {
+        Property::LeadsTo(..) => true,
+        Property::Ltl(f) => agentpi_ir::ltl::binds_values(f),
+        _ => false,
+    });
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
         ..options.clone()
@@ -265,5 +271,6 @@ fn decide(
         Property::Eventually(p) => lasso(props::eventually(sem, graph, p, fair)),
         Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
         Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, l, r, fair)),
+        Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, fair)),
     }
 }

@@ -25,6 +25,10 @@ pub struct ProductEdge {
     pub step: Step,
     /// The edge stays in the avoid region (it neither leaves nor discharges it).
     pub inside: bool,
+    /// The eventualities of an LTL automaton still pending after this edge, one bit each
+    /// (always 0 for the fixed shapes): a cycle is accepting when, for every bit, some edge on
+    /// it has the bit clear.
+    pub pending: u64,
 }
 
 /// The product graph, numbered in breadth-first order from node 0.
@@ -33,6 +37,10 @@ pub struct Product {
     /// The system state of each node.
     pub state: Vec<u32>,
     pub avoid: Vec<bool>,
+    /// A path that stops at this node (its state has no transitions) violates the property.
+    pub stutter: Vec<bool>,
+    /// Every continuation from this node violates the property: reaching it is enough.
+    pub universal: Vec<bool>,
     pub adj: Vec<Vec<ProductEdge>>,
     /// The edge each node was first reached by.
     pub parent: Vec<Option<(u32, usize)>>,
@@ -42,6 +50,8 @@ impl Product {
     pub fn add_node(&mut self, state: u32, avoid: bool, parent: Option<(u32, usize)>) -> u32 {
         self.state.push(state);
         self.avoid.push(avoid);
+        self.stutter.push(avoid);
+        self.universal.push(false);
         self.adj.push(Vec::new());
         self.parent.push(parent);
         self.state.len() as u32 - 1
@@ -66,7 +76,8 @@ pub struct Lasso {
     pub loop_start: Option<usize>,
 }
 
-/// Searches the product for a path that stays in the avoid region forever.
+/// Searches the product for a path that stays in the avoid region forever (through an
+/// accepting cycle), stops where stopping violates, or reaches a universal node.
 pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso> {
     let cycles = bad_sccs(product, graph, fair);
     let mut in_bad = vec![usize::MAX; product.state.len()];
@@ -77,12 +88,13 @@ pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso>
     let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
     let stuck = |n: usize| {
         let s = product.state[n];
-        product.avoid[n]
+        product.stutter[n]
             && graph.is_expanded(s)
             && graph.successors(s).is_empty()
             && !faulty.contains(&s)
     };
-    let first = (0..product.state.len()).find(|&n| in_bad[n] != usize::MAX || stuck(n))?;
+    let first = (0..product.state.len())
+        .find(|&n| in_bad[n] != usize::MAX || stuck(n) || product.universal[n])?;
     let mut steps = product.stem(first as u32);
     if in_bad[first] == usize::MAX {
         return Some(Lasso {
@@ -105,9 +117,42 @@ pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso>
 }
 
 fn bad_sccs(product: &Product, graph: &Graph, fair: bool) -> Vec<Vec<u32>> {
-    let mut sccs = tarjan(product);
+    let mut sccs = accepting_sccs(product);
     sccs.retain(|scc| !fair || fairness_gap(product, graph, scc).is_empty());
     sccs
+}
+
+/// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
+/// cycle through all of an SCC's edges does).
+pub fn accepting_sccs(product: &Product) -> Vec<Vec<u32>> {
+    let mut sccs = tarjan(product);
+    sccs.retain(|scc| always_pending(product, scc) == 0);
+    sccs
+}
+
+/// Inside edges of `scc` that stay in it.
+fn internal<'a>(
+    product: &'a Product,
+    scc: &'a [u32],
+    members: &'a FxHashSet<u32>,
+) -> impl Iterator<Item = &'a ProductEdge> {
+    scc.iter().flat_map(move |&n| {
+        product.adj[n as usize]
+            .iter()
+            .filter(|e| e.inside && members.contains(&e.to))
+    })
+}
+
+/// The bits pending on every edge of `scc` (and the bits pending on some edge).
+fn pending_bits(product: &Product, scc: &[u32]) -> (u64, u64) {
+    let members: FxHashSet<u32> = scc.iter().copied().collect();
+    internal(product, scc, &members).fold((u64::MAX, 0), |(all, any), e| {
+        (all & e.pending, any | e.pending)
+    })
+}
+
+fn always_pending(product: &Product, scc: &[u32]) -> u64 {
+    pending_bits(product, scc).0
 }
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
@@ -214,7 +259,8 @@ fn fairness_gap(product: &Product, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
 }
 
 /// A cycle from `start` back to itself inside `scc`; under fairness it also passes, for each
-/// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes.
+/// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes;
+/// and for each pending bit, an edge that clears it.
 fn cycle_through(
     product: &Product,
     graph: &Graph,
@@ -243,6 +289,13 @@ fn cycle_through(
             steps.extend(path);
             at = end;
         }
+    }
+    let (_, pending) = pending_bits(product, scc);
+    for bit in (0..64).filter(|b| pending >> b & 1 == 1) {
+        let goal = |_: u32, e: Option<&ProductEdge>| e.is_some_and(|e| e.pending >> bit & 1 == 0);
+        let (path, end) = search(product, &members, at, &goal);
+        steps.extend(path);
+        at = end;
     }
     let (path, _) = search(product, &members, at, &|n, e: Option<&ProductEdge>| {
         e.is_some_and(|e| e.to == start) && n != u32::MAX

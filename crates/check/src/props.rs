@@ -67,15 +67,15 @@ pub fn eventually(
 }
 
 /// Numbers the nodes of a product breadth-first, by key, as they are first reached.
-struct Builder<K> {
-    product: Product,
+pub(crate) struct Builder<K> {
+    pub(crate) product: Product,
     keys: Vec<K>,
     index: FxHashMap<K, u32>,
     next: usize,
 }
 
 impl<K: Hash + Eq + Clone> Builder<K> {
-    fn new(root: K, state: u32, avoid: bool) -> Self {
+    pub(crate) fn new(root: K, state: u32, avoid: bool) -> Self {
         let mut product = Product::default();
         product.add_node(state, avoid, None);
         let index = FxHashMap::from_iter([(root.clone(), 0)]);
@@ -88,14 +88,14 @@ impl<K: Hash + Eq + Clone> Builder<K> {
     }
 
     /// The next node to expand, with its key.
-    fn next(&mut self) -> Option<(u32, &K)> {
+    pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
         self.next += 1;
         self.keys.get(n).map(|k| (n as u32, k))
     }
 
     /// The node for `key`; a new one is first reached by the next edge out of `from`.
-    fn node(&mut self, key: K, state: u32, avoid: bool, from: u32) -> u32 {
+    pub(crate) fn node(&mut self, key: K, state: u32, avoid: bool, from: u32) -> u32 {
         if let Some(&n) = self.index.get(&key) {
             return n;
         }
@@ -106,8 +106,26 @@ impl<K: Hash + Eq + Clone> Builder<K> {
         n
     }
 
-    fn edge(&mut self, from: u32, to: u32, step: Step, inside: bool) {
-        self.product.adj[from as usize].push(ProductEdge { to, step, inside });
+    pub(crate) fn edge(&mut self, from: u32, to: u32, step: Step, inside: bool) {
+        self.edge_pending(from, to, step, inside, 0);
+    }
+
+    /// An edge that leaves the eventualities `pending` unfulfilled (see [`ProductEdge`]).
+    pub(crate) fn edge_pending(
+        &mut self,
+        from: u32,
+        to: u32,
+        step: Step,
+        inside: bool,
+        pending: u64,
+    ) {
+        let edge = ProductEdge {
+            to,
+            step,
+            inside,
+            pending,
+        };
+        self.product.adj[from as usize].push(edge);
     }
 }
 
@@ -133,6 +151,7 @@ pub fn always_eventually(
                     edge: i as u32,
                 },
                 inside: !matching[e.label as usize],
+                pending: 0,
             })
             .collect();
     }

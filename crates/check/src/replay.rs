@@ -215,6 +215,21 @@ pub struct Replay<'s, 'p> {
     memo: RefCell<Memo>,
 }
 
+/// A copy keeps the explanations and starts with an empty memo: the monitor takes one before
+/// each message so that, when the message is flagged, it can still say what the model would
+/// have accepted instead.
+impl Clone for Replay<'_, '_> {
+    fn clone(&self) -> Self {
+        Replay {
+            sem: self.sem,
+            alphabet: self.alphabet.clone(),
+            options: self.options,
+            hyps: self.hyps.clone(),
+            memo: RefCell::default(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Replay<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay")
@@ -278,6 +293,31 @@ impl<'s, 'p> Replay<'s, 'p> {
 
     /// Takes one observed label.
     pub fn step(&mut self, obs: &Observation) -> Result<Verdict, ReplayError> {
+        Ok(self.step_explained(obs)?.0)
+    }
+
+    /// Takes one observed label; when it is flagged or refused, also what the model would
+    /// have accepted instead (the [`Replay::expected`] of the explanations before the step),
+    /// without copying the explanations on every step.
+    pub fn step_explained(
+        &mut self,
+        obs: &Observation,
+    ) -> Result<(Verdict, Vec<String>), ReplayError> {
+        let Some((hyps, flags)) = self.next(obs)? else {
+            return Ok((Verdict::Refused, self.expected()?));
+        };
+        let explained = if flags.is_empty() {
+            (Verdict::Accepted, Vec::new())
+        } else {
+            (Verdict::Flagged(flags), self.expected()?)
+        };
+        self.hyps = hyps;
+        Ok(explained)
+    }
+
+    /// The explanations after `obs` and their flags, or `None` when no state can take it.
+    #[allow(clippy::type_complexity)]
+    fn next(&self, obs: &Observation) -> Result<Option<(Vec<Hyp>, Vec<Flag>)>, ReplayError> {
         let mut seeds = Vec::new();
         for hyp in &self.hyps {
             for t in self.successors(&hyp.state).iter() {
@@ -290,16 +330,10 @@ impl<'s, 'p> Replay<'s, 'p> {
             }
         }
         if seeds.is_empty() {
-            return Ok(Verdict::Refused);
+            return Ok(None);
         }
         dedup(&mut seeds);
-        let (hyps, flags) = self.close(seeds)?;
-        self.hyps = hyps;
-        Ok(if flags.is_empty() {
-            Verdict::Accepted
-        } else {
-            Verdict::Flagged(flags)
-        })
+        self.close(seeds).map(Some)
     }
 
     /// The visible labels the model would accept next without a flag, printed with bound

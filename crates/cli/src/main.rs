@@ -15,6 +15,7 @@ mod output;
 mod progress;
 mod sarif;
 mod state_space;
+mod wire;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -47,9 +48,18 @@ enum Command {
     /// Lint MCP tool definitions against the specification and MCP+.
     #[command(after_help = cmd::lint::EXIT_STATUS)]
     Lint(cmd::lint::Args),
-    /// Relay a Streamable HTTP MCP server and record every message that crosses.
-    #[command(after_help = cmd::monitor_http::EXIT_STATUS)]
-    Monitor(cmd::monitor_http::Args),
+    /// Is this trace a run of this model? Replays labels against a system.
+    #[command(after_help = cmd::replay::EXIT_STATUS)]
+    Replay(cmd::replay::Args),
+    /// The paper made executable on SGD schemas: models, Φ, Φ⁻¹, the survey, real dialogues.
+    #[command(after_help = cmd::sgd::EXIT_STATUS)]
+    Sgd(cmd::sgd::Args),
+    /// Sit between an MCP client and a stdio server: relay every byte, check the protocol.
+    #[command(after_help = cmd::monitor::EXIT_STATUS)]
+    Monitor(cmd::monitor::Args),
+    /// Check a recorded MCP trace offline with the monitor's checks (`agentpi trace check FILE`).
+    #[command(after_help = cmd::trace::EXIT_STATUS)]
+    Trace(cmd::trace::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -98,7 +108,10 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Minimize(args) => cmd::minimize::run(args),
         Command::Lint(args) => cmd::lint::run(args),
-        Command::Monitor(args) => cmd::monitor_http::run(args),
+        Command::Monitor(args) => cmd::monitor::run(args),
+        Command::Trace(args) => cmd::trace::run(args),
         Command::Models(args) => cmd::models::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Sgd(args) => cmd::sgd::run(args),
     }
 }

@@ -41,6 +41,14 @@ pub const MODELS: &[Bundled] = &[
         "the MCP vocabulary (tools, outcomes, the call channel): a library to import"
     ),
     bundled!(
+        "mcp/legacy",
+        "MCP on the wire, 2025-06-18 and 2025-11-25: the model `agentpi monitor` steps"
+    ),
+    bundled!(
+        "mcp/modern",
+        "MCP on the wire, 2026-07-28 (stateless): the model `agentpi monitor` steps"
+    ),
+    bundled!(
         "mcp_timeout",
         "an MCP client and server with a timeout: every call gets a response"
     ),
@@ -51,6 +59,18 @@ pub const MODELS: &[Bundled] = &[
     bundled!(
         "orchestration_broken",
         "the orchestration with two bugs: publishes after a failed fetch, forgets the cleanup"
+    ),
+    bundled!(
+        "paper/mcp",
+        "Φ of the SGD service Banks_1 as an MCP server: discovery, tools/call, validation, no approval"
+    ),
+    bundled!(
+        "paper/mcp_plus",
+        "Φ⁺ of Banks_1 (approval before the call) and the paper's safety claims, each kept and broken"
+    ),
+    bundled!(
+        "paper/sgd",
+        "the paper's SGD encoding of the real service Banks_1: slots, invoke, execute, approval"
     ),
     bundled!(
         "philosophers",

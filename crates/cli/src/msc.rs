@@ -6,7 +6,13 @@ const MIN_WIDTH: usize = 14;
 
 /// Draws `trace` as a chart; components are columns in order of first appearance.
 pub fn render(trace: &Trace) -> String {
-    let mut columns: Vec<&str> = Vec::new();
+    render_columns(trace, &[])
+}
+
+/// Draws `trace` with `first` as the leftmost columns, then the others in order of first
+/// appearance (the monitor always puts the client on the left).
+pub fn render_columns(trace: &Trace, first: &[&str]) -> String {
+    let mut columns: Vec<&str> = first.to_vec();
     for step in &trace.steps {
         for actor in &step.actors {
             if !columns.contains(&actor.as_str()) {

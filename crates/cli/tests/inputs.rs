@@ -159,9 +159,24 @@ fn models_lists_every_bundled_model() {
         insta::assert_snapshot!("models", listing);
     });
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
-    for entry in std::fs::read_dir(folder).unwrap() {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&folder).unwrap() {
         let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if !path.is_dir() {
+            names.push(stem);
+            continue;
+        }
+        // A folder of models (models/paper/): each `.pi` in it is bundled as `folder/name`.
+        for inner in std::fs::read_dir(&path).unwrap() {
+            let inner = inner.unwrap().path();
+            if inner.extension().is_some_and(|e| e == "pi") {
+                let name = inner.file_stem().unwrap().to_string_lossy();
+                names.push(format!("{stem}/{name}"));
+            }
+        }
+    }
+    for name in names {
         assert!(
             listing.contains(&format!("\n{name} ")),
             "{name} is not listed"

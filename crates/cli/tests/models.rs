@@ -24,13 +24,24 @@ fn agentpi(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// The bundled models by name, those in a folder as `folder/name` (`mcp/legacy`).
 fn bundled_models() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(repo().join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pi"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
-        .collect();
+    let mut names = Vec::new();
+    for path in std::fs::read_dir(repo().join("models")).unwrap() {
+        let path = path.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            for inner in std::fs::read_dir(&path).unwrap() {
+                let inner = inner.unwrap().path();
+                names.push(format!(
+                    "{stem}/{}",
+                    inner.file_stem().unwrap().to_string_lossy()
+                ));
+            }
+        } else if path.extension().is_some_and(|e| e == "pi") {
+            names.push(stem);
+        }
+    }
     names.sort();
     names
 }
@@ -46,7 +57,7 @@ fn check(name: &str) -> String {
 #[test]
 fn bundled_models_have_pinned_verdicts_and_traces() {
     for name in bundled_models().iter().filter(|n| *n != "mcp_basic") {
-        insta::assert_snapshot!(name.as_str(), check(name));
+        insta::assert_snapshot!(name.replace('/', "_"), check(name));
     }
 }
 

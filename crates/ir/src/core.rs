@@ -284,6 +284,8 @@ pub enum Property {
     Eventually(LabelPattern),
     AlwaysEventually(LabelPattern),
     LeadsTo(LabelPattern, LabelPattern),
+    /// `ltl FORMULA`.
+    Ltl(crate::ltl::Ltl),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

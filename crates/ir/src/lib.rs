@@ -23,6 +23,7 @@ mod free;
 mod guard;
 mod load;
 mod lower;
+pub mod ltl;
 mod names;
 mod property;
 mod ty;

@@ -1,9 +1,10 @@
 //! `check` declarations: the system, and label patterns resolved to channels (by creation
 //! name: a `chan` declaration or any `new` in the model), events, `tau`, or variables bound on
-//! the left of `leads to`.
+//! the left of `leads to` or of `->` in an `ltl` formula.
 
 use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, Type};
 use crate::lower::{Kind, Lowerer};
+use crate::ltl::{Ltl, MAX_UNTILS, Unsupported};
 use crate::names::{Value, sorted, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
@@ -54,8 +55,86 @@ fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property
             left.args.iter().flatten().for_each(|a| vars(a, &mut bound));
             Property::LeadsTo(left, label(lw, right, &bound)?)
         }
+        ast::Property::Ltl(f) => {
+            let formula = ltl(lw, f, &[])?;
+            if let Err(why) = crate::ltl::supported(&formula) {
+                unsupported(lw, f.span, why);
+                return None;
+            }
+            Property::Ltl(formula)
+        }
         ast::Property::Error => return None,
     })
+}
+
+/// Lowers a formula; `bound` are the variables bound by enclosing `A -> ...`.
+fn ltl(lw: &mut Lowerer, f: &ast::Ltl, bound: &[String]) -> Option<Ltl> {
+    use ast::LtlKind as K;
+    let sub = |lw: &mut Lowerer, g: &ast::Ltl| ltl(lw, g, bound).map(Box::new);
+    Some(match &f.kind {
+        K::True => Ltl::True,
+        K::False => Ltl::False,
+        K::Atom(l) => Ltl::Atom(label(lw, l, bound)?),
+        K::Not(a) => Ltl::Not(sub(lw, a)?),
+        K::Always(a) => Ltl::Always(sub(lw, a)?),
+        K::Eventually(a) => Ltl::Eventually(sub(lw, a)?),
+        K::Next(a) => Ltl::Next(sub(lw, a)?),
+        K::Implies(a, b) => return implies(lw, a, b, bound),
+        K::And(a, b) => both(lw, a, b, bound, Ltl::And)?,
+        K::Or(a, b) => both(lw, a, b, bound, Ltl::Or)?,
+        K::Until(a, b) => both(lw, a, b, bound, Ltl::Until)?,
+        K::Release(a, b) => both(lw, a, b, bound, Ltl::Release)?,
+        K::WeakUntil(a, b) => both(lw, a, b, bound, Ltl::WeakUntil)?,
+    })
+}
+
+/// Both operands, each lowered even when the other fails (so both report their errors).
+fn both(
+    lw: &mut Lowerer,
+    a: &ast::Ltl,
+    b: &ast::Ltl,
+    bound: &[String],
+    make: fn(Box<Ltl>, Box<Ltl>) -> Ltl,
+) -> Option<Ltl> {
+    let (a, b) = (ltl(lw, a, bound), ltl(lw, b, bound));
+    Some(make(Box::new(a?), Box::new(b?)))
+}
+
+/// `A -> f`: a label pattern on the left binds its variables in `f`.
+fn implies(lw: &mut Lowerer, a: &ast::Ltl, b: &ast::Ltl, bound: &[String]) -> Option<Ltl> {
+    let left = ltl(lw, a, bound);
+    let mut inner = bound.to_vec();
+    if let Some(Ltl::Atom(p)) = &left {
+        p.args.iter().flatten().for_each(|a| vars(a, &mut inner));
+    }
+    let right = ltl(lw, b, &inner);
+    Some(Ltl::Implies(Box::new(left?), Box::new(right?)))
+}
+
+fn unsupported(lw: &mut Lowerer, span: agentpi_diagnostics::Span, why: Unsupported) {
+    let diag = match why {
+        Unsupported::RepeatedBinder(at) => Diagnostic::error(
+            "E0213",
+            "a pattern binds variables where its formula repeats, around an eventuality",
+        )
+        .at(at)
+        .with_label("binds values afresh at every step")
+        .with_help(
+            "the checker follows one binding of each eventuality at a time; bind the values \
+             once (`[] (call(r, _) -> X <> r(_))` is fine) or drop the variables",
+        ),
+        Unsupported::TooManyUntils(n) => Diagnostic::error(
+            "E0214",
+            format!(
+                "the formula needs {n} eventualities in its negation; at most {MAX_UNTILS} are \
+                 supported"
+            ),
+        )
+        .at(span)
+        .with_label("each `[]`, `R`, `W` (and each `<>`, `U` under `not`) is one")
+        .with_help("split it into several `check` lines"),
+    };
+    lw.error(diag);
 }
 
 fn vars(arg: &ArgPattern, out: &mut Vec<String>) {

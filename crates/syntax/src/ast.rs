@@ -165,7 +165,40 @@ pub enum Property {
     Eventually(LabelPat),
     AlwaysEventually(LabelPat),
     LeadsTo(LabelPat, LabelPat),
+    /// `ltl FORMULA`: action-based LTL over labels.
+    Ltl(Ltl),
     Error,
+}
+
+/// A formula of `ltl`, with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ltl {
+    pub kind: LtlKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LtlKind {
+    True,
+    False,
+    /// A label pattern: holds at a step whose label it matches.
+    Atom(LabelPat),
+    Not(Box<Ltl>),
+    And(Box<Ltl>, Box<Ltl>),
+    Or(Box<Ltl>, Box<Ltl>),
+    Implies(Box<Ltl>, Box<Ltl>),
+    /// `[]`, `always`.
+    Always(Box<Ltl>),
+    /// `<>`, `eventually`.
+    Eventually(Box<Ltl>),
+    /// `X`, `next`.
+    Next(Box<Ltl>),
+    /// `U`, `until`.
+    Until(Box<Ltl>, Box<Ltl>),
+    /// `R`, `release`.
+    Release(Box<Ltl>, Box<Ltl>),
+    /// `W`, `unless`: weak until.
+    WeakUntil(Box<Ltl>, Box<Ltl>),
 }
 
 /// A label pattern in a property: `tau`, `c`, `c(p, ...)`, `c[i](p, ...)`; on a buffered

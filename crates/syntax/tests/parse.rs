@@ -176,7 +176,27 @@ fn property(p: &Property) -> String {
         Property::Eventually(l) => format!("(eventually {})", label(l)),
         Property::AlwaysEventually(l) => format!("(always-eventually {})", label(l)),
         Property::LeadsTo(a, b) => format!("(leads-to {} {})", label(a), label(b)),
+        Property::Ltl(f) => format!("(ltl {})", ltl(f)),
         Property::Error => "ERR".into(),
+    }
+}
+
+fn ltl(f: &Ltl) -> String {
+    let two = |op: &str, a: &Ltl, b: &Ltl| format!("({op} {} {})", ltl(a), ltl(b));
+    match &f.kind {
+        LtlKind::True => "true".into(),
+        LtlKind::False => "false".into(),
+        LtlKind::Atom(l) => label(l),
+        LtlKind::Not(a) => format!("(not {})", ltl(a)),
+        LtlKind::Always(a) => format!("([] {})", ltl(a)),
+        LtlKind::Eventually(a) => format!("(<> {})", ltl(a)),
+        LtlKind::Next(a) => format!("(X {})", ltl(a)),
+        LtlKind::And(a, b) => two("and", a, b),
+        LtlKind::Or(a, b) => two("or", a, b),
+        LtlKind::Implies(a, b) => two("->", a, b),
+        LtlKind::Until(a, b) => two("U", a, b),
+        LtlKind::Release(a, b) => two("R", a, b),
+        LtlKind::WeakUntil(a, b) => two("W", a, b),
     }
 }
 
@@ -252,6 +272,37 @@ fn match_arms_and_properties() {
 }
 
 #[test]
+fn ltl_precedence_prefix_then_until_and_or_implies() {
+    check(
+        "check S: ltl [] (call(r, _) -> <> r(_))\n\
+         check S: ltl not a U b and X c or d -> always eventually e -> f\n\
+         check S: ltl a W b R c\n\
+         check S: fair ltl next (true until false)\n",
+        r#"(check S fair=false (ltl ([] (-> call(r _) (<> r(_))))) "ltl [] (call(r, _) -> <> r(_))")
+(check S fair=false (ltl (-> (or (and (U (not a) b) (X c)) d) (-> ([] (<> e)) f))) "ltl not a U b and X c or d -> always eventually e -> f")
+(check S fair=false (ltl (W a (R b c))) "ltl a W b R c")
+(check S fair=true (ltl (X (U true false))) "fair ltl next (true until false)")"#,
+    );
+}
+
+#[test]
+fn ltl_errors_name_the_operator_words_and_foreign_spellings() {
+    let out = run("check S: ltl [] (a && !b)\ncheck S: ltl X U b\n");
+    assert!(
+        out.contains("t.pi:1:20: error[E0114]: `&&` is written `and` here"),
+        "{out}"
+    );
+    assert!(
+        out.contains("t.pi:1:23: error[E0114]: `!` is not negation here"),
+        "{out}"
+    );
+    assert!(
+        out.contains("t.pi:2:16: error[E0115]: `U` is an operator in a formula"),
+        "{out}"
+    );
+}
+
+#[test]
 fn three_independent_errors_give_three_diagnostics() {
     check(
         "proc P = a!1 . . 0\nproc q = 0\nsystem S = (P | )\ncheck S: nevr crash",
@@ -276,7 +327,7 @@ t.pi:4:10: error[E0113]: expected a property
   |
 4 | check S: nevr crash
   |          ^^^^ not a property
-  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, optionally after `fair`"#,
+  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair`"#,
     );
 }
 

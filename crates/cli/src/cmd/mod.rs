@@ -6,8 +6,12 @@ pub mod lint;
 pub mod lts;
 pub mod minimize;
 pub mod models;
+pub mod monitor;
 pub mod monitor_http;
+pub mod replay;
+pub mod sgd;
 pub mod sim;
+pub mod trace;
 
 /// A report as text for people or JSON for programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

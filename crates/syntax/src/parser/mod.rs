@@ -6,6 +6,7 @@
 
 mod expr;
 mod items;
+mod ltl;
 mod process;
 mod property;
 

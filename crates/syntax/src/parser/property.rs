@@ -1,5 +1,5 @@
 //! Properties after `check S:`: `deadlock free`, `never`, `reachable`, `eventually`,
-//! `always eventually`, `leads to`. The property words are not reserved: they are recognised
+//! `always eventually`, `leads to`, `ltl FORMULA` (see `ltl.rs`). The property words are not reserved: they are recognised
 //! by position.
 
 use super::{PResult, Parser};
@@ -8,7 +8,7 @@ use crate::token::Tok;
 use agentpi_diagnostics::Diagnostic;
 
 const FORMS: &str = "a property is one of `deadlock free`, `never PAT`, `reachable PAT`, \
-`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, optionally after `fair`";
+`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair`";
 
 impl Parser<'_> {
     pub(super) fn property(&mut self) -> PResult<Property> {
@@ -30,6 +30,10 @@ impl Parser<'_> {
                 self.bump();
                 self.word("eventually")?;
                 Ok(Property::AlwaysEventually(self.label()?))
+            }
+            "ltl" if !self.word_at(1, "leads") => {
+                self.bump();
+                Ok(Property::Ltl(self.ltl()?))
             }
             _ => self.leads_to(),
         }
@@ -66,7 +70,7 @@ impl Parser<'_> {
     }
 
     /// A label pattern: `tau`, `c`, `c(p, ...)`.
-    fn label(&mut self) -> PResult<LabelPat> {
+    pub(super) fn label(&mut self) -> PResult<LabelPat> {
         let start = self.span();
         if self.eat(&Tok::Tau) {
             return Ok(LabelPat {

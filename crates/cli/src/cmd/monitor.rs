@@ -1,0 +1,459 @@
+//! `agentpi monitor -- CMD ARGS...`: a transparent stdio proxy between the client (whoever
+//! started the monitor) and the MCP server `CMD`. Bytes are relayed unchanged and in order
+//! by one thread per stream; each complete line is recorded (`--record`, flushed per event)
+//! and handed to the checker thread over a bounded channel with `try_send`, so the relay never
+//! waits on the checks: when the checker falls behind, it is told and stops the model checks
+//! (the report says so) rather than slow the traffic down.
+
+use super::Format;
+use crate::{output, wire};
+use agentpi_monitor::{Dir, Event, Session};
+use serde_json::{Map, json};
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write the trace (JSON Lines) here as it happens, flushed per event
+    #[arg(long)]
+    record: Option<String>,
+    /// Write the report (JSON) here when the session ends
+    #[arg(long)]
+    report: Option<String>,
+    /// Relay (and record) only: no checks (to measure the relay alone)
+    #[arg(long)]
+    no_check: bool,
+    /// The summary written to standard error at the end
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Relay a Streamable HTTP server instead: listen here for clients (HOST:PORT; port 0
+    /// picks a free port, printed at start). Records with --record; see docs/http-proxy.md.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        requires = "upstream",
+        conflicts_with = "command"
+    )]
+    listen: Option<String>,
+    /// The Streamable HTTP server (http://) that --listen relays to.
+    #[arg(long, value_name = "URL", requires = "listen")]
+    upstream: Option<String>,
+    /// The server command and its arguments (after `--`)
+    #[arg(last = true, required_unless_present = "listen")]
+    command: Vec<String>,
+}
+
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 the server exited with status 0; otherwise the \
+server's own status (128 + the signal number when a signal ended it), whatever the monitor \
+found; 2 also when the server could not be started or a --record or --report file could not \
+be written. With --listen: 0 stopped by SIGINT or SIGTERM with the trace complete, 2 the \
+listen address cannot be bound, the upstream URL is not http://HOST[:PORT], or the trace file \
+cannot be written.";
+
+/// Events the checker may lag behind before the relay stops waiting for it.
+const QUEUE: usize = 4096;
+/// The longest line the tap holds before it hands it on in pieces.
+const MAX_LINE: usize = 256 * 1024 * 1024;
+/// Bytes read from a stream at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// What the relay threads share: the clock, the record and the checker's queue.
+struct Tap {
+    start: Instant,
+    record: Mutex<Option<BufWriter<File>>>,
+    queue: SyncSender<Option<Event>>,
+    dropped: AtomicUsize,
+    record_failed: AtomicBool,
+    /// Whether events go to the checker at all (`--no-check`: no).
+    check: bool,
+    /// Our standard error, shared with the server's: the monitor's lines wait while the
+    /// server is in the middle of one of its own.
+    stderr: Mutex<SharedStderr>,
+}
+
+#[derive(Default)]
+struct SharedStderr {
+    mid_line: bool,
+    held: Vec<String>,
+}
+
+impl Tap {
+    /// One line of the monitor's on standard error, never inside a line of the server's.
+    fn say(&self, line: String) {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.mid_line {
+            shared.held.push(line);
+        } else {
+            output::stderr(&line);
+        }
+    }
+
+    /// A chunk of the server's standard error; held lines follow it once it ends a line.
+    fn server_stderr(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let mut err = std::io::stderr().lock();
+        err.write_all(bytes).and_then(|()| err.flush())?;
+        shared.mid_line = bytes.last().is_some_and(|&b| b != b'\n');
+        if !shared.mid_line {
+            for line in std::mem::take(&mut shared.held) {
+                output::stderr(&line);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines still held at the end (the server's last line had no newline).
+    fn release(&self) {
+        let mut shared = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.mid_line && !shared.held.is_empty() {
+            output::stderr("\n");
+        }
+        for line in std::mem::take(&mut shared.held) {
+            output::stderr(&line);
+        }
+        shared.mid_line = false;
+    }
+}
+
+impl Tap {
+    /// Records `event` and queues it for the checker (stderr lines are only recorded: they
+    /// are not the protocol's); never blocks on the checker.
+    fn emit(&self, event: Event) {
+        let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(file) = record.as_mut() {
+            let line = event.to_line() + "\n";
+            if file
+                .write_all(line.as_bytes())
+                .and_then(|()| file.flush())
+                .is_err()
+            {
+                self.record_failed.store(true, Ordering::Relaxed);
+                *record = None;
+            }
+        }
+        if event.dir == Dir::Stderr || !self.check {
+            return;
+        }
+        match self.queue.try_send(Some(event)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn now(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    fn process(&self, kind: &str, fields: Map<String, serde_json::Value>) {
+        self.emit(Event::process(self.now(), kind, fields));
+    }
+}
+
+pub fn run(args: Args) -> u8 {
+    if let (Some(listen), Some(upstream)) = (args.listen.clone(), args.upstream.clone()) {
+        let record = args.record.map(std::path::PathBuf::from);
+        return super::monitor_http::run(super::monitor_http::Args {
+            listen,
+            upstream,
+            record,
+        });
+    }
+    // Caught from the start, so that a signal at any moment still ends in a report.
+    let signalled = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
+    }
+    let record = match args.record.as_deref().map(File::create).transpose() {
+        Ok(f) => f.map(BufWriter::new),
+        Err(e) => {
+            output::errln!(
+                "error: cannot write `{}`: {e}",
+                args.record.unwrap_or_default()
+            );
+            return 2;
+        }
+    };
+    let mut child = match Command::new(&args.command[0])
+        .args(&args.command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            output::errln!("error: cannot start `{}`: {e}", args.command[0]);
+            return 2;
+        }
+    };
+    let (queue, events) = sync_channel(QUEUE);
+    let tap = Arc::new(Tap {
+        start: Instant::now(),
+        record: Mutex::new(record),
+        queue,
+        dropped: AtomicUsize::new(0),
+        record_failed: AtomicBool::new(false),
+        check: !args.no_check,
+        stderr: Mutex::default(),
+    });
+    tap.process(
+        "spawn",
+        Map::from_iter([("command".into(), json!(args.command))]),
+    );
+    let checker = {
+        let tap = tap.clone();
+        std::thread::spawn(move || check(events, &tap))
+    };
+    let status = relay(&mut child, &tap, &signalled);
+    let _ = tap.queue.send(None);
+    let (report, charts) = checker
+        .join()
+        .unwrap_or_else(|_| (Session::new().finish(), Charts::new()));
+    finish(&args, &report, &charts, &tap, status)
+}
+
+/// Relays until the server exits; returns its exit status.
+fn relay(child: &mut Child, tap: &Arc<Tap>, signalled: &AtomicUsize) -> u8 {
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    {
+        let tap = tap.clone();
+        // Not joined: it may wait on the client's stdin forever after the server has gone.
+        std::thread::spawn(move || client_to_server(stdin, &tap));
+    }
+    let out = stdout.map(|s| {
+        let tap = tap.clone();
+        std::thread::spawn(move || pump(s, to_stdout, Dir::S2c, &tap))
+    });
+    let err = stderr.map(|s| {
+        let tap = tap.clone();
+        std::thread::spawn(move || pump(s, |b| tap.server_stderr(b), Dir::Stderr, &tap))
+    });
+    let status = wait(child, tap, signalled);
+    for handle in [out, err].into_iter().flatten() {
+        let _ = handle.join();
+    }
+    status
+}
+
+/// Waits for the server; SIGINT and SIGTERM to the monitor are passed on to it (then a kill
+/// after a grace period), so that every ending goes through its exit and the report.
+fn wait(child: &mut Child, tap: &Tap, signalled: &AtomicUsize) -> u8 {
+    let mut since: Option<Instant> = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return exit(status, tap),
+            Ok(None) => {}
+            Err(_) => return 2,
+        }
+        let sig = signalled.swap(0, Ordering::Relaxed);
+        if sig != 0 {
+            tap.process(
+                "signal",
+                Map::from_iter([
+                    ("signal".into(), json!(sig)),
+                    ("to".into(), json!("monitor")),
+                ]),
+            );
+            let _ = Command::new("kill")
+                .arg(format!("-{sig}"))
+                .arg(child.id().to_string())
+                .status();
+            since.get_or_insert_with(Instant::now);
+        }
+        if since.is_some_and(|s| s.elapsed() > Duration::from_secs(5)) {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn exit(status: std::process::ExitStatus, tap: &Tap) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        tap.process("exit", Map::from_iter([("signal".into(), json!(sig))]));
+        return (128 + sig).clamp(0, 255) as u8;
+    }
+    let code = status.code().unwrap_or(1);
+    tap.process("exit", Map::from_iter([("code".into(), json!(code))]));
+    code.clamp(0, 255) as u8
+}
+
+fn client_to_server(stdin: Option<ChildStdin>, tap: &Tap) {
+    let Some(mut to) = stdin else { return };
+    let mut from = std::io::stdin().lock();
+    let mut lines = Lines::default();
+    let mut buf = vec![0u8; CHUNK];
+    let mut server_gone = false;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        // Tapped before it is passed on (both ways), so that the record never shows an
+        // answer before its request.
+        lines.feed(&buf[..n], |line| {
+            tap.emit(Event::message(tap.now(), Dir::C2s, line))
+        });
+        if !server_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+            server_gone = true;
+        }
+    }
+    lines.end(|line| tap.emit(Event::message(tap.now(), Dir::C2s, line)));
+    tap.process("eof", Map::from_iter([("side".into(), json!("client"))]));
+    drop(to);
+}
+
+/// Copies a server stream to ours, chunk by chunk, and taps its lines.
+fn pump(
+    mut from: impl Read,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+    dir: Dir,
+    tap: &Tap,
+) {
+    let mut lines = Lines::default();
+    let mut buf = vec![0u8; CHUNK];
+    let mut reader_gone = false;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        lines.feed(&buf[..n], |line| {
+            tap.emit(Event::message(tap.now(), dir, line))
+        });
+        if !reader_gone && write(&buf[..n]).is_err() {
+            reader_gone = true;
+        }
+    }
+    lines.end(|line| tap.emit(Event::message(tap.now(), dir, line)));
+    let side = if dir == Dir::S2c {
+        "server"
+    } else {
+        "server stderr"
+    };
+    tap.process("eof", Map::from_iter([("side".into(), json!(side))]));
+}
+
+/// A chunk to our standard output, under its lock so that nothing interleaves with it.
+fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|()| out.flush())
+}
+
+/// Splits a byte stream into lines (without their newline).
+#[derive(Default)]
+struct Lines {
+    partial: Vec<u8>,
+}
+
+impl Lines {
+    fn feed(&mut self, mut bytes: &[u8], mut line: impl FnMut(&[u8])) {
+        while let Some(at) = bytes.iter().position(|&b| b == b'\n') {
+            if self.partial.is_empty() {
+                line(&bytes[..at]);
+            } else {
+                self.partial.extend_from_slice(&bytes[..at]);
+                line(&self.partial);
+                self.partial.clear();
+            }
+            bytes = &bytes[at + 1..];
+        }
+        self.partial.extend_from_slice(bytes);
+        if self.partial.len() > MAX_LINE {
+            // A line this long is tapped in pieces (each a finding of its own) rather than
+            // held without bound; the relay itself never holds more than one chunk.
+            line(&self.partial);
+            self.partial.clear();
+        }
+    }
+
+    /// A last line without its newline (a message cut off by the end of the stream).
+    fn end(&mut self, mut line: impl FnMut(&[u8])) {
+        if !self.partial.is_empty() {
+            line(&self.partial);
+        }
+    }
+}
+
+/// The checker thread: feeds the session, writes a line per violation to standard error.
+/// The chart of each violation is drawn when it is found, from a window of the last events,
+/// so that a long session keeps no more than the window.
+fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report, Charts) {
+    // Load both models now, while the server starts, rather than when the era is known and
+    // messages are already queueing.
+    let _ = agentpi_monitor::model::legacy();
+    let _ = agentpi_monitor::model::modern();
+    let mut session = Session::new();
+    let mut window: VecDeque<Event> = VecDeque::new();
+    let mut first = 0;
+    let mut charts = Charts::new();
+    let mut told = 0;
+    while let Ok(Some(event)) = events.recv() {
+        let dropped = tap.dropped.load(Ordering::Relaxed);
+        if dropped > told {
+            session.gap(dropped - told);
+            first += dropped - told;
+            told = dropped;
+        }
+        if window.len() == WINDOW {
+            window.pop_front();
+            first += 1;
+        }
+        window.push_back(event);
+        let Some(event) = window.back() else { continue };
+        let found = session.feed(event);
+        if !found.is_empty() {
+            let events: Vec<Event> = window.iter().cloned().collect();
+            for v in found {
+                tap.say(wire::line(&v) + "\n");
+                charts.insert(v.index, wire::chart(&events, first, v.index));
+            }
+        }
+    }
+    (session.finish(), charts)
+}
+
+type Charts = HashMap<usize, String>;
+/// Events kept for the charts.
+const WINDOW: usize = 128;
+
+fn finish(
+    args: &Args,
+    report: &agentpi_monitor::Report,
+    charts: &Charts,
+    tap: &Tap,
+    status: u8,
+) -> u8 {
+    let mut failed = false;
+    if tap.record_failed.load(Ordering::Relaxed) {
+        output::errln!("agentpi monitor: error: writing the record failed; it is incomplete");
+        failed = true;
+    }
+    if let Some(path) = &args.report
+        && let Err(e) = std::fs::write(path, report.to_json().to_string() + "\n")
+    {
+        output::errln!("agentpi monitor: error: cannot write `{path}`: {e}");
+        failed = true;
+    }
+    let summary = match args.format {
+        Format::Json => report.to_json().to_string() + "\n",
+        Format::Text => {
+            let chart_of = |i: usize| charts.get(&i).cloned().unwrap_or_default();
+            wire::text("agentpi monitor", report, &chart_of)
+        }
+    };
+    tap.release();
+    output::stderr(&summary);
+    if failed && status == 0 { 2 } else { status }
+}

@@ -1,0 +1,58 @@
+//! `agentpi trace check FILE`: checks a recorded trace offline with the monitor's checks.
+
+use super::Format;
+use crate::{output, wire};
+use agentpi_monitor::{Session, trace};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Check a trace (JSON Lines, as `agentpi monitor --record` writes) against the protocol.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The trace file
+    file: String,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS: &str = "Exit status: 0 no violation, 1 at least one violation, 2 the \
+file cannot be read (with FILE:LINE: and why) or the output could not be written.";
+
+pub fn run(args: Args) -> u8 {
+    let Action::Check(args) = args.action;
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            output::errln!("{}: cannot read: {e}", args.file);
+            return 2;
+        }
+    };
+    let events = match trace::parse(&bytes) {
+        Ok(events) => events,
+        Err(e) => {
+            output::errln!("{}:{}: {}", args.file, e.line, e.why);
+            return 2;
+        }
+    };
+    let mut session = Session::new();
+    for event in &events {
+        session.feed(event);
+    }
+    let report = session.finish();
+    let status = u8::from(!report.violations.is_empty());
+    let text = match args.format {
+        Format::Json => report.to_json().to_string() + "\n",
+        Format::Text => wire::text(&args.file, &report, &|i| wire::chart(&events, 0, i)),
+    };
+    output::finish(&text, status)
+}

@@ -1,0 +1,17 @@
+//! MCP on the wire: the trace format, per-message shape checks, era detection, and the
+//! `Session` checker that binds each message to a label of the protocol model
+//! (`models/mcp/*.pi`) and steps it through the one semantics (`agentpi_check::replay`).
+//!
+//! The checker is fed events one at a time (`Session::feed`) by any transport: the stdio
+//! proxy of `agentpi monitor`, a recorded trace (`agentpi trace check`), or an HTTP proxy.
+
+pub mod base64;
+pub mod bind;
+pub mod model;
+pub mod rules;
+pub mod session;
+pub mod shape;
+pub mod trace;
+
+pub use session::{Report, Session, Violation};
+pub use trace::{Dir, Event, TraceError};

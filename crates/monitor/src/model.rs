@@ -1,0 +1,70 @@
+//! The protocol models, bundled: `models/mcp/legacy.pi` (2025-06-18, 2025-11-25) and
+//! `models/mcp/modern.pi` (2026-07-28). Each is
+//! loaded once per process and kept for its lifetime, so sessions borrow it freely.
+
+use agentpi_check::replay::{Alphabet, Options, Replay};
+use agentpi_ir::core::Program;
+use agentpi_semantics::Semantics;
+use std::sync::OnceLock;
+
+pub const LEGACY: &str = include_str!("../../../models/mcp/legacy.pi");
+pub const MODERN: &str = include_str!("../../../models/mcp/modern.pi");
+
+/// A loaded model and its semantics.
+pub struct Model {
+    pub sem: Semantics<'static>,
+    system: usize,
+    alphabet: Alphabet,
+}
+
+/// `violation` marks an observer raising a rule id.
+const FLAGS: &[&str] = &["violation"];
+
+/// Loads a model; `visible` are the labels the monitor observes.
+fn load(name: &str, text: &str, visible: &[&str]) -> Result<Model, String> {
+    let loaded = agentpi_ir::load_str(name, text);
+    if loaded.has_errors() {
+        return Err(format!("the bundled model {name} does not load"));
+    }
+    let program: &'static Program = Box::leak(Box::new(loaded.program));
+    let system = program
+        .system("Monitor")
+        .ok_or_else(|| format!("{name} has no system Monitor"))?;
+    let alphabet = Alphabet::new(program, visible, FLAGS)?;
+    Ok(Model {
+        sem: Semantics::new(program),
+        system,
+        alphabet,
+    })
+}
+
+/// The legacy model (loaded on first use).
+pub fn legacy() -> Result<&'static Model, String> {
+    static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| load("mcp/legacy.pi", LEGACY, &["c2s", "s2c", "decl"]))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The modern model (loaded on first use).
+pub fn modern() -> Result<&'static Model, String> {
+    static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| load("mcp/modern.pi", MODERN, &["c2s", "s2c"]))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl Model {
+    /// A replay at the model's start.
+    pub fn start(&'static self) -> Result<Replay<'static, 'static>, String> {
+        let options = Options {
+            maximal: true,
+            max_states: 200_000,
+        };
+        Replay::new(&self.sem, self.system, self.alphabet.clone(), options)
+            .map(|(replay, _)| replay)
+            .map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,251 @@
+//! The rules the monitor reports (ids of reference/mcp.md section 1.10): level, the spec
+//! clause, and what the rule says. `docs/monitor.md` has the table of every rule id and where
+//! it is enforced.
+
+/// One rule: id, level, clause of the specification, and a sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub id: &'static str,
+    pub level: &'static str,
+    pub spec: &'static str,
+    pub says: &'static str,
+}
+
+const fn rule(
+    id: &'static str,
+    level: &'static str,
+    spec: &'static str,
+    says: &'static str,
+) -> Rule {
+    Rule {
+        id,
+        level,
+        spec,
+        says,
+    }
+}
+
+/// Every rule the monitor can report.
+pub const RULES: &[Rule] = &[
+    rule(
+        "J1",
+        "MUST",
+        "basic/index",
+        "a message is a UTF-8 JSON object with \"jsonrpc\": \"2.0\"",
+    ),
+    rule(
+        "J2",
+        "MUST",
+        "basic/index",
+        "a request id is a string or an integer, never null",
+    ),
+    rule(
+        "J3",
+        "MUST",
+        "basic/index",
+        "a sender never reuses a request id within the session",
+    ),
+    rule(
+        "J4",
+        "MUST",
+        "basic/index",
+        "a sender never reuses the id of one of its requests in flight",
+    ),
+    rule(
+        "J5",
+        "MUST",
+        "basic/index",
+        "a response has the request's id and exactly one of `result` (an object) and `error` (integer code, message)",
+    ),
+    rule(
+        "J6",
+        "MUST",
+        "basic/index",
+        "a response answers exactly one request in flight",
+    ),
+    rule(
+        "J8",
+        "MUST",
+        "basic/index",
+        "no JSON-RPC batches (arrays) since 2025-06-18",
+    ),
+    rule(
+        "J10",
+        "MUST",
+        "basic/index",
+        "every result has `resultType`",
+    ),
+    rule(
+        "J13",
+        "MUST",
+        "schema",
+        "params and results have the shape of their method",
+    ),
+    rule(
+        "L1",
+        "MUST",
+        "basic/lifecycle",
+        "the first client message is `initialize`",
+    ),
+    rule(
+        "L2",
+        "MUST",
+        "basic/lifecycle",
+        "`initialize` params have protocolVersion, capabilities and clientInfo",
+    ),
+    rule(
+        "L3",
+        "MUST",
+        "basic/lifecycle",
+        "the initialize result has protocolVersion, capabilities and serverInfo",
+    ),
+    rule(
+        "L6",
+        "MUST",
+        "basic/lifecycle",
+        "after the initialize result the client sends notifications/initialized (before other requests)",
+    ),
+    rule(
+        "L7",
+        "SHOULD",
+        "basic/lifecycle",
+        "the client sends no request but ping before the initialize result",
+    ),
+    rule(
+        "L8",
+        "SHOULD",
+        "basic/lifecycle",
+        "the server sends nothing but ping and log messages before notifications/initialized",
+    ),
+    rule(
+        "L9",
+        "MUST",
+        "basic/lifecycle",
+        "initialize is sent once and never cancelled",
+    ),
+    rule(
+        "M1",
+        "MUST",
+        "basic/versioning",
+        "every client request carries _meta protocolVersion and clientCapabilities",
+    ),
+    rule(
+        "M13",
+        "MUST",
+        "basic/subscriptions",
+        "a listen's stream starts with its acknowledgement and names a listen in flight",
+    ),
+    rule(
+        "C5",
+        "MUST",
+        "basic/patterns/cancellation",
+        "the server cancels nothing but a subscriptions/listen",
+    ),
+    rule(
+        "M6",
+        "MUST",
+        "basic/transports/stdio",
+        "the server sends no request and the client no response",
+    ),
+    rule(
+        "C1",
+        "MUST",
+        "basic/utilities/cancellation",
+        "a cancellation names a request its sender issued",
+    ),
+    rule(
+        "C3",
+        "SHOULD",
+        "basic/utilities/cancellation",
+        "no response after the receiver got the cancellation",
+    ),
+    rule(
+        "C4",
+        "MUST",
+        "basic/patterns/cancellation",
+        "no further message for a request after its cancellation",
+    ),
+    rule(
+        "P1",
+        "MUST",
+        "basic/utilities/progress",
+        "a progress token is a string or integer, unique among active requests",
+    ),
+    rule(
+        "P2",
+        "MUST",
+        "basic/utilities/progress",
+        "progress names a token the peer gave in a request",
+    ),
+    rule(
+        "P3",
+        "MUST",
+        "basic/utilities/progress",
+        "progress strictly increases per token",
+    ),
+    rule(
+        "P4",
+        "MUST",
+        "basic/utilities/progress",
+        "no progress after the request's response",
+    ),
+    rule(
+        "T1",
+        "MUST",
+        "server/tools",
+        "tools/* only if the server declared `tools`",
+    ),
+    rule(
+        "T2",
+        "MUST",
+        "server/tools",
+        "each tool has a name and an object inputSchema",
+    ),
+    rule(
+        "T4",
+        "MUST",
+        "server/tools",
+        "structuredContent validates against the tool's outputSchema",
+    ),
+    rule(
+        "T6",
+        "SHOULD",
+        "server/tools",
+        "tools/list_changed only if `tools.listChanged` was declared",
+    ),
+    rule(
+        "X1",
+        "MUST",
+        "basic/lifecycle",
+        "features are used only if the peer declared them",
+    ),
+    rule(
+        "X2",
+        "MUST",
+        "server/resources",
+        "resources/subscribe and updates only with `resources.subscribe`",
+    ),
+    rule(
+        "X6",
+        "MUST",
+        "server/utilities/logging",
+        "log messages and logging/setLevel only with `logging`",
+    ),
+    rule(
+        "S2",
+        "MUST",
+        "basic/transports",
+        "the server writes nothing but MCP messages to stdout",
+    ),
+    rule(
+        "S3",
+        "MUST",
+        "basic/transports",
+        "the client writes nothing but MCP messages to stdin",
+    ),
+];
+
+/// The rule with this id (`C3`, case-insensitive).
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id.eq_ignore_ascii_case(id))
+}

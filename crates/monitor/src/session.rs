@@ -1,0 +1,670 @@
+//! The checker of one session: fed trace events one at a time, it runs the shape checks of
+//! each message, binds it to labels of the protocol model and steps the model; a label the
+//! model takes only with a flag is a violation of the flagged rule.
+
+use crate::bind;
+use crate::model;
+use crate::rules;
+use crate::shape::{self, Finding, Message};
+use crate::trace::{Dir, Event};
+use agentpi_check::replay::{Arg, Key, Observation, Replay, Verdict};
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    pub rule: String,
+    pub level: String,
+    pub index: usize,
+    pub dir: Dir,
+    pub message: String,
+    pub spec: String,
+    /// What the model would have accepted instead.
+    pub expected: Vec<String>,
+    /// The offending message's bytes.
+    pub raw: Vec<u8>,
+}
+
+/// A request not answered (nor cancelled) by the end of the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRequest {
+    pub index: usize,
+    pub dir: Dir,
+    pub id: Value,
+    pub method: String,
+}
+
+/// The protocol era of a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Unknown,
+    Legacy,
+    Modern,
+}
+
+impl Era {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Unknown => "unknown",
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
+/// Everything the session found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub era: Era,
+    pub protocol_version: Option<String>,
+    pub messages: usize,
+    pub violations: Vec<Violation>,
+    pub open_requests: Vec<OpenRequest>,
+    /// What limited the checks (the model gave up, the checker fell behind, ...).
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// The report as MONITOR.md fixes it (plus `raw` per violation and `notes`).
+    pub fn to_json(&self) -> Value {
+        let violations: Vec<Value> = self
+            .violations
+            .iter()
+            .map(|v| {
+                json!({"rule": v.rule, "level": v.level, "index": v.index, "dir": v.dir.as_str(),
+                       "message": v.message, "spec": v.spec, "expected": v.expected,
+                       "raw": String::from_utf8_lossy(&v.raw)})
+            })
+            .collect();
+        let open: Vec<Value> = self
+            .open_requests
+            .iter()
+            .map(|o| json!({"index": o.index, "dir": o.dir.as_str(), "id": o.id, "method": o.method}))
+            .collect();
+        json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
+               "messages": self.messages, "violations": violations, "open_requests": open,
+               "notes": self.notes})
+    }
+}
+
+/// A request in flight, by key (`c2s:5`: request 5 sent by the client).
+#[derive(Clone, Debug)]
+struct Pending {
+    index: usize,
+    dir: Dir,
+    id: Value,
+    method: String,
+    params: Option<Value>,
+}
+
+/// A response that reaches the proxy within this many seconds of the cancellation of its
+/// request may have been written before the cancellation was read: a crossing, not a C3
+/// violation (reference/mcp.md C3: "at a proxy use response sent > delta after cancel
+/// forwarded"). A trace without times is judged by order alone.
+pub const RACE_WINDOW: f64 = 0.5;
+
+/// How many messages wait for the era to be known before it is taken to be legacy.
+const ERA_WINDOW: usize = 64;
+
+/// The checker of one session.
+pub struct Session {
+    era: Era,
+    protocol_version: Option<String>,
+    replay: Option<Replay<'static, 'static>>,
+    next_index: usize,
+    messages: usize,
+    /// Messages seen while the era is unknown, with their indices.
+    waiting: Vec<(usize, Event)>,
+    ids_used: HashSet<String>,
+    requests: HashMap<String, Pending>,
+    /// Requests cancelled, with the time the cancel crossed the proxy.
+    cancelled: HashMap<String, Option<f64>>,
+    tokens_used: HashSet<String>,
+    progress: HashMap<String, f64>,
+    schemas: Map<String, Value>,
+    violations: Vec<Violation>,
+    notes: Vec<String>,
+    /// Events relayed that the checker never saw.
+    unchecked: usize,
+    /// The version a `server/discover` probe asked for, until its answer tells the era.
+    probe_version: Option<String>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session {
+            era: Era::Unknown,
+            protocol_version: None,
+            replay: None,
+            next_index: 0,
+            messages: 0,
+            waiting: Vec::new(),
+            ids_used: HashSet::new(),
+            requests: HashMap::new(),
+            cancelled: HashMap::new(),
+            tokens_used: HashSet::new(),
+            progress: HashMap::new(),
+            schemas: Map::new(),
+            violations: Vec::new(),
+            notes: Vec::new(),
+            unchecked: 0,
+            probe_version: None,
+        }
+    }
+
+    /// Adds a note to the report (what limited the checks).
+    pub fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+
+    /// `dropped` events were relayed but never reached the checker (it fell behind): the
+    /// model can no longer follow the session, so its checks stop; shape checks go on.
+    pub fn gap(&mut self, dropped: usize) {
+        self.next_index += dropped;
+        self.unchecked += dropped;
+        self.replay = None;
+    }
+
+    /// Takes the next event of the trace; returns the violations it revealed (messages held
+    /// back while the era is unknown are checked once it is known).
+    pub fn feed(&mut self, event: &Event) -> Vec<Violation> {
+        let index = self.next_index;
+        self.next_index += 1;
+        if !event.is_message() {
+            return Vec::new();
+        }
+        self.messages += 1;
+        let before = self.violations.len();
+        if self.era == Era::Unknown {
+            self.waiting.push((index, event.clone()));
+            self.era = self.detect(event);
+            if self.era == Era::Unknown && self.waiting.len() < ERA_WINDOW {
+                return Vec::new();
+            }
+            self.start();
+        } else {
+            self.check(index, event);
+        }
+        self.violations[before..].to_vec()
+    }
+
+    /// Ends the session: checks what still waits on the era and returns the report.
+    pub fn finish(mut self) -> Report {
+        if !self.waiting.is_empty() {
+            self.start();
+        }
+        if self.unchecked > 0 {
+            let n = self.unchecked;
+            self.note(format!(
+                "the checker fell behind: {n} events were relayed unchecked; model checks stopped at the first"
+            ));
+        }
+        let mut open: Vec<OpenRequest> = self
+            .requests
+            .iter()
+            .filter(|(k, _)| !self.cancelled.contains_key(*k))
+            .map(|(_, p)| OpenRequest {
+                index: p.index,
+                dir: p.dir,
+                id: p.id.clone(),
+                method: p.method.clone(),
+            })
+            .collect();
+        open.sort_by_key(|o| o.index);
+        Report {
+            era: self.era,
+            protocol_version: self.protocol_version,
+            messages: self.messages,
+            violations: self.violations,
+            open_requests: open,
+            notes: self.notes,
+        }
+    }
+
+    /// The era this message tells, if it does.
+    fn detect(&mut self, event: &Event) -> Era {
+        let (Some(message), _) = shape::parse(&event.raw, event.dir) else {
+            return Era::Unknown;
+        };
+        match (event.dir, message) {
+            (Dir::C2s, Message::Request { method, params, .. }) => {
+                let meta = params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                if method == "server/discover" {
+                    // A probe: its answer tells the era (an error: the client falls back).
+                    self.probe_version = meta;
+                    Era::Unknown
+                } else if meta.is_some() {
+                    self.protocol_version = meta;
+                    Era::Modern
+                } else {
+                    Era::Legacy
+                }
+            }
+            (Dir::C2s, Message::Notification { .. }) => Era::Legacy,
+            (Dir::S2c, Message::Response { outcome: Ok(r), .. })
+                if r.get("supportedVersions").is_some() =>
+            {
+                self.protocol_version = self.probe_version.take();
+                Era::Modern
+            }
+            _ => Era::Unknown,
+        }
+    }
+
+    /// Starts the model of the era and checks the messages that waited for it.
+    fn start(&mut self) {
+        let model = match self.era {
+            Era::Legacy => Some(model::legacy()),
+            Era::Modern => Some(model::modern()),
+            Era::Unknown => None,
+        };
+        if let Some(model) = model {
+            match model.and_then(|m| m.start()) {
+                Ok(replay) => self.replay = Some(replay),
+                Err(e) => self.note(format!("the {} model cannot start: {e}", self.era.as_str())),
+            }
+        }
+        for (index, event) in std::mem::take(&mut self.waiting) {
+            self.check(index, &event);
+        }
+    }
+
+    fn check(&mut self, index: usize, event: &Event) {
+        let (message, findings) = shape::parse(&event.raw, event.dir);
+        self.report(index, event, findings);
+        let Some(message) = message else { return };
+        let modern = self.era == Era::Modern;
+        let mut found = Vec::new();
+        let observations = match &message {
+            Message::Request { id, method, params } => {
+                found.extend(shape::params(method, params.as_ref(), modern, event.dir));
+                self.request(index, event.dir, id, method, params.as_ref(), &mut found)
+            }
+            Message::Notification { method, params } => {
+                found.extend(shape::params(method, params.as_ref(), modern, event.dir));
+                self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
+            }
+            Message::Response { id, outcome } => {
+                self.response(event.dir, id, outcome, event.t, &mut found)
+            }
+        };
+        self.report(index, event, found);
+        let what = describe(&message);
+        for obs in observations {
+            self.step(index, event, &obs, &what);
+        }
+    }
+
+    fn report(&mut self, index: usize, event: &Event, findings: Vec<Finding>) {
+        for (rule, text) in findings {
+            self.violation(index, event, rule, text, Vec::new());
+        }
+    }
+
+    fn violation(
+        &mut self,
+        index: usize,
+        event: &Event,
+        rule: &str,
+        text: String,
+        expected: Vec<String>,
+    ) {
+        let (level, spec) = match rules::find(rule) {
+            Some(r) => (r.level, r.spec),
+            None => ("MUST", "models/mcp/legacy.pi"),
+        };
+        let v = Violation {
+            rule: rule.to_uppercase(),
+            level: level.to_string(),
+            index,
+            dir: event.dir,
+            message: text,
+            spec: spec.to_string(),
+            expected,
+            raw: event.raw.clone(),
+        };
+        let repeat = self
+            .violations
+            .iter()
+            .any(|old| old.index == index && old.rule == v.rule);
+        if !repeat {
+            self.violations.push(v);
+        }
+    }
+
+    fn bound(&self, key: &str) -> bool {
+        self.replay.as_ref().is_some_and(|r| r.is_bound(key))
+    }
+
+    fn request(
+        &mut self,
+        index: usize,
+        dir: Dir,
+        id: &Value,
+        method: &str,
+        params: Option<&Value>,
+        found: &mut Vec<Finding>,
+    ) -> Vec<Observation> {
+        if self.era == Era::Modern && dir == Dir::S2c {
+            found.push(("M6", format!("the server sent request `{method}`")));
+        }
+        let key = format!("{}:{id}", dir.as_str());
+        let reused = !self.ids_used.insert(key.clone());
+        if reused && self.era != Era::Modern {
+            found.push((
+                "J3",
+                format!("request id {id} was used before by the same sender"),
+            ));
+        }
+        let token = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"));
+        let mut tok = Arg::Any;
+        if let Some(token) = token {
+            let tok_key = format!("tok:{}:{token}", dir.as_str());
+            if self.bound(&tok_key) {
+                found.push(("P1", format!("progress token {token} is already in use")));
+            } else {
+                tok = Arg::Name(Key::from(tok_key.as_str()));
+            }
+            self.tokens_used.insert(tok_key);
+        }
+        let mut obs = Vec::new();
+        let head = dir.as_str();
+        if self.bound(&key) {
+            obs.push(Observation::new(head, vec![ctor("again", vec![])]));
+        } else {
+            let kind = if self.era == Era::Modern {
+                bind::modern_request_kind(method, dir)
+            } else {
+                bind::request_kind(method, dir)
+            };
+            let kind = ctor(kind, vec![]);
+            let name = Arg::Name(Key::from(key.as_str()));
+            obs.push(Observation::new(
+                head,
+                vec![ctor("req", vec![name, kind, tok])],
+            ));
+            self.requests.insert(
+                key,
+                Pending {
+                    index,
+                    dir,
+                    id: id.clone(),
+                    method: method.to_string(),
+                    params: params.cloned(),
+                },
+            );
+        }
+        if method == "initialize" && dir == Dir::C2s && self.era == Era::Legacy {
+            let caps = params.and_then(|p| p.get("capabilities"));
+            obs.extend(declarations(caps, false));
+        }
+        obs
+    }
+
+    fn response(
+        &mut self,
+        dir: Dir,
+        id: &Value,
+        outcome: &Result<Value, Value>,
+        t: Option<f64>,
+        found: &mut Vec<Finding>,
+    ) -> Vec<Observation> {
+        if self.era == Era::Modern && dir == Dir::C2s {
+            found.push(("M6", "the client sent a response".to_string()));
+        }
+        let key = format!("{}:{id}", dir.other().as_str());
+        let bound = self.bound(&key);
+        let pending = self.requests.remove(&key);
+        let mut obs = Vec::new();
+        let head = dir.as_str();
+        let crossed = match (self.cancelled.get(&key), t) {
+            (Some(Some(at)), Some(t)) => t - at <= RACE_WINDOW,
+            _ => false,
+        };
+        if bound && crossed {
+            let name = Arg::Name(Key::from(key.as_str()));
+            obs.push(Observation::new(head, vec![ctor("crossed", vec![name])]));
+        } else if bound || (self.replay.is_none() && pending.is_some()) {
+            let name = Arg::Name(Key::from(key.as_str()));
+            obs.push(Observation::new(
+                head,
+                vec![ctor("res", vec![name, Arg::Bool(outcome.is_ok())])],
+            ));
+        } else {
+            obs.push(Observation::new(head, vec![ctor("stray_res", vec![])]));
+        }
+        let (Some(p), Ok(result)) = (pending, outcome) else {
+            return obs;
+        };
+        let modern = self.era == Era::Modern;
+        found.extend(shape::result(
+            &p.method,
+            p.params.as_ref(),
+            result,
+            modern,
+            &self.schemas,
+        ));
+        match p.method.as_str() {
+            "tools/list" => self.remember_schemas(result),
+            "initialize" if dir == Dir::S2c => {
+                if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+                    self.protocol_version = Some(v.to_string());
+                }
+                obs.extend(declarations(result.get("capabilities"), true));
+            }
+            _ => {}
+        }
+        obs
+    }
+
+    fn remember_schemas(&mut self, result: &Value) {
+        let tools = result.get("tools").and_then(Value::as_array);
+        for tool in tools.into_iter().flatten() {
+            if let (Some(name), Some(schema)) = (
+                tool.get("name").and_then(Value::as_str),
+                tool.get("outputSchema"),
+            ) {
+                self.schemas.insert(name.to_string(), schema.clone());
+            }
+        }
+    }
+
+    fn notification(
+        &mut self,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+        t: Option<f64>,
+        found: &mut Vec<Finding>,
+    ) -> Vec<Observation> {
+        let head = dir.as_str();
+        let field = |k: &str| params.and_then(|p| p.get(k));
+        let (name, arg) = match method {
+            "notifications/cancelled" => {
+                let Some(rid) = field("requestId") else {
+                    return Vec::new();
+                };
+                let key = self.cancel_key(dir, rid);
+                self.reference(&key, "cancel", self.ids_used.contains(&key))
+            }
+            "notifications/progress" => {
+                let Some(token) = field("progressToken") else {
+                    return Vec::new();
+                };
+                let key = format!("tok:{}:{token}", dir.other().as_str());
+                if let Some(value) = field("progress").and_then(Value::as_f64) {
+                    let last = self.progress.insert(key.clone(), value);
+                    if last.is_some_and(|l| value <= l) {
+                        found.push((
+                            "P3",
+                            format!("progress {value} for token {token} does not increase"),
+                        ));
+                    }
+                }
+                self.reference(&key, "prog", self.tokens_used.contains(&key))
+            }
+            _ => match self.subscription(dir, method, params) {
+                Some(found) => found,
+                None => {
+                    let modern = self.era == Era::Modern;
+                    (
+                        "note",
+                        Some(ctor(bind::note_kind(method, dir, modern), vec![])),
+                    )
+                }
+            },
+        };
+        if name == "cancel" && arg.is_some() {
+            let rid = field("requestId").unwrap_or(&Value::Null);
+            let key = self.cancel_key(dir, rid);
+            self.cancelled.entry(key).or_insert(t);
+        }
+        let args = arg.into_iter().collect();
+        vec![Observation::new(head, vec![ctor(name, args)])]
+    }
+
+    /// The request a cancellation names: the canceller's own, except that a modern server
+    /// cancels the client's `subscriptions/listen`.
+    fn cancel_key(&self, dir: Dir, rid: &Value) -> String {
+        let owner = if self.era == Era::Modern && dir == Dir::S2c {
+            dir.other()
+        } else {
+            dir
+        };
+        format!("{}:{rid}", owner.as_str())
+    }
+
+    /// A modern notification on a listen's stream (its `_meta` names the subscription):
+    /// `ack`, `sub_note`, or `stray_sub` when no listen of that id is in flight.
+    fn subscription(
+        &self,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<(&'static str, Option<Arg>)> {
+        if self.era != Era::Modern || dir != Dir::S2c {
+            return None;
+        }
+        let id = params?
+            .get("_meta")?
+            .get("io.modelcontextprotocol/subscriptionId")?;
+        let key = format!("c2s:{id}");
+        if !self.bound(&key) {
+            return Some(("stray_sub", None));
+        }
+        let name = if method == "notifications/subscriptions/acknowledged" {
+            "ack"
+        } else {
+            "sub_note"
+        };
+        Some((name, Some(Arg::Name(Key::from(key.as_str())))))
+    }
+
+    /// `cancel(k)` / `prog(k)` for a live key; `late_...` for one seen before, `stray_...`
+    /// for one never seen.
+    fn reference(&self, key: &str, live: &'static str, seen: bool) -> (&'static str, Option<Arg>) {
+        if self.bound(key) {
+            return (live, Some(Arg::Name(Key::from(key))));
+        }
+        let name = match (live, seen) {
+            ("cancel", true) => "late_cancel",
+            ("cancel", false) => "stray_cancel",
+            (_, true) => "late_prog",
+            _ => "stray_prog",
+        };
+        (name, None)
+    }
+
+    fn step(&mut self, index: usize, event: &Event, obs: &Observation, what: &str) {
+        let Some(replay) = self.replay.as_mut() else {
+            return;
+        };
+        let (verdict, expected) = match replay.step_explained(obs) {
+            Ok(v) => v,
+            Err(e) => {
+                self.replay = None;
+                self.note(format!("model checks stopped at message {index}: {e}"));
+                return;
+            }
+        };
+        let rules: Vec<String> = match verdict {
+            Verdict::Accepted => return,
+            Verdict::Flagged(flags) => flags.iter().map(|f| flag_rule(&f.text)).collect(),
+            Verdict::Refused => vec!["MODEL".to_string()],
+        };
+        for rule in rules {
+            let says = rules::find(&rule)
+                .map_or("the protocol model cannot take this message", |r| r.says);
+            self.violation(
+                index,
+                event,
+                &rule,
+                format!("{what}: {says}"),
+                expected.clone(),
+            );
+        }
+    }
+}
+
+fn ctor(name: &str, args: Vec<Arg>) -> Arg {
+    Arg::Ctor(name.to_string(), args)
+}
+
+/// `decl(k)` for each kind a capability object declares.
+fn declarations(caps: Option<&Value>, server: bool) -> Vec<Observation> {
+    let Some(caps) = caps else { return Vec::new() };
+    bind::declared(caps, server)
+        .into_iter()
+        .map(|k| Observation::new("decl", vec![ctor(k, vec![])]))
+        .collect()
+}
+
+/// `violation(c3)` -> `C3`.
+fn flag_rule(text: &str) -> String {
+    let inner = text
+        .strip_prefix("violation(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(text);
+    inner.to_uppercase()
+}
+
+/// A message in a few words, for violation texts.
+fn describe(message: &Message) -> String {
+    match message {
+        Message::Request { id, method, .. } => format!("request {id} `{method}`"),
+        Message::Notification { method, params } => {
+            let detail = match method.as_str() {
+                "notifications/cancelled" => params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .map(|r| format!(" of request {r}")),
+                "notifications/progress" => params
+                    .as_ref()
+                    .and_then(|p| p.get("progressToken"))
+                    .map(|t| format!(" for token {t}")),
+                _ => None,
+            };
+            format!("`{method}`{}", detail.unwrap_or_default())
+        }
+        Message::Response { id, outcome } => {
+            let kind = if outcome.is_ok() { "result" } else { "error" };
+            format!("{kind} for request {id}")
+        }
+    }
+}

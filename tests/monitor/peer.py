@@ -1,0 +1,118 @@
+"""A small stdio MCP server for the monitor's tests, correct or broken in one way:
+python3 peer.py MODE. Each MODE breaks one rule family (or exercises the relay):
+
+good                    a conforming server (tools, answers what it is asked)
+banner                  writes a banner line to stdout first (S2)
+answer_after_cancel     answers a tools/call after its cancellation arrived (C3)
+answer_twice            answers tools/list twice (J6)
+progress_after_result   sends progress for a call's token after answering it (P4)
+unknown_token           sends progress for a token nobody gave (P2)
+undeclared_list_changed sends tools/list_changed without declaring listChanged (T6)
+batch                   answers ping inside a JSON array (J8)
+early_notification      sends a notification before the initialize result (L8)
+undeclared_sampling     asks the client for sampling it never declared (X1)
+progress_backwards      sends progress 2 then 1 for a call's token (P3)
+bytes                   writes a banner, invalid UTF-8, a 10 MB message and a split message
+crash                   writes half a message and exits with status 3
+signal                  kills itself with SIGKILL after the initialize result
+stderr_flood            writes 4 MB to stderr, then behaves
+hang                    reads requests and never answers
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1]
+out = sys.stdout.buffer
+
+
+def send(obj) -> None:
+    out.write(json.dumps(obj).encode() + b"\n")
+    out.flush()
+
+
+def result(id_, res) -> None:
+    send({"jsonrpc": "2.0", "id": id_, "result": res})
+
+
+def main() -> None:
+    if MODE == "banner":
+        out.write(b"Server ready on stdio\n")
+        out.flush()
+    if MODE == "stderr_flood":
+        sys.stderr.write("log line\n" * 450_000)
+        sys.stderr.flush()
+    if MODE == "bytes":
+        out.write(b"banner line\n\xff\xfe not UTF-8\n")
+        out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                              "params": {"level": "info", "data": "x" * 10_000_000}}).encode() + b"\n")
+        out.write(b'{"jsonrpc":"2.0","method":"notifications/me')
+        out.flush()
+        time.sleep(0.2)
+        out.write(b'ssage","params":{"level":"info","data":"split"}}\n')
+        out.flush()
+    if MODE == "hang":
+        for _ in sys.stdin.buffer:
+            pass
+        while True:
+            time.sleep(60)
+    pending = None
+    for line in sys.stdin.buffer:
+        msg = json.loads(line)
+        method, id_ = msg.get("method"), msg.get("id")
+        if method == "initialize":
+            caps = {"tools": {}, "logging": {}}
+            if MODE == "crash":
+                out.write(b'{"jsonrpc":"2.0","id":')
+                out.flush()
+                sys.exit(3)
+            if MODE == "early_notification":
+                send({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                      "params": {"elicitationId": "e"}})
+            result(id_, {"protocolVersion": "2025-11-25", "capabilities": caps,
+                         "serverInfo": {"name": "peer", "version": "1"}})
+            if MODE == "signal":
+                os.kill(os.getpid(), signal.SIGKILL)
+        elif method == "notifications/initialized" and MODE == "undeclared_list_changed":
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        elif method == "notifications/initialized" and MODE == "undeclared_sampling":
+            send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+                  "params": {"messages": [], "maxTokens": 1}})
+        elif method == "ping":
+            if MODE == "batch":
+                out.write(json.dumps([{"jsonrpc": "2.0", "id": id_, "result": {}}]).encode() + b"\n")
+                out.flush()
+            else:
+                result(id_, {})
+        elif method == "tools/list":
+            result(id_, {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+            if MODE == "answer_twice":
+                result(id_, {"tools": []})
+        elif method == "tools/call":
+            token = msg.get("params", {}).get("_meta", {}).get("progressToken")
+            if MODE == "answer_after_cancel":
+                pending = id_
+                continue
+            if MODE == "progress_backwards" and token is not None:
+                for value in (2, 1):
+                    send({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": token, "progress": value}})
+            if MODE == "unknown_token":
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": "nobody", "progress": 1}})
+            result(id_, {"content": [{"type": "text", "text": "hi"}]})
+            if MODE == "progress_after_result" and token is not None:
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": 1}})
+        elif method == "notifications/cancelled" and pending is not None:
+            time.sleep(1.5)  # well after the cancel: not a crossing
+            result(pending, {"content": []})
+            pending = None
+        elif id_ is not None and method is not None:
+            send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "no"}})
+
+
+main()
