@@ -11,7 +11,8 @@ use agentpi_mcp::lint::{
     self, Config, Finding, InputError, Options, Profile, Report, ToolSet, input, live, locate,
     rules, suggest,
 };
-use agentpi_mcp::transport::{ClientError, Transport, http::Http, stdio::Stdio};
+use agentpi_mcp::transport::http::{Http, Trust};
+use agentpi_mcp::transport::{ClientError, Transport, stdio::Stdio};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,9 +20,17 @@ use std::time::Duration;
 pub struct Args {
     /// A file: a tools/list result, a JSON array of tools, or a recorded session (JSON lines).
     pub file: Option<PathBuf>,
-    /// Lint a Streamable HTTP server at this http:// URL (loopback, no TLS).
+    /// Lint a Streamable HTTP server at this http:// or https:// URL.
     #[arg(long, conflicts_with = "file")]
     pub url: Option<String>,
+    /// Also trust the certificates of this PEM file for an https:// --url (a private CA, or a
+    /// self-signed server certificate), besides the system's roots.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub ca_cert: Option<PathBuf>,
+    /// Accept any certificate for an https:// --url (testing only: the server's identity is
+    /// not checked).
+    #[arg(long, requires = "url", conflicts_with = "ca_cert")]
+    pub insecure: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -246,7 +255,8 @@ fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> 
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let save = args.save_listing.as_deref();
     if let Some(url) = &args.url {
-        let mut transport = Http::new(url).map_err(|e| client_error(url, &e, true))?;
+        let mut transport =
+            Http::with_trust(url, &trust(args)?).map_err(|e| client_error(url, &e, true))?;
         return connect(url, &mut transport, timeout, save, true);
     }
     if let Some((program, rest)) = args.command.split_first() {
@@ -263,6 +273,26 @@ fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> 
     let text = crate::loader::read_text(path)
         .map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
     Ok((input::parse(&name, &text)?, Some((name, text))))
+}
+
+/// Which certificates an https:// server may present: `--ca-cert`, `--insecure`, or the
+/// system's roots.
+fn trust(args: &Args) -> Result<Trust, InputError> {
+    if let Some(path) = &args.ca_cert {
+        let name = path.display().to_string();
+        let pem = std::fs::read(path)
+            .map_err(|e| InputError::new(&name, format!("cannot read the CA certificate: {e}")))?;
+        if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+            return Err(InputError::new(&name, "no PEM certificate in it")
+                .with_help("give the certificate as PEM (-----BEGIN CERTIFICATE-----)"));
+        }
+        return Ok(Trust::Extra(pem));
+    }
+    Ok(if args.insecure {
+        Trust::Insecure
+    } else {
+        Trust::System
+    })
 }
 
 fn connect(
@@ -312,6 +342,9 @@ fn client_error(origin: &str, error: &ClientError, http: bool) -> InputError {
         }
         ClientError::Exited { .. } => Some("run the command by hand to see why it stops"),
         ClientError::Spawn { .. } => Some("check that the program is installed and on PATH"),
+        ClientError::Io { reason } if http && reason.contains("certificate") => Some(
+            "trust the server's certificate or its CA with --ca-cert FILE (PEM), or, for a throwaway test server, pass --insecure",
+        ),
         ClientError::Io { reason } if http && reason.contains("refused") => Some(
             "nothing listens there; start the server first, or lint a stdio server with `-- CMD ARGS...`",
         ),

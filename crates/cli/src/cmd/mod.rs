@@ -7,6 +7,7 @@ pub mod lts;
 pub mod minimize;
 pub mod models;
 pub mod monitor;
+pub mod monitor_http;
 pub mod replay;
 pub mod sgd;
 pub mod sim;

@@ -32,8 +32,20 @@ pub struct Args {
     /// The summary written to standard error at the end
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Relay a Streamable HTTP server instead: listen here for clients (HOST:PORT; port 0
+    /// picks a free port, printed at start). Records with --record; see docs/http-proxy.md.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        requires = "upstream",
+        conflicts_with = "command"
+    )]
+    listen: Option<String>,
+    /// The Streamable HTTP server (http://) that --listen relays to.
+    #[arg(long, value_name = "URL", requires = "listen")]
+    upstream: Option<String>,
     /// The server command and its arguments (after `--`)
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "listen")]
     command: Vec<String>,
 }
 
@@ -41,7 +53,9 @@ pub struct Args {
 pub const EXIT_STATUS: &str = "Exit status: 0 the server exited with status 0; otherwise the \
 server's own status (128 + the signal number when a signal ended it), whatever the monitor \
 found; 2 also when the server could not be started or a --record or --report file could not \
-be written.";
+be written. With --listen: 0 stopped by SIGINT or SIGTERM with the trace complete, 2 the \
+listen address cannot be bound, the upstream URL is not http://HOST[:PORT], or the trace file \
+cannot be written.";
 
 /// Events the checker may lag behind before the relay stops waiting for it.
 const QUEUE: usize = 4096;
@@ -145,6 +159,14 @@ impl Tap {
 }
 
 pub fn run(args: Args) -> u8 {
+    if let (Some(listen), Some(upstream)) = (args.listen.clone(), args.upstream.clone()) {
+        let record = args.record.map(std::path::PathBuf::from);
+        return super::monitor_http::run(super::monitor_http::Args {
+            listen,
+            upstream,
+            record,
+        });
+    }
     // Caught from the start, so that a signal at any moment still ends in a report.
     let signalled = Arc::new(AtomicUsize::new(0));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {

@@ -1,131 +1,192 @@
-//! Streamable HTTP over plain `http://` (no TLS: meant for loopback servers in CI). Each
-//! message is one POST with `Accept: application/json, text/event-stream`; the reply is JSON or
-//! an SSE stream read until the matching response. `Mcp-Session-Id` from the server is echoed,
-//! and `MCP-Protocol-Version` is sent once negotiated. HTTP/1.1 is written by hand over
-//! `TcpStream` to keep an async runtime out of the build.
+//! Streamable HTTP over `http://` and `https://`, on reqwest's blocking client with rustls (the
+//! `ring` provider: no C toolchain beyond what `ring` needs). Each message is one POST with
+//! `Accept: application/json, text/event-stream`; the reply is JSON or an SSE stream read until
+//! the matching response. `Mcp-Session-Id` from the server is echoed, and `MCP-Protocol-Version`
+//! is sent once negotiated. Every request carries the time left, so the caller's one deadline
+//! bounds connecting, TLS, the head and the whole body.
 
 use super::{ClientError, Transport};
 use crate::jsonrpc::{self, Incoming};
+use reqwest::blocking::{Client, RequestBuilder};
+use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::io::{BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
 
+/// Which server certificates an `https://` connection accepts.
+#[derive(Clone, Debug, Default)]
+pub enum Trust {
+    /// The system's root certificates.
+    #[default]
+    System,
+    /// The system's roots and the certificates of this PEM bundle (a private CA, or a
+    /// self-signed server certificate).
+    Extra(Vec<u8>),
+    /// Any certificate and any host name: for testing against a throwaway server only.
+    Insecure,
+}
+
 pub struct Http {
-    host: String,
-    port: u16,
-    path: String,
+    url: reqwest::Url,
+    client: Client,
     session: Option<String>,
     version: Option<String>,
 }
 
-/// A parsed response head.
-struct Head {
-    status: u16,
-    headers: Vec<(String, String)>,
-}
-
-impl Head {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 impl Http {
-    /// Parses `http://host[:port][/path]`.
+    /// Connects to `http://` or `https://` URLs, trusting the system's roots.
     pub fn new(url: &str) -> Result<Http, ClientError> {
-        let rest = url.strip_prefix("http://").ok_or_else(|| ClientError::Io {
-            reason: format!("unsupported URL {url:?}: only plain http:// (loopback) is supported"),
+        Http::with_trust(url, &Trust::System)
+    }
+
+    /// Connects to `url`, accepting the server certificates `trust` says.
+    pub fn with_trust(url: &str, trust: &Trust) -> Result<Http, ClientError> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| ClientError::Io {
+            reason: format!("bad URL {url:?}: {e}"),
         })?;
-        let (authority, path) = rest
-            .split_once('/')
-            .map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
-        let (host, port) = split_authority(authority).ok_or_else(|| ClientError::Io {
-            reason: format!("bad host or port in {url:?}"),
-        })?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(ClientError::Io {
+                reason: format!(
+                    "unsupported URL {url:?}: give http://HOST[:PORT]/PATH or https://..."
+                ),
+            });
+        }
         Ok(Http {
-            host: host.into(),
-            port,
-            path,
+            url: parsed,
+            client: client(trust)?,
             session: None,
             version: None,
         })
     }
 
-    /// The `Host` header value: a v6 address goes in brackets.
+    /// `host:port` as shown in errors.
     fn authority(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
+        let host = self.url.host_str().unwrap_or("");
+        match self.url.port_or_known_default() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
         }
     }
 
-    fn post(
-        &mut self,
-        message: &Value,
-        method: &str,
-        timeout: Duration,
-    ) -> Result<(Head, BufReader<Body>), ClientError> {
-        let io = |e: std::io::Error| ClientError::Io {
-            reason: format!("HTTP {}: {e}", self.authority()),
-        };
-        let address = (self.host.as_str(), self.port)
-            .to_socket_addrs()
-            .map_err(io)?
-            .next();
-        let address = address.ok_or_else(|| ClientError::Io {
-            reason: format!("cannot resolve {}", self.host),
-        })?;
-        let mut stream = TcpStream::connect_timeout(&address, timeout).map_err(io)?;
-        stream.set_read_timeout(Some(timeout)).map_err(io)?;
-        let body = message.to_string();
-        let mut request = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\nMcp-Method: {method}\r\n",
-            self.path,
-            self.authority(),
-            body.len()
-        );
+    fn post(&self, message: &Value, method: &str, timeout: Duration) -> RequestBuilder {
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .timeout(timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Method", method)
+            .body(message.to_string());
         if let Some(session) = &self.session {
-            request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+            request = request.header("Mcp-Session-Id", session);
         }
         // Modern requests carry their version in `_meta`; the header must repeat it.
         let in_meta = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
         let version = in_meta.and_then(Value::as_str).or(self.version.as_deref());
         if let Some(version) = version {
-            request.push_str(&format!("MCP-Protocol-Version: {version}\r\n"));
+            request = request.header("MCP-Protocol-Version", version);
         }
-        request.push_str("\r\n");
-        request.push_str(&body);
-        stream.write_all(request.as_bytes()).map_err(io)?;
-        let mut reader = BufReader::new(stream);
-        let head = read_head(&mut reader).map_err(io)?;
+        request
+    }
+
+    /// Sends `message` and returns the status, the content type and the body as a reader.
+    fn exchange(
+        &mut self,
+        message: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<(u16, String, BufReader<reqwest::blocking::Response>), ClientError> {
+        let response = self
+            .post(message, method, timeout)
+            .send()
+            .map_err(|e| self.io(&e))?;
+        let status = response.status().as_u16();
         // Only a successful reply opens a session; a refused probe must not leak its id.
-        if let Some(session) = head.header("mcp-session-id").filter(|_| head.status < 300) {
+        let session = response.headers().get("mcp-session-id");
+        if let Some(session) = session
+            .and_then(|v| v.to_str().ok())
+            .filter(|_| status < 300)
+        {
             self.session = Some(session.to_string());
         }
-        let body = Body::new(&head, reader);
-        Ok((head, BufReader::new(body)))
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        Ok((status, content_type, BufReader::new(response)))
+    }
+
+    /// A transport error naming the server and every cause (the last one says what failed:
+    /// refused, certificate, reset), or a timeout marker that [`timed`] turns into a timeout.
+    fn io(&self, error: &(dyn std::error::Error + 'static)) -> ClientError {
+        if is_timeout(error) {
+            return ClientError::Io {
+                reason: TIMED_OUT.into(),
+            };
+        }
+        let mut reason = format!("HTTP {}: {error}", self.authority());
+        let mut cause = error.source();
+        while let Some(inner) = cause {
+            reason.push_str(&format!(": {inner}"));
+            cause = inner.source();
+        }
+        ClientError::Io { reason }
     }
 }
 
-/// `host[:port]` or `[v6-address][:port]` (RFC 3986), port 80 when absent.
-fn split_authority(authority: &str) -> Option<(&str, u16)> {
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(rest) => {
-            let (host, after) = rest.split_once(']')?;
-            (host, after.strip_prefix(':'))
+/// The reason [`Http::io`] gives a timeout, so that [`timed`] recognises it.
+const TIMED_OUT: &str = "timed out";
+
+/// Builds the client once per transport: no proxy (the hand-written client used none, and a
+/// loopback server must not be sent through one), rustls with the `ring` provider.
+fn client(trust: &Trust) -> Result<Client, ClientError> {
+    // The provider is process-wide; a second install fails harmlessly with the same one there.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = Client::builder().no_proxy().tls_backend_rustls();
+    let builder = match trust {
+        Trust::System => builder,
+        Trust::Extra(pem) => {
+            let certificates =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ClientError::Io {
+                    reason: format!("bad CA certificate: {e}"),
+                })?;
+            if certificates.is_empty() {
+                return Err(ClientError::Io {
+                    reason: "the CA file holds no PEM certificate".into(),
+                });
+            }
+            builder.tls_certs_merge(certificates)
         }
-        None => match authority.rsplit_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        },
+        Trust::Insecure => builder.tls_danger_accept_invalid_certs(true),
     };
-    let port = port.map_or(Some(80), |p| p.parse().ok())?;
-    (!host.is_empty()).then_some((host, port))
+    builder.build().map_err(|e| ClientError::Io {
+        reason: format!("cannot set up the HTTP client: {e}"),
+    })
+}
+
+/// Whether `error` or one of its causes is a timeout (reqwest's own, or an I/O one).
+fn is_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(e) = error.downcast_ref::<reqwest::Error>()
+            && e.is_timeout()
+        {
+            return true;
+        }
+        // An I/O error's `source` skips the error it wraps (reqwest's, on a body read).
+        let io = error.downcast_ref::<std::io::Error>();
+        if io.is_some_and(|e| e.kind() == std::io::ErrorKind::TimedOut) {
+            return true;
+        }
+        let wrapped = io.and_then(|e| e.get_ref());
+        cause = match wrapped {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => error.source(),
+        };
+    }
+    false
 }
 
 impl Transport for Http {
@@ -137,13 +198,9 @@ impl Transport for Http {
         timeout: Duration,
     ) -> Result<Value, ClientError> {
         let started = Instant::now();
-        let (head, mut body) = self
-            .post(&jsonrpc::request(id, method, params), method, timeout)
+        let (status, content_type, mut body) = self
+            .exchange(&jsonrpc::request(id, method, params), method, timeout)
             .map_err(|e| timed(e, method, id, timeout))?;
-        let content_type = head
-            .header("content-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
         let reply = if content_type.starts_with("text/event-stream") {
             read_events(&mut body, id)
         } else {
@@ -152,36 +209,27 @@ impl Transport for Http {
                 .map(|_| serde_json::from_str::<Value>(&text).ok())
         };
         let reply = reply.map_err(|e| {
-            timed(
-                ClientError::Io {
-                    reason: e.to_string(),
-                },
-                method,
-                id,
-                timeout.saturating_sub(started.elapsed()),
-            )
+            let left = timeout.saturating_sub(started.elapsed());
+            timed(self.io(&e), method, id, left)
         })?;
         match reply {
             Some(message) if jsonrpc::classify(&message) != Incoming::Other => Ok(message),
-            _ if head.status >= 400 => Err(ClientError::Rejected {
+            _ if status >= 400 => Err(ClientError::Rejected {
                 method: method.into(),
-                code: i64::from(head.status),
-                message: format!("HTTP status {}", head.status),
+                code: i64::from(status),
+                message: format!("HTTP status {status}"),
             }),
             _ => Err(ClientError::BadReply {
                 method: method.into(),
-                reason: format!("HTTP {} without a JSON-RPC response", head.status),
+                reason: format!("HTTP {status} without a JSON-RPC response"),
             }),
         }
     }
 
     fn notify(&mut self, method: &str, params: Value) -> Result<(), ClientError> {
-        let (head, _) = self.post(
-            &jsonrpc::notification(method, params),
-            method,
-            Duration::from_secs(10),
-        )?;
-        match head.status {
+        let message = jsonrpc::notification(method, params);
+        let (status, _, _) = self.exchange(&message, method, Duration::from_secs(10))?;
+        match status {
             200..=299 => Ok(()),
             status => Err(ClientError::Io {
                 reason: format!("notification `{method}` got HTTP status {status}"),
@@ -194,43 +242,18 @@ impl Transport for Http {
     }
 }
 
-/// Turns a socket read timeout into a [`ClientError::Timeout`] naming the request.
+/// Turns a transport timeout into a [`ClientError::Timeout`] naming the request.
 fn timed(error: ClientError, method: &str, id: u64, timeout: Duration) -> ClientError {
     match &error {
-        ClientError::Io { reason }
-            if reason.contains("timed out") || reason.contains("temporarily unavailable") =>
-        {
-            ClientError::Timeout {
-                method: method.into(),
-                id,
-                timeout,
-                stderr: Vec::new(),
-                unanswered: Vec::new(),
-            }
-        }
+        ClientError::Io { reason } if reason == TIMED_OUT => ClientError::Timeout {
+            method: method.into(),
+            id,
+            timeout,
+            stderr: Vec::new(),
+            unanswered: Vec::new(),
+        },
         _ => error,
     }
-}
-
-fn read_head(reader: &mut impl BufRead) -> std::io::Result<Head> {
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("not an HTTP response: {:?}", line.trim())))?;
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            headers.push((name.trim().to_string(), value.trim().to_string()));
-        }
-    }
-    Ok(Head { status, headers })
 }
 
 /// Reads SSE events until the response to `id` (other messages are notifications or requests
@@ -245,6 +268,10 @@ fn read_events(body: &mut impl BufRead, id: u64) -> std::io::Result<Option<Value
         }
         let text = line.trim_end_matches(['\r', '\n']);
         if let Some(chunk) = text.strip_prefix("data:") {
+            // Data lines of one event join with a newline (the SSE specification).
+            if !data.is_empty() {
+                data.push('\n');
+            }
             data.push_str(chunk.strip_prefix(' ').unwrap_or(chunk));
         } else if text.is_empty() && !data.is_empty() {
             let event = std::mem::take(&mut data);
@@ -252,81 +279,6 @@ fn read_events(body: &mut impl BufRead, id: u64) -> std::io::Result<Option<Value
                 && matches!(jsonrpc::classify(&message), Incoming::Response(got) if jsonrpc::is_id(got, id))
             {
                 return Ok(Some(message));
-            }
-        }
-    }
-}
-
-/// A response body: by Content-Length, chunked, or until the connection closes.
-enum Framing {
-    Length(u64),
-    Chunked { left: u64, done: bool },
-    Close,
-}
-
-pub struct Body {
-    framing: Framing,
-    inner: BufReader<TcpStream>,
-}
-
-impl Body {
-    fn new(head: &Head, inner: BufReader<TcpStream>) -> Body {
-        let chunked = head
-            .header("transfer-encoding")
-            .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
-        let framing = match (
-            chunked,
-            head.header("content-length").and_then(|v| v.parse().ok()),
-        ) {
-            (true, _) => Framing::Chunked {
-                left: 0,
-                done: false,
-            },
-            (false, Some(length)) => Framing::Length(length),
-            (false, None) => Framing::Close,
-        };
-        Body { framing, inner }
-    }
-
-    /// Reads the next chunk-size line; returns 0 at the last chunk.
-    fn chunk_size(&mut self) -> std::io::Result<u64> {
-        let mut line = String::new();
-        while line.trim().is_empty() {
-            line.clear();
-            if self.inner.read_line(&mut line)? == 0 {
-                return Ok(0);
-            }
-        }
-        let size = line.trim().split(';').next().unwrap_or("");
-        u64::from_str_radix(size, 16)
-            .map_err(|_| std::io::Error::other(format!("bad chunk size {size:?}")))
-    }
-}
-
-impl Read for Body {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match &mut self.framing {
-            Framing::Close => self.inner.read(buf),
-            Framing::Length(left) => {
-                let want = buf.len().min(usize::try_from(*left).unwrap_or(usize::MAX));
-                let n = self.inner.read(&mut buf[..want])?;
-                *left -= n as u64;
-                Ok(n)
-            }
-            Framing::Chunked { done: true, .. } => Ok(0),
-            Framing::Chunked { left, .. } if *left > 0 => {
-                let want = buf.len().min(usize::try_from(*left).unwrap_or(usize::MAX));
-                let n = self.inner.read(&mut buf[..want])?;
-                *left -= n as u64;
-                Ok(n)
-            }
-            Framing::Chunked { .. } => {
-                let size = self.chunk_size()?;
-                self.framing = Framing::Chunked {
-                    left: size,
-                    done: size == 0,
-                };
-                if size == 0 { Ok(0) } else { self.read(buf) }
             }
         }
     }

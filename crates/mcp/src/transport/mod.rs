@@ -1,5 +1,5 @@
 //! Transports that carry JSON-RPC between this client and an MCP server: [`stdio`] (a child
-//! process, one message per line) and [`http`] (Streamable HTTP over plain loopback HTTP/1.1).
+//! process, one message per line) and [`http`] (Streamable HTTP, `http://` or `https://`).
 
 pub mod http;
 pub mod stdio;
