@@ -27,11 +27,6 @@ pub struct Args {
     pub record: Option<PathBuf>,
 }
 
-/// The exit statuses, for `--help`.
-pub const EXIT_STATUS: &str = "Exit status: 0 stopped by SIGINT or SIGTERM with the trace \
-    complete, 2 the listen address cannot be bound, the upstream URL is not http://HOST[:PORT], \
-    or the trace file cannot be written.";
-
 /// How long open exchanges (an SSE stream) get to finish once a signal came.
 const GRACE: Duration = Duration::from_secs(2);
 
