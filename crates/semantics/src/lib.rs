@@ -12,6 +12,7 @@ pub mod queue;
 mod spawn;
 pub mod state;
 mod step;
+mod valid_end;
 pub mod value;
 
 pub use eval::FaultKind;
@@ -73,8 +74,8 @@ pub struct Semantics<'p> {
     origin_carries: Vec<Vec<Type>>,
     /// For each origin, its buffer (`new c: chan T buffer N`).
     origin_buffer: Vec<Option<BufferSpec>>,
-    /// Terms at which a component of a `daemon proc` waits at the start of its body.
-    daemon_start: Vec<bool>,
+    /// Where components rest validly (rule *Valid-End*).
+    valid_ends: valid_end::Starts,
     /// For each call written in a system's body, its instance (0 for every other term).
     call_instance: Vec<Instance>,
     /// For each system, its calls in order: instance `k` is `calls[system][k - 1]`.
@@ -110,11 +111,10 @@ impl<'p> Semantics<'p> {
             origin_names,
             origin_carries,
             origin_buffer,
-            daemon_start: vec![false; program.terms.len()],
+            valid_ends: valid_end::Starts::of_program(program),
             call_instance: vec![0; program.terms.len()],
             calls: Vec::new(),
         };
-        sem.mark_daemon_starts();
         sem.number_instances();
         sem
     }
@@ -157,31 +157,6 @@ impl<'p> Semantics<'p> {
     /// All origins with their names (for matching property patterns by name).
     pub fn origin_names(&self) -> &[String] {
         &self.origin_names
-    }
-
-    /// Rule *Valid-End*: marks the terms where a `daemon proc` component waits at the start
-    /// of its body, or a component waits at an `end:` label (through parallel composition,
-    /// restriction and conditionals).
-    fn mark_daemon_starts(&mut self) {
-        let program = self.program;
-        let daemons = program.defs.iter().filter(|d| d.daemon).map(|d| d.body);
-        for start in daemons.chain(program.end_points.iter().copied()) {
-            let mut todo = vec![start];
-            while let Some(t) = todo.pop() {
-                self.daemon_start[t.0 as usize] = true;
-                match program.term(t) {
-                    Term::Par(ts) => todo.extend(ts),
-                    Term::New(_, body) => todo.push(*body),
-                    Term::If(_, a, b) => todo.extend([*a, *b]),
-                    Term::Match(_, arms) => todo.extend(arms.iter().map(|(_, t)| *t)),
-                    // `!!P` spawns as `!P` (law Repl-Repl).
-                    Term::Repl(body) if matches!(program.term(*body), Term::Repl(_)) => {
-                        todo.push(*body)
-                    }
-                    _ => {}
-                }
-            }
-        }
     }
 
     /// The initial state of system `system` (an index into `Program::systems`).
@@ -228,13 +203,10 @@ impl<'p> Semantics<'p> {
         text
     }
 
-    /// Rule *Valid-End*: every component has terminated or is a daemon waiting at the start
-    /// of its body.
+    /// Rule *Valid-End*: every component has terminated or rests at the start of a daemon's
+    /// body or at an `end:` label (see `valid_end.rs`).
     pub fn is_valid_end(&self, state: &State) -> bool {
-        state.procs.iter().all(|p| match p {
-            Proc::Leaf(c) => self.daemon_start[c.term.0 as usize],
-            Proc::Seq(..) => false,
-        })
+        self.valid_ends.admits_all(&state.procs)
     }
 
     /// Every transition of `state`, in a fixed order.
