@@ -7,6 +7,8 @@
 //! the slots it reads ([`TermInfo::free`]) so that a running component keeps only the values it
 //! can still use: two components that differ only in dead variables are one state.
 
+pub mod ltl;
+
 use agentpi_diagnostics::Span;
 
 /// Index of a process term in [`Program::terms`].
@@ -285,7 +287,7 @@ pub enum Property {
     AlwaysEventually(LabelPattern),
     LeadsTo(LabelPattern, LabelPattern),
     /// `ltl FORMULA`.
-    Ltl(crate::ltl::Ltl),
+    Ltl(ltl::Ltl),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

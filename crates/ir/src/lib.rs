@@ -17,16 +17,15 @@
 //! ```
 
 pub mod core;
+/// The formulas of `ltl` properties, part of the core calculus ([`core::ltl`]).
+pub use core::ltl;
 mod eval;
 mod exhaustive;
 mod free;
 mod guard;
 mod load;
 mod lower;
-pub mod ltl;
 mod names;
-mod property;
 mod ty;
-mod unused;
 
 pub use load::{Loaded, Loader, MemoryLoader, load, load_str, load_with};

@@ -5,7 +5,7 @@
 //! left binds `A`'s variables in `f`: where the step matches `A`, `f` must hold with the values
 //! it bound (`[] (call(r, _) -> X <> r(_))`).
 
-use crate::core::{ArgPattern, LabelPattern, Property};
+use super::{ArgPattern, LabelPattern, Property};
 use agentpi_diagnostics::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

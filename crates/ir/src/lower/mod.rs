@@ -12,6 +12,8 @@ pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
 mod process;
+mod property;
+mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};
 use crate::names::Globals;
@@ -34,9 +36,9 @@ pub(crate) fn lower(
     lw.declare();
     lw.lower_bodies();
     crate::guard::check(&lw.prog, &mut lw.diags);
-    crate::property::lower_checks(&mut lw);
+    property::lower_checks(&mut lw);
     if !syntax_errors {
-        crate::unused::warn(&mut lw);
+        unused::warn(&mut lw);
     }
     (lw.prog, lw.diags)
 }

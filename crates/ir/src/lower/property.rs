@@ -2,9 +2,9 @@
 //! name: a `chan` declaration or any `new` in the model), events, `tau`, or variables bound on
 //! the left of `leads to` or of `->` in an `ltl` formula.
 
+use super::{Kind, Lowerer};
+use crate::core::ltl::{Ltl, MAX_UNTILS, Unsupported};
 use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, Type};
-use crate::lower::{Kind, Lowerer};
-use crate::ltl::{Ltl, MAX_UNTILS, Unsupported};
 use crate::names::{Value, sorted, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
@@ -57,7 +57,7 @@ fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property
         }
         ast::Property::Ltl(f) => {
             let formula = ltl(lw, f, &[])?;
-            if let Err(why) = crate::ltl::supported(&formula) {
+            if let Err(why) = crate::core::ltl::supported(&formula) {
                 unsupported(lw, f.span, why);
                 return None;
             }
@@ -352,7 +352,7 @@ fn closed_expr(lw: &mut Lowerer, expr: &ast::Expr, ty: &Ty) -> Expr {
 fn chan_head(
     lw: &mut Lowerer,
     name: &ast::Ident,
-    declared: &crate::lower::DeclaredChan,
+    declared: &super::DeclaredChan,
     index: &[ast::Pattern],
 ) -> Option<LabelHead> {
     let wild = |p: &ast::Pattern| matches!(p.kind, ast::PatternKind::Wild);

@@ -2,7 +2,7 @@
 //! errors (an error can hide uses), and never for imported files (libraries offer more than
 //! one model needs).
 
-use crate::lower::{Kind, Lowerer};
+use super::{Kind, Lowerer};
 use agentpi_diagnostics::{Diagnostic, FileId, Span};
 
 pub(crate) fn warn(lw: &mut Lowerer) {
