@@ -74,6 +74,17 @@ fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
 }
 
 /// `FILE.pi:System` or `model:System` split at the last colon, when both sides are non-empty.
+/// The file and system a command was given: `FILE:System` (when no file has that very name)
+/// or `FILE` with `--system`.
+pub fn file_and_system<'a>(spec: &'a str, system: Option<&'a str>) -> (&'a str, Option<&'a str>) {
+    match (split_system(spec), system) {
+        (Some((file, system)), None) if !std::path::Path::new(spec).exists() => {
+            (file, Some(system))
+        }
+        _ => (spec, system),
+    }
+}
+
 pub fn split_system(spec: &str) -> Option<(&str, &str)> {
     let (file, system) = spec.rsplit_once(':')?;
     (!file.is_empty() && !system.is_empty()).then_some((file, system))

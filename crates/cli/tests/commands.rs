@@ -77,6 +77,23 @@ fn random_simulation_is_reproducible() {
 }
 
 #[test]
+fn sim_and_lts_take_model_colon_system_as_compare_does() {
+    for command in ["sim", "lts"] {
+        let colon = agentpi(
+            &[command, "tool_calls:Sequential", "--random"][..2 + usize::from(command == "sim")],
+            "",
+        );
+        let flag = agentpi(
+            &[command, "tool_calls", "--system", "Sequential", "--random"]
+                [..4 + usize::from(command == "sim")],
+            "",
+        );
+        assert_eq!(colon.0, 0, "{command}");
+        assert_eq!(colon, flag, "{command}");
+    }
+}
+
+#[test]
 fn interactive_simulation_steps_and_goes_back() {
     let (status, out) = agentpi(&["sim", "models/crash_no_timeout.pi"], "1\n2\nb\nx\nq\n");
     assert_eq!(status, 0);

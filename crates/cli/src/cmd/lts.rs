@@ -41,12 +41,7 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> u8 {
-    let (file, system) = match (model::split_system(&args.file), &args.system) {
-        (Some((file, system)), None) if !std::path::Path::new(&args.file).exists() => {
-            (file, Some(system))
-        }
-        _ => (args.file.as_str(), args.system.as_deref()),
-    };
+    let (file, system) = model::file_and_system(&args.file, args.system.as_deref());
     let model = match model::load_defined(file, &args.define, "nothing was written") {
         Ok(m) => m,
         Err(status) => return status,

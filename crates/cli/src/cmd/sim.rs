@@ -1,4 +1,4 @@
-//! `agentpi sim FILE --system S`: step through a system by hand (list the enabled
+//! `agentpi sim FILE --system S` (or `FILE:S`): step through a system by hand (list the enabled
 //! transitions, pick one, go back), or take a reproducible random run.
 
 use crate::model::{self, Model};
@@ -9,7 +9,7 @@ use std::io::BufRead;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A model file, or the name of a bundled model.
+    /// A model file or the name of a bundled model, optionally with `:System`.
     pub file: String,
     /// The system to run (may be left out when the model has one).
     #[arg(long)]
@@ -34,11 +34,12 @@ pub const EXIT_STATUS: &str = "Exit status: 0 the run ended well (a valid end st
     state fails), 2 an input error or an output that could not be written.";
 
 pub fn run(args: Args) -> u8 {
-    let model = match model::load_defined(&args.file, &args.define, "nothing was run") {
+    let (file, system) = model::file_and_system(&args.file, args.system.as_deref());
+    let model = match model::load_defined(file, &args.define, "nothing was run") {
         Ok(m) => m,
         Err(status) => return status,
     };
-    let system = match model::system(&model.program, args.system.as_deref()) {
+    let system = match model::system(&model.program, system) {
         Ok(s) => s,
         Err(status) => return status,
     };
