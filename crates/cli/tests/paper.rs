@@ -74,6 +74,60 @@ fn phi_inverse_is_partial_and_lossy() {
     );
 }
 
+/// A server installed by scripts/install-peers.sh.
+fn peer(bin: &str) -> String {
+    let path = format!("tests/peers/node_modules/.bin/{bin}");
+    assert!(
+        repo().join(&path).exists(),
+        "{path}: run `bash scripts/install-peers.sh` first"
+    );
+    path
+}
+
+#[test]
+fn phi_inverse_of_a_live_server() {
+    let memory = peer("mcp-server-memory");
+    check("inverse_live_memory", &["sgd", "inverse", "--", &memory]);
+    // server-everything declares resources and prompts: each is a term outside Φ⁻¹'s domain.
+    let out = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args([
+            "sgd",
+            "inverse",
+            "--timeout",
+            "120",
+            "--",
+            &peer("mcp-server-everything"),
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let terms: Vec<&str> = report["undefined"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["term"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "Resource⟨",
+        "Resource template⟨",
+        "Prompt⟨",
+        "Initialize⟨caps⟩",
+    ] {
+        assert!(
+            terms.iter().any(|t| t.starts_with(kind)),
+            "no {kind} in {terms:?}"
+        );
+    }
+    assert!(report["tools_only"]["intents"].as_array().unwrap().len() > 5);
+}
+
 #[test]
 fn plus_round_trip_is_not_the_identity() {
     let file = "crates/cli/tests/lint/inputs/banking_clean.json";

@@ -2,6 +2,8 @@
 //! while; on an error or silence fall back to the legacy `initialize` handshake; then list every
 //! tool, following `nextCursor` and stopping if a cursor repeats. One deadline bounds the whole
 //! connection, so a server that never answers costs the timeout once, not once per request.
+//! [`list_server`] lists the rest of what a server offers too (resources, resource templates,
+//! prompts), for whoever maps a whole server (Φ⁻¹ in `agentpi sgd inverse`).
 
 use crate::jsonrpc::{self, LEGACY_VERSION, MODERN_VERSION};
 use crate::lint::Era;
@@ -25,11 +27,16 @@ pub struct Listing {
     pub protocol_version: String,
     /// `serverInfo.name`, if the server gave one.
     pub server: Option<String>,
+    /// The capabilities the server declared (`initialize` or `server/discover`), or null.
+    pub capabilities: Value,
     pub tools: Vec<Value>,
     pub pages: usize,
     /// A cursor the server returned twice; listing stopped there.
     pub repeated_cursor: Option<String>,
 }
+
+/// What a handshake gave: the era, the protocol version, the server's name and capabilities.
+type Connected = (Era, String, Option<String>, Value);
 
 struct Session<'t> {
     transport: &'t mut dyn Transport,
@@ -50,17 +57,56 @@ pub fn list_tools(
         deadline: Instant::now() + timeout,
         next_id: 1,
     };
-    let (era, version, server) = session.connect()?;
-    let mut listing = Listing {
-        era,
-        protocol_version: version,
-        server,
-        tools: Vec::new(),
-        pages: 0,
-        repeated_cursor: None,
+    session.listing()
+}
+
+/// Everything a server lists: its tools, and the resources, resource templates and prompts
+/// of the capabilities it declared (each list followed through its cursors).
+#[derive(Clone, Debug)]
+pub struct ServerListing {
+    pub listing: Listing,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+}
+
+/// Connects as [`list_tools`] does and lists tools, resources, resource templates and prompts.
+pub fn list_server(
+    transport: &mut dyn Transport,
+    timeout: Duration,
+) -> Result<ServerListing, ClientError> {
+    let mut session = Session {
+        transport,
+        timeout,
+        deadline: Instant::now() + timeout,
+        next_id: 1,
     };
-    session.pages(&mut listing)?;
-    Ok(listing)
+    let listing = session.listing()?;
+    let declares = |key: &str| listing.capabilities.get(key).is_some();
+    let (era, mut lists) = (listing.era, [Vec::new(), Vec::new(), Vec::new()]);
+    if declares("resources") {
+        lists[0] = session.all(era, "resources/list", "resources")?.items;
+        lists[1] = session
+            .all(era, "resources/templates/list", "resourceTemplates")?
+            .items;
+    }
+    if declares("prompts") {
+        lists[2] = session.all(era, "prompts/list", "prompts")?.items;
+    }
+    let [resources, resource_templates, prompts] = lists;
+    Ok(ServerListing {
+        listing,
+        resources,
+        resource_templates,
+        prompts,
+    })
+}
+
+/// The items of every page of one list method.
+struct Pages {
+    items: Vec<Value>,
+    pages: usize,
+    repeated_cursor: Option<String>,
 }
 
 impl Session<'_> {
@@ -125,7 +171,7 @@ impl Session<'_> {
         Ok(response.get("result").cloned().unwrap_or(Value::Null))
     }
 
-    fn connect(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
+    fn connect(&mut self) -> Result<Connected, ClientError> {
         let probe_wait = PROBE.min(self.timeout / 2);
         let probe = self.call_within("server/discover", discover_params(), probe_wait);
         let silent = matches!(probe, Err(ClientError::Timeout { .. }));
@@ -170,22 +216,28 @@ impl Session<'_> {
     }
 
     /// The modern era, version and server name a `server/discover` response offers, if any.
-    fn modern(&mut self, response: &Value) -> Option<(Era, String, Option<String>)> {
+    fn modern(&mut self, response: &Value) -> Option<Connected> {
         let version = modern_version(response)?;
         self.transport.negotiated(&version);
         let server = response
             .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        Some((Era::Modern, version, server))
+        let capabilities = response.pointer("/result/capabilities").cloned();
+        Some((
+            Era::Modern,
+            version,
+            server,
+            capabilities.unwrap_or(Value::Null),
+        ))
     }
 
-    fn rediscover(&mut self) -> Option<(Era, String, Option<String>)> {
+    fn rediscover(&mut self) -> Option<Connected> {
         let response = self.call("server/discover", discover_params()).ok()?;
         self.modern(&response)
     }
 
-    fn initialize(&mut self) -> Result<(Era, String, Option<String>), ClientError> {
+    fn initialize(&mut self) -> Result<Connected, ClientError> {
         let params = json!({
             "protocolVersion": LEGACY_VERSION,
             "capabilities": {},
@@ -207,41 +259,58 @@ impl Session<'_> {
             .pointer("/serverInfo/name")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        Ok((Era::Legacy, version, server))
+        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        Ok((Era::Legacy, version, server, capabilities))
     }
 
-    fn pages(&mut self, listing: &mut Listing) -> Result<(), ClientError> {
+    fn listing(&mut self) -> Result<Listing, ClientError> {
+        let (era, protocol_version, server, capabilities) = self.connect()?;
+        let tools = self.all(era, "tools/list", "tools")?;
+        Ok(Listing {
+            era,
+            protocol_version,
+            server,
+            capabilities,
+            tools: tools.items,
+            pages: tools.pages,
+            repeated_cursor: tools.repeated_cursor,
+        })
+    }
+
+    /// Every page of `method`, whose results carry their items under `key`, following
+    /// `nextCursor` and stopping where a cursor repeats.
+    fn all(&mut self, era: Era, method: &str, key: &str) -> Result<Pages, ClientError> {
         let mut cursor: Option<String> = None;
         let mut seen = BTreeSet::new();
-        while listing.pages < MAX_PAGES {
-            let result = self.result(
-                "tools/list",
-                self.list_params(listing.era, cursor.as_deref()),
-            )?;
-            let tools = result
-                .get("tools")
-                .and_then(Value::as_array)
-                .ok_or_else(|| ClientError::BadReply {
-                    method: "tools/list".into(),
-                    reason: "the result has no `tools` array".into(),
-                })?;
-            listing.tools.extend(tools.iter().cloned());
-            listing.pages += 1;
+        let mut out = Pages {
+            items: Vec::new(),
+            pages: 0,
+            repeated_cursor: None,
+        };
+        while out.pages < MAX_PAGES {
+            let result = self.result(method, self.list_params(era, cursor.as_deref()))?;
+            let items = result.get(key).and_then(Value::as_array);
+            let items = items.ok_or_else(|| ClientError::BadReply {
+                method: method.into(),
+                reason: format!("the result has no `{key}` array"),
+            })?;
+            out.items.extend(items.iter().cloned());
+            out.pages += 1;
             cursor = result
                 .get("nextCursor")
                 .and_then(Value::as_str)
                 .filter(|c| !c.is_empty())
                 .map(str::to_owned);
             match &cursor {
-                None => return Ok(()),
+                None => break,
                 Some(next) if !seen.insert(next.clone()) => {
-                    listing.repeated_cursor = Some(next.clone());
-                    return Ok(());
+                    out.repeated_cursor = Some(next.clone());
+                    break;
                 }
                 Some(_) => {}
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     fn list_params(&self, era: Era, cursor: Option<&str>) -> Value {

@@ -6,6 +6,8 @@
 use super::Format;
 use crate::output::{self, errln};
 use agentpi_check::accept::Acceptance;
+use agentpi_mcp::client;
+use agentpi_mcp::transport::{http::Http, stdio::Stdio};
 use agentpi_sgd::dialogues::{self, Models, Replayed};
 use agentpi_sgd::inverse::json_differences;
 use agentpi_sgd::survey::{Row, Verdicts};
@@ -44,8 +46,18 @@ pub enum Sub {
     /// Map MCP tool definitions (a tools/list result, optionally with resources, prompts and
     /// the initialize result) back to an SGD service: Φ⁻¹, or (Φ⁺)⁻¹ with `--plus`.
     Inverse {
-        /// A JSON file.
-        tools: String,
+        /// A JSON file (or give a live server: `--url URL` or `-- CMD ARGS...`).
+        #[arg(required_unless_present_any = ["url", "command"])]
+        tools: Option<String>,
+        /// A Streamable HTTP server to list (tools, resources, resource templates, prompts).
+        #[arg(long, conflicts_with = "tools")]
+        url: Option<String>,
+        /// Seconds a live server gets to connect and list everything.
+        #[arg(long, default_value_t = 30.0)]
+        timeout: f64,
+        /// A stdio server to start and list (tools, resources, resource templates, prompts).
+        #[arg(last = true, conflicts_with_all = ["tools", "url"])]
+        command: Vec<String>,
         #[arg(long)]
         plus: bool,
         /// The service name when the file has no serverInfo.
@@ -106,10 +118,14 @@ pub fn run(args: Args) -> u8 {
         } => phi_cmd(&schema, &service, plus),
         Sub::Inverse {
             tools,
+            url,
+            timeout,
+            command,
             plus,
             name,
             roundtrip,
-        } => inverse_cmd(&tools, plus, &name, roundtrip),
+        } => inverse_input(tools, url, &command, timeout)
+            .and_then(|(origin, document)| inverse_cmd(&origin, &document, plus, &name, roundtrip)),
         Sub::Survey { schemas, format } => survey_cmd(&schemas, format),
         Sub::Dialogues {
             dialogues,
@@ -184,13 +200,65 @@ fn phi_cmd(path: &str, name: &str, plus: bool) -> Done {
     Ok((pretty(&image), 0))
 }
 
-fn inverse_cmd(path: &str, plus: bool, name: &str, roundtrip: bool) -> Done {
-    let text = read(path)?;
-    let document: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+/// Where the tool definitions come from, and the document Φ⁻¹ reads: a file as it is, or
+/// a live server's whole listing.
+fn inverse_input(
+    file: Option<String>,
+    url: Option<String>,
+    command: &[String],
+    timeout: f64,
+) -> Result<(String, Value), String> {
+    let timeout = std::time::Duration::from_secs_f64(timeout.max(0.001));
+    if let Some(path) = file {
+        let text = read(&path)?;
+        let document = serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+        return Ok((path, document));
+    }
+    let (origin, listed) = match url {
+        Some(url) => {
+            let mut transport = Http::new(&url).map_err(|e| format!("{url}: {e}"))?;
+            let listed = client::list_server(&mut transport, timeout);
+            (url, listed)
+        }
+        None => {
+            let origin = command.join(" ");
+            let (program, rest) = command.split_first().ok_or("nothing to map")?;
+            let mut transport =
+                Stdio::spawn(program, rest).map_err(|e| format!("{origin}: {e}"))?;
+            let listed = client::list_server(&mut transport, timeout);
+            (origin, listed)
+        }
+    };
+    let listed = listed.map_err(|e| format!("{origin}: {e}"))?;
+    Ok((origin, server_document(&listed)))
+}
+
+/// A live server as the document Φ⁻¹ reads: what `initialize` (or `server/discover`) gave,
+/// and every list the server declared.
+fn server_document(listed: &client::ServerListing) -> Value {
+    let listing = &listed.listing;
+    let mut document = json!({"tools": listing.tools});
+    if let Some(name) = &listing.server {
+        document["serverInfo"] = json!({"name": name});
+    }
+    if !listing.capabilities.is_null() {
+        document["capabilities"] = listing.capabilities.clone();
+    }
+    let lists = [
+        ("resources", &listed.resources),
+        ("resourceTemplates", &listed.resource_templates),
+        ("prompts", &listed.prompts),
+    ];
+    for (key, items) in lists.into_iter().filter(|(_, items)| !items.is_empty()) {
+        document[key] = json!(items);
+    }
+    document
+}
+
+fn inverse_cmd(path: &str, document: &Value, plus: bool, name: &str, roundtrip: bool) -> Done {
     let which = if plus { Which::Plus } else { Which::Plain };
     let inverse =
-        agentpi_sgd::inverse(&document, name, which).map_err(|e| format!("{path}: {e}"))?;
+        agentpi_sgd::inverse(document, name, which).map_err(|e| format!("{path}: {e}"))?;
     let (service, undefined) = match &inverse.result {
         Ok(s) => (json!(s), Vec::new()),
         Err(u) => (Value::Null, u.clone()),
@@ -211,7 +279,7 @@ fn inverse_cmd(path: &str, plus: bool, name: &str, roundtrip: bool) -> Done {
             Which::Plain => agentpi_sgd::phi(&inverse.tools_only),
             Which::Plus => agentpi_sgd::phi_plus(&inverse.tools_only),
         };
-        let tools = document.get("result").unwrap_or(&document);
+        let tools = document.get("result").unwrap_or(document);
         let tools = json!({"tools": tools.get("tools").cloned().unwrap_or(json!([]))});
         report["roundtrip_differences"] = json!(json_differences(&tools, &again));
     }
