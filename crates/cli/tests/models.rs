@@ -1,6 +1,7 @@
 //! Every bundled model, checked through the binary: verdicts, state and transition counts and
 //! counterexample traces are pinned as snapshots of the text report, and the JSON report and
-//! other thread counts must agree with it.
+//! other thread counts must agree with it. The benchmark models of bench/check/ are pinned the
+//! same way, at the small size each names in its `// pinned: -D ...` line.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,16 +52,60 @@ fn bundled_models() -> Vec<String> {
 
 /// The pinned report of one model: exit status and standard output.
 fn check(name: &str) -> String {
-    let path = format!("models/{name}.pi");
-    let (status, stdout, stderr) = agentpi(&["check", &path]);
-    assert!(matches!(status, 0 | 1), "{name}: status {status}\n{stderr}");
+    check_file(&format!("models/{name}.pi"), &[])
+}
+
+/// The pinned report of the model file at `path` (from the repository root), checked with the
+/// extra arguments `args` (`-D N=4`).
+fn check_file(path: &str, args: &[&str]) -> String {
+    let mut all = vec!["check", path];
+    all.extend_from_slice(args);
+    let (status, stdout, stderr) = agentpi(&all);
+    assert!(matches!(status, 0 | 1), "{path}: status {status}\n{stderr}");
     format!("exit status {status}\n{stdout}")
+}
+
+/// The models of bench/check/ that name a size to pin (`// pinned: -D N=4 ...` in their
+/// header), with the arguments of that line: `(stem, arguments)`.
+fn bench_models() -> Vec<(String, Vec<String>)> {
+    let mut models = Vec::new();
+    for path in std::fs::read_dir(repo().join("bench/check")).unwrap() {
+        let path = path.unwrap().path();
+        if path.extension().is_none_or(|e| e != "pi") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(line) = text.lines().find_map(|l| l.strip_prefix("// pinned:")) else {
+            continue;
+        };
+        let args = line
+            .split_whitespace()
+            .take_while(|w| !w.starts_with('('))
+            .map(str::to_string)
+            .collect();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        models.push((stem, args));
+    }
+    models.sort();
+    models
 }
 
 #[test]
 fn bundled_models_have_pinned_verdicts_and_traces() {
     for name in bundled_models().iter().filter(|n| *n != "mcp_basic") {
         insta::assert_snapshot!(name.replace('/', "_"), check(name));
+    }
+}
+
+#[test]
+fn bench_models_have_pinned_counts_and_verdicts() {
+    let models = bench_models();
+    let stems: Vec<&str> = models.iter().map(|(stem, _)| stem.as_str()).collect();
+    assert_eq!(stems, ["abp", "filter", "lcr", "philosophers"]);
+    for (stem, args) in &models {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let report = check_file(&format!("bench/check/{stem}.pi"), &args);
+        insta::assert_snapshot!(format!("bench_{stem}"), report);
     }
 }
 
