@@ -1,9 +1,12 @@
-//! `agentpi monitor --listen --upstream --record`: the Python SDK's client drives the real
-//! server-everything through the monitor binary, which is stopped by SIGTERM; the trace holds
-//! every message and exchange in the format of docs/monitor.md.
+//! `agentpi monitor --listen --upstream --record --report`: the Python SDK's client drives the
+//! real server-everything through the monitor binary, which is stopped by SIGTERM; the trace
+//! holds every message and exchange in the format of docs/monitor.md, and the checks find
+//! nothing. A broken peer per HTTP rule (tests/monitor/http_peer.py, a server;
+//! tests/monitor/http_client.py, a client) is caught by that rule and no other, live on
+//! standard error and in the report, which equals `agentpi trace check` of the record.
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -53,37 +56,193 @@ fn everything() -> (Server, u16) {
     (server, port)
 }
 
-/// Starts the monitor in front of `upstream` and returns it with the URL it serves.
-fn monitor(upstream: u16, record: &Path) -> (Server, String) {
+/// A running monitor, the URL it serves, and the rest of its standard error.
+struct Monitor {
+    child: Server,
+    url: String,
+    stderr: BufReader<std::process::ChildStderr>,
+}
+
+impl Monitor {
+    /// SIGTERM, then the exit status and what it wrote to standard error after its banner.
+    fn stop(self) -> (Option<i32>, String) {
+        let killed = Command::new("kill")
+            .args(["-TERM", &self.child.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        self.wait()
+    }
+
+    /// The exit status and what it wrote to standard error after its banner.
+    fn wait(mut self) -> (Option<i32>, String) {
+        let mut rest = String::new();
+        self.stderr.read_to_string(&mut rest).unwrap();
+        (self.child.0.wait().unwrap().code(), rest)
+    }
+}
+
+/// Starts the monitor in front of `upstream`, recording to `dir/record.jsonl` and reporting
+/// to `dir/report.json`.
+fn monitor(upstream: u16, dir: &Path) -> Monitor {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentpi"))
         .args(["monitor", "--listen", "127.0.0.1:0", "--upstream"])
         .arg(format!("http://127.0.0.1:{upstream}/mcp"))
         .arg("--record")
-        .arg(record)
+        .arg(dir.join("record.jsonl"))
+        .arg("--report")
+        .arg(dir.join("report.json"))
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut banner = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut banner)
-        .unwrap();
+    stderr.read_line(&mut banner).unwrap();
     let url = banner
         .split_whitespace()
         .find(|word| word.starts_with("http://127.0.0.1:") && word.ends_with(','))
         .unwrap_or_else(|| panic!("no address in {banner:?}"))
         .trim_end_matches(',')
         .to_string();
-    (Server(child), url)
+    Monitor {
+        child: Server(child),
+        url,
+        stderr,
+    }
+}
+
+/// A fresh scratch directory for one run's record and report.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("monitor-http")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rules(report: &Value) -> Vec<String> {
+    report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Stops the monitor and returns its report, after checking that it exited 0, that its
+/// standard error had one line per violation, and that `trace check` on the record gives
+/// the same report.
+fn finish(monitor: Monitor, dir: &Path) -> Value {
+    ended(monitor.stop(), 0, dir)
+}
+
+/// The report of a monitor that ended with `(status, stderr)`, held to `expected` status,
+/// its standard error and `trace check` (see [`finish`]).
+fn ended((status, stderr): (Option<i32>, String), expected: i32, dir: &Path) -> Value {
+    assert_eq!(status, Some(expected), "{stderr}");
+    let live: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap();
+    let lines: Vec<String> = stderr
+        .lines()
+        .filter(|l| l.contains(" at message "))
+        .filter_map(|l| l.strip_prefix("agentpi monitor: "))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(String::from)
+        .collect();
+    assert_eq!(lines, rules(&live), "{stderr}");
+    let offline = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(["trace", "check", "--format", "json"])
+        .arg(dir.join("record.jsonl"))
+        .output()
+        .unwrap();
+    let offline: Value = serde_json::from_slice(&offline.stdout).unwrap();
+    assert_eq!(live, offline, "live and offline reports differ");
+    live
+}
+
+/// A peer script of tests/monitor: `http_peer.py MODE`, which prints its port first.
+fn peer(mode: &str) -> (Server, u16) {
+    let mut child = Command::new("python3")
+        .arg(repo().join("tests/monitor/http_peer.py"))
+        .arg(mode)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("no port: {line:?}"));
+    (Server(child), port)
+}
+
+/// `http_client.py URL CLIENT` against `http_peer.py SERVER` through the monitor: the report.
+fn check(client: &str, server: &str) -> Value {
+    let (_server, port) = peer(server);
+    let dir = scratch(&format!("{client}-{server}"));
+    let monitor = monitor(port, &dir);
+    let run = Command::new("python3")
+        .arg(repo().join("tests/monitor/http_client.py"))
+        .arg(&monitor.url)
+        .arg(client)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    finish(monitor, &dir)
+}
+
+/// Each broken peer is caught by its rule and no other; the conforming pair by none.
+#[test]
+fn broken_http_peers_are_caught_by_their_rule() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("good", "good", &[]),
+        ("after_delete", "good", &[]),
+        ("no_accept", "good", &["H1"]),
+        ("good", "notification_200", &["H2"]),
+        ("good", "request_text", &["H3"]),
+        ("good", "bad_session_id", &["H4"]),
+        ("no_session", "good", &["H4"]),
+        ("after_delete", "alive_after_delete", &["H4"]),
+        ("no_version", "good", &["H5"]),
+        ("bad_version", "good", &["H5"]),
+        ("good", "get_json", &["H6"]),
+        ("good", "response_on_get", &["H6"]),
+        ("modern", "good", &[]),
+        ("modern_no_method", "good", &["H8"]),
+        ("modern", "modern_status", &["H9"]),
+        ("modern", "modern_get_sse", &["H10"]),
+        ("modern", "modern_after_response", &["H10"]),
+        ("modern", "modern_request", &["H10"]),
+    ];
+    for (client, server, expected) in cases {
+        let report = check(client, server);
+        let name = format!("{client} against {server}");
+        assert_eq!(rules(&report), *expected, "{name}: {report:#}");
+        let era = if client.starts_with("modern") {
+            "modern"
+        } else {
+            "legacy"
+        };
+        assert_eq!(report["era"], era, "{name}");
+    }
 }
 
 #[test]
-fn python_client_through_the_monitor_is_recorded() {
+fn python_client_through_the_monitor_is_recorded_and_clean() {
     let (_server, port) = everything();
-    let record = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("monitor-http-{port}.jsonl"));
-    let (mut monitor, url) = monitor(port, &record);
+    let dir = scratch("sdk-everything");
+    let monitor = monitor(port, &dir);
     let client = Command::new(repo().join("tests/peers/.venv/bin/python"))
         .arg(repo().join("crates/http-proxy/tests/client.py"))
-        .arg(&url)
+        .arg(&monitor.url)
         .output()
         .unwrap();
     assert!(
@@ -91,13 +250,11 @@ fn python_client_through_the_monitor_is_recorded() {
         "{}",
         String::from_utf8_lossy(&client.stderr)
     );
-    let killed = Command::new("kill")
-        .args(["-TERM", &monitor.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert_eq!(monitor.0.wait().unwrap().code(), Some(0));
-    let trace: Vec<Value> = std::fs::read_to_string(&record)
+    let report = finish(monitor, &dir);
+    assert_eq!(rules(&report), Vec::<String>::new(), "{report:#}");
+    assert_eq!(report["era"], "legacy");
+    assert_eq!(report["open_requests"], Value::Array(vec![]), "{report:#}");
+    let trace: Vec<Value> = std::fs::read_to_string(dir.join("record.jsonl"))
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -137,6 +294,39 @@ fn python_client_through_the_monitor_is_recorded() {
         assert!(verbs.contains(&verb), "{verbs:?}");
     }
     assert!(trace.iter().all(|e| e["t"].as_f64().is_some()));
+}
+
+/// When the upstream is gone (a connection to it fails after it has answered), the monitor
+/// answers 502, ends with status 1 and writes its report.
+#[test]
+fn the_monitor_ends_with_a_report_when_the_upstream_is_gone() {
+    use std::io::Write;
+    let (server, port) = peer("good");
+    let dir = scratch("upstream-gone");
+    let monitor = monitor(port, &dir);
+    let run = Command::new("python3")
+        .arg(repo().join("tests/monitor/http_client.py"))
+        .args([&monitor.url, "good"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    drop(server);
+    let address = monitor.url["http://".len()..].split('/').next().unwrap();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        .unwrap();
+    let mut status_line = String::new();
+    BufReader::new(&stream).read_line(&mut status_line).unwrap();
+    assert!(status_line.starts_with("HTTP/1.1 502"), "{status_line}");
+    drop(stream);
+    let report = ended(monitor.wait(), 1, &dir);
+    assert_eq!(rules(&report), Vec::<String>::new(), "{report:#}");
+    assert_eq!(report["messages"], 6, "{report:#}");
 }
 
 /// A monitor that cannot start says why on standard error and exits with status 2.

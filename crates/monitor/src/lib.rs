@@ -7,6 +7,7 @@
 
 pub mod base64;
 pub mod bind;
+pub mod http;
 pub mod model;
 pub mod rules;
 pub mod session;

@@ -243,6 +243,60 @@ pub const RULES: &[Rule] = &[
         "basic/transports",
         "the client writes nothing but MCP messages to stdin",
     ),
+    rule(
+        "H1",
+        "MUST",
+        "basic/transports#streamable-http",
+        "each client message is the body of its own POST whose Accept lists application/json and text/event-stream",
+    ),
+    rule(
+        "H2",
+        "MUST",
+        "basic/transports#streamable-http",
+        "a POST of a notification or response is answered 202 without a body, or 4xx",
+    ),
+    rule(
+        "H3",
+        "MUST",
+        "basic/transports#streamable-http",
+        "a POST of a request is answered application/json or text/event-stream",
+    ),
+    rule(
+        "H4",
+        "MUST",
+        "basic/transports#session-management",
+        "the session id is visible ASCII and echoed on every later request; a terminated session gets 404; after a 404 the client initialises again",
+    ),
+    rule(
+        "H5",
+        "MUST",
+        "basic/transports#protocol-version-header",
+        "every request after initialization carries MCP-Protocol-Version; an invalid one gets 400",
+    ),
+    rule(
+        "H6",
+        "MUST",
+        "basic/transports#listening-for-messages-from-the-server",
+        "a GET is answered with an SSE stream or 405, and carries no response unless resuming",
+    ),
+    rule(
+        "H8",
+        "MUST",
+        "basic/transports/streamable-http",
+        "MCP-Protocol-Version, Mcp-Method and Mcp-Name equal the body; otherwise 400 with -32020",
+    ),
+    rule(
+        "H9",
+        "MUST",
+        "basic/transports/streamable-http",
+        "protocol errors go with their HTTP status (-32022 and -32021: 400, -32601: 404)",
+    ),
+    rule(
+        "H10",
+        "MUST",
+        "basic/transports/streamable-http",
+        "no requests on a response stream, the response ends it (SHOULD), GET and DELETE get 405 (SHOULD)",
+    ),
 ];
 
 /// The rule with this id (`C3`, case-insensitive).

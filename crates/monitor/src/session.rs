@@ -3,6 +3,7 @@
 //! model takes only with a flag is a violation of the flagged rule.
 
 use crate::bind;
+use crate::http::{self, Http};
 use crate::model;
 use crate::rules;
 use crate::shape::{self, Finding, Message};
@@ -129,6 +130,10 @@ pub struct Session {
     unchecked: usize,
     /// The version a `server/discover` probe asked for, until its answer tells the era.
     probe_version: Option<String>,
+    /// The HTTP exchanges of a trace recorded by `agentpi monitor --listen`.
+    http: Http,
+    /// Whether the message being checked came over HTTP.
+    over_http: bool,
 }
 
 impl Default for Session {
@@ -156,6 +161,8 @@ impl Session {
             notes: Vec::new(),
             unchecked: 0,
             probe_version: None,
+            http: Http::default(),
+            over_http: false,
         }
     }
 
@@ -179,14 +186,19 @@ impl Session {
     pub fn feed(&mut self, event: &Event) -> Vec<Violation> {
         let index = self.next_index;
         self.next_index += 1;
-        if !event.is_message() {
+        let head = event.kind() == Some("http");
+        if !event.is_message() && !head {
             return Vec::new();
         }
-        self.messages += 1;
         let before = self.violations.len();
+        if event.is_message() {
+            self.messages += 1;
+        }
         if self.era == Era::Unknown {
             self.waiting.push((index, event.clone()));
-            self.era = self.detect(event);
+            if !head {
+                self.era = self.detect(event);
+            }
             if self.era == Era::Unknown && self.waiting.len() < ERA_WINDOW {
                 return Vec::new();
             }
@@ -284,9 +296,29 @@ impl Session {
     }
 
     fn check(&mut self, index: usize, event: &Event) {
-        let (message, findings) = shape::parse(&event.raw, event.dir);
+        if event.dir == Dir::Event {
+            let cx = context(self.era, self.protocol_version.as_deref());
+            let found = self.http.head(event, cx);
+            self.report_http(index, event, found);
+            return;
+        }
+        self.over_http = event.exchange().is_some();
+        let (message, mut findings) = shape::parse(&event.raw, event.dir);
+        if self.over_http {
+            for (rule, text) in &mut findings {
+                if matches!(*rule, "S2" | "S3") {
+                    // The stdio rules' HTTP twin: a body that is no JSON at all.
+                    (*rule, *text) = ("J1", "the body is not JSON".to_string());
+                }
+            }
+        }
         self.report(index, event, findings);
         let Some(message) = message else { return };
+        if self.over_http {
+            let cx = context(self.era, self.protocol_version.as_deref());
+            let found = self.http.message(event, &message, cx);
+            self.report_http(index, event, found);
+        }
         let modern = self.era == Era::Modern;
         let mut found = Vec::new();
         let observations = match &message {
@@ -315,6 +347,17 @@ impl Session {
         }
     }
 
+    fn report_http(&mut self, index: usize, event: &Event, found: Vec<http::Found>) {
+        for f in found {
+            let before = self.violations.len();
+            self.violation(index, event, f.rule, f.text, Vec::new());
+            if f.should && self.violations.len() > before {
+                let last = self.violations.len() - 1;
+                self.violations[last].level = "SHOULD".to_string();
+            }
+        }
+    }
+
     fn violation(
         &mut self,
         index: usize,
@@ -335,7 +378,12 @@ impl Session {
             message: text,
             spec: spec.to_string(),
             expected,
-            raw: event.raw.clone(),
+            // An `http` event has no bytes of its own: its line shows the headers at fault.
+            raw: if event.dir == Dir::Event {
+                event.to_line().into_bytes()
+            } else {
+                event.raw.clone()
+            },
         };
         let repeat = self
             .violations
@@ -359,7 +407,8 @@ impl Session {
         params: Option<&Value>,
         found: &mut Vec<Finding>,
     ) -> Vec<Observation> {
-        if self.era == Era::Modern && dir == Dir::S2c {
+        // Over HTTP the same clause is H10 (no requests on a response stream).
+        if self.era == Era::Modern && dir == Dir::S2c && !self.over_http {
             found.push(("M6", format!("the server sent request `{method}`")));
         }
         let key = format!("{}:{id}", dir.as_str());
@@ -619,6 +668,14 @@ impl Session {
                 expected.clone(),
             );
         }
+    }
+}
+
+/// What the HTTP rules need to know of the session.
+fn context(era: Era, version: Option<&str>) -> http::Context<'_> {
+    http::Context {
+        modern: era == Era::Modern,
+        version,
     }
 }
 

@@ -52,7 +52,8 @@ pub struct Event {
     pub dir: Dir,
     /// The bytes of a message or a stderr line (empty for `event`).
     pub raw: Vec<u8>,
-    /// For `dir: event`: the whole line's other fields (`event`, `code`, `side`, ...).
+    /// For `dir: event`: the whole line's other fields (`event`, `code`, `side`, ...); for a
+    /// message: the fields besides `t`, `dir` and `raw` (over HTTP: `exchange`, `sse_id`).
     pub fields: Map<String, Value>,
 }
 
@@ -83,6 +84,20 @@ impl Event {
         matches!(self.dir, Dir::C2s | Dir::S2c)
     }
 
+    /// The HTTP exchange (request and response) the event belongs to, for a trace recorded
+    /// by `agentpi monitor --listen`.
+    pub fn exchange(&self) -> Option<u64> {
+        self.fields.get("exchange").and_then(Value::as_u64)
+    }
+
+    /// The `event` name of a `dir: event` line (`http`, `exit`, ...).
+    pub fn kind(&self) -> Option<&str> {
+        if self.dir != Dir::Event {
+            return None;
+        }
+        self.fields.get("event").and_then(Value::as_str)
+    }
+
     /// The event as one line of JSON (without the newline).
     pub fn to_line(&self) -> String {
         let mut line = Map::new();
@@ -97,6 +112,7 @@ impl Event {
                 Ok(text) => line.insert("raw".into(), json!(text)),
                 Err(_) => line.insert("raw_b64".into(), json!(base64::encode(&self.raw))),
             };
+            line.extend(self.fields.clone());
         }
         Value::Object(line).to_string()
     }
@@ -151,12 +167,15 @@ fn parse_line(line: &[u8]) -> Result<Event, String> {
             fields: obj,
         });
     }
+    let plain = !obj.contains_key("raw") && !obj.contains_key("raw_b64");
     let raw = raw_bytes(&mut obj)?;
+    // A plain JSON-RPC line is all message; a `raw` line may carry fields of its transport.
+    let fields = if plain { Map::new() } else { obj };
     Ok(Event {
         t,
         dir,
         raw,
-        fields: Map::new(),
+        fields,
     })
 }
 
@@ -185,6 +204,10 @@ mod tests {
         let events = vec![
             Event::message(0.5, Dir::C2s, b"{\"jsonrpc\":\"2.0\"}"),
             Event::message(0.25, Dir::S2c, b"\xff banner"),
+            Event {
+                fields: Map::from_iter([("exchange".into(), json!(3))]),
+                ..Event::message(0.75, Dir::S2c, b"{}")
+            },
             Event::process(1.0, "exit", Map::from_iter([("code".into(), json!(0))])),
         ];
         let text: String = events.iter().map(|e| e.to_line() + "\n").collect();

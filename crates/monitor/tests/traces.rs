@@ -1,6 +1,7 @@
 //! Trace checks, data-driven: each tests/traces/*.jsonl is checked with a fresh `Session`
 //! and its report (as `agentpi trace check --format json` prints it) is pinned as a snapshot.
-//! File names say which rules the trace breaks; `clean` breaks none.
+//! File names say which rules the trace breaks; `clean` breaks none. `http_*` traces were
+//! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs).
 
 use agentpi_monitor::{Session, trace};
 use std::path::Path;

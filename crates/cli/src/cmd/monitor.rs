@@ -33,7 +33,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// Relay a Streamable HTTP server instead: listen here for clients (HOST:PORT; port 0
-    /// picks a free port, printed at start). Records with --record; see docs/http-proxy.md.
+    /// picks a free port, printed at start). Checks, records and reports as on stdio; see
+    /// docs/http-proxy.md.
     #[arg(
         long,
         value_name = "HOST:PORT",
@@ -53,12 +54,12 @@ pub struct Args {
 pub const EXIT_STATUS: &str = "Exit status: 0 the server exited with status 0; otherwise the \
 server's own status (128 + the signal number when a signal ended it), whatever the monitor \
 found; 2 also when the server could not be started or a --record or --report file could not \
-be written. With --listen: 0 stopped by SIGINT or SIGTERM with the trace complete, 2 the \
-listen address cannot be bound, the upstream URL is not http://HOST[:PORT], or the trace file \
-cannot be written.";
+be written. With --listen: 0 stopped by SIGINT or SIGTERM, 1 the upstream went away (a \
+connection to it failed after it had answered), 2 the listen address cannot be bound, the \
+upstream URL is not http://HOST[:PORT], or a --record or --report file cannot be written.";
 
 /// Events the checker may lag behind before the relay stops waiting for it.
-const QUEUE: usize = 4096;
+pub(super) const QUEUE: usize = 4096;
 /// The longest line the tap holds before it hands it on in pieces.
 const MAX_LINE: usize = 256 * 1024 * 1024;
 /// Bytes read from a stream at a time.
@@ -160,11 +161,13 @@ impl Tap {
 
 pub fn run(args: Args) -> u8 {
     if let (Some(listen), Some(upstream)) = (args.listen.clone(), args.upstream.clone()) {
-        let record = args.record.map(std::path::PathBuf::from);
         return super::monitor_http::run(super::monitor_http::Args {
             listen,
             upstream,
-            record,
+            record: args.record.map(std::path::PathBuf::from),
+            report: args.report.map(std::path::PathBuf::from),
+            format: args.format,
+            no_check: args.no_check,
         });
     }
     // Caught from the start, so that a signal at any moment still ends in a report.
@@ -211,7 +214,7 @@ pub fn run(args: Args) -> u8 {
     );
     let checker = {
         let tap = tap.clone();
-        std::thread::spawn(move || check(events, &tap))
+        std::thread::spawn(move || check(events, &tap.dropped, &|line| tap.say(line)))
     };
     let status = relay(&mut child, &tap, &signalled);
     let _ = tap.queue.send(None);
@@ -386,10 +389,15 @@ impl Lines {
     }
 }
 
-/// The checker thread: feeds the session, writes a line per violation to standard error.
-/// The chart of each violation is drawn when it is found, from a window of the last events,
-/// so that a long session keeps no more than the window.
-fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report, Charts) {
+/// The checker thread: feeds the session, writes a line per violation to standard error
+/// with `say`; `dropped` counts the events the relay could not queue (the checker fell
+/// behind). The chart of each violation is drawn when it is found, from a window of the last
+/// events, so that a long session keeps no more than the window. `None` ends the session.
+pub(super) fn check(
+    events: Receiver<Option<Event>>,
+    dropped: &AtomicUsize,
+    say: &dyn Fn(String),
+) -> (agentpi_monitor::Report, Charts) {
     // Load both models now, while the server starts, rather than when the era is known and
     // messages are already queueing.
     let _ = agentpi_monitor::model::legacy();
@@ -400,11 +408,11 @@ fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report
     let mut charts = Charts::new();
     let mut told = 0;
     while let Ok(Some(event)) = events.recv() {
-        let dropped = tap.dropped.load(Ordering::Relaxed);
-        if dropped > told {
-            session.gap(dropped - told);
-            first += dropped - told;
-            told = dropped;
+        let lost = dropped.load(Ordering::Relaxed);
+        if lost > told {
+            session.gap(lost - told);
+            first += lost - told;
+            told = lost;
         }
         if window.len() == WINDOW {
             window.pop_front();
@@ -416,7 +424,7 @@ fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report
         if !found.is_empty() {
             let events: Vec<Event> = window.iter().cloned().collect();
             for v in found {
-                tap.say(wire::line(&v) + "\n");
+                say(wire::line(&v) + "\n");
                 charts.insert(v.index, wire::chart(&events, first, v.index));
             }
         }
@@ -424,7 +432,7 @@ fn check(events: Receiver<Option<Event>>, tap: &Tap) -> (agentpi_monitor::Report
     (session.finish(), charts)
 }
 
-type Charts = HashMap<usize, String>;
+pub(super) type Charts = HashMap<usize, String>;
 /// Events kept for the charts.
 const WINDOW: usize = 128;
 
@@ -446,14 +454,18 @@ fn finish(
         output::errln!("agentpi monitor: error: cannot write `{path}`: {e}");
         failed = true;
     }
-    let summary = match args.format {
+    tap.release();
+    output::stderr(&summary(args.format, report, charts));
+    if failed && status == 0 { 2 } else { status }
+}
+
+/// The summary written to standard error at the end.
+pub(super) fn summary(format: Format, report: &agentpi_monitor::Report, charts: &Charts) -> String {
+    match format {
         Format::Json => report.to_json().to_string() + "\n",
         Format::Text => {
             let chart_of = |i: usize| charts.get(&i).cloned().unwrap_or_default();
             wire::text("agentpi monitor", report, &chart_of)
         }
-    };
-    tap.release();
-    output::stderr(&summary);
-    if failed && status == 0 { 2 } else { status }
+    }
 }

@@ -1,34 +1,38 @@
-//! `agentpi monitor --listen HOST:PORT --upstream URL [--record FILE]`: the Streamable HTTP
-//! monitor. Runs the reverse proxy of `agentpi-http-proxy` until SIGINT or SIGTERM and writes
-//! what crosses it as the trace of docs/monitor.md (JSON Lines, flushed per event).
+//! `agentpi monitor --listen HOST:PORT --upstream URL [--record FILE] [--report FILE]`: the
+//! Streamable HTTP monitor. Runs the reverse proxy of `agentpi-http-proxy` until SIGINT or
+//! SIGTERM (or until the upstream is gone), writes what crosses it as the trace of
+//! docs/monitor.md (JSON Lines, flushed per event), and checks it with the stdio monitor's
+//! checker thread: the proxy's observer records each event and hands it on with `try_send`,
+//! so neither relaying nor recording waits on the checks.
 
-use crate::output::errln;
+use super::Format;
+use super::monitor::{QUEUE, check, summary};
+use crate::output::{self, errln};
 use agentpi_http_proxy::{Dir, Event, EventKind, HttpExchange, Observer};
-use base64::Engine;
+use agentpi_monitor::Event as TraceEvent;
 use serde_json::{Map, Value, json};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-#[derive(clap::Args)]
 pub struct Args {
-    /// Address to listen on for MCP clients (port 0 picks a free port, printed at start).
-    #[arg(long, value_name = "HOST:PORT")]
     pub listen: String,
-    /// The Streamable HTTP server to relay to (http://); every request goes to its origin with
-    /// its own path, so clients use the upstream's path on the listen address.
-    #[arg(long, value_name = "URL")]
     pub upstream: String,
-    /// Write the trace (JSON Lines, one event per line, flushed per event) to FILE.
-    #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    pub format: Format,
+    pub no_check: bool,
 }
 
-/// How long open exchanges (an SSE stream) get to finish once a signal came.
+/// How long open exchanges (an SSE stream) get to finish once the monitor is to stop.
 const GRACE: Duration = Duration::from_secs(2);
+/// How often the main thread looks for a signal or a vanished upstream.
+const POLL: Duration = Duration::from_millis(10);
 
 pub fn run(args: Args) -> u8 {
     match monitor(&args) {
@@ -50,7 +54,17 @@ fn monitor(args: &Args) -> Result<u8, String> {
         ),
         None => None,
     };
-    let recorder = Arc::new(Recorder::new(record));
+    // Caught from the start, so that a signal at any moment still ends in a report.
+    let signalled = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
+    }
+    let (queue, events) = sync_channel(QUEUE);
+    let recorder = Arc::new(Recorder::new(record, queue, !args.no_check));
+    let checker = {
+        let recorder = recorder.clone();
+        std::thread::spawn(move || check(events, &recorder.dropped, &|l| output::stderr(&l)))
+    };
     let observer: Arc<dyn Observer> = recorder.clone();
     let proxy = agentpi_http_proxy::serve(listen, &upstream, observer)
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -59,12 +73,42 @@ fn monitor(args: &Args) -> Result<u8, String> {
         proxy.local_addr(),
         upstream.path()
     );
-    let signal = proxy.wait_for_signal();
+    let status = wait(&signalled, &recorder);
     proxy.shutdown(GRACE);
-    signal.map_err(|e| format!("cannot wait for signals: {e}"))?;
-    match recorder.failure() {
+    recorder.end();
+    let (report, charts) = checker
+        .join()
+        .map_err(|_| "the checker failed".to_string())?;
+    let mut failed = recorder.failure();
+    if let Some(path) = &args.report
+        && let Err(e) = std::fs::write(path, report.to_json().to_string() + "\n")
+    {
+        failed.get_or_insert(format!("cannot write `{}`: {e}", path.display()));
+    }
+    output::stderr(&summary(args.format, &report, &charts));
+    match failed {
         Some(error) => Err(error),
-        None => Ok(0),
+        None => Ok(status),
+    }
+}
+
+/// Waits for SIGINT or SIGTERM (status 0) or for the upstream to go away (status 1), and
+/// records which.
+fn wait(signalled: &AtomicUsize, recorder: &Recorder) -> u8 {
+    loop {
+        let sig = signalled.swap(0, Ordering::Relaxed);
+        if sig != 0 {
+            let fields = [
+                ("signal".into(), json!(sig)),
+                ("to".into(), json!("monitor")),
+            ];
+            recorder.emit(recorder.process("signal", Map::from_iter(fields)));
+            return 0;
+        }
+        if recorder.gone.load(Ordering::Relaxed) {
+            return 1;
+        }
+        std::thread::sleep(POLL);
     }
 }
 
@@ -78,98 +122,144 @@ fn resolve(listen: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("--listen {listen:?}: no address"))
 }
 
-/// Writes each event as a trace line; the first failed write is kept to end the run with.
+/// Writes each event as a trace line and queues it for the checker; the first failed write
+/// is kept to end the run with.
 struct Recorder {
     start: Instant,
     file: Mutex<Option<BufWriter<File>>>,
     failure: Mutex<Option<String>>,
+    queue: SyncSender<Option<TraceEvent>>,
+    check: bool,
+    /// Events the checker's queue had no room for.
+    dropped: AtomicUsize,
+    /// The upstream has answered once; it is gone when a connection to it fails after that.
+    answered: AtomicBool,
+    gone: AtomicBool,
 }
 
 impl Recorder {
-    fn new(file: Option<File>) -> Recorder {
+    fn new(file: Option<File>, queue: SyncSender<Option<TraceEvent>>, check: bool) -> Recorder {
         Recorder {
             start: Instant::now(),
             file: Mutex::new(file.map(BufWriter::new)),
             failure: Mutex::new(None),
+            queue,
+            check,
+            dropped: AtomicUsize::new(0),
+            answered: AtomicBool::new(false),
+            gone: AtomicBool::new(false),
         }
     }
 
     fn failure(&self) -> Option<String> {
         self.failure.lock().ok()?.clone()
     }
-}
 
-impl Observer for Recorder {
-    fn observe(&self, event: Event) {
-        let line = trace_line(&event, self.start);
-        let Ok(mut file) = self.file.lock() else {
-            return;
-        };
-        let Some(writer) = file.as_mut() else {
-            return;
-        };
-        let written = writeln!(writer, "{line}").and_then(|()| writer.flush());
-        if let Err(error) = written {
-            let error = format!("cannot write the trace: {error}");
-            errln!("agentpi monitor: {error}; recording stops, relaying goes on");
-            *file = None;
-            if let Ok(mut failure) = self.failure.lock() {
-                failure.get_or_insert(error);
+    /// Seconds since the start, rounded as the trace writes them, so that the live checks
+    /// see the times `trace check` reads back.
+    fn seconds(&self, at: Instant) -> f64 {
+        let t = at.saturating_duration_since(self.start).as_secs_f64();
+        (t * 1e6).round() / 1e6
+    }
+
+    fn process(&self, kind: &str, fields: Map<String, Value>) -> TraceEvent {
+        TraceEvent::process(self.seconds(Instant::now()), kind, fields)
+    }
+
+    /// Records `event`, then queues it for the checker without ever waiting; under one lock,
+    /// so that the checker gets the events in the order of the record.
+    fn emit(&self, event: TraceEvent) {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(writer) = file.as_mut() {
+            let written = writeln!(writer, "{}", event.to_line()).and_then(|()| writer.flush());
+            if let Err(error) = written {
+                let error = format!("cannot write the trace: {error}");
+                errln!("agentpi monitor: {error}; recording stops, relaying goes on");
+                *file = None;
+                if let Ok(mut failure) = self.failure.lock() {
+                    failure.get_or_insert(error);
+                }
             }
+        }
+        if self.check && self.queue.try_send(Some(event)).is_err() {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Ends the checker's session, once the proxy has delivered every event.
+    fn end(&self) {
+        let _ = self.queue.send(None);
+    }
+
+    fn watch_upstream(&self, http: &HttpExchange) {
+        if http.error.is_none() {
+            self.answered.store(true, Ordering::Relaxed);
+        } else if self.answered.load(Ordering::Relaxed) {
+            self.gone.store(true, Ordering::Relaxed);
         }
     }
 }
 
-/// One event in the trace format of docs/monitor.md.
-fn trace_line(event: &Event, start: Instant) -> Value {
-    let t = event.at.saturating_duration_since(start).as_secs_f64();
-    let mut line = Map::new();
-    line.insert("t".into(), json!(t));
+impl Observer for Recorder {
+    fn observe(&self, event: Event) {
+        if let EventKind::Http(http) = &event.kind {
+            self.watch_upstream(http);
+        }
+        self.emit(trace_event(&event, self.seconds(event.at)));
+    }
+}
+
+/// One event of the proxy as a trace event (docs/monitor.md), `exchange` included.
+fn trace_event(event: &Event, t: f64) -> TraceEvent {
+    let exchange = ("exchange".to_string(), json!(event.exchange));
     match &event.kind {
         EventKind::Message { dir, raw, sse_id } => {
-            line.insert("dir".into(), json!(dir.as_str()));
-            match std::str::from_utf8(raw) {
-                Ok(text) => line.insert("raw".into(), json!(text)),
-                Err(_) => {
-                    let encoded = base64::engine::general_purpose::STANDARD.encode(raw);
-                    line.insert("raw_b64".into(), json!(encoded))
-                }
+            let dir = match dir {
+                Dir::C2s => agentpi_monitor::Dir::C2s,
+                Dir::S2c => agentpi_monitor::Dir::S2c,
             };
+            let mut message = TraceEvent::message(t, dir, raw);
             if let Some(id) = sse_id {
-                line.insert("sse_id".into(), json!(id));
+                message.fields.insert("sse_id".into(), json!(id));
             }
+            message.fields.extend([exchange]);
+            message
         }
-        EventKind::Http(http) => http_fields(&mut line, http),
+        EventKind::Http(http) => {
+            let mut fields = http_fields(http);
+            fields.extend([exchange]);
+            TraceEvent::process(t, "http", fields)
+        }
         EventKind::Aborted {
             dir,
             reason,
             pending,
         } => {
-            line.insert("dir".into(), json!("event"));
-            line.insert("event".into(), json!("aborted"));
-            line.insert("side".into(), json!(side(*dir)));
-            line.insert("reason".into(), json!(reason));
-            line.insert("pending_bytes".into(), json!(pending));
+            let fields = [
+                ("side".to_string(), json!(side(*dir))),
+                ("reason".to_string(), json!(reason)),
+                ("pending_bytes".to_string(), json!(pending)),
+                exchange,
+            ];
+            TraceEvent::process(t, "aborted", Map::from_iter(fields))
         }
     }
-    line.insert("exchange".into(), json!(event.exchange));
-    Value::Object(line)
 }
 
-fn http_fields(line: &mut Map<String, Value>, http: &HttpExchange) {
+fn http_fields(http: &HttpExchange) -> Map<String, Value> {
     let pairs = |headers: &[(String, String)]| -> Value {
         headers.iter().map(|(k, v)| json!([k, v])).collect()
     };
-    line.insert("dir".into(), json!("event"));
-    line.insert("event".into(), json!("http"));
-    line.insert("method".into(), json!(http.method));
-    line.insert("path".into(), json!(http.path));
-    line.insert("status".into(), json!(http.status));
-    line.insert("headers".into(), pairs(&http.response_headers));
-    line.insert("request_headers".into(), pairs(&http.request_headers));
+    let mut fields = Map::new();
+    fields.insert("method".into(), json!(http.method));
+    fields.insert("path".into(), json!(http.path));
+    fields.insert("status".into(), json!(http.status));
+    fields.insert("headers".into(), pairs(&http.response_headers));
+    fields.insert("request_headers".into(), pairs(&http.request_headers));
     if let Some(error) = &http.error {
-        line.insert("error".into(), json!(error));
+        fields.insert("error".into(), json!(error));
     }
+    fields
 }
 
 /// Which side's body ended early: the client's request or the server's response.

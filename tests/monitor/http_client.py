@@ -1,0 +1,89 @@
+"""A scripted Streamable HTTP MCP client for the monitor's tests, correct or broken in one
+way: python3 http_client.py URL MODE. One request at a time, each answer read to its end:
+initialize, notifications/initialized, tools/list, the GET stream, DELETE. Each MODE breaks
+one HTTP rule (or adds a step):
+
+good            conforming headers throughout
+no_accept       posts tools/list with Accept: application/json only (H1)
+no_session      posts tools/list without the session id (H4)
+no_version      posts tools/list without MCP-Protocol-Version (H5)
+bad_version     posts tools/list with MCP-Protocol-Version: 1999-01-01 (H5)
+after_delete    pings once more with the terminated session's id (a server must answer 404)
+modern          the modern era (2026-07-28): server/discover, tools/list and an unknown method,
+                each with _meta and the headers Mcp-Method and MCP-Protocol-Version; GET, DELETE
+modern_no_method  modern, but tools/list without Mcp-Method (H8)
+"""
+
+import http.client
+import json
+import sys
+from urllib.parse import urlsplit
+
+URL, MODE = urlsplit(sys.argv[1]), sys.argv[2]
+BOTH = "application/json, text/event-stream"
+state = {}
+
+
+def request(verb: str, message=None, **headers) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection(URL.hostname, URL.port)
+    sent = {"Accept": BOTH if verb != "GET" else "text/event-stream"}
+    if "session" in state:
+        sent["Mcp-Session-Id"] = state["session"]
+    if "version" in state:
+        sent["MCP-Protocol-Version"] = state["version"]
+    sent.update({k.replace("_", "-"): v for k, v in headers.items()})
+    sent = {k: v for k, v in sent.items() if v is not None}
+    body = None if message is None else json.dumps(message).encode()
+    if body is not None:
+        sent["Content-Type"] = "application/json"
+    connection.request(verb, URL.path, body=body, headers=sent)
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response
+
+
+def rpc(id_, method, params=None, **headers) -> http.client.HTTPResponse:
+    message = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        message["params"] = params
+    return request("POST", message, **headers)
+
+
+def modern(id_, method, **headers) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    rpc(id_, method, {"_meta": meta}, **{"Mcp_Method": method, **headers})
+
+
+def main() -> None:
+    if MODE.startswith("modern"):
+        state["version"] = "2026-07-28"
+        modern(1, "server/discover")
+        broken = {"Mcp_Method": None} if MODE == "modern_no_method" else {}
+        modern(2, "tools/list", **broken)
+        modern(3, "nope/nope")
+        request("GET")
+        request("DELETE")
+        return
+    init = rpc(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                 "clientInfo": {"name": "http-client", "version": "1"}})
+    if init.getheader("Mcp-Session-Id"):
+        state["session"] = init.getheader("Mcp-Session-Id")
+    state["version"] = "2025-11-25"
+    request("POST", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    broken = {
+        "no_accept": {"Accept": "application/json"},
+        "no_session": {"Mcp_Session_Id": None},
+        "no_version": {"MCP_Protocol_Version": None},
+        "bad_version": {"MCP_Protocol_Version": "1999-01-01"},
+    }
+    rpc(2, "tools/list", **broken.get(MODE, {}))
+    request("GET")
+    request("DELETE")
+    if MODE == "after_delete":
+        rpc(3, "ping")
+
+
+if __name__ == "__main__":
+    main()
