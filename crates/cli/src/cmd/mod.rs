@@ -1,6 +1,7 @@
 //! One module per subcommand, and the report format `compare` and `minimize` share.
 
 pub mod check;
+mod checker;
 pub mod compare;
 pub mod lint;
 pub mod lts;

@@ -6,15 +6,15 @@
 //! (the report says so) rather than slow the traffic down.
 
 use super::Format;
-use crate::{output, wire};
+use super::checker::{Charts, QUEUE, check, summary};
+use crate::output;
 use agentpi_monitor::{Dir, Event, Session};
 use serde_json::{Map, json};
-use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -58,8 +58,6 @@ be written. With --listen: 0 stopped by SIGINT or SIGTERM, 1 the upstream went a
 connection to it failed after it had answered), 2 the listen address cannot be bound, the \
 upstream URL is not http://HOST[:PORT], or a --record or --report file cannot be written.";
 
-/// Events the checker may lag behind before the relay stops waiting for it.
-pub(super) const QUEUE: usize = 4096;
 /// The longest line the tap holds before it hands it on in pieces.
 const MAX_LINE: usize = 256 * 1024 * 1024;
 /// Bytes read from a stream at a time.
@@ -389,53 +387,6 @@ impl Lines {
     }
 }
 
-/// The checker thread: feeds the session, writes a line per violation to standard error
-/// with `say`; `dropped` counts the events the relay could not queue (the checker fell
-/// behind). The chart of each violation is drawn when it is found, from a window of the last
-/// events, so that a long session keeps no more than the window. `None` ends the session.
-pub(super) fn check(
-    events: Receiver<Option<Event>>,
-    dropped: &AtomicUsize,
-    say: &dyn Fn(String),
-) -> (agentpi_monitor::Report, Charts) {
-    // Load both models now, while the server starts, rather than when the era is known and
-    // messages are already queueing.
-    let _ = agentpi_monitor::model::legacy();
-    let _ = agentpi_monitor::model::modern();
-    let mut session = Session::new();
-    let mut window: VecDeque<Event> = VecDeque::new();
-    let mut first = 0;
-    let mut charts = Charts::new();
-    let mut told = 0;
-    while let Ok(Some(event)) = events.recv() {
-        let lost = dropped.load(Ordering::Relaxed);
-        if lost > told {
-            session.gap(lost - told);
-            first += lost - told;
-            told = lost;
-        }
-        if window.len() == WINDOW {
-            window.pop_front();
-            first += 1;
-        }
-        window.push_back(event);
-        let Some(event) = window.back() else { continue };
-        let found = session.feed(event);
-        if !found.is_empty() {
-            let events: Vec<Event> = window.iter().cloned().collect();
-            for v in found {
-                say(wire::line(&v) + "\n");
-                charts.insert(v.index, wire::chart(&events, first, v.index));
-            }
-        }
-    }
-    (session.finish(), charts)
-}
-
-pub(super) type Charts = HashMap<usize, String>;
-/// Events kept for the charts.
-const WINDOW: usize = 128;
-
 fn finish(
     args: &Args,
     report: &agentpi_monitor::Report,
@@ -457,15 +408,4 @@ fn finish(
     tap.release();
     output::stderr(&summary(args.format, report, charts));
     if failed && status == 0 { 2 } else { status }
-}
-
-/// The summary written to standard error at the end.
-pub(super) fn summary(format: Format, report: &agentpi_monitor::Report, charts: &Charts) -> String {
-    match format {
-        Format::Json => report.to_json().to_string() + "\n",
-        Format::Text => {
-            let chart_of = |i: usize| charts.get(&i).cloned().unwrap_or_default();
-            wire::text("agentpi monitor", report, &chart_of)
-        }
-    }
 }

@@ -6,7 +6,7 @@
 //! so neither relaying nor recording waits on the checks.
 
 use super::Format;
-use super::monitor::{QUEUE, check, summary};
+use super::checker::{QUEUE, check, summary};
 use crate::output::{self, errln};
 use agentpi_http_proxy::{Dir, Event, EventKind, HttpExchange, Observer};
 use agentpi_monitor::Event as TraceEvent;
