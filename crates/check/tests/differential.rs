@@ -155,7 +155,8 @@ fn compare(graph: &Graph, explored: &Explored, what: &str) {
     assert_eq!(graph.parent[..], explored.parent[..states - 1], "{what}");
     for s in 0..graph.expanded {
         let first = graph.offsets[s] as usize;
-        let edges: Vec<reference::Edge> = (graph.successors(s as u32).iter().enumerate())
+        let stored = graph.successors(s as u32).iter().enumerate();
+        let edges: Vec<reference::Edge> = stored
             .map(|(i, e)| reference::Edge {
                 label: graph.labels[e.label as usize].clone(),
                 target: e.target,
