@@ -9,8 +9,8 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
+use crate::store::{Key, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
-use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -104,7 +104,8 @@ pub enum End {
 
 /// The explored state space.
 pub struct Graph {
-    pub states: Vec<State>,
+    /// The states, numbered in breadth-first order of discovery (see [`Graph::state`]).
+    store: Store,
     /// `edges[offsets[s]..offsets[s + 1]]` are the transitions of an expanded state `s`
     /// (faults excluded), each (label, target, actors) once, in the order the semantics
     /// first gives them.
@@ -132,6 +133,24 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// State number `s`.
+    pub fn state(&self, s: u32) -> State {
+        self.store.state(s)
+    }
+
+    /// How many states are stored (expanded or not).
+    pub fn state_count(&self) -> usize {
+        self.store.len()
+    }
+
+    /// The bytes the exploration holds, which `--max-memory` bounds: the visited store (see
+    /// [`Store::bytes`]), the edges and the parent links.
+    pub fn bytes(&self) -> u64 {
+        let edges = std::mem::size_of::<Edge>() * self.edges.len();
+        let parents = 8 * self.parent.len();
+        self.store.bytes() + (edges + parents) as u64
+    }
+
     pub fn successors(&self, s: u32) -> &[Edge] {
         let s = s as usize;
         if s + 1 >= self.offsets.len() {
@@ -167,7 +186,7 @@ impl Graph {
 
     fn new() -> Graph {
         Graph {
-            states: Vec::new(),
+            store: Store::default(),
             offsets: vec![0],
             edges: Vec::new(),
             renamings: Vec::new(),
@@ -204,15 +223,16 @@ pub fn explore(
         .build()
         .expect("thread pool");
     let mut run = Run::new(sem, options, goals);
-    run.store
-        .insert(&mut run.graph, initial.fingerprint(), initial);
+    let key = run.graph.store.intern(&initial);
+    run.graph.store.insert(&key);
     let (mut next, mut level_end) = (0usize, 1usize);
-    while next < run.graph.states.len() {
+    while next < run.graph.state_count() {
         let chunk_end = (next + run.chunk()).min(level_end);
+        let store = &run.graph.store;
         let succ: Vec<_> = pool.install(|| {
             (next..chunk_end)
                 .into_par_iter()
-                .map(|s| fingerprinted(sem.successors(&run.graph.states[s])))
+                .map(|s| keyed(store, sem.successors(&store.state(s as u32))))
                 .collect()
         });
         for (s, transitions) in (next..chunk_end).zip(succ) {
@@ -222,8 +242,8 @@ pub fn explore(
             }
         }
         next = chunk_end;
-        if next == level_end && next < run.graph.states.len() {
-            level_end = run.graph.states.len();
+        if next == level_end && next < run.graph.state_count() {
+            level_end = run.graph.state_count();
             run.graph.max_depth += 1;
         }
         record(progress, &run.graph);
@@ -237,7 +257,7 @@ struct Run<'g, 's, 'p> {
     options: &'g Options,
     goals: &'g Goals<'g>,
     graph: Graph,
-    store: Store,
+    names: Names,
     /// Which label goals have been met.
     met: Vec<bool>,
     deadlock_found: bool,
@@ -251,7 +271,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             options,
             goals,
             graph: Graph::new(),
-            store: Store::default(),
+            names: Names::default(),
             met: vec![false; goals.labels.len()],
             deadlock_found: false,
             fault_found: false,
@@ -261,14 +281,15 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// How many frontier states to expand at once: [`CHUNK`], or fewer near a bound, so that
     /// no more successors are computed than the bound can still take.
     fn chunk(&self) -> usize {
-        let states = self.graph.states.len();
+        let states = self.graph.state_count();
         let mut chunk = CHUNK;
         if let Some(max) = self.options.max_states {
             chunk = chunk.min(max.saturating_sub(states));
         }
         if let Some(max) = self.options.max_memory {
-            let per_state = (self.store.bytes / states.max(1) as u64).max(1);
-            let left = max.saturating_sub(self.store.bytes) / per_state;
+            let bytes = self.graph.bytes();
+            let per_state = (bytes / states.max(1) as u64).max(1);
+            let left = max.saturating_sub(bytes) / per_state;
             chunk = chunk.min(left as usize);
         }
         chunk.max(1)
@@ -276,63 +297,75 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
     /// A source whose transitions would pass a bound is left unexpanded, whole.
-    fn merge(&mut self, source: u32, transitions: Vec<(u64, Transition)>) -> Option<End> {
+    fn merge(&mut self, source: u32, transitions: Vec<(Option<Key>, Transition)>) -> Option<End> {
+        if let Some(fault) = limit_fault(&transitions) {
+            let limit = Limit::Model(fault.clone());
+            self.graph.limit = Some(limit.clone());
+            return Some(End::Limit(limit));
+        }
+        let transitions = self.complete_keys(transitions);
         if let Some(limit) = self.bound_passed(&transitions) {
             self.graph.limit = Some(limit.clone());
             return Some(End::Limit(limit));
         }
         let mut seen: FxHashSet<Edge> = FxHashSet::default();
         let (mut moves, mut faults) = (false, false);
-        for (hash, t) in transitions {
-            match t.fault {
-                Some(fault) => {
+        for (key, t) in transitions {
+            match (t.fault, key) {
+                (Some(fault), _) => {
                     faults = true;
                     self.fault(source, t.label, fault);
                 }
-                None => {
+                (None, Some(key)) => {
                     moves = true;
-                    self.edge(source, hash, t, &mut seen);
+                    self.edge(source, &key, t.label, t.actors, t.renaming, &mut seen);
                 }
+                (None, None) => unreachable!("every transition has its key (complete_keys)"),
             }
         }
         self.graph.offsets.push(self.graph.edges.len() as u32);
         self.graph.expanded += 1;
-        self.store.bytes += 12 * self.graph.successors(source).len() as u64;
-        let state = &self.graph.states[source as usize];
-        if !moves && !faults && self.goals.deadlock && !self.sem.is_valid_end(state) {
-            self.deadlock_found = true;
+        if !moves && !faults && self.goals.deadlock {
+            let state = self.graph.state(source);
+            self.deadlock_found |= !self.sem.is_valid_end(&state);
         }
         self.decided().then_some(End::Decided)
     }
 
+    /// Interns, in frontier order, the targets that held a component the store did not know
+    /// when the workers looked them up.
+    fn complete_keys(&mut self, transitions: Keyed) -> Keyed {
+        let store = &mut self.graph.store;
+        let complete = |(key, t): (Option<Key>, Transition)| match (key, &t.fault) {
+            (None, None) => (Some(store.intern(&t.target)), t),
+            (key, _) => (key, t),
+        };
+        transitions.into_iter().map(complete).collect()
+    }
+
     /// The bound that merging these transitions would pass: a limit of the semantics met by
     /// one of them, or more states or memory than the options allow.
-    fn bound_passed(&self, transitions: &[(u64, Transition)]) -> Option<Limit> {
-        let limit_fault = transitions
-            .iter()
-            .find_map(|(_, t)| t.fault.as_ref().filter(|f| f.kind.is_limit()));
-        if let Some(fault) = limit_fault {
-            return Some(Limit::Model(fault.clone()));
-        }
+    /// The bound that merging these transitions would pass: more states or memory than the
+    /// options allow. (Their new components are interned already and counted.)
+    fn bound_passed(&self, transitions: &[(Option<Key>, Transition)]) -> Option<Limit> {
         if self.options.max_states.is_none() && self.options.max_memory.is_none() {
             return None;
         }
         let (mut count, mut bytes) = (0usize, 0u64);
-        let mut new: FxHashMap<u64, Vec<&State>> = FxHashMap::default();
-        for (hash, t) in transitions.iter().filter(|(_, t)| t.fault.is_none()) {
-            let stored = !self.store.find(&self.graph, *hash, &t.target).1;
-            let same_hash = new.entry(*hash).or_default();
-            if !stored && !same_hash.contains(&&t.target) {
-                same_hash.push(&t.target);
+        let mut new: FxHashSet<&Key> = FxHashSet::default();
+        for key in transitions.iter().filter_map(|(key, _)| key.as_ref()) {
+            if self.graph.store.find(key).is_none() && new.insert(key) {
                 count += 1;
-                bytes += state_bytes(&t.target);
+                // A new state also adds an edge and a parent link.
+                bytes += state_bytes(key) + 8;
             }
         }
-        let states = self.graph.states.len() + count;
+        let edges = transitions.len() as u64 * std::mem::size_of::<Edge>() as u64;
+        let states = self.graph.state_count() + count;
         if let Some(max) = self.options.max_states.filter(|&m| states > m) {
             return Some(Limit::States(max));
         }
-        let bytes = self.store.bytes + bytes;
+        let bytes = self.graph.bytes() + bytes + edges;
         self.options
             .max_memory
             .filter(|&m| bytes > m)
@@ -341,7 +374,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// A faulty transition (an assertion or a run-time error).
     fn fault(&mut self, source: u32, label: Label, fault: Fault) {
-        let label = self.store.label(&mut self.graph, label);
+        let label = self.names.label(&mut self.graph, label);
         self.graph.faults.push(FaultEdge {
             source,
             label,
@@ -351,17 +384,27 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// A transition into a state, stored once per (label, target, actors).
-    fn edge(&mut self, source: u32, hash: u64, t: Transition, seen: &mut FxHashSet<Edge>) {
-        let (mut target, fresh) = self.store.find(&self.graph, hash, &t.target);
-        if fresh {
-            target = self.store.insert(&mut self.graph, hash, t.target);
-            let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
-            self.graph.parent.push((source, index as u32));
-        }
-        let edge = self.new_edge(t.label, target, t.actors);
+    fn edge(
+        &mut self,
+        source: u32,
+        key: &Key,
+        label: Label,
+        actors: Vec<Actor>,
+        renaming: agentpi_semantics::Renaming,
+        seen: &mut FxHashSet<Edge>,
+    ) {
+        let target = match self.graph.store.find(key) {
+            Some(target) => target,
+            None => {
+                let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
+                self.graph.parent.push((source, index as u32));
+                self.graph.store.insert(key)
+            }
+        };
+        let edge = self.new_edge(label, target, actors);
         if seen.insert(edge) {
             if self.options.keep_renamings {
-                self.graph.renamings.push(t.renaming);
+                self.graph.renamings.push(renaming);
             }
             self.graph.edges.push(edge);
         }
@@ -369,11 +412,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     fn new_edge(&mut self, label: Label, target: u32, actors: Vec<Actor>) -> Edge {
         let known = self.graph.labels.len();
-        let label = self.store.label(&mut self.graph, label);
+        let label = self.names.label(&mut self.graph, label);
         if label as usize == known {
             self.watch_label(label);
         }
-        let actors = self.store.actors(&mut self.graph, actors);
+        let actors = self.names.actors(&mut self.graph, actors);
         Edge {
             label,
             target,
@@ -430,53 +473,57 @@ fn count_transitions(sem: &Semantics<'_>, graph: &Graph) -> usize {
 
 fn record(progress: &Progress, graph: &Graph) {
     use std::sync::atomic::Ordering::Relaxed;
-    progress.states.store(graph.states.len(), Relaxed);
+    progress.states.store(graph.state_count(), Relaxed);
     progress.transitions.store(graph.edges.len(), Relaxed);
     progress.depth.store(graph.max_depth, Relaxed);
 }
 
-/// Pairs each transition with its target's fingerprint, computed here in the parallel part.
-fn fingerprinted(transitions: Vec<Transition>) -> Vec<(u64, Transition)> {
-    transitions
-        .into_iter()
-        .map(|t| (t.target.fingerprint(), t))
-        .collect()
+/// Transitions, each with its target's key when the workers could compute it.
+type Keyed = Vec<(Option<Key>, Transition)>;
+
+/// Pairs each transition with its target's key, computed here in the parallel part when the
+/// store knows every component of the target already (nearly always: a step moves one or two
+/// components, and those into states seen before); the merge interns the rest in frontier
+/// order, so the store is the same whatever the thread count.
+fn keyed(store: &Store, transitions: Vec<Transition>) -> Keyed {
+    let key = |mut t: Transition| {
+        let key = t.fault.is_none().then(|| store.lookup(&t.target)).flatten();
+        if key.is_some() {
+            // The merge needs only the key: the target is freed here, in parallel.
+            t.target = empty_state();
+        }
+        (key, t)
+    };
+    transitions.into_iter().map(key).collect()
 }
 
-/// The visited states, by fingerprint, and the interned labels and actor sets.
+fn empty_state() -> State {
+    State {
+        procs: Box::default(),
+        queues: Box::default(),
+        fresh: 0,
+    }
+}
+
+/// A limit of the semantics met by one of the transitions.
+fn limit_fault(transitions: &[(Option<Key>, Transition)]) -> Option<&Fault> {
+    transitions
+        .iter()
+        .find_map(|(_, t)| t.fault.as_ref().filter(|f| f.kind.is_limit()))
+}
+
+/// The interned labels and actor sets.
 #[derive(Default)]
-struct Store {
-    index: HashTable<u32>,
-    hashes: Vec<u64>,
+struct Names {
     labels: FxHashMap<Label, u32>,
     actor_sets: FxHashMap<Vec<Actor>, u32>,
-    bytes: u64,
 }
 
-impl Store {
-    /// The number of `state` and false if it is stored, else the number it would get and
-    /// true.
-    fn find(&self, graph: &Graph, hash: u64, state: &State) -> (u32, bool) {
-        let states = &graph.states;
-        match self.index.find(hash, |&id| states[id as usize] == *state) {
-            Some(&id) => (id, false),
-            None => (states.len() as u32, true),
-        }
-    }
-
-    /// Adds a state that is not stored yet; returns its number.
-    fn insert(&mut self, graph: &mut Graph, hash: u64, state: State) -> u32 {
-        let id = graph.states.len() as u32;
-        self.bytes += state_bytes(&state);
-        graph.states.push(state);
-        self.hashes.push(hash);
-        let hashes = &self.hashes;
-        self.index
-            .insert_unique(hash, id, |&id| hashes[id as usize]);
-        id
-    }
-
+impl Names {
     fn label(&mut self, graph: &mut Graph, label: Label) -> u32 {
+        if let Some(&known) = self.labels.get(&label) {
+            return known;
+        }
         let next = graph.labels.len() as u32;
         *self.labels.entry(label.clone()).or_insert_with(|| {
             graph.labels.push(label);
@@ -485,40 +532,13 @@ impl Store {
     }
 
     fn actors(&mut self, graph: &mut Graph, actors: Vec<Actor>) -> u32 {
+        if let Some(&known) = self.actor_sets.get(&actors) {
+            return known;
+        }
         let next = graph.actor_sets.len() as u32;
         *self.actor_sets.entry(actors.clone()).or_insert_with(|| {
             graph.actor_sets.push(actors);
             next
         })
-    }
-}
-
-/// A rough estimate of the heap bytes a stored state takes, for `--max-memory`.
-fn state_bytes(state: &State) -> u64 {
-    // Every closure, also those waiting in nested sequences, and every part of every value
-    // (a recursive enum can be large), so that growth of any kind reaches the bound.
-    let mut closures = 0u64;
-    let mut parts = 0u64;
-    agentpi_semantics::state::for_each_closure(&state.procs, &mut |c| {
-        closures += 1;
-        parts += c.env.iter().map(value_parts).sum::<u64>();
-    });
-    let queued: u64 = state
-        .queues
-        .iter()
-        .map(|q| 32 + q.messages.len() as u64 * 16)
-        .sum();
-    state
-        .queues
-        .iter()
-        .for_each(|q| q.for_each_value(&mut |v| parts += value_parts(v)));
-    64 + 64 * closures + 32 * parts + queued
-}
-
-fn value_parts(value: &agentpi_semantics::Value) -> u64 {
-    use agentpi_semantics::Value;
-    match value {
-        Value::Ctor(_, _, vs) | Value::Tuple(vs) => 1 + vs.iter().map(value_parts).sum::<u64>(),
-        _ => 1,
     }
 }

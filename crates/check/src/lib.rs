@@ -9,11 +9,15 @@
 
 pub mod accept;
 pub mod explore;
+mod intern;
 mod ltl;
 pub mod pattern;
 pub mod product;
 mod props;
+#[doc(hidden)]
+pub mod reference;
 pub mod replay;
+mod store;
 pub mod trace;
 
 pub use explore::{End, Goals, Graph, Limit, Options, Progress, explore};
@@ -149,7 +153,7 @@ pub fn check_system(
     }
     SystemReport {
         system: name,
-        states: graph.states.len(),
+        states: graph.state_count(),
         transitions: graph.transition_count(),
         depth: graph.max_depth,
         limit: graph.limit.clone(),

@@ -32,9 +32,7 @@ pub fn first_match(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -
 pub fn first_deadlock(sem: &Semantics<'_>, graph: &Graph) -> Option<u32> {
     let faulty: rustc_hash::FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
     (0..graph.expanded as u32).find(|&s| {
-        graph.successors(s).is_empty()
-            && !faulty.contains(&s)
-            && !sem.is_valid_end(&graph.states[s as usize])
+        graph.successors(s).is_empty() && !faulty.contains(&s) && !sem.is_valid_end(&graph.state(s))
     })
 }
 
@@ -139,7 +137,7 @@ pub fn always_eventually(
 ) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
     let mut product = Product::default();
-    for s in 0..graph.states.len() as u32 {
+    for s in 0..graph.state_count() as u32 {
         let parent = (s > 0).then(|| graph.parent[s as usize - 1]);
         product.add_node(s, true, parent.map(|(p, e)| (p, e as usize)));
         let edges = graph.successors(s).iter().enumerate();

@@ -42,7 +42,7 @@ pub fn render(
     let start = steps
         .first()
         .map_or(fault.map_or(0, |f| f.source), |s| s.state);
-    let names = Instances::follow(sem, &graph.states[start as usize], &taken);
+    let names = Instances::follow(sem, &graph.state(start), &taken);
     let steps = taken
         .iter()
         .enumerate()
@@ -62,12 +62,9 @@ pub fn render(
 /// target and actors (the graph keeps each such triple once).
 pub fn replay_edge(sem: &Semantics<'_>, graph: &Graph, state: u32, edge: u32) -> Transition {
     let e = graph.successors(state)[edge as usize];
-    let (label, target) = (
-        &graph.labels[e.label as usize],
-        &graph.states[e.target as usize],
-    );
+    let (label, target) = (&graph.labels[e.label as usize], &graph.state(e.target));
     let actors = &graph.actor_sets[e.actors as usize];
-    sem.successors(&graph.states[state as usize])
+    sem.successors(&graph.state(state))
         .into_iter()
         .find(|t| {
             t.fault.is_none() && t.label == *label && t.target == *target && t.actors == *actors
@@ -77,7 +74,7 @@ pub fn replay_edge(sem: &Semantics<'_>, graph: &Graph, state: u32, edge: u32) ->
 
 fn replay_fault(sem: &Semantics<'_>, graph: &Graph, fault: &FaultEdge) -> Transition {
     let label = &graph.labels[fault.label as usize];
-    sem.successors(&graph.states[fault.source as usize])
+    sem.successors(&graph.state(fault.source))
         .into_iter()
         .find(|t| t.fault.as_ref() == Some(&fault.fault) && t.label == *label)
         .expect("a stored fault is a transition of the semantics, which is deterministic")

@@ -41,8 +41,8 @@ pub fn lts_of(name: &str, text: &str, system: &str) -> Result<Lts, String> {
         .iter()
         .map(|l| builder.intern(&plain_label(&sem, l, true)))
         .collect();
-    builder.require_states(graph.states.len());
-    for s in 0..graph.states.len() as u32 {
+    builder.require_states(graph.state_count());
+    for s in 0..graph.state_count() as u32 {
         for e in graph.successors(s) {
             builder.add_transition_id(s, labels[e.label as usize], e.target);
         }

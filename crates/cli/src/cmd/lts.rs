@@ -115,8 +115,8 @@ fn to_lts(sem: &Semantics<'_>, graph: &Graph, keep_restricted: bool) -> Lts {
         .iter()
         .map(|l| builder.intern(&agentpi_check::trace::plain_label(sem, l, !keep_restricted)))
         .collect();
-    builder.require_states(graph.states.len());
-    for s in 0..graph.states.len() as u32 {
+    builder.require_states(graph.state_count());
+    for s in 0..graph.state_count() as u32 {
         for e in graph.successors(s) {
             builder.add_transition_id(s, labels[e.label as usize], e.target);
         }

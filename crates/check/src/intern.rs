@@ -1,0 +1,279 @@
+//! Hash-consing of state components: each distinct top-level component (a closure, or a whole
+//! sequential composition) and each distinct queue is stored once and named by a `u32`, so a
+//! canonical state is the sequence of its components' ids.
+//!
+//! An id carries its kind in its two low bits (closure, sequence, queue). A canonical state
+//! lists its components in canonical order, then its queues in canonical order; interning is
+//! injective up to equality, so two canonical states are equal exactly when their id sequences
+//! are. The state's `fresh` is not stored: canonical numbering is dense (`0..fresh` by first
+//! occurrence), so it is one more than the largest fresh id any component holds, which each
+//! component records when it is interned.
+
+use agentpi_semantics::{Closure, Proc, Queue, State, Value};
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+const LEAF: u32 = 0;
+const SEQ: u32 = 1;
+const QUEUE: u32 = 2;
+const KIND_BITS: u32 = 2;
+const KIND_MASK: u32 = (1 << KIND_BITS) - 1;
+
+/// Every distinct component seen so far, by id.
+#[derive(Default)]
+pub(crate) struct Interner {
+    /// The canonical copy of each closure. States handed to the semantics are rebuilt from
+    /// these, so the components a step leaves in place come back as these very `Arc`s.
+    closures: Vec<Arc<Closure>>,
+    closure_index: HashTable<u32>,
+    /// The address of each `Arc` in `closures`, to its id: the fast path, no hashing of the
+    /// closure. Sound because only addresses of `Arc`s held in `closures` are keys, and
+    /// `closures` keeps them alive until the interner is dropped: while it lives, no other
+    /// allocation can have that address, and the closure cannot change (an `Arc` with a
+    /// second owner is never mutated in place: `Arc::make_mut` copies it). Any `Arc` found at
+    /// a key's address is therefore a clone of the interned one.
+    by_address: FxHashMap<usize, u32>,
+    /// Each sequential composition as `[right side's closure id, left side's component
+    /// ids...]`: a sequence nested in another is stored once, by id, not copied into it.
+    seqs: Vec<Box<[u32]>>,
+    seq_index: HashTable<u32>,
+    queues: Vec<Queue>,
+    queue_index: HashTable<u32>,
+    /// For each closure, sequence and queue: one more than the largest fresh id it holds.
+    closure_fresh: Vec<u32>,
+    seq_fresh: Vec<u32>,
+    queue_fresh: Vec<u32>,
+    /// The heap bytes of everything above, as [`Interner::bytes`] reports.
+    bytes: u64,
+}
+
+impl Interner {
+    /// Appends the ids of `state`'s components and queues to `out`, interning what is new.
+    pub(crate) fn intern(&mut self, state: &State, out: &mut Vec<u32>) {
+        for proc in state.procs.iter() {
+            let id = self.proc(proc);
+            out.push(id);
+        }
+        for queue in state.queues.iter() {
+            let id = self.queue(queue);
+            out.push(id);
+        }
+    }
+
+    /// Like [`Interner::intern`] without adding anything: false (and `out` partly written)
+    /// when some component is new, which also means the state is not stored.
+    pub(crate) fn lookup(&self, state: &State, out: &mut Vec<u32>) -> bool {
+        for proc in state.procs.iter() {
+            match self.find_proc(proc) {
+                Some(id) => out.push(id),
+                None => return false,
+            }
+        }
+        for queue in state.queues.iter() {
+            match self.find_queue(queue) {
+                Some(id) => out.push(id),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// The state whose id sequence is `ids`.
+    pub(crate) fn state(&self, ids: &[u32]) -> State {
+        let split = ids.partition_point(|&id| id & KIND_MASK != QUEUE);
+        let procs = ids[..split].iter().map(|&id| self.component(id)).collect();
+        let queues = ids[split..]
+            .iter()
+            .map(|&id| self.queues[index(id)].clone())
+            .collect();
+        let fresh = ids.iter().map(|&id| self.fresh_bound(id)).max();
+        State {
+            procs,
+            queues,
+            fresh: fresh.unwrap_or(0),
+        }
+    }
+
+    /// The heap bytes the interner holds: each component's own heap bytes, its slot in the
+    /// vectors and its entries in the indices.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn component(&self, id: u32) -> Proc {
+        match id & KIND_MASK {
+            LEAF => Proc::Leaf(self.closures[index(id)].clone()),
+            _ => {
+                let key = &self.seqs[index(id)];
+                let left = key[1..].iter().map(|&c| self.component(c)).collect();
+                Proc::Seq(left, self.closures[index(key[0])].clone())
+            }
+        }
+    }
+
+    fn fresh_bound(&self, id: u32) -> u32 {
+        let i = index(id);
+        match id & KIND_MASK {
+            LEAF => self.closure_fresh[i],
+            SEQ => self.seq_fresh[i],
+            _ => self.queue_fresh[i],
+        }
+    }
+
+    fn proc(&mut self, proc: &Proc) -> u32 {
+        match proc {
+            Proc::Leaf(c) => self.closure(c),
+            Proc::Seq(left, right) => self.seq(left, right),
+        }
+    }
+
+    fn find_proc(&self, proc: &Proc) -> Option<u32> {
+        match proc {
+            Proc::Leaf(c) => self.find_closure(c),
+            Proc::Seq(left, right) => {
+                let key = self.find_seq_key(left, right)?;
+                self.find_seq(&key)
+            }
+        }
+    }
+
+    fn closure(&mut self, c: &Arc<Closure>) -> u32 {
+        if let Some(id) = self.find_closure(c) {
+            return id;
+        }
+        let i = self.closures.len() as u32;
+        let hash = hash_of(&**c);
+        let closures = &self.closures;
+        self.closure_index
+            .insert_unique(hash, i, |&j| hash_of(&*closures[j as usize]));
+        // The `Arc` pushed is the one whose address is the key: see `by_address`.
+        self.closures.push(Arc::clone(c));
+        self.by_address.insert(Arc::as_ptr(c) as usize, i);
+        self.closure_fresh.push(fresh_bound(&c.env));
+        self.bytes += closure_bytes(c) + INDEX_ENTRY + ADDRESS_ENTRY + 8 + 4;
+        tagged(i, LEAF)
+    }
+
+    fn find_closure(&self, c: &Arc<Closure>) -> Option<u32> {
+        if let Some(&i) = self.by_address.get(&(Arc::as_ptr(c) as usize)) {
+            return Some(tagged(i, LEAF));
+        }
+        let closures = &self.closures;
+        self.closure_index
+            .find(hash_of(&**c), |&j| *closures[j as usize] == **c)
+            .map(|&i| tagged(i, LEAF))
+    }
+
+    fn seq(&mut self, left: &[Proc], right: &Arc<Closure>) -> u32 {
+        let mut key = vec![self.closure(right)];
+        key.extend(left.iter().map(|p| self.proc(p)));
+        if let Some(id) = self.find_seq(&key) {
+            return id;
+        }
+        let i = self.seqs.len() as u32;
+        let fresh = key.iter().map(|&id| self.fresh_bound(id)).max();
+        self.seq_fresh.push(fresh.unwrap_or(0));
+        self.bytes += 4 * key.len() as u64 + 16 + INDEX_ENTRY + 4;
+        let seqs = &self.seqs;
+        self.seq_index
+            .insert_unique(hash_of(&key[..]), i, |&j| hash_of(&seqs[j as usize][..]));
+        self.seqs.push(key.into_boxed_slice());
+        tagged(i, SEQ)
+    }
+
+    fn find_seq(&self, key: &[u32]) -> Option<u32> {
+        let seqs = &self.seqs;
+        self.seq_index
+            .find(hash_of(key), |&j| *seqs[j as usize] == *key)
+            .map(|&i| tagged(i, SEQ))
+    }
+
+    fn find_seq_key(&self, left: &[Proc], right: &Arc<Closure>) -> Option<Vec<u32>> {
+        let mut key = vec![self.find_closure(right)?];
+        for p in left {
+            key.push(self.find_proc(p)?);
+        }
+        Some(key)
+    }
+
+    fn queue(&mut self, queue: &Queue) -> u32 {
+        if let Some(id) = self.find_queue(queue) {
+            return id;
+        }
+        let i = self.queues.len() as u32;
+        let queues = &self.queues;
+        self.queue_index
+            .insert_unique(hash_of(queue), i, |&j| hash_of(&queues[j as usize]));
+        let mut fresh = 0;
+        queue.for_each_fresh(&mut |id| fresh = fresh.max(id + 1));
+        self.queue_fresh.push(fresh);
+        self.bytes += queue_bytes(queue) + INDEX_ENTRY + 4;
+        self.queues.push(queue.clone());
+        tagged(i, QUEUE)
+    }
+
+    fn find_queue(&self, queue: &Queue) -> Option<u32> {
+        let queues = &self.queues;
+        self.queue_index
+            .find(hash_of(queue), |&j| queues[j as usize] == *queue)
+            .map(|&i| tagged(i, QUEUE))
+    }
+}
+
+/// Bytes of one entry of a hashbrown index of `u32`s (4 bytes and a control byte a bucket, at
+/// a load of at most 7/8), rounded up.
+const INDEX_ENTRY: u64 = 8;
+/// Bytes of one entry of the address map (a `usize` and a `u32`, and a control byte).
+const ADDRESS_ENTRY: u64 = 24;
+
+fn tagged(index: u32, kind: u32) -> u32 {
+    // More than 2^30 distinct components of one kind would need far more memory than any
+    // exploration is given; the check keeps ids of different kinds from ever colliding.
+    assert!(
+        index < 1 << (32 - KIND_BITS),
+        "too many distinct components"
+    );
+    (index << KIND_BITS) | kind
+}
+
+fn index(id: u32) -> usize {
+    (id >> KIND_BITS) as usize
+}
+
+fn hash_of<T: std::hash::Hash + ?Sized>(value: &T) -> u64 {
+    FxBuildHasher.hash_one(value)
+}
+
+fn fresh_bound(values: &[Value]) -> u32 {
+    let mut fresh = 0;
+    for v in values {
+        v.for_each_fresh(&mut |id| fresh = fresh.max(id + 1));
+    }
+    fresh
+}
+
+/// The heap bytes of an interned closure: the `Arc`'s allocation (two counts and the
+/// closure) and its values.
+fn closure_bytes(c: &Closure) -> u64 {
+    let own = 16 + std::mem::size_of::<Closure>() as u64;
+    own + c.env.iter().map(value_bytes).sum::<u64>()
+}
+
+fn queue_bytes(q: &Queue) -> u64 {
+    let own = std::mem::size_of::<Queue>() as u64;
+    let messages = q.messages.len() as u64 * 16;
+    let mut values = 0;
+    q.for_each_value(&mut |v| values += value_bytes(v));
+    own + messages + values
+}
+
+/// A value's size, with the heap parts of constructors and tuples.
+fn value_bytes(value: &Value) -> u64 {
+    let own = std::mem::size_of::<Value>() as u64;
+    match value {
+        Value::Ctor(_, _, vs) | Value::Tuple(vs) => own + vs.iter().map(value_bytes).sum::<u64>(),
+        _ => own,
+    }
+}

@@ -1,0 +1,465 @@
+//! The engine against the reference explorer (`agentpi_check::reference`: breadth-first
+//! search storing whole states): on every `.pi` model of the repository (every system of
+//! each) and on generated programs (seeded, so every run checks the same ones) with name
+//! passing, replication, sequencing, buffered channels and assertions, both must find the same
+//! states in the same order, the same edges (labels, targets, actors, renamings), parents and
+//! faults, and `check` must give the verdicts the reference's graph gives.
+
+use agentpi_check::reference::{self, Explored};
+use agentpi_check::{CheckResult, End, Graph, Limit, Options, Outcome, Progress};
+use agentpi_ir::core::Program;
+use agentpi_ir::{Loaded, Loader};
+use agentpi_semantics::Semantics;
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Reads imports from the disk: a path relative to the importing file, or a bundled model.
+struct Disk;
+
+impl Loader for Disk {
+    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
+        let path = match importer {
+            None => PathBuf::from(name),
+            Some(_) if !name.ends_with(".pi") => {
+                workspace().join("models").join(format!("{name}.pi"))
+            }
+            Some(from) => Path::new(from).parent().unwrap().join(name),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        Ok((path.display().to_string(), text))
+    }
+}
+
+/// Every `.pi` file under `dir`, recursively, in a fixed order.
+fn pi_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir()
+            && p.file_name()
+                .is_some_and(|n| n != "target" && n != "node_modules")
+        {
+            pi_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "pi") {
+            out.push(p);
+        }
+    }
+}
+
+fn repository_models() -> Vec<PathBuf> {
+    let root = workspace();
+    let mut files = Vec::new();
+    for dir in ["models", "tests", "bench"] {
+        pi_files(&root.join(dir), &mut files);
+    }
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("tests"))
+        .collect();
+    crates.sort();
+    for dir in crates {
+        pi_files(&dir, &mut files);
+    }
+    files
+}
+
+/// How many of the states compared hold each feature the generated programs are meant to
+/// cover: fresh names, queued messages, sequences, replications.
+#[derive(Debug, Default)]
+struct Coverage {
+    states: usize,
+    fresh: usize,
+    queued: usize,
+    seq: usize,
+    replicated: usize,
+}
+
+impl Coverage {
+    fn count(&mut self, sem: &Semantics<'_>, state: &agentpi_semantics::State) {
+        use agentpi_semantics::Proc;
+        self.states += 1;
+        self.fresh += usize::from(state.fresh > 0);
+        self.queued += usize::from(!state.queues.is_empty());
+        self.seq += usize::from(state.procs.iter().any(|p| matches!(p, Proc::Seq(..))));
+        let repl = |c: &agentpi_semantics::Closure| sem.is_replication(c.term);
+        self.replicated += usize::from(state.leaves().into_iter().any(repl));
+    }
+}
+
+/// Explores every system of `program` with both explorers and compares them.
+fn differential(
+    name: &str,
+    program: &Program,
+    bounds: &Options,
+    threads: &[usize],
+    coverage: &mut Coverage,
+) {
+    let sem = Semantics::new(program);
+    for system in 0..program.systems.len() {
+        let Ok(initial) = sem.initial(system) else {
+            continue;
+        };
+        for &t in threads {
+            let options = Options {
+                keep_renamings: true,
+                threads: t,
+                ..bounds.clone()
+            };
+            let graph = agentpi_check::explore_system(&sem, system, &options, &Progress::default())
+                .unwrap();
+            let max_expanded = match graph.end {
+                End::Limit(Limit::States(_)) => graph.expanded + 1,
+                End::Limit(Limit::Memory(_)) => graph.expanded,
+                _ => usize::MAX,
+            };
+            let explored = reference::explore(&sem, initial.clone(), max_expanded);
+            let what = format!("{name}, system {system}, {t} threads");
+            compare(&graph, &explored, &what);
+            (0..graph.state_count() as u32).for_each(|s| coverage.count(&sem, &graph.state(s)));
+        }
+    }
+}
+
+fn compare(graph: &Graph, explored: &Explored, what: &str) {
+    match &graph.end {
+        End::Complete => {
+            assert!(!explored.limited, "{what}");
+            assert_eq!(graph.state_count(), explored.states.len(), "{what}");
+        }
+        End::Limit(Limit::Model(_)) => assert!(explored.limited, "{what}"),
+        End::Limit(Limit::States(max)) => {
+            assert!(!explored.limited && explored.states.len() > *max, "{what}");
+        }
+        End::Limit(Limit::Memory(_)) => assert!(!explored.limited, "{what}"),
+        end => panic!("{what}: unexpected end {end:?}"),
+    }
+    let states = graph.state_count();
+    assert_eq!(
+        graph.expanded,
+        explored.edges.len().min(graph.expanded),
+        "{what}"
+    );
+    for s in 0..states {
+        assert_eq!(
+            graph.state(s as u32),
+            explored.states[s],
+            "{what}: state {s}"
+        );
+    }
+    assert_eq!(graph.parent[..], explored.parent[..states - 1], "{what}");
+    for s in 0..graph.expanded {
+        let first = graph.offsets[s] as usize;
+        let stored = graph.successors(s as u32).iter().enumerate();
+        let edges: Vec<reference::Edge> = stored
+            .map(|(i, e)| reference::Edge {
+                label: graph.labels[e.label as usize].clone(),
+                target: e.target,
+                actors: graph.actor_sets[e.actors as usize].clone(),
+                renaming: graph.renamings[first + i].clone(),
+            })
+            .collect();
+        assert_eq!(edges, explored.edges[s], "{what}: edges of state {s}");
+    }
+    let faults: Vec<_> = graph
+        .faults
+        .iter()
+        .map(|f| {
+            (
+                f.source,
+                graph.labels[f.label as usize].clone(),
+                f.fault.clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<_> = explored
+        .faults
+        .iter()
+        .filter(|f| (f.0 as usize) < graph.expanded)
+        .cloned()
+        .collect();
+    assert_eq!(faults, expected, "{what}: faults");
+}
+
+/// Runs `f` on a thread with the stack the binary gives its main thread: the reference
+/// steps the semantics, which recurses through nested sequences, on the calling thread.
+fn on_a_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new().stack_size(512 * 1024 * 1024);
+        thread.spawn_scoped(scope, f).unwrap().join().unwrap()
+    })
+}
+
+fn load_file(path: &Path) -> Loaded {
+    agentpi_ir::load(&path.display().to_string(), &Disk)
+}
+
+#[test]
+fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
+    let (mut models, mut coverage) = (0, Coverage::default());
+    for path in repository_models() {
+        // The memory bound stops models whose states grow (a component or a fresh name per
+        // step, as in tests/replay/names.pi), where each step costs more the larger the
+        // state. The robustness reproducers grow by design, some in ways memory hardly sees
+        // (one `;` deeper per step costs O(n^2) a step): a tighter bound keeps them quick.
+        let grows = path.components().any(|c| c.as_os_str() == "robustness");
+        let bounds = Options {
+            max_states: Some(if grows { 200 } else { 1_000 }),
+            max_memory: Some(128 * 1024),
+            ..Options::default()
+        };
+        let loaded = load_file(&path);
+        if loaded.has_errors() {
+            continue;
+        }
+        let name = path.display().to_string();
+        let program = &loaded.program;
+        on_a_big_stack(|| differential(&name, program, &bounds, &[1, 2], &mut coverage));
+        models += 1;
+    }
+    assert!(
+        models >= 45 && coverage.states > 10_000,
+        "{models} models, {coverage:?}"
+    );
+}
+
+/// A small deterministic generator (xorshift64*, as in `ltl_oracle.rs`).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Writes random well-typed processes: `chans` are the channel variables in scope (of type
+/// `chan V`), `vals` the value variables (of type `V`).
+struct Writer {
+    rng: Rng,
+    procs: usize,
+    next_var: usize,
+}
+
+impl Writer {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.next_var += 1;
+        format!("{stem}{}", self.next_var)
+    }
+
+    fn pick(&mut self, items: &[String]) -> String {
+        items[self.rng.below(items.len())].clone()
+    }
+
+    fn value(&mut self, vals: &[String]) -> String {
+        match self.rng.below(3) {
+            0 if !vals.is_empty() => self.pick(vals),
+            k => (k % 2).to_string(),
+        }
+    }
+
+    fn process(&mut self, depth: u32, chans: &[String], vals: &[String]) -> String {
+        if depth == 0 {
+            return self.leaf(chans);
+        }
+        let d = depth - 1;
+        match self.rng.below(12) {
+            0..=4 => self.prefixed(d, chans, vals),
+            5 => {
+                let (a, b) = (self.prefixed(d, chans, vals), self.prefixed(d, chans, vals));
+                format!("({a} + {b})")
+            }
+            6 => {
+                let (a, b) = (self.process(d, chans, vals), self.process(d, chans, vals));
+                format!("(({a}) ; ({b}))")
+            }
+            7 => {
+                let (a, b) = (self.process(d, chans, vals), self.process(d, chans, vals));
+                format!("(({a}) | ({b}))")
+            }
+            8 => self.restricted(d, chans, vals),
+            9 => format!("!({})", self.prefixed(d, chans, vals)),
+            10 if !vals.is_empty() => {
+                let v = self.pick(vals);
+                let (a, b) = (self.process(d, chans, vals), self.process(d, chans, vals));
+                format!("(if {v} == 0 then ({a}) else ({b}))")
+            }
+            _ => self.leaf(chans),
+        }
+    }
+
+    fn leaf(&mut self, chans: &[String]) -> String {
+        match self.rng.below(3) {
+            0 => "0".to_string(),
+            _ => {
+                let k = self.rng.below(self.procs);
+                format!("P{k}({})", self.pick(chans))
+            }
+        }
+    }
+
+    fn restricted(&mut self, depth: u32, chans: &[String], vals: &[String]) -> String {
+        let c = self.fresh("c");
+        let buffer = match self.rng.below(4) {
+            0 => " buffer 1",
+            1 => " lossy buffer 1",
+            _ => "",
+        };
+        let mut inner = chans.to_vec();
+        inner.push(c.clone());
+        let body = self.process(depth, &inner, vals);
+        format!("(new {c}: chan V{buffer} . ({body}))")
+    }
+
+    /// A prefix and what follows it, with the variables the prefix binds in scope.
+    fn prefixed(&mut self, depth: u32, chans: &[String], vals: &[String]) -> String {
+        let (mut chans, mut vals) = (chans.to_vec(), vals.to_vec());
+        let prefix = match self.rng.below(10) {
+            0 => "e".to_string(),
+            1 => "tau".to_string(),
+            2 => format!("f({})", self.value(&vals)),
+            3 | 4 => format!("{}!{}", self.pick(&chans), self.value(&vals)),
+            5 | 6 => {
+                let (c, x) = (self.pick(&chans), self.fresh("x"));
+                vals.push(x.clone());
+                format!("{c}?{x}")
+            }
+            7 => format!("link!{}", self.pick(&chans)),
+            8 => {
+                let d = self.fresh("d");
+                chans.push(d.clone());
+                format!("link?{d}")
+            }
+            _ if !vals.is_empty() => format!("assert({} == 0)", self.pick(&vals)),
+            _ => "tau".to_string(),
+        };
+        let body = self.process(depth, &chans, &vals);
+        format!("{prefix} . ({body})")
+    }
+}
+
+/// A random program: a few processes over channels of `V`, a system of some of them, and
+/// `deadlock free` (the assertions are checked implicitly).
+fn program(seed: u64) -> String {
+    let mut w = Writer {
+        rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        procs: 2 + seed as usize % 3,
+        next_var: 0,
+    };
+    let mut text = String::from("type V = 0..1\nevent e\nevent f(V)\nchan h : V\n");
+    text += if w.rng.chance(50) {
+        "chan q : V buffer 2\n"
+    } else {
+        "chan q : V lossy buffer 1\n"
+    };
+    text += "chan link : chan V\n";
+    let globals = vec!["h".to_string(), "q".to_string()];
+    for k in 0..w.procs {
+        let daemon = if w.rng.chance(30) { "daemon " } else { "" };
+        let body = w.process(3, &["c".to_string()], &[]);
+        text += &format!("{daemon}proc P{k}(c: chan V) = {body}\n");
+    }
+    let parts: Vec<String> = (0..1 + w.rng.below(3))
+        .map(|_| {
+            let k = w.rng.below(w.procs);
+            format!("P{k}({})", w.pick(&globals))
+        })
+        .collect();
+    text + &format!("system S = {}\ncheck S: deadlock free\n", parts.join(" | "))
+}
+
+/// The verdicts the reference's graph gives: the first fault (assertions) and the first
+/// deadlock in breadth-first order, each with the length of its shortest trace.
+fn reference_verdicts(sem: &Semantics<'_>, explored: &Explored, complete: bool) -> [String; 2] {
+    let depth = |mut s: u32| {
+        let mut n = 0;
+        while s != 0 {
+            s = explored.parent[s as usize - 1].0;
+            n += 1;
+        }
+        n
+    };
+    let missing = if complete { "Holds" } else { "Unknown" };
+    let assertions = match explored.faults.first() {
+        Some(f) => format!("Violated {}", depth(f.0) + 1),
+        None => missing.to_string(),
+    };
+    let faulty: Vec<u32> = explored.faults.iter().map(|f| f.0).collect();
+    let stuck = (0..explored.edges.len() as u32).find(|&s| {
+        explored.edges[s as usize].is_empty()
+            && !faulty.contains(&s)
+            && !sem.is_valid_end(&explored.states[s as usize])
+    });
+    let deadlock = match stuck {
+        Some(s) => format!("Violated {}", depth(s)),
+        None => missing.to_string(),
+    };
+    [assertions, deadlock]
+}
+
+fn verdict(result: &CheckResult) -> String {
+    match (&result.outcome, &result.trace) {
+        (Outcome::Violated, Some(t)) => format!("Violated {}", t.steps.len()),
+        (Outcome::Unknown(_), _) => "Unknown".to_string(),
+        (outcome, _) => format!("{outcome:?}"),
+    }
+}
+
+/// `check`'s verdicts on the generated program against the reference's.
+fn same_verdicts(text: &str, program: &Program, max_states: usize) {
+    let sem = Semantics::new(program);
+    let Ok(initial) = sem.initial(0) else {
+        return;
+    };
+    let options = Options {
+        max_states: Some(max_states),
+        ..Options::default()
+    };
+    let report = agentpi_check::check_system(program, 0, &[0], &options, &Progress::default());
+    let graph = agentpi_check::explore_system(&sem, 0, &options, &Progress::default()).unwrap();
+    let explored = reference::explore(&sem, initial, graph.expanded);
+    let complete = graph.is_complete();
+    let [assertions, deadlock] = reference_verdicts(&sem, &explored, complete);
+    let results: Vec<String> = report.results.iter().map(verdict).collect();
+    let expected = match report.results.len() {
+        2 => vec![assertions, deadlock],
+        _ => vec![deadlock],
+    };
+    assert_eq!(results, expected, "{text}");
+}
+
+#[test]
+fn the_engine_explores_generated_programs_as_the_reference_does() {
+    let (mut loaded_count, mut coverage) = (0, Coverage::default());
+    for seed in 1..=2_500u64 {
+        let text = program(seed);
+        let loaded = agentpi_ir::load_str("generated.pi", &text);
+        if loaded.has_errors() {
+            continue;
+        }
+        loaded_count += 1;
+        let name = format!("seed {seed}:\n{text}");
+        let bounds = Options {
+            max_states: Some(150),
+            ..Options::default()
+        };
+        differential(&name, &loaded.program, &bounds, &[1], &mut coverage);
+        same_verdicts(&text, &loaded.program, 150);
+    }
+    let c = &coverage;
+    assert!(
+        loaded_count > 2_000 && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000,
+        "{loaded_count} programs loaded, {c:?}"
+    );
+}
