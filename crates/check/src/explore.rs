@@ -297,7 +297,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
     /// A source whose transitions would pass a bound is left unexpanded, whole.
-    fn merge(&mut self, source: u32, transitions: Vec<(Option<Key>, Transition)>) -> Option<End> {
+    fn merge(&mut self, source: u32, transitions: Keyed) -> Option<End> {
         if let Some(fault) = limit_fault(&transitions) {
             let limit = Limit::Model(fault.clone());
             self.graph.limit = Some(limit.clone());
@@ -343,8 +343,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         transitions.into_iter().map(complete).collect()
     }
 
-    /// The bound that merging these transitions would pass: a limit of the semantics met by
-    /// one of them, or more states or memory than the options allow.
     /// The bound that merging these transitions would pass: more states or memory than the
     /// options allow. (Their new components are interned already and counted.)
     fn bound_passed(&self, transitions: &[(Option<Key>, Transition)]) -> Option<Limit> {

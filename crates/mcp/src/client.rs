@@ -51,12 +51,7 @@ pub fn list_tools(
     transport: &mut dyn Transport,
     timeout: Duration,
 ) -> Result<Listing, ClientError> {
-    let mut session = Session {
-        transport,
-        timeout,
-        deadline: Instant::now() + timeout,
-        next_id: 1,
-    };
+    let mut session = Session::new(transport, timeout);
     session.listing()
 }
 
@@ -75,31 +70,28 @@ pub fn list_server(
     transport: &mut dyn Transport,
     timeout: Duration,
 ) -> Result<ServerListing, ClientError> {
-    let mut session = Session {
-        transport,
-        timeout,
-        deadline: Instant::now() + timeout,
-        next_id: 1,
-    };
+    let mut session = Session::new(transport, timeout);
     let listing = session.listing()?;
-    let declares = |key: &str| listing.capabilities.get(key).is_some();
-    let (era, mut lists) = (listing.era, [Vec::new(), Vec::new(), Vec::new()]);
-    if declares("resources") {
-        lists[0] = session.all(era, "resources/list", "resources")?.items;
-        lists[1] = session
-            .all(era, "resources/templates/list", "resourceTemplates")?
-            .items;
-    }
-    if declares("prompts") {
-        lists[2] = session.all(era, "prompts/list", "prompts")?.items;
-    }
-    let [resources, resource_templates, prompts] = lists;
-    Ok(ServerListing {
+    let mut out = ServerListing {
+        resources: Vec::new(),
+        resource_templates: Vec::new(),
+        prompts: Vec::new(),
         listing,
-        resources,
-        resource_templates,
-        prompts,
-    })
+    };
+    let (era, caps) = (out.listing.era, &out.listing.capabilities);
+    let (resources, prompts) = (
+        caps.get("resources").is_some(),
+        caps.get("prompts").is_some(),
+    );
+    if resources {
+        out.resources = session.all(era, "resources/list", "resources")?.items;
+        let templates = session.all(era, "resources/templates/list", "resourceTemplates")?;
+        out.resource_templates = templates.items;
+    }
+    if prompts {
+        out.prompts = session.all(era, "prompts/list", "prompts")?.items;
+    }
+    Ok(out)
 }
 
 /// The items of every page of one list method.
@@ -109,7 +101,17 @@ struct Pages {
     repeated_cursor: Option<String>,
 }
 
-impl Session<'_> {
+impl<'t> Session<'t> {
+    /// A session whose whole connection must fit in `timeout`.
+    fn new(transport: &'t mut dyn Transport, timeout: Duration) -> Session<'t> {
+        Session {
+            transport,
+            timeout,
+            deadline: Instant::now() + timeout,
+            next_id: 1,
+        }
+    }
+
     fn call(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         self.call_within(method, params, left)
