@@ -14,8 +14,8 @@ WORK="$ROOT/bench/work/lts"
 VLTS="${VLTS:-$ROOT/../shared/data/vlts}"
 REPS=${REPS:-3}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-cargo build --release --quiet -p agentpi-lts --example bench --manifest-path "$ROOT/Cargo.toml"
-BIN="$CARGO_TARGET_DIR/release/examples/bench"
+cargo build --release --quiet --manifest-path "$ROOT/bench/lts/merc/Cargo.toml"
+BIN="$CARGO_TARGET_DIR/release/agentpi-merc-bench"
 
 INPUTS=("$WORK/cycle_3e5.aut" "$VLTS/vasy_25_25.aut" "$VLTS/vasy_8_24.aut"
     "$WORK/random_1e6.aut" "$WORK/parallel_6x8.aut")

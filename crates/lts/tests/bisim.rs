@@ -1,12 +1,11 @@
 //! Bisimulation checking: textbook cases with pinned evidence, and on random pairs the
-//! verdicts agree with merc while every formula is re-checked and every path replayed; the
+//! verdicts agree with merc's (recorded in oracle/merc.txt by `bench/lts/merc`) while every formula is re-checked and every path replayed; the
 //! path of a deep formula is found in linear time.
 
 mod common;
 
 use agentpi_lts::{BisimResult, Equivalence, Lts, Side, compare_bisim};
-use common::{aut, to_merc};
-use merc_reduction::{Equivalence as MercEq, compare_lts};
+use common::aut;
 
 /// Renders a verdict the way the tests pin it.
 fn render(left: &Lts, right: &Lts, result: &BisimResult) -> String {
@@ -144,23 +143,20 @@ fn branching_is_finer_than_weak() {
     );
 }
 
-/// Random pairs: each built from the same seed family so that many pairs are equivalent.
-fn random_pairs(equivalence: Equivalence, theirs: MercEq) {
+/// Random pairs (`common::pair_cases`): the verdict is merc's, every formula is confirmed and
+/// every path replays.
+fn random_pairs(equivalence: Equivalence) {
+    let name = common::oracle_name(equivalence);
+    let merc = common::oracle(&format!("pairs {name}"));
+    let pairs = common::pair_cases();
+    assert_eq!(merc.len(), 1, "oracle/merc.txt: one word per equivalence");
+    assert_eq!(merc[0].len(), pairs.len(), "oracle/merc.txt is stale");
     let mut distinguished = 0;
-    for seed in 0..400u64 {
-        let states = 1 + (seed % 6) as u32;
-        let left = common::random_lts(seed, states, 3, 2);
-        let right = common::random_lts(seed / 2 * 7919, states, 3, 2);
-        let result = compare_bisim(&left, &right, equivalence);
-        let merc = compare_lts(
-            theirs,
-            to_merc(&left),
-            to_merc(&right),
-            false,
-            &mut merc_utilities::Timing::new(),
-        );
+    for (seed, ((left, right), theirs)) in pairs.iter().zip(merc[0].chars()).enumerate() {
+        let result = compare_bisim(left, right, equivalence);
         assert_eq!(
-            result.equivalent, merc,
+            result.equivalent,
+            theirs == '=',
             "{equivalence:?} verdict differs from merc, seed {seed}"
         );
         if let Some(d) = &result.distinction {
@@ -169,7 +165,7 @@ fn random_pairs(equivalence: Equivalence, theirs: MercEq) {
                 "{equivalence:?}: formula {} not confirmed, seed {seed}",
                 d.formula
             );
-            let side = if d.side == Side::Left { &left } else { &right };
+            let side = if d.side == Side::Left { left } else { right };
             assert!(replays(side, &d.path), "seed {seed}: path does not replay");
             distinguished += 1;
         }
@@ -182,25 +178,22 @@ fn random_pairs(equivalence: Equivalence, theirs: MercEq) {
 
 #[test]
 fn random_strong_evidence_is_checked() {
-    random_pairs(Equivalence::Strong, MercEq::StrongBisim);
+    random_pairs(Equivalence::Strong);
 }
 
 #[test]
 fn random_branching_evidence_is_checked() {
-    random_pairs(Equivalence::Branching, MercEq::BranchingBisim);
+    random_pairs(Equivalence::Branching);
 }
 
 #[test]
 fn random_divergence_preserving_branching_evidence_is_checked() {
-    random_pairs(
-        Equivalence::DivBranching,
-        MercEq::BranchingBisimDivergencePreserving,
-    );
+    random_pairs(Equivalence::DivBranching);
 }
 
 #[test]
 fn random_weak_evidence_is_checked() {
-    random_pairs(Equivalence::Weak, MercEq::WeakBisim);
+    random_pairs(Equivalence::Weak);
 }
 
 /// A formula as deep as a long chain: the path realising it is found in time linear in its

@@ -1,12 +1,19 @@
 //! Benchmark driver for `bench/lts/run.sh`: generates inputs and runs one minimisation with
-//! either our implementation or merc's (a dev-dependency, so no merc code ships).
+//! either our implementation or merc's; and the oracle of the differential tests of
+//! agentpi-lts (merc's answers on their inputs). A crate of its own, outside the workspace,
+//! so that no merc code ships and the test build does not compile merc.
 //!
 //! ```text
+//! bench oracle                                        -> crates/lts/tests/oracle/merc.txt
 //! bench reduce ours|merc strong|branching FILE.aut   -> "states transitions seconds"
 //! bench strong signature|nlogn|hybrid FILE.aut        -> "blocks seconds"
 //! bench random STATES TRANSITIONS SEED FILE.aut       (random, about 1/3 silent)
 //! bench parallel K M FILE.aut                         (K cyclic processes of M steps)
 //! ```
+
+mod oracle;
+#[path = "../../../../crates/lts/tests/common/random.rs"]
+mod random;
 
 use agentpi_lts::{Equivalence, minimize, read_aut, signature_budget, strong_blocks_within};
 use merc_lts::LTS;
@@ -18,6 +25,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match a.as_slice() {
+        ["oracle"] => oracle::write(&mut std::io::stdout().lock()),
         ["reduce", tool, equiv, file] => reduce(tool, equiv, file),
         ["strong", variant, file] => strong(variant, file),
         ["random", n, m, seed, file] => random(
@@ -27,7 +35,7 @@ fn main() {
             file,
         ),
         ["parallel", k, m, file] => parallel(k.parse().unwrap(), m.parse().unwrap(), file),
-        _ => Err("usage: see the comment at the top of crates/lts/examples/bench.rs".into()),
+        _ => Err("usage: see the comment at the top of bench/lts/merc/src/main.rs".into()),
     };
     if let Err(e) = result {
         eprintln!("bench: {e}");
@@ -35,7 +43,7 @@ fn main() {
     }
 }
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// One strong partition of `file` by a variant of `minimize`'s algorithm: signature
 /// refinement alone, one signature round then the O(m log n) refinement, or the hybrid
