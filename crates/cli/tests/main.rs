@@ -1,0 +1,15 @@
+//! The tests of the command line, one module per feature, in one binary (see Cargo.toml).
+
+mod commands;
+mod compare;
+mod docs;
+mod inputs;
+mod layering;
+mod lint;
+mod lint_https;
+mod models;
+mod monitor;
+mod monitor_http;
+mod monitor_rmcp;
+mod paper;
+mod streams;
