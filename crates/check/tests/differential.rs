@@ -90,6 +90,14 @@ impl Coverage {
         let repl = |c: &agentpi_semantics::Closure| sem.is_replication(c.term);
         self.replicated += usize::from(state.leaves().into_iter().any(repl));
     }
+
+    fn add(&mut self, other: &Coverage) {
+        self.states += other.states;
+        self.fresh += other.fresh;
+        self.queued += other.queued;
+        self.seq += other.seq;
+        self.replicated += other.replicated;
+    }
 }
 
 /// Explores every system of `program` with both explorers and compares them.
@@ -439,25 +447,52 @@ fn same_verdicts(text: &str, program: &Program, max_states: usize) {
     assert_eq!(results, expected, "{text}");
 }
 
+/// Runs one generated program through both comparisons; `false` if it does not load.
+fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
+    let text = program(seed);
+    let loaded = agentpi_ir::load_str("generated.pi", &text);
+    if loaded.has_errors() {
+        return false;
+    }
+    let name = format!("seed {seed}:\n{text}");
+    let bounds = Options {
+        max_states: Some(150),
+        ..Options::default()
+    };
+    differential(&name, &loaded.program, &bounds, &[1], coverage);
+    same_verdicts(&text, &loaded.program, 150);
+    true
+}
+
+/// The seeds `from..=to`, split over the machine's cores (each seed is independent, and one
+/// core would make this the longest test of the suite): programs loaded, and their coverage.
+fn generated_programs(from: u64, to: u64) -> (usize, Coverage) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let shard = |k: u64| {
+        let mut coverage = Coverage::default();
+        let seeds = (from..=to).filter(|s| s % workers == k);
+        let loaded = seeds
+            .filter(|&s| generated_program(s, &mut coverage))
+            .count();
+        (loaded, coverage)
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|k| scope.spawn(move || shard(k)))
+            .collect();
+        let mut total = (0, Coverage::default());
+        for handle in handles {
+            let (loaded, c) = handle.join().expect("a generated program failed");
+            total.0 += loaded;
+            total.1.add(&c);
+        }
+        total
+    })
+}
+
 #[test]
 fn the_engine_explores_generated_programs_as_the_reference_does() {
-    let (mut loaded_count, mut coverage) = (0, Coverage::default());
-    for seed in 1..=2_500u64 {
-        let text = program(seed);
-        let loaded = agentpi_ir::load_str("generated.pi", &text);
-        if loaded.has_errors() {
-            continue;
-        }
-        loaded_count += 1;
-        let name = format!("seed {seed}:\n{text}");
-        let bounds = Options {
-            max_states: Some(150),
-            ..Options::default()
-        };
-        differential(&name, &loaded.program, &bounds, &[1], &mut coverage);
-        same_verdicts(&text, &loaded.program, 150);
-    }
-    let c = &coverage;
+    let (loaded_count, c) = generated_programs(1, 2_500);
     assert!(
         loaded_count > 2_000 && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000,
         "{loaded_count} programs loaded, {c:?}"

@@ -6,6 +6,7 @@
 //! servers are also pinned, each with a verdict, in tests/lint/judged.json, from which the
 //! precision reported in docs/lint.md is computed.
 
+use crate::cases::each_in_parallel;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -440,9 +441,9 @@ fn slow_modern_server_is_found_after_the_probe() {
 
 #[test]
 fn broken_servers_exit_2_naming_the_request() {
-    for mode in ["silent", "exits", "notjson"] {
+    each_in_parallel(&["silent", "exits", "notjson"], |mode| {
         assert_eq!(raw(mode).0, 2, "{mode}");
-    }
+    });
     let (code, _) = check("server_not_found", ".", &["--", "/nonexistent/mcp-server"]);
     assert_eq!(code, 2);
 }

@@ -3,6 +3,7 @@
 //! rule family, tests/monitor/peer.py), byte fidelity and faults. Every live report is held
 //! to `agentpi trace check` on its own record: the same findings offline as live.
 
+use crate::cases::each_in_parallel;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -113,7 +114,7 @@ fn broken_peers_are_caught_by_their_rule() {
         ("undeclared_sampling", &["X1"]),
         ("progress_backwards", &["P3"]),
     ];
-    for (mode, expected) in cases {
+    each_in_parallel(cases, |(mode, expected)| {
         let client = vec![
             "python3".to_string(),
             script("script_client.py"),
@@ -124,7 +125,7 @@ fn broken_peers_are_caught_by_their_rule() {
         let report = check(mode, &client, &monitored(server));
         assert_eq!(rules(&report), *expected, "{mode}: {report:#}");
         assert_eq!(report["era"], "legacy", "{mode}");
-    }
+    });
 }
 
 /// A client that skips `initialize` breaks L1 (and, asking for tools nobody declared, T1).
@@ -250,22 +251,22 @@ fn sdk_clients_and_real_servers_are_clean() {
             "modern",
         ),
     ];
-    for (name, client, server, era) in cases {
+    each_in_parallel(&cases, |(name, client, server, era)| {
         let client = vec![python.clone(), script(client), agentpi().to_string()];
-        let sdk_args = move |record: &str, report: &str| {
+        let sdk_args = |record: &str, report: &str| {
             let mut args = vec![record.to_string(), report.to_string(), "--".into()];
             args.extend(server.iter().cloned());
             args
         };
         let report = check(name, &client, &sdk_args);
         assert_eq!(rules(&report), Vec::<String>::new(), "{name}: {report:#}");
-        assert_eq!(report["era"], era, "{name}");
+        assert_eq!(report["era"], *era, "{name}");
         assert_eq!(report["open_requests"], Value::Array(vec![]), "{name}");
         assert!(
             report["messages"].as_u64().unwrap() >= 6,
             "{name}: {report}"
         );
-    }
+    });
 }
 
 /// Runs `cmd` with `input` on its stdin.

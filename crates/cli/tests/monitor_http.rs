@@ -5,6 +5,7 @@
 //! tests/monitor/http_client.py, a client) is caught by that rule and no other, live on
 //! standard error and in the report, which equals `agentpi trace check` of the record.
 
+use crate::cases::each_in_parallel;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -222,7 +223,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "modern_after_response", &["H10"]),
         ("modern", "modern_request", &["H10"]),
     ];
-    for (client, server, expected) in cases {
+    each_in_parallel(cases, |(client, server, expected)| {
         let report = check(client, server);
         let name = format!("{client} against {server}");
         assert_eq!(rules(&report), *expected, "{name}: {report:#}");
@@ -232,7 +233,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
             "legacy"
         };
         assert_eq!(report["era"], era, "{name}");
-    }
+    });
 }
 
 #[test]
