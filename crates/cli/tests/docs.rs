@@ -129,3 +129,56 @@ fn the_minimize_examples_print_what_the_page_shows() {
     }
     assert!(checked >= 1, "no example of docs/minimize.md was run");
 }
+
+/// `n` with a comma between thousands, as the docs write numbers.
+fn thousands(n: &str) -> String {
+    let digits: Vec<char> = n.chars().collect();
+    let mut out = String::new();
+    for (i, d) in digits.iter().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(*d);
+    }
+    out
+}
+
+/// The numbers of `line` (the first line of `snapshot` that starts with `prefix`), in order.
+fn pinned_numbers(snapshot: &str, prefix: &str) -> Vec<String> {
+    let text = read(snapshot);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("{snapshot} has no line starting with {prefix:?}"));
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .map(thousands)
+        .collect()
+}
+
+/// docs/paper.md's P4 figures are the ones the tests pin: the survey's totals
+/// (crates/cli/tests/snapshots) and the token line of each real server's lint snapshot.
+#[test]
+fn the_p4_figures_of_docs_paper_are_those_the_tests_pin() {
+    let doc = words(&read("docs/paper.md"));
+    let p4 = &doc[doc.find("## P4: token reduction").unwrap()..];
+    let survey = "crates/cli/tests/snapshots/cli__paper__survey.snap";
+    let [full, summary, pct, plus_full, plus_summary] = &pinned_numbers(survey, "P4: ")[1..] else {
+        panic!("the survey's P4 line changed shape");
+    };
+    let sgd = format!(
+        "{full} tokens whole against {summary} summary-first ({pct}%); Φ⁺(S) costs {plus_full} \
+         whole (the MCP+ blocks) and the same {plus_summary} summary-first"
+    );
+    assert!(p4.contains(&sgd), "docs/paper.md's P4 should say: {sgd}");
+    for server in ["everything", "filesystem", "memory", "sequential-thinking"] {
+        let snapshot = format!("crates/cli/tests/lint/snapshots/real_{server}.snap");
+        let numbers = pinned_numbers(&snapshot, "tokens: ");
+        let (full, summary, pct) = (&numbers[0], &numbers[1], &numbers[2]);
+        let expected = format!("server-{server} {full} against {summary} ({pct}%)");
+        assert!(
+            p4.contains(&expected),
+            "docs/paper.md's P4 should say: {expected}"
+        );
+    }
+}

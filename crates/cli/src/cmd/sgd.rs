@@ -7,6 +7,7 @@ use super::Format;
 use crate::output::{self, errln};
 use agentpi_check::accept::Acceptance;
 use agentpi_mcp::client;
+use agentpi_mcp::lint::tokens::Tokens;
 use agentpi_mcp::transport::{http::Http, stdio::Stdio};
 use agentpi_sgd::dialogues::{self, Models, Replayed};
 use agentpi_sgd::inverse::json_differences;
@@ -378,8 +379,11 @@ fn survey_text(rows: &[(usize, Row)]) -> String {
         out += &format!("  {}: {}\n", r.service, r.roundtrip.join("; "));
     }
     let pct = (100 * totals.3).checked_div(totals.2).unwrap_or(0);
+    let plus = |f: fn(&Tokens) -> usize| rows.iter().map(|(_, r)| f(&r.lint_plus.tokens)).sum();
+    let (plus_full, plus_summary): (usize, usize) = (plus(|t| t.full), plus(|t| t.summary_first));
     out += &format!(
-        "P4: listing every image in full costs {} tokens, summary-first {} ({pct}%).\n",
+        "P4: listing every image in full costs {} tokens, summary-first {} ({pct}%); \
+         the Φ⁺ images {plus_full} in full, summary-first {plus_summary}.\n",
         totals.2, totals.3
     );
     out
