@@ -52,7 +52,8 @@ def rpc(id_, method, params=None, **headers) -> http.client.HTTPResponse:
 
 def modern(id_, method, **headers) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
     rpc(id_, method, {"_meta": meta}, **{"Mcp_Method": method, **headers})
 
 

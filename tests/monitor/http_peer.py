@@ -25,6 +25,10 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1]
+# What a complete modern result of discovery or a listing carries: the server's name (M2) and
+# cache hints (M10).
+HINTS = {"ttlMs": 0, "cacheScope": "private",
+         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "http-peer", "version": "1"}}}
 VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 SESSION = "session 1" if MODE == "bad_session_id" else "s-1"
 ended = set()
@@ -107,12 +111,11 @@ class Handler(BaseHTTPRequestHandler):
             self.json(400, {"jsonrpc": "2.0", "id": id_, "error": error})
         elif method == "server/discover":
             result = {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                      "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "http-peer", "version": "1"}}
+                      "capabilities": {"tools": {}}, **HINTS}
             self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
         elif method == "tools/list":
             response = {"jsonrpc": "2.0", "id": id_,
-                        "result": {"resultType": "complete", "tools": []}}
+                        "result": {"resultType": "complete", "tools": [], **HINTS}}
             log = {"jsonrpc": "2.0", "method": "notifications/message",
                    "params": {"level": "info", "data": "listed"}}
             ping = {"jsonrpc": "2.0", "id": "s1", "method": "ping"}

@@ -12,6 +12,10 @@ batch                   answers ping inside a JSON array (J8)
 early_notification      sends a notification before the initialize result (L8)
 undeclared_sampling     asks the client for sampling it never declared (X1)
 progress_backwards      sends progress 2 then 1 for a call's token (P3)
+cursor_loop             ends the tool listing with an empty next cursor (G3)
+bad_meta                puts a `_meta` key that is no valid name in the listing (J12)
+unknown_tool_error      lists no tools, and answers a call of one with isError (T5)
+url_elicitation_error   answers a call with -32042 to a client without URL elicitation (X5)
 bytes                   writes a banner, invalid UTF-8, a 10 MB message and a split message
 crash                   writes half a message and exits with status 3
 signal                  kills itself with SIGKILL after the initialize result
@@ -88,7 +92,14 @@ def main() -> None:
             else:
                 result(id_, {})
         elif method == "tools/list":
-            result(id_, {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+            listing = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+            if MODE == "cursor_loop":
+                listing["nextCursor"] = ""
+            if MODE == "bad_meta":
+                listing["_meta"] = {"_private": True}
+            if MODE == "unknown_tool_error":
+                listing["tools"] = []
+            result(id_, listing)
             if MODE == "answer_twice":
                 result(id_, {"tools": []})
         elif method == "tools/call":
@@ -100,6 +111,14 @@ def main() -> None:
                 for value in (2, 1):
                     send({"jsonrpc": "2.0", "method": "notifications/progress",
                           "params": {"progressToken": token, "progress": value}})
+            if MODE == "unknown_tool_error":
+                result(id_, {"content": [{"type": "text", "text": "unknown tool"}], "isError": True})
+                continue
+            if MODE == "url_elicitation_error":
+                send({"jsonrpc": "2.0", "id": id_, "error": {
+                    "code": -32042, "message": "URL elicitation required",
+                    "data": {"elicitations": []}}})
+                continue
             if MODE == "unknown_token":
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": "nobody", "progress": 1}})

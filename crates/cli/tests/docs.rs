@@ -135,7 +135,7 @@ fn thousands(n: &str) -> String {
     let digits: Vec<char> = n.chars().collect();
     let mut out = String::new();
     for (i, d) in digits.iter().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(*d);
@@ -179,6 +179,41 @@ fn the_p4_figures_of_docs_paper_are_those_the_tests_pin() {
         assert!(
             p4.contains(&expected),
             "docs/paper.md's P4 should say: {expected}"
+        );
+    }
+}
+
+/// docs/monitor.md's rule table and the monitor agree: every rule the monitor reports has a
+/// row that says where it is enforced, and every row that names a place is a rule it reports.
+#[test]
+fn the_monitor_rule_table_lists_what_the_monitor_reports() {
+    let doc = read("docs/monitor.md");
+    let rows: Vec<(&str, &str)> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let id = *cells.get(1)?;
+            let id_like = id.len() <= 3 && id.chars().next()?.is_ascii_uppercase();
+            (id_like && id.chars().skip(1).all(|c| c.is_ascii_digit()) && cells.len() > 3)
+                .then(|| (id, cells[3]))
+        })
+        .collect();
+    let enforced = |place: &str| place.starts_with("Rust") || place.starts_with("model");
+    for rule in agentpi_monitor::rules::RULES {
+        let row = rows.iter().find(|(id, _)| *id == rule.id);
+        assert!(
+            row.is_some_and(|(_, place)| enforced(place)),
+            "docs/monitor.md should say where {} is enforced: {row:?}",
+            rule.id
+        );
+    }
+    // A row may be enforced under other ids ("reported as") or be an acceptance only.
+    let own_id =
+        |place: &&str| !place.contains("reported as") && !place.contains("nothing to report");
+    for (id, place) in rows.iter().filter(|(_, p)| enforced(p) && own_id(p)) {
+        assert!(
+            agentpi_monitor::rules::find(id).is_some(),
+            "docs/monitor.md says {id} is enforced ({place}), but the monitor has no such rule"
         );
     }
 }

@@ -113,6 +113,10 @@ fn broken_peers_are_caught_by_their_rule() {
         ("early_notification", &["L8"]),
         ("undeclared_sampling", &["X1"]),
         ("progress_backwards", &["P3"]),
+        ("cursor_loop", &["G3"]),
+        ("bad_meta", &["J12"]),
+        ("unknown_tool_error", &["T5"]),
+        ("url_elicitation_error", &["X5"]),
     ];
     each_in_parallel(cases, |(mode, expected)| {
         let client = vec![
@@ -393,6 +397,8 @@ fn sigterm_to_the_monitor_ends_a_hung_session_with_a_report() {
         report["open_requests"][0]["method"], "initialize",
         "{report:#}"
     );
+    // The client signalled the server with its stdin still open: L11, a SHOULD.
+    assert_eq!(rules(&report), ["L11"], "{report:#}");
     drop(stdin);
 }
 

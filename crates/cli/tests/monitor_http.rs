@@ -220,7 +220,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern_no_method", "good", &["H8"]),
         ("modern", "modern_status", &["H9"]),
         ("modern", "modern_get_sse", &["H10"]),
-        ("modern", "modern_after_response", &["H10"]),
+        ("modern", "modern_after_response", &["H10", "M14"]),
         ("modern", "modern_request", &["H10"]),
     ];
     each_in_parallel(cases, |(client, server, expected)| {

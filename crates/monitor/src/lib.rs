@@ -7,7 +7,9 @@
 
 pub mod base64;
 pub mod bind;
+pub mod exchange;
 pub mod http;
+pub mod ledger;
 pub mod model;
 pub mod rules;
 pub mod session;

@@ -297,6 +297,103 @@ pub const RULES: &[Rule] = &[
         "basic/transports/streamable-http",
         "no requests on a response stream, the response ends it (SHOULD), GET and DELETE get 405 (SHOULD)",
     ),
+    rule(
+        "J11",
+        "MUST",
+        "basic/index",
+        "error codes in -32020..-32099 only as 2026-07-28 defines them; never -32002 or -32042",
+    ),
+    rule(
+        "J12",
+        "MUST",
+        "basic/index",
+        "`_meta` keys: dot-separated labels and `/`, then a name; reserved prefixes only as the specification uses them",
+    ),
+    rule(
+        "L11",
+        "SHOULD",
+        "basic/lifecycle",
+        "stdio shutdown: the client closes the server's stdin first, then waits, then SIGTERM, then SIGKILL",
+    ),
+    rule(
+        "M2",
+        "SHOULD",
+        "basic/index",
+        "a modern request carries `_meta` clientInfo, a result `_meta` serverInfo",
+    ),
+    rule(
+        "M4",
+        "MUST",
+        "basic/versioning",
+        "an unsupported version is refused with -32022 naming `data.supported` and `data.requested`",
+    ),
+    rule(
+        "M5",
+        "MUST",
+        "basic/index",
+        "a missing client capability is refused with -32021 naming `data.requiredCapabilities`",
+    ),
+    rule(
+        "M9",
+        "MUST",
+        "server/utilities/logging",
+        "log messages only for a request that asked for them with `_meta` logLevel",
+    ),
+    rule(
+        "M10",
+        "MUST",
+        "server/utilities/pagination",
+        "complete results of discovery, listings and reads carry `ttlMs` and `cacheScope` (one scope for every page); input_required results none",
+    ),
+    rule(
+        "M11",
+        "MUST",
+        "basic/patterns/mrtr",
+        "input_required only for tools/call, prompts/get and resources/read, with inputRequests or requestState, asking only for declared client capabilities",
+    ),
+    rule(
+        "M12",
+        "MUST",
+        "basic/patterns/mrtr",
+        "a retry has a new id, echoes requestState unchanged and answers exactly the input requests asked",
+    ),
+    rule(
+        "M14",
+        "MUST",
+        "basic/utilities/progress",
+        "progress and log notifications relate to a request in flight",
+    ),
+    rule(
+        "G2",
+        "MUST",
+        "server/utilities/pagination",
+        "the client sends only cursors the server issued",
+    ),
+    rule(
+        "G3",
+        "SHOULD",
+        "server/utilities/pagination",
+        "a next cursor advances: neither the page's own cursor nor an empty string",
+    ),
+    rule(
+        "T5",
+        "SHOULD",
+        "server/tools",
+        "an unknown tool is a JSON-RPC error, not a tool result with isError",
+    ),
+    rule("X3", "MUST", "client/roots", "root URIs are file:// URIs"),
+    rule(
+        "X4",
+        "MUST",
+        "client/sampling",
+        "sampling with tools only when the client declared sampling.tools",
+    ),
+    rule(
+        "X5",
+        "MUST",
+        "client/elicitation",
+        "elicitation only in declared modes; URL mode names its elicitationId; -32042 only for URL mode",
+    ),
 ];
 
 /// The rule with this id (`C3`, case-insensitive).

@@ -3,7 +3,9 @@
 //! model takes only with a flag is a violation of the flagged rule.
 
 use crate::bind;
+use crate::exchange::Exchange;
 use crate::http::{self, Http};
+use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::rules;
 use crate::shape::{self, Finding, Message};
@@ -134,6 +136,8 @@ pub struct Session {
     http: Http,
     /// Whether the message being checked came over HTTP.
     over_http: bool,
+    /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
+    ledger: Ledger,
 }
 
 impl Default for Session {
@@ -163,6 +167,7 @@ impl Session {
             probe_version: None,
             http: Http::default(),
             over_http: false,
+            ledger: Ledger::default(),
         }
     }
 
@@ -187,10 +192,14 @@ impl Session {
         let index = self.next_index;
         self.next_index += 1;
         let head = event.kind() == Some("http");
-        if !event.is_message() && !head {
-            return Vec::new();
-        }
         let before = self.violations.len();
+        if !event.is_message() && !head {
+            if event.dir == Dir::Event {
+                let found = self.ledger.process(event);
+                self.report(index, event, found);
+            }
+            return self.violations[before..].to_vec();
+        }
         if event.is_message() {
             self.messages += 1;
         }
@@ -324,10 +333,16 @@ impl Session {
         let observations = match &message {
             Message::Request { id, method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
-                self.request(index, event.dir, id, method, params.as_ref(), &mut found)
+                let p = params.as_ref();
+                found.extend(self.ledger.request(id, event.dir, method, p, modern));
+                self.request(index, event.dir, id, method, p, &mut found)
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
+                found.extend(self.ledger.notification(method, params.as_ref()));
+                if modern && event.dir == Dir::S2c && method == "notifications/message" {
+                    found.extend(self.log_message());
+                }
                 self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
             Message::Response { id, outcome } => {
@@ -498,10 +513,21 @@ impl Session {
         } else {
             obs.push(Observation::new(head, vec![ctor("stray_res", vec![])]));
         }
-        let (Some(p), Ok(result)) = (pending, outcome) else {
+        let Some(p) = pending else {
             return obs;
         };
         let modern = self.era == Era::Modern;
+        let x = Exchange {
+            method: &p.method,
+            params: p.params.as_ref(),
+            outcome,
+            requester: p.dir,
+            modern,
+        };
+        found.extend(self.ledger.answer(&p.id, &x));
+        let Ok(result) = outcome else {
+            return obs;
+        };
         found.extend(shape::result(
             &p.method,
             p.params.as_ref(),
@@ -520,6 +546,17 @@ impl Session {
             _ => {}
         }
         obs
+    }
+
+    /// M9 and M14 for a modern log message, against the client's requests in flight.
+    fn log_message(&self) -> Option<Finding> {
+        let in_flight: Vec<Option<&Value>> = self
+            .requests
+            .iter()
+            .filter(|(k, p)| p.dir == Dir::C2s && !self.cancelled.contains_key(*k))
+            .map(|(_, p)| p.params.as_ref())
+            .collect();
+        ledger::log_message(&in_flight)
     }
 
     fn remember_schemas(&mut self, result: &Value) {

@@ -18,8 +18,9 @@ const DEFINED: &[&str] = &[
     "io.modelcontextprotocol/model-immediate-response",
 ];
 
-/// What is wrong with a key, if anything: (code, reason).
-fn problem(key: &str) -> Option<(&'static str, &'static str)> {
+/// What is wrong with a `_meta` key, if anything: (lint code, reason). The monitor judges the
+/// keys of messages on the wire by the same function (its rule J12).
+pub fn problem(key: &str) -> Option<(&'static str, &'static str)> {
     let (prefix, name) = match key.rsplit_once('/') {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),

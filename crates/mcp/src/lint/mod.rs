@@ -15,7 +15,7 @@ mod keywords;
 pub mod live;
 pub mod locate;
 pub mod mcp_plus;
-mod meta;
+pub mod meta;
 mod principles;
 pub mod profile;
 pub mod report;

@@ -1,0 +1,378 @@
+//! What the per-exchange rules remember across messages: the client's capabilities (X4, X5),
+//! the cursors the server issued and the cache scope of their pages (G2, G3, M10), the tool
+//! listing (T5), input-required results waiting for their retry (M12), and whether the client
+//! closed the server's stdin (L11). Ordering and lifecycle stay the model's business.
+
+use crate::exchange::{self, Exchange};
+use crate::shape::Finding;
+use crate::trace::{Dir, Event};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// The paginated list methods (G2, G3).
+const PAGED: [&str; 5] = [
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "tasks/list",
+];
+
+/// The memory of one session.
+#[derive(Default)]
+pub struct Ledger {
+    /// Legacy: the capabilities of the client's `initialize`.
+    client_caps: Option<Value>,
+    /// Per list method, the cursors the server issued, with the cache scope of the page that
+    /// issued each (modern).
+    issued: HashMap<String, HashMap<String, Option<String>>>,
+    tools: Listing,
+    /// Modern input-required results whose retry has not come yet.
+    asked: Vec<Asked>,
+    /// The monitor spawned the server (a stdio session, where L11 applies).
+    spawned: bool,
+    client_eof: bool,
+}
+
+/// The tool names of the listing being read, page by page.
+#[derive(Default)]
+struct Listing {
+    names: HashSet<String>,
+    /// Every page was read since the last change of the list.
+    complete: bool,
+}
+
+/// An input-required result: what its retry must repeat and answer.
+struct Asked {
+    id: Value,
+    method: String,
+    name: Option<Value>,
+    state: Option<Value>,
+    keys: Vec<String>,
+}
+
+fn field<'a>(params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    params.and_then(|p| p.get(key))
+}
+
+fn meta<'a>(params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    field(params, "_meta").and_then(|m| m.get(key))
+}
+
+impl Ledger {
+    /// The checks of a request when it is sent.
+    pub fn request(
+        &mut self,
+        id: &Value,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+        modern: bool,
+    ) -> Vec<Finding> {
+        let mut found = Vec::new();
+        exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
+        match (modern, dir) {
+            (true, Dir::C2s) => {
+                if meta(params, "io.modelcontextprotocol/clientInfo").is_none() {
+                    found.push((
+                        "M2",
+                        format!("`{method}` has no `_meta` io.modelcontextprotocol/clientInfo"),
+                    ));
+                }
+                self.retry(id, method, params, &mut found);
+            }
+            (false, Dir::C2s) => {
+                if method == "initialize" {
+                    self.client_caps = field(params, "capabilities").cloned();
+                }
+                self.cursor_issued(method, params, &mut found);
+            }
+            (false, Dir::S2c) => self.client_feature(method, params, &mut found),
+            _ => {}
+        }
+        found
+    }
+
+    /// The checks of a notification's `_meta` keys, and what a change of the tool list
+    /// forgets.
+    pub fn notification(&mut self, method: &str, params: Option<&Value>) -> Vec<Finding> {
+        if method == "notifications/tools/list_changed" {
+            self.tools.complete = false;
+        }
+        let mut found = Vec::new();
+        exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
+        found
+    }
+
+    /// The checks of an answered request (`id` is the request's).
+    pub fn answer(&mut self, id: &Value, x: &Exchange) -> Vec<Finding> {
+        let mut found = exchange::check(x);
+        let Ok(result) = x.outcome else {
+            self.url_elicitation_error(x, &mut found);
+            return found;
+        };
+        if PAGED.contains(&x.method) {
+            self.page(x, result, &mut found);
+        }
+        match x.method {
+            "tools/list" => self.listed(x, result),
+            "tools/call" => self.unknown_tool(x, result, &mut found),
+            _ => {}
+        }
+        if x.modern && result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            self.asked.push(Asked {
+                id: id.clone(),
+                method: x.method.to_string(),
+                name: field(x.params, "name").cloned(),
+                state: result.get("requestState").cloned(),
+                keys: result
+                    .get("inputRequests")
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default(),
+            });
+        }
+        found
+    }
+
+    /// L11 (SHOULD): a stdio client ends the server by closing its stdin first, and signals
+    /// it only after. Judged only where the monitor spawned the server (the `spawn` event):
+    /// over HTTP a signal is how the monitor is stopped.
+    pub fn process(&mut self, event: &Event) -> Vec<Finding> {
+        let kind = event.kind();
+        let field = |k: &str| event.fields.get(k);
+        self.spawned |= kind == Some("spawn");
+        if kind == Some("eof") && field("side").and_then(Value::as_str) == Some("client") {
+            self.client_eof = true;
+        }
+        let sigterm = field("signal").and_then(Value::as_i64) == Some(15);
+        if kind == Some("signal") && sigterm && self.spawned && !self.client_eof {
+            return vec![(
+                "L11",
+                "the client sent SIGTERM before closing the server's stdin".to_string(),
+            )];
+        }
+        Vec::new()
+    }
+
+    /// G2 (legacy): the client sends only cursors the server issued for that list.
+    fn cursor_issued(&self, method: &str, params: Option<&Value>, found: &mut Vec<Finding>) {
+        let Some(cursor) = field(params, "cursor").and_then(Value::as_str) else {
+            return;
+        };
+        let issued = self
+            .issued
+            .get(method)
+            .is_some_and(|c| c.contains_key(cursor));
+        if PAGED.contains(&method) && !issued {
+            found.push((
+                "G2",
+                format!("`{method}` sends cursor {cursor:?}, which the server never issued for it"),
+            ));
+        }
+    }
+
+    /// One page of a list: G3 (the next cursor advances), M10 (one cache scope for all the
+    /// pages of a list), and the cursor it issues.
+    fn page(&mut self, x: &Exchange, result: &Value, found: &mut Vec<Finding>) {
+        let cursor = field(x.params, "cursor").and_then(Value::as_str);
+        let next = result.get("nextCursor").and_then(Value::as_str);
+        let scope = result
+            .get("cacheScope")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(next) = next.filter(|n| n.is_empty() || Some(*n) == cursor) {
+            found.push((
+                "G3",
+                format!(
+                    "`{}` returns next cursor {next:?} for the page it was asked with: a loop",
+                    x.method
+                ),
+            ));
+        }
+        let issued = self.issued.entry(x.method.to_string()).or_default();
+        let earlier = cursor.and_then(|c| issued.get(c)).cloned().flatten();
+        if let (true, Some(now), Some(before)) = (x.modern, &scope, &earlier)
+            && now != before
+        {
+            found.push((
+                "M10",
+                format!(
+                    "a page of `{}` has cacheScope {now:?}, the page before {before:?}",
+                    x.method
+                ),
+            ));
+        }
+        if let Some(next) = next {
+            issued.insert(next.to_string(), scope);
+        }
+    }
+
+    /// Reads a page of the tool listing; a first page starts it over.
+    fn listed(&mut self, x: &Exchange, result: &Value) {
+        if field(x.params, "cursor").is_none() {
+            self.tools = Listing::default();
+        }
+        let tools = result.get("tools").and_then(Value::as_array);
+        let names = tools.into_iter().flatten().filter_map(|t| t.get("name"));
+        self.tools
+            .names
+            .extend(names.filter_map(Value::as_str).map(str::to_string));
+        self.tools.complete = result.get("nextCursor").is_none();
+    }
+
+    /// T5: a call of a tool the complete listing does not have is a JSON-RPC error, not a
+    /// tool error (`isError`).
+    fn unknown_tool(&self, x: &Exchange, result: &Value, found: &mut Vec<Finding>) {
+        let name = field(x.params, "name").and_then(Value::as_str);
+        let Some(name) = name.filter(|_| self.tools.complete) else {
+            return;
+        };
+        let tool_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        if tool_error && !self.tools.names.contains(name) {
+            found.push((
+                "T5",
+                format!("tool `{name}` is not in the listing: an unknown tool is a JSON-RPC error (-32602), not isError"),
+            ));
+        }
+    }
+
+    /// The client capability object `name` of the legacy `initialize`, if declared.
+    fn client_cap(&self, name: &str) -> Option<&Value> {
+        self.client_caps.as_ref().and_then(|c| c.get(name))
+    }
+
+    /// Whether the client declared elicitation `mode`: an empty `elicitation` object means
+    /// form mode alone.
+    fn elicitation_mode(&self, mode: &str) -> bool {
+        match self.client_cap("elicitation").and_then(Value::as_object) {
+            Some(modes) if modes.is_empty() => mode == "form",
+            Some(modes) => modes.contains_key(mode),
+            None => false,
+        }
+    }
+
+    /// X4 and X5 (legacy): sampling with tools and elicitation in a mode only as declared;
+    /// URL mode names its elicitation.
+    fn client_feature(&self, method: &str, params: Option<&Value>, found: &mut Vec<Finding>) {
+        match method {
+            "sampling/createMessage" if field(params, "tools").is_some() => {
+                let declared = self.client_cap("sampling").and_then(|s| s.get("tools"));
+                if declared.is_none() {
+                    found.push((
+                        "X4",
+                        "sampling with tools, but the client did not declare sampling.tools"
+                            .to_string(),
+                    ));
+                }
+            }
+            "elicitation/create" => {
+                let mode = field(params, "mode")
+                    .and_then(Value::as_str)
+                    .unwrap_or("form");
+                if self.client_cap("elicitation").is_some() && !self.elicitation_mode(mode) {
+                    found.push((
+                        "X5",
+                        format!("elicitation in {mode} mode, which the client did not declare"),
+                    ));
+                }
+                if mode == "url" && !field(params, "elicitationId").is_some_and(Value::is_string) {
+                    found.push(("X5", "a URL elicitation has no elicitationId".to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// X5 (legacy): `-32042` (URL elicitation required) only to a client that declared URL
+    /// mode.
+    fn url_elicitation_error(&self, x: &Exchange, found: &mut Vec<Finding>) {
+        let code = x.outcome.as_ref().err().and_then(|e| e.get("code"));
+        let url_error = code.and_then(Value::as_i64) == Some(-32042);
+        if url_error && !x.modern && !self.elicitation_mode("url") {
+            found.push((
+                "X5",
+                "error -32042 to a client that did not declare URL elicitation".to_string(),
+            ));
+        }
+    }
+
+    /// M12: a retry (a request with `inputResponses` or `requestState`) follows an
+    /// input-required result of the same call: a new id, its `requestState` unchanged, every
+    /// input request answered and no other.
+    fn retry(
+        &mut self,
+        id: &Value,
+        method: &str,
+        params: Option<&Value>,
+        found: &mut Vec<Finding>,
+    ) {
+        let responses = field(params, "inputResponses");
+        let state = field(params, "requestState");
+        if responses.is_none() && state.is_none() {
+            return;
+        }
+        let name = field(params, "name");
+        let at = self
+            .asked
+            .iter()
+            .rposition(|a| a.method == method && a.name.as_ref() == name);
+        let Some(at) = at else {
+            found.push((
+                "M12",
+                format!("`{method}` carries input responses, but no input_required result asked"),
+            ));
+            return;
+        };
+        let asked = self.asked.remove(at);
+        let mut wrong = Vec::new();
+        if &asked.id == id {
+            wrong.push(format!("it reuses request id {id}"));
+        }
+        if asked.state.as_ref() != state {
+            wrong.push("it does not echo the requestState it was given, unchanged".to_string());
+        }
+        let keys = |m: Option<&Value>| -> Vec<String> {
+            let mut keys: Vec<String> = m
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            keys.sort();
+            keys
+        };
+        let (answered, mut asked_keys) = (keys(responses), asked.keys);
+        asked_keys.sort();
+        if answered != asked_keys {
+            wrong.push(format!(
+                "it answers input requests {answered:?}, the result asked {asked_keys:?}"
+            ));
+        }
+        if !wrong.is_empty() {
+            found.push((
+                "M12",
+                format!("the retry of `{method}`: {}", wrong.join("; ")),
+            ));
+        }
+    }
+}
+
+/// M9 and M14 (modern): a log message relates to a request in flight that asked for logs
+/// with `_meta` logLevel. `in_flight` are the params of the client's requests in flight.
+pub fn log_message(in_flight: &[Option<&Value>]) -> Option<Finding> {
+    if in_flight.is_empty() {
+        return Some((
+            "M14",
+            "`notifications/message` while no request is in flight".to_string(),
+        ));
+    }
+    let asked = in_flight
+        .iter()
+        .any(|p| meta(*p, "io.modelcontextprotocol/logLevel").is_some());
+    (!asked).then(|| {
+        (
+            "M9",
+            "`notifications/message`, but no request in flight asked for logs (`_meta` logLevel)"
+                .to_string(),
+        )
+    })
+}
