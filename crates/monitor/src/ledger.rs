@@ -5,6 +5,7 @@
 
 use crate::exchange::{self, Exchange};
 use crate::shape::Finding;
+use crate::tasks::Tasks;
 use crate::trace::{Dir, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -29,6 +30,8 @@ pub struct Ledger {
     tools: Listing,
     /// Modern input-required results whose retry has not come yet.
     asked: Vec<Asked>,
+    /// Legacy tasks (T8, C2, X7).
+    tasks: Tasks,
     /// The monitor spawned the server (a stdio session, where L11 applies).
     spawned: bool,
     client_eof: bool,
@@ -90,16 +93,28 @@ impl Ledger {
             (false, Dir::S2c) => self.client_feature(method, params, &mut found),
             _ => {}
         }
+        if !modern {
+            let key = format!("{}:{id}", dir.as_str());
+            found.extend(self.tasks.request(&key, dir, method, params));
+        }
         found
     }
 
-    /// The checks of a notification's `_meta` keys, and what a change of the tool list
-    /// forgets.
-    pub fn notification(&mut self, method: &str, params: Option<&Value>) -> Vec<Finding> {
-        if method == "notifications/tools/list_changed" {
-            self.tools.complete = false;
-        }
+    /// The checks of a notification: its `_meta` keys, the task rules, and what a change of
+    /// the tool list forgets.
+    pub fn notification(&mut self, dir: Dir, method: &str, params: Option<&Value>) -> Vec<Finding> {
         let mut found = Vec::new();
+        match method {
+            "notifications/tools/list_changed" => self.tools.complete = false,
+            "notifications/tasks/status" => {
+                found.extend(self.tasks.status_notification(params, dir));
+            }
+            "notifications/cancelled" => {
+                let rid = field(params, "requestId").unwrap_or(&Value::Null);
+                found.extend(self.tasks.cancelled(&format!("{}:{rid}", dir.as_str())));
+            }
+            _ => {}
+        }
         exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
         found
     }
@@ -107,6 +122,11 @@ impl Ledger {
     /// The checks of an answered request (`id` is the request's).
     pub fn answer(&mut self, id: &Value, x: &Exchange) -> Vec<Finding> {
         let mut found = exchange::check(x);
+        if !x.modern {
+            let key = format!("{}:{id}", x.requester.as_str());
+            let by = x.requester.other();
+            found.extend(self.tasks.answer(&key, x.method, x.params, x.outcome, by));
+        }
         let Ok(result) = x.outcome else {
             self.url_elicitation_error(x, &mut found);
             return found;
@@ -115,7 +135,11 @@ impl Ledger {
             self.page(x, result, &mut found);
         }
         match x.method {
-            "tools/list" => self.listed(x, result),
+            "initialize" => self.tasks.initialized(result),
+            "tools/list" => {
+                self.listed(x, result);
+                self.tasks.listed(result);
+            }
             "tools/call" => self.unknown_tool(x, result, &mut found),
             _ => {}
         }

@@ -14,6 +14,7 @@ pub mod model;
 pub mod rules;
 pub mod session;
 pub mod shape;
+pub mod tasks;
 pub mod trace;
 
 pub use session::{Report, Session, Violation};

@@ -394,6 +394,24 @@ pub const RULES: &[Rule] = &[
         "client/elicitation",
         "elicitation only in declared modes; URL mode names its elicitationId; -32042 only for URL mode",
     ),
+    rule(
+        "C2",
+        "MUST",
+        "basic/utilities/cancellation",
+        "a task-augmented request is cancelled with tasks/cancel, not notifications/cancelled",
+    ),
+    rule(
+        "T8",
+        "MUST",
+        "basic/utilities/tasks",
+        "a task-augmented tools/call only where the server declared tasks.requests.tools.call and the tool allows tasks; a tool requiring a task refuses a plain call with -32601",
+    ),
+    rule(
+        "X7",
+        "MUST",
+        "basic/utilities/tasks",
+        "a task has a string id, starts working, carries createdAt and lastUpdatedAt, never leaves a terminal status; tasks/cancel of a terminal task is -32602",
+    ),
 ];
 
 /// The rule with this id (`C3`, case-insensitive).

@@ -339,7 +339,7 @@ impl Session {
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
-                found.extend(self.ledger.notification(method, params.as_ref()));
+                found.extend(self.ledger.notification(event.dir, method, params.as_ref()));
                 if modern && event.dir == Dir::S2c && method == "notifications/message" {
                     found.extend(self.log_message());
                 }
