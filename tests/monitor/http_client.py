@@ -12,6 +12,7 @@ after_delete    pings once more with the terminated session's id (a server must 
 modern          the modern era (2026-07-28): server/discover, tools/list and an unknown method,
                 each with _meta and the headers Mcp-Method and MCP-Protocol-Version; GET, DELETE
 modern_no_method  modern, but tools/list without Mcp-Method (H8)
+modern_no_param   modern, but calls `weather` without its Mcp-Param-Region header (H8)
 """
 
 import http.client
@@ -50,11 +51,11 @@ def rpc(id_, method, params=None, **headers) -> http.client.HTTPResponse:
     return request("POST", message, **headers)
 
 
-def modern(id_, method, **headers) -> None:
+def modern(id_, method, extra=None, **headers) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
-    rpc(id_, method, {"_meta": meta}, **{"Mcp_Method": method, **headers})
+    rpc(id_, method, {"_meta": meta, **(extra or {})}, **{"Mcp_Method": method, **headers})
 
 
 def main() -> None:
@@ -64,6 +65,10 @@ def main() -> None:
         broken = {"Mcp_Method": None} if MODE == "modern_no_method" else {}
         modern(2, "tools/list", **broken)
         modern(3, "nope/nope")
+        # `weather`'s `region` is an x-mcp-header argument: mirrored as Mcp-Param-Region.
+        region = None if MODE == "modern_no_param" else "eu"
+        modern(4, "tools/call", {"name": "weather", "arguments": {"region": "eu"}},
+               Mcp_Name="weather", Mcp_Param_Region=region)
         request("GET")
         request("DELETE")
         return

@@ -27,6 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MODE = sys.argv[1]
 # What a complete modern result of discovery or a listing carries: the server's name (M2) and
 # cache hints (M10).
+# The one modern tool: its `region` argument is mirrored into the Mcp-Param-Region header.
+WEATHER = {"name": "weather", "inputSchema": {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}}}}
 HINTS = {"ttlMs": 0, "cacheScope": "private",
          "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "http-peer", "version": "1"}}}
 VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
@@ -115,13 +118,22 @@ class Handler(BaseHTTPRequestHandler):
             self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
         elif method == "tools/list":
             response = {"jsonrpc": "2.0", "id": id_,
-                        "result": {"resultType": "complete", "tools": [], **HINTS}}
+                        "result": {"resultType": "complete", "tools": [WEATHER], **HINTS}}
             log = {"jsonrpc": "2.0", "method": "notifications/message",
                    "params": {"level": "info", "data": "listed"}}
             ping = {"jsonrpc": "2.0", "id": "s1", "method": "ping"}
             stream = {"modern_after_response": [response, log],
                       "modern_request": [ping, response]}.get(MODE, [response])
             self.send(200, "text/event-stream", b"".join(event(m) for m in stream))
+        elif method == "tools/call":
+            region = message["params"].get("arguments", {}).get("region")
+            if self.headers.get("Mcp-Param-Region") != region:
+                error = {"code": -32020, "message": "Mcp-Param-Region does not match"}
+                self.json(400, {"jsonrpc": "2.0", "id": id_, "error": error})
+            else:
+                result = {"resultType": "complete", "content": [{"type": "text", "text": "sunny"}],
+                          "_meta": HINTS["_meta"]}
+                self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
         else:
             error = {"code": -32601, "message": f"no method {method}"}
             status = 200 if MODE == "modern_status" else 404

@@ -218,6 +218,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("good", "response_on_get", &["H6"]),
         ("modern", "good", &[]),
         ("modern_no_method", "good", &["H8"]),
+        ("modern_no_param", "good", &["H8"]),
         ("modern", "modern_status", &["H9"]),
         ("modern", "modern_get_sse", &["H10"]),
         ("modern", "modern_after_response", &["H10", "M14"]),

@@ -41,6 +41,9 @@ pub struct Context<'a> {
     pub modern: bool,
     /// The negotiated protocol version (legacy) once known.
     pub version: Option<&'a str>,
+    /// The `Mcp-Param-{Name}` headers the request being judged must carry, with their
+    /// values: its tool's `x-mcp-header` arguments (modern).
+    pub param_headers: &'a [(String, String)],
 }
 
 /// Every protocol version released, for "an invalid or unsupported MCP-Protocol-Version".
@@ -61,6 +64,8 @@ enum Body {
         /// What H8 holds the headers to: `_meta`'s protocol version, and the name or URI.
         version: Option<String>,
         name: Option<String>,
+        /// `(Mcp-Param-{Name}, value)` for each `x-mcp-header` argument sent.
+        params: Vec<(String, String)>,
     },
     /// A notification or (legacy) a response: both get 202 without a body.
     Accepted(&'static str),
@@ -175,7 +180,7 @@ impl Http {
         };
         if event.dir == Dir::C2s {
             let exchange = self.exchanges.entry(number).or_default();
-            exchange.body = Some(body(message));
+            exchange.body = Some(body(message, cx));
             return self.judge(number, cx);
         }
         let Some(exchange) = self.exchanges.get_mut(&number) else {
@@ -322,7 +327,7 @@ impl Http {
     }
 }
 
-fn body(message: &Message) -> Body {
+fn body(message: &Message, cx: Context) -> Body {
     match message {
         Message::Request { id, method, params } => {
             let field = |key: &str| params.as_ref()?.get(key)?.as_str().map(String::from);
@@ -341,6 +346,7 @@ fn body(message: &Message) -> Body {
                 method: method.clone(),
                 version,
                 name,
+                params: cx.param_headers.to_vec(),
             }
         }
         Message::Notification { .. } => Body::Accepted("a notification"),
@@ -454,16 +460,18 @@ fn h8_headers(head: &Head, body: Option<&Body>) -> Vec<Found> {
         method,
         version,
         name,
+        params,
         ..
     }) = body
     else {
         return Vec::new();
     };
-    let expected = [
+    let mut expected = vec![
         ("MCP-Protocol-Version", version.as_deref()),
         ("Mcp-Method", Some(method.as_str())),
         ("Mcp-Name", name.as_deref()),
     ];
+    expected.extend(params.iter().map(|(h, v)| (h.as_str(), Some(v.as_str()))));
     let mut found = Vec::new();
     for (header, want) in expected {
         let Some(want) = want else { continue };
@@ -584,4 +592,70 @@ fn h10_stream(exchange: &mut Exchange, message: &Message) -> Vec<Found> {
         Message::Notification { .. } => {}
     }
     found
+}
+
+/// The arguments of each listed tool that a modern client mirrors into `Mcp-Param-{Name}`
+/// headers: properties annotated `x-mcp-header`, reached through `properties` alone.
+#[derive(Default)]
+pub struct HeaderArgs {
+    tools: HashMap<String, Vec<(String, Vec<String>)>>,
+}
+
+impl HeaderArgs {
+    /// Reads a page of the tool listing.
+    pub fn listed(&mut self, result: &Value) {
+        let tools = result.get("tools").and_then(Value::as_array);
+        for tool in tools.into_iter().flatten() {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut found = Vec::new();
+            if let Some(schema) = tool.get("inputSchema") {
+                annotated(schema, &mut Vec::new(), &mut found);
+            }
+            self.tools.insert(name.to_string(), found);
+        }
+    }
+
+    /// The headers a `tools/call` must carry, with their values (primitive arguments sent;
+    /// numbers as JSON writes them).
+    pub fn expected(&self, message: &Message) -> Vec<(String, String)> {
+        let Message::Request { method, params, .. } = message else {
+            return Vec::new();
+        };
+        let name = params
+            .as_ref()
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str);
+        let (true, Some(args)) = (method == "tools/call", name.and_then(|n| self.tools.get(n)))
+        else {
+            return Vec::new();
+        };
+        let arguments = params.as_ref().and_then(|p| p.get("arguments"));
+        args.iter()
+            .filter_map(|(header, path)| {
+                let value = path.iter().try_fold(arguments?, |v, key| v.get(key))?;
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    Value::Bool(_) | Value::Number(_) => value.to_string(),
+                    _ => return None,
+                };
+                Some((format!("Mcp-Param-{header}"), text))
+            })
+            .collect()
+    }
+}
+
+/// Collects `(header name, property path)` for every `x-mcp-header` under `schema`.
+fn annotated(schema: &Value, path: &mut Vec<String>, found: &mut Vec<(String, Vec<String>)>) {
+    if let Some(header) = schema.get("x-mcp-header").and_then(Value::as_str) {
+        found.push((header.to_string(), path.clone()));
+    }
+    let properties = schema.get("properties").and_then(Value::as_object);
+    // Bounded by the schema's own depth, which the JSON reader already bounds.
+    for (key, sub) in properties.into_iter().flatten() {
+        path.push(key.clone());
+        annotated(sub, path, found);
+        path.pop();
+    }
 }

@@ -4,7 +4,7 @@
 
 use crate::bind;
 use crate::exchange::Exchange;
-use crate::http::{self, Http};
+use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::rules;
@@ -136,6 +136,8 @@ pub struct Session {
     http: Http,
     /// Whether the message being checked came over HTTP.
     over_http: bool,
+    /// The `x-mcp-header` arguments of each listed tool (H8).
+    header_args: HeaderArgs,
     /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
     ledger: Ledger,
 }
@@ -168,6 +170,7 @@ impl Session {
             http: Http::default(),
             over_http: false,
             ledger: Ledger::default(),
+            header_args: HeaderArgs::default(),
         }
     }
 
@@ -306,7 +309,7 @@ impl Session {
 
     fn check(&mut self, index: usize, event: &Event) {
         if event.dir == Dir::Event {
-            let cx = context(self.era, self.protocol_version.as_deref());
+            let cx = context(self.era, self.protocol_version.as_deref(), &[]);
             let found = self.http.head(event, cx);
             self.report_http(index, event, found);
             return;
@@ -324,7 +327,8 @@ impl Session {
         self.report(index, event, findings);
         let Some(message) = message else { return };
         if self.over_http {
-            let cx = context(self.era, self.protocol_version.as_deref());
+            let params = self.header_args.expected(&message);
+            let cx = context(self.era, self.protocol_version.as_deref(), &params);
             let found = self.http.message(event, &message, cx);
             self.report_http(index, event, found);
         }
@@ -536,7 +540,10 @@ impl Session {
             &self.schemas,
         ));
         match p.method.as_str() {
-            "tools/list" => self.remember_schemas(result),
+            "tools/list" => {
+                self.remember_schemas(result);
+                self.header_args.listed(result);
+            }
             "initialize" if dir == Dir::S2c => {
                 if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
                     self.protocol_version = Some(v.to_string());
@@ -709,10 +716,15 @@ impl Session {
 }
 
 /// What the HTTP rules need to know of the session.
-fn context(era: Era, version: Option<&str>) -> http::Context<'_> {
+fn context<'a>(
+    era: Era,
+    version: Option<&'a str>,
+    param_headers: &'a [(String, String)],
+) -> http::Context<'a> {
     http::Context {
         modern: era == Era::Modern,
         version,
+        param_headers,
     }
 }
 
