@@ -196,15 +196,17 @@ impl Hyp {
     }
 }
 
-/// The successors of recently seen states, so that expected sets and closures do not compute
-/// them twice.
+/// The hidden transitions of recently seen states, so that closures do not compute them
+/// twice.
 #[derive(Default)]
 struct Memo {
     table: FxHashMap<State, Rc<[Transition]>>,
+    /// The memo's size: per state, (transitions + 1) x (components + 1).
+    weight: usize,
 }
 
-/// How many states' successors are remembered before the memo starts over.
-const MEMO_STATES: usize = 4096;
+/// How much the memo holds before it starts over (about 4,096 small states' worth).
+const MEMO_WEIGHT: usize = 1 << 16;
 
 /// Steps a model along observations.
 pub struct Replay<'s, 'p> {
@@ -320,12 +322,19 @@ impl<'s, 'p> Replay<'s, 'p> {
     fn next(&self, obs: &Observation) -> Result<Option<(Vec<Hyp>, Vec<Flag>)>, ReplayError> {
         let mut seeds = Vec::new();
         for hyp in &self.hyps {
-            for t in self.successors(&hyp.state).iter() {
-                if t.fault.is_some() || self.class(&t.label) != Class::Visible {
+            // Only the transitions that take `obs` are built: a state with many requests in
+            // flight offers a few labels each, and building every target would cost the
+            // square of their number per message.
+            let takes = |l: &Label| {
+                self.class(l) == Class::Visible
+                    && match_observation(self.sem, obs, l, hyp).is_some()
+            };
+            for t in self.sem.successors_where(&hyp.state, &takes) {
+                if t.fault.is_some() {
                     continue;
                 }
                 if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
-                    seeds.push(advance(hyp, &new, t));
+                    seeds.push(advance(hyp, &new, &t));
                 }
             }
         }
@@ -340,9 +349,10 @@ impl<'s, 'p> Replay<'s, 'p> {
     /// names shown by their keys, sorted and without repeats.
     pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
         let mut out = Vec::new();
+        let visible = |l: &Label| self.class(l) == Class::Visible;
         for hyp in &self.hyps {
-            for t in self.successors(&hyp.state).iter() {
-                if t.fault.is_some() || self.class(&t.label) != Class::Visible {
+            for t in self.sem.successors_where(&hyp.state, &visible).iter() {
+                if t.fault.is_some() {
                     continue;
                 }
                 let (_, flags) = self.close(vec![advance(hyp, &[], t)])?;
@@ -366,17 +376,24 @@ impl<'s, 'p> Replay<'s, 'p> {
         self.alphabet.class(self.sem, label)
     }
 
-    fn successors(&self, state: &State) -> Rc<[Transition]> {
+    /// The hidden and flagged transitions of `state` (what a closure follows), remembered.
+    fn hidden(&self, state: &State) -> Rc<[Transition]> {
         if let Some(found) = self.memo.borrow().table.get(state) {
             return found.clone();
         }
-        let all: Rc<[Transition]> = self.sem.successors(state).into();
+        let hidden = |l: &Label| self.class(l) != Class::Visible;
+        let found: Rc<[Transition]> = self.sem.successors_where(state, &hidden).into();
         let mut memo = self.memo.borrow_mut();
-        if memo.table.len() >= MEMO_STATES {
+        // Weighed by size, not counted: states with thousands of components are as many
+        // times as large, and a count alone let the memo grow to gigabytes.
+        let weight = (found.len() + 1) * (state.procs.len() + 1);
+        if memo.weight + weight > MEMO_WEIGHT {
             memo.table.clear();
+            memo.weight = 0;
         }
-        memo.table.insert(state.clone(), all.clone());
-        all
+        memo.weight += weight;
+        memo.table.insert(state.clone(), found.clone());
+        found
     }
 
     /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
@@ -399,9 +416,9 @@ impl<'s, 'p> Replay<'s, 'p> {
                 return Err(ReplayError::TooManyStates(self.options.max_states));
             }
             let mut moved = false;
-            for t in self.successors(&hyp.state).iter() {
+            for t in self.hidden(&hyp.state).iter() {
                 let class = self.class(&t.label);
-                if t.fault.is_some() || class == Class::Visible {
+                if t.fault.is_some() {
                     continue;
                 }
                 moved = true;

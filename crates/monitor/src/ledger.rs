@@ -35,6 +35,10 @@ pub struct Ledger {
     /// The monitor spawned the server (a stdio session, where L11 applies).
     spawned: bool,
     client_eof: bool,
+    /// Events were relayed unchecked: what they said is unknown, so the checks that rest on
+    /// having seen something (a cursor issued, a listing, an input request, stdin closed)
+    /// are off.
+    gapped: bool,
 }
 
 /// The tool names of the listing being read, page by page.
@@ -63,6 +67,12 @@ fn meta<'a>(params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
 }
 
 impl Ledger {
+    /// Events were lost to the checker.
+    pub fn forget(&mut self) {
+        self.gapped = true;
+        self.tools.complete = false;
+    }
+
     /// The checks of a request when it is sent.
     pub fn request(
         &mut self,
@@ -170,7 +180,7 @@ impl Ledger {
             self.client_eof = true;
         }
         let sigterm = field("signal").and_then(Value::as_i64) == Some(15);
-        if kind == Some("signal") && sigterm && self.spawned && !self.client_eof {
+        if kind == Some("signal") && sigterm && self.spawned && !self.client_eof && !self.gapped {
             return vec![(
                 "L11",
                 "the client sent SIGTERM before closing the server's stdin".to_string(),
@@ -188,7 +198,7 @@ impl Ledger {
             .issued
             .get(method)
             .is_some_and(|c| c.contains_key(cursor));
-        if PAGED.contains(&method) && !issued {
+        if PAGED.contains(&method) && !issued && !self.gapped {
             found.push((
                 "G2",
                 format!("`{method}` sends cursor {cursor:?}, which the server never issued for it"),
@@ -342,6 +352,9 @@ impl Ledger {
             .iter()
             .rposition(|a| a.method == method && a.name.as_ref() == name);
         let Some(at) = at else {
+            if self.gapped {
+                return;
+            }
             found.push((
                 "M12",
                 format!("`{method}` carries input responses, but no input_required result asked"),

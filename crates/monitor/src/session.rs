@@ -187,6 +187,9 @@ impl Session {
         self.next_index += dropped;
         self.unchecked += dropped;
         self.replay = None;
+        self.ledger.forget();
+        // Their answers may be among the lost events: not listed as open at the end.
+        self.requests.clear();
     }
 
     /// Takes the next event of the trace; returns the violations it revealed (messages held
@@ -229,7 +232,7 @@ impl Session {
         if self.unchecked > 0 {
             let n = self.unchecked;
             self.note(format!(
-                "the checker fell behind: {n} events were relayed unchecked; model checks stopped at the first"
+                "the checker fell behind: {n} events were relayed unchecked; model checks stopped at the first, and requests in flight then are not listed as open"
             ));
         }
         let mut open: Vec<OpenRequest> = self

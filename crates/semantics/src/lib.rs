@@ -211,7 +211,18 @@ impl<'p> Semantics<'p> {
 
     /// Every transition of `state`, in a fixed order.
     pub fn successors(&self, state: &State) -> Vec<Transition> {
-        step::successors(self, state)
+        step::successors(self, state, &|_| true)
+    }
+
+    /// The transitions of `successors` whose label `keep` accepts, in the same order and with
+    /// the same targets; a rejected transition is never built, so asking for a few labels of
+    /// a state with many components costs the offers, not every target.
+    pub fn successors_where(
+        &self,
+        state: &State,
+        keep: &dyn Fn(&Label) -> bool,
+    ) -> Vec<Transition> {
+        step::successors(self, state, keep)
     }
 
     /// The buffer of a channel; `None` for a synchronous one.

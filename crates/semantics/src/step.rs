@@ -22,13 +22,21 @@ use std::sync::Arc;
 
 type Built = Result<Vec<Proc>, Fault>;
 
-pub(crate) fn successors(sem: &Semantics<'_>, state: &State) -> Vec<Transition> {
+/// The transitions of `state` whose label `keep` accepts; a rejected label's target is never
+/// built (the monitor asks for the few transitions that can take one observed message out of
+/// states with thousands of components).
+pub(crate) fn successors(
+    sem: &Semantics<'_>,
+    state: &State,
+    keep: &dyn Fn(&Label) -> bool,
+) -> Vec<Transition> {
     let mut opener = Opener::new(Spawner::new(sem, state.fresh));
     opener.open_list(Rc::new(state.procs.to_vec()));
     let offers = std::mem::take(&mut opener.offers);
     let mut stepper = Stepper {
         spawner: opener.spawner,
         state,
+        keep,
         out: Vec::new(),
     };
     for offer in &offers {
@@ -41,6 +49,7 @@ pub(crate) fn successors(sem: &Semantics<'_>, state: &State) -> Vec<Transition> 
 struct Stepper<'s, 'p, 'a> {
     spawner: Spawner<'s, 'p>,
     state: &'a State,
+    keep: &'a dyn Fn(&Label) -> bool,
     out: Vec<Transition>,
 }
 
@@ -61,6 +70,9 @@ impl<'p> Stepper<'_, 'p, '_> {
             Act::Out(chan, values) => return self.send(offer, *chan, values),
             Act::In(chan, pats) => return self.receive(offer, *chan, pats),
         };
+        if !(self.keep)(&label) {
+            return;
+        }
         let built = self.alone(offer, offer.frame.clone());
         let queues = self.state.queues.to_vec();
         self.finish(label, built, queues, vec![offer.instance], offer.span);
@@ -82,6 +94,9 @@ impl<'p> Stepper<'_, 'p, '_> {
             head: Head::Send(chan),
             args: values.to_vec().into(),
         };
+        if !(self.keep)(&label) {
+            return;
+        }
         let waiting = find(&self.state.queues, chan).map_or(0, |q| q.messages.len());
         if waiting < buffer.capacity as usize {
             let built = self.alone(offer, offer.frame.clone());
@@ -121,6 +136,9 @@ impl<'p> Stepper<'_, 'p, '_> {
             head: Head::Receive(chan),
             args: values,
         };
+        if !(self.keep)(&label) {
+            return;
+        }
         let built = self.alone(offer, frame);
         let queues = pop(&self.state.queues, chan);
         self.finish(label, built, queues, vec![offer.instance], offer.span);
@@ -177,6 +195,9 @@ impl<'p> Stepper<'_, 'p, '_> {
             head: Head::Chan(chan),
             args: values.to_vec().into(),
         };
+        if !(self.keep)(&label) {
+            return;
+        }
         let built = self.joint(output, &input, frame, meeting);
         let actors = vec![output.instance, input.instance];
         let queues = self.state.queues.to_vec();
@@ -302,6 +323,9 @@ impl<'p> Stepper<'_, 'p, '_> {
     }
 
     fn fault(&mut self, offer: &Offer<'p>, kind: FaultKind) {
+        if !(self.keep)(&Label::tau()) {
+            return;
+        }
         let fault = Fault {
             kind,
             span: offer.span,

@@ -160,3 +160,60 @@ fn a_copy_of_a_replication_can_talk_to_itself() {
     sizes.sort();
     assert_eq!(sizes, [2, 4]);
 }
+
+/// `successors_where` is `successors` filtered by label, the same transitions in the same
+/// order, on every state (up to a bound) of every rule file and of the monitor's MCP models
+/// (where it matters: the monitor asks for the few transitions that take one message).
+#[test]
+fn successors_where_is_successors_filtered_by_label() {
+    let mcp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/mcp");
+    let mut files = rule_files();
+    files.extend(["legacy.pi", "modern.pi"].map(|f| mcp.join(f)));
+    let keeps: [(&str, &dyn Fn(&agentpi_semantics::Label) -> bool); 3] = [
+        ("tau", &|l| l.is_tau()),
+        ("visible", &|l| !l.is_tau()),
+        ("odd arity", &|l| l.args.len() % 2 == 1),
+    ];
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let loaded = agentpi_ir::load_str("model.pi", &text);
+        let sem = Semantics::new(&loaded.program);
+        for system in 0..loaded.program.systems.len() {
+            for state in some_states(&sem, system, 400) {
+                let all = sem.successors(&state);
+                for (what, keep) in &keeps {
+                    let filtered: Vec<String> = all
+                        .iter()
+                        .filter(|t| keep(&t.label))
+                        .map(|t| format!("{t:?}"))
+                        .collect();
+                    let direct: Vec<String> = sem
+                        .successors_where(&state, *keep)
+                        .iter()
+                        .map(|t| format!("{t:?}"))
+                        .collect();
+                    assert_eq!(direct, filtered, "{}: {what}", file.display());
+                }
+            }
+        }
+    }
+}
+
+/// The first `limit` states of `system` in breadth-first order.
+fn some_states(sem: &Semantics<'_>, system: usize, limit: usize) -> Vec<State> {
+    let Ok(initial) = sem.initial(system) else {
+        return Vec::new();
+    };
+    let mut seen: HashMap<State, ()> = HashMap::from([(initial.clone(), ())]);
+    let mut order = vec![initial];
+    let mut next = 0;
+    while next < order.len() && order.len() < limit {
+        for t in sem.successors(&order[next]) {
+            if t.fault.is_none() && seen.insert(t.target.clone(), ()).is_none() {
+                order.push(t.target);
+            }
+        }
+        next += 1;
+    }
+    order
+}
