@@ -161,6 +161,9 @@ fn a_copy_of_a_replication_can_talk_to_itself() {
     assert_eq!(sizes, [2, 4]);
 }
 
+/// Which labels a `successors_where` call asks for.
+type Keep = dyn Fn(&agentpi_semantics::Label) -> bool;
+
 /// `successors_where` is `successors` filtered by label, the same transitions in the same
 /// order, on every state (up to a bound) of every rule file and of the monitor's MCP models
 /// (where it matters: the monitor asks for the few transitions that take one message).
@@ -169,7 +172,7 @@ fn successors_where_is_successors_filtered_by_label() {
     let mcp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/mcp");
     let mut files = rule_files();
     files.extend(["legacy.pi", "modern.pi"].map(|f| mcp.join(f)));
-    let keeps: [(&str, &dyn Fn(&agentpi_semantics::Label) -> bool); 3] = [
+    let keeps: [(&str, &Keep); 3] = [
         ("tau", &|l| l.is_tau()),
         ("visible", &|l| !l.is_tau()),
         ("odd arity", &|l| l.args.len() % 2 == 1),
