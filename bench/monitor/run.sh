@@ -2,37 +2,52 @@
 # The monitor's overhead, in one run: N ping requests to a fast echo server, direct, through
 # `agentpi monitor --no-check` (relay only) and through `agentpi monitor` (all checks), in
 # three modes (see client.py): sequential round trips, a flood (as fast as the client can
-# write), and a fixed rate of RATE requests per second. Prints one table with each
-# configuration's throughput and round trips and its ratio to direct.
-# Usage: bench/monitor/run.sh [N] [RATE] (defaults 20000 and 10000). Needs a release build:
-#   cargo build --release -p agentpi
+# write), and a fixed rate of RATE requests per second. Each configuration runs REPS times,
+# the three paths taking turns (so that a burst of load on the machine hits all three), and
+# the table gives medians: single runs on a 2-core machine vary by 30 % and more.
+# Usage: bench/monitor/run.sh [N] [RATE] [REPS] (defaults 20000, 10000 and 5). Needs a
+# release build: cargo build --release -p agentpi
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 agentpi="${AGENTPI:-$here/../../target/release/agentpi}"
 n="${1:-20000}"
 rate="${2:-10000}"
+reps="${3:-5}"
 server=(python3 "$here/echo_server.py")
 declare -A through=(
     [direct]=""
     [no-checks]="$agentpi monitor --no-check --"
     [all-checks]="$agentpi monitor --"
 )
-echo "| mode | path | messages/s | ratio | requests/s achieved | p50 ms | p99 ms | p99 goal (1.1x direct + 1 ms) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
 for mode in sequential flood "rate=$rate"; do
-    base=""
-    for path in direct no-checks all-checks; do
-        # shellcheck disable=SC2086
-        out=$(python3 "$here/client.py" "$mode" "$n" -- ${through[$path]} "${server[@]}" 2>/dev/null)
-        [[ $path == direct ]] && base=$out
-        python3 - "$mode" "$path" "$base" "$out" <<'PY'
-import json, sys
-mode, path, base, out = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
-ratio = out["messages_per_s"] / base["messages_per_s"]
-goal = 1.1 * base["p99_ms"] + 1
-met = "met" if out["p99_ms"] <= goal else "missed"
-print(f"| {mode} | {path} | {out['messages_per_s']} | {ratio:.2f} | {out['achieved_per_s']} "
-      f"| {out['p50_ms']} | {out['p99_ms']} | {goal:.3f}: {met} |")
-PY
+    for _ in $(seq "$reps"); do
+        for path in direct no-checks all-checks; do
+            # shellcheck disable=SC2086
+            out=$(python3 "$here/client.py" "$mode" "$n" -- ${through[$path]} "${server[@]}" 2>/dev/null)
+            echo "$mode $path $out" >> "$results"
+        done
     done
 done
+python3 - "$results" "$reps" <<'PY'
+import json, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    mode, path, out = line.split(" ", 2)
+    runs.setdefault((mode, path), []).append(json.loads(out))
+median = lambda rs, key: statistics.median(r[key] for r in rs)
+print(f"Medians of {sys.argv[2]} runs each; ratio: median messages/s over direct's.")
+print()
+print("| mode | path | messages/s | ratio | requests/s achieved | p50 ms | p99 ms | p99 goal (1.1x direct + 1 ms) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+for (mode, path), rs in runs.items():
+    base = runs[(mode, "direct")]
+    ratio = median(rs, "messages_per_s") / median(base, "messages_per_s")
+    goal = 1.1 * median(base, "p99_ms") + 1
+    p99 = median(rs, "p99_ms")
+    met = "met" if p99 <= goal else "missed"
+    print(f"| {mode} | {path} | {median(rs, 'messages_per_s'):.0f} | {ratio:.2f} "
+          f"| {median(rs, 'achieved_per_s'):.0f} | {median(rs, 'p50_ms'):.3f} | {p99:.3f} "
+          f"| {goal:.3f}: {met} |")
+PY
