@@ -13,6 +13,7 @@ modern          the modern era (2026-07-28): server/discover, tools/list and an 
                 each with _meta and the headers Mcp-Method and MCP-Protocol-Version; GET, DELETE
 modern_no_method  modern, but tools/list without Mcp-Method (H8)
 modern_no_param   modern, but calls `weather` without its Mcp-Param-Region header (H8)
+modern_no_meta    modern, but tools/list without _meta protocolVersion and clientCapabilities (M1)
 """
 
 import http.client
@@ -55,6 +56,8 @@ def modern(id_, method, extra=None, **headers) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
+    if MODE == "modern_no_meta" and method == "tools/list":
+        meta = {"io.modelcontextprotocol/clientInfo": meta["io.modelcontextprotocol/clientInfo"]}
     rpc(id_, method, {"_meta": meta, **(extra or {})}, **{"Mcp_Method": method, **headers})
 
 

@@ -18,6 +18,7 @@ modern_status       sends -32601 for an unknown method with status 200 (H9)
 modern_get_sse      answers the GET with an SSE stream instead of 405 (H10)
 modern_after_response  sends a log message on tools/list's stream after its response (H10)
 modern_request      sends a ping request on tools/list's stream (H10)
+modern_lenient      answers a request whose _meta lacks the version with a result (H9)
 """
 
 import json
@@ -109,7 +110,8 @@ class Handler(BaseHTTPRequestHandler):
     def modern(self, message) -> None:
         method, id_ = message["method"], message.get("id")
         version = message["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion")
-        if (self.headers.get("MCP-Protocol-Version"), self.headers.get("Mcp-Method")) != (version, method):
+        lenient = MODE == "modern_lenient" and version is None
+        if not lenient and (self.headers.get("MCP-Protocol-Version"), self.headers.get("Mcp-Method")) != (version, method):
             error = {"code": -32020, "message": "headers do not match the body"}
             self.json(400, {"jsonrpc": "2.0", "id": id_, "error": error})
         elif method == "server/discover":

@@ -219,6 +219,8 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "good", &[]),
         ("modern_no_method", "good", &["H8"]),
         ("modern_no_param", "good", &["H8"]),
+        ("modern_no_meta", "good", &["M1"]),
+        ("modern_no_meta", "modern_lenient", &["M1", "H9"]),
         ("modern", "modern_status", &["H9"]),
         ("modern", "modern_get_sse", &["H10"]),
         ("modern", "modern_after_response", &["H10", "M14"]),

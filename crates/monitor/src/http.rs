@@ -66,6 +66,9 @@ enum Body {
         name: Option<String>,
         /// `(Mcp-Param-{Name}, value)` for each `x-mcp-header` argument sent.
         params: Vec<(String, String)>,
+        /// The `_meta` lacks the protocol version or the client capabilities (H9: 400 with
+        /// `-32602`).
+        meta_missing: bool,
     },
     /// A notification or (legacy) a response: both get 202 without a body.
     Accepted(&'static str),
@@ -144,6 +147,8 @@ struct Exchange {
     judged: bool,
     /// A GET with `Last-Event-ID`.
     resuming: bool,
+    /// The event id it resumes after.
+    resumes: Option<String>,
     /// The stream has carried the response to the exchange's request.
     answered: bool,
 }
@@ -152,6 +157,8 @@ struct Exchange {
 #[derive(Debug, Default)]
 pub struct Http {
     exchanges: HashMap<u64, Exchange>,
+    /// The exchange whose stream first carried each SSE event id (legacy, H6).
+    event_streams: HashMap<String, u64>,
     /// The exchange of the (last) initialize that was answered, and the session id it got.
     init: Option<u64>,
     session: Option<String>,
@@ -169,6 +176,7 @@ impl Http {
         };
         let exchange = self.exchanges.entry(number).or_default();
         exchange.resuming = head.asked("last-event-id").is_some();
+        exchange.resumes = head.asked("last-event-id").map(String::from);
         exchange.head = Some(head);
         self.judge(number, cx)
     }
@@ -183,10 +191,36 @@ impl Http {
             exchange.body = Some(body(message, cx));
             return self.judge(number, cx);
         }
+        let mut found = self.h6_replay(event, number);
         let Some(exchange) = self.exchanges.get_mut(&number) else {
+            return found;
+        };
+        found.extend(stream(exchange, message, cx));
+        found
+    }
+
+    /// H6 (resumption): a stream resumed after event L replays only events of L's own
+    /// stream; every event id names the stream that first carried it.
+    fn h6_replay(&mut self, event: &Event, number: u64) -> Vec<Found> {
+        let Some(id) = event.fields.get("sse_id").and_then(Value::as_str) else {
             return Vec::new();
         };
-        stream(exchange, message, cx)
+        let first = *self.event_streams.entry(id.to_string()).or_insert(number);
+        let resumes = self
+            .exchanges
+            .get(&number)
+            .and_then(|e| e.resumes.as_deref());
+        let origin = resumes.and_then(|l| self.event_streams.get(l)).copied();
+        match origin {
+            Some(origin) if first != number && first != origin => vec![must(
+                "H6",
+                format!(
+                    "a stream resumed after event {:?} replays event {id:?} of another stream",
+                    resumes.unwrap_or("")
+                ),
+            )],
+            _ => Vec::new(),
+        }
     }
 
     /// The header and status rules of one exchange, once its head and body are known.
@@ -347,6 +381,10 @@ fn body(message: &Message, cx: Context) -> Body {
                 version,
                 name,
                 params: cx.param_headers.to_vec(),
+                meta_missing: ["protocolVersion", "clientCapabilities"].iter().any(|k| {
+                    meta.and_then(|m| m.get(format!("io.modelcontextprotocol/{k}")))
+                        .is_none()
+                }),
             }
         }
         Message::Notification { .. } => Body::Accepted("a notification"),
@@ -520,6 +558,7 @@ fn stream(exchange: &mut Exchange, message: &Message, cx: Context) -> Vec<Found>
     }
     if cx.modern {
         found.extend(h9_status(head, message));
+        found.extend(h9_missing_meta(head, exchange.body.as_ref(), message));
         found.extend(h10_stream(exchange, message));
     } else {
         found.extend(h6_stream(head, exchange.resuming, message));
@@ -564,6 +603,40 @@ fn h9_status(head: &Head, message: &Message) -> Option<Found> {
         rule,
         format!(
             "error {code} sent with HTTP status {}, not {status}",
+            head.status
+        ),
+    ))
+}
+
+/// H9: a modern request whose `_meta` lacks the protocol version or the client capabilities
+/// is answered 400 with `-32602` (or `-32020`).
+fn h9_missing_meta(head: &Head, body: Option<&Body>, message: &Message) -> Option<Found> {
+    let Some(Body::Request {
+        id: asked,
+        method,
+        meta_missing: true,
+        ..
+    }) = body
+    else {
+        return None;
+    };
+    let Message::Response { id, outcome } = message else {
+        return None;
+    };
+    let code = outcome
+        .as_ref()
+        .err()
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64);
+    // A missing version may also be read as headers that do not match the body (-32020).
+    if id != asked || (matches!(code, Some(-32602 | -32020)) && head.status == 400) {
+        return None;
+    }
+    let answer = code.map_or("a result".to_string(), |c| format!("error {c}"));
+    Some(must(
+        "H9",
+        format!(
+            "`{method}` without `_meta` protocolVersion and clientCapabilities got {answer} with status {}, not -32602 with 400",
             head.status
         ),
     ))

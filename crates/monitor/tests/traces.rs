@@ -77,7 +77,9 @@ fn after_a_gap_nothing_rests_on_the_lost_events() {
         r#"{"dir":"c2s","jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"dir":"c2s","jsonrpc":"2.0","id":1,"method":"ping"}"#,
     ];
-    let tail = [r#"{"dir":"c2s","jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"from-a-lost-page"}}"#];
+    let tail = [
+        r#"{"dir":"c2s","jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"from-a-lost-page"}}"#,
+    ];
     let events = |lines: &[&str]| trace::parse((lines.join("\n") + "\n").as_bytes()).unwrap();
     let mut session = Session::new();
     events(&head).iter().for_each(|e| drop(session.feed(e)));
@@ -85,7 +87,15 @@ fn after_a_gap_nothing_rests_on_the_lost_events() {
     events(&tail).iter().for_each(|e| drop(session.feed(e)));
     let report = session.finish();
     assert_eq!(report.violations, []);
-    let open: Vec<&str> = report.open_requests.iter().map(|o| o.method.as_str()).collect();
+    let open: Vec<&str> = report
+        .open_requests
+        .iter()
+        .map(|o| o.method.as_str())
+        .collect();
     assert_eq!(open, ["tools/list"]);
-    assert!(report.notes[0].contains("2 events were relayed unchecked"), "{:?}", report.notes);
+    assert!(
+        report.notes[0].contains("2 events were relayed unchecked"),
+        "{:?}",
+        report.notes
+    );
 }
