@@ -60,6 +60,18 @@ pub fn read_text(path: &Path) -> Result<String, String> {
     })
 }
 
+/// `read_text` for a command's error line: every reason names the file (the place of a bad
+/// byte as `FILE:LINE:COLUMN`).
+pub fn read_named(path: &str) -> Result<String, String> {
+    read_text(Path::new(path)).map_err(|e| {
+        if e.starts_with(path) || e.starts_with('`') {
+            e
+        } else {
+            format!("cannot read `{path}`: {e}")
+        }
+    })
+}
+
 /// The errors of a root file that `agentpi_ir::load` would report with a misleading help
 /// ("check the file name"): a directory, or a file that is not UTF-8 (reported at its first
 /// bad byte). Returns the rendered diagnostic.

@@ -11,7 +11,9 @@ fn fixtures() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inputs");
     std::fs::create_dir_all(dir.join("folder.pi")).unwrap();
     std::fs::create_dir_all(dir.join("folder.aut")).unwrap();
-    let files: [(&str, &[u8]); 10] = [
+    let files: [(&str, &[u8]); 12] = [
+        ("latin1.trace", b"c2s(stray_res)\n# caf\xe9\n"),
+        ("latin1.json", b"{\"name\": \"caf\xe9\"}\n"),
         ("empty.pi", b""),
         ("empty.json", b""),
         ("empty.aut", b""),
@@ -95,6 +97,28 @@ fn fifty_thousand_errors_show_the_first_twenty() {
     );
     // Each snippet is cut around its caret: the output does not grow with the line.
     assert!(out.len() < 20 * 1024, "{} bytes", out.len());
+}
+
+/// Every command that reads a file names the place of its first byte that is not UTF-8.
+#[test]
+fn other_files_that_are_not_utf8_name_their_first_bad_byte() {
+    check(
+        "not_utf8",
+        &[
+            &["replay", "mcp/legacy:Monitor", "latin1.trace"],
+            &["replay", "mcp/legacy:Monitor", "folder.pi"],
+            &[
+                "compare",
+                "model.pi:Ping",
+                "model.pi:Pong",
+                "--map",
+                "latin1.trace",
+            ],
+            &["sgd", "model", "latin1.json", "Banks_1"],
+            &["trace", "check", "latin1.trace"],
+            &["lint", "latin1.json"],
+        ],
+    );
 }
 
 #[test]

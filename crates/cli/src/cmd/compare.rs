@@ -120,10 +120,8 @@ fn mapping(args: &Args) -> Result<Mapping, String> {
             .map_err(|e| error_report("E0702", format!("--rename {r:?}: {e}"), None))?;
     }
     if let Some(path) = &args.map {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let message = format!("cannot read `{}`: {e}", path.display());
-            error_report("E0703", message, None)
-        })?;
+        let text = crate::loader::read_named(&path.display().to_string())
+            .map_err(|message| error_report("E0703", message, None))?;
         let file = Mapping::parse(&text)
             .map_err(|e| located_report("E0702", path, (e.line, e.column), &e.text, &e.message))?;
         mapping.extend(file);

@@ -244,7 +244,7 @@ fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
         None => return Ok(Config::default()),
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = crate::loader::read_text(path)
         .map_err(|e| InputError::new(&name, format!("cannot read config: {e}")))?;
     Config::parse(&name, &text)
 }

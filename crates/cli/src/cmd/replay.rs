@@ -75,7 +75,7 @@ pub fn run(args: Args) -> u8 {
 
 /// The labels of a trace file: a JSON list of strings, or one label a line.
 pub fn read_trace(path: &str) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let text = crate::loader::read_named(path)?;
     if text.trim_start().starts_with('[') {
         let labels: Vec<String> = serde_json::from_str(&text)
             .map_err(|e| format!("{path}: not a JSON list of labels: {e}"))?;

@@ -146,7 +146,7 @@ pub fn run(args: Args) -> u8 {
 type Done = Result<(String, u8), String>;
 
 fn read(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))
+    crate::loader::read_named(path)
 }
 
 /// The distinct services of schema files, in order of first appearance.

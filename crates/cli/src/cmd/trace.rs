@@ -33,14 +33,14 @@ pub fn run(args: Args) -> u8 {
     let bytes = match std::fs::read(&args.file) {
         Ok(b) => b,
         Err(e) => {
-            output::errln!("{}: cannot read: {e}", args.file);
+            output::errln!("error: cannot read `{}`: {e}", args.file);
             return 2;
         }
     };
     let events = match trace::parse(&bytes) {
         Ok(events) => events,
         Err(e) => {
-            output::errln!("{}:{}: {}", args.file, e.line, e.why);
+            output::errln!("error: {}:{}: {}", args.file, e.line, e.why);
             return 2;
         }
     };
