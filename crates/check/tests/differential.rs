@@ -5,6 +5,9 @@
 //! states in the same order, the same edges (labels, targets, actors, renamings), parents and
 //! faults, and `check` must give the verdicts the reference's graph gives.
 
+mod common;
+use common::Rng;
+
 use agentpi_check::reference::{self, Explored};
 use agentpi_check::{CheckResult, End, Graph, Limit, Options, Outcome, Progress};
 use agentpi_ir::core::Program;
@@ -234,22 +237,6 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         models >= 45 && coverage.states > 10_000,
         "{models} models, {coverage:?}"
     );
-}
-
-/// A small deterministic generator (xorshift64*, as in `ltl_oracle.rs`).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
 }
 
 /// Writes random well-typed processes: `chans` are the channel variables in scope (of type

@@ -4,23 +4,10 @@
 //! without loop extended by the stutter step forever), and a formula and its negation never
 //! both hold (some maximal path exists, and it satisfies one of them).
 
+mod common;
+use common::Rng;
+
 use agentpi_check::{CheckResult, Options, Outcome, Progress, Trace, check_system};
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 /// The labels atoms name: three events, `tau` and a handshake on `h`.
 const ATOMS: [&str; 5] = ["a", "b", "c", "tau", "h"];
