@@ -244,9 +244,18 @@ fn load_config(path: Option<&Path>) -> Result<Config, InputError> {
         None => return Ok(Config::default()),
     };
     let name = path.display().to_string();
-    let text = crate::loader::read_text(path)
-        .map_err(|e| InputError::new(&name, format!("cannot read config: {e}")))?;
+    let text = crate::loader::read_text(path).map_err(|e| unreadable(&name, "config", &e))?;
     Config::parse(&name, &text)
+}
+
+/// Why file `name` (a `what`, if not the input) cannot be read: a bad byte at its own place
+/// (`read_text` gives `FILE:LINE:COL: why`), anything else at the file.
+fn unreadable(name: &str, what: &str, error: &str) -> InputError {
+    match error.split_once(": ") {
+        Some((place, why)) if place.starts_with(&format!("{name}:")) => InputError::new(place, why),
+        _ if what.is_empty() => InputError::new(name, format!("cannot read: {error}")),
+        _ => InputError::new(name, format!("cannot read {what}: {error}")),
+    }
 }
 
 /// The tool set, and the name and text of the file findings point into (the input file, or
@@ -270,8 +279,7 @@ fn read(args: &Args) -> Result<(ToolSet, Option<(String, String)>), InputError> 
             .with_help("give a FILE, --url URL, or -- CMD ARGS..."));
     };
     let name = path.display().to_string();
-    let text = crate::loader::read_text(path)
-        .map_err(|e| InputError::new(&name, format!("cannot read: {e}")))?;
+    let text = crate::loader::read_text(path).map_err(|e| unreadable(&name, "", &e))?;
     Ok((input::parse(&name, &text)?, Some((name, text))))
 }
 
