@@ -8,6 +8,7 @@ use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::rules;
+use crate::schema::{self, Part};
 use crate::shape::{self, Finding, Message};
 use crate::trace::{Dir, Event};
 use agentpi_check::replay::{Arg, Key, Observation, Replay, Verdict};
@@ -136,6 +137,9 @@ pub struct Session {
     http: Http,
     /// Whether the message being checked came over HTTP.
     over_http: bool,
+    /// The method (and whether it asked for a task) of the request the message in hand
+    /// answers with a result: what its schema is (J13).
+    answered: Option<(String, bool)>,
     /// The `x-mcp-header` arguments of each listed tool (H8).
     header_args: HeaderArgs,
     /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
@@ -169,6 +173,7 @@ impl Session {
             probe_version: None,
             http: Http::default(),
             over_http: false,
+            answered: None,
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
         }
@@ -327,6 +332,7 @@ impl Session {
                 }
             }
         }
+        let enveloped = !findings.is_empty();
         self.report(index, event, findings);
         let Some(message) = message else { return };
         if self.over_http {
@@ -356,6 +362,10 @@ impl Session {
                 self.response(event.dir, id, outcome, event.t, &mut found)
             }
         };
+        let answered = self.answered.take();
+        if !enveloped && found.is_empty() {
+            found.extend(self.schema(&message, answered));
+        }
         self.report(index, event, found);
         let what = describe(&message);
         for obs in observations {
@@ -418,6 +428,42 @@ impl Session {
 
     fn bound(&self, key: &str) -> bool {
         self.replay.as_ref().is_some_and(|r| r.is_bound(key))
+    }
+
+    /// J13, for a message no other rule found fault with (one finding per fault, the most
+    /// specific): a request or notification whole, a result by the method it answers
+    /// (`answered`: that method, and whether the request asked for a task).
+    fn schema(&self, message: &Message, answered: Option<(String, bool)>) -> Option<Finding> {
+        let (part, method, value) = match message {
+            Message::Request { method, .. } => (Part::Request, method.clone(), message.to_value()),
+            Message::Notification { method, .. } => {
+                (Part::Notification, method.clone(), message.to_value())
+            }
+            Message::Response {
+                outcome: Ok(result),
+                ..
+            } => {
+                let (method, task) = answered?;
+                (Part::Result { task }, method, result.clone())
+            }
+            Message::Response { .. } => return None,
+        };
+        let named = match part {
+            Part::Result { .. } => value.get("protocolVersion"),
+            _ => value.pointer("/params/protocolVersion"),
+        };
+        let version = self.schema_version(&method, named)?;
+        schema::mismatch(version, part, &method, &value).map(|e| ("J13", e))
+    }
+
+    /// The version whose schema a message of `method` is held to: the one negotiated (the
+    /// one `initialize` names, for its own messages); `None` for a version without a schema.
+    fn schema_version(&self, method: &str, named: Option<&Value>) -> Option<schema::Version> {
+        let name = match (method, named) {
+            ("initialize", Some(v)) => v.as_str(),
+            _ => self.protocol_version.as_deref(),
+        };
+        schema::Version::of(name?)
     }
 
     fn request(
@@ -542,6 +588,8 @@ impl Session {
             modern,
             &self.schemas,
         ));
+        let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
+        self.answered = Some((p.method.clone(), task));
         match p.method.as_str() {
             "tools/list" => {
                 self.remember_schemas(result);
