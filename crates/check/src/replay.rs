@@ -200,10 +200,17 @@ impl Hyp {
 /// twice.
 #[derive(Default)]
 struct Memo {
+    /// Per state, its hidden and flagged transitions (`hidden`).
     table: FxHashMap<State, Rc<[Transition]>>,
+    /// Per small state, its visible transitions (`visible`).
+    visible: FxHashMap<State, Rc<[Transition]>>,
     /// The memo's size: per state, (transitions + 1) x (components + 1).
     weight: usize,
 }
+
+/// States of at most this many components have all their visible transitions built and
+/// remembered; larger ones only those that take the message in hand.
+const SMALL_STATE: usize = 64;
 
 /// How much the memo holds before it starts over (about 4,096 small states' worth).
 const MEMO_WEIGHT: usize = 1 << 16;
@@ -329,12 +336,17 @@ impl<'s, 'p> Replay<'s, 'p> {
                 self.class(l) == Class::Visible
                     && match_observation(self.sem, obs, l, hyp).is_some()
             };
-            for t in self.sem.successors_where(&hyp.state, &takes) {
+            let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+                self.visible(&hyp.state)
+            } else {
+                self.sem.successors_where(&hyp.state, &takes).into()
+            };
+            for t in found.iter() {
                 if t.fault.is_some() {
                     continue;
                 }
                 if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
-                    seeds.push(advance(hyp, &new, &t));
+                    seeds.push(advance(hyp, &new, t));
                 }
             }
         }
@@ -378,21 +390,42 @@ impl<'s, 'p> Replay<'s, 'p> {
 
     /// The hidden and flagged transitions of `state` (what a closure follows), remembered.
     fn hidden(&self, state: &State) -> Rc<[Transition]> {
-        if let Some(found) = self.memo.borrow().table.get(state) {
-            return found.clone();
+        self.remembered(state, false)
+    }
+
+    /// The visible transitions of `state`, remembered; only for small states (a session
+    /// whose states recur, as a sequential one's do, then costs a lookup per message).
+    fn visible(&self, state: &State) -> Rc<[Transition]> {
+        self.remembered(state, true)
+    }
+
+    fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
+        let pick = |m: &Memo| {
+            if visible { &m.visible } else { &m.table }
+                .get(state)
+                .cloned()
+        };
+        if let Some(found) = pick(&self.memo.borrow()) {
+            return found;
         }
-        let hidden = |l: &Label| self.class(l) != Class::Visible;
-        let found: Rc<[Transition]> = self.sem.successors_where(state, &hidden).into();
+        let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
+        let found: Rc<[Transition]> = self.sem.successors_where(state, &wanted).into();
         let mut memo = self.memo.borrow_mut();
         // Weighed by size, not counted: states with thousands of components are as many
         // times as large, and a count alone let the memo grow to gigabytes.
         let weight = (found.len() + 1) * (state.procs.len() + 1);
         if memo.weight + weight > MEMO_WEIGHT {
             memo.table.clear();
+            memo.visible.clear();
             memo.weight = 0;
         }
         memo.weight += weight;
-        memo.table.insert(state.clone(), found.clone());
+        let table = if visible {
+            &mut memo.visible
+        } else {
+            &mut memo.table
+        };
+        table.insert(state.clone(), found.clone());
         found
     }
 
