@@ -12,47 +12,85 @@ use std::sync::mpsc::Receiver;
 /// Events the checker may lag behind before the relay stops waiting for it.
 pub(super) const QUEUE: usize = 4096;
 
+/// The checker's niceness: a tenth of the CPU of a thread at the default priority, when
+/// they compete for a core.
+const CHECKER_NICE: i32 = 10;
+
+/// The checker thread runs below the relay and the peers: the traffic never waits
+/// for the checks, and on a machine a flood keeps busy the checker takes the CPU that is
+/// left; when it falls too far behind, the report says how much went unchecked.
+fn yield_to_the_relay() {
+    let me = rustix::thread::gettid();
+    // Best effort: where the system refuses, the checker runs at the relay's priority.
+    let _ = rustix::process::setpriority_process(Some(me), CHECKER_NICE);
+}
+
 /// The checker thread: feeds the session, writes a line per violation to standard error
 /// with `say`; `dropped` counts the events the relay could not queue (the checker fell
 /// behind). The chart of each violation is drawn when it is found, from a window of the last
 /// events, so that a long session keeps no more than the window. `None` ends the session.
 pub(super) fn check(
-    events: Receiver<Option<Event>>,
+    events: Receiver<Option<Vec<Event>>>,
     dropped: &AtomicUsize,
     say: &dyn Fn(String),
 ) -> (agentpi_monitor::Report, Charts) {
+    yield_to_the_relay();
     // Load both models now, while the server starts, rather than when the era is known and
     // messages are already queueing.
     let _ = agentpi_monitor::model::legacy();
     let _ = agentpi_monitor::model::modern();
-    let mut session = Session::new();
-    let mut window: VecDeque<Event> = VecDeque::new();
-    let mut first = 0;
-    let mut charts = Charts::new();
+    let mut checker = Checker {
+        session: Session::new(),
+        window: VecDeque::new(),
+        first: 0,
+        charts: Charts::new(),
+    };
     let mut told = 0;
-    while let Ok(Some(event)) = events.recv() {
+    while let Ok(Some(batch)) = events.recv() {
         let lost = dropped.load(Ordering::Relaxed);
         if lost > told {
-            session.gap(lost - told);
-            first += lost - told;
+            checker.session.gap(lost - told);
+            checker.first += lost - told;
             told = lost;
         }
-        if window.len() == WINDOW {
-            window.pop_front();
-            first += 1;
-        }
-        window.push_back(event);
-        let Some(event) = window.back() else { continue };
-        let found = session.feed(event);
-        if !found.is_empty() {
-            let events: Vec<Event> = window.iter().cloned().collect();
-            for v in found {
-                say(wire::line(&v) + "\n");
-                charts.insert(v.index, wire::chart(&events, first, v.index));
-            }
+        for event in batch {
+            checker.feed(event, say);
         }
     }
-    (session.finish(), charts)
+    (checker.session.finish(), checker.charts)
+}
+
+/// The session, and the last events for the charts (`first`: the index of the window's
+/// first event).
+struct Checker {
+    session: Session,
+    window: VecDeque<Event>,
+    first: usize,
+    charts: Charts,
+}
+
+impl Checker {
+    /// Checks one event; draws a chart for each violation it shows.
+    fn feed(&mut self, event: Event, say: &dyn Fn(String)) {
+        if self.window.len() == WINDOW {
+            self.window.pop_front();
+            self.first += 1;
+        }
+        self.window.push_back(event);
+        let Some(event) = self.window.back() else {
+            return;
+        };
+        let found = self.session.feed(event);
+        if found.is_empty() {
+            return;
+        }
+        let events: Vec<Event> = self.window.iter().cloned().collect();
+        for v in found {
+            say(wire::line(&v) + "\n");
+            self.charts
+                .insert(v.index, wire::chart(&events, self.first, v.index));
+        }
+    }
 }
 
 pub(super) type Charts = HashMap<usize, String>;

@@ -6,7 +6,7 @@
 //! (the report says so) rather than slow the traffic down.
 
 use super::Format;
-use super::checker::{Charts, QUEUE, check, summary};
+use super::checker::{Charts, check, summary};
 use crate::output;
 use agentpi_monitor::{Dir, Event, Session};
 use serde_json::{Map, json};
@@ -62,12 +62,16 @@ upstream URL is not http://HOST[:PORT], or a --record or --report file cannot be
 const MAX_LINE: usize = 256 * 1024 * 1024;
 /// Bytes read from a stream at a time.
 const CHUNK: usize = 64 * 1024;
+/// How long the next read waits after a read that found a burst (`pause_in_a_burst`).
+const BURST_PAUSE: Duration = Duration::from_micros(100);
+/// Batches (the lines of one read, about a chunk) the checker's queue holds: about 64 MiB.
+const BATCHES: usize = 1024;
 
 /// What the relay threads share: the clock, the record and the checker's queue.
 struct Tap {
     start: Instant,
     record: Mutex<Option<BufWriter<File>>>,
-    queue: SyncSender<Option<Event>>,
+    queue: SyncSender<Option<Vec<Event>>>,
     dropped: AtomicUsize,
     record_failed: AtomicBool,
     /// Whether events go to the checker at all (`--no-check`: no).
@@ -122,9 +126,32 @@ impl Tap {
 }
 
 impl Tap {
-    /// Records `event` and queues it for the checker (stderr lines are only recorded: they
-    /// are not the protocol's); never blocks on the checker.
+    /// Records `event` and queues it for the checker.
     fn emit(&self, event: Event) {
+        self.record(&event);
+        self.queue(vec![event]);
+    }
+
+    /// Queues the events of one read for the checker as one batch: one wake-up of the
+    /// checker per read rather than per line, which in a flood is most of what the checks
+    /// cost the relay. Stderr lines are only recorded (they are not the protocol's). Never
+    /// blocks: a batch the queue has no room for is counted as dropped.
+    fn queue(&self, mut batch: Vec<Event>) {
+        batch.retain(|e| e.dir != Dir::Stderr);
+        if batch.is_empty() || !self.check {
+            return;
+        }
+        let n = batch.len();
+        match self.queue.try_send(Some(batch)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.dropped.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Writes `event` to the record, flushed (`--record`).
+    fn record(&self, event: &Event) {
         let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(file) = record.as_mut() {
             let line = event.to_line() + "\n";
@@ -137,15 +164,17 @@ impl Tap {
                 *record = None;
             }
         }
-        if event.dir == Dir::Stderr || !self.check {
-            return;
-        }
-        match self.queue.try_send(Some(event)) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-            }
-        }
+    }
+
+    /// Taps the lines of one read: each recorded, all queued as one batch.
+    fn lines(&self, lines: &mut Lines, chunk: &[u8], dir: Dir) {
+        let mut batch = Vec::new();
+        lines.feed(chunk, |line| {
+            let event = Event::message(self.now(), dir, line);
+            self.record(&event);
+            batch.push(event);
+        });
+        self.queue(batch);
     }
 
     fn now(&self) -> f64 {
@@ -196,7 +225,7 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
-    let (queue, events) = sync_channel(QUEUE);
+    let (queue, events) = sync_channel(BATCHES);
     let tap = Arc::new(Tap {
         start: Instant::now(),
         record: Mutex::new(record),
@@ -303,12 +332,11 @@ fn client_to_server(stdin: Option<ChildStdin>, tap: &Tap) {
         };
         // Tapped before it is passed on (both ways), so that the record never shows an
         // answer before its request.
-        lines.feed(&buf[..n], |line| {
-            tap.emit(Event::message(tap.now(), Dir::C2s, line))
-        });
+        tap.lines(&mut lines, &buf[..n], Dir::C2s);
         if !server_gone && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
             server_gone = true;
         }
+        pause_in_a_burst(&buf[..n]);
     }
     lines.end(|line| tap.emit(Event::message(tap.now(), Dir::C2s, line)));
     tap.process("eof", Map::from_iter([("side".into(), json!("client"))]));
@@ -330,12 +358,11 @@ fn pump(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        lines.feed(&buf[..n], |line| {
-            tap.emit(Event::message(tap.now(), dir, line))
-        });
+        tap.lines(&mut lines, &buf[..n], dir);
         if !reader_gone && write(&buf[..n]).is_err() {
             reader_gone = true;
         }
+        pause_in_a_burst(&buf[..n]);
     }
     lines.end(|line| tap.emit(Event::message(tap.now(), dir, line)));
     let side = if dir == Dir::S2c {
@@ -344,6 +371,16 @@ fn pump(
         "server stderr"
     };
     tap.process("eof", Map::from_iter([("side".into(), json!(side))]));
+}
+
+/// After a read that found several messages waiting (a burst), the next read waits a
+/// moment so that it takes the rest of the burst in one piece: fewer wake-ups of this thread
+/// and of the reader downstream, which is what a relay costs on a busy machine. A lone
+/// message (one round trip at a time) is never held, and nothing read is ever held back.
+fn pause_in_a_burst(chunk: &[u8]) {
+    if chunk.iter().filter(|&&b| b == b'\n').count() > 1 {
+        std::thread::sleep(BURST_PAUSE);
+    }
 }
 
 /// A chunk to our standard output, under its lock so that nothing interleaves with it.

@@ -128,7 +128,7 @@ struct Recorder {
     start: Instant,
     file: Mutex<Option<BufWriter<File>>>,
     failure: Mutex<Option<String>>,
-    queue: SyncSender<Option<TraceEvent>>,
+    queue: SyncSender<Option<Vec<TraceEvent>>>,
     check: bool,
     /// Events the checker's queue had no room for.
     dropped: AtomicUsize,
@@ -138,7 +138,11 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(file: Option<File>, queue: SyncSender<Option<TraceEvent>>, check: bool) -> Recorder {
+    fn new(
+        file: Option<File>,
+        queue: SyncSender<Option<Vec<TraceEvent>>>,
+        check: bool,
+    ) -> Recorder {
         Recorder {
             start: Instant::now(),
             file: Mutex::new(file.map(BufWriter::new)),
@@ -181,7 +185,7 @@ impl Recorder {
                 }
             }
         }
-        if self.check && self.queue.try_send(Some(event)).is_err() {
+        if self.check && self.queue.try_send(Some(vec![event])).is_err() {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
