@@ -9,6 +9,7 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
+use crate::engine::{Engine, Expansion, FastSucc, Miss, Target};
 use crate::store::{Key, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
@@ -126,6 +127,9 @@ pub struct Graph {
     pub limit: Option<Limit>,
     /// Number of states whose edges are known (states `0..expanded`).
     pub expanded: usize,
+    /// How many of them the engine's fast path expanded (the others took the reference
+    /// semantics: fresh names, or moves not cached yet).
+    pub fast: usize,
     pub max_depth: usize,
     /// Distinct (source, printed label, target) triples: the transitions of the state space
     /// as `agentpi lts` writes them with restricted channels kept.
@@ -198,6 +202,7 @@ impl Graph {
             end: End::Complete,
             limit: None,
             expanded: 0,
+            fast: 0,
             max_depth: 0,
             transitions: 0,
         }
@@ -228,15 +233,15 @@ pub fn explore(
     let (mut next, mut level_end) = (0usize, 1usize);
     while next < run.graph.state_count() {
         let chunk_end = (next + run.chunk()).min(level_end);
-        let store = &run.graph.store;
+        let (store, engine) = (&run.graph.store, &run.engine);
         let succ: Vec<_> = pool.install(|| {
             (next..chunk_end)
                 .into_par_iter()
-                .map(|s| keyed(store, sem.successors(&store.state(s as u32))))
+                .map(|s| expand(sem, engine, store, s as u32))
                 .collect()
         });
-        for (s, transitions) in (next..chunk_end).zip(succ) {
-            if let Some(end) = run.merge(s as u32, transitions) {
+        for (s, expanded) in (next..chunk_end).zip(succ) {
+            if let Some(end) = run.merge(s as u32, expanded) {
                 run.graph.end = end;
                 return run.finish(progress);
             }
@@ -251,9 +256,29 @@ pub fn explore(
     run.finish(progress)
 }
 
+/// What a worker made of one frontier state.
+enum Expanded {
+    /// By the engine's fast path.
+    Fast(Vec<FastSucc>),
+    /// By the reference semantics, with what the engine's cache was missing.
+    Slow(Keyed, Vec<Miss>),
+}
+
+fn expand(sem: &Semantics<'_>, engine: &Engine<'_, '_>, store: &Store, s: u32) -> Expanded {
+    match engine.expand(store, s) {
+        Expansion::Fast(succ) => Expanded::Fast(succ),
+        Expansion::Slow(misses) => {
+            Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
+        }
+    }
+}
+
 /// One exploration in progress.
 struct Run<'g, 's, 'p> {
     sem: &'s Semantics<'p>,
+    engine: Engine<'s, 'p>,
+    /// The graph's number of each of the engine's labels (`u32::MAX`: not seen yet).
+    engine_labels: Vec<u32>,
     options: &'g Options,
     goals: &'g Goals<'g>,
     graph: Graph,
@@ -262,12 +287,16 @@ struct Run<'g, 's, 'p> {
     met: Vec<bool>,
     deadlock_found: bool,
     fault_found: bool,
+    /// The labels that have been held to the goals.
+    watched: Vec<bool>,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn new(sem: &'s Semantics<'p>, options: &'g Options, goals: &'g Goals<'g>) -> Self {
         Run {
             sem,
+            engine: Engine::new(sem),
+            engine_labels: Vec::new(),
             options,
             goals,
             graph: Graph::new(),
@@ -275,6 +304,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             met: vec![false; goals.labels.len()],
             deadlock_found: false,
             fault_found: false,
+            watched: Vec::new(),
         }
     }
 
@@ -297,32 +327,101 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
     /// A source whose transitions would pass a bound is left unexpanded, whole.
-    fn merge(&mut self, source: u32, transitions: Keyed) -> Option<End> {
-        if let Some(fault) = limit_fault(&transitions) {
-            let limit = Limit::Model(fault.clone());
-            self.graph.limit = Some(limit.clone());
-            return Some(End::Limit(limit));
+    fn merge(&mut self, source: u32, expanded: Expanded) -> Option<End> {
+        match expanded {
+            Expanded::Fast(succ) => {
+                self.graph.fast += 1;
+                self.merge_fast(source, succ)
+            }
+            Expanded::Slow(transitions, misses) => {
+                let end = self.merge_slow(source, transitions);
+                if end.is_none() {
+                    self.engine.fill(&mut self.graph.store, misses);
+                }
+                end
+            }
+        }
+    }
+
+    fn merge_slow(&mut self, source: u32, transitions: Keyed) -> Option<End> {
+        if let Some(fault) = limit_fault(transitions.iter().map(|(_, t)| t.fault.as_ref())) {
+            return Some(self.stop(Limit::Model(fault.clone())));
         }
         let transitions = self.complete_keys(transitions);
-        if let Some(limit) = self.bound_passed(&transitions) {
-            self.graph.limit = Some(limit.clone());
-            return Some(End::Limit(limit));
+        let new = transitions.iter().filter_map(|(key, _)| key.as_ref());
+        if let Some(limit) = self.bound_passed(new, transitions.len()) {
+            return Some(self.stop(limit));
         }
         let mut seen: FxHashSet<Edge> = FxHashSet::default();
         let (mut moves, mut faults) = (false, false);
         for (key, t) in transitions {
+            let label = self.names.label(&mut self.graph, t.label);
             match (t.fault, key) {
                 (Some(fault), _) => {
                     faults = true;
-                    self.fault(source, t.label, fault);
+                    self.fault(source, label, fault);
                 }
                 (None, Some(key)) => {
                     moves = true;
-                    self.edge(source, &key, t.label, t.actors, t.renaming, &mut seen);
+                    let target = self.target(source, &key);
+                    let actors = self.names.actors(&mut self.graph, t.actors);
+                    self.edge(target, label, actors, t.renaming, &mut seen);
                 }
                 (None, None) => unreachable!("every transition has its key (complete_keys)"),
             }
         }
+        self.expanded(source, moves, faults)
+    }
+
+    fn merge_fast(&mut self, source: u32, succ: Vec<FastSucc>) -> Option<End> {
+        let faults = succ.iter().map(|t| match t {
+            FastSucc::Fault { fault, .. } => Some(fault),
+            FastSucc::To { .. } => None,
+        });
+        if let Some(fault) = limit_fault(faults) {
+            return Some(self.stop(Limit::Model(fault.clone())));
+        }
+        let new = succ.iter().filter_map(|t| match t {
+            FastSucc::To {
+                target: Target::New(key),
+                ..
+            } => Some(key),
+            _ => None,
+        });
+        if let Some(limit) = self.bound_passed(new, succ.len()) {
+            return Some(self.stop(limit));
+        }
+        let mut seen: FxHashSet<Edge> = FxHashSet::default();
+        let (mut moves, mut faults) = (false, false);
+        for t in succ {
+            match t {
+                FastSucc::Fault { label, fault } => {
+                    faults = true;
+                    let label = self.engine_label(label);
+                    self.fault(source, label, fault);
+                }
+                FastSucc::To {
+                    label,
+                    actors,
+                    target,
+                } => {
+                    moves = true;
+                    let label = self.engine_label(label);
+                    let target = match target {
+                        Target::Known(t) => t,
+                        Target::New(key) => self.target(source, &key),
+                    };
+                    let actors = self.names.actors(&mut self.graph, actors.to_vec());
+                    self.edge(target, label, actors, Box::default(), &mut seen);
+                }
+            }
+        }
+        self.expanded(source, moves, faults)
+    }
+
+    /// Ends the expansion of `source`: its edges are complete; a state without transitions
+    /// may be a deadlock.
+    fn expanded(&mut self, source: u32, moves: bool, faults: bool) -> Option<End> {
         self.graph.offsets.push(self.graph.edges.len() as u32);
         self.graph.expanded += 1;
         if !moves && !faults && self.goals.deadlock {
@@ -330,6 +429,39 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             self.deadlock_found |= !self.sem.is_valid_end(&state);
         }
         self.decided().then_some(End::Decided)
+    }
+
+    fn stop(&mut self, limit: Limit) -> End {
+        self.graph.limit = Some(limit.clone());
+        End::Limit(limit)
+    }
+
+    /// The graph's number of one of the engine's labels.
+    fn engine_label(&mut self, label: u32) -> u32 {
+        let i = label as usize;
+        if let Some(&known) = self.engine_labels.get(i).filter(|&&l| l != u32::MAX) {
+            return known;
+        }
+        let text = self.engine.labels.items[i].clone();
+        let number = self.names.label(&mut self.graph, text);
+        if self.engine_labels.len() <= i {
+            self.engine_labels.resize(i + 1, u32::MAX);
+        }
+        self.engine_labels[i] = number;
+        number
+    }
+
+    /// The number of the target with this key, storing it (reached from `source` by the
+    /// edge about to be added) when new.
+    fn target(&mut self, source: u32, key: &Key) -> u32 {
+        match self.graph.store.find(key) {
+            Some(target) => target,
+            None => {
+                let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
+                self.graph.parent.push((source, index as u32));
+                self.graph.store.insert(key)
+            }
+        }
     }
 
     /// Interns, in frontier order, the targets that held a component the store did not know
@@ -343,23 +475,24 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         transitions.into_iter().map(complete).collect()
     }
 
-    /// The bound that merging these transitions would pass: more states or memory than the
-    /// options allow. (Their new components are interned already and counted.)
-    fn bound_passed(&self, transitions: &[(Option<Key>, Transition)]) -> Option<Limit> {
+    /// The bound that merging these transitions (`count` of them, with the keys `keys` of
+    /// targets not known before) would pass: more states or memory than the options allow.
+    /// (Their new components are interned already and counted.)
+    fn bound_passed<'k>(&self, keys: impl Iterator<Item = &'k Key>, count: usize) -> Option<Limit> {
         if self.options.max_states.is_none() && self.options.max_memory.is_none() {
             return None;
         }
-        let (mut count, mut bytes) = (0usize, 0u64);
+        let (mut states, mut bytes) = (0usize, 0u64);
         let mut new: FxHashSet<&Key> = FxHashSet::default();
-        for key in transitions.iter().filter_map(|(key, _)| key.as_ref()) {
+        for key in keys {
             if self.graph.store.find(key).is_none() && new.insert(key) {
-                count += 1;
+                states += 1;
                 // A new state also adds an edge and a parent link.
                 bytes += state_bytes(key) + 8;
             }
         }
-        let edges = transitions.len() as u64 * std::mem::size_of::<Edge>() as u64;
-        let states = self.graph.state_count() + count;
+        let edges = count as u64 * std::mem::size_of::<Edge>() as u64;
+        let states = self.graph.state_count() + states;
         if let Some(max) = self.options.max_states.filter(|&m| states > m) {
             return Some(Limit::States(max));
         }
@@ -371,8 +504,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// A faulty transition (an assertion or a run-time error).
-    fn fault(&mut self, source: u32, label: Label, fault: Fault) {
-        let label = self.names.label(&mut self.graph, label);
+    fn fault(&mut self, source: u32, label: u32, fault: Fault) {
         self.graph.faults.push(FaultEdge {
             source,
             label,
@@ -381,25 +513,21 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.fault_found = true;
     }
 
-    /// A transition into a state, stored once per (label, target, actors).
+    /// A transition into a stored state, kept once per (label, target, actors).
     fn edge(
         &mut self,
-        source: u32,
-        key: &Key,
-        label: Label,
-        actors: Vec<Actor>,
+        target: u32,
+        label: u32,
+        actors: u32,
         renaming: agentpi_semantics::Renaming,
         seen: &mut FxHashSet<Edge>,
     ) {
-        let target = match self.graph.store.find(key) {
-            Some(target) => target,
-            None => {
-                let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
-                self.graph.parent.push((source, index as u32));
-                self.graph.store.insert(key)
-            }
+        self.watch_label(label);
+        let edge = Edge {
+            label,
+            target,
+            actors,
         };
-        let edge = self.new_edge(label, target, actors);
         if seen.insert(edge) {
             if self.options.keep_renamings {
                 self.graph.renamings.push(renaming);
@@ -408,23 +536,17 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         }
     }
 
-    fn new_edge(&mut self, label: Label, target: u32, actors: Vec<Actor>) -> Edge {
-        let known = self.graph.labels.len();
-        let label = self.names.label(&mut self.graph, label);
-        if label as usize == known {
-            self.watch_label(label);
-        }
-        let actors = self.names.actors(&mut self.graph, actors);
-        Edge {
-            label,
-            target,
-            actors,
-        }
-    }
-
-    /// A label seen for the first time may meet a goal.
+    /// A label seen on an edge for the first time may meet a goal. (A label seen first on a
+    /// fault is watched when an edge first carries it: a fault is no edge.)
     fn watch_label(&mut self, label: u32) {
-        let label = &self.graph.labels[label as usize];
+        let i = label as usize;
+        if self.watched.len() <= i {
+            self.watched.resize(i + 1, false);
+        }
+        if std::mem::replace(&mut self.watched[i], true) {
+            return;
+        }
+        let label = &self.graph.labels[i];
         for (k, goal) in self.goals.labels.iter().enumerate() {
             if !self.met[k] && goal(label) {
                 self.met[k] = true;
@@ -504,10 +626,8 @@ fn empty_state() -> State {
 }
 
 /// A limit of the semantics met by one of the transitions.
-fn limit_fault(transitions: &[(Option<Key>, Transition)]) -> Option<&Fault> {
-    transitions
-        .iter()
-        .find_map(|(_, t)| t.fault.as_ref().filter(|f| f.kind.is_limit()))
+fn limit_fault<'f>(faults: impl Iterator<Item = Option<&'f Fault>>) -> Option<&'f Fault> {
+    faults.flatten().find(|f| f.kind.is_limit())
 }
 
 /// The interned labels and actor sets.

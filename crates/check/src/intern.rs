@@ -39,6 +39,8 @@ pub(crate) struct Interner {
     /// ids...]`: a sequence nested in another is stored once, by id, not copied into it.
     seqs: Vec<Box<[u32]>>,
     seq_index: HashTable<u32>,
+    /// Each sequential composition whole, for comparing components in canonical order.
+    seq_procs: Vec<Proc>,
     queues: Vec<Queue>,
     queue_index: HashTable<u32>,
     /// For each closure, sequence and queue: one more than the largest fresh id it holds.
@@ -102,18 +104,44 @@ impl Interner {
         self.bytes
     }
 
-    fn component(&self, id: u32) -> Proc {
+    /// The component with this id.
+    pub(crate) fn component(&self, id: u32) -> Proc {
         match id & KIND_MASK {
             LEAF => Proc::Leaf(self.closures[index(id)].clone()),
-            _ => {
-                let key = &self.seqs[index(id)];
-                let left = key[1..].iter().map(|&c| self.component(c)).collect();
-                Proc::Seq(left, self.closures[index(key[0])].clone())
-            }
+            _ => self.seq_procs[index(id)].clone(),
         }
     }
 
-    fn fresh_bound(&self, id: u32) -> u32 {
+    /// The queue with this id.
+    pub(crate) fn queue_of(&self, id: u32) -> &Queue {
+        &self.queues[index(id)]
+    }
+
+    /// Two components in the canonical order of a state without fresh names
+    /// (`agentpi_semantics::state::cmp_components`).
+    pub(crate) fn cmp(&self, a: u32, b: u32) -> std::cmp::Ordering {
+        use agentpi_semantics::state::{cmp_closures, cmp_components};
+        use std::cmp::Ordering;
+        match (a & KIND_MASK, b & KIND_MASK) {
+            (LEAF, LEAF) => cmp_closures(&self.closures[index(a)], &self.closures[index(b)]),
+            (LEAF, _) => Ordering::Less,
+            (_, LEAF) => Ordering::Greater,
+            _ => cmp_components(&self.seq_procs[index(a)], &self.seq_procs[index(b)]),
+        }
+    }
+
+    /// The closure of a waiting component (`None` for a sequence).
+    pub(crate) fn closure_of(&self, id: u32) -> Option<&Closure> {
+        (id & KIND_MASK == LEAF).then(|| &*self.closures[index(id)])
+    }
+
+    /// Whether an id names a queue (queues follow the components in a state's ids).
+    pub(crate) fn is_queue(id: u32) -> bool {
+        id & KIND_MASK == QUEUE
+    }
+
+    /// One more than the largest fresh id the component or queue holds.
+    pub(crate) fn fresh_bound(&self, id: u32) -> u32 {
         let i = index(id);
         match id & KIND_MASK {
             LEAF => self.closure_fresh[i],
@@ -122,7 +150,8 @@ impl Interner {
         }
     }
 
-    fn proc(&mut self, proc: &Proc) -> u32 {
+    /// The id of a component, interning it when new.
+    pub(crate) fn proc(&mut self, proc: &Proc) -> u32 {
         match proc {
             Proc::Leaf(c) => self.closure(c),
             Proc::Seq(left, right) => self.seq(left, right),
@@ -176,10 +205,15 @@ impl Interner {
         let fresh = key.iter().map(|&id| self.fresh_bound(id)).max();
         self.seq_fresh.push(fresh.unwrap_or(0));
         self.bytes += 4 * key.len() as u64 + 16 + INDEX_ENTRY + 4;
+        // The whole sequence, for comparisons; it shares its closures with the interner.
+        let left = key[1..].iter().map(|&c| self.component(c)).collect();
+        let whole = Proc::Seq(left, self.closures[index(key[0])].clone());
+        self.bytes += 16 * key.len() as u64 + 24;
         let seqs = &self.seqs;
         self.seq_index
             .insert_unique(hash_of(&key[..]), i, |&j| hash_of(&seqs[j as usize][..]));
         self.seqs.push(key.into_boxed_slice());
+        self.seq_procs.push(whole);
         tagged(i, SEQ)
     }
 
@@ -198,7 +232,8 @@ impl Interner {
         Some(key)
     }
 
-    fn queue(&mut self, queue: &Queue) -> u32 {
+    /// The id of a queue, interning it when new.
+    pub(crate) fn queue(&mut self, queue: &Queue) -> u32 {
         if let Some(id) = self.find_queue(queue) {
             return id;
         }

@@ -8,6 +8,7 @@
 //! printing: results are data for the binary to render.
 
 pub mod accept;
+mod engine;
 pub mod explore;
 mod intern;
 mod ltl;

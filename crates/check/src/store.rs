@@ -87,7 +87,22 @@ impl Store {
         4 * self.arena.len() as u64 + STATE_OVERHEAD * self.len() as u64 + self.interner.bytes()
     }
 
-    fn ids(&self, i: u32) -> &[u32] {
+    /// The interned components and queues.
+    pub(crate) fn interner(&self) -> &Interner {
+        &self.interner
+    }
+
+    pub(crate) fn interner_mut(&mut self) -> &mut Interner {
+        &mut self.interner
+    }
+
+    /// The number of the state whose ids are `ids` (with fingerprint `hash`), if stored.
+    pub(crate) fn find_ids(&self, hash: u64, ids: &[u32]) -> Option<u32> {
+        self.index.find(hash, |&i| self.ids(i) == ids).copied()
+    }
+
+    /// The id sequence of state `i`: its components in canonical order, then its queues.
+    pub(crate) fn ids(&self, i: u32) -> &[u32] {
         slice(&self.arena, &self.offsets, i)
     }
 }
@@ -102,7 +117,7 @@ fn slice<'a>(arena: &'a [u32], offsets: &[u64], i: u32) -> &'a [u32] {
     &arena[offsets[i] as usize..offsets[i + 1] as usize]
 }
 
-fn key(ids: Vec<u32>) -> Key {
+pub(crate) fn key(ids: Vec<u32>) -> Key {
     Key {
         hash: fingerprint(&ids),
         ids: ids.into_boxed_slice(),
@@ -110,7 +125,7 @@ fn key(ids: Vec<u32>) -> Key {
 }
 
 /// The xxh3 hash of an id sequence's little-endian bytes: stable across processes.
-fn fingerprint(ids: &[u32]) -> u64 {
+pub(crate) fn fingerprint(ids: &[u32]) -> u64 {
     // The bytes are copied into a reused buffer: reading `&[u32]` as bytes in place would
     // need `unsafe`, and the copy is a few dozen bytes.
     thread_local!(static BYTES: std::cell::RefCell<Vec<u8>> = const {

@@ -81,6 +81,8 @@ struct Coverage {
     queued: usize,
     seq: usize,
     replicated: usize,
+    /// States the engine's fast path expanded (the rest took the reference semantics).
+    fast: usize,
 }
 
 impl Coverage {
@@ -100,6 +102,7 @@ impl Coverage {
         self.queued += other.queued;
         self.seq += other.seq;
         self.replicated += other.replicated;
+        self.fast += other.fast;
     }
 }
 
@@ -133,6 +136,7 @@ fn differential(
             let what = format!("{name}, system {system}, {t} threads");
             compare(&graph, &explored, &what);
             (0..graph.state_count() as u32).for_each(|s| coverage.count(&sem, &graph.state(s)));
+            coverage.fast += graph.fast;
         }
     }
 }
@@ -234,7 +238,7 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         models += 1;
     }
     assert!(
-        models >= 45 && coverage.states > 10_000,
+        models >= 45 && coverage.states > 10_000 && coverage.fast > 5_000,
         "{models} models, {coverage:?}"
     );
 }
@@ -481,7 +485,9 @@ fn generated_programs(from: u64, to: u64) -> (usize, Coverage) {
 fn the_engine_explores_generated_programs_as_the_reference_does() {
     let (loaded_count, c) = generated_programs(1, 2_500);
     assert!(
-        loaded_count > 2_000 && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000,
+        loaded_count > 2_000
+            && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000
+            && c.fast > 20_000,
         "{loaded_count} programs loaded, {c:?}"
     );
 }

@@ -5,6 +5,7 @@
 //! implement a rule say so in their doc comment. This crate does no I/O, starts no threads and
 //! knows nothing of MCP or JSON.
 
+pub mod component;
 pub mod eval;
 pub mod label;
 mod offers;
@@ -15,6 +16,7 @@ mod step;
 mod valid_end;
 pub mod value;
 
+pub use component::{Built, LocalStep, Move, MoveKind, Moves, Received, SendEffects};
 pub use eval::FaultKind;
 pub use label::{Head, Label};
 pub use queue::Queue;

@@ -111,23 +111,38 @@ impl<'s, 'p> Opener<'s, 'p> {
             if second {
                 self.twin = Some((self.layers.len(), index));
             }
-            self.layers.push(Layer::At {
-                list: list.clone(),
-                index,
-            });
-            match &list[index] {
-                Proc::Leaf(c) => self.open_leaf(c),
-                Proc::Seq(inner, cont) => {
-                    self.layers.push(Layer::Seq(cont.clone()));
-                    self.open_list(Rc::new(inner.to_vec()));
-                    self.layers.pop();
-                }
-            }
-            self.layers.pop();
+            self.open_at(&list, index);
             if second {
                 self.twin = None;
             }
         }
+    }
+
+    /// The offers of a list holding one top-level component, opened as the second of two
+    /// equal components (a twin) when `twin` is set: see `crate::component`.
+    pub(crate) fn open_top(&mut self, list: Rc<Vec<Proc>>, twin: bool) {
+        if twin {
+            self.twin = Some((0, 0));
+        }
+        self.open_at(&list, 0);
+        self.twin = None;
+    }
+
+    /// The offers of the component at `index` of `list`.
+    fn open_at(&mut self, list: &Rc<Vec<Proc>>, index: usize) {
+        self.layers.push(Layer::At {
+            list: list.clone(),
+            index,
+        });
+        match &list[index] {
+            Proc::Leaf(c) => self.open_leaf(c),
+            Proc::Seq(inner, cont) => {
+                self.layers.push(Layer::Seq(cont.clone()));
+                self.open_list(Rc::new(inner.to_vec()));
+                self.layers.pop();
+            }
+        }
+        self.layers.pop();
     }
 
     /// The offers of one waiting closure.
@@ -233,6 +248,20 @@ impl<'s, 'p> Opener<'s, 'p> {
             span: self.spawner.sem.program.info(term).span,
             twin: self.twin,
         });
+    }
+}
+
+impl Offer<'_> {
+    /// For an input whose first pattern is `=e`: the value of `e`, which the first value
+    /// received must equal (when `e` can be evaluated; a fault is the match's to report).
+    pub(crate) fn guard(&self) -> Option<Value> {
+        let Act::In(_, pats) = self.act else {
+            return None;
+        };
+        match pats.first()? {
+            Pattern::Eq(e) => eval(e, &self.frame).ok(),
+            _ => None,
+        }
     }
 }
 

@@ -94,7 +94,7 @@ pub(crate) fn find(queues: &[Queue], chan: Chan) -> Option<&Queue> {
 }
 
 /// `queues` with `message` added at the end of `chan`'s queue.
-pub(crate) fn push(queues: &[Queue], chan: Chan, message: Box<[Value]>) -> Vec<Queue> {
+pub fn push(queues: &[Queue], chan: Chan, message: Box<[Value]>) -> Vec<Queue> {
     let mut out = queues.to_vec();
     match out.iter_mut().find(|q| q.chan == chan) {
         Some(q) => q.messages.push(message),
@@ -107,7 +107,7 @@ pub(crate) fn push(queues: &[Queue], chan: Chan, message: Box<[Value]>) -> Vec<Q
 }
 
 /// `queues` with the oldest message of `chan`'s queue taken out.
-pub(crate) fn pop(queues: &[Queue], chan: Chan) -> Vec<Queue> {
+pub fn pop(queues: &[Queue], chan: Chan) -> Vec<Queue> {
     let mut out = queues.to_vec();
     if let Some(q) = out.iter_mut().find(|q| q.chan == chan) {
         q.messages.remove(0);

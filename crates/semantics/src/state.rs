@@ -117,8 +117,7 @@ pub fn canonicalize(
 ) -> (State, Renaming) {
     if ids == 0 {
         // No fresh name anywhere: one sort puts the state in its canonical order.
-        sort_procs(&mut procs, false);
-        dedup_replications(&mut procs, replicated);
+        normalize(&mut procs, replicated);
         crate::queue::collect_garbage(&mut queues, Default::default());
         crate::queue::sort_queues(&mut queues, false);
         let state = State {
@@ -155,8 +154,7 @@ pub fn canonicalize(
         rename_procs(&mut procs, &map);
         crate::queue::rename_queues(&mut queues, &map);
     }
-    sort_procs(&mut procs, false);
-    dedup_replications(&mut procs, replicated);
+    normalize(&mut procs, replicated);
     crate::queue::sort_queues(&mut queues, false);
     (
         State {
@@ -168,6 +166,40 @@ pub fn canonicalize(
     )
 }
 
+/// The canonical order of components in a state without fresh names (components equal in
+/// it are equal).
+pub fn cmp_components(a: &Proc, b: &Proc) -> Ordering {
+    cmp_proc(a, b, false)
+}
+
+/// The canonical order of two waiting closures in a state without fresh names.
+pub fn cmp_closures(a: &Closure, b: &Closure) -> Ordering {
+    cmp_closure(a, b, false)
+}
+
+/// A list of components holding no fresh name in canonical form, as [`canonicalize`] leaves
+/// it: sorted, sequences' left sides too, with equal replications side by side kept once.
+pub fn canonical_components(
+    mut procs: Vec<Proc>,
+    replicated: &dyn Fn(TermId) -> bool,
+) -> Vec<Proc> {
+    normalize(&mut procs, replicated);
+    procs
+}
+
+/// How deeply sequential compositions nest in one component (0 for a waiting closure).
+pub fn nesting(proc: &Proc) -> usize {
+    let mut deepest = 0;
+    let mut todo: Vec<(&Proc, usize)> = vec![(proc, 0)];
+    while let Some((p, depth)) = todo.pop() {
+        if let Proc::Seq(inner, _) = p {
+            deepest = deepest.max(depth + 1);
+            todo.extend(inner.iter().map(|q| (q, depth + 1)));
+        }
+    }
+    deepest
+}
+
 fn sort_procs(procs: &mut [Proc], anon: bool) {
     for proc in procs.iter_mut() {
         if let Proc::Seq(inner, _) = proc {
@@ -177,16 +209,19 @@ fn sort_procs(procs: &mut [Proc], anon: bool) {
     procs.sort_by(|a, b| cmp_proc(a, b, anon));
 }
 
-/// Law *Repl-Idem* (`!P | !P ~ !P`): equal replications side by side (the list is sorted)
-/// are kept once, also in the left sides of sequences.
-fn dedup_replications(procs: &mut Vec<Proc>, replicated: &dyn Fn(TermId) -> bool) {
+/// Sorts in the full order and applies law *Repl-Idem* (`!P | !P ~ !P`: equal replications
+/// side by side are kept once), inside out: a sequence's left side is put in this form before
+/// the list holding the sequence is sorted, so that equal components compare equal (sorting
+/// first and dropping copies after would leave the order of what held the copies behind).
+fn normalize(procs: &mut Vec<Proc>, replicated: &dyn Fn(TermId) -> bool) {
     for proc in procs.iter_mut() {
         if let Proc::Seq(inner, _) = proc {
             let mut list = std::mem::take(inner).into_vec();
-            dedup_replications(&mut list, replicated);
+            normalize(&mut list, replicated);
             *inner = list.into_boxed_slice();
         }
     }
+    procs.sort_by(|a, b| cmp_proc(a, b, false));
     procs.dedup_by(|a, b| match (a, b) {
         (Proc::Leaf(x), Proc::Leaf(y)) => replicated(x.term) && x == y,
         _ => false,
@@ -301,6 +336,37 @@ mod tests {
         let (b, _) = canonicalize(vec![leaf(0, &[2, 5]), leaf(1, &[5])], vec![], 8, &|_| false);
         assert_eq!(a, b);
         assert_eq!(a.fresh, 2);
+    }
+
+    fn seq(left: Vec<Proc>, right: u32) -> Proc {
+        let cont = Closure {
+            term: TermId(right),
+            env: Box::default(),
+            instance: 0,
+        };
+        Proc::Seq(left.into_boxed_slice(), Arc::new(cont))
+    }
+
+    /// A sequence whose left side holds two copies of one replication is the sequence with
+    /// one: it must take the same place among the other components (found by the engine's
+    /// differential test: sorting before dropping the copy left the order of the copy).
+    #[test]
+    fn copies_of_a_replication_do_not_change_the_order() {
+        let repl = |t: TermId| t == TermId(1);
+        let with_copy = vec![
+            seq(vec![leaf(1, &[]), leaf(2, &[])], 9),
+            seq(
+                vec![leaf(1, &[]), leaf(1, &[]), leaf(2, &[]), leaf(3, &[])],
+                9,
+            ),
+        ];
+        let without = vec![
+            seq(vec![leaf(1, &[]), leaf(2, &[]), leaf(3, &[])], 9),
+            seq(vec![leaf(1, &[]), leaf(2, &[])], 9),
+        ];
+        let (a, _) = canonicalize(with_copy, vec![], 0, &repl);
+        let (b, _) = canonicalize(without, vec![], 0, &repl);
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -33,24 +33,101 @@ pub(crate) fn successors(
     let mut opener = Opener::new(Spawner::new(sem, state.fresh));
     opener.open_list(Rc::new(state.procs.to_vec()));
     let offers = std::mem::take(&mut opener.offers);
-    let mut stepper = Stepper {
-        spawner: opener.spawner,
-        state,
-        keep,
-        out: Vec::new(),
-    };
+    let mut stepper = Stepper::new(opener.spawner, &state.queues, keep);
     for offer in &offers {
         stepper.single(offer);
     }
     stepper.communications(&offers);
-    stepper.out
+    let out = std::mem::take(&mut stepper.out);
+    out.into_iter().map(|e| e.finish(sem, state)).collect()
 }
 
-struct Stepper<'s, 'p, 'a> {
-    spawner: Spawner<'s, 'p>,
-    state: &'a State,
+/// A transition as the rules give it, before it is put into canonical form: what the
+/// acting components became (`built`) inside the rest of the state, or the fault it raised.
+pub(crate) enum Emitted {
+    Step {
+        label: Label,
+        built: Built,
+        queues: Vec<Queue>,
+        actors: Vec<Instance>,
+        span: Span,
+        /// The fresh ids used so far: every id in `built` is below it.
+        ids: u32,
+    },
+    /// A fault raised before anything was built (a failed assertion, a pattern that cannot
+    /// be evaluated): labelled `tau`.
+    Fault { fault: Fault, actor: Instance },
+}
+
+impl Emitted {
+    /// The transition out of `state`: the target in canonical form, or the fault.
+    fn finish(self, sem: &Semantics<'_>, state: &State) -> Transition {
+        match self {
+            Emitted::Fault { fault, actor } => fault_at(state, Label::tau(), fault, vec![actor]),
+            Emitted::Step {
+                label,
+                built,
+                actors,
+                span,
+                ..
+            } if built.as_ref().is_ok_and(|procs| too_deep(procs)) => {
+                let kind = FaultKind::NestedTooDeep;
+                fault_at(state, label, Fault { kind, span }, actors)
+            }
+            Emitted::Step {
+                label,
+                built: Err(fault),
+                actors,
+                ..
+            } => fault_at(state, label, fault, actors),
+            Emitted::Step {
+                label,
+                built: Ok(procs),
+                queues,
+                actors,
+                ids,
+                ..
+            } => {
+                let replicated = |t| sem.is_replication(t);
+                let (target, renaming) = canonicalize(procs, queues, ids, &replicated);
+                Transition {
+                    label,
+                    target,
+                    renaming,
+                    fault: None,
+                    actors,
+                }
+            }
+        }
+    }
+}
+
+/// Whether sequential compositions nest past [`crate::MAX_NESTING`] in `procs`.
+pub(crate) fn too_deep(procs: &[Proc]) -> bool {
+    nesting(procs) > crate::MAX_NESTING
+}
+
+pub(crate) struct Stepper<'s, 'p, 'a> {
+    pub(crate) spawner: Spawner<'s, 'p>,
+    /// The queues of the state the offers were opened in.
+    queues: &'a [Queue],
     keep: &'a dyn Fn(&Label) -> bool,
-    out: Vec<Transition>,
+    pub(crate) out: Vec<Emitted>,
+}
+
+impl<'s, 'p, 'a> Stepper<'s, 'p, 'a> {
+    pub(crate) fn new(
+        spawner: Spawner<'s, 'p>,
+        queues: &'a [Queue],
+        keep: &'a dyn Fn(&Label) -> bool,
+    ) -> Self {
+        Stepper {
+            spawner,
+            queues,
+            keep,
+            out: Vec::new(),
+        }
+    }
 }
 
 impl<'p> Stepper<'_, 'p, '_> {
@@ -74,12 +151,12 @@ impl<'p> Stepper<'_, 'p, '_> {
             return;
         }
         let built = self.alone(offer, offer.frame.clone());
-        let queues = self.state.queues.to_vec();
+        let queues = self.queues.to_vec();
         self.finish(label, built, queues, vec![offer.instance], offer.span);
     }
 
     /// The state's components after `offer` acted alone.
-    fn alone(&mut self, offer: &Offer<'p>, frame: Vec<Value>) -> Built {
+    pub(crate) fn alone(&mut self, offer: &Offer<'p>, frame: Vec<Value>) -> Built {
         self.continuation(offer, frame)
             .and_then(|procs| self.wrap(procs, &offer.layers))
     }
@@ -97,10 +174,10 @@ impl<'p> Stepper<'_, 'p, '_> {
         if !(self.keep)(&label) {
             return;
         }
-        let waiting = find(&self.state.queues, chan).map_or(0, |q| q.messages.len());
+        let waiting = find(self.queues, chan).map_or(0, |q| q.messages.len());
         if waiting < buffer.capacity as usize {
             let built = self.alone(offer, offer.frame.clone());
-            let queues = push(&self.state.queues, chan, values.to_vec().into());
+            let queues = push(self.queues, chan, values.to_vec().into());
             self.finish(
                 label.clone(),
                 built,
@@ -111,7 +188,7 @@ impl<'p> Stepper<'_, 'p, '_> {
         }
         if buffer.lossy {
             let built = self.alone(offer, offer.frame.clone());
-            let queues = self.state.queues.to_vec();
+            let queues = self.queues.to_vec();
             self.finish(label, built, queues, vec![offer.instance], offer.span);
         }
     }
@@ -122,7 +199,7 @@ impl<'p> Stepper<'_, 'p, '_> {
         if self.spawner.sem.buffer(chan).is_none() {
             return;
         }
-        let Some(oldest) = find(&self.state.queues, chan).and_then(|q| q.messages.first()) else {
+        let Some(oldest) = find(self.queues, chan).and_then(|q| q.messages.first()) else {
             return;
         };
         let values = oldest.clone();
@@ -140,13 +217,13 @@ impl<'p> Stepper<'_, 'p, '_> {
             return;
         }
         let built = self.alone(offer, frame);
-        let queues = pop(&self.state.queues, chan);
+        let queues = pop(self.queues, chan);
         self.finish(label, built, queues, vec![offer.instance], offer.span);
     }
 
     /// Every output with every input on the same channel, in offer order, in every way the
     /// two can meet.
-    fn communications(&mut self, offers: &[Offer<'p>]) {
+    pub(crate) fn communications(&mut self, offers: &[Offer<'p>]) {
         let mut inputs: FxHashMap<Chan, Vec<usize>> = FxHashMap::default();
         let sem = self.spawner.sem;
         for (j, offer) in offers.iter().enumerate() {
@@ -157,14 +234,22 @@ impl<'p> Stepper<'_, 'p, '_> {
             }
         }
         for output in offers {
-            let Act::Out(chan, values) = &output.act else {
+            let Act::Out(chan, _) = &output.act else {
                 continue;
             };
             for &j in inputs.get(chan).map_or(&[][..], Vec::as_slice) {
-                for meeting in meetings(output, &offers[j]) {
-                    self.communicate(output, &offers[j], meeting, *chan, values);
-                }
+                self.pair(output, &offers[j]);
             }
+        }
+    }
+
+    /// An output and an input on the same synchronous channel, in every way they can meet.
+    pub(crate) fn pair(&mut self, output: &Offer<'p>, input: &Offer<'p>) {
+        let Act::Out(chan, values) = &output.act else {
+            return;
+        };
+        for meeting in meetings(output, input) {
+            self.communicate(output, input, meeting, *chan, values);
         }
     }
 
@@ -200,7 +285,7 @@ impl<'p> Stepper<'_, 'p, '_> {
         }
         let built = self.joint(output, &input, frame, meeting);
         let actors = vec![output.instance, input.instance];
-        let queues = self.state.queues.to_vec();
+        let queues = self.queues.to_vec();
         self.finish(label, built, queues, actors, output.span);
     }
 
@@ -299,27 +384,15 @@ impl<'p> Stepper<'_, 'p, '_> {
         actors: Vec<Instance>,
         span: Span,
     ) {
-        let transition = match built {
-            Ok(procs) if nesting(&procs) > crate::MAX_NESTING => {
-                let kind = FaultKind::NestedTooDeep;
-                fault_at(self.state, label, Fault { kind, span }, actors)
-            }
-            Ok(procs) => {
-                let sem = self.spawner.sem;
-                let replicated = |t| sem.is_replication(t);
-                let ids = self.spawner.next_fresh();
-                let (target, renaming) = canonicalize(procs, queues, ids, &replicated);
-                Transition {
-                    label,
-                    target,
-                    renaming,
-                    fault: None,
-                    actors,
-                }
-            }
-            Err(fault) => fault_at(self.state, label, fault, actors),
-        };
-        self.out.push(transition);
+        let ids = self.spawner.next_fresh();
+        self.out.push(Emitted::Step {
+            label,
+            built,
+            queues,
+            actors,
+            span,
+            ids,
+        });
     }
 
     fn fault(&mut self, offer: &Offer<'p>, kind: FaultKind) {
@@ -330,8 +403,10 @@ impl<'p> Stepper<'_, 'p, '_> {
             kind,
             span: offer.span,
         };
-        let t = fault_at(self.state, Label::tau(), fault, vec![offer.instance]);
-        self.out.push(t);
+        self.out.push(Emitted::Fault {
+            fault,
+            actor: offer.instance,
+        });
     }
 }
 
@@ -391,19 +466,9 @@ fn rename_layer(layer: &mut Layer, map: &[u32]) {
     }
 }
 
-/// How deeply sequential compositions nest in `procs`, counted without recursion.
+/// How deeply sequential compositions nest in `procs`.
 fn nesting(procs: &[Proc]) -> usize {
-    let mut deepest = 0;
-    let mut todo: Vec<(&[Proc], usize)> = vec![(procs, 0)];
-    while let Some((list, depth)) = todo.pop() {
-        deepest = deepest.max(depth);
-        for proc in list {
-            if let Proc::Seq(inner, _) = proc {
-                todo.push((inner, depth + 1));
-            }
-        }
-    }
-    deepest
+    procs.iter().map(crate::state::nesting).max().unwrap_or(0)
 }
 
 fn fault_at(state: &State, label: Label, fault: Fault, actors: Vec<Instance>) -> Transition {

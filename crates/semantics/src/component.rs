@@ -1,0 +1,276 @@
+//! One component on its own: what a top-level component of a state can do, found by the very
+//! rules `successors` applies (`offers.rs`, `step.rs`), so that an exploration engine can
+//! compute it once per distinct component and pair components itself.
+//!
+//! The offers of a state are the offers of its top-level components, one after another, and
+//! every transition of the state is one of: an offer firing alone (rules *Tau*, *Event*,
+//! *Assert*, *Send*, *Receive*, *Fault*), two offers of one component meeting (*Comm-Within*,
+//! *Comm-Repl*), or an output of one component meeting an input of another (*Comm*), where
+//! each of the two is replaced by what its offer continues as. So a component's offers, what
+//! each continues as, and its internal communications are all that needs computing per
+//! component; [`Moves`] holds them, computed on a state holding that component alone.
+//!
+//! The second of two equal components side by side is opened as a *twin* (see
+//! `Opener::open_list`): it only meets the first, and equal components nested inside it are
+//! opened once. [`Semantics::component_moves`] takes the role as an argument.
+
+use crate::eval::{FaultKind, matches_all};
+use crate::label::{Head, Label};
+use crate::offers::{Act, Offer, Opener};
+use crate::spawn::Spawner;
+use crate::state::{Proc, for_each_fresh};
+use crate::step::{Emitted, Stepper};
+use crate::value::{Chan, Value};
+use crate::{Fault, Instance, Semantics};
+use agentpi_diagnostics::Span;
+use std::rc::Rc;
+
+/// What a component became: its replacement in the state's list of components (not yet in
+/// canonical form), or the fault that building it raised.
+pub type Built = Result<Vec<Proc>, Fault>;
+
+/// What one top-level component can do.
+#[derive(Debug)]
+pub struct Moves {
+    /// Its offers, in the order `successors` opens them.
+    pub offers: Vec<Move>,
+    /// The communications between two of its own offers, as (output index, input index,
+    /// the transitions in the order `successors` gives them), for every such pair on a
+    /// synchronous channel, in the order `successors` tries the pairs.
+    pub internal: Vec<(u32, u32, Vec<LocalStep>)>,
+    /// Whether any fresh name is involved: the component holds one, or opening it or building
+    /// what it becomes made one. The values then depend on the numbering of the whole state.
+    pub fresh: bool,
+}
+
+/// One offer of a component.
+#[derive(Debug)]
+pub struct Move {
+    pub kind: MoveKind,
+    /// The instance of the closure that acts.
+    pub instance: Instance,
+    /// Where the acting prefix is written.
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub enum MoveKind {
+    /// `tau`, an event or an assertion that holds: fires alone with this label.
+    Alone { label: Label, then: Built },
+    /// A failed assertion, or a prefix whose expressions fault: a fault transition, `tau`.
+    Fault(FaultKind),
+    /// An output. On a synchronous channel it meets inputs (its label is `chan(values)`); on
+    /// a buffered one it is a send (see [`Semantics::send_effects`]).
+    Out {
+        chan: Chan,
+        values: Box<[Value]>,
+        then: Built,
+    },
+    /// An input; what the component becomes depends on the values
+    /// ([`Semantics::component_receives`]). `guard` is the value its first pattern requires,
+    /// when that pattern is `=e`: other values do not match.
+    In { chan: Chan, guard: Option<Value> },
+}
+
+/// A transition of a component alone: its label, what the component became (or the fault),
+/// and the instances that moved.
+#[derive(Debug)]
+pub struct LocalStep {
+    pub label: Label,
+    pub then: Built,
+    pub actors: Vec<Instance>,
+}
+
+/// What an input offer does with received values.
+#[derive(Debug)]
+pub enum Received {
+    /// The values do not fit its patterns: no transition.
+    NoMatch,
+    /// Matching them faulted (a pattern's expression): a fault transition, `tau`, of the
+    /// input's instance at its prefix.
+    Fault(Fault),
+    /// What the component becomes.
+    Then(Built),
+}
+
+/// What an output on a buffered channel does, given the messages waiting there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendEffects {
+    /// The message joins the queue (there is room).
+    pub push: bool,
+    /// The message is lost (a lossy channel).
+    pub lose: bool,
+}
+
+impl Semantics<'_> {
+    /// The moves of `proc` as a top-level component; `twin` when it is the second of two
+    /// equal components side by side.
+    pub fn component_moves(&self, proc: &Proc, twin: bool) -> Moves {
+        let base = fresh_bound(proc);
+        let (offers, spawner) = self.open_component(proc, twin, base);
+        let no_queues: &[crate::Queue] = &[];
+        let keep = |_: &Label| true;
+        let mut stepper = Stepper::new(spawner, no_queues, &keep);
+        let moves = offers.iter().map(|o| stepper.describe(o)).collect();
+        let internal = stepper.internal(&offers);
+        let fresh = base > 0 || stepper.spawner.next_fresh() > base;
+        Moves {
+            offers: moves,
+            internal,
+            fresh,
+        }
+    }
+
+    /// What input offer `offer` of `proc` (in the role `twin`) does with `values`, and whether
+    /// a fresh name was involved (made by what the component becomes, or received).
+    pub fn component_receives(
+        &self,
+        proc: &Proc,
+        twin: bool,
+        offer: usize,
+        values: &[Value],
+    ) -> (Received, bool) {
+        let mut base = fresh_bound(proc);
+        values
+            .iter()
+            .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
+        let (offers, spawner) = self.open_component(proc, twin, base);
+        let Some(input) = offers.get(offer) else {
+            return (Received::NoMatch, false);
+        };
+        let Act::In(_, pats) = input.act else {
+            return (Received::NoMatch, false);
+        };
+        let mut frame = input.frame.clone();
+        let received = match matches_all(pats, values, &mut frame, self.program) {
+            Ok(false) => Received::NoMatch,
+            Err(kind) => Received::Fault(Fault {
+                kind,
+                span: input.span,
+            }),
+            Ok(true) => {
+                let no_queues: &[crate::Queue] = &[];
+                let keep = |_: &Label| true;
+                let mut stepper = Stepper::new(spawner, no_queues, &keep);
+                let then = stepper.alone(input, frame);
+                let fresh = base > 0 || stepper.spawner.next_fresh() > base;
+                return (Received::Then(then), fresh);
+            }
+        };
+        (received, base > 0)
+    }
+
+    /// Rule *Send*: an output on buffered channel `chan` with `waiting` messages queued joins
+    /// the queue when there is room, and may be lost when the channel is lossy.
+    pub fn send_effects(&self, chan: Chan, waiting: usize) -> SendEffects {
+        match self.buffer(chan) {
+            None => SendEffects {
+                push: false,
+                lose: false,
+            },
+            Some(buffer) => SendEffects {
+                push: waiting < buffer.capacity as usize,
+                lose: buffer.lossy,
+            },
+        }
+    }
+
+    /// The offers of a state holding `proc` alone, with fresh names numbered from `base`.
+    fn open_component<'s>(
+        &'s self,
+        proc: &Proc,
+        twin: bool,
+        base: u32,
+    ) -> (Vec<Offer<'s>>, Spawner<'s, 's>) {
+        let mut opener = Opener::new(Spawner::new(self, base));
+        opener.open_top(Rc::new(vec![proc.clone()]), twin);
+        let offers = std::mem::take(&mut opener.offers);
+        (offers, opener.spawner)
+    }
+}
+
+impl<'p> Stepper<'_, 'p, '_> {
+    /// One offer as a [`Move`], with what it continues as when it fires alone.
+    fn describe(&mut self, offer: &Offer<'p>) -> Move {
+        let kind = match &offer.act {
+            Act::Tau | Act::Assert(true) => MoveKind::Alone {
+                label: Label::tau(),
+                then: self.alone(offer, offer.frame.clone()),
+            },
+            Act::Event(e, values) => MoveKind::Alone {
+                label: Label {
+                    head: Head::Event(*e),
+                    args: values.clone().into(),
+                },
+                then: self.alone(offer, offer.frame.clone()),
+            },
+            Act::Assert(false) => MoveKind::Fault(FaultKind::AssertionFailed),
+            Act::Fault(kind) => MoveKind::Fault(kind.clone()),
+            Act::Out(chan, values) => MoveKind::Out {
+                chan: *chan,
+                values: values.clone().into(),
+                then: self.alone(offer, offer.frame.clone()),
+            },
+            Act::In(chan, _) => MoveKind::In {
+                chan: *chan,
+                guard: offer.guard(),
+            },
+        };
+        Move {
+            kind,
+            instance: offer.instance,
+            span: offer.span,
+        }
+    }
+
+    /// Every pair of the component's own offers that `communications` tries, with what it
+    /// gives.
+    fn internal(&mut self, offers: &[Offer<'p>]) -> Vec<(u32, u32, Vec<LocalStep>)> {
+        let sem = self.spawner.sem;
+        let mut out = Vec::new();
+        for (o, output) in offers.iter().enumerate() {
+            let Act::Out(chan, _) = output.act else {
+                continue;
+            };
+            for (j, input) in offers.iter().enumerate() {
+                let Act::In(c, _) = input.act else { continue };
+                if c != chan || sem.buffer(c).is_some() {
+                    continue;
+                }
+                self.pair(output, input);
+                let steps = std::mem::take(&mut self.out).into_iter().map(local_step);
+                out.push((o as u32, j as u32, steps.collect()));
+            }
+        }
+        out
+    }
+}
+
+fn local_step(emitted: Emitted) -> LocalStep {
+    match emitted {
+        Emitted::Step {
+            label,
+            built,
+            actors,
+            ..
+        } => LocalStep {
+            label,
+            then: built,
+            actors,
+        },
+        Emitted::Fault { fault, actor } => LocalStep {
+            label: Label::tau(),
+            then: Err(fault),
+            actors: vec![actor],
+        },
+    }
+}
+
+/// One more than the largest fresh id `proc` holds (0 when it holds none).
+fn fresh_bound(proc: &Proc) -> u32 {
+    let mut bound = 0;
+    for_each_fresh(std::slice::from_ref(proc), &mut |id| {
+        bound = bound.max(id + 1)
+    });
+    bound
+}
