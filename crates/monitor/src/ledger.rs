@@ -393,6 +393,47 @@ impl Ledger {
     }
 }
 
+/// Which field of a listen's `notifications` filter (2026-07-28 `SubscriptionFilter`) asks
+/// for each notification type a listen stream may carry.
+const FILTER: [(&str, &str); 4] = [
+    ("notifications/tools/list_changed", "toolsListChanged"),
+    ("notifications/prompts/list_changed", "promptsListChanged"),
+    (
+        "notifications/resources/list_changed",
+        "resourcesListChanged",
+    ),
+    ("notifications/resources/updated", "resourceSubscriptions"),
+];
+
+/// M13 and M14 (modern) for a server notification that names a listen stream (its `_meta`
+/// subscriptionId): progress and log notifications are never sent on a listen stream (M14);
+/// any other type is one the listen asked for in its `notifications` filter (M13).
+/// `listen` is the params of that listen, when it is in flight (else the model reports a
+/// stray). A resource update's URI "might be a sub-resource" of one asked for, which the
+/// specification does not define: only an update on a listen that asked for no resource at
+/// all is judged. Notification types the filter has no field for are not judged.
+pub fn listen_stream(method: &str, listen: Option<&Value>) -> Option<Finding> {
+    if matches!(method, "notifications/progress" | "notifications/message") {
+        return Some((
+            "M14",
+            format!("`{method}` on a listen stream (it carries a subscriptionId)"),
+        ));
+    }
+    let (_, key) = FILTER.iter().find(|(m, _)| *m == method)?;
+    let asked = field(Some(listen?), "notifications").and_then(|f| f.get(*key));
+    let requested = match asked {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Array(uris)) => !uris.is_empty(),
+        _ => false,
+    };
+    (!requested).then(|| {
+        (
+            "M13",
+            format!("`{method}` on a listen stream whose `notifications` filter did not ask for it ({key})"),
+        )
+    })
+}
+
 /// M9 and M14 (modern): a log message relates to a request in flight that asked for logs
 /// with `_meta` logLevel. `in_flight` are the params of the client's requests in flight.
 pub fn log_message(in_flight: &[Option<&Value>]) -> Option<Finding> {

@@ -361,7 +361,7 @@ pub const RULES: &[Rule] = &[
         "M14",
         "MUST",
         "basic/utilities/progress",
-        "progress and log notifications relate to a request in flight",
+        "progress and log notifications relate to a request in flight and are not sent on a listen stream",
     ),
     rule(
         "G2",
