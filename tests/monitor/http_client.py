@@ -15,6 +15,8 @@ modern          the modern era (2026-07-28): server/discover, tools/list and an 
 modern_no_method  modern, but tools/list without Mcp-Method (H8)
 modern_no_param   modern, but calls `weather` without its Mcp-Param-Region header (H8)
 modern_no_meta    modern, but tools/list without _meta protocolVersion and clientCapabilities (M1)
+modern_cancel     modern, and then cancels the tool call with notifications/cancelled, which
+                  HTTP never uses: closing the stream is the cancellation (C5)
 """
 
 import http.client
@@ -74,6 +76,10 @@ def main() -> None:
         region = None if MODE == "modern_no_param" else "eu"
         modern(4, "tools/call", {"name": "weather", "arguments": {"region": "eu"}},
                Mcp_Name="weather", Mcp_Param_Region=region)
+        if MODE == "modern_cancel":
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 4}}
+            request("POST", cancel, Mcp_Method="notifications/cancelled")
         # The server ends the listen once it has sent what it has (a result).
         modern(5, "subscriptions/listen", {"notifications": {"toolsListChanged": True}},
                {"io.modelcontextprotocol/logLevel": "info"})
