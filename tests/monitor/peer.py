@@ -16,6 +16,7 @@ cursor_loop             ends the tool listing with an empty next cursor (G3)
 bad_meta                puts a `_meta` key that is no valid name in the listing (J12)
 unknown_tool_error      lists no tools, and answers a call of one with isError (T5)
 url_elicitation_error   answers a call with -32042 to a client without URL elicitation (X5)
+unsubscribed_update     sends resources/updated for a resource nobody subscribed to (X2)
 bytes                   writes a banner, invalid UTF-8, a 10 MB message and a split message
 crash                   writes half a message and exits with status 3
 signal                  kills itself with SIGKILL after the initialize result
@@ -69,6 +70,8 @@ def main() -> None:
         method, id_ = msg.get("method"), msg.get("id")
         if method == "initialize":
             caps = {"tools": {}, "logging": {}}
+            if MODE == "unsubscribed_update":
+                caps["resources"] = {"subscribe": True}
             if MODE == "crash":
                 out.write(b'{"jsonrpc":"2.0","id":')
                 out.flush()
@@ -85,6 +88,9 @@ def main() -> None:
         elif method == "notifications/initialized" and MODE == "undeclared_sampling":
             send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
                   "params": {"messages": [], "maxTokens": 1}})
+        elif method == "notifications/initialized" and MODE == "unsubscribed_update":
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": "file:///never-subscribed"}})
         elif method == "ping":
             if MODE == "batch":
                 out.write(json.dumps([{"jsonrpc": "2.0", "id": id_, "result": {}}]).encode() + b"\n")

@@ -117,6 +117,7 @@ fn broken_peers_are_caught_by_their_rule() {
         ("bad_meta", &["J12"]),
         ("unknown_tool_error", &["T5"]),
         ("url_elicitation_error", &["X5"]),
+        ("unsubscribed_update", &["X2"]),
     ];
     each_in_parallel(cases, |(mode, expected)| {
         let client = vec![

@@ -1,7 +1,8 @@
 //! What the per-exchange rules remember across messages: the client's capabilities (X4, X5),
-//! the cursors the server issued and the cache scope of their pages (G2, G3, M10), the tool
-//! listing (T5), input-required results waiting for their retry (M12), and whether the client
-//! closed the server's stdin (L11). Ordering and lifecycle stay the model's business.
+//! the resources the client subscribed to (X2), the cursors the server issued and the cache
+//! scope of their pages (G2, G3, M10), the tool listing (T5), input-required results waiting
+//! for their retry (M12), and whether the client closed the server's stdin (L11). Ordering and
+//! lifecycle stay the model's business.
 
 use crate::exchange::{self, Exchange};
 use crate::shape::Finding;
@@ -32,6 +33,9 @@ pub struct Ledger {
     asked: Vec<Asked>,
     /// Legacy tasks (T8, C2, X7).
     tasks: Tasks,
+    /// Legacy: each URI the client subscribed to, with the number of its `resources/subscribe`
+    /// requests not refused, until a `resources/unsubscribe` of it succeeds (X2).
+    subscribed: HashMap<String, usize>,
     /// The monitor spawned the server (a stdio session, where L11 applies).
     spawned: bool,
     client_eof: bool,
@@ -66,6 +70,15 @@ fn meta<'a>(params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
     field(params, "_meta").and_then(|m| m.get(key))
 }
 
+/// The `uri` of a resource request or notification (empty when missing: the shape checks
+/// report that).
+fn uri(params: Option<&Value>) -> String {
+    field(params, "uri")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
 impl Ledger {
     /// Events were lost to the checker.
     pub fn forget(&mut self) {
@@ -95,8 +108,10 @@ impl Ledger {
                 self.retry(id, method, params, &mut found);
             }
             (false, Dir::C2s) => {
-                if method == "initialize" {
-                    self.client_caps = field(params, "capabilities").cloned();
+                match method {
+                    "initialize" => self.client_caps = field(params, "capabilities").cloned(),
+                    "resources/subscribe" => *self.subscribed.entry(uri(params)).or_default() += 1,
+                    _ => {}
                 }
                 self.cursor_issued(method, params, &mut found);
             }
@@ -110,10 +125,19 @@ impl Ledger {
         found
     }
 
-    /// The checks of a notification: its `_meta` keys, the task rules, and what a change of
-    /// the tool list forgets.
-    pub fn notification(&mut self, dir: Dir, method: &str, params: Option<&Value>) -> Vec<Finding> {
+    /// The checks of a notification: its `_meta` keys, the task rules, resource updates
+    /// (legacy), and what a change of the tool list forgets.
+    pub fn notification(
+        &mut self,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+        modern: bool,
+    ) -> Vec<Finding> {
         let mut found = Vec::new();
+        if !modern && method == "notifications/resources/updated" && dir == Dir::S2c {
+            found.extend(self.updated(params));
+        }
         match method {
             "notifications/tools/list_changed" => self.tools.complete = false,
             "notifications/tasks/status" => {
@@ -136,6 +160,7 @@ impl Ledger {
             let key = format!("{}:{id}", x.requester.as_str());
             let by = x.requester.other();
             found.extend(self.tasks.answer(&key, x.method, x.params, x.outcome, by));
+            self.subscription_answered(x);
         }
         let Ok(result) = x.outcome else {
             self.url_elicitation_error(x, &mut found);
@@ -187,6 +212,44 @@ impl Ledger {
             )];
         }
         Vec::new()
+    }
+
+    /// A legacy subscription's answer: a refused `resources/subscribe` does not count, a
+    /// `resources/unsubscribe` that succeeded ends the URI's subscription.
+    fn subscription_answered(&mut self, x: &Exchange) {
+        let key = uri(x.params);
+        match (x.method, x.outcome.is_ok()) {
+            ("resources/subscribe", false) => {
+                if let Some(count) = self.subscribed.get_mut(&key) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.subscribed.remove(&key);
+                    }
+                }
+            }
+            ("resources/unsubscribe", true) => {
+                self.subscribed.remove(&key);
+            }
+            _ => {}
+        }
+    }
+
+    /// X2 (legacy): `notifications/resources/updated` only for a resource the client
+    /// subscribed to. The URI "might be a sub-resource of the one that the client actually
+    /// subscribed to", and the specification does not say what a sub-resource is: so only an
+    /// update while the client holds no subscription at all (none yet, refused, or
+    /// unsubscribed) is sure to break the rule.
+    fn updated(&self, params: Option<&Value>) -> Option<Finding> {
+        if self.gapped || !self.subscribed.is_empty() {
+            return None;
+        }
+        let uri = uri(params);
+        Some((
+            "X2",
+            format!(
+                "`notifications/resources/updated` for {uri:?}, but the client holds no subscription"
+            ),
+        ))
     }
 
     /// G2 (legacy): the client sends only cursors the server issued for that list.

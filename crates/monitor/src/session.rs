@@ -353,7 +353,7 @@ impl Session {
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
-                found.extend(self.ledger.notification(event.dir, method, p));
+                found.extend(self.ledger.notification(event.dir, method, p, modern));
                 if modern && event.dir == Dir::S2c {
                     found.extend(self.listen_stream(method, p));
                     if method == "notifications/message" {
