@@ -1,10 +1,11 @@
 //! What the per-exchange rules remember across messages: the client's capabilities (X4, X5),
-//! the resources the client subscribed to (X2), the cursors the server issued and the cache
-//! scope of their pages (G2, G3, M10), the tool listing (T5), input-required results waiting
-//! for their retry (M12), and whether the client closed the server's stdin (L11). Ordering and
-//! lifecycle stay the model's business.
+//! the tool uses of sampling (X4), the resources the client subscribed to (X2), the cursors
+//! the server issued and the cache scope of their pages (G2, G3, M10), the tool listing (T5),
+//! input-required results waiting for their retry (M12), and whether the client closed the
+//! server's stdin (L11). Ordering and lifecycle stay the model's business.
 
 use crate::exchange::{self, Exchange};
+use crate::sampling::ToolUses;
 use crate::shape::Finding;
 use crate::tasks::Tasks;
 use crate::trace::{Dir, Event};
@@ -33,6 +34,8 @@ pub struct Ledger {
     asked: Vec<Asked>,
     /// Legacy tasks (T8, C2, X7).
     tasks: Tasks,
+    /// Legacy: the tool uses of sampling so far (X4).
+    sampling: ToolUses,
     /// Legacy: each URI the client subscribed to, with the number of its `resources/subscribe`
     /// requests not refused, until a `resources/unsubscribe` of it succeeds (X2).
     subscribed: HashMap<String, usize>,
@@ -115,7 +118,12 @@ impl Ledger {
                 }
                 self.cursor_issued(method, params, &mut found);
             }
-            (false, Dir::S2c) => self.client_feature(method, params, &mut found),
+            (false, Dir::S2c) => {
+                self.client_feature(method, params, &mut found);
+                if method == "sampling/createMessage" {
+                    found.extend(self.sampling.request(params));
+                }
+            }
             _ => {}
         }
         if !modern {
@@ -176,6 +184,7 @@ impl Ledger {
                 self.tasks.listed(result);
             }
             "tools/call" => self.unknown_tool(x, result, &mut found),
+            "sampling/createMessage" if !x.modern => self.sampling.result(result),
             _ => {}
         }
         if x.modern && result.get("resultType").and_then(Value::as_str) == Some("input_required") {

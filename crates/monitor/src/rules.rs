@@ -386,7 +386,7 @@ pub const RULES: &[Rule] = &[
         "X4",
         "MUST",
         "client/sampling",
-        "sampling with tools only when the client declared sampling.tools",
+        "sampling with tools only when the client declared sampling.tools; tool uses and tool results pair up",
     ),
     rule(
         "X5",
