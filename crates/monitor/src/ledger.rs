@@ -7,7 +7,7 @@
 use crate::exchange::{self, Exchange};
 use crate::sampling::ToolUses;
 use crate::shape::Finding;
-use crate::tasks::Tasks;
+use crate::tasks::{self, Tasks};
 use crate::trace::{Dir, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -129,6 +129,10 @@ impl Ledger {
         if !modern {
             let key = format!("{}:{id}", dir.as_str());
             found.extend(self.tasks.request(&key, dir, method, params));
+            found.extend(tasks::related(
+                field(params, "_meta"),
+                &format!("`{method}`"),
+            ));
         }
         found
     }
@@ -143,8 +147,14 @@ impl Ledger {
         modern: bool,
     ) -> Vec<Finding> {
         let mut found = Vec::new();
-        if !modern && method == "notifications/resources/updated" && dir == Dir::S2c {
-            found.extend(self.updated(params));
+        if !modern {
+            found.extend(tasks::related(
+                field(params, "_meta"),
+                &format!("`{method}`"),
+            ));
+            if method == "notifications/resources/updated" && dir == Dir::S2c {
+                found.extend(self.updated(params));
+            }
         }
         match method {
             "notifications/tools/list_changed" => self.tools.complete = false,

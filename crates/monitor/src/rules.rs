@@ -410,7 +410,7 @@ pub const RULES: &[Rule] = &[
         "X7",
         "MUST",
         "basic/utilities/tasks",
-        "a task has a string id, starts working, carries createdAt and lastUpdatedAt, never leaves a terminal status; tasks/cancel of a terminal task is -32602",
+        "a task has a string id, starts working, carries createdAt and lastUpdatedAt, never leaves a terminal status; tasks/cancel of a terminal task is -32602; related-task metadata names the task",
     ),
 ];
 
