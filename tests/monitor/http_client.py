@@ -10,10 +10,13 @@ no_version      posts tools/list without MCP-Protocol-Version (H5)
 bad_version     posts tools/list with MCP-Protocol-Version: 1999-01-01 (H5)
 after_delete    pings once more with the terminated session's id (a server must answer 404)
 modern          the modern era (2026-07-28): server/discover, tools/list and an unknown method,
-                each with _meta and the headers Mcp-Method and MCP-Protocol-Version; GET, DELETE
+                each with _meta and the headers Mcp-Method and MCP-Protocol-Version; a tool
+                call; a subscriptions/listen for tools/list_changed (asking for logs); GET, DELETE
 modern_no_method  modern, but tools/list without Mcp-Method (H8)
 modern_no_param   modern, but calls `weather` without its Mcp-Param-Region header (H8)
 modern_no_meta    modern, but tools/list without _meta protocolVersion and clientCapabilities (M1)
+modern_cancel     modern, and then cancels the tool call with notifications/cancelled, which
+                  HTTP never uses: closing the stream is the cancellation (C5)
 """
 
 import http.client
@@ -52,10 +55,11 @@ def rpc(id_, method, params=None, **headers) -> http.client.HTTPResponse:
     return request("POST", message, **headers)
 
 
-def modern(id_, method, extra=None, **headers) -> None:
+def modern(id_, method, extra=None, meta_extra=None, **headers) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
+            "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"},
+            **(meta_extra or {})}
     if MODE == "modern_no_meta" and method == "tools/list":
         meta = {"io.modelcontextprotocol/clientInfo": meta["io.modelcontextprotocol/clientInfo"]}
     rpc(id_, method, {"_meta": meta, **(extra or {})}, **{"Mcp_Method": method, **headers})
@@ -72,6 +76,13 @@ def main() -> None:
         region = None if MODE == "modern_no_param" else "eu"
         modern(4, "tools/call", {"name": "weather", "arguments": {"region": "eu"}},
                Mcp_Name="weather", Mcp_Param_Region=region)
+        if MODE == "modern_cancel":
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 4}}
+            request("POST", cancel, Mcp_Method="notifications/cancelled")
+        # The server ends the listen once it has sent what it has (a result).
+        modern(5, "subscriptions/listen", {"notifications": {"toolsListChanged": True}},
+               {"io.modelcontextprotocol/logLevel": "info"})
         request("GET")
         request("DELETE")
         return

@@ -19,6 +19,11 @@ modern_get_sse      answers the GET with an SSE stream instead of 405 (H10)
 modern_after_response  sends a log message on tools/list's stream after its response (H10)
 modern_request      sends a ping request on tools/list's stream (H10)
 modern_lenient      answers a request whose _meta lacks the version with a result (H9)
+
+A subscriptions/listen is acknowledged, gets the notifications it asked for, then a result.
+
+modern_listen_unrequested  sends prompts/list_changed on a listen that did not ask for it (M13)
+modern_listen_log   sends a log message on a listen stream (M14)
 """
 
 import json
@@ -76,6 +81,9 @@ class Handler(BaseHTTPRequestHandler):
         if "_meta" in message.get("params", {}):
             self.modern(message)
             return
+        if self.headers.get("MCP-Protocol-Version") == "2026-07-28" and "id" not in message:
+            self.send(202)  # a modern notification
+            return
         if message.get("method") != "initialize" and self.refused():
             return
         if "id" not in message:
@@ -127,6 +135,8 @@ class Handler(BaseHTTPRequestHandler):
             stream = {"modern_after_response": [response, log],
                       "modern_request": [ping, response]}.get(MODE, [response])
             self.send(200, "text/event-stream", b"".join(event(m) for m in stream))
+        elif method == "subscriptions/listen":
+            self.listen(id_, message["params"]["notifications"])
         elif method == "tools/call":
             region = message["params"].get("arguments", {}).get("region")
             if self.headers.get("Mcp-Param-Region") != region:
@@ -140,6 +150,24 @@ class Handler(BaseHTTPRequestHandler):
             error = {"code": -32601, "message": f"no method {method}"}
             status = 200 if MODE == "modern_status" else 404
             self.json(status, {"jsonrpc": "2.0", "id": id_, "error": error})
+
+    def listen(self, id_, asked) -> None:
+        """A listen's stream: the acknowledgement, what it asked for, and its end."""
+        on_stream = {"_meta": {"io.modelcontextprotocol/subscriptionId": id_}}
+
+        def note(method, **params):
+            return {"jsonrpc": "2.0", "method": method, "params": {**params, **on_stream}}
+
+        stream = [note("notifications/subscriptions/acknowledged", notifications=asked)]
+        if asked.get("toolsListChanged"):
+            stream.append(note("notifications/tools/list_changed"))
+        if MODE == "modern_listen_unrequested":
+            stream.append(note("notifications/prompts/list_changed"))
+        if MODE == "modern_listen_log":
+            stream.append(note("notifications/message", level="info", data="listening"))
+        end = {"resultType": "complete", "_meta": {**HINTS["_meta"], **on_stream["_meta"]}}
+        stream.append({"jsonrpc": "2.0", "id": id_, "result": end})
+        self.send(200, "text/event-stream", b"".join(event(m) for m in stream))
 
     def json(self, status: int, message) -> None:
         self.send(status, "application/json", json.dumps(message).encode())

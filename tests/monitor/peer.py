@@ -16,6 +16,11 @@ cursor_loop             ends the tool listing with an empty next cursor (G3)
 bad_meta                puts a `_meta` key that is no valid name in the listing (J12)
 unknown_tool_error      lists no tools, and answers a call of one with isError (T5)
 url_elicitation_error   answers a call with -32042 to a client without URL elicitation (X5)
+unsubscribed_update     sends resources/updated for a resource nobody subscribed to (X2)
+tasks_and_sampling      a conforming server of tasks (tools/call) that asks for sampling with
+                        tools once initialized: tool uses answered, tasks/result names its task
+sampling_unpaired       as tasks_and_sampling, but mixes text into the tool results (X4)
+task_result_unrelated   as tasks_and_sampling, but tasks/result lacks its related-task (X7)
 bytes                   writes a banner, invalid UTF-8, a 10 MB message and a split message
 crash                   writes half a message and exits with status 3
 signal                  kills itself with SIGKILL after the initialize result
@@ -31,6 +36,9 @@ import time
 
 MODE = sys.argv[1]
 out = sys.stdout.buffer
+TASKS = MODE in ("tasks_and_sampling", "sampling_unpaired", "task_result_unrelated")
+TASK = {"taskId": "t1", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000}
 
 
 def send(obj) -> None:
@@ -40,6 +48,22 @@ def send(obj) -> None:
 
 def result(id_, res) -> None:
     send({"jsonrpc": "2.0", "id": id_, "result": res})
+
+
+def sampling_with_tools() -> dict:
+    """A sampling request that goes on after a tool use: the tool's result answers it (mixed
+    with text in sampling_unpaired)."""
+    results = [{"type": "tool_result", "toolUseId": "u1",
+                "content": [{"type": "text", "text": "sunny"}]}]
+    if MODE == "sampling_unpaired":
+        results.insert(0, {"type": "text", "text": "here are the results"})
+    messages = [{"role": "user", "content": {"type": "text", "text": "weather?"}},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "u1",
+                                                   "name": "weather", "input": {}}]},
+                {"role": "user", "content": results}]
+    tools = [{"name": "weather", "inputSchema": {"type": "object"}}]
+    return {"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+            "params": {"messages": messages, "tools": tools, "maxTokens": 100}}
 
 
 def main() -> None:
@@ -69,6 +93,10 @@ def main() -> None:
         method, id_ = msg.get("method"), msg.get("id")
         if method == "initialize":
             caps = {"tools": {}, "logging": {}}
+            if MODE == "unsubscribed_update":
+                caps["resources"] = {"subscribe": True}
+            if TASKS:
+                caps["tasks"] = {"requests": {"tools": {"call": {}}}}
             if MODE == "crash":
                 out.write(b'{"jsonrpc":"2.0","id":')
                 out.flush()
@@ -85,6 +113,11 @@ def main() -> None:
         elif method == "notifications/initialized" and MODE == "undeclared_sampling":
             send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
                   "params": {"messages": [], "maxTokens": 1}})
+        elif method == "notifications/initialized" and MODE == "unsubscribed_update":
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": "file:///never-subscribed"}})
+        elif method == "notifications/initialized" and TASKS:
+            send(sampling_with_tools())
         elif method == "ping":
             if MODE == "batch":
                 out.write(json.dumps([{"jsonrpc": "2.0", "id": id_, "result": {}}]).encode() + b"\n")
@@ -102,6 +135,12 @@ def main() -> None:
             result(id_, listing)
             if MODE == "answer_twice":
                 result(id_, {"tools": []})
+        elif method == "tools/call" and TASKS and "task" in msg.get("params", {}):
+            result(id_, {"task": TASK})
+        elif method == "tasks/result" and TASKS:
+            related = {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}
+            meta = {} if MODE == "task_result_unrelated" else {"_meta": related}
+            result(id_, {"content": [{"type": "text", "text": "done"}], **meta})
         elif method == "tools/call":
             token = msg.get("params", {}).get("_meta", {}).get("progressToken")
             if MODE == "answer_after_cancel":

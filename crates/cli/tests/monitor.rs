@@ -117,6 +117,7 @@ fn broken_peers_are_caught_by_their_rule() {
         ("bad_meta", &["J12"]),
         ("unknown_tool_error", &["T5"]),
         ("url_elicitation_error", &["X5"]),
+        ("unsubscribed_update", &["X2"]),
     ];
     each_in_parallel(cases, |(mode, expected)| {
         let client = vec![
@@ -129,6 +130,38 @@ fn broken_peers_are_caught_by_their_rule() {
         let report = check(mode, &client, &monitored(server));
         assert_eq!(rules(&report), *expected, "{mode}: {report:#}");
         assert_eq!(report["era"], "legacy", "{mode}");
+    });
+}
+
+/// A client that declares sampling with tools and runs a tool call as a task: a server that
+/// serves both as the specification says is clean; one whose sampling request mixes text into
+/// the tool results breaks X4, one whose `tasks/result` does not name its task breaks X7.
+#[test]
+fn task_and_sampling_peers_are_caught_by_their_rule() {
+    let dir = scratch("tasks_script");
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{"tools":{}}},"clientInfo":{"name":"script","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},"task":{"ttl":60000}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"t1"}}"#,
+    ];
+    let script_file = dir.join("client.jsonl");
+    std::fs::write(&script_file, lines.join("\n") + "\n").unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        ("tasks_and_sampling", &[]),
+        ("sampling_unpaired", &["X4"]),
+        ("task_result_unrelated", &["X7"]),
+    ];
+    each_in_parallel(cases, |(mode, expected)| {
+        let client = vec![
+            "python3".to_string(),
+            script("script_client.py"),
+            script_file.display().to_string(),
+            "--".into(),
+        ];
+        let server = vec!["python3".into(), script("peer.py"), mode.to_string()];
+        let report = check(&format!("tasks_{mode}"), &client, &monitored(server));
+        assert_eq!(rules(&report), *expected, "{mode}: {report:#}");
     });
 }
 

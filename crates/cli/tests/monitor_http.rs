@@ -225,6 +225,9 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "modern_get_sse", &["H10"]),
         ("modern", "modern_after_response", &["H10", "M14"]),
         ("modern", "modern_request", &["H10"]),
+        ("modern_cancel", "good", &["C5"]),
+        ("modern", "modern_listen_unrequested", &["M13"]),
+        ("modern", "modern_listen_log", &["M14"]),
     ];
     each_in_parallel(cases, |(client, server, expected)| {
         let report = check(client, server);

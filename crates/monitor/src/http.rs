@@ -1,7 +1,7 @@
-//! The Streamable HTTP rules of reference/mcp.md section 1.10 (H1–H6, H8–H10), checked in
-//! Rust per exchange: a trace recorded by `agentpi monitor --listen` ties each message to its
-//! HTTP exchange (`exchange`), and each exchange's `http` event holds its method, status and
-//! both sets of headers. Header and status rules are judged once an exchange's head and body
+//! The Streamable HTTP rules of reference/mcp.md section 1.10 (H1–H6, H8–H10, and C5's HTTP
+//! half), checked in Rust per exchange: a trace recorded by `agentpi monitor --listen` ties
+//! each message to its HTTP exchange (`exchange`), and each exchange's `http` event holds its
+//! method, status and both sets of headers. Header and status rules are judged once an exchange's head and body
 //! are both known (at the `http` event, or at the body if it came later); stream rules at each
 //! server message. Each rule is checked in one function here.
 
@@ -189,7 +189,9 @@ impl Http {
         if event.dir == Dir::C2s {
             let exchange = self.exchanges.entry(number).or_default();
             exchange.body = Some(body(message, cx));
-            return self.judge(number, cx);
+            let mut found: Vec<Found> = c5_cancel(message, cx).into_iter().collect();
+            found.extend(self.judge(number, cx));
+            return found;
         }
         let mut found = self.h6_replay(event, number);
         let Some(exchange) = self.exchanges.get_mut(&number) else {
@@ -398,6 +400,28 @@ fn is_initialize(body: Option<&Body>) -> bool {
 
 fn visible_ascii(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// C5 (the HTTP half): over Streamable HTTP a modern client cancels a request by closing
+/// the request's SSE stream; it never sends `notifications/cancelled` (basic/patterns/
+/// cancellation: on HTTP the notification is not used).
+fn c5_cancel(message: &Message, cx: Context) -> Option<Found> {
+    let Message::Notification { method, params } = message else {
+        return None;
+    };
+    if !cx.modern || method != "notifications/cancelled" {
+        return None;
+    }
+    let id = params
+        .as_ref()
+        .and_then(|p| p.get("requestId"))
+        .map_or("?".to_string(), Value::to_string);
+    Some(must(
+        "C5",
+        format!(
+            "the client sent notifications/cancelled for request {id} over HTTP: closing the request's stream is the cancellation"
+        ),
+    ))
 }
 
 /// H1: each client message is the body of a POST whose `Accept` lists both

@@ -1,11 +1,13 @@
 //! What the per-exchange rules remember across messages: the client's capabilities (X4, X5),
-//! the cursors the server issued and the cache scope of their pages (G2, G3, M10), the tool
-//! listing (T5), input-required results waiting for their retry (M12), and whether the client
-//! closed the server's stdin (L11). Ordering and lifecycle stay the model's business.
+//! the tool uses of sampling (X4), the resources the client subscribed to (X2), the cursors
+//! the server issued and the cache scope of their pages (G2, G3, M10), the tool listing (T5),
+//! input-required results waiting for their retry (M12), and whether the client closed the
+//! server's stdin (L11). Ordering and lifecycle stay the model's business.
 
 use crate::exchange::{self, Exchange};
+use crate::sampling::ToolUses;
 use crate::shape::Finding;
-use crate::tasks::Tasks;
+use crate::tasks::{self, Tasks};
 use crate::trace::{Dir, Event};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -32,6 +34,11 @@ pub struct Ledger {
     asked: Vec<Asked>,
     /// Legacy tasks (T8, C2, X7).
     tasks: Tasks,
+    /// Legacy: the tool uses of sampling so far (X4).
+    sampling: ToolUses,
+    /// Legacy: each URI the client subscribed to, with the number of its `resources/subscribe`
+    /// requests not refused, until a `resources/unsubscribe` of it succeeds (X2).
+    subscribed: HashMap<String, usize>,
     /// The monitor spawned the server (a stdio session, where L11 applies).
     spawned: bool,
     client_eof: bool,
@@ -66,6 +73,15 @@ fn meta<'a>(params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
     field(params, "_meta").and_then(|m| m.get(key))
 }
 
+/// The `uri` of a resource request or notification (empty when missing: the shape checks
+/// report that).
+fn uri(params: Option<&Value>) -> String {
+    field(params, "uri")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
 impl Ledger {
     /// Events were lost to the checker.
     pub fn forget(&mut self) {
@@ -95,25 +111,51 @@ impl Ledger {
                 self.retry(id, method, params, &mut found);
             }
             (false, Dir::C2s) => {
-                if method == "initialize" {
-                    self.client_caps = field(params, "capabilities").cloned();
+                match method {
+                    "initialize" => self.client_caps = field(params, "capabilities").cloned(),
+                    "resources/subscribe" => *self.subscribed.entry(uri(params)).or_default() += 1,
+                    _ => {}
                 }
                 self.cursor_issued(method, params, &mut found);
             }
-            (false, Dir::S2c) => self.client_feature(method, params, &mut found),
+            (false, Dir::S2c) => {
+                self.client_feature(method, params, &mut found);
+                if method == "sampling/createMessage" {
+                    found.extend(self.sampling.request(params));
+                }
+            }
             _ => {}
         }
         if !modern {
             let key = format!("{}:{id}", dir.as_str());
             found.extend(self.tasks.request(&key, dir, method, params));
+            found.extend(tasks::related(
+                field(params, "_meta"),
+                &format!("`{method}`"),
+            ));
         }
         found
     }
 
-    /// The checks of a notification: its `_meta` keys, the task rules, and what a change of
-    /// the tool list forgets.
-    pub fn notification(&mut self, dir: Dir, method: &str, params: Option<&Value>) -> Vec<Finding> {
+    /// The checks of a notification: its `_meta` keys, the task rules, resource updates
+    /// (legacy), and what a change of the tool list forgets.
+    pub fn notification(
+        &mut self,
+        dir: Dir,
+        method: &str,
+        params: Option<&Value>,
+        modern: bool,
+    ) -> Vec<Finding> {
         let mut found = Vec::new();
+        if !modern {
+            found.extend(tasks::related(
+                field(params, "_meta"),
+                &format!("`{method}`"),
+            ));
+            if method == "notifications/resources/updated" && dir == Dir::S2c {
+                found.extend(self.updated(params));
+            }
+        }
         match method {
             "notifications/tools/list_changed" => self.tools.complete = false,
             "notifications/tasks/status" => {
@@ -136,6 +178,7 @@ impl Ledger {
             let key = format!("{}:{id}", x.requester.as_str());
             let by = x.requester.other();
             found.extend(self.tasks.answer(&key, x.method, x.params, x.outcome, by));
+            self.subscription_answered(x);
         }
         let Ok(result) = x.outcome else {
             self.url_elicitation_error(x, &mut found);
@@ -151,6 +194,7 @@ impl Ledger {
                 self.tasks.listed(result);
             }
             "tools/call" => self.unknown_tool(x, result, &mut found),
+            "sampling/createMessage" if !x.modern => self.sampling.result(result),
             _ => {}
         }
         if x.modern && result.get("resultType").and_then(Value::as_str) == Some("input_required") {
@@ -187,6 +231,44 @@ impl Ledger {
             )];
         }
         Vec::new()
+    }
+
+    /// A legacy subscription's answer: a refused `resources/subscribe` does not count, a
+    /// `resources/unsubscribe` that succeeded ends the URI's subscription.
+    fn subscription_answered(&mut self, x: &Exchange) {
+        let key = uri(x.params);
+        match (x.method, x.outcome.is_ok()) {
+            ("resources/subscribe", false) => {
+                if let Some(count) = self.subscribed.get_mut(&key) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.subscribed.remove(&key);
+                    }
+                }
+            }
+            ("resources/unsubscribe", true) => {
+                self.subscribed.remove(&key);
+            }
+            _ => {}
+        }
+    }
+
+    /// X2 (legacy): `notifications/resources/updated` only for a resource the client
+    /// subscribed to. The URI "might be a sub-resource of the one that the client actually
+    /// subscribed to", and the specification does not say what a sub-resource is: so only an
+    /// update while the client holds no subscription at all (none yet, refused, or
+    /// unsubscribed) is sure to break the rule.
+    fn updated(&self, params: Option<&Value>) -> Option<Finding> {
+        if self.gapped || !self.subscribed.is_empty() {
+            return None;
+        }
+        let uri = uri(params);
+        Some((
+            "X2",
+            format!(
+                "`notifications/resources/updated` for {uri:?}, but the client holds no subscription"
+            ),
+        ))
     }
 
     /// G2 (legacy): the client sends only cursors the server issued for that list.
@@ -391,6 +473,47 @@ impl Ledger {
             ));
         }
     }
+}
+
+/// Which field of a listen's `notifications` filter (2026-07-28 `SubscriptionFilter`) asks
+/// for each notification type a listen stream may carry.
+const FILTER: [(&str, &str); 4] = [
+    ("notifications/tools/list_changed", "toolsListChanged"),
+    ("notifications/prompts/list_changed", "promptsListChanged"),
+    (
+        "notifications/resources/list_changed",
+        "resourcesListChanged",
+    ),
+    ("notifications/resources/updated", "resourceSubscriptions"),
+];
+
+/// M13 and M14 (modern) for a server notification that names a listen stream (its `_meta`
+/// subscriptionId): progress and log notifications are never sent on a listen stream (M14);
+/// any other type is one the listen asked for in its `notifications` filter (M13).
+/// `listen` is the params of that listen, when it is in flight (else the model reports a
+/// stray). A resource update's URI "might be a sub-resource" of one asked for, which the
+/// specification does not define: only an update on a listen that asked for no resource at
+/// all is judged. Notification types the filter has no field for are not judged.
+pub fn listen_stream(method: &str, listen: Option<&Value>) -> Option<Finding> {
+    if matches!(method, "notifications/progress" | "notifications/message") {
+        return Some((
+            "M14",
+            format!("`{method}` on a listen stream (it carries a subscriptionId)"),
+        ));
+    }
+    let (_, key) = FILTER.iter().find(|(m, _)| *m == method)?;
+    let asked = field(Some(listen?), "notifications").and_then(|f| f.get(*key));
+    let requested = match asked {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Array(uris)) => !uris.is_empty(),
+        _ => false,
+    };
+    (!requested).then(|| {
+        (
+            "M13",
+            format!("`{method}` on a listen stream whose `notifications` filter did not ask for it ({key})"),
+        )
+    })
 }
 
 /// M9 and M14 (modern): a log message relates to a request in flight that asked for logs

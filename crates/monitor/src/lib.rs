@@ -12,6 +12,7 @@ pub mod http;
 pub mod ledger;
 pub mod model;
 pub mod rules;
+pub mod sampling;
 pub mod schema;
 pub mod session;
 pub mod shape;

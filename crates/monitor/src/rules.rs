@@ -361,7 +361,7 @@ pub const RULES: &[Rule] = &[
         "M14",
         "MUST",
         "basic/utilities/progress",
-        "progress and log notifications relate to a request in flight",
+        "progress and log notifications relate to a request in flight and are not sent on a listen stream",
     ),
     rule(
         "G2",
@@ -386,7 +386,7 @@ pub const RULES: &[Rule] = &[
         "X4",
         "MUST",
         "client/sampling",
-        "sampling with tools only when the client declared sampling.tools",
+        "sampling with tools only when the client declared sampling.tools; tool uses and tool results pair up",
     ),
     rule(
         "X5",
@@ -410,7 +410,7 @@ pub const RULES: &[Rule] = &[
         "X7",
         "MUST",
         "basic/utilities/tasks",
-        "a task has a string id, starts working, carries createdAt and lastUpdatedAt, never leaves a terminal status; tasks/cancel of a terminal task is -32602",
+        "a task has a string id, starts working, carries createdAt and lastUpdatedAt, never leaves a terminal status; tasks/cancel of a terminal task is -32602; related-task metadata names the task",
     ),
 ];
 

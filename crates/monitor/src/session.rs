@@ -352,9 +352,13 @@ impl Session {
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
-                found.extend(self.ledger.notification(event.dir, method, params.as_ref()));
-                if modern && event.dir == Dir::S2c && method == "notifications/message" {
-                    found.extend(self.log_message());
+                let p = params.as_ref();
+                found.extend(self.ledger.notification(event.dir, method, p, modern));
+                if modern && event.dir == Dir::S2c {
+                    found.extend(self.listen_stream(method, p));
+                    if method == "notifications/message" {
+                        found.extend(self.log_message());
+                    }
                 }
                 self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
@@ -617,6 +621,17 @@ impl Session {
         ledger::log_message(&in_flight)
     }
 
+    /// M13 and M14 for a modern server notification that names a listen stream, against
+    /// the filter of that listen (if it is in flight).
+    fn listen_stream(&self, method: &str, params: Option<&Value>) -> Option<Finding> {
+        let id = subscription_id(params)?;
+        let listen = self
+            .requests
+            .get(&format!("c2s:{id}"))
+            .filter(|p| p.method == "subscriptions/listen");
+        ledger::listen_stream(method, listen.and_then(|p| p.params.as_ref()))
+    }
+
     fn remember_schemas(&mut self, result: &Value) {
         let tools = result.get("tools").and_then(Value::as_array);
         for tool in tools.into_iter().flatten() {
@@ -702,12 +717,12 @@ impl Session {
         method: &str,
         params: Option<&Value>,
     ) -> Option<(&'static str, Option<Arg>)> {
-        if self.era != Era::Modern || dir != Dir::S2c {
+        // A log message is never part of a listen's stream, whatever it carries (M14): it
+        // is bound as a log message.
+        if self.era != Era::Modern || dir != Dir::S2c || method == "notifications/message" {
             return None;
         }
-        let id = params?
-            .get("_meta")?
-            .get("io.modelcontextprotocol/subscriptionId")?;
+        let id = subscription_id(params)?;
         let key = format!("c2s:{id}");
         if !self.bound(&key) {
             return Some(("stray_sub", None));
@@ -764,6 +779,13 @@ impl Session {
             );
         }
     }
+}
+
+/// The listen stream a modern notification names in `_meta`.
+fn subscription_id(params: Option<&Value>) -> Option<&Value> {
+    params?
+        .get("_meta")?
+        .get("io.modelcontextprotocol/subscriptionId")
 }
 
 /// What the HTTP rules need to know of the session.

@@ -1,7 +1,8 @@
 //! Tasks (2025-11-25, experimental): task-augmented requests only where declared and allowed
 //! (T8), cancelled with `tasks/cancel` rather than the notification (C2), and each task's
 //! life as the requester sees it (X7): a string id, born `working`, stamped with `createdAt`
-//! and `lastUpdatedAt`, and never leaving a terminal status.
+//! and `lastUpdatedAt`, and never leaving a terminal status; messages related to a task say
+//! so in `_meta` (`io.modelcontextprotocol/related-task`).
 
 use crate::shape::Finding;
 use crate::trace::Dir;
@@ -9,6 +10,43 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+/// The `_meta` key that ties a message to its task.
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+/// X7: a message's `_meta` related-task, where present, is "an object with a `taskId`"
+/// (basic/utilities/tasks, "Associating Task-Related Messages"; the schema's
+/// `RelatedTaskMetadata`, whose `taskId` is a string). `whose` names the message.
+pub fn related(meta: Option<&Value>, whose: &str) -> Option<Finding> {
+    let value = meta?.get(RELATED)?;
+    if value.get("taskId").is_some_and(Value::is_string) {
+        return None;
+    }
+    Some((
+        "X7",
+        format!("{whose}: `_meta` {RELATED} is {value}, not an object with a string taskId"),
+    ))
+}
+
+/// X7: "The `tasks/result` operation MUST include this metadata in its response": the
+/// result carries `_meta` related-task naming the task asked for.
+fn result_related(params: Option<&Value>, result: &Value) -> Option<Finding> {
+    let asked = params.and_then(|p| p.get("taskId"))?;
+    let named = result
+        .get("_meta")
+        .and_then(|m| m.get(RELATED))
+        .and_then(|r| r.get("taskId"));
+    if named == Some(asked) {
+        return None;
+    }
+    let named = named.map_or("none".to_string(), Value::to_string);
+    Some((
+        "X7",
+        format!(
+            "the result of tasks/result for task {asked} names related task {named} in `_meta`"
+        ),
+    ))
+}
 
 /// What the task rules remember.
 #[derive(Default)]
@@ -120,6 +158,13 @@ impl Tasks {
         let Ok(result) = outcome else {
             return found;
         };
+        found.extend(related(
+            result.get("_meta"),
+            &format!("the result of {method}"),
+        ));
+        if method == "tasks/result" {
+            found.extend(result_related(params, result));
+        }
         let name = tool_name(params);
         let plain_call = method == "tools/call" && task_param(params).is_none();
         if plain_call && answered_by == Dir::S2c && self.tool_support(name) == Some("required") {
