@@ -217,7 +217,10 @@ impl<'s, 'p> Engine<'s, 'p> {
             return Expansion::Slow(Vec::new());
         }
         let split = ids.partition_point(|&id| !Interner::is_queue(id));
-        let slots = slots(&ids[..split]);
+        // The store keeps ids by instance; the reference opens components in canonical order.
+        let mut canon = ids[..split].to_vec();
+        canon.sort_by(|&a, &b| interner.cmp(a, b));
+        let slots = slots(&canon);
         let mut misses = Vec::new();
         let mut moves = Vec::with_capacity(slots.len());
         for slot in &slots {
@@ -239,6 +242,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             store,
             ids,
             split,
+            canon: &canon,
             slots: &slots,
             moves: &moves,
             out: Vec::new(),
@@ -442,9 +446,11 @@ fn slots(procs: &[u32]) -> Vec<Slot> {
 struct Assembly<'a, 's, 'p> {
     engine: &'a Engine<'s, 'p>,
     store: &'a Store,
+    /// The source's ids in key order: components are `ids[..split]`, queues `ids[split..]`.
     ids: &'a [u32],
-    /// Components are `ids[..split]`, queues `ids[split..]`.
     split: usize,
+    /// The source's components in canonical order, where `Slot::pos` points.
+    canon: &'a [u32],
     slots: &'a [Slot],
     moves: &'a [&'a CompMoves],
     out: Vec<FastSucc>,
@@ -509,7 +515,7 @@ impl<'a> Assembly<'a, '_, '_> {
         if effects.push {
             match self.engine.pushed.get(&(queue, out.chan, out.msg)) {
                 Some(&after) => {
-                    let queues = QueueChange::Set(queue, after, out.chan);
+                    let queues = QueueChange::Set(queue, after);
                     self.step(out.send, one, m.span, &replace, Some(queues));
                 }
                 None => self.misses.push(Miss::Pushed(queue, out.chan, out.msg)),
@@ -541,7 +547,7 @@ impl<'a> Assembly<'a, '_, '_> {
             RecvKind::Fault(fault) => self.fault(fault.clone()),
             RecvKind::Then(then) => {
                 let queues = match info.popped {
-                    Some(rest) => QueueChange::Set(Some(queue), rest, chan),
+                    Some(rest) => QueueChange::Set(Some(queue), rest),
                     None => QueueChange::Remove(queue),
                 };
                 self.step(recv.label, one, m.span, &[(slot.pos, then)], Some(queues));
@@ -692,19 +698,23 @@ impl<'a> Assembly<'a, '_, '_> {
     }
 
     /// The target's ids: the source's components but the replaced ones, with the
-    /// continuations' components each put in its place in canonical order (an equal
-    /// replication already there is kept once, law *Repl-Idem*), then the queues.
+    /// continuations' components each put in its place in key order (an equal replication
+    /// already there is kept once, law *Repl-Idem*), then the queues.
     fn target(&self, replace: &[Replace<'_>], queues: Option<QueueChange>) -> Target {
         let interner = self.store.interner();
-        let mut ids: Vec<u32> = Vec::with_capacity(self.ids.len() + 4);
-        for (pos, &id) in self.ids[..self.split].iter().enumerate() {
-            if !replace.iter().any(|(p, _)| *p == pos) {
-                ids.push(id);
-            }
+        let mut ids: Vec<u32> = self.ids[..self.split].to_vec();
+        for (pos, _) in replace {
+            let gone = self.canon[*pos];
+            let at = ids
+                .iter()
+                .position(|&id| id == gone)
+                .expect("a component of the source");
+            ids.remove(at);
         }
         for (_, list) in replace {
             for &id in list.iter() {
-                let at = ids.partition_point(|&x| interner.cmp(x, id).is_lt());
+                let key = interner.order_key(id);
+                let at = ids.partition_point(|&x| interner.order_key(x) < key);
                 if ids.get(at) == Some(&id) && self.replicated(interner, id) {
                     continue;
                 }
@@ -725,21 +735,16 @@ impl<'a> Assembly<'a, '_, '_> {
             .is_some_and(|c| self.engine.sem.is_replication(c.term))
     }
 
-    /// Appends the source's queues with `change` applied, in canonical order (by channel:
-    /// every channel here is a declared one).
+    /// Appends the source's queues with `change` applied, in key order (by id).
     fn queues_into(&self, ids: &mut Vec<u32>, change: Option<QueueChange>) {
         let queues = &self.ids[self.split..];
-        let Some(change) = change else {
-            return ids.extend_from_slice(queues);
-        };
         let start = ids.len();
         match change {
-            QueueChange::Remove(old) => ids.extend(queues.iter().filter(|&&q| q != old)),
-            QueueChange::Set(old, new, chan) => {
+            None => ids.extend_from_slice(queues),
+            Some(QueueChange::Remove(old)) => ids.extend(queues.iter().filter(|&&q| q != old)),
+            Some(QueueChange::Set(old, new)) => {
                 ids.extend(queues.iter().filter(|&&q| Some(q) != old));
-                let interner = self.store.interner();
-                let before = |q: &u32| chan_key(interner.queue_of(*q).chan) < chan_key(chan);
-                let at = ids[start..].partition_point(before);
+                let at = ids[start..].partition_point(|&q| q < new);
                 ids.insert(start + at, new);
             }
         }
@@ -769,14 +774,6 @@ struct Input<'m> {
 /// is emptied.
 #[derive(Clone, Copy)]
 enum QueueChange {
-    Set(Option<u32>, u32, Chan),
+    Set(Option<u32>, u32),
     Remove(u32),
-}
-
-/// The order of declared channels' queues.
-fn chan_key(chan: Chan) -> u32 {
-    match chan {
-        Chan::Global(id) => id.0,
-        Chan::Fresh { .. } => unreachable!("the fast path holds no fresh name"),
-    }
 }

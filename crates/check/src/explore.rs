@@ -10,27 +10,11 @@
 //! exactly N.
 
 use crate::engine::{Engine, Expansion, FastSucc, Miss, Target};
+use crate::graph::{Edge, FaultEdge, Graph};
 use crate::store::{Key, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-
-/// One stored transition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Edge {
-    pub label: u32,
-    pub target: u32,
-    /// Index of the set of actors that moved (see [`Graph::actor_sets`]).
-    pub actors: u32,
-}
-
-/// A transition that failed: an assertion, a range error, ...
-#[derive(Clone, Debug)]
-pub struct FaultEdge {
-    pub source: u32,
-    pub label: u32,
-    pub fault: Fault,
-}
 
 /// Why exploration stopped before the whole state space was seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +46,8 @@ pub struct Options {
     pub threads: usize,
     /// Keep each edge's renaming of fresh names (`leads to` follows bound channels with it).
     pub keep_renamings: bool,
+    /// Keep no edges: every check is decided while exploring (see [`crate::graph`]).
+    pub drop_edges: bool,
 }
 
 /// A label to watch for: true for a label that decides a property.
@@ -101,112 +87,6 @@ pub enum End {
     Decided,
     /// A bound stopped it.
     Limit(Limit),
-}
-
-/// The explored state space.
-pub struct Graph {
-    /// The states, numbered in breadth-first order of discovery (see [`Graph::state`]).
-    store: Store,
-    /// `edges[offsets[s]..offsets[s + 1]]` are the transitions of an expanded state `s`
-    /// (faults excluded), each (label, target, actors) once, in the order the semantics
-    /// first gives them.
-    pub offsets: Vec<u32>,
-    pub edges: Vec<Edge>,
-    /// With [`Options::keep_renamings`]: for each edge, the source's fresh ids as the target
-    /// numbers them.
-    pub renamings: Vec<agentpi_semantics::Renaming>,
-    /// For each state but the initial one: the state and edge index it was first reached by.
-    pub parent: Vec<(u32, u32)>,
-    pub labels: Vec<Label>,
-    pub actor_sets: Vec<Vec<Actor>>,
-    /// The name of each instance (see [`agentpi_semantics::Instance`]), by number.
-    pub instances: Vec<String>,
-    pub faults: Vec<FaultEdge>,
-    pub end: End,
-    /// Set when a bound stopped exploration: the states past `expanded` have no edges.
-    pub limit: Option<Limit>,
-    /// Number of states whose edges are known (states `0..expanded`).
-    pub expanded: usize,
-    /// How many of them the engine's fast path expanded (the others took the reference
-    /// semantics: fresh names, or moves not cached yet).
-    pub fast: usize,
-    pub max_depth: usize,
-    /// Distinct (source, printed label, target) triples: the transitions of the state space
-    /// as `agentpi lts` writes them with restricted channels kept.
-    pub transitions: usize,
-}
-
-impl Graph {
-    /// State number `s`.
-    pub fn state(&self, s: u32) -> State {
-        self.store.state(s)
-    }
-
-    /// How many states are stored (expanded or not).
-    pub fn state_count(&self) -> usize {
-        self.store.len()
-    }
-
-    /// The bytes the exploration holds, which `--max-memory` bounds: the visited store (see
-    /// [`Store::bytes`]), the edges and the parent links.
-    pub fn bytes(&self) -> u64 {
-        let edges = std::mem::size_of::<Edge>() * self.edges.len();
-        let parents = 8 * self.parent.len();
-        self.store.bytes() + (edges + parents) as u64
-    }
-
-    pub fn successors(&self, s: u32) -> &[Edge] {
-        let s = s as usize;
-        if s + 1 >= self.offsets.len() {
-            return &[];
-        }
-        &self.edges[self.offsets[s] as usize..self.offsets[s + 1] as usize]
-    }
-
-    pub fn is_expanded(&self, s: u32) -> bool {
-        (s as usize) < self.expanded
-    }
-
-    pub fn transition_count(&self) -> usize {
-        self.transitions
-    }
-
-    /// Whether the whole state space was seen.
-    pub fn is_complete(&self) -> bool {
-        self.end == End::Complete
-    }
-
-    /// The edges from the initial state to `s`, as (source, edge index within source).
-    pub fn path_to(&self, mut s: u32) -> Vec<(u32, u32)> {
-        let mut path = Vec::new();
-        while s != 0 {
-            let (p, e) = self.parent[s as usize - 1];
-            path.push((p, e));
-            s = p;
-        }
-        path.reverse();
-        path
-    }
-
-    fn new() -> Graph {
-        Graph {
-            store: Store::default(),
-            offsets: vec![0],
-            edges: Vec::new(),
-            renamings: Vec::new(),
-            parent: Vec::new(),
-            labels: Vec::new(),
-            actor_sets: Vec::new(),
-            instances: Vec::new(),
-            faults: Vec::new(),
-            end: End::Complete,
-            limit: None,
-            expanded: 0,
-            fast: 0,
-            max_depth: 0,
-            transitions: 0,
-        }
-    }
 }
 
 /// How many frontier states have their successors computed at once: enough to keep every
@@ -285,10 +165,14 @@ struct Run<'g, 's, 'p> {
     names: Names,
     /// Which label goals have been met.
     met: Vec<bool>,
-    deadlock_found: bool,
     fault_found: bool,
-    /// The labels that have been held to the goals.
-    watched: Vec<bool>,
+    /// For each label seen on an edge, the goals it meets (`None`: not held to them yet).
+    label_goals: Vec<Option<Box<[u32]>>>,
+    /// Each label's number among labels as printed (restricted channels kept).
+    printed: Vec<u32>,
+    printed_index: FxHashMap<String, u32>,
+    /// The edges of the source being merged.
+    current: SourceEdges,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
@@ -299,12 +183,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             engine_labels: Vec::new(),
             options,
             goals,
-            graph: Graph::new(),
+            graph: Graph::new(!options.drop_edges, goals.labels.len()),
             names: Names::default(),
             met: vec![false; goals.labels.len()],
-            deadlock_found: false,
             fault_found: false,
-            watched: Vec::new(),
+            label_goals: Vec::new(),
+            printed: Vec::new(),
+            printed_index: FxHashMap::default(),
+            current: SourceEdges::default(),
         }
     }
 
@@ -352,7 +238,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if let Some(limit) = self.bound_passed(new, transitions.len()) {
             return Some(self.stop(limit));
         }
-        let mut seen: FxHashSet<Edge> = FxHashSet::default();
         let (mut moves, mut faults) = (false, false);
         for (key, t) in transitions {
             let label = self.names.label(&mut self.graph, t.label);
@@ -365,7 +250,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     moves = true;
                     let target = self.target(source, &key);
                     let actors = self.names.actors(&mut self.graph, t.actors);
-                    self.edge(target, label, actors, t.renaming, &mut seen);
+                    self.edge(source, target, label, actors, t.renaming);
                 }
                 (None, None) => unreachable!("every transition has its key (complete_keys)"),
             }
@@ -391,7 +276,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if let Some(limit) = self.bound_passed(new, succ.len()) {
             return Some(self.stop(limit));
         }
-        let mut seen: FxHashSet<Edge> = FxHashSet::default();
         let (mut moves, mut faults) = (false, false);
         for t in succ {
             match t {
@@ -412,7 +296,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                         Target::New(key) => self.target(source, &key),
                     };
                     let actors = self.names.actors(&mut self.graph, actors.to_vec());
-                    self.edge(target, label, actors, Box::default(), &mut seen);
+                    self.edge(source, target, label, actors, Box::default());
                 }
             }
         }
@@ -422,11 +306,17 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// Ends the expansion of `source`: its edges are complete; a state without transitions
     /// may be a deadlock.
     fn expanded(&mut self, source: u32, moves: bool, faults: bool) -> Option<End> {
-        self.graph.offsets.push(self.graph.edges.len() as u32);
+        if self.graph.edges_kept {
+            self.graph.edges.extend_from_slice(&self.current.edges);
+            self.graph.offsets.push(self.graph.edges.len() as u32);
+        }
+        self.current.clear();
         self.graph.expanded += 1;
-        if !moves && !faults && self.goals.deadlock {
+        if !moves && !faults && self.goals.deadlock && self.graph.first_deadlock.is_none() {
             let state = self.graph.state(source);
-            self.deadlock_found |= !self.sem.is_valid_end(&state);
+            if !self.sem.is_valid_end(&state) {
+                self.graph.first_deadlock = Some(source);
+            }
         }
         self.decided().then_some(End::Decided)
     }
@@ -457,8 +347,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         match self.graph.store.find(key) {
             Some(target) => target,
             None => {
-                let index = self.graph.edges.len() - self.graph.offsets[source as usize] as usize;
-                self.graph.parent.push((source, index as u32));
+                self.graph.parent.push(source);
                 self.graph.store.insert(key)
             }
         }
@@ -513,88 +402,123 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.fault_found = true;
     }
 
-    /// A transition into a stored state, kept once per (label, target, actors).
+    /// A transition into a stored state, kept once per (label, target, actors): counted,
+    /// held to the label goals, and stored when edges are kept.
     fn edge(
         &mut self,
+        source: u32,
         target: u32,
         label: u32,
         actors: u32,
         renaming: agentpi_semantics::Renaming,
-        seen: &mut FxHashSet<Edge>,
     ) {
-        self.watch_label(label);
         let edge = Edge {
             label,
             target,
             actors,
         };
-        if seen.insert(edge) {
-            if self.options.keep_renamings {
-                self.graph.renamings.push(renaming);
-            }
-            self.graph.edges.push(edge);
+        let Some(index) = self.current.insert(edge) else {
+            return;
+        };
+        self.count(label, target);
+        self.hold_to_goals(label);
+        let goals = self.label_goals[label as usize].as_deref().unwrap_or(&[]);
+        for &k in goals {
+            self.graph.first_matches[k as usize].get_or_insert((source, index));
+        }
+        if self.options.keep_renamings && self.graph.edges_kept {
+            self.graph.renamings.push(renaming);
         }
     }
 
-    /// A label seen on an edge for the first time may meet a goal. (A label seen first on a
-    /// fault is watched when an edge first carries it: a fault is no edge.)
-    fn watch_label(&mut self, label: u32) {
+    /// Counts a transition once per source, printed label and target.
+    fn count(&mut self, label: u32, target: u32) {
         let i = label as usize;
-        if self.watched.len() <= i {
-            self.watched.resize(i + 1, false);
+        while self.printed.len() <= i {
+            let text = self.sem.label_text(&self.graph.labels[self.printed.len()]);
+            let next = self.printed_index.len() as u32;
+            self.printed
+                .push(*self.printed_index.entry(text).or_insert(next));
         }
-        if std::mem::replace(&mut self.watched[i], true) {
+        if self.current.printed.insert((self.printed[i], target)) {
+            self.graph.transitions += 1;
+        }
+    }
+
+    /// The goals a label meets, worked out when an edge first carries it (a fault is no
+    /// edge).
+    fn hold_to_goals(&mut self, label: u32) {
+        let i = label as usize;
+        if self.label_goals.len() <= i {
+            self.label_goals.resize(i + 1, None);
+        }
+        if self.label_goals[i].is_some() {
             return;
         }
         let label = &self.graph.labels[i];
-        for (k, goal) in self.goals.labels.iter().enumerate() {
-            if !self.met[k] && goal(label) {
-                self.met[k] = true;
-            }
+        let goals = self.goals.labels.iter().zip(0..);
+        let met: Box<[u32]> = goals.filter(|(g, _)| g(label)).map(|(_, k)| k).collect();
+        for &k in met.iter() {
+            self.met[k as usize] = true;
         }
+        self.label_goals[i] = Some(met);
     }
 
     fn decided(&self) -> bool {
         let goals = self.goals;
         !goals.everything()
-            && (!goals.deadlock || self.deadlock_found)
+            && (!goals.deadlock || self.graph.first_deadlock.is_some())
             && (!goals.fault || self.fault_found)
             && self.met.iter().all(|&m| m)
     }
 
-    fn finish(mut self, progress: &Progress) -> Graph {
-        self.graph.transitions = count_transitions(self.sem, &self.graph);
+    fn finish(self, progress: &Progress) -> Graph {
         record(progress, &self.graph);
         self.graph
     }
 }
 
-/// Distinct (source, printed label, target) triples over the expanded states.
-fn count_transitions(sem: &Semantics<'_>, graph: &Graph) -> usize {
-    let mut printed: FxHashMap<String, u32> = FxHashMap::default();
-    let ids: Vec<u32> = graph
-        .labels
-        .iter()
-        .map(|l| {
-            let next = printed.len() as u32;
-            *printed.entry(sem.label_text(l)).or_insert(next)
-        })
-        .collect();
-    let mut count = 0;
-    let mut seen = FxHashSet::default();
-    for s in 0..graph.expanded as u32 {
-        seen.clear();
-        for e in graph.successors(s) {
-            count += usize::from(seen.insert((ids[e.label as usize], e.target)));
+/// The edges of the source being merged, each (label, target, actors) once.
+#[derive(Default)]
+struct SourceEdges {
+    edges: Vec<Edge>,
+    /// Past a few dozen edges, the edges already there, for a quick look-up.
+    index: FxHashSet<Edge>,
+    /// The (printed label, target) pairs counted.
+    printed: FxHashSet<(u32, u32)>,
+}
+
+impl SourceEdges {
+    /// Adds an edge not there yet; returns its index.
+    fn insert(&mut self, edge: Edge) -> Option<u32> {
+        const SCAN: usize = 32;
+        let known = match self.edges.len() {
+            n if n < SCAN => self.edges.contains(&edge),
+            SCAN => {
+                self.index.extend(self.edges.iter().copied());
+                !self.index.insert(edge)
+            }
+            _ => !self.index.insert(edge),
+        };
+        if known {
+            return None;
         }
+        self.edges.push(edge);
+        Some(self.edges.len() as u32 - 1)
     }
-    count
+
+    /// Empties it for the next source.
+    fn clear(&mut self) {
+        self.edges.clear();
+        self.index.clear();
+        self.printed.clear();
+    }
 }
 
 fn record(progress: &Progress, graph: &Graph) {
     use std::sync::atomic::Ordering::Relaxed;
     progress.states.store(graph.state_count(), Relaxed);
-    progress.transitions.store(graph.edges.len(), Relaxed);
+    progress.transitions.store(graph.transitions, Relaxed);
     progress.depth.store(graph.max_depth, Relaxed);
 }
 

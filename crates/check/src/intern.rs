@@ -85,17 +85,36 @@ impl Interner {
     /// The state whose id sequence is `ids`.
     pub(crate) fn state(&self, ids: &[u32]) -> State {
         let split = ids.partition_point(|&id| id & KIND_MASK != QUEUE);
-        let procs = ids[..split].iter().map(|&id| self.component(id)).collect();
-        let queues = ids[split..]
+        let mut procs: Vec<Proc> = ids[..split].iter().map(|&id| self.component(id)).collect();
+        let mut queues: Vec<Queue> = ids[split..]
             .iter()
             .map(|&id| self.queues[index(id)].clone())
             .collect();
+        agentpi_semantics::state::sort_canonically(&mut procs, &mut queues);
         let fresh = ids.iter().map(|&id| self.fresh_bound(id)).max();
         State {
-            procs,
-            queues,
+            procs: procs.into_boxed_slice(),
+            queues: queues.into_boxed_slice(),
             fresh: fresh.unwrap_or(0),
         }
+    }
+
+    /// Puts a state's ids in the order the store keeps them: by instance, then by id, queues
+    /// last. A state's components are a multiset, so any fixed order of ids is canonical;
+    /// this one keeps each instance's components in one place from state to state, which
+    /// the tree of the store shares.
+    pub(crate) fn key_order(&self, ids: &mut [u32]) {
+        ids.sort_unstable_by_key(|&id| self.order_key(id));
+    }
+
+    /// Where an id goes in [`Interner::key_order`].
+    pub(crate) fn order_key(&self, id: u32) -> (u32, u32) {
+        let instance = match id & KIND_MASK {
+            LEAF => self.closures[index(id)].instance,
+            SEQ => self.closures[index(self.seqs[index(id)][0])].instance,
+            _ => u32::MAX,
+        };
+        (instance, id)
     }
 
     /// The heap bytes the interner holds: each component's own heap bytes, its slot in the

@@ -10,6 +10,7 @@
 pub mod accept;
 mod engine;
 pub mod explore;
+pub mod graph;
 mod intern;
 mod ltl;
 pub mod pattern;
@@ -21,7 +22,8 @@ pub mod replay;
 mod store;
 pub mod trace;
 
-pub use explore::{End, Goals, Graph, Limit, Options, Progress, explore};
+pub use explore::{End, Goals, Limit, Options, Progress, explore};
+pub use graph::Graph;
 pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, Term};
@@ -124,8 +126,16 @@ pub fn check_system(
         Property::Ltl(f) => agentpi_ir::ltl::binds_values(f),
         _ => false,
     });
+    // Deadlocks, assertions, `never` and `reachable` are decided while exploring: no edges.
+    let safety = checks.iter().all(|&c| {
+        matches!(
+            program.checks[c].property,
+            Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
+        )
+    });
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
+        drop_edges: options.drop_edges || safety,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -141,13 +151,22 @@ pub fn check_system(
     if !graph.faults.is_empty() || has_assertions(program) {
         results.push(assertions(&sem, &graph, &name));
     }
+    let mut goal = 0;
     for &c in checks {
         let check = &program.checks[c];
+        let found = match &check.property {
+            Property::Never(_) | Property::Reachable(_) => {
+                goal += 1;
+                graph.first_matches[goal - 1]
+            }
+            _ => None,
+        };
+        let property = (&check.property, found);
         results.push(decide(
             &sem,
             &graph,
             &name,
-            &check.property,
+            property,
             check.fair,
             check.text.clone(),
         ));
@@ -207,7 +226,7 @@ fn assertions(sem: &Semantics<'_>, graph: &Graph, system: &str) -> CheckResult {
     let Some(first) = graph.faults.first() else {
         return result("assertions".into(), unknown_or(graph, Outcome::Holds), None);
     };
-    let steps = steps_to(graph, first.source);
+    let steps = steps_to(sem, graph, first.source);
     let trace = trace::render(sem, graph, system, &steps, Some(first), None);
     CheckResult {
         fault: Some(first.fault.clone()),
@@ -225,27 +244,30 @@ fn unknown_or(graph: &Graph, outcome: Outcome) -> Outcome {
     }
 }
 
-fn steps_to(graph: &Graph, state: u32) -> Vec<Step> {
+fn steps_to(sem: &Semantics<'_>, graph: &Graph, state: u32) -> Vec<Step> {
     graph
-        .path_to(state)
+        .path_to(sem, state)
         .into_iter()
         .map(|(s, e)| Step { state: s, edge: e })
         .collect()
 }
 
+/// Decides one property; `first` is, for `never` and `reachable`, the first edge in
+/// breadth-first order that matches (found while exploring).
 fn decide(
     sem: &Semantics<'_>,
     graph: &Graph,
     system: &str,
-    property: &Property,
+    (property, first): (&Property, Option<(u32, u32)>),
     fair: bool,
     text: String,
 ) -> CheckResult {
+    let first = first.map(|(state, edge)| Step { state, edge });
     let render = |steps: &[Step], loop_start| {
         Some(trace::render(sem, graph, system, steps, None, loop_start))
     };
     let with_step = |step: Step| {
-        let mut steps = steps_to(graph, step.state);
+        let mut steps = steps_to(sem, graph, step.state);
         steps.push(step);
         steps
     };
@@ -258,18 +280,22 @@ fn decide(
         None => result(text.clone(), unknown_or(graph, Outcome::Holds), None),
     };
     match property {
-        Property::DeadlockFree => match props::first_deadlock(sem, graph) {
+        Property::DeadlockFree => match graph.first_deadlock {
             Some(s) => CheckResult {
                 stuck: true,
-                ..result(text, Outcome::Violated, render(&steps_to(graph, s), None))
+                ..result(
+                    text,
+                    Outcome::Violated,
+                    render(&steps_to(sem, graph, s), None),
+                )
             },
             None => result(text, unknown_or(graph, Outcome::Holds), None),
         },
-        Property::Never(p) => match props::first_match(sem, graph, p) {
+        Property::Never(_) => match first {
             Some(step) => result(text, Outcome::Violated, render(&with_step(step), None)),
             None => result(text, unknown_or(graph, Outcome::Holds), None),
         },
-        Property::Reachable(p) => match props::first_match(sem, graph, p) {
+        Property::Reachable(_) => match first {
             Some(step) => result(text, Outcome::Holds, render(&with_step(step), None)),
             None => result(text, unknown_or(graph, Outcome::Violated), None),
         },

@@ -12,7 +12,7 @@
 //!
 //! The stutter step that extends a finite maximal path matches no label pattern.
 
-use crate::explore::Graph;
+use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Lasso, Product, Step, accepting_sccs, find_lasso};
 use crate::props::Builder;

@@ -7,7 +7,7 @@
 //! states moves on some edge inside it. The counterexample is a lasso: the shortest stem (the
 //! product is numbered breadth-first) and a cycle through the SCC.
 
-use crate::explore::Graph;
+use crate::graph::Graph;
 use agentpi_semantics::Actor;
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;

@@ -1,40 +1,12 @@
 //! Deciding each kind of property on an explored graph.
 
-use crate::explore::Graph;
+use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Lasso, Product, ProductEdge, Step, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
-
-/// The first transition in breadth-first order whose label matches: the end of a shortest
-/// path to such a transition.
-pub fn first_match(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Option<Step> {
-    let matching: Vec<bool> = graph
-        .labels
-        .iter()
-        .map(|l| match_label(sem, pattern, l, &Vec::new()).is_some())
-        .collect();
-    (0..graph.expanded as u32).find_map(|s| {
-        let edges = graph.successors(s);
-        edges
-            .iter()
-            .position(|e| matching[e.label as usize])
-            .map(|i| Step {
-                state: s,
-                edge: i as u32,
-            })
-    })
-}
-
-/// The first state in breadth-first order with no transitions that is not a valid end.
-pub fn first_deadlock(sem: &Semantics<'_>, graph: &Graph) -> Option<u32> {
-    let faulty: rustc_hash::FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
-    (0..graph.expanded as u32).find(|&s| {
-        graph.successors(s).is_empty() && !faulty.contains(&s) && !sem.is_valid_end(&graph.state(s))
-    })
-}
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
 pub fn eventually(
@@ -138,7 +110,7 @@ pub fn always_eventually(
     let matching = label_mask(sem, graph, pattern);
     let mut product = Product::default();
     for s in 0..graph.state_count() as u32 {
-        let parent = (s > 0).then(|| graph.parent[s as usize - 1]);
+        let parent = graph.parent_edge(sem, s);
         product.add_node(s, true, parent.map(|(p, e)| (p, e as usize)));
         let edges = graph.successors(s).iter().enumerate();
         product.adj[s as usize] = edges

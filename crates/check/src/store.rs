@@ -52,6 +52,7 @@ impl Store {
     pub(crate) fn intern(&mut self, state: &State) -> Key {
         let mut ids = Vec::with_capacity(state.procs.len() + state.queues.len());
         self.interner.intern(state, &mut ids);
+        self.interner.key_order(&mut ids);
         key(ids)
     }
 
@@ -60,7 +61,11 @@ impl Store {
     /// computing successors can call it in parallel.
     pub(crate) fn lookup(&self, state: &State) -> Option<Key> {
         let mut ids = Vec::with_capacity(state.procs.len() + state.queues.len());
-        self.interner.lookup(state, &mut ids).then(|| key(ids))
+        if !self.interner.lookup(state, &mut ids) {
+            return None;
+        }
+        self.interner.key_order(&mut ids);
+        Some(key(ids))
     }
 
     /// The number of the state with this key, if it is stored.
@@ -101,7 +106,7 @@ impl Store {
         self.index.find(hash, |&i| self.ids(i) == ids).copied()
     }
 
-    /// The id sequence of state `i`: its components in canonical order, then its queues.
+    /// The id sequence of state `i`, in key order (`Interner::key_order`).
     pub(crate) fn ids(&self, i: u32) -> &[u32] {
         slice(&self.arena, &self.offsets, i)
     }

@@ -2,7 +2,7 @@
 //! fresh channels keeping one name along the whole trace (`reply#1`, `reply#2`, numbered in
 //! order of first appearance, the number shown only where one name has several instances).
 
-use crate::explore::{FaultEdge, Graph};
+use crate::graph::{FaultEdge, Graph};
 use crate::product::Step;
 use agentpi_semantics::{Actor, Chan, DEAD, Label, Semantics, State, Transition};
 use rustc_hash::FxHashMap;
@@ -61,7 +61,7 @@ pub fn render(
 /// The transition of the semantics that a stored edge stands for: the first with its label,
 /// target and actors (the graph keeps each such triple once).
 pub fn replay_edge(sem: &Semantics<'_>, graph: &Graph, state: u32, edge: u32) -> Transition {
-    let e = graph.successors(state)[edge as usize];
+    let e = graph.edges_of(sem, state)[edge as usize];
     let (label, target) = (&graph.labels[e.label as usize], &graph.state(e.target));
     let actors = &graph.actor_sets[e.actors as usize];
     sem.successors(&graph.state(state))

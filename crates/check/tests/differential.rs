@@ -134,14 +134,42 @@ fn differential(
             };
             let explored = reference::explore(&sem, initial.clone(), max_expanded);
             let what = format!("{name}, system {system}, {t} threads");
-            compare(&graph, &explored, &what);
+            compare(&sem, &graph, &explored, &what);
+            let options = Options {
+                drop_edges: true,
+                ..options
+            };
+            let dropped =
+                agentpi_check::explore_system(&sem, system, &options, &Progress::default())
+                    .unwrap();
+            same_without_edges(&sem, &graph, &dropped, &what);
             (0..graph.state_count() as u32).for_each(|s| coverage.count(&sem, &graph.state(s)));
             coverage.fast += graph.fast;
         }
     }
 }
 
-fn compare(graph: &Graph, explored: &Explored, what: &str) {
+/// An exploration that kept no edges stores the same states, counts the same transitions, and
+/// finds every parent edge again by the semantics.
+fn same_without_edges(sem: &Semantics<'_>, graph: &Graph, dropped: &Graph, what: &str) {
+    let what = format!("{what}, without edges");
+    assert!(dropped.edges.is_empty(), "{what}");
+    if let End::Limit(Limit::Memory(_)) = graph.end {
+        // Edges take memory: without them the same bound holds more states.
+        assert!(dropped.state_count() >= graph.state_count(), "{what}");
+    } else {
+        assert_eq!(dropped.state_count(), graph.state_count(), "{what}");
+        assert_eq!(dropped.expanded, graph.expanded, "{what}");
+        assert_eq!(dropped.transitions, graph.transitions, "{what}");
+    }
+    for s in 0..graph.state_count() as u32 {
+        assert_eq!(dropped.state(s), graph.state(s), "{what}: state {s}");
+        let parent = dropped.parent_edge(sem, s);
+        assert_eq!(parent, graph.parent_edge(sem, s), "{what}: parent of {s}");
+    }
+}
+
+fn compare(sem: &Semantics<'_>, graph: &Graph, explored: &Explored, what: &str) {
     match &graph.end {
         End::Complete => {
             assert!(!explored.limited, "{what}");
@@ -167,7 +195,14 @@ fn compare(graph: &Graph, explored: &Explored, what: &str) {
             "{what}: state {s}"
         );
     }
-    assert_eq!(graph.parent[..], explored.parent[..states - 1], "{what}");
+    let parents: Vec<(u32, u32)> = (1..states as u32)
+        .map(|s| {
+            graph
+                .parent_edge(sem, s)
+                .expect("every state but the first has a parent")
+        })
+        .collect();
+    assert_eq!(parents[..], explored.parent[..states - 1], "{what}");
     for s in 0..graph.expanded {
         let first = graph.offsets[s] as usize;
         let stored = graph.successors(s as u32).iter().enumerate();

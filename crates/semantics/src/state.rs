@@ -172,6 +172,13 @@ pub fn cmp_components(a: &Proc, b: &Proc) -> Ordering {
     cmp_proc(a, b, false)
 }
 
+/// Puts the components and queues of a canonical state, given in another order, back in
+/// canonical order (components equal in the full order are equal).
+pub fn sort_canonically(procs: &mut [Proc], queues: &mut [Queue]) {
+    procs.sort_by(|a, b| cmp_proc(a, b, false));
+    crate::queue::sort_queues(queues, false);
+}
+
 /// The canonical order of two waiting closures in a state without fresh names.
 pub fn cmp_closures(a: &Closure, b: &Closure) -> Ordering {
     cmp_closure(a, b, false)

@@ -62,6 +62,7 @@ pub fn run(args: Args) -> u8 {
         max_memory: args.max_memory.map(|m| m * 1024 * 1024),
         threads: args.threads,
         keep_renamings: false,
+        drop_edges: false,
     };
     let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
     let report = match args.format {

@@ -1,0 +1,190 @@
+//! The explored state space: the visited store, and the edges where a property needs them.
+//!
+//! A safety check (deadlocks, assertions, `never`, `reachable`) is decided while exploring,
+//! so its exploration keeps no edges: a state's parent link is the state alone (four bytes),
+//! and the few edges a counterexample follows are found again by the semantics
+//! ([`Graph::edges_of`]), in the order exploration first stored them.
+
+use crate::explore::{End, Limit};
+use crate::store::Store;
+use agentpi_semantics::{Actor, Fault, Label, Semantics, State};
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+
+/// One transition of the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub label: u32,
+    pub target: u32,
+    /// Index of the set of actors that moved (see [`Graph::actor_sets`]).
+    pub actors: u32,
+}
+
+/// A transition that failed: an assertion, a range error, ...
+#[derive(Clone, Debug)]
+pub struct FaultEdge {
+    pub source: u32,
+    pub label: u32,
+    pub fault: Fault,
+}
+
+/// The explored state space.
+pub struct Graph {
+    /// The states, numbered in breadth-first order of discovery (see [`Graph::state`]).
+    pub(crate) store: Store,
+    /// Whether edges are kept (see [`crate::Options::drop_edges`]).
+    pub(crate) edges_kept: bool,
+    /// With edges kept, `edges[offsets[s]..offsets[s + 1]]` are the transitions of an
+    /// expanded state `s` (faults excluded), each (label, target, actors) once, in the order
+    /// the semantics first gives them.
+    pub offsets: Vec<u32>,
+    pub edges: Vec<Edge>,
+    /// With [`crate::Options::keep_renamings`]: for each edge, the source's fresh ids as the
+    /// target numbers them.
+    pub renamings: Vec<agentpi_semantics::Renaming>,
+    /// For each state but the initial one: the state it was first reached from (by the first
+    /// of that state's edges into it).
+    pub parent: Vec<u32>,
+    pub labels: Vec<Label>,
+    pub actor_sets: Vec<Vec<Actor>>,
+    /// The name of each instance (see [`agentpi_semantics::Instance`]), by number.
+    pub instances: Vec<String>,
+    pub faults: Vec<FaultEdge>,
+    pub end: End,
+    /// Set when a bound stopped exploration: the states past `expanded` have no edges.
+    pub limit: Option<Limit>,
+    /// Number of states whose edges are known (states `0..expanded`).
+    pub expanded: usize,
+    /// How many of them the engine's fast path expanded (the others took the reference
+    /// semantics: fresh names, or moves not cached yet).
+    pub fast: usize,
+    pub max_depth: usize,
+    /// Distinct (source, printed label, target) triples: the transitions of the state space
+    /// as `agentpi lts` writes them with restricted channels kept.
+    pub transitions: usize,
+    /// The first expanded state, in breadth-first order, without transitions that is not a
+    /// valid end (watched when exploring for `deadlock free`).
+    pub first_deadlock: Option<u32>,
+    /// For each label goal of the exploration ([`crate::Goals::labels`]), the first edge in
+    /// breadth-first order whose label meets it, as (source, edge index within the source).
+    pub first_matches: Vec<Option<(u32, u32)>>,
+}
+
+impl Graph {
+    pub(crate) fn new(edges_kept: bool, goals: usize) -> Graph {
+        Graph {
+            store: Store::default(),
+            edges_kept,
+            offsets: vec![0],
+            edges: Vec::new(),
+            renamings: Vec::new(),
+            parent: Vec::new(),
+            labels: Vec::new(),
+            actor_sets: Vec::new(),
+            instances: Vec::new(),
+            faults: Vec::new(),
+            end: End::Complete,
+            limit: None,
+            expanded: 0,
+            fast: 0,
+            max_depth: 0,
+            transitions: 0,
+            first_deadlock: None,
+            first_matches: vec![None; goals],
+        }
+    }
+
+    /// State number `s`.
+    pub fn state(&self, s: u32) -> State {
+        self.store.state(s)
+    }
+
+    /// The number of a state of the graph.
+    pub fn find(&self, state: &State) -> Option<u32> {
+        self.store.find(&self.store.lookup(state)?)
+    }
+
+    /// How many states are stored (expanded or not).
+    pub fn state_count(&self) -> usize {
+        self.store.len()
+    }
+
+    /// The bytes the exploration holds, which `--max-memory` bounds: the visited store (see
+    /// [`Store::bytes`]), the edges and the parent links.
+    pub fn bytes(&self) -> u64 {
+        let edges = std::mem::size_of::<Edge>() * self.edges.len();
+        let parents = 4 * self.parent.len();
+        self.store.bytes() + (edges + parents) as u64
+    }
+
+    /// The stored edges of an expanded state (none when edges are not kept: see
+    /// [`Graph::edges_of`]).
+    pub fn successors(&self, s: u32) -> &[Edge] {
+        let s = s as usize;
+        if s + 1 >= self.offsets.len() {
+            return &[];
+        }
+        &self.edges[self.offsets[s] as usize..self.offsets[s + 1] as usize]
+    }
+
+    /// The edges of an expanded state, stored or found again by the semantics: each
+    /// (label, target, actors) once, in the order the semantics gives them, as exploration
+    /// numbered them.
+    pub fn edges_of(&self, sem: &Semantics<'_>, s: u32) -> Cow<'_, [Edge]> {
+        if self.edges_kept {
+            return Cow::Borrowed(self.successors(s));
+        }
+        let labels: FxHashMap<&Label, u32> = self.labels.iter().zip(0..).collect();
+        let actors: FxHashMap<&Vec<Actor>, u32> = self.actor_sets.iter().zip(0..).collect();
+        let mut edges: Vec<Edge> = Vec::new();
+        for t in sem.successors(&self.state(s)) {
+            if t.fault.is_some() {
+                continue;
+            }
+            let edge = Edge {
+                label: labels[&t.label],
+                target: self
+                    .find(&t.target)
+                    .expect("every target of an expanded state"),
+                actors: actors[&t.actors],
+            };
+            if !edges.contains(&edge) {
+                edges.push(edge);
+            }
+        }
+        Cow::Owned(edges)
+    }
+
+    pub fn is_expanded(&self, s: u32) -> bool {
+        (s as usize) < self.expanded
+    }
+
+    pub fn transition_count(&self) -> usize {
+        self.transitions
+    }
+
+    /// Whether the whole state space was seen.
+    pub fn is_complete(&self) -> bool {
+        self.end == End::Complete
+    }
+
+    /// The edge that first reached `s` (for every state but the initial one), as (source,
+    /// edge index within the source): the first of the source's edges into `s`.
+    pub fn parent_edge(&self, sem: &Semantics<'_>, s: u32) -> Option<(u32, u32)> {
+        let p = *self.parent.get((s as usize).checked_sub(1)?)?;
+        let edges = self.edges_of(sem, p);
+        let e = edges.iter().position(|e| e.target == s);
+        Some((p, e.expect("a parent has an edge into its child") as u32))
+    }
+
+    /// The edges from the initial state to `s`, as (source, edge index within source).
+    pub fn path_to(&self, sem: &Semantics<'_>, mut s: u32) -> Vec<(u32, u32)> {
+        let mut path = Vec::new();
+        while let Some((p, e)) = self.parent_edge(sem, s) {
+            path.push((p, e));
+            s = p;
+        }
+        path.reverse();
+        path
+    }
+}
