@@ -18,7 +18,7 @@
 //! `tests/differential.rs` holds them to it).
 
 use crate::intern::Interner;
-use crate::store::{Key, Store, fingerprint, key};
+use crate::store::{Key, Levels, Store, key};
 use agentpi_diagnostics::Span;
 use agentpi_semantics::state::canonical_components;
 use agentpi_semantics::{
@@ -211,7 +211,8 @@ impl<'s, 'p> Engine<'s, 'p> {
     /// The transitions of state `s`, in the order `Semantics::successors` gives them, or
     /// what keeps the fast path from computing them.
     pub(crate) fn expand(&self, store: &Store, s: u32) -> Expansion {
-        let ids = store.ids(s);
+        let levels = store.levels(s);
+        let ids = levels.ids();
         let interner = store.interner();
         if ids.iter().any(|&id| interner.fresh_bound(id) > 0) {
             return Expansion::Slow(Vec::new());
@@ -237,20 +238,29 @@ impl<'s, 'p> Engine<'s, 'p> {
         if !misses.is_empty() {
             return Expansion::Slow(misses);
         }
+        thread_local!(static ROOM: std::cell::RefCell<(Levels, Vec<u32>)> = Default::default());
+        let (scratch, buffer) = ROOM.take();
         let mut run = Assembly {
             engine: self,
             store,
             ids,
+            levels: &levels,
+            scratch,
+            buffer,
             split,
             canon: &canon,
             slots: &slots,
             moves: &moves,
-            out: Vec::new(),
+            out: Vec::with_capacity(2 * slots.len()),
             misses: Vec::new(),
             slow: false,
         };
         run.singles();
         run.communications();
+        ROOM.set((
+            std::mem::take(&mut run.scratch),
+            std::mem::take(&mut run.buffer),
+        ));
         match (run.slow, run.misses.is_empty()) {
             (false, true) => Expansion::Fast(run.out),
             _ => Expansion::Slow(run.misses),
@@ -448,6 +458,11 @@ struct Assembly<'a, 's, 'p> {
     store: &'a Store,
     /// The source's ids in key order: components are `ids[..split]`, queues `ids[split..]`.
     ids: &'a [u32],
+    /// The source's tree, which targets mostly share, and room to build theirs.
+    levels: &'a Levels,
+    scratch: Levels,
+    /// Room for a target's ids.
+    buffer: Vec<u32>,
     split: usize,
     /// The source's components in canonical order, where `Slot::pos` points.
     canon: &'a [u32],
@@ -700,9 +715,11 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The target's ids: the source's components but the replaced ones, with the
     /// continuations' components each put in its place in key order (an equal replication
     /// already there is kept once, law *Repl-Idem*), then the queues.
-    fn target(&self, replace: &[Replace<'_>], queues: Option<QueueChange>) -> Target {
+    fn target(&mut self, replace: &[Replace<'_>], queues: Option<QueueChange>) -> Target {
         let interner = self.store.interner();
-        let mut ids: Vec<u32> = self.ids[..self.split].to_vec();
+        let mut ids = std::mem::take(&mut self.buffer);
+        ids.clear();
+        ids.extend_from_slice(&self.ids[..self.split]);
         for (pos, _) in replace {
             let gone = self.canon[*pos];
             let at = ids
@@ -722,11 +739,15 @@ impl<'a> Assembly<'a, '_, '_> {
             }
         }
         self.queues_into(&mut ids, queues);
-        let hash = fingerprint(&ids);
-        match self.store.find_ids(hash, &ids) {
+        let found = self
+            .store
+            .find_near(Some(self.levels), &ids, &mut self.scratch);
+        let target = match found {
             Some(known) => Target::Known(known),
-            None => Target::New(key(ids)),
-        }
+            None => Target::New(key(ids.clone())),
+        };
+        self.buffer = ids;
+        target
     }
 
     fn replicated(&self, interner: &Interner, id: u32) -> bool {

@@ -9,7 +9,7 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
-use crate::engine::{Engine, Expansion, FastSucc, Miss, Target};
+use crate::engine::{Actors, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, FaultEdge, Graph};
 use crate::store::{Key, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
@@ -159,6 +159,8 @@ struct Run<'g, 's, 'p> {
     engine: Engine<'s, 'p>,
     /// The graph's number of each of the engine's labels (`u32::MAX`: not seen yet).
     engine_labels: Vec<u32>,
+    /// The graph's number of each set of actors of the fast path.
+    engine_actors: FxHashMap<Actors, u32>,
     options: &'g Options,
     goals: &'g Goals<'g>,
     graph: Graph,
@@ -181,6 +183,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             sem,
             engine: Engine::new(sem),
             engine_labels: Vec::new(),
+            engine_actors: FxHashMap::default(),
             options,
             goals,
             graph: Graph::new(!options.drop_edges, goals.labels.len()),
@@ -295,7 +298,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                         Target::Known(t) => t,
                         Target::New(key) => self.target(source, &key),
                     };
-                    let actors = self.names.actors(&mut self.graph, actors.to_vec());
+                    let actors = self.fast_actors(actors);
                     self.edge(source, target, label, actors, Box::default());
                 }
             }
@@ -324,6 +327,16 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn stop(&mut self, limit: Limit) -> End {
         self.graph.limit = Some(limit.clone());
         End::Limit(limit)
+    }
+
+    /// The graph's number of a set of actors of the fast path.
+    fn fast_actors(&mut self, actors: Actors) -> u32 {
+        if let Some(&known) = self.engine_actors.get(&actors) {
+            return known;
+        }
+        let number = self.names.actors(&mut self.graph, actors.to_vec());
+        self.engine_actors.insert(actors, number);
+        number
     }
 
     /// The graph's number of one of the engine's labels.

@@ -68,7 +68,12 @@ pub struct Graph {
     /// For each label goal of the exploration ([`crate::Goals::labels`]), the first edge in
     /// breadth-first order whose label meets it, as (source, edge index within the source).
     pub first_matches: Vec<Option<(u32, u32)>>,
+    /// The number of each label and each set of actors, for finding edges again (made the
+    /// first time it is needed, once exploration is over).
+    numbers: std::sync::OnceLock<Numbers>,
 }
+
+type Numbers = (FxHashMap<Label, u32>, FxHashMap<Vec<Actor>, u32>);
 
 impl Graph {
     pub(crate) fn new(edges_kept: bool, goals: usize) -> Graph {
@@ -91,6 +96,7 @@ impl Graph {
             transitions: 0,
             first_deadlock: None,
             first_matches: vec![None; goals],
+            numbers: std::sync::OnceLock::new(),
         }
     }
 
@@ -134,8 +140,11 @@ impl Graph {
         if self.edges_kept {
             return Cow::Borrowed(self.successors(s));
         }
-        let labels: FxHashMap<&Label, u32> = self.labels.iter().zip(0..).collect();
-        let actors: FxHashMap<&Vec<Actor>, u32> = self.actor_sets.iter().zip(0..).collect();
+        let (labels, actors) = self.numbers.get_or_init(|| {
+            let labels = self.labels.iter().cloned().zip(0..).collect();
+            let actors = self.actor_sets.iter().cloned().zip(0..).collect();
+            (labels, actors)
+        });
         let mut edges: Vec<Edge> = Vec::new();
         for t in sem.successors(&self.state(s)) {
             if t.fault.is_some() {

@@ -60,6 +60,8 @@ pub struct SystemReport {
     pub states: usize,
     pub transitions: usize,
     pub depth: usize,
+    /// The bytes exploration kept (what `--max-memory` bounds: [`Graph::bytes`]).
+    pub bytes: u64,
     pub limit: Option<Limit>,
     /// How exploration ended: the whole state space, or early (every check decided, or a
     /// bound), in which case `states` and `transitions` count what was explored.
@@ -176,6 +178,7 @@ pub fn check_system(
         states: graph.state_count(),
         transitions: graph.transition_count(),
         depth: graph.max_depth,
+        bytes: graph.bytes(),
         limit: graph.limit.clone(),
         end: graph.end.clone(),
         results,
@@ -198,6 +201,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         states: 1,
         transitions: 0,
         depth: 0,
+        bytes: 0,
         limit: None,
         end: End::Decided,
         results: vec![result],

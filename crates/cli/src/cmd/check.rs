@@ -143,10 +143,12 @@ fn run_checks(
                 agentpi_check::check_system(&model.program, *system, checks, options, &counters)
             });
             let secs = started.elapsed().as_secs_f64();
+            let per_state = report.bytes as f64 / report.states.max(1) as f64;
             errln!(
-                "{name}: {}, depth {}, in {secs:.2} s",
+                "{name}: {}, depth {}, in {secs:.2} s, {:.1} MiB kept ({per_state:.0} bytes a state)",
                 counts(report.states, report.transitions),
-                report.depth
+                report.depth,
+                report.bytes as f64 / (1024.0 * 1024.0),
             );
             report
         })
