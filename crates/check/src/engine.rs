@@ -18,7 +18,7 @@
 //! `tests/differential.rs` holds them to it).
 
 use crate::intern::Interner;
-use crate::store::{Key, Levels, Store, key};
+use crate::store::{Levels, Store};
 use agentpi_diagnostics::Span;
 use agentpi_semantics::state::canonical_components;
 use agentpi_semantics::{
@@ -164,7 +164,11 @@ pub(crate) enum FastSucc {
 /// was not.
 pub(crate) enum Target {
     Known(u32),
-    New(Key),
+    /// Its ids are `ids[start..start + len]` of the expansion's arena.
+    New {
+        start: u32,
+        len: u32,
+    },
 }
 
 /// Something the fast path needed and the cache did not have.
@@ -178,9 +182,22 @@ pub(crate) enum Miss {
 
 /// What the fast path made of a state.
 pub(crate) enum Expansion {
-    Fast(Vec<FastSucc>),
+    /// The transitions, and the arena holding the ids of targets not stored before.
+    Fast(Vec<FastSucc>, Vec<u32>),
     /// The reference path: the state holds fresh names, or these were missing.
     Slow(Vec<Miss>),
+}
+
+/// What a worker thread reuses from one state to the next.
+#[derive(Default)]
+struct Room {
+    /// The tree of the state being expanded; its ids in key order.
+    source: Levels,
+    /// Its components in canonical order.
+    canon: Vec<u32>,
+    /// The tree of a target, and its ids.
+    scratch: Levels,
+    buffer: Vec<u32>,
 }
 
 /// The position of a component in the source state and its role.
@@ -211,44 +228,41 @@ impl<'s, 'p> Engine<'s, 'p> {
     /// The transitions of state `s`, in the order `Semantics::successors` gives them, or
     /// what keeps the fast path from computing them.
     pub(crate) fn expand(&self, store: &Store, s: u32) -> Expansion {
-        let levels = store.levels(s);
-        let ids = levels.ids();
+        // Each worker thread keeps its room from state to state: no allocation per state.
+        thread_local!(static ROOM: std::cell::RefCell<Room> = Default::default());
+        let mut room = ROOM.take();
+        store.read_levels(s, &mut room.source);
+        let expansion = self.expand_in(store, &mut room);
+        ROOM.set(room);
+        expansion
+    }
+
+    fn expand_in(&self, store: &Store, room: &mut Room) -> Expansion {
+        let ids = room.source.ids();
         let interner = store.interner();
         if ids.iter().any(|&id| interner.fresh_bound(id) > 0) {
             return Expansion::Slow(Vec::new());
         }
         let split = ids.partition_point(|&id| !Interner::is_queue(id));
         // The store keeps ids by instance; the reference opens components in canonical order.
-        let mut canon = ids[..split].to_vec();
-        canon.sort_by(|&a, &b| interner.cmp(a, b));
-        let slots = slots(&canon);
-        let mut misses = Vec::new();
-        let mut moves = Vec::with_capacity(slots.len());
-        for slot in &slots {
-            match self.moves.get(&(slot.id, slot.twin)) {
-                // Fresh names, or a source already nested too deeply (its every step is a
-                // fault): the reference path.
-                Some(m) if m.fresh || m.nesting > MAX_NESTING => {
-                    return Expansion::Slow(Vec::new());
-                }
-                Some(m) => moves.push(m),
-                None => misses.push(Miss::Moves(slot.id, slot.twin)),
-            }
-        }
-        if !misses.is_empty() {
-            return Expansion::Slow(misses);
-        }
-        thread_local!(static ROOM: std::cell::RefCell<(Levels, Vec<u32>)> = Default::default());
-        let (scratch, buffer) = ROOM.take();
+        room.canon.clear();
+        room.canon.extend_from_slice(&ids[..split]);
+        room.canon.sort_by(|&a, &b| interner.cmp(a, b));
+        let slots = slots(&room.canon);
+        let moves = match self.cached_moves(&slots) {
+            Ok(moves) => moves,
+            Err(misses) => return Expansion::Slow(misses),
+        };
         let mut run = Assembly {
             engine: self,
             store,
             ids,
-            levels: &levels,
-            scratch,
-            buffer,
+            levels: &room.source,
+            scratch: std::mem::take(&mut room.scratch),
+            buffer: std::mem::take(&mut room.buffer),
+            arena: Vec::new(),
             split,
-            canon: &canon,
+            canon: &room.canon,
             slots: &slots,
             moves: &moves,
             out: Vec::with_capacity(2 * slots.len()),
@@ -257,13 +271,30 @@ impl<'s, 'p> Engine<'s, 'p> {
         };
         run.singles();
         run.communications();
-        ROOM.set((
-            std::mem::take(&mut run.scratch),
-            std::mem::take(&mut run.buffer),
-        ));
+        room.scratch = std::mem::take(&mut run.scratch);
+        room.buffer = std::mem::take(&mut run.buffer);
         match (run.slow, run.misses.is_empty()) {
-            (false, true) => Expansion::Fast(run.out),
+            (false, true) => Expansion::Fast(run.out, run.arena),
             _ => Expansion::Slow(run.misses),
+        }
+    }
+
+    /// The moves of each slot; what is missing, or an empty list when a component takes
+    /// the reference path (fresh names, or a source already nested too deeply: its every
+    /// step is a fault).
+    fn cached_moves(&self, slots: &[Slot]) -> Result<Vec<&CompMoves>, Vec<Miss>> {
+        let mut misses = Vec::new();
+        let mut moves = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match self.moves.get(&(slot.id, slot.twin)) {
+                Some(m) if m.fresh || m.nesting > MAX_NESTING => return Err(Vec::new()),
+                Some(m) => moves.push(m),
+                None => misses.push(Miss::Moves(slot.id, slot.twin)),
+            }
+        }
+        match misses.is_empty() {
+            true => Ok(moves),
+            false => Err(misses),
         }
     }
 
@@ -463,6 +494,8 @@ struct Assembly<'a, 's, 'p> {
     scratch: Levels,
     /// Room for a target's ids.
     buffer: Vec<u32>,
+    /// The ids of targets not stored before, one after another.
+    arena: Vec<u32>,
     split: usize,
     /// The source's components in canonical order, where `Slot::pos` points.
     canon: &'a [u32],
@@ -744,7 +777,14 @@ impl<'a> Assembly<'a, '_, '_> {
             .find_near(Some(self.levels), &ids, &mut self.scratch);
         let target = match found {
             Some(known) => Target::Known(known),
-            None => Target::New(key(ids.clone())),
+            None => {
+                let start = self.arena.len() as u32;
+                self.arena.extend_from_slice(&ids);
+                Target::New {
+                    start,
+                    len: ids.len() as u32,
+                }
+            }
         };
         self.buffer = ids;
         target

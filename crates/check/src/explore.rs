@@ -11,7 +11,7 @@
 
 use crate::engine::{Actors, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, FaultEdge, Graph};
-use crate::store::{Key, Store, state_bytes};
+use crate::store::{Key, Levels, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -138,15 +138,15 @@ pub fn explore(
 
 /// What a worker made of one frontier state.
 enum Expanded {
-    /// By the engine's fast path.
-    Fast(Vec<FastSucc>),
+    /// By the engine's fast path: the transitions, and the ids of new targets.
+    Fast(Vec<FastSucc>, Vec<u32>),
     /// By the reference semantics, with what the engine's cache was missing.
     Slow(Keyed, Vec<Miss>),
 }
 
 fn expand(sem: &Semantics<'_>, engine: &Engine<'_, '_>, store: &Store, s: u32) -> Expanded {
     match engine.expand(store, s) {
-        Expansion::Fast(succ) => Expanded::Fast(succ),
+        Expansion::Fast(succ, arena) => Expanded::Fast(succ, arena),
         Expansion::Slow(misses) => {
             Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
         }
@@ -175,6 +175,9 @@ struct Run<'g, 's, 'p> {
     printed_index: FxHashMap<String, u32>,
     /// The edges of the source being merged.
     current: SourceEdges,
+    /// The tree of the last source that reached a state not stored before (most targets
+    /// share most of it).
+    near: Option<(u32, Levels)>,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
@@ -194,6 +197,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             printed: Vec::new(),
             printed_index: FxHashMap::default(),
             current: SourceEdges::default(),
+            near: None,
         }
     }
 
@@ -218,9 +222,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// A source whose transitions would pass a bound is left unexpanded, whole.
     fn merge(&mut self, source: u32, expanded: Expanded) -> Option<End> {
         match expanded {
-            Expanded::Fast(succ) => {
+            Expanded::Fast(succ, arena) => {
                 self.graph.fast += 1;
-                self.merge_fast(source, succ)
+                self.merge_fast(source, succ, &arena)
             }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
@@ -237,7 +241,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             return Some(self.stop(Limit::Model(fault.clone())));
         }
         let transitions = self.complete_keys(transitions);
-        let new = transitions.iter().filter_map(|(key, _)| key.as_ref());
+        let new = transitions
+            .iter()
+            .filter_map(|(key, _)| key.as_ref().map(|k| &k.ids[..]));
         if let Some(limit) = self.bound_passed(new, transitions.len()) {
             return Some(self.stop(limit));
         }
@@ -251,7 +257,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 }
                 (None, Some(key)) => {
                     moves = true;
-                    let target = self.target(source, &key);
+                    let target = self.target(source, &key.ids);
                     let actors = self.names.actors(&mut self.graph, t.actors);
                     self.edge(source, target, label, actors, t.renaming);
                 }
@@ -261,7 +267,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.expanded(source, moves, faults)
     }
 
-    fn merge_fast(&mut self, source: u32, succ: Vec<FastSucc>) -> Option<End> {
+    fn merge_fast(&mut self, source: u32, succ: Vec<FastSucc>, arena: &[u32]) -> Option<End> {
         let faults = succ.iter().map(|t| match t {
             FastSucc::Fault { fault, .. } => Some(fault),
             FastSucc::To { .. } => None,
@@ -271,9 +277,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         }
         let new = succ.iter().filter_map(|t| match t {
             FastSucc::To {
-                target: Target::New(key),
+                target: Target::New { start, len },
                 ..
-            } => Some(key),
+            } => Some(&arena[*start as usize..(start + len) as usize]),
             _ => None,
         });
         if let Some(limit) = self.bound_passed(new, succ.len()) {
@@ -296,7 +302,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     let label = self.engine_label(label);
                     let target = match target {
                         Target::Known(t) => t,
-                        Target::New(key) => self.target(source, &key),
+                        Target::New { start, len } => {
+                            self.target(source, &arena[start as usize..(start + len) as usize])
+                        }
                     };
                     let actors = self.fast_actors(actors);
                     self.edge(source, target, label, actors, Box::default());
@@ -356,14 +364,16 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// The number of the target with this key, storing it (reached from `source` by the
     /// edge about to be added) when new.
-    fn target(&mut self, source: u32, key: &Key) -> u32 {
-        match self.graph.store.find(key) {
-            Some(target) => target,
-            None => {
-                self.graph.parent.push(source);
-                self.graph.store.insert(key)
-            }
+    fn target(&mut self, source: u32, ids: &[u32]) -> u32 {
+        if self.near.as_ref().is_none_or(|(s, _)| *s != source) {
+            self.near = Some((source, self.graph.store.levels(source)));
         }
+        let near = self.near.as_ref().map(|(_, levels)| levels);
+        let (target, new) = self.graph.store.find_or_insert(near, ids);
+        if new {
+            self.graph.parent.push(source);
+        }
+        target
     }
 
     /// Interns, in frontier order, the targets that held a component the store did not know
@@ -380,17 +390,27 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// The bound that merging these transitions (`count` of them, with the keys `keys` of
     /// targets not known before) would pass: more states or memory than the options allow.
     /// (Their new components are interned already and counted.)
-    fn bound_passed<'k>(&self, keys: impl Iterator<Item = &'k Key>, count: usize) -> Option<Limit> {
+    fn bound_passed<'k>(
+        &self,
+        keys: impl Iterator<Item = &'k [u32]>,
+        count: usize,
+    ) -> Option<Limit> {
         if self.options.max_states.is_none() && self.options.max_memory.is_none() {
             return None;
         }
         let (mut states, mut bytes) = (0usize, 0u64);
-        let mut new: FxHashSet<&Key> = FxHashSet::default();
-        for key in keys {
-            if self.graph.store.find(key).is_none() && new.insert(key) {
+        let mut new: FxHashSet<&[u32]> = FxHashSet::default();
+        let mut scratch = Levels::default();
+        for ids in keys {
+            let known = self
+                .graph
+                .store
+                .find_near(None, ids, &mut scratch)
+                .is_some();
+            if !known && new.insert(ids) {
                 states += 1;
                 // A new state also adds an edge and a parent link.
-                bytes += state_bytes(key) + 8;
+                bytes += state_bytes() + 4;
             }
         }
         let edges = count as u64 * std::mem::size_of::<Edge>() as u64;
@@ -453,7 +473,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             self.printed
                 .push(*self.printed_index.entry(text).or_insert(next));
         }
-        if self.current.printed.insert((self.printed[i], target)) {
+        let printed = &self.printed;
+        if self
+            .current
+            .first_printed(printed[i], target, |l| printed[l as usize])
+        {
             self.graph.transitions += 1;
         }
     }
@@ -518,6 +542,24 @@ impl SourceEdges {
         }
         self.edges.push(edge);
         Some(self.edges.len() as u32 - 1)
+    }
+
+    /// Whether the edge just added is the first of the source printed `printed` into
+    /// `target` (`print` gives a label's printed number).
+    fn first_printed(&mut self, printed: u32, target: u32, print: impl Fn(u32) -> u32) -> bool {
+        const SCAN: usize = 32;
+        let (last, earlier) = self.edges.split_last().expect("the edge just added");
+        match earlier.len() {
+            n if n < SCAN => !earlier
+                .iter()
+                .any(|e| e.target == target && print(e.label) == printed),
+            SCAN => {
+                let pairs = earlier.iter().map(|e| (print(e.label), e.target));
+                self.printed.extend(pairs);
+                self.printed.insert((print(last.label), last.target))
+            }
+            _ => self.printed.insert((printed, target)),
+        }
     }
 
     /// Empties it for the next source.

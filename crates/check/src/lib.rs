@@ -62,6 +62,9 @@ pub struct SystemReport {
     pub depth: usize,
     /// The bytes exploration kept (what `--max-memory` bounds: [`Graph::bytes`]).
     pub bytes: u64,
+    /// The states expanded, and how many of them by the engine's fast path.
+    pub expanded: usize,
+    pub fast: usize,
     pub limit: Option<Limit>,
     /// How exploration ended: the whole state space, or early (every check decided, or a
     /// bound), in which case `states` and `transitions` count what was explored.
@@ -179,6 +182,8 @@ pub fn check_system(
         transitions: graph.transition_count(),
         depth: graph.max_depth,
         bytes: graph.bytes(),
+        expanded: graph.expanded,
+        fast: graph.fast,
         limit: graph.limit.clone(),
         end: graph.end.clone(),
         results,
@@ -202,6 +207,8 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         transitions: 0,
         depth: 0,
         bytes: 0,
+        expanded: 0,
+        fast: 0,
         limit: None,
         end: End::Decided,
         results: vec![result],

@@ -129,52 +129,79 @@ impl Store {
 
     /// Adds a state that is not stored yet; returns its number.
     pub(crate) fn insert(&mut self, key: &Key) -> u32 {
-        let mut levels = Levels::default();
-        let (nodes, index) = (&mut self.nodes, &mut self.node_index);
-        levels_of(None, &key.ids, &mut levels, |pair| {
-            Some(insert_node(nodes, index, pair))
-        })
-        .expect("inserting adds every node");
-        let record = record_of(&levels);
+        let (i, new) = self.find_or_insert(None, &key.ids);
+        debug_assert!(new, "a state is inserted once");
+        i
+    }
+
+    /// The number of the state with ids `ids`, stored first if it is not: (number, whether
+    /// it was new). Nodes are found or added walking up from the ids that differ from
+    /// `near`'s (see [`Store::find_near`]).
+    pub(crate) fn find_or_insert(&mut self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
+        thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
+        let record = SCRATCH.with_borrow_mut(|levels| {
+            let (nodes, index) = (&mut self.nodes, &mut self.node_index);
+            levels_of(near, ids, levels, |pair| {
+                Some(insert_node(nodes, index, pair))
+            })
+            .expect("inserting adds every node");
+            record_of(levels)
+        });
+        let hash = hash_state(record, ids.len());
+        let (records, lens, long) = (&self.records, &self.lens, &self.long);
+        let same = |&i: &u32| records[i as usize] == record && length(lens, long, i) == ids.len();
+        if let Some(&i) = self.index.find(hash, same) {
+            return (i, false);
+        }
         let i = self.records.len() as u32;
         self.records.push(record);
-        match u8::try_from(key.ids.len()) {
+        match u8::try_from(ids.len()) {
             Ok(n) if n < LONG => self.lens.push(n),
             _ => {
                 self.lens.push(LONG);
-                self.long.insert(i, key.ids.len() as u32);
+                self.long.insert(i, ids.len() as u32);
             }
         }
         let (records, lens, long) = (&self.records, &self.lens, &self.long);
         let rehash = |&j: &u32| hash_state(records[j as usize], length(lens, long, j));
-        self.index
-            .insert_unique(hash_state(record, key.ids.len()), i, rehash);
-        i
+        self.index.insert_unique(hash, i, rehash);
+        (i, true)
     }
 
     /// The tree of state `i`, read down from its record.
     pub(crate) fn levels(&self, i: u32) -> Levels {
-        let n = self.len_of(i);
-        let mut sizes = vec![n];
-        while *sizes.last().expect("one size") > 2 {
-            sizes.push(sizes.last().expect("one size").div_ceil(2));
+        let mut levels = Levels::default();
+        self.read_levels(i, &mut levels);
+        levels
+    }
+
+    /// The tree of state `i` into `out`, reusing its room.
+    pub(crate) fn read_levels(&self, i: u32, out: &mut Levels) {
+        let mut sizes = [0usize; 64];
+        let (mut count, mut n) = (1, self.len_of(i));
+        sizes[0] = n;
+        while n > 2 {
+            n = n.div_ceil(2);
+            sizes[count] = n;
+            count += 1;
         }
+        let levels = &mut out.levels;
+        levels.resize_with(count, Vec::new);
+        levels.truncate(count);
         let record = self.records[i as usize];
-        let top: Vec<u32> = record.iter().copied().take(n.min(2)).collect();
-        let mut levels = vec![top];
-        for w in sizes.windows(2).rev() {
-            let (below, above) = (w[0], &levels[levels.len() - 1]);
-            let mut level = Vec::with_capacity(below);
+        levels[count - 1].clear();
+        levels[count - 1].extend(record.iter().copied().take(sizes[0].min(2)));
+        for k in (0..count - 1).rev() {
+            let (below, above) = levels.split_at_mut(k + 1);
+            let (below, above) = (&mut below[k], &above[0]);
+            below.clear();
             for (j, &item) in above.iter().enumerate() {
-                match 2 * j + 1 < below {
-                    true => level.extend_from_slice(&self.nodes[item as usize]),
-                    false => level.push(item),
+                match 2 * j + 1 < sizes[k] {
+                    true => below.extend_from_slice(&self.nodes[item as usize]),
+                    false => below.push(item),
                 }
             }
-            levels.push(level);
         }
-        levels.reverse();
-        Levels { levels }
     }
 
     /// The bytes the store holds: records, lengths, nodes, both indices (a `u32` and a
@@ -277,7 +304,7 @@ fn length(lens: &[u8], long: &FxHashMap<u32, u32>, i: u32) -> usize {
 
 /// The bytes storing a state with this key adds (besides nodes and components not stored
 /// yet): its record, its length and its index entry.
-pub(crate) fn state_bytes(_key: &Key) -> u64 {
+pub(crate) fn state_bytes() -> u64 {
     8 + 1 + 8
 }
 

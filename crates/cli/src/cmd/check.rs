@@ -144,8 +144,9 @@ fn run_checks(
             });
             let secs = started.elapsed().as_secs_f64();
             let per_state = report.bytes as f64 / report.states.max(1) as f64;
+            let fast = 100.0 * report.fast as f64 / report.expanded.max(1) as f64;
             errln!(
-                "{name}: {}, depth {}, in {secs:.2} s, {:.1} MiB kept ({per_state:.0} bytes a state)",
+                "{name}: {}, depth {}, in {secs:.2} s, {:.1} MiB kept ({per_state:.0} bytes a state), {fast:.0}% expanded by the fast path",
                 counts(report.states, report.transitions),
                 report.depth,
                 report.bytes as f64 / (1024.0 * 1024.0),
