@@ -8,7 +8,8 @@
 #             intermediate state per rendezvous; under DFS it stores exactly the nominal ones)
 #   agentpi s wall time with --threads 2;  SPIN s: `spin -a` + gcc, then the run of pan
 #   ratio     agentpi (2 threads) / SPIN run, for time and for peak memory (/usr/bin/time %M)
-#   B/state   agentpi's peak memory (2 threads) per state
+#   B/state   agentpi's peak memory (2 threads) per state, and the bytes a state it kept (what
+#             `check` reports on standard error: the store, parent links, interned components)
 #   1 thr s   agentpi with --threads 1, and the speed-up from 1 to 2 threads
 #   verdicts  agentpi's exit status (0: every check holds) / SPIN's errors in a separate DFS run
 #             (-DSAFETY -DNOREDUCE: assertions and invalid end states, which BFS with
@@ -31,12 +32,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The rows: model, label, agentpi's -D arguments, SPIN's -D arguments ("-" for agentpi only),
-# at most how many repetitions, and agentpi's thread counts (philosophers N = 14: agentpi takes
-# many minutes and gigabytes, so it runs once, with 2 threads only).
+# at most how many repetitions, and agentpi's thread counts (philosophers N = 14: SPIN takes
+# minutes and over 12 GB, so it runs once).
 rows=(
   "philosophers|N=10|-D N=10|-DN=10|"
   "philosophers|N=12|-D N=12|-DN=12|"
-  "philosophers|N=14|-D N=14|-DN=14|1|2"
+  "philosophers|N=14|-D N=14|-DN=14|1|1 2"
   "filter|N=3|-D N=3|-DN=3|"
   "filter|N=3 L=4|-D N=3 -D L=4|-DN=3 -DL=4|"
   "lcr|N=6|-D N=6|-DN=6|"
@@ -58,15 +59,15 @@ min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
-echo "| model | N | states agentpi / SPIN | agentpi s | SPIN s (compile + run) | time ratio | agentpi MiB | SPIN MiB | memory ratio | B/state | 1 thr s | speed-up 1→2 | verdicts agentpi / SPIN |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | N | states agentpi / SPIN | agentpi s | SPIN s (compile + run) | time ratio | agentpi MiB | SPIN MiB | memory ratio | B/state peak | B/state kept | 1 thr s | speed-up 1→2 | verdicts agentpi / SPIN |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for row in "${rows[@]}"; do
   IFS='|' read -r model label adefs sdefs cap tlist <<<"$row"
   if [ ${#wanted[@]} -gt 0 ] && [[ " ${wanted[*]} " != *" $model "* ]] &&
     [[ " ${wanted[*]} " != *" $model:${label// /,} "* ]]; then continue; fi
   # shellcheck disable=SC2206
   aargs=($adefs)
-  a1=; a2=; m2=; sc=; sr=; sm=; s_states=-; a_states=; a_status=
+  a1=; a2=; m2=; sc=; sr=; sm=; s_states=-; a_states=; a_status=; kept=-
   n=$reps
   [ -n "$cap" ] && [ "$cap" -lt "$n" ] && n=$cap
   for _ in $(seq "$n"); do
@@ -77,13 +78,16 @@ for row in "${rows[@]}"; do
       sc=$(min "$sc" "$secs")
       read -r secs kib _ < <(cd "$work" && measure ./pan -m10000000)
       sr=$(min "$sr" "$secs"); sm=$(min "$sm" "$kib")
-      s_states=$(grep -o '[0-9]* nominal states' "$work/out" | cut -d' ' -f1 || true)
+      # pan prints large counts as 4.78297e+06: read them back as integers.
+      s_states=$(grep -oE '[0-9.e+]+ nominal states' "$work/out" | cut -d' ' -f1 |
+        awk '{ printf "%.0f", $1 }' || true)
       [ -n "$s_states" ] || s_states=$(grep -o '[0-9]* states, stored' "$work/out" | cut -d' ' -f1)
     fi
     for threads in ${tlist:-1 2}; do
       read -r secs kib status < <(measure "$AGENTPI" check "bench/check/$model.pi" "${aargs[@]}" \
         --threads "$threads" --max-states 100000000)
       a_states=$(grep -o '[0-9,]* states' "$work/out" | head -1 | tr -d , | cut -d' ' -f1)
+      kept=$(grep -o '([0-9]* bytes a state)' "$work/out" | head -1 | tr -d '(' | cut -d' ' -f1)
       a_status=$status
       if [ "$threads" = 1 ]; then a1=$(min "$a1" "$secs"); else a2=$(min "$a2" "$secs"); m2=$(min "$m2" "$kib"); fi
     done
@@ -107,5 +111,5 @@ for row in "${rows[@]}"; do
   bps=$(awk -v k="$m2" -v s="$a_states" 'BEGIN { printf "%.0f", k * 1024 / s }')
   speedup=-
   [ -n "$a1" ] && speedup=$(ratio "$a1" "$a2")
-  echo "| $model | $label | $a_states / $s_states | $a2 | $s_time $spin_cols $bps | ${a1:--} | $speedup | exit $a_status / $s_verdict |"
+  echo "| $model | $label | $a_states / $s_states | $a2 | $s_time $spin_cols $bps | $kept | ${a1:--} | $speedup | exit $a_status / $s_verdict |"
 done
