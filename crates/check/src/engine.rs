@@ -18,6 +18,7 @@
 //! `tests/differential.rs` holds them to it).
 
 use crate::intern::Interner;
+use crate::por::{ALONE, Alphabet, Alphabets, Component, stubborn};
 use crate::store::{Levels, Store};
 use agentpi_diagnostics::Span;
 use agentpi_semantics::state::canonical_components;
@@ -40,6 +41,10 @@ pub(crate) struct Engine<'s, 'p> {
     pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
     messages: Table<Box<[Value]>>,
     pub(crate) labels: Table<Label>,
+    /// With partial-order reduction: each declared channel's users, and for each of the
+    /// engine's labels whether a property sees it (see [`crate::por`]).
+    por: Option<Alphabets>,
+    pub(crate) visible: Vec<bool>,
 }
 
 /// Values numbered by first appearance.
@@ -71,6 +76,9 @@ impl<T: Clone + Eq + std::hash::Hash> Table<T> {
 struct CompMoves {
     /// A fresh name is involved: states holding this component take the reference path.
     fresh: bool,
+    /// With partial-order reduction: the channels it may ever use, and those of its offers.
+    alphabet: Alphabet,
+    chans: Box<[Chan]>,
     /// How deeply sequences nest in the component itself.
     nesting: usize,
     offers: Vec<FastMove>,
@@ -182,8 +190,10 @@ pub(crate) enum Miss {
 
 /// What the fast path made of a state.
 pub(crate) enum Expansion {
-    /// The transitions, and the arena holding the ids of targets not stored before.
-    Fast(Vec<FastSucc>, Vec<u32>),
+    /// The transitions, the arena holding the ids of targets not stored before, and with
+    /// partial-order reduction the stubborn set to expand by (indices of transitions;
+    /// `None`: all of them).
+    Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
     /// The reference path: the state holds fresh names, or these were missing.
     Slow(Vec<Miss>),
 }
@@ -209,8 +219,10 @@ struct Slot {
 }
 
 impl<'s, 'p> Engine<'s, 'p> {
-    pub(crate) fn new(sem: &'s Semantics<'p>) -> Self {
+    pub(crate) fn new(sem: &'s Semantics<'p>, por: bool) -> Self {
         Engine {
+            por: por.then(|| Alphabets::of_program(sem.program)),
+            visible: Vec::new(),
             sem,
             moves: FxHashMap::default(),
             received: FxHashMap::default(),
@@ -232,12 +244,12 @@ impl<'s, 'p> Engine<'s, 'p> {
         thread_local!(static ROOM: std::cell::RefCell<Room> = Default::default());
         let mut room = ROOM.take();
         store.read_levels(s, &mut room.source);
-        let expansion = self.expand_in(store, &mut room);
+        let expansion = self.expand_in(store, &mut room, s);
         ROOM.set(room);
         expansion
     }
 
-    fn expand_in(&self, store: &Store, room: &mut Room) -> Expansion {
+    fn expand_in(&self, store: &Store, room: &mut Room, s: u32) -> Expansion {
         let ids = room.source.ids();
         let interner = store.interner();
         if ids.iter().any(|&id| interner.fresh_bound(id) > 0) {
@@ -266,6 +278,8 @@ impl<'s, 'p> Engine<'s, 'p> {
             slots: &slots,
             moves: &moves,
             out: Vec::with_capacity(2 * slots.len()),
+            movers: Vec::with_capacity(2 * slots.len()),
+            movers_now: [0, ALONE],
             misses: Vec::new(),
             slow: false,
         };
@@ -273,10 +287,11 @@ impl<'s, 'p> Engine<'s, 'p> {
         run.communications();
         room.scratch = std::mem::take(&mut run.scratch);
         room.buffer = std::mem::take(&mut run.buffer);
-        match (run.slow, run.misses.is_empty()) {
-            (false, true) => Expansion::Fast(run.out, run.arena),
-            _ => Expansion::Slow(run.misses),
+        if run.slow || !run.misses.is_empty() {
+            return Expansion::Slow(run.misses);
         }
+        let reduced = self.por.as_ref().and_then(|_| run.reduce(s));
+        Expansion::Fast(run.out, run.arena, reduced)
     }
 
     /// The moves of each slot; what is missing, or an empty list when a component takes
@@ -295,6 +310,18 @@ impl<'s, 'p> Engine<'s, 'p> {
         match misses.is_empty() {
             true => Ok(moves),
             false => Err(misses),
+        }
+    }
+
+    /// Fills the cache with what expanding state `s` needs (a few rounds: what an input
+    /// receives is known once the outputs are), so that it takes the fast path. Done for the
+    /// initial state, which would otherwise always take the reference path.
+    pub(crate) fn prepare(&mut self, store: &mut Store, s: u32) {
+        for _ in 0..4 {
+            match self.expand(store, s) {
+                Expansion::Slow(misses) if !misses.is_empty() => self.fill(store, misses),
+                _ => return,
+            }
         }
     }
 
@@ -359,8 +386,22 @@ impl<'s, 'p> Engine<'s, 'p> {
                 .collect();
             internal.push((o, j, steps));
         }
+        let alphabet = self.por.as_ref().map_or(Alphabet::Any, |a| a.of(&proc));
+        let mut chans: Vec<Chan> = Vec::new();
+        for m in &offers {
+            let chan = match &m.kind {
+                FastKind::Out(out) => out.chan,
+                FastKind::In { chan, .. } => *chan,
+                _ => continue,
+            };
+            if !chans.contains(&chan) {
+                chans.push(chan);
+            }
+        }
         let moves = CompMoves {
             fresh,
+            alphabet,
+            chans: chans.into_boxed_slice(),
             nesting,
             offers,
             internal,
@@ -502,6 +543,9 @@ struct Assembly<'a, 's, 'p> {
     slots: &'a [Slot],
     moves: &'a [&'a CompMoves],
     out: Vec<FastSucc>,
+    /// For each transition, the positions (in `canon`) of the components it moves.
+    movers: Vec<[u32; 2]>,
+    movers_now: [u32; 2],
     misses: Vec<Miss>,
     /// Set when some transition involves a fresh name: the reference path takes the state.
     slow: bool,
@@ -525,6 +569,7 @@ impl<'a> Assembly<'a, '_, '_> {
     }
 
     fn single(&mut self, slot: Slot, offer: u32, m: &FastMove) {
+        self.movers_now = [slot.pos as u32, ALONE];
         let one = Actors::One(m.instance);
         match &m.kind {
             FastKind::Alone { label, then } => {
@@ -666,6 +711,7 @@ impl<'a> Assembly<'a, '_, '_> {
         {
             return;
         }
+        self.movers_now = [slot.pos as u32, input.slot.pos as u32];
         let key = (input.slot.id, input.slot.twin, input.offer, out.msg);
         let Some(recv) = self.engine.received.get(&key) else {
             let (id, twin, offer, msg) = key;
@@ -693,6 +739,7 @@ impl<'a> Assembly<'a, '_, '_> {
             return;
         };
         let pos = self.slots[k].pos;
+        self.movers_now = [pos as u32, ALONE];
         for step in &moves.internal[at].2 {
             let span = moves.offers[o as usize].span;
             self.step(step.label, step.actors, span, &[(pos, &step.then)], None);
@@ -714,7 +761,7 @@ impl<'a> Assembly<'a, '_, '_> {
         for (_, then) in replace {
             if let Then::Fault(fault) = then {
                 let fault = fault.clone();
-                return self.out.push(FastSucc::Fault { label, fault });
+                return self.emit(FastSucc::Fault { label, fault });
             }
         }
         let mut lists: [Replace<'_>; 2] = [(usize::MAX, &[]); 2];
@@ -723,22 +770,63 @@ impl<'a> Assembly<'a, '_, '_> {
                 if *nesting > MAX_NESTING {
                     let kind = FaultKind::NestedTooDeep;
                     let fault = Fault { kind, span };
-                    return self.out.push(FastSucc::Fault { label, fault });
+                    return self.emit(FastSucc::Fault { label, fault });
                 }
                 lists[i] = (*pos, ids);
             }
         }
         let target = self.target(&lists[..replace.len()], queues);
-        self.out.push(FastSucc::To {
+        self.emit(FastSucc::To {
             label,
             actors,
             target,
         });
     }
 
+    /// The stubborn set to expand the source (state `s`) by, when one without a visible
+    /// transition is smaller than all, and it reaches no state numbered up to `s` (the
+    /// cycle proviso: every cycle of the reduced graph has a state expanded in full).
+    fn reduce(&self, s: u32) -> Option<Vec<u32>> {
+        let mut components = Vec::with_capacity(self.canon.len());
+        let mut k = 0;
+        for p in 0..self.canon.len() {
+            // A third equal component is served by the slot of its equals.
+            while k + 1 < self.slots.len() && self.slots[k + 1].pos <= p {
+                k += 1;
+            }
+            let m = self.moves[k];
+            components.push(Component {
+                alphabet: &m.alphabet,
+                offers: &m.chans,
+            });
+        }
+        let visible: Vec<bool> = self
+            .out
+            .iter()
+            .map(|t| match t {
+                FastSucc::To { label, .. } => self
+                    .engine
+                    .visible
+                    .get(*label as usize)
+                    .copied()
+                    .unwrap_or(true),
+                FastSucc::Fault { .. } => true,
+            })
+            .collect();
+        let set = stubborn(&components, &self.movers, &visible)?;
+        let older = |t: &u32| matches!(self.out[*t as usize], FastSucc::To { target: Target::Known(n), .. } if n <= s);
+        (!set.iter().any(older)).then_some(set)
+    }
+
+    /// Adds a transition, moving the components at `self.movers_now`.
+    fn emit(&mut self, succ: FastSucc) {
+        self.out.push(succ);
+        self.movers.push(self.movers_now);
+    }
+
     fn fault(&mut self, fault: Fault) {
         let label = self.tau();
-        self.out.push(FastSucc::Fault { label, fault });
+        self.emit(FastSucc::Fault { label, fault });
     }
 
     fn tau(&self) -> u32 {

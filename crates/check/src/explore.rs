@@ -48,6 +48,10 @@ pub struct Options {
     pub keep_renamings: bool,
     /// Keep no edges: every check is decided while exploring (see [`crate::graph`]).
     pub drop_edges: bool,
+    /// Partial-order reduction (see [`crate::por`]): only for deadlocks, assertions,
+    /// `never` and `reachable`, whose verdicts it keeps; `check_system` turns it off for
+    /// other properties.
+    pub por: bool,
 }
 
 /// A label to watch for: true for a label that decides a property.
@@ -110,6 +114,8 @@ pub fn explore(
     let mut run = Run::new(sem, options, goals);
     let key = run.graph.store.intern(&initial);
     run.graph.store.insert(&key);
+    run.engine.prepare(&mut run.graph.store, 0);
+    run.hold_engine_labels_to_goals();
     let (mut next, mut level_end) = (0usize, 1usize);
     while next < run.graph.state_count() {
         let chunk_end = (next + run.chunk()).min(level_end);
@@ -138,15 +144,28 @@ pub fn explore(
 
 /// What a worker made of one frontier state.
 enum Expanded {
-    /// By the engine's fast path: the transitions, and the ids of new targets.
-    Fast(Vec<FastSucc>, Vec<u32>),
+    /// By the engine's fast path: the transitions, the ids of new targets, and whether they
+    /// are a stubborn set rather than all (partial-order reduction).
+    Fast(Vec<FastSucc>, Vec<u32>, bool),
     /// By the reference semantics, with what the engine's cache was missing.
     Slow(Keyed, Vec<Miss>),
 }
 
 fn expand(sem: &Semantics<'_>, engine: &Engine<'_, '_>, store: &Store, s: u32) -> Expanded {
     match engine.expand(store, s) {
-        Expansion::Fast(succ, arena) => Expanded::Fast(succ, arena),
+        Expansion::Fast(mut succ, arena, reduced) => {
+            if let Some(set) = reduced {
+                let mut keep = set.into_iter().peekable();
+                let mut i = 0u32;
+                succ.retain(|_| {
+                    let kept = keep.next_if_eq(&i).is_some();
+                    i += 1;
+                    kept
+                });
+                return Expanded::Fast(succ, arena, true);
+            }
+            Expanded::Fast(succ, arena, false)
+        }
         Expansion::Slow(misses) => {
             Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
         }
@@ -184,7 +203,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn new(sem: &'s Semantics<'p>, options: &'g Options, goals: &'g Goals<'g>) -> Self {
         Run {
             sem,
-            engine: Engine::new(sem),
+            engine: Engine::new(sem, options.por),
             engine_labels: Vec::new(),
             engine_actors: FxHashMap::default(),
             options,
@@ -222,14 +241,16 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// A source whose transitions would pass a bound is left unexpanded, whole.
     fn merge(&mut self, source: u32, expanded: Expanded) -> Option<End> {
         match expanded {
-            Expanded::Fast(succ, arena) => {
+            Expanded::Fast(succ, arena, reduced) => {
                 self.graph.fast += 1;
+                self.graph.reduced += usize::from(reduced);
                 self.merge_fast(source, succ, &arena)
             }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
                 if end.is_none() {
                     self.engine.fill(&mut self.graph.store, misses);
+                    self.hold_engine_labels_to_goals();
                 }
                 end
             }
@@ -335,6 +356,17 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn stop(&mut self, limit: Limit) -> End {
         self.graph.limit = Some(limit.clone());
         End::Limit(limit)
+    }
+
+    /// Whether a property sees each of the engine's labels (what partial-order reduction
+    /// may not leave out), for the labels added since last time.
+    fn hold_engine_labels_to_goals(&mut self) {
+        let engine = &mut self.engine;
+        while engine.visible.len() < engine.labels.items.len() {
+            let label = &engine.labels.items[engine.visible.len()];
+            let seen = self.goals.labels.iter().any(|g| g(label));
+            engine.visible.push(seen);
+        }
     }
 
     /// The graph's number of a set of actors of the fast path.

@@ -58,6 +58,8 @@ pub struct Graph {
     /// How many of them the engine's fast path expanded (the others took the reference
     /// semantics: fresh names, or moves not cached yet).
     pub fast: usize,
+    /// How many were expanded by a stubborn set smaller than all their transitions.
+    pub reduced: usize,
     pub max_depth: usize,
     /// Distinct (source, printed label, target) triples: the transitions of the state space
     /// as `agentpi lts` writes them with restricted channels kept.
@@ -92,6 +94,7 @@ impl Graph {
             limit: None,
             expanded: 0,
             fast: 0,
+            reduced: 0,
             max_depth: 0,
             transitions: 0,
             first_deadlock: None,

@@ -14,6 +14,7 @@ pub mod graph;
 mod intern;
 mod ltl;
 pub mod pattern;
+mod por;
 pub mod product;
 mod props;
 #[doc(hidden)]
@@ -62,9 +63,13 @@ pub struct SystemReport {
     pub depth: usize,
     /// The bytes exploration kept (what `--max-memory` bounds: [`Graph::bytes`]).
     pub bytes: u64,
-    /// The states expanded, and how many of them by the engine's fast path.
+    /// The states expanded, how many of them by the engine's fast path, and how many of
+    /// those by a stubborn set (partial-order reduction).
     pub expanded: usize,
     pub fast: usize,
+    pub reduced: usize,
+    /// Whether partial-order reduction was asked for but is off: a property it does not keep.
+    pub por_off: bool,
     pub limit: Option<Limit>,
     /// How exploration ended: the whole state space, or early (every check decided, or a
     /// bound), in which case `states` and `transitions` count what was explored.
@@ -138,9 +143,13 @@ pub fn check_system(
             Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
         )
     });
+    let asked_por = options.por;
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
-        drop_edges: options.drop_edges || safety,
+        // A reduced graph keeps its edges: the semantics alone cannot tell which of a
+        // state's transitions the stubborn set kept, for printing a counterexample.
+        drop_edges: options.drop_edges || (safety && !options.por),
+        por: options.por && safety,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -184,6 +193,8 @@ pub fn check_system(
         bytes: graph.bytes(),
         expanded: graph.expanded,
         fast: graph.fast,
+        reduced: graph.reduced,
+        por_off: asked_por && !options.por,
         limit: graph.limit.clone(),
         end: graph.end.clone(),
         results,
@@ -209,6 +220,8 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         bytes: 0,
         expanded: 0,
         fast: 0,
+        reduced: 0,
+        por_off: false,
         limit: None,
         end: End::Decided,
         results: vec![result],

@@ -83,6 +83,8 @@ struct Coverage {
     replicated: usize,
     /// States the engine's fast path expanded (the rest took the reference semantics).
     fast: usize,
+    /// States a stubborn set expanded (partial-order reduction).
+    reduced: usize,
 }
 
 impl Coverage {
@@ -103,6 +105,7 @@ impl Coverage {
         self.seq += other.seq;
         self.replicated += other.replicated;
         self.fast += other.fast;
+        self.reduced += other.reduced;
     }
 }
 
@@ -271,10 +274,14 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         let name = path.display().to_string();
         let program = &loaded.program;
         on_a_big_stack(|| differential(&name, program, &bounds, &[1, 2], &mut coverage));
+        for system in 0..program.systems.len() {
+            let max = bounds.max_states.unwrap_or(usize::MAX);
+            coverage.reduced += same_verdicts_with_por(&name, program, system, max);
+        }
         models += 1;
     }
     assert!(
-        models >= 45 && coverage.states > 10_000 && coverage.fast > 5_000,
+        models >= 45 && coverage.states > 10_000 && coverage.fast > 5_000 && coverage.reduced > 500,
         "{models} models, {coverage:?}"
     );
 }
@@ -474,6 +481,56 @@ fn same_verdicts(text: &str, program: &Program, max_states: usize) {
     assert_eq!(results, expected, "{text}");
 }
 
+/// The verdict kind only (a counterexample found with partial-order reduction may be longer):
+/// `None` when a bound left it unknown.
+fn kind(result: &CheckResult) -> Option<&'static str> {
+    match result.outcome {
+        Outcome::Holds => Some("holds"),
+        Outcome::Violated => Some("violated"),
+        Outcome::Unknown(_) => None,
+    }
+}
+
+/// Partial-order reduction keeps every verdict of deadlock freedom, assertions, `never` and
+/// `reachable` on system `system` (its checks of those kinds); returns how many states a
+/// stubborn set expanded.
+fn same_verdicts_with_por(
+    what: &str,
+    program: &Program,
+    system: usize,
+    max_states: usize,
+) -> usize {
+    use agentpi_ir::core::Property;
+    let checks: Vec<usize> = (0..program.checks.len())
+        .filter(|&c| program.checks[c].system == system)
+        .filter(|&c| {
+            matches!(
+                program.checks[c].property,
+                Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
+            )
+        })
+        .collect();
+    let run = |por| {
+        let options = Options {
+            max_states: Some(max_states),
+            por,
+            ..Options::default()
+        };
+        agentpi_check::check_system(program, system, &checks, &options, &Progress::default())
+    };
+    let (full, reduced) = (run(false), run(true));
+    assert!(
+        reduced.states <= full.states || full.limit.is_some(),
+        "{what}"
+    );
+    for (a, b) in full.results.iter().zip(&reduced.results) {
+        if let (Some(x), Some(y)) = (kind(a), kind(b)) {
+            assert_eq!(x, y, "{what}: {} with partial-order reduction", a.property);
+        }
+    }
+    reduced.reduced
+}
+
 /// Runs one generated program through both comparisons; `false` if it does not load.
 fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
     let text = program(seed);
@@ -488,6 +545,13 @@ fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
     };
     differential(&name, &loaded.program, &bounds, &[1], coverage);
     same_verdicts(&text, &loaded.program, 150);
+    // Partial-order reduction, with a `never` and a `reachable` check that it must keep.
+    let watched = format!("{text}check S: never e\ncheck S: reachable f(1)\n");
+    let loaded = agentpi_ir::load_str("generated.pi", &watched);
+    if !loaded.has_errors() {
+        let name = format!("seed {seed}:\n{watched}");
+        coverage.reduced += same_verdicts_with_por(&name, &loaded.program, 0, 150);
+    }
     true
 }
 
@@ -523,7 +587,8 @@ fn the_engine_explores_generated_programs_as_the_reference_does() {
     assert!(
         loaded_count > 2_000
             && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000
-            && c.fast > 20_000,
+            && c.fast > 20_000
+            && c.reduced > 8_000,
         "{loaded_count} programs loaded, {c:?}"
     );
 }

@@ -26,8 +26,9 @@ fn word(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// Checks every property of `file` and returns `(check text, verdict)` in file order.
-fn check(file: &Path) -> Vec<(String, String)> {
+/// Checks every property of `file` and returns `(check text, verdict)` in file order; with
+/// `por`, under partial-order reduction (which must give the same verdicts).
+fn check(file: &Path, por: bool) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(file).unwrap();
     let loaded = agentpi_ir::load_str(&file.display().to_string(), &text);
     assert!(
@@ -39,13 +40,11 @@ fn check(file: &Path) -> Vec<(String, String)> {
     let program = &loaded.program;
     let mut out = Vec::new();
     for (i, c) in program.checks.iter().enumerate() {
-        let report = check_system(
-            program,
-            c.system,
-            &[i],
-            &Options::default(),
-            &Progress::default(),
-        );
+        let options = Options {
+            por,
+            ..Options::default()
+        };
+        let report = check_system(program, c.system, &[i], &options, &Progress::default());
         let result = report
             .results
             .iter()
@@ -70,10 +69,12 @@ fn verdicts_match_the_annotations() {
     assert!(files.len() >= 4);
     for file in files {
         let expected = expected_verdicts(&std::fs::read_to_string(&file).unwrap());
-        let got = check(&file);
-        assert_eq!(got.len(), expected.len(), "{}", file.display());
-        for ((text, verdict), want) in got.iter().zip(&expected) {
-            assert_eq!(verdict, want, "{}: {text}", file.display());
+        for por in [false, true] {
+            let got = check(&file, por);
+            assert_eq!(got.len(), expected.len(), "{}", file.display());
+            for ((text, verdict), want) in got.iter().zip(&expected) {
+                assert_eq!(verdict, want, "{}: {text} (por: {por})", file.display());
+            }
         }
     }
 }
