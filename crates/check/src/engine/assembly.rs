@@ -1,0 +1,407 @@
+//! Putting one state's transitions together from the cached moves of its components, in the
+//! order `Semantics::successors` gives them.
+
+use super::*;
+
+/// The transitions of one state being put together.
+pub(super) struct Assembly<'a, 's, 'p> {
+    pub(super) engine: &'a Engine<'s, 'p>,
+    pub(super) store: &'a Store,
+    /// The source's ids in key order: components are `ids[..split]`, queues `ids[split..]`.
+    pub(super) ids: &'a [u32],
+    /// The source's tree, which targets mostly share, and room to build theirs.
+    pub(super) levels: &'a Levels,
+    pub(super) scratch: Levels,
+    /// Room for a target's ids.
+    pub(super) buffer: Vec<u32>,
+    /// The ids of targets not stored before, one after another.
+    pub(super) arena: Vec<u32>,
+    pub(super) split: usize,
+    /// The source's components in canonical order, where `Slot::pos` points.
+    pub(super) canon: &'a [u32],
+    pub(super) slots: &'a [Slot],
+    pub(super) moves: &'a [&'a CompMoves],
+    pub(super) out: Vec<FastSucc>,
+    /// For each transition, the positions (in `canon`) of the components it moves.
+    pub(super) movers: Vec<[u32; 2]>,
+    pub(super) movers_now: [u32; 2],
+    pub(super) misses: Vec<Miss>,
+    /// Set when some transition involves a fresh name: the reference path takes the state.
+    pub(super) slow: bool,
+}
+
+/// A component replaced by what it became: its position, and the continuation's ids.
+type Replace<'a> = (usize, &'a [u32]);
+
+impl<'a> Assembly<'a, '_, '_> {
+    /// Rules *Tau*, *Event*, *Assert*, *Fault*, *Send*, *Receive*: every offer of every
+    /// component opened in full, alone, in order.
+    pub(super) fn singles(&mut self) {
+        for (k, slot) in self.slots.iter().enumerate() {
+            if slot.twin {
+                continue;
+            }
+            for (o, m) in self.moves[k].offers.iter().enumerate() {
+                self.single(*slot, o as u32, m);
+            }
+        }
+    }
+
+    fn single(&mut self, slot: Slot, offer: u32, m: &FastMove) {
+        self.movers_now = [slot.pos as u32, ALONE];
+        let one = Actors::One(m.instance);
+        match &m.kind {
+            FastKind::Alone { label, then } => {
+                self.step(*label, one, m.span, &[(slot.pos, then)], None)
+            }
+            FastKind::Fault(kind) => {
+                let fault = Fault {
+                    kind: kind.clone(),
+                    span: m.span,
+                };
+                self.fault(fault)
+            }
+            FastKind::Out(out) if self.engine.sem.buffer(out.chan).is_some() => {
+                self.send(slot, m, out)
+            }
+            FastKind::In { chan, .. } if self.engine.sem.buffer(*chan).is_some() => {
+                self.receive(slot, offer, m, *chan)
+            }
+            FastKind::Out(_) | FastKind::In { .. } => {}
+        }
+    }
+
+    /// Rule *Send*: into the queue when there is room, and lost on a lossy channel.
+    fn send(&mut self, slot: Slot, m: &FastMove, out: &Output) {
+        let queue = self.queue_of(out.chan);
+        let waiting = match queue {
+            Some(q) => match self.engine.queues.get(&q) {
+                Some(info) => info.len,
+                None => return self.misses.push(Miss::Queue(q)),
+            },
+            None => 0,
+        };
+        let effects = self.engine.sem.send_effects(out.chan, waiting);
+        let one = Actors::One(m.instance);
+        let replace = [(slot.pos, &out.then)];
+        if effects.push {
+            match self.engine.pushed.get(&(queue, out.chan, out.msg)) {
+                Some(&after) => {
+                    let queues = QueueChange::Set(queue, after);
+                    self.step(out.send, one, m.span, &replace, Some(queues));
+                }
+                None => self.misses.push(Miss::Pushed(queue, out.chan, out.msg)),
+            }
+        }
+        if effects.lose {
+            self.step(out.send, one, m.span, &replace, None);
+        }
+    }
+
+    /// Rule *Receive*: the oldest message of a buffered channel, when it fits.
+    fn receive(&mut self, slot: Slot, offer: u32, m: &FastMove, chan: Chan) {
+        let Some(queue) = self.queue_of(chan) else {
+            return;
+        };
+        let Some(info) = self.engine.queues.get(&queue) else {
+            return self.misses.push(Miss::Queue(queue));
+        };
+        let key = (slot.id, slot.twin, offer, info.front);
+        let Some(recv) = self.engine.received.get(&key) else {
+            return self
+                .misses
+                .push(Miss::Received(slot.id, slot.twin, offer, info.front));
+        };
+        self.slow |= recv.fresh;
+        let one = Actors::One(m.instance);
+        match &recv.kind {
+            RecvKind::NoMatch => {}
+            RecvKind::Fault(fault) => self.fault(fault.clone()),
+            RecvKind::Then(then) => {
+                let queues = match info.popped {
+                    Some(rest) => QueueChange::Set(Some(queue), rest),
+                    None => QueueChange::Remove(queue),
+                };
+                self.step(recv.label, one, m.span, &[(slot.pos, then)], Some(queues));
+            }
+        }
+    }
+
+    /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
+    /// synchronous channel, in offer order.
+    pub(super) fn communications(&mut self) {
+        let inputs = self.inputs();
+        let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
+        for (k, slot) in slots.iter().enumerate() {
+            for (o, m) in moves[k].offers.iter().enumerate() {
+                let FastKind::Out(out) = &m.kind else {
+                    continue;
+                };
+                for input in inputs.iter().filter(|i| i.chan == out.chan) {
+                    self.pair((k, *slot, o as u32, m, out), input);
+                }
+            }
+        }
+    }
+
+    /// Every input offer on a synchronous channel, in offer order.
+    fn inputs(&self) -> Vec<Input<'a>> {
+        let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
+        let mut inputs = Vec::new();
+        for (k, slot) in slots.iter().enumerate() {
+            for (j, m) in moves[k].offers.iter().enumerate() {
+                if let FastKind::In { chan, guard } = &m.kind
+                    && self.engine.sem.buffer(*chan).is_none()
+                {
+                    inputs.push(Input {
+                        k,
+                        slot: *slot,
+                        offer: j as u32,
+                        chan: *chan,
+                        guard: guard.as_ref(),
+                        m,
+                    });
+                }
+            }
+        }
+        inputs
+    }
+
+    fn pair(&mut self, output: (usize, Slot, u32, &FastMove, &Output), input: &Input<'_>) {
+        let (k, slot, o, m, out) = output;
+        if input.k == k {
+            if !slot.twin {
+                self.internal(k, o, input.offer);
+            }
+            return;
+        }
+        // A twin meets only the first of its equal pair, side by side.
+        let meets = match (slot.twin, input.slot.twin) {
+            (false, false) => true,
+            (true, false) => input.slot.pos + 1 == slot.pos,
+            (false, true) => slot.pos + 1 == input.slot.pos,
+            (true, true) => false,
+        };
+        if !meets {
+            return;
+        }
+        if let (Some(guard), Some(first)) = (input.guard, &out.first)
+            && guard != first
+        {
+            return;
+        }
+        self.movers_now = [slot.pos as u32, input.slot.pos as u32];
+        let key = (input.slot.id, input.slot.twin, input.offer, out.msg);
+        let Some(recv) = self.engine.received.get(&key) else {
+            let (id, twin, offer, msg) = key;
+            return self.misses.push(Miss::Received(id, twin, offer, msg));
+        };
+        self.slow |= recv.fresh;
+        let two = Actors::Two(m.instance, input.m.instance);
+        match &recv.kind {
+            RecvKind::NoMatch => {}
+            RecvKind::Fault(fault) => self.fault(fault.clone()),
+            RecvKind::Then(then) => {
+                let replace = [(slot.pos, &out.then), (input.slot.pos, then)];
+                self.step(out.comm, two, m.span, &replace, None);
+            }
+        }
+    }
+
+    /// Two offers of one component meeting: cached whole with the component.
+    fn internal(&mut self, k: usize, o: u32, j: u32) {
+        let moves = self.moves[k];
+        let Ok(at) = moves
+            .internal
+            .binary_search_by_key(&(o, j), |(a, b, _)| (*a, *b))
+        else {
+            return;
+        };
+        let pos = self.slots[k].pos;
+        self.movers_now = [pos as u32, ALONE];
+        for step in &moves.internal[at].2 {
+            let span = moves.offers[o as usize].span;
+            self.step(step.label, step.actors, span, &[(pos, &step.then)], None);
+        }
+    }
+
+    /// A transition replacing the components at the given positions by their continuations
+    /// (the first fault among them makes it a fault transition).
+    fn step(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        span: Span,
+        replace: &[(usize, &Then)],
+        queues: Option<QueueChange>,
+    ) {
+        // As the reference builds them: the first fault among the continuations, then the
+        // nesting bound of what was built.
+        for (_, then) in replace {
+            if let Then::Fault(fault) = then {
+                let fault = fault.clone();
+                return self.emit(FastSucc::Fault { label, fault });
+            }
+        }
+        let mut lists: [Replace<'_>; 2] = [(usize::MAX, &[]); 2];
+        for (i, (pos, then)) in replace.iter().enumerate() {
+            if let Then::Ids(ids, nesting) = then {
+                if *nesting > MAX_NESTING {
+                    let kind = FaultKind::NestedTooDeep;
+                    let fault = Fault { kind, span };
+                    return self.emit(FastSucc::Fault { label, fault });
+                }
+                lists[i] = (*pos, ids);
+            }
+        }
+        let target = self.target(&lists[..replace.len()], queues);
+        self.emit(FastSucc::To {
+            label,
+            actors,
+            target,
+        });
+    }
+
+    /// The stubborn set to expand the source (state `s`) by, when one without a visible
+    /// transition is smaller than all, and it reaches no state numbered up to `s` (the
+    /// cycle proviso: every cycle of the reduced graph has a state expanded in full).
+    pub(super) fn reduce(&self, s: u32) -> Option<Vec<u32>> {
+        let mut components = Vec::with_capacity(self.canon.len());
+        let mut k = 0;
+        for p in 0..self.canon.len() {
+            // A third equal component is served by the slot of its equals.
+            while k + 1 < self.slots.len() && self.slots[k + 1].pos <= p {
+                k += 1;
+            }
+            let m = self.moves[k];
+            components.push(Component {
+                alphabet: &m.alphabet,
+                offers: &m.chans,
+            });
+        }
+        let visible: Vec<bool> = self
+            .out
+            .iter()
+            .map(|t| match t {
+                FastSucc::To { label, .. } => self
+                    .engine
+                    .visible
+                    .get(*label as usize)
+                    .copied()
+                    .unwrap_or(true),
+                FastSucc::Fault { .. } => true,
+            })
+            .collect();
+        let set = stubborn(&components, &self.movers, &visible)?;
+        let older = |t: &u32| matches!(self.out[*t as usize], FastSucc::To { target: Target::Known(n), .. } if n <= s);
+        (!set.iter().any(older)).then_some(set)
+    }
+
+    /// Adds a transition, moving the components at `self.movers_now`.
+    fn emit(&mut self, succ: FastSucc) {
+        self.out.push(succ);
+        self.movers.push(self.movers_now);
+    }
+
+    fn fault(&mut self, fault: Fault) {
+        let label = self.tau();
+        self.emit(FastSucc::Fault { label, fault });
+    }
+
+    fn tau(&self) -> u32 {
+        self.engine.labels.index[&Label::tau()]
+    }
+
+    /// The target's ids: the source's components but the replaced ones, with the
+    /// continuations' components each put in its place in key order (an equal replication
+    /// already there is kept once, law *Repl-Idem*), then the queues.
+    fn target(&mut self, replace: &[Replace<'_>], queues: Option<QueueChange>) -> Target {
+        let interner = self.store.interner();
+        let mut ids = std::mem::take(&mut self.buffer);
+        ids.clear();
+        ids.extend_from_slice(&self.ids[..self.split]);
+        for (pos, _) in replace {
+            let gone = self.canon[*pos];
+            let at = ids
+                .iter()
+                .position(|&id| id == gone)
+                .expect("a component of the source");
+            ids.remove(at);
+        }
+        for (_, list) in replace {
+            for &id in list.iter() {
+                let key = interner.order_key(id);
+                let at = ids.partition_point(|&x| interner.order_key(x) < key);
+                if ids.get(at) == Some(&id) && self.replicated(interner, id) {
+                    continue;
+                }
+                ids.insert(at, id);
+            }
+        }
+        self.queues_into(&mut ids, queues);
+        let found = self
+            .store
+            .find_near(Some(self.levels), &ids, &mut self.scratch);
+        let target = match found {
+            Some(known) => Target::Known(known),
+            None => {
+                let start = self.arena.len() as u32;
+                self.arena.extend_from_slice(&ids);
+                Target::New {
+                    start,
+                    len: ids.len() as u32,
+                }
+            }
+        };
+        self.buffer = ids;
+        target
+    }
+
+    fn replicated(&self, interner: &Interner, id: u32) -> bool {
+        interner
+            .closure_of(id)
+            .is_some_and(|c| self.engine.sem.is_replication(c.term))
+    }
+
+    /// Appends the source's queues with `change` applied, in key order (by id).
+    fn queues_into(&self, ids: &mut Vec<u32>, change: Option<QueueChange>) {
+        let queues = &self.ids[self.split..];
+        let start = ids.len();
+        match change {
+            None => ids.extend_from_slice(queues),
+            Some(QueueChange::Remove(old)) => ids.extend(queues.iter().filter(|&&q| q != old)),
+            Some(QueueChange::Set(old, new)) => {
+                ids.extend(queues.iter().filter(|&&q| Some(q) != old));
+                let at = ids[start..].partition_point(|&q| q < new);
+                ids.insert(start + at, new);
+            }
+        }
+    }
+
+    /// The queue of a buffered channel, if it has messages.
+    fn queue_of(&self, chan: Chan) -> Option<u32> {
+        let interner = self.store.interner();
+        self.ids[self.split..]
+            .iter()
+            .copied()
+            .find(|&q| interner.queue_of(q).chan == chan)
+    }
+}
+
+/// An input offer of the state, for pairing.
+struct Input<'m> {
+    k: usize,
+    slot: Slot,
+    offer: u32,
+    chan: Chan,
+    guard: Option<&'m Value>,
+    m: &'m FastMove,
+}
+
+/// How a transition changes the queues: the channel's queue (if any) becomes another, or
+/// is emptied.
+#[derive(Clone, Copy)]
+enum QueueChange {
+    Set(Option<u32>, u32),
+    Remove(u32),
+}

@@ -1,0 +1,172 @@
+//! Filling the engine's cache: what the workers missed, computed by the reference semantics
+//! (`Semantics::component_moves`, `component_receives`, the queue rules), with the
+//! continuations' components interned.
+
+use super::*;
+
+impl Engine<'_, '_> {
+    /// Computes what the workers missed, by the reference semantics, interning the
+    /// continuations' components.
+    pub(crate) fn fill(&mut self, store: &mut Store, misses: Vec<Miss>) {
+        for miss in misses {
+            match miss {
+                Miss::Moves(id, twin) => self.fill_moves(store.interner_mut(), id, twin),
+                Miss::Received(id, twin, offer, msg) => {
+                    self.fill_received(store.interner_mut(), id, twin, offer, msg)
+                }
+                Miss::Queue(id) => self.fill_queue(store.interner_mut(), id),
+                Miss::Pushed(queue, chan, msg) => {
+                    self.fill_pushed(store.interner_mut(), queue, chan, msg)
+                }
+            }
+        }
+    }
+
+    fn fill_moves(&mut self, interner: &mut Interner, id: u32, twin: bool) {
+        if self.moves.contains_key(&(id, twin)) {
+            return;
+        }
+        let proc = interner.component(id);
+        let nesting = agentpi_semantics::state::nesting(&proc);
+        let moves = self.sem.component_moves(&proc, twin);
+        let mut fresh = moves.fresh;
+        let mut offers = Vec::with_capacity(moves.offers.len());
+        for m in moves.offers {
+            let kind = match m.kind {
+                MoveKind::Alone { label, then } => FastKind::Alone {
+                    label: self.labels.id(label),
+                    then: self.then(interner, then, &mut fresh),
+                },
+                MoveKind::Fault(kind) => FastKind::Fault(kind),
+                MoveKind::Out { chan, values, then } => FastKind::Out(Output {
+                    chan,
+                    first: values.first().cloned(),
+                    comm: self.labels.id(label(Head::Chan(chan), &values)),
+                    send: self.labels.id(label(Head::Send(chan), &values)),
+                    msg: self.messages.id(values),
+                    then: self.then(interner, then, &mut fresh),
+                }),
+                MoveKind::In { chan, guard } => FastKind::In { chan, guard },
+            };
+            offers.push(FastMove {
+                kind,
+                instance: m.instance,
+                span: m.span,
+            });
+        }
+        let mut internal = Vec::with_capacity(moves.internal.len());
+        for (o, j, steps) in moves.internal {
+            let steps = steps
+                .into_iter()
+                .map(|step| FastStep {
+                    label: self.labels.id(step.label),
+                    then: self.then(interner, step.then, &mut fresh),
+                    actors: actors(&step.actors),
+                })
+                .collect();
+            internal.push((o, j, steps));
+        }
+        let alphabet = self.por.as_ref().map_or(Alphabet::Any, |a| a.of(&proc));
+        let mut chans: Vec<Chan> = Vec::new();
+        for m in &offers {
+            let chan = match &m.kind {
+                FastKind::Out(out) => out.chan,
+                FastKind::In { chan, .. } => *chan,
+                _ => continue,
+            };
+            if !chans.contains(&chan) {
+                chans.push(chan);
+            }
+        }
+        let moves = CompMoves {
+            fresh,
+            alphabet,
+            chans: chans.into_boxed_slice(),
+            nesting,
+            offers,
+            internal,
+        };
+        self.moves.insert((id, twin), moves);
+    }
+
+    fn fill_received(
+        &mut self,
+        interner: &mut Interner,
+        id: u32,
+        twin: bool,
+        offer: u32,
+        msg: u32,
+    ) {
+        let key = (id, twin, offer, msg);
+        if self.received.contains_key(&key) {
+            return;
+        }
+        let values = self.messages.items[msg as usize].clone();
+        let proc = interner.component(id);
+        let (received, mut fresh) =
+            self.sem
+                .component_receives(&proc, twin, offer as usize, &values);
+        let kind = match received {
+            Received::NoMatch => RecvKind::NoMatch,
+            Received::Fault(fault) => RecvKind::Fault(fault),
+            Received::Then(then) => RecvKind::Then(self.then(interner, then, &mut fresh)),
+        };
+        let chan = match &self.moves[&(id, twin)].offers[offer as usize].kind {
+            FastKind::In { chan, .. } => *chan,
+            _ => unreachable!("a receive names an input offer"),
+        };
+        let label = self.labels.id(label(Head::Receive(chan), &values));
+        self.received.insert(key, Recv { kind, fresh, label });
+    }
+
+    fn fill_queue(&mut self, interner: &mut Interner, id: u32) {
+        if self.queues.contains_key(&id) {
+            return;
+        }
+        let queue = interner.queue_of(id).clone();
+        let front = self.messages.id(queue.messages[0].clone());
+        let rest = agentpi_semantics::queue::pop(std::slice::from_ref(&queue), queue.chan);
+        let popped = rest.first().map(|q| interner.queue(q));
+        let info = QueueInfo {
+            len: queue.messages.len(),
+            front,
+            popped,
+        };
+        self.queues.insert(id, info);
+    }
+
+    fn fill_pushed(&mut self, interner: &mut Interner, queue: Option<u32>, chan: Chan, msg: u32) {
+        let key = (queue, chan, msg);
+        if self.pushed.contains_key(&key) {
+            return;
+        }
+        let before: Vec<Queue> = queue
+            .map(|q| interner.queue_of(q).clone())
+            .into_iter()
+            .collect();
+        let message = self.messages.items[msg as usize].clone();
+        let after = agentpi_semantics::queue::push(&before, chan, message);
+        let id = interner.queue(&after[0]);
+        self.pushed.insert(key, id);
+    }
+
+    /// A continuation with its components in canonical form and interned.
+    fn then(
+        &mut self,
+        interner: &mut Interner,
+        built: agentpi_semantics::Built,
+        fresh: &mut bool,
+    ) -> Then {
+        match built {
+            Err(fault) => Then::Fault(fault),
+            Ok(procs) => {
+                let sem = self.sem;
+                let procs = canonical_components(procs, &|t| sem.is_replication(t));
+                let nesting = procs.iter().map(agentpi_semantics::state::nesting).max();
+                let ids: Box<[u32]> = procs.iter().map(|p| interner.proc(p)).collect();
+                *fresh |= ids.iter().any(|&id| interner.fresh_bound(id) > 0);
+                Then::Ids(ids, nesting.unwrap_or(0))
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! The fast successor function: a state's transitions from cached per-component moves, on id
+//! sequences, with no state rebuilt and no allocation for a target already stored.
+//!
+//! What a component can do is computed once per distinct component by the reference
+//! semantics (`Semantics::component_moves`, `component_receives`: the very rules
+//! `successors` applies) and kept here with its continuations interned. A state's
+//! transitions are then assembled exactly as `Semantics::successors` orders them: every
+//! offer firing alone, in offer order, then every output with every input on its channel.
+//! A target is the source's ids with the acting components replaced by their continuations'
+//! ids, each put in its place in the canonical order.
+//!
+//! The fast path covers states without fresh names. A state holding a fresh name, or a
+//! component whose moves make one, takes the reference path (`Semantics::successors`), since
+//! fresh names are numbered over the whole state. So does a state whose moves are not all
+//! cached yet: the workers report what was missing ([`Miss`]) and the serial merge computes it
+//! ([`Engine::fill`]), so the cache is the same whatever the thread count, and so is every
+//! result (the fast path and the reference give the same transitions in the same order;
+//! `tests/differential.rs` holds them to it).
+
+mod assembly;
+use assembly::Assembly;
+mod fill;
+
+use crate::intern::Interner;
+use crate::por::{ALONE, Alphabet, Alphabets, Component, stubborn};
+use crate::store::{Levels, Store};
+use agentpi_diagnostics::Span;
+use agentpi_semantics::state::canonical_components;
+use agentpi_semantics::{
+    Chan, Fault, FaultKind, Head, Instance, Label, MAX_NESTING, MoveKind, Queue, Received,
+    Semantics, Value,
+};
+use rustc_hash::FxHashMap;
+
+/// The cached moves, filled by the serial merge and read by the workers.
+pub(crate) struct Engine<'s, 'p> {
+    sem: &'s Semantics<'p>,
+    /// By (component id, twin).
+    moves: FxHashMap<(u32, bool), CompMoves>,
+    /// What an input offer does with a message: by (component id, twin, offer, message).
+    received: FxHashMap<(u32, bool, u32, u32), Recv>,
+    /// Each queue's channel, front message and what it is without it.
+    queues: FxHashMap<u32, QueueInfo>,
+    /// A queue with a message added: by (channel's queue or none, channel, message).
+    pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
+    messages: Table<Box<[Value]>>,
+    pub(crate) labels: Table<Label>,
+    /// With partial-order reduction: each declared channel's users, and for each of the
+    /// engine's labels whether a property sees it (see [`crate::por`]).
+    por: Option<Alphabets>,
+    pub(crate) visible: Vec<bool>,
+}
+
+/// Values numbered by first appearance.
+pub(crate) struct Table<T> {
+    pub(crate) items: Vec<T>,
+    index: FxHashMap<T, u32>,
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Table<T> {
+    fn new() -> Self {
+        Table {
+            items: Vec::new(),
+            index: FxHashMap::default(),
+        }
+    }
+
+    fn id(&mut self, item: T) -> u32 {
+        if let Some(&id) = self.index.get(&item) {
+            return id;
+        }
+        let id = self.items.len() as u32;
+        self.items.push(item.clone());
+        self.index.insert(item, id);
+        id
+    }
+}
+
+/// The moves of one component, continuations interned.
+struct CompMoves {
+    /// A fresh name is involved: states holding this component take the reference path.
+    fresh: bool,
+    /// With partial-order reduction: the channels it may ever use, and those of its offers.
+    alphabet: Alphabet,
+    chans: Box<[Chan]>,
+    /// How deeply sequences nest in the component itself.
+    nesting: usize,
+    offers: Vec<FastMove>,
+    internal: Vec<(u32, u32, Vec<FastStep>)>,
+}
+
+struct FastMove {
+    kind: FastKind,
+    instance: Instance,
+    span: Span,
+}
+
+enum FastKind {
+    Alone { label: u32, then: Then },
+    Fault(FaultKind),
+    Out(Output),
+    In { chan: Chan, guard: Option<Value> },
+}
+
+struct Output {
+    chan: Chan,
+    msg: u32,
+    first: Option<Value>,
+    /// `chan(values)`, its label as a communication; `chan!(values)` as a send.
+    comm: u32,
+    send: u32,
+    then: Then,
+}
+
+struct FastStep {
+    label: u32,
+    then: Then,
+    actors: Actors,
+}
+
+/// What a component became: its replacement's ids in canonical order, and how deeply
+/// sequences nest in them; or the fault building it raised.
+enum Then {
+    Ids(Box<[u32]>, usize),
+    Fault(Fault),
+}
+
+struct Recv {
+    kind: RecvKind,
+    fresh: bool,
+    /// `chan?(values)`: its label when it takes the message from a buffered channel.
+    label: u32,
+}
+
+enum RecvKind {
+    NoMatch,
+    Fault(Fault),
+    Then(Then),
+}
+
+struct QueueInfo {
+    len: usize,
+    front: u32,
+    /// The queue without its front message (`None`: empty, so gone).
+    popped: Option<u32>,
+}
+
+/// The instances that moved: one, or the sender and the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Actors {
+    One(Instance),
+    Two(Instance, Instance),
+}
+
+impl Actors {
+    pub(crate) fn to_vec(self) -> Vec<Instance> {
+        match self {
+            Actors::One(a) => vec![a],
+            Actors::Two(a, b) => vec![a, b],
+        }
+    }
+}
+
+/// One transition of the fast path.
+pub(crate) enum FastSucc {
+    To {
+        label: u32,
+        actors: Actors,
+        target: Target,
+    },
+    /// A fault transition (the explorer keeps its label and fault, not who moved).
+    Fault { label: u32, fault: Fault },
+}
+
+/// A target: a stored state's number (stored before this chunk), or the key of one that
+/// was not.
+pub(crate) enum Target {
+    Known(u32),
+    /// Its ids are `ids[start..start + len]` of the expansion's arena.
+    New {
+        start: u32,
+        len: u32,
+    },
+}
+
+/// Something the fast path needed and the cache did not have.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Miss {
+    Moves(u32, bool),
+    Received(u32, bool, u32, u32),
+    Queue(u32),
+    Pushed(Option<u32>, Chan, u32),
+}
+
+/// What the fast path made of a state.
+pub(crate) enum Expansion {
+    /// The transitions, the arena holding the ids of targets not stored before, and with
+    /// partial-order reduction the stubborn set to expand by (indices of transitions;
+    /// `None`: all of them).
+    Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
+    /// The reference path: the state holds fresh names, or these were missing.
+    Slow(Vec<Miss>),
+}
+
+/// What a worker thread reuses from one state to the next.
+#[derive(Default)]
+struct Room {
+    /// The tree of the state being expanded; its ids in key order.
+    source: Levels,
+    /// Its components in canonical order.
+    canon: Vec<u32>,
+    /// The tree of a target, and its ids.
+    scratch: Levels,
+    buffer: Vec<u32>,
+}
+
+/// The position of a component in the source state and its role.
+#[derive(Clone, Copy)]
+struct Slot {
+    pos: usize,
+    id: u32,
+    twin: bool,
+}
+
+impl<'s, 'p> Engine<'s, 'p> {
+    pub(crate) fn new(sem: &'s Semantics<'p>, por: bool) -> Self {
+        Engine {
+            por: por.then(|| Alphabets::of_program(sem.program)),
+            visible: Vec::new(),
+            sem,
+            moves: FxHashMap::default(),
+            received: FxHashMap::default(),
+            queues: FxHashMap::default(),
+            pushed: FxHashMap::default(),
+            messages: Table::new(),
+            labels: {
+                let mut labels = Table::new();
+                labels.id(Label::tau());
+                labels
+            },
+        }
+    }
+
+    /// The transitions of state `s`, in the order `Semantics::successors` gives them, or
+    /// what keeps the fast path from computing them.
+    pub(crate) fn expand(&self, store: &Store, s: u32) -> Expansion {
+        // Each worker thread keeps its room from state to state: no allocation per state.
+        thread_local!(static ROOM: std::cell::RefCell<Room> = Default::default());
+        let mut room = ROOM.take();
+        store.read_levels(s, &mut room.source);
+        let expansion = self.expand_in(store, &mut room, s);
+        ROOM.set(room);
+        expansion
+    }
+
+    fn expand_in(&self, store: &Store, room: &mut Room, s: u32) -> Expansion {
+        let ids = room.source.ids();
+        let interner = store.interner();
+        if ids.iter().any(|&id| interner.fresh_bound(id) > 0) {
+            return Expansion::Slow(Vec::new());
+        }
+        let split = ids.partition_point(|&id| !Interner::is_queue(id));
+        // The store keeps ids by instance; the reference opens components in canonical order.
+        room.canon.clear();
+        room.canon.extend_from_slice(&ids[..split]);
+        room.canon.sort_by(|&a, &b| interner.cmp(a, b));
+        let slots = slots(&room.canon);
+        let moves = match self.cached_moves(&slots) {
+            Ok(moves) => moves,
+            Err(misses) => return Expansion::Slow(misses),
+        };
+        let mut run = Assembly {
+            engine: self,
+            store,
+            ids,
+            levels: &room.source,
+            scratch: std::mem::take(&mut room.scratch),
+            buffer: std::mem::take(&mut room.buffer),
+            arena: Vec::new(),
+            split,
+            canon: &room.canon,
+            slots: &slots,
+            moves: &moves,
+            out: Vec::with_capacity(2 * slots.len()),
+            movers: Vec::with_capacity(2 * slots.len()),
+            movers_now: [0, ALONE],
+            misses: Vec::new(),
+            slow: false,
+        };
+        run.singles();
+        run.communications();
+        room.scratch = std::mem::take(&mut run.scratch);
+        room.buffer = std::mem::take(&mut run.buffer);
+        if run.slow || !run.misses.is_empty() {
+            return Expansion::Slow(run.misses);
+        }
+        let reduced = self.por.as_ref().and_then(|_| run.reduce(s));
+        Expansion::Fast(run.out, run.arena, reduced)
+    }
+
+    /// The moves of each slot; what is missing, or an empty list when a component takes
+    /// the reference path (fresh names, or a source already nested too deeply: its every
+    /// step is a fault).
+    fn cached_moves(&self, slots: &[Slot]) -> Result<Vec<&CompMoves>, Vec<Miss>> {
+        let mut misses = Vec::new();
+        let mut moves = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match self.moves.get(&(slot.id, slot.twin)) {
+                Some(m) if m.fresh || m.nesting > MAX_NESTING => return Err(Vec::new()),
+                Some(m) => moves.push(m),
+                None => misses.push(Miss::Moves(slot.id, slot.twin)),
+            }
+        }
+        match misses.is_empty() {
+            true => Ok(moves),
+            false => Err(misses),
+        }
+    }
+
+    /// Fills the cache with what expanding state `s` needs (a few rounds: what an input
+    /// receives is known once the outputs are), so that it takes the fast path. Done for the
+    /// initial state, which would otherwise always take the reference path.
+    pub(crate) fn prepare(&mut self, store: &mut Store, s: u32) {
+        for _ in 0..4 {
+            match self.expand(store, s) {
+                Expansion::Slow(misses) if !misses.is_empty() => self.fill(store, misses),
+                _ => return,
+            }
+        }
+    }
+}
+
+fn label(head: Head, values: &[Value]) -> Label {
+    Label {
+        head,
+        args: values.into(),
+    }
+}
+
+fn actors(actors: &[Instance]) -> Actors {
+    match actors {
+        [a] => Actors::One(*a),
+        [a, b] => Actors::Two(*a, *b),
+        _ => unreachable!("one actor, or a sender and a receiver"),
+    }
+}
+
+/// The components the reference opens, in order: the first of equal components side by side
+/// in full, the second as a twin, the others not at all (`Opener::open_list`).
+fn slots(procs: &[u32]) -> Vec<Slot> {
+    let mut out = Vec::with_capacity(procs.len());
+    for (pos, &id) in procs.iter().enumerate() {
+        let second = pos > 0 && procs[pos - 1] == id;
+        let third = second && pos > 1 && procs[pos - 2] == id;
+        if !third {
+            out.push(Slot {
+                pos,
+                id,
+                twin: second,
+            });
+        }
+    }
+    out
+}
