@@ -244,7 +244,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             Expanded::Fast(succ, arena, reduced) => {
                 self.graph.fast += 1;
                 self.graph.reduced += usize::from(reduced);
-                self.merge_fast(source, succ, &arena)
+                self.merge_fast(source, succ, arena)
             }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
@@ -288,7 +288,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.expanded(source, moves, faults)
     }
 
-    fn merge_fast(&mut self, source: u32, succ: Vec<FastSucc>, arena: &[u32]) -> Option<End> {
+    fn merge_fast(
+        &mut self,
+        source: u32,
+        mut succ: Vec<FastSucc>,
+        mut arena: Vec<u32>,
+    ) -> Option<End> {
         let faults = succ.iter().map(|t| match t {
             FastSucc::Fault { fault, .. } => Some(fault),
             FastSucc::To { .. } => None,
@@ -296,6 +301,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if let Some(fault) = limit_fault(faults) {
             return Some(self.stop(Limit::Model(fault.clone())));
         }
+        self.intern_named(&mut succ, &mut arena);
         let new = succ.iter().filter_map(|t| match t {
             FastSucc::To {
                 target: Target::New { start, len },
@@ -318,6 +324,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     label,
                     actors,
                     target,
+                    renaming,
                 } => {
                     moves = true;
                     let label = self.engine_label(label);
@@ -326,13 +333,30 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                         Target::New { start, len } => {
                             self.target(source, &arena[start as usize..(start + len) as usize])
                         }
+                        Target::State(_) => unreachable!("interned by intern_named"),
                     };
                     let actors = self.fast_actors(actors);
-                    self.edge(source, target, label, actors, Box::default());
+                    self.edge(source, target, label, actors, renaming);
                 }
             }
         }
         self.expanded(source, moves, faults)
+    }
+
+    /// Interns, in frontier order, the targets with fresh names the workers did not find,
+    /// turning each into ids in the arena.
+    fn intern_named(&mut self, succ: &mut [FastSucc], arena: &mut Vec<u32>) {
+        for t in succ {
+            if let FastSucc::To { target, .. } = t
+                && let Target::State(state) = target
+            {
+                let key = self.graph.store.intern(state);
+                let start = arena.len() as u32;
+                arena.extend_from_slice(&key.ids);
+                let len = key.ids.len() as u32;
+                *target = Target::New { start, len };
+            }
+        }
     }
 
     /// Ends the expansion of `source`: its edges are complete; a state without transitions

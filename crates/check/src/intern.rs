@@ -131,6 +131,17 @@ impl Interner {
         }
     }
 
+    /// How many closures a component holds (1 for a waiting closure).
+    pub(crate) fn closures_in(&self, id: u32) -> usize {
+        match id & KIND_MASK {
+            LEAF => 1,
+            _ => self.seqs[index(id)]
+                .iter()
+                .map(|&c| self.closures_in(c))
+                .sum(),
+        }
+    }
+
     /// The queue with this id.
     pub(crate) fn queue_of(&self, id: u32) -> &Queue {
         &self.queues[index(id)]

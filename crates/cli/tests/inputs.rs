@@ -6,8 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The folder the commands run in, with the bad files written into it.
+/// The folder the commands run in, with the bad files written into it: once per run, since
+/// tests run in parallel and rewriting a file truncates it first (another test's command
+/// read `latin1.pi` empty now and then).
 fn fixtures() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(write_fixtures).clone()
+}
+
+fn write_fixtures() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inputs");
     std::fs::create_dir_all(dir.join("folder.pi")).unwrap();
     std::fs::create_dir_all(dir.join("folder.aut")).unwrap();

@@ -13,6 +13,12 @@
 //! The second of two equal components side by side is opened as a *twin* (see
 //! `Opener::open_list`): it only meets the first, and equal components nested inside it are
 //! opened once. [`Semantics::component_moves`] takes the role as an argument.
+//!
+//! Fresh names. The component's own names keep their ids. Names made while computing (by
+//! opening it, or by building what a move continues as) are numbered from the component's
+//! *base*, one more than the largest id it holds, and every build says which ids it made
+//! ([`Made`]): in a state, `successors` numbers them from the state's count on, in the order
+//! it builds, so a user of these moves renumbers each build's ids accordingly.
 
 use crate::eval::{FaultKind, matches_all};
 use crate::label::{Head, Label};
@@ -38,15 +44,25 @@ pub struct Moves {
     /// the transitions in the order `successors` gives them), for every such pair on a
     /// synchronous channel, in the order `successors` tries the pairs.
     pub internal: Vec<(u32, u32, Vec<LocalStep>)>,
-    /// Whether any fresh name is involved: the component holds one, or opening it or building
-    /// what it becomes made one. The values then depend on the numbering of the whole state.
-    pub fresh: bool,
+    /// One more than the largest fresh id the component holds: ids from here on are made.
+    pub base: u32,
+    /// How many names opening the component made (a replicated body or a branch that
+    /// starts with `new`): `[base, base + opened)`. Offers' values may hold them.
+    pub opened: u32,
 }
+
+/// The ids a build made, `[lo, hi)`; `hi` is also how many ids the computation had used
+/// when the build was done.
+pub type Made = std::ops::Range<u32>;
 
 /// One offer of a component.
 #[derive(Debug)]
 pub struct Move {
     pub kind: MoveKind,
+    /// The offer is of the second of two equal components side by side inside this one
+    /// (see `Opener::open_list`): it never fires alone and meets only offers of the first,
+    /// which are inside this component too ([`Moves::internal`] has those meetings).
+    pub twin: bool,
     /// The instance of the closure that acts.
     pub instance: Instance,
     /// Where the acting prefix is written.
@@ -56,7 +72,11 @@ pub struct Move {
 #[derive(Debug)]
 pub enum MoveKind {
     /// `tau`, an event or an assertion that holds: fires alone with this label.
-    Alone { label: Label, then: Built },
+    Alone {
+        label: Label,
+        then: Built,
+        made: Made,
+    },
     /// A failed assertion, or a prefix whose expressions fault: a fault transition, `tau`.
     Fault(FaultKind),
     /// An output. On a synchronous channel it meets inputs (its label is `chan(values)`); on
@@ -65,6 +85,7 @@ pub enum MoveKind {
         chan: Chan,
         values: Box<[Value]>,
         then: Built,
+        made: Made,
     },
     /// An input; what the component becomes depends on the values
     /// ([`Semantics::component_receives`]). `guard` is the value its first pattern requires,
@@ -79,6 +100,8 @@ pub struct LocalStep {
     pub label: Label,
     pub then: Built,
     pub actors: Vec<Instance>,
+    /// The ids its build made (none for a fault raised before building).
+    pub made: Made,
 }
 
 /// What an input offer does with received values.
@@ -89,8 +112,8 @@ pub enum Received {
     /// Matching them faulted (a pattern's expression): a fault transition, `tau`, of the
     /// input's instance at its prefix.
     Fault(Fault),
-    /// What the component becomes.
-    Then(Built),
+    /// What the component becomes, and the ids building it made.
+    Then(Built, Made),
 }
 
 /// What an output on a buffered channel does, given the messages waiting there.
@@ -108,41 +131,42 @@ impl Semantics<'_> {
     pub fn component_moves(&self, proc: &Proc, twin: bool) -> Moves {
         let base = fresh_bound(proc);
         let (offers, spawner) = self.open_component(proc, twin, base);
+        let opened = spawner.next_fresh() - base;
         let no_queues: &[crate::Queue] = &[];
         let keep = |_: &Label| true;
         let mut stepper = Stepper::new(spawner, no_queues, &keep);
         let moves = offers.iter().map(|o| stepper.describe(o)).collect();
         let internal = stepper.internal(&offers);
-        let fresh = base > 0 || stepper.spawner.next_fresh() > base;
         Moves {
             offers: moves,
             internal,
-            fresh,
+            base,
+            opened,
         }
     }
 
-    /// What input offer `offer` of `proc` (in the role `twin`) does with `values`, and whether
-    /// a fresh name was involved (made by what the component becomes, or received).
+    /// What input offer `offer` of `proc` (in the role `twin`) does with `values`. Names made
+    /// are numbered from one more than the largest id `proc` or `values` hold.
     pub fn component_receives(
         &self,
         proc: &Proc,
         twin: bool,
         offer: usize,
         values: &[Value],
-    ) -> (Received, bool) {
+    ) -> Received {
         let mut base = fresh_bound(proc);
         values
             .iter()
             .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
         let (offers, spawner) = self.open_component(proc, twin, base);
         let Some(input) = offers.get(offer) else {
-            return (Received::NoMatch, false);
+            return Received::NoMatch;
         };
         let Act::In(_, pats) = input.act else {
-            return (Received::NoMatch, false);
+            return Received::NoMatch;
         };
         let mut frame = input.frame.clone();
-        let received = match matches_all(pats, values, &mut frame, self.program) {
+        match matches_all(pats, values, &mut frame, self.program) {
             Ok(false) => Received::NoMatch,
             Err(kind) => Received::Fault(Fault {
                 kind,
@@ -152,12 +176,11 @@ impl Semantics<'_> {
                 let no_queues: &[crate::Queue] = &[];
                 let keep = |_: &Label| true;
                 let mut stepper = Stepper::new(spawner, no_queues, &keep);
+                let lo = stepper.spawner.next_fresh();
                 let then = stepper.alone(input, frame);
-                let fresh = base > 0 || stepper.spawner.next_fresh() > base;
-                return (Received::Then(then), fresh);
+                Received::Then(then, lo..stepper.spawner.next_fresh())
             }
-        };
-        (received, base > 0)
+        }
     }
 
     /// Rule *Send*: an output on buffered channel `chan` with `waiting` messages queued joins
@@ -193,24 +216,26 @@ impl<'p> Stepper<'_, 'p, '_> {
     /// One offer as a [`Move`], with what it continues as when it fires alone.
     fn describe(&mut self, offer: &Offer<'p>) -> Move {
         let kind = match &offer.act {
-            Act::Tau | Act::Assert(true) => MoveKind::Alone {
-                label: Label::tau(),
-                then: self.alone(offer, offer.frame.clone()),
-            },
-            Act::Event(e, values) => MoveKind::Alone {
-                label: Label {
+            Act::Tau | Act::Assert(true) => self.alone_move(offer, Label::tau()),
+            Act::Event(e, values) => {
+                let label = Label {
                     head: Head::Event(*e),
                     args: values.clone().into(),
-                },
-                then: self.alone(offer, offer.frame.clone()),
-            },
+                };
+                self.alone_move(offer, label)
+            }
             Act::Assert(false) => MoveKind::Fault(FaultKind::AssertionFailed),
             Act::Fault(kind) => MoveKind::Fault(kind.clone()),
-            Act::Out(chan, values) => MoveKind::Out {
-                chan: *chan,
-                values: values.clone().into(),
-                then: self.alone(offer, offer.frame.clone()),
-            },
+            Act::Out(chan, values) => {
+                let lo = self.spawner.next_fresh();
+                let then = self.alone(offer, offer.frame.clone());
+                MoveKind::Out {
+                    chan: *chan,
+                    values: values.clone().into(),
+                    then,
+                    made: lo..self.spawner.next_fresh(),
+                }
+            }
             Act::In(chan, _) => MoveKind::In {
                 chan: *chan,
                 guard: offer.guard(),
@@ -218,8 +243,20 @@ impl<'p> Stepper<'_, 'p, '_> {
         };
         Move {
             kind,
+            // Layer 0 is the component itself (a twin there is the role it was opened in).
+            twin: offer.twin.is_some_and(|(layer, _)| layer > 0),
             instance: offer.instance,
             span: offer.span,
+        }
+    }
+
+    fn alone_move(&mut self, offer: &Offer<'p>, label: Label) -> MoveKind {
+        let lo = self.spawner.next_fresh();
+        let then = self.alone(offer, offer.frame.clone());
+        MoveKind::Alone {
+            label,
+            then,
+            made: lo..self.spawner.next_fresh(),
         }
     }
 
@@ -237,8 +274,10 @@ impl<'p> Stepper<'_, 'p, '_> {
                 if c != chan || sem.buffer(c).is_some() {
                     continue;
                 }
+                let mut lo = self.spawner.next_fresh();
                 self.pair(output, input);
-                let steps = std::mem::take(&mut self.out).into_iter().map(local_step);
+                let emitted = std::mem::take(&mut self.out);
+                let steps = emitted.into_iter().map(|e| local_step(e, &mut lo));
                 out.push((o as u32, j as u32, steps.collect()));
             }
         }
@@ -246,22 +285,31 @@ impl<'p> Stepper<'_, 'p, '_> {
     }
 }
 
-fn local_step(emitted: Emitted) -> LocalStep {
+/// A transition of the component alone; `lo` is where the ids its build made start (the
+/// next build's start afterwards).
+fn local_step(emitted: Emitted, lo: &mut u32) -> LocalStep {
     match emitted {
         Emitted::Step {
             label,
             built,
             actors,
+            ids,
             ..
-        } => LocalStep {
-            label,
-            then: built,
-            actors,
-        },
+        } => {
+            let made = *lo..ids;
+            *lo = ids;
+            LocalStep {
+                label,
+                then: built,
+                actors,
+                made,
+            }
+        }
         Emitted::Fault { fault, actor } => LocalStep {
             label: Label::tau(),
             then: Err(fault),
             actors: vec![actor],
+            made: *lo..*lo,
         },
     }
 }

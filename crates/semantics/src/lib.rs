@@ -16,7 +16,7 @@ mod step;
 mod valid_end;
 pub mod value;
 
-pub use component::{Built, LocalStep, Move, MoveKind, Moves, Received, SendEffects};
+pub use component::{Built, LocalStep, Made, Move, MoveKind, Moves, Received, SendEffects};
 pub use eval::FaultKind;
 pub use label::{Head, Label};
 pub use queue::Queue;

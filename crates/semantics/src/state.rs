@@ -288,7 +288,7 @@ pub fn for_each_fresh(procs: &[Proc], f: &mut impl FnMut(u32)) {
     for_each_value(procs, &mut |v| v.for_each_fresh(f));
 }
 
-pub(crate) fn rename_procs(procs: &mut [Proc], map: &[u32]) {
+pub fn rename_procs(procs: &mut [Proc], map: &[u32]) {
     for proc in procs {
         match proc {
             Proc::Leaf(c) => rename_closure(c, map),

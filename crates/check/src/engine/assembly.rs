@@ -2,6 +2,8 @@
 //! order `Semantics::successors` gives them.
 
 use super::*;
+use agentpi_semantics::DEAD;
+use agentpi_semantics::state::{canonicalize, rename_procs};
 
 /// The transitions of one state being put together.
 pub(super) struct Assembly<'a, 's, 'p> {
@@ -26,12 +28,43 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers: Vec<[u32; 2]>,
     pub(super) movers_now: [u32; 2],
     pub(super) misses: Vec<Miss>,
-    /// Set when some transition involves a fresh name: the reference path takes the state.
+    /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
+    /// How many fresh names the source holds, and how many ids the transitions built so far
+    /// have used: names made by a build are numbered from there, as `successors` does.
+    pub(super) fresh: u32,
+    pub(super) counter: u32,
 }
 
 /// A component replaced by what it became: its position, and the continuation's ids.
 type Replace<'a> = (usize, &'a [u32]);
+
+/// A continuation built for a step: where it goes, and where the names it made start in the
+/// step's numbering.
+struct Part<'t> {
+    pos: usize,
+    then: &'t Continuation,
+    made: Made,
+    base: u32,
+}
+
+impl Part<'_> {
+    /// The continuation's components with the names its build made numbered from `base`.
+    fn renumbered(&self) -> Vec<Proc> {
+        let mut procs = self.then.raw.to_vec();
+        if self.made.is_empty() || self.made.start == self.base {
+            return procs;
+        }
+        let map: Vec<u32> = (0..self.made.end)
+            .map(|id| match id >= self.made.start {
+                true => self.base + (id - self.made.start),
+                false => id,
+            })
+            .collect();
+        rename_procs(&mut procs, &map);
+        procs
+    }
+}
 
 impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Tau*, *Event*, *Assert*, *Fault*, *Send*, *Receive*: every offer of every
@@ -42,7 +75,9 @@ impl<'a> Assembly<'a, '_, '_> {
                 continue;
             }
             for (o, m) in self.moves[k].offers.iter().enumerate() {
-                self.single(*slot, o as u32, m);
+                if !m.twin {
+                    self.single(*slot, o as u32, m);
+                }
             }
         }
     }
@@ -112,7 +147,6 @@ impl<'a> Assembly<'a, '_, '_> {
                 .misses
                 .push(Miss::Received(slot.id, slot.twin, offer, info.front));
         };
-        self.slow |= recv.fresh;
         let one = Actors::One(m.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
@@ -175,6 +209,10 @@ impl<'a> Assembly<'a, '_, '_> {
             }
             return;
         }
+        // An offer of a twin inside a component meets only its equal neighbour there.
+        if m.twin || input.m.twin {
+            return;
+        }
         // A twin meets only the first of its equal pair, side by side.
         let meets = match (slot.twin, input.slot.twin) {
             (false, false) => true,
@@ -196,7 +234,6 @@ impl<'a> Assembly<'a, '_, '_> {
             let (id, twin, offer, msg) = key;
             return self.misses.push(Miss::Received(id, twin, offer, msg));
         };
-        self.slow |= recv.fresh;
         let two = Actors::Two(m.instance, input.m.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
@@ -225,8 +262,9 @@ impl<'a> Assembly<'a, '_, '_> {
         }
     }
 
-    /// A transition replacing the components at the given positions by their continuations
-    /// (the first fault among them makes it a fault transition).
+    /// A transition replacing the components at the given positions by their continuations,
+    /// built in order (the first fault among them makes it a fault transition, and what
+    /// follows it is not built).
     fn step(
         &mut self,
         label: u32,
@@ -235,31 +273,96 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[(usize, &Then)],
         queues: Option<QueueChange>,
     ) {
-        // As the reference builds them: the first fault among the continuations, then the
-        // nesting bound of what was built.
-        for (_, then) in replace {
-            if let Then::Fault(fault) = then {
+        let mut bases = [0u32; 2];
+        for (i, (_, then)) in replace.iter().enumerate() {
+            bases[i] = self.counter;
+            self.counter += then.made.len() as u32;
+            if let Err(fault) = &then.built {
                 let fault = fault.clone();
                 return self.emit(FastSucc::Fault { label, fault });
             }
         }
-        let mut lists: [Replace<'_>; 2] = [(usize::MAX, &[]); 2];
-        for (i, (pos, then)) in replace.iter().enumerate() {
-            if let Then::Ids(ids, nesting) = then {
-                if *nesting > MAX_NESTING {
-                    let kind = FaultKind::NestedTooDeep;
-                    let fault = Fault { kind, span };
-                    return self.emit(FastSucc::Fault { label, fault });
-                }
-                lists[i] = (*pos, ids);
-            }
+        let parts: [Option<Part<'_>>; 2] = std::array::from_fn(|i| {
+            let (pos, then) = replace.get(i)?;
+            let built = then.built.as_ref().ok()?;
+            Some(Part {
+                pos: *pos,
+                then: built,
+                made: then.made.clone(),
+                base: bases[i],
+            })
+        });
+        if parts.iter().flatten().any(|p| p.then.nesting > MAX_NESTING) {
+            let kind = FaultKind::NestedTooDeep;
+            let fault = Fault { kind, span };
+            return self.emit(FastSucc::Fault { label, fault });
         }
-        let target = self.target(&lists[..replace.len()], queues);
+        let (target, renaming) = match self.quiet(&parts) {
+            true => {
+                let lists = parts
+                    .each_ref()
+                    .map(|p| p.as_ref().map(|p| (p.pos, &p.then.ids[..])));
+                (self.target(&lists, queues), self.kept_numbering())
+            }
+            // Names made or moved with a queue changed too: the reference path.
+            false if queues.is_some() => return self.slow = true,
+            false => self.named_target(&parts),
+        };
         self.emit(FastSucc::To {
             label,
             actors,
             target,
+            renaming,
         });
+    }
+
+    /// Whether the step keeps the source's numbering of fresh names: it makes no name, and
+    /// the components it moves hold none before or after (then every name stays where it was
+    /// in the order that numbers them, and none dies).
+    fn quiet(&self, parts: &[Option<Part<'_>>]) -> bool {
+        let interner = self.store.interner();
+        let held = |p: &Part<'_>| interner.fresh_bound(self.canon[p.pos]) > 0;
+        let mut parts = parts.iter().flatten();
+        parts.clone().all(|p| p.made.is_empty())
+            && (self.fresh == 0 || !parts.any(|p| held(p) || p.then.named))
+    }
+
+    /// The renaming of a step that keeps the numbering: the source's names as they are, the
+    /// ids made so far by other steps' builds gone.
+    fn kept_numbering(&self) -> agentpi_semantics::Renaming {
+        (0..self.counter)
+            .map(|id| if id < self.fresh { id } else { DEAD })
+            .collect()
+    }
+
+    /// The target of a step that moves or makes names: the source's components with the
+    /// continuations (their names numbered as `successors` numbers them) in place, put in
+    /// canonical form by the semantics, as `successors` does.
+    fn named_target(&self, parts: &[Option<Part<'_>>]) -> (Target, agentpi_semantics::Renaming) {
+        let interner = self.store.interner();
+        let mut procs: Vec<Proc> = Vec::with_capacity(self.canon.len() + 2);
+        for (p, &id) in self.canon.iter().enumerate() {
+            match parts.iter().flatten().find(|part| part.pos == p) {
+                Some(part) => procs.extend(part.renumbered()),
+                None => procs.push(interner.component(id)),
+            }
+        }
+        let queues: Vec<Queue> = self.ids[self.split..]
+            .iter()
+            .map(|&q| interner.queue_of(q).clone())
+            .collect();
+        let sem = self.engine.sem;
+        let replicated = |t| sem.is_replication(t);
+        let (state, renaming) = canonicalize(procs, queues, self.counter, &replicated);
+        let found = self
+            .store
+            .lookup(&state)
+            .and_then(|key| self.store.find(&key));
+        let target = match found {
+            Some(known) => Target::Known(known),
+            None => Target::State(Box::new(state)),
+        };
+        (target, renaming)
     }
 
     /// The stubborn set to expand the source (state `s`) by, when one without a visible
@@ -315,12 +418,16 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The target's ids: the source's components but the replaced ones, with the
     /// continuations' components each put in its place in key order (an equal replication
     /// already there is kept once, law *Repl-Idem*), then the queues.
-    fn target(&mut self, replace: &[Replace<'_>], queues: Option<QueueChange>) -> Target {
+    fn target(
+        &mut self,
+        replace: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) -> Target {
         let interner = self.store.interner();
         let mut ids = std::mem::take(&mut self.buffer);
         ids.clear();
         ids.extend_from_slice(&self.ids[..self.split]);
-        for (pos, _) in replace {
+        for (pos, _) in replace.iter().flatten() {
             let gone = self.canon[*pos];
             let at = ids
                 .iter()
@@ -328,7 +435,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 .expect("a component of the source");
             ids.remove(at);
         }
-        for (_, list) in replace {
+        for (_, list) in replace.iter().flatten() {
             for &id in list.iter() {
                 let key = interner.order_key(id);
                 let at = ids.partition_point(|&x| interner.order_key(x) < key);

@@ -4,11 +4,33 @@
 
 use super::*;
 
+/// More closures than this make a component large (see [`Engine::fill_now`]).
+const LARGE: usize = 8;
+
 impl Engine<'_, '_> {
     /// Computes what the workers missed, by the reference semantics, interning the
     /// continuations' components.
     pub(crate) fn fill(&mut self, store: &mut Store, misses: Vec<Miss>) {
+        self.fill_now(store, misses, false)
+    }
+
+    /// Fills what was missed; unless `now`, a large component (a sequence holding more than a
+    /// few closures) only when it was missed before too: a model whose states keep growing
+    /// makes a new large component every step, and computing the moves of each (every
+    /// continuation as large as it) would cost more than the reference path, for nothing.
+    pub(crate) fn fill_now(&mut self, store: &mut Store, misses: Vec<Miss>, now: bool) {
         for miss in misses {
+            let met = self.missed.entry(miss.clone()).or_insert(0);
+            *met = met.saturating_add(1);
+            let large = match &miss {
+                Miss::Moves(id, _) | Miss::Received(id, ..) => {
+                    store.interner().closures_in(*id) > LARGE
+                }
+                Miss::Queue(_) | Miss::Pushed(..) => false,
+            };
+            if !now && large && *met < 2 {
+                continue;
+            }
             match miss {
                 Miss::Moves(id, twin) => self.fill_moves(store.interner_mut(), id, twin),
                 Miss::Received(id, twin, offer, msg) => {
@@ -29,27 +51,32 @@ impl Engine<'_, '_> {
         let proc = interner.component(id);
         let nesting = agentpi_semantics::state::nesting(&proc);
         let moves = self.sem.component_moves(&proc, twin);
-        let mut fresh = moves.fresh;
         let mut offers = Vec::with_capacity(moves.offers.len());
         for m in moves.offers {
             let kind = match m.kind {
-                MoveKind::Alone { label, then } => FastKind::Alone {
+                MoveKind::Alone { label, then, made } => FastKind::Alone {
                     label: self.labels.id(label),
-                    then: self.then(interner, then, &mut fresh),
+                    then: self.then(interner, then, made),
                 },
                 MoveKind::Fault(kind) => FastKind::Fault(kind),
-                MoveKind::Out { chan, values, then } => FastKind::Out(Output {
+                MoveKind::Out {
+                    chan,
+                    values,
+                    then,
+                    made,
+                } => FastKind::Out(Output {
                     chan,
                     first: values.first().cloned(),
                     comm: self.labels.id(label(Head::Chan(chan), &values)),
                     send: self.labels.id(label(Head::Send(chan), &values)),
                     msg: self.messages.id(values),
-                    then: self.then(interner, then, &mut fresh),
+                    then: self.then(interner, then, made),
                 }),
                 MoveKind::In { chan, guard } => FastKind::In { chan, guard },
             };
             offers.push(FastMove {
                 kind,
+                twin: m.twin,
                 instance: m.instance,
                 span: m.span,
             });
@@ -60,7 +87,7 @@ impl Engine<'_, '_> {
                 .into_iter()
                 .map(|step| FastStep {
                     label: self.labels.id(step.label),
-                    then: self.then(interner, step.then, &mut fresh),
+                    then: self.then(interner, step.then, step.made),
                     actors: actors(&step.actors),
                 })
                 .collect();
@@ -79,7 +106,7 @@ impl Engine<'_, '_> {
             }
         }
         let moves = CompMoves {
-            fresh,
+            opened: moves.opened,
             alphabet,
             chans: chans.into_boxed_slice(),
             nesting,
@@ -103,20 +130,20 @@ impl Engine<'_, '_> {
         }
         let values = self.messages.items[msg as usize].clone();
         let proc = interner.component(id);
-        let (received, mut fresh) =
-            self.sem
-                .component_receives(&proc, twin, offer as usize, &values);
+        let received = self
+            .sem
+            .component_receives(&proc, twin, offer as usize, &values);
         let kind = match received {
             Received::NoMatch => RecvKind::NoMatch,
             Received::Fault(fault) => RecvKind::Fault(fault),
-            Received::Then(then) => RecvKind::Then(self.then(interner, then, &mut fresh)),
+            Received::Then(then, made) => RecvKind::Then(self.then(interner, then, made)),
         };
         let chan = match &self.moves[&(id, twin)].offers[offer as usize].kind {
             FastKind::In { chan, .. } => *chan,
             _ => unreachable!("a receive names an input offer"),
         };
         let label = self.labels.id(label(Head::Receive(chan), &values));
-        self.received.insert(key, Recv { kind, fresh, label });
+        self.received.insert(key, Recv { kind, label });
     }
 
     fn fill_queue(&mut self, interner: &mut Interner, id: u32) {
@@ -150,23 +177,34 @@ impl Engine<'_, '_> {
         self.pushed.insert(key, id);
     }
 
-    /// A continuation with its components in canonical form and interned.
+    /// A continuation, kept as the semantics built it and, when it made no name, with its
+    /// components in canonical form and interned.
     fn then(
         &mut self,
         interner: &mut Interner,
         built: agentpi_semantics::Built,
-        fresh: &mut bool,
+        made: Made,
     ) -> Then {
-        match built {
-            Err(fault) => Then::Fault(fault),
-            Ok(procs) => {
+        let built = built.map(|raw| {
+            let nesting = raw.iter().map(agentpi_semantics::state::nesting).max();
+            let mut named = !made.is_empty();
+            let mut ids = Box::default();
+            if made.is_empty() {
                 let sem = self.sem;
-                let procs = canonical_components(procs, &|t| sem.is_replication(t));
-                let nesting = procs.iter().map(agentpi_semantics::state::nesting).max();
-                let ids: Box<[u32]> = procs.iter().map(|p| interner.proc(p)).collect();
-                *fresh |= ids.iter().any(|&id| interner.fresh_bound(id) > 0);
-                Then::Ids(ids, nesting.unwrap_or(0))
+                let procs = canonical_components(raw.clone(), &|t| sem.is_replication(t));
+                ids = procs
+                    .iter()
+                    .map(|p| interner.proc(p))
+                    .collect::<Box<[u32]>>();
+                named = ids.iter().any(|&id| interner.fresh_bound(id) > 0);
             }
-        }
+            Continuation {
+                ids,
+                raw: raw.into_boxed_slice(),
+                nesting: nesting.unwrap_or(0),
+                named,
+            }
+        });
+        Then { built, made }
     }
 }

@@ -27,8 +27,8 @@ use crate::store::{Levels, Store};
 use agentpi_diagnostics::Span;
 use agentpi_semantics::state::canonical_components;
 use agentpi_semantics::{
-    Chan, Fault, FaultKind, Head, Instance, Label, MAX_NESTING, MoveKind, Queue, Received,
-    Semantics, Value,
+    Chan, Fault, FaultKind, Head, Instance, Label, MAX_NESTING, Made, MoveKind, Proc, Queue,
+    Received, Semantics, State, Value,
 };
 use rustc_hash::FxHashMap;
 
@@ -45,6 +45,8 @@ pub(crate) struct Engine<'s, 'p> {
     pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
     messages: Table<Box<[Value]>>,
     pub(crate) labels: Table<Label>,
+    /// How often each miss was met (see [`Engine::fill_now`]).
+    missed: FxHashMap<Miss, u8>,
     /// With partial-order reduction: each declared channel's users, and for each of the
     /// engine's labels whether a property sees it (see [`crate::por`]).
     por: Option<Alphabets>,
@@ -78,8 +80,9 @@ impl<T: Clone + Eq + std::hash::Hash> Table<T> {
 
 /// The moves of one component, continuations interned.
 struct CompMoves {
-    /// A fresh name is involved: states holding this component take the reference path.
-    fresh: bool,
+    /// How many names opening it makes: states holding such a component take the reference
+    /// path (an offer's values would hold names numbered by the whole state's opening).
+    opened: u32,
     /// With partial-order reduction: the channels it may ever use, and those of its offers.
     alphabet: Alphabet,
     chans: Box<[Chan]>,
@@ -91,6 +94,8 @@ struct CompMoves {
 
 struct FastMove {
     kind: FastKind,
+    /// Of a twin nested in the component: never alone, never with another component.
+    twin: bool,
     instance: Instance,
     span: Span,
 }
@@ -118,16 +123,25 @@ struct FastStep {
     actors: Actors,
 }
 
-/// What a component became: its replacement's ids in canonical order, and how deeply
-/// sequences nest in them; or the fault building it raised.
-enum Then {
-    Ids(Box<[u32]>, usize),
-    Fault(Fault),
+/// What a component became, and the ids building it made (`made`, in the numbering of the
+/// computation that cached it: see `agentpi_semantics::component`).
+struct Then {
+    built: Result<Continuation, Fault>,
+    made: Made,
+}
+
+/// A continuation: its components interned, in canonical order (when it made no name), as
+/// the semantics built them (for states with fresh names, put in canonical form with the
+/// whole state), how deeply sequences nest in them, and whether one holds a fresh name.
+struct Continuation {
+    ids: Box<[u32]>,
+    raw: Box<[Proc]>,
+    nesting: usize,
+    named: bool,
 }
 
 struct Recv {
     kind: RecvKind,
-    fresh: bool,
     /// `chan?(values)`: its label when it takes the message from a buffered channel.
     label: u32,
 }
@@ -167,6 +181,8 @@ pub(crate) enum FastSucc {
         label: u32,
         actors: Actors,
         target: Target,
+        /// The source's fresh ids as the target numbers them (`Transition::renaming`).
+        renaming: agentpi_semantics::Renaming,
     },
     /// A fault transition (the explorer keeps its label and fault, not who moved).
     Fault { label: u32, fault: Fault },
@@ -181,6 +197,9 @@ pub(crate) enum Target {
         start: u32,
         len: u32,
     },
+    /// A state with fresh names, in canonical form, not found stored (its components may
+    /// not be interned yet: the merge interns them).
+    State(Box<State>),
 }
 
 /// Something the fast path needed and the cache did not have.
@@ -233,6 +252,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             queues: FxHashMap::default(),
             pushed: FxHashMap::default(),
             messages: Table::new(),
+            missed: FxHashMap::default(),
             labels: {
                 let mut labels = Table::new();
                 labels.id(Label::tau());
@@ -256,10 +276,16 @@ impl<'s, 'p> Engine<'s, 'p> {
     fn expand_in(&self, store: &Store, room: &mut Room, s: u32) -> Expansion {
         let ids = room.source.ids();
         let interner = store.interner();
-        if ids.iter().any(|&id| interner.fresh_bound(id) > 0) {
+        let split = ids.partition_point(|&id| !Interner::is_queue(id));
+        // Names in queued messages are renumbered with the queues: the reference path.
+        if ids[split..].iter().any(|&id| interner.fresh_bound(id) > 0) {
             return Expansion::Slow(Vec::new());
         }
-        let split = ids.partition_point(|&id| !Interner::is_queue(id));
+        let fresh = ids
+            .iter()
+            .map(|&id| interner.fresh_bound(id))
+            .max()
+            .unwrap_or(0);
         // The store keeps ids by instance; the reference opens components in canonical order.
         room.canon.clear();
         room.canon.extend_from_slice(&ids[..split]);
@@ -286,6 +312,8 @@ impl<'s, 'p> Engine<'s, 'p> {
             movers_now: [0, ALONE],
             misses: Vec::new(),
             slow: false,
+            fresh,
+            counter: fresh,
         };
         run.singles();
         run.communications();
@@ -306,7 +334,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         let mut moves = Vec::with_capacity(slots.len());
         for slot in slots {
             match self.moves.get(&(slot.id, slot.twin)) {
-                Some(m) if m.fresh || m.nesting > MAX_NESTING => return Err(Vec::new()),
+                Some(m) if m.opened > 0 || m.nesting > MAX_NESTING => return Err(Vec::new()),
                 Some(m) => moves.push(m),
                 None => misses.push(Miss::Moves(slot.id, slot.twin)),
             }
@@ -323,7 +351,7 @@ impl<'s, 'p> Engine<'s, 'p> {
     pub(crate) fn prepare(&mut self, store: &mut Store, s: u32) {
         for _ in 0..4 {
             match self.expand(store, s) {
-                Expansion::Slow(misses) if !misses.is_empty() => self.fill(store, misses),
+                Expansion::Slow(misses) if !misses.is_empty() => self.fill_now(store, misses, true),
                 _ => return,
             }
         }
