@@ -6,8 +6,10 @@ use super::Format;
 use crate::wire;
 use agentpi_monitor::{Event, Session};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Events the checker may lag behind before the relay stops waiting for it.
 pub(super) const QUEUE: usize = 4096;
@@ -29,9 +31,12 @@ fn yield_to_the_relay() {
 /// with `say`; `dropped` counts the events the relay could not queue (the checker fell
 /// behind). The chart of each violation is drawn when it is found, from a window of the last
 /// events, so that a long session keeps no more than the window. `None` ends the session.
+/// With `hurry` set (the session is over and the checker is still far behind: see
+/// [`join`]), the events still queued are counted as unchecked rather than checked.
 pub(super) fn check(
     events: Receiver<Option<Vec<Event>>>,
     dropped: &AtomicUsize,
+    hurry: &AtomicBool,
     say: &dyn Fn(String),
 ) -> (agentpi_monitor::Report, Charts) {
     yield_to_the_relay();
@@ -47,17 +52,37 @@ pub(super) fn check(
     };
     let mut told = 0;
     while let Ok(Some(batch)) = events.recv() {
-        let lost = dropped.load(Ordering::Relaxed);
-        if lost > told {
-            checker.session.gap(lost - told);
-            checker.first += lost - told;
-            told = lost;
-        }
-        for event in batch {
+        told = checker.note_drops(dropped, told);
+        let n = batch.len();
+        for (i, event) in batch.into_iter().enumerate() {
+            if hurry.load(Ordering::Relaxed) {
+                checker.session.gap(n - i);
+                break;
+            }
             checker.feed(event, say);
         }
     }
+    // Events dropped after the last batch: their requests' answers may be among them.
+    checker.note_drops(dropped, told);
     (checker.session.finish(), checker.charts)
+}
+
+/// How long the checker may go on once the session is over: a flood can leave it far
+/// behind, and the monitor must end soon after the server does.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Waits for the checker thread, which has been told the session is over: for at most
+/// [`DRAIN`], then it is hurried (what it has not checked yet is reported unchecked).
+pub(super) fn join(
+    checker: JoinHandle<(agentpi_monitor::Report, Charts)>,
+    hurry: &AtomicBool,
+) -> Option<(agentpi_monitor::Report, Charts)> {
+    let deadline = Instant::now() + DRAIN;
+    while !checker.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    hurry.store(true, Ordering::Relaxed);
+    checker.join().ok()
 }
 
 /// The session, and the last events for the charts (`first`: the index of the window's
@@ -70,6 +95,17 @@ struct Checker {
 }
 
 impl Checker {
+    /// Tells the session about events the relay dropped since `told` of them were told;
+    /// returns how many are told now.
+    fn note_drops(&mut self, dropped: &AtomicUsize, told: usize) -> usize {
+        let lost = dropped.load(Ordering::Relaxed);
+        if lost > told {
+            self.session.gap(lost - told);
+            self.first += lost - told;
+        }
+        lost.max(told)
+    }
+
     /// Checks one event; draws a chart for each violation it shows.
     fn feed(&mut self, event: Event, say: &dyn Fn(String)) {
         if self.window.len() == WINDOW {

@@ -73,6 +73,8 @@ struct Tap {
     record: Mutex<Option<BufWriter<File>>>,
     queue: SyncSender<Option<Vec<Event>>>,
     dropped: AtomicUsize,
+    /// Set when the session is over and the checker must finish at once.
+    hurry: AtomicBool,
     record_failed: AtomicBool,
     /// Whether events go to the checker at all (`--no-check`: no).
     check: bool,
@@ -231,6 +233,7 @@ pub fn run(args: Args) -> u8 {
         record: Mutex::new(record),
         queue,
         dropped: AtomicUsize::new(0),
+        hurry: AtomicBool::new(false),
         record_failed: AtomicBool::new(false),
         check: !args.no_check,
         stderr: Mutex::default(),
@@ -241,13 +244,12 @@ pub fn run(args: Args) -> u8 {
     );
     let checker = {
         let tap = tap.clone();
-        std::thread::spawn(move || check(events, &tap.dropped, &|line| tap.say(line)))
+        std::thread::spawn(move || check(events, &tap.dropped, &tap.hurry, &|l| tap.say(l)))
     };
     let status = relay(&mut child, &tap, &signalled);
     let _ = tap.queue.send(None);
-    let (report, charts) = checker
-        .join()
-        .unwrap_or_else(|_| (Session::new().finish(), Charts::new()));
+    let (report, charts) = super::checker::join(checker, &tap.hurry)
+        .unwrap_or_else(|| (Session::new().finish(), Charts::new()));
     finish(&args, &report, &charts, &tap, status)
 }
 

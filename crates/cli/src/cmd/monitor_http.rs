@@ -63,7 +63,11 @@ fn monitor(args: &Args) -> Result<u8, String> {
     let recorder = Arc::new(Recorder::new(record, queue, !args.no_check));
     let checker = {
         let recorder = recorder.clone();
-        std::thread::spawn(move || check(events, &recorder.dropped, &|l| output::stderr(&l)))
+        std::thread::spawn(move || {
+            check(events, &recorder.dropped, &recorder.hurry, &|l| {
+                output::stderr(&l)
+            })
+        })
     };
     let observer: Arc<dyn Observer> = recorder.clone();
     let proxy = agentpi_http_proxy::serve(listen, &upstream, observer)
@@ -76,9 +80,8 @@ fn monitor(args: &Args) -> Result<u8, String> {
     let status = wait(&signalled, &recorder);
     proxy.shutdown(GRACE);
     recorder.end();
-    let (report, charts) = checker
-        .join()
-        .map_err(|_| "the checker failed".to_string())?;
+    let (report, charts) = super::checker::join(checker, &recorder.hurry)
+        .ok_or_else(|| "the checker failed".to_string())?;
     let mut failed = recorder.failure();
     if let Some(path) = &args.report
         && let Err(e) = std::fs::write(path, report.to_json().to_string() + "\n")
@@ -132,6 +135,8 @@ struct Recorder {
     check: bool,
     /// Events the checker's queue had no room for.
     dropped: AtomicUsize,
+    /// Set when the session is over and the checker must finish at once.
+    hurry: AtomicBool,
     /// The upstream has answered once; it is gone when a connection to it fails after that.
     answered: AtomicBool,
     gone: AtomicBool,
@@ -150,6 +155,7 @@ impl Recorder {
             queue,
             check,
             dropped: AtomicUsize::new(0),
+            hurry: AtomicBool::new(false),
             answered: AtomicBool::new(false),
             gone: AtomicBool::new(false),
         }
