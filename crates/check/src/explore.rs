@@ -10,31 +10,11 @@
 //! exactly N.
 
 use crate::engine::{Actors, Engine, Expansion, FastSucc, Miss, Target};
-use crate::graph::{Edge, FaultEdge, Graph};
+use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
 use crate::store::{Key, Levels, Store, state_bytes};
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-
-/// Why exploration stopped before the whole state space was seen.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Limit {
-    States(usize),
-    Memory(u64),
-    /// A bound of the semantics itself (nesting, value size): the model grows past what can
-    /// be represented, so what lies beyond is unknown.
-    Model(Fault),
-}
-
-impl std::fmt::Display for Limit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Limit::States(n) => write!(f, "--max-states {n}"),
-            Limit::Memory(bytes) => write!(f, "--max-memory {} MiB", bytes / (1024 * 1024)),
-            Limit::Model(fault) => write!(f, "a bound of the semantics ({})", fault.kind),
-        }
-    }
-}
 
 /// Resource bounds and parallelism of one exploration.
 #[derive(Clone, Debug, Default)]
@@ -80,17 +60,6 @@ pub struct Progress {
     pub states: std::sync::atomic::AtomicUsize,
     pub transitions: std::sync::atomic::AtomicUsize,
     pub depth: std::sync::atomic::AtomicUsize,
-}
-
-/// How an exploration ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum End {
-    /// Every reachable state was expanded.
-    Complete,
-    /// Every property was decided before the whole state space was seen.
-    Decided,
-    /// A bound stopped it.
-    Limit(Limit),
 }
 
 /// How many frontier states have their successors computed at once: enough to keep every

@@ -5,11 +5,41 @@
 //! and the few edges a counterexample follows are found again by the semantics
 //! ([`Graph::edges_of`]), in the order exploration first stored them.
 
-use crate::explore::{End, Limit};
 use crate::store::Store;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
+
+/// Why exploration stopped before the whole state space was seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    States(usize),
+    Memory(u64),
+    /// A bound of the semantics itself (nesting, value size): the model grows past what can
+    /// be represented, so what lies beyond is unknown.
+    Model(Fault),
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::States(n) => write!(f, "--max-states {n}"),
+            Limit::Memory(bytes) => write!(f, "--max-memory {} MiB", bytes / (1024 * 1024)),
+            Limit::Model(fault) => write!(f, "a bound of the semantics ({})", fault.kind),
+        }
+    }
+}
+
+/// How an exploration ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every reachable state was expanded.
+    Complete,
+    /// Every property was decided before the whole state space was seen.
+    Decided,
+    /// A bound stopped it.
+    Limit(Limit),
+}
 
 /// One transition of the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -23,8 +23,8 @@ pub mod replay;
 mod store;
 pub mod trace;
 
-pub use explore::{End, Goals, Limit, Options, Progress, explore};
-pub use graph::Graph;
+pub use explore::{Goals, Options, Progress, explore};
+pub use graph::{End, Graph, Limit};
 pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, Term};
