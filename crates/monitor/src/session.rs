@@ -179,6 +179,31 @@ impl Session {
         }
     }
 
+    /// The era the messages so far tell (`Unknown` until one does).
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The protocol version negotiated (or named by a modern request), once known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// What the protocol model would take next from side `dir` without a violation, as its
+    /// labels (`c2s(req(new r, tools, new t))`, `c2s(cancel(c2s:3))`, bound names shown by
+    /// their keys): what a conforming peer may send now. `agentpi test` chooses the client's
+    /// next message among these, so that it asks the same model the checks step. Empty while
+    /// the era is unknown or after the model checks stopped.
+    pub fn allowed(&self, dir: Dir) -> Vec<String> {
+        let Some(replay) = self.replay.as_ref().filter(|_| self.waiting.is_empty()) else {
+            return Vec::new();
+        };
+        let prefix = format!("{}(", dir.as_str());
+        let mut labels = replay.expected().unwrap_or_default();
+        labels.retain(|l| l.starts_with(&prefix));
+        labels
+    }
+
     /// Adds a note to the report (what limited the checks).
     pub fn note(&mut self, text: String) {
         if !self.notes.contains(&text) {
@@ -845,5 +870,61 @@ fn describe(message: &Message) -> String {
             let kind = if outcome.is_ok() { "result" } else { "error" };
             format!("{kind} for request {id}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c2s(raw: &str) -> Event {
+        Event::message(0.0, Dir::C2s, raw.as_bytes())
+    }
+
+    fn s2c(raw: &str) -> Event {
+        Event::message(0.0, Dir::S2c, raw.as_bytes())
+    }
+
+    /// The model says what a client may send: `initialize` first; then, once the server
+    /// declared tools and the client said it is initialized, tool requests and the
+    /// cancellation of a request in flight.
+    #[test]
+    fn allowed_follows_the_lifecycle_and_declarations() {
+        let mut session = Session::new();
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        ));
+        let waiting = session.allowed(Dir::C2s);
+        assert!(waiting.iter().any(|l| l.contains("ping")), "{waiting:?}");
+        assert!(!waiting.iter().any(|l| l.contains("tools")), "{waiting:?}");
+        session.feed(&s2c(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        ));
+        let operating = session.allowed(Dir::C2s);
+        assert!(
+            operating.iter().any(|l| l.contains("tools")),
+            "{operating:?}"
+        );
+        assert!(
+            operating.contains(&"c2s(cancel(c2s:1))".to_string()),
+            "{operating:?}"
+        );
+        assert!(
+            !operating.iter().any(|l| l.contains("stray")),
+            "{operating:?}"
+        );
+        assert!(
+            session
+                .allowed(Dir::S2c)
+                .iter()
+                .all(|l| l.starts_with("s2c("))
+        );
+        assert_eq!(session.era(), Era::Legacy);
     }
 }
