@@ -144,6 +144,9 @@ pub struct Session {
     header_args: HeaderArgs,
     /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
     ledger: Ledger,
+    /// Messages of each side whose envelope was broken, not yet answered with an error whose
+    /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
+    unreadable: HashMap<Dir, usize>,
 }
 
 impl Default for Session {
@@ -176,6 +179,7 @@ impl Session {
             answered: None,
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
+            unreadable: HashMap::new(),
         }
     }
 
@@ -358,6 +362,9 @@ impl Session {
             }
         }
         let enveloped = !findings.is_empty();
+        if enveloped {
+            *self.unreadable.entry(event.dir).or_default() += 1;
+        }
         self.report(index, event, findings);
         let Some(message) = message else { return };
         if self.over_http {
@@ -574,6 +581,11 @@ impl Session {
         if self.era == Era::Modern && dir == Dir::C2s {
             found.push(("M6", "the client sent a response".to_string()));
         }
+        if id.is_null() && outcome.is_err() && self.answer_unreadable(dir) {
+            // The answer JSON-RPC asks for a malformed message (J9): outside the model, as
+            // the message it answers is.
+            return Vec::new();
+        }
         let key = format!("{}:{id}", dir.other().as_str());
         let bound = self.bound(&key);
         let pending = self.requests.remove(&key);
@@ -633,6 +645,18 @@ impl Session {
             _ => {}
         }
         obs
+    }
+
+    /// Whether an error with a null id sent in direction `dir` answers a malformed message of
+    /// the other side still unanswered (and counts it answered).
+    fn answer_unreadable(&mut self, dir: Dir) -> bool {
+        match self.unreadable.get_mut(&dir.other()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// M9 and M14 for a modern log message, against the client's requests in flight.
@@ -926,5 +950,28 @@ mod tests {
                 .all(|l| l.starts_with("s2c("))
         );
         assert_eq!(session.era(), Era::Legacy);
+    }
+
+    /// An error with a null id answers a malformed client message (JSON-RPC asks for it);
+    /// a second one answers nothing: J6.
+    #[test]
+    fn a_null_id_error_answers_a_malformed_message_once() {
+        let mut session = Session::new();
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        ));
+        session.feed(&s2c(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ));
+        session.feed(&c2s("{not json"));
+        let error =
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#;
+        assert_eq!(session.feed(&s2c(error)), Vec::new());
+        let again = session.feed(&s2c(error));
+        let rules: Vec<&str> = again.iter().map(|v| v.rule.as_str()).collect();
+        assert_eq!(rules, ["J6"]);
     }
 }
