@@ -81,12 +81,13 @@ pub struct Scope<'a> {
 }
 
 /// Opens the session and plays `focus`; whether the run ends abruptly (input closed with
-/// requests in flight).
+/// requests in flight). The lifecycle run opens with a version that does not exist (L4);
+/// random walks open in any of the ways a legacy client may.
 pub fn play(walk: &mut Walk, focus: Focus, scope: &Scope) -> bool {
-    let opening = if focus == Focus::Lifecycle {
-        pick_opening(walk, scope.know)
-    } else {
-        Opening::Standard
+    let opening = match focus {
+        Focus::Lifecycle if !walk.speech.modern => Opening::Unknown,
+        Focus::Random => pick_opening(walk, scope.know),
+        _ => Opening::Standard,
     };
     if !open(walk, opening) {
         return false;
@@ -118,6 +119,7 @@ fn pick_opening(walk: &mut Walk, know: &Knowledge) -> Opening {
         return Opening::Standard;
     }
     let mut ways = vec![
+        Opening::Standard,
         Opening::Older,
         Opening::Unknown,
         Opening::EarlyPing,
@@ -204,11 +206,29 @@ fn lifecycle(walk: &mut Walk) {
     ping(walk, Wait::Answer);
 }
 
+/// A ping (legacy); once a ping went unanswered, a listing of tools instead.
 fn ping(walk: &mut Walk, wait: Wait) -> Option<u64> {
     if walk.speech.modern {
         return None;
     }
+    if walk.pings_ignored {
+        return walk.go(alive(walk), wait);
+    }
     walk.go(Move::Ping, wait)
+}
+
+/// A request that shows the server is still there.
+fn alive(walk: &Walk) -> Move {
+    if walk.speech.modern {
+        Move::Discover
+    } else if walk.pings_ignored {
+        Move::List {
+            method: "tools/list",
+            cursor: None,
+        }
+    } else {
+        Move::Ping
+    }
 }
 
 /// Each callable tool once with valid arguments (some with a progress token), a few
@@ -234,18 +254,17 @@ fn calls(walk: &mut Walk, scope: &Scope) {
     }
 }
 
-/// A call of `tool` with valid arguments; `slow`: the numbers that say how long it takes
-/// set so that it takes about a second.
+/// A call of `tool` with valid arguments; the numbers that say how long it takes set so
+/// that it takes about a second (`slow`) or no time at all.
 fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
     let name = tool.get("name")?.as_str()?.to_string();
     let schema = tool
         .get("inputSchema")
         .cloned()
         .unwrap_or(json!({"type": "object"}));
-    let mut args = args::valid(&schema, &mut walk.rng)?;
-    if slow {
-        args = slowed(&schema, args);
-    }
+    // Slow enough to cancel in flight, fast enough for any deadline a user gives.
+    let seconds = slow.then(|| (walk.run.limits.timeout.as_secs_f64() / 4.0).min(1.0));
+    let args = timed(&schema, args::valid(&schema, &mut walk.rng)?, seconds);
     let token = slow || walk.rng.chance(50);
     Some(Move::Call {
         tool: name,
@@ -254,24 +273,28 @@ fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
     })
 }
 
-/// `args` with duration-like properties set to 1 (second) and step-like ones to 4, where
-/// the schema still accepts that.
-fn slowed(schema: &Value, args: Value) -> Value {
+/// `args` with duration-like properties set to `slow` seconds (or 1, for an integer) and
+/// step-like ones to 4, or both to 0 when not slow, where the schema still accepts that.
+fn timed(schema: &Value, args: Value, slow: Option<f64>) -> Value {
     let Ok(validator) = jsonschema::validator_for(schema) else {
         return args;
     };
     let mut out = args.clone();
     let props = schema.get("properties").and_then(Value::as_object);
     for name in props.into_iter().flat_map(|p| p.keys()) {
-        let value = match slowness(name) {
-            Some(Slowness::Time) => json!(1),
-            Some(Slowness::Steps) => json!(4),
-            None => continue,
+        let values = match (slowness(name), slow) {
+            (Some(Slowness::Time), Some(s)) => vec![json!(s), json!(1)],
+            (Some(Slowness::Steps), Some(_)) => vec![json!(4)],
+            (Some(_), None) => vec![json!(0)],
+            (None, _) => continue,
         };
-        let mut tried = out.clone();
-        tried[name.as_str()] = value;
-        if validator.is_valid(&tried) {
-            out = tried;
+        for value in values {
+            let mut tried = out.clone();
+            tried[name.as_str()] = value;
+            if validator.is_valid(&tried) {
+                out = tried;
+                break;
+            }
         }
     }
     out
@@ -415,11 +438,8 @@ fn malformed(walk: &mut Walk) {
     let n = 2 + walk.rng.below(3);
     for kind in kinds.into_iter().take(n) {
         walk.go(Move::Malformed(kind), Wait::No);
-        if walk.speech.modern {
-            walk.go(Move::Discover, Wait::Answer);
-        } else {
-            walk.go(Move::Ping, Wait::Answer);
-        }
+        let mv = alive(walk);
+        walk.go(mv, Wait::Answer);
     }
 }
 
@@ -471,7 +491,7 @@ fn any_move(walk: &mut Walk, scope: &Scope) -> Option<Move> {
     let lists = scope.know.lists();
     let answered = walk.answered_ids();
     match walk.rng.below(7) {
-        0 if !walk.speech.modern => Some(Move::Ping),
+        0 if !walk.speech.modern && !walk.pings_ignored => Some(Move::Ping),
         1 if !lists.is_empty() => {
             let method = *walk.rng.pick(&lists)?;
             Some(Move::List {

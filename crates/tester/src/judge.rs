@@ -514,8 +514,15 @@ fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
     }
 }
 
+/// Whether finding `v` against the client's message `e` is what a deliberate probe of the
+/// tester breaks on its own side: anything at a malformed frame, and G2 at a cursor nobody
+/// issued (the G1 probe).
+pub fn deliberate(v: &Violation, e: &Event) -> bool {
+    v.rule == "G2" || is_malformed(e)
+}
+
 /// A client line that is no JSON-RPC message this tester would send in earnest.
-fn is_malformed(e: &Event) -> bool {
+pub fn is_malformed(e: &Event) -> bool {
     match parse(e) {
         None => true,
         Some(Value::Object(m)) => {
@@ -530,6 +537,9 @@ fn is_malformed(e: &Event) -> bool {
 
 /// Where and why the frame at `index` went unanswered, if it did.
 fn frame_unanswered(events: &[Event], index: usize, asked: &[Asked]) -> Option<(usize, String)> {
+    if let Some(k) = events[index].exchange() {
+        return http_frame(events, index, k);
+    }
     let own_id = parse(&events[index]).and_then(|m| frame_id(&m));
     let later = asked.iter().find(|a| a.index > index);
     let next_answer = later.and_then(|a| answer_of(events, a));
@@ -547,20 +557,58 @@ fn frame_unanswered(events: &[Event], index: usize, asked: &[Asked]) -> Option<(
         if server_ended(e) && !client_quit_before(events, i) {
             return Some((i, "the server ended after a malformed frame".into()));
         }
-        if let (Some(u), Some(t)) = (until, e.t)
-            && t > u
-        {
+        // The next malformed frame's error could not be told from this one's.
+        let next_frame = e.dir == Dir::C2s && is_malformed(e);
+        if next_frame || matches!((until, e.t), (Some(u), Some(t)) if t > u) {
             break;
         }
     }
-    // Silent on the frame, yet it answered what came after (the trace goes on past the
-    // grace, or ends with it).
+    // Silent on the frame, yet it answered what came after.
     let (at, _) = next_answer?;
     Some((at, "a malformed frame got no error (-32700 or -32600, id null); the server answered later requests".into()))
 }
 
+/// Over HTTP a frame's answer is in its own exchange: an error, or a 4xx status.
+fn http_frame(events: &[Event], index: usize, k: u64) -> Option<(usize, String)> {
+    let own = |e: &&Event| e.exchange() == Some(k);
+    let mut status = None;
+    for (i, e) in events
+        .iter()
+        .enumerate()
+        .skip(index + 1)
+        .filter(|(_, e)| own(e))
+    {
+        if e.kind() == Some("http") {
+            status = e
+                .fields
+                .get("status")
+                .and_then(Value::as_u64)
+                .map(|s| (i, s));
+        }
+        if e.dir == Dir::S2c && parse(e).is_some_and(|m| m.get("result").is_some()) {
+            return Some((
+                i,
+                "a malformed frame got a result, not an error (-32700 or -32600)".into(),
+            ));
+        }
+        if e.dir == Dir::S2c && parse(e).is_some_and(|m| m.get("error").is_some()) {
+            return None;
+        }
+    }
+    match status {
+        Some((_, s)) if (400..500).contains(&s) => None,
+        Some((i, s)) => Some((i, format!("a malformed frame got HTTP {s} and no error"))),
+        None => None,
+    }
+}
+
 fn client_quit_before(events: &[Event], index: usize) -> bool {
     events[..index].iter().any(client_quit)
+}
+
+/// The id malformed frame `e` carries, if it has a usable one.
+pub fn frame_id_of(e: &Event) -> Option<Value> {
+    parse(e).and_then(|m| frame_id(&m))
 }
 
 /// The id a malformed frame carries, if it has a usable one (`"jsonrpc"` missing).

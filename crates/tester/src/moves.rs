@@ -40,21 +40,28 @@ impl Malformed {
     ];
 
     /// The frame; `n` makes the ids it carries unique in the run (so that no id is used
-    /// twice, J3).
-    fn bytes(self, n: u64) -> Vec<u8> {
-        let text = match self {
-            Malformed::NotJson => "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ".to_string(),
-            Malformed::NoVersion => {
-                format!("{{\"id\": \"agentpi-no-version-{n}\", \"method\": \"tools/list\"}}")
-            }
-            Malformed::NullId => {
-                "{\"jsonrpc\": \"2.0\", \"id\": null, \"method\": \"tools/list\"}".to_string()
-            }
-            Malformed::Batch => format!(
-                "[{{\"jsonrpc\": \"2.0\", \"id\": \"agentpi-batch-{n}\", \"method\": \"ping\"}}]"
-            ),
+    /// twice, J3); `meta` is what a request of the era carries besides (so that the frame
+    /// breaks one thing only).
+    fn bytes(self, n: u64, meta: &serde_json::Map<String, Value>) -> Vec<u8> {
+        let params = if meta.is_empty() {
+            json!({})
+        } else {
+            json!({"_meta": meta})
         };
-        text.into_bytes()
+        let request = |id: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+        let frame = match self {
+            Malformed::NotJson => {
+                return b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ".to_vec();
+            }
+            Malformed::NoVersion => {
+                let mut r = request(json!(format!("agentpi-no-version-{n}")));
+                r.as_object_mut().map(|o| o.shift_remove("jsonrpc"));
+                r
+            }
+            Malformed::NullId => request(Value::Null),
+            Malformed::Batch => json!([request(json!(format!("agentpi-batch-{n}")))]),
+        };
+        frame.to_string().into_bytes()
     }
 }
 
@@ -105,11 +112,12 @@ enum Needs {
     Nothing,
 }
 
-/// The era a run speaks and its version.
+/// The era a run speaks and its version, and whether it speaks over Streamable HTTP.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Speech {
     pub modern: bool,
     pub version: String,
+    pub http: bool,
 }
 
 impl Move {
@@ -151,6 +159,9 @@ impl Move {
         match self.needs(speech) {
             Needs::Request(kind) => offers.contains(&Offer::Request(kind.into())),
             Needs::Note(kind) => offers.contains(&Offer::Note(kind.into())),
+            // Over modern Streamable HTTP closing the stream is the cancellation and the
+            // notification is forbidden (C5): not done yet, so not sent.
+            Needs::Cancel(_) if speech.modern && speech.http => false,
             Needs::Cancel(id) => {
                 offers.contains(&Offer::Cancel(id.to_string()))
                     || offers.contains(&Offer::LateCancel)
@@ -163,7 +174,7 @@ impl Move {
     pub fn message(&self, id: u64, speech: &Speech) -> Vec<u8> {
         let params = self.params(id, speech);
         let message = match (self, self.method()) {
-            (Move::Malformed(m), _) => return m.bytes(id),
+            (Move::Malformed(m), _) => return m.bytes(id, &self.meta(id, speech)),
             (Move::Initialized, _) => {
                 json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
             }
@@ -197,6 +208,16 @@ impl Move {
             Move::Prompt { name, args } => json!({"name": name, "arguments": args}),
             _ => json!({}),
         };
+        let meta = self.meta(id, speech);
+        if !meta.is_empty() {
+            params["_meta"] = Value::Object(meta);
+        }
+        params
+    }
+
+    /// The `_meta` of this move's request: the modern version, capabilities and client, and
+    /// a progress token when asked for.
+    fn meta(&self, id: u64, speech: &Speech) -> serde_json::Map<String, Value> {
         let mut meta = serde_json::Map::new();
         if speech.modern && !matches!(self, Move::Initialize { .. }) {
             let version = if *self == Move::BadVersion {
@@ -212,10 +233,7 @@ impl Move {
         if matches!(self, Move::Call { token: true, .. }) {
             meta.insert("progressToken".into(), json!(format!("p{id}")));
         }
-        if !meta.is_empty() {
-            params["_meta"] = Value::Object(meta);
-        }
-        params
+        meta
     }
 }
 
@@ -241,10 +259,12 @@ mod tests {
         let legacy = Speech {
             modern: false,
             version: "2025-11-25".into(),
+            http: false,
         };
         let modern = Speech {
             modern: true,
             version: "2026-07-28".into(),
+            http: false,
         };
         let call = Move::Call {
             tool: "echo".into(),

@@ -4,11 +4,17 @@
 //! (`walk`) and the replay of a recorded run (`script`) drive a `Run`.
 
 use crate::conn::{Conn, Incoming, Target};
+use crate::judge;
 use agentpi_mcp::transport::ClientError;
-use agentpi_monitor::{Dir, Event, Report, Session};
+use agentpi_monitor::{Dir, Event, Report, Session, Violation};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+/// The HTTP exchange of the last event recorded.
+fn event_exchange(events: &[Event]) -> Option<u64> {
+    events.last().and_then(Event::exchange)
+}
 
 /// The times a run keeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,6 +77,16 @@ pub struct Run {
     last_cancel: Option<Instant>,
     /// The client declared roots: a `roots/list` is answered with none.
     pub roots: bool,
+    /// Stop at the first finding against the client's own messages (a shrinking try that
+    /// left out what a later message needs is rejected at once, not run to its end).
+    pub stop_on_client_fault: bool,
+    /// A finding against the client came while `stop_on_client_fault` was set.
+    pub faulted: bool,
+    /// The server is reached over Streamable HTTP.
+    http: bool,
+    /// Over HTTP, the request (id as JSON text) each exchange carried: an error with a null
+    /// id in an exchange's body answers that exchange's request.
+    exchanges: BTreeMap<u64, String>,
 }
 
 impl Run {
@@ -81,7 +97,7 @@ impl Run {
         header: Map<String, Value>,
         limits: Limits,
     ) -> Result<Run, ClientError> {
-        let conn = target.connect()?;
+        let conn = target.connect(limits.timeout)?;
         let start = Instant::now();
         let mut run = Run {
             conn,
@@ -93,6 +109,10 @@ impl Run {
             closed: false,
             last_cancel: None,
             roots: false,
+            stop_on_client_fault: false,
+            faulted: false,
+            http: target.is_http(),
+            exchanges: BTreeMap::new(),
         };
         let mut fields = header;
         fields.extend(limits.fields());
@@ -106,7 +126,18 @@ impl Run {
     }
 
     fn record(&mut self, event: Event) {
-        self.session.feed(&event);
+        let found = self.session.feed(&event);
+        if self.stop_on_client_fault {
+            let fault = |v: &Violation| {
+                v.dir == Dir::C2s
+                    && !self
+                        .events
+                        .get(v.index)
+                        .or(Some(&event))
+                        .is_some_and(|e| judge::deliberate(v, e))
+            };
+            self.faulted |= found.iter().any(fault);
+        }
         self.events.push(event);
     }
 
@@ -133,6 +164,13 @@ impl Run {
             self.note_sent(message, now);
         }
         let fields = self.conn.send(raw);
+        let exchange = fields
+            .as_ref()
+            .and_then(|f| f.get("exchange"))
+            .and_then(Value::as_u64);
+        if let (Some(k), Some(id)) = (exchange, parsed.as_ref().and_then(|m| m.get("id"))) {
+            self.exchanges.insert(k, id.to_string());
+        }
         let mut event = Event::message(self.seconds(now), Dir::C2s, raw);
         event.fields = fields.unwrap_or_default();
         self.record(event);
@@ -201,7 +239,8 @@ impl Run {
                 event.fields = fields;
                 self.record(event);
                 if let Ok(message) = serde_json::from_slice::<Value>(&raw) {
-                    self.react(&message);
+                    let exchange = event_exchange(&self.events);
+                    self.react(&message, exchange);
                 }
             }
             Incoming::Event { kind, at, fields } => {
@@ -214,19 +253,26 @@ impl Run {
 
     /// Notes a response or progress; answers a server request as a client that declared
     /// nothing (but roots, when it did) would.
-    fn react(&mut self, message: &Value) {
+    fn react(&mut self, message: &Value, exchange: Option<u64>) {
         let id = message.get("id").filter(|id| !id.is_null());
         let method = message.get("method").and_then(Value::as_str);
-        match (method, id) {
-            (None, Some(id)) => {
-                if let Some(sent) = self.requests.get_mut(&id.to_string())
+        // Over HTTP an error whose id is null answers the request of its exchange.
+        let key = match (id, exchange, message.get("error")) {
+            (Some(id), _, _) => Some(id.to_string()),
+            (None, Some(k), Some(_)) if method.is_none() => self.exchanges.get(&k).cloned(),
+            _ => None,
+        };
+        match (method, key) {
+            (None, Some(key)) => {
+                if let Some(sent) = self.requests.get_mut(&key)
                     && sent.answer.is_none()
                 {
                     sent.answer = Some(message.clone());
                 }
             }
-            (Some(method), Some(id)) => {
-                let reply = self.serve(method, id);
+            (Some(method), Some(_)) => {
+                let id = id.cloned().unwrap_or(Value::Null);
+                let reply = self.serve(method, &id);
                 self.send(reply.to_string().as_bytes());
             }
             (Some("notifications/progress"), None) => {
@@ -282,7 +328,13 @@ impl Run {
         if sent.cancelled {
             return;
         }
-        let deadline = sent.at + self.limits.timeout;
+        // "Promptly" bounds a ping (L13); every other request gets the timeout.
+        let wait = if sent.method == "ping" {
+            self.limits.promptly
+        } else {
+            self.limits.timeout
+        };
+        let deadline = sent.at + wait;
         let method = sent.method.clone();
         let answered = |run: &Run| run.requests.get(&key).is_some_and(|s| s.answer.is_some());
         if self.until(deadline, &answered) || self.closed {
@@ -292,12 +344,19 @@ impl Run {
         let fields = Map::from_iter([
             ("id".into(), id.clone()),
             ("method".into(), json!(method)),
-            ("after".into(), json!(self.limits.timeout.as_secs_f64())),
+            ("after".into(), json!(wait.as_secs_f64())),
         ]);
         self.record(Event::process(t, "deadline", fields));
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": id, "reason": "no answer before the deadline"}});
-        self.send(cancel.to_string().as_bytes());
+        // A request given up on is not watched for a late answer (only the cancellations
+        // the client chose are): a server that ignores a request would cost the watch again.
+        // Over modern Streamable HTTP the notification is forbidden (C5): none is sent.
+        let watched = self.last_cancel;
+        if !(self.http && self.era() == agentpi_monitor::session::Era::Modern) {
+            self.send(cancel.to_string().as_bytes());
+        }
+        self.last_cancel = watched;
     }
 
     /// Waits for every open request the client did not cancel.
@@ -325,7 +384,7 @@ impl Run {
     /// `abrupt`: the input is closed at once, with requests in flight (how a client that
     /// quits ends a session).
     pub fn end(mut self, abrupt: bool) -> (Vec<Event>, Report) {
-        if !abrupt {
+        if !abrupt && !self.faulted {
             self.await_all();
             if let Some(at) = self.last_cancel {
                 self.until(at + self.limits.late, &|_| false);
@@ -337,7 +396,12 @@ impl Run {
         self.record(Event::process(t, "eof", side));
         self.conn.close_input();
         let grace = Instant::now() + self.limits.exit;
-        self.until(grace, &|_| false);
+        if self.http {
+            // No process to watch: the DELETE's answer is all that comes.
+            self.settle(Duration::from_millis(50));
+        } else {
+            self.until(grace, &|_| false);
+        }
         let left = grace.saturating_duration_since(Instant::now());
         if let Some(ending) = self.conn.finish(left) {
             let mut fields = ending.fields;

@@ -106,16 +106,22 @@ fn is_deadline_cancel(m: &Value, expired: Option<&Value>) -> bool {
 }
 
 /// Replays `steps` against a fresh server; the new trace and the monitor's report.
+/// `stop_on_client_fault`: give up at the first finding against the client (shrinking).
 pub fn replay(
     target: &Target,
     header: Map<String, Value>,
     limits: Limits,
     steps: &[Step],
+    stop_on_client_fault: bool,
 ) -> Result<(Vec<Event>, Report), ClientError> {
     let mut run = Run::start(target, header, limits)?;
+    run.stop_on_client_fault = stop_on_client_fault;
     let mut last = Instant::now();
     let mut abrupt = false;
     for step in steps {
+        if run.faulted {
+            break;
+        }
         match step {
             Step::Send { raw, after, gap } => {
                 wait(&mut run, after, last, *gap);

@@ -11,7 +11,7 @@ use agentpi_monitor::Event;
 use serde_json::{Map, Value};
 
 /// The most replays one shrink spends.
-pub const MAX_TRIES: usize = 24;
+pub const MAX_TRIES: usize = 20;
 
 /// A shrunk run: its verdict (whose trace is saved) and how many replays it took.
 #[derive(Debug)]
@@ -47,18 +47,13 @@ pub fn shrink(
         tries: 0,
         best: None,
     };
+    // The likeliest minimum first (opening, listing, the last step), then the run cut at
+    // the failure, then the whole run.
     let cut = &failing.events[..=first.index.min(failing.events.len() - 1)];
-    let mut steps = script::steps(cut);
-    if !s.fails(&steps) {
-        steps = script::steps(&failing.events);
-        if !s.fails(&steps) {
-            return None;
-        }
-    }
-    let core = core(&steps);
-    if core.len() < steps.len() && s.fails(&core) {
-        steps = core;
-    }
+    let prefix = script::steps(cut);
+    let core = core(&prefix);
+    let candidates = [core, prefix, script::steps(&failing.events)];
+    let steps = candidates.into_iter().find(|c| s.fails(c))?;
     s.ddmin(steps);
     let tries = s.tries;
     s.best.map(|verdict| Shrunk { verdict, tries })
@@ -73,7 +68,7 @@ impl Shrinker<'_> {
         }
         self.tries += 1;
         let Ok((events, report)) =
-            script::replay(self.target, self.header.clone(), self.limits, steps)
+            script::replay(self.target, self.header.clone(), self.limits, steps, true)
         else {
             return false;
         };

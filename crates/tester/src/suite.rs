@@ -95,7 +95,7 @@ pub fn test(config: &Config, progress: &dyn Fn(String)) -> Result<Outcome, TestE
         done.push(d);
     }
     save_runs(config, &done)?;
-    let failures = failures(config, limits, &done, progress)?;
+    let failures = failures(config, limits, &done, "", progress)?;
     Ok(outcome(config, &know, &done, failures))
 }
 
@@ -143,6 +143,7 @@ fn first_run(config: &Config, limits: Limits) -> Result<(Done, Knowledge), TestE
             LEGACY_VERSION
         }
         .into(),
+        http: config.target.is_http(),
     };
     let mut walk = Walk::new(run, Rng::for_run(config.seed, 0), speech);
     let mut know = Knowledge::default();
@@ -163,14 +164,16 @@ fn first_run(config: &Config, limits: Limits) -> Result<(Done, Knowledge), TestE
     learn(&mut know, &walk);
     let (events, report) = walk.run.end(false);
     if silent {
-        let tail = stderr.join("\n  ");
+        let mut said = stderr;
+        said.extend(transport_trouble(&events));
+        let tail = said.join("\n  ");
         let why = format!(
-            "the server `{}` sent nothing a client can use (no message on its output){}",
+            "the server `{}` sent nothing a client can use (no message){}",
             config.target.name(),
             if tail.is_empty() {
                 String::new()
             } else {
-                format!("; its stderr ends:\n  {tail}")
+                format!("; what it said:\n  {tail}")
             }
         );
         return Err(TestError::Unreachable(why));
@@ -192,6 +195,27 @@ fn first_run(config: &Config, limits: Limits) -> Result<(Done, Knowledge), TestE
     ))
 }
 
+/// What the transport said went wrong (HTTP statuses, failed exchanges), for the error of
+/// a server that said nothing.
+fn transport_trouble(events: &[Event]) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in events {
+        let field = |k: &str| e.fields.get(k).map(|v| v.to_string()).unwrap_or_default();
+        match e.kind() {
+            Some("http") => out.push(format!(
+                "HTTP {} {} answered {}",
+                field("method"),
+                field("path"),
+                field("status")
+            )),
+            Some("aborted") => out.push(field("reason")),
+            _ => {}
+        }
+    }
+    out.dedup();
+    out
+}
+
 /// Opens the first run's session; whether it is open.
 fn open_first(config: &Config, walk: &mut Walk, know: &mut Knowledge) -> bool {
     if config.era == EraChoice::Auto {
@@ -203,6 +227,7 @@ fn open_first(config: &Config, walk: &mut Walk, know: &mut Knowledge) -> bool {
             walk.speech = Speech {
                 modern: true,
                 version: MODERN_VERSION.into(),
+                http: config.target.is_http(),
             };
             know.modern = true;
             return true;
@@ -263,6 +288,7 @@ fn later_run(
             LEGACY_VERSION
         }
         .into(),
+        http: config.target.is_http(),
     };
     let mut walk = Walk::new(started, Rng::for_run(config.seed, run), speech);
     let scope = Scope {
@@ -299,10 +325,12 @@ fn save_runs(config: &Config, done: &[Done]) -> Result<(), TestError> {
 }
 
 /// The first failure of each failed rule, shrunk and saved.
+/// `prefix` names the saved traces (a replay's never overwrite the trace it replays).
 fn failures(
     config: &Config,
     limits: Limits,
     done: &[Done],
+    prefix: &str,
     progress: &dyn Fn(String),
 ) -> Result<Vec<(String, Failure, PathBuf)>, TestError> {
     let mut rules: Vec<(String, usize)> = Vec::new();
@@ -316,7 +344,7 @@ fn failures(
     let mut out = Vec::new();
     for (rule, run) in rules {
         let failure = shrunk(config, limits, &done[run], &rule, run, progress);
-        let path = config.dir.join(format!("{rule}.jsonl"));
+        let path = config.dir.join(format!("{prefix}{rule}.jsonl"));
         write_trace(&path, &failure.events)?;
         out.push((rule, failure, path));
     }
@@ -409,7 +437,7 @@ fn outcome(
             notes.push(format!("run {}: {n}", i + 1));
         }
     }
-    let http = false;
+    let http = config.target.is_http();
     let rules = catalogue::RULES
         .iter()
         .map(|entry| rule_report(entry, know, done, &failures, http, &withheld))
@@ -564,7 +592,8 @@ pub fn replay(
     let mut header = header(config, 0, Focus::Random);
     header.insert("replay".into(), json!(true));
     let (new_events, report) =
-        script::replay(&config.target, header.clone(), limits, &steps).map_err(unreachable)?;
+        script::replay(&config.target, header.clone(), limits, &steps, false)
+            .map_err(unreachable)?;
     let verdict = Verdict::of(new_events, report);
     progress(format!("replay: {}", summary(&verdict)));
     let done = vec![Done {
@@ -584,7 +613,7 @@ pub fn replay(
         shrink: false,
         ..config.clone()
     };
-    let failures = failures(&config, limits, &done, progress)?;
+    let failures = failures(&config, limits, &done, "replay-", progress)?;
     Ok(outcome(&config, &know, &done, failures))
 }
 

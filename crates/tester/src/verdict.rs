@@ -5,11 +5,36 @@
 
 use crate::{facts, judge};
 use agentpi_monitor::{Dir, Event, Report, Violation};
+use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// Rules the tester's deliberate probes break on its own side: malformed frames (S3, J1,
-/// J2, J5, J8) and a cursor nobody issued (G2).
-const DELIBERATE: [&str; 6] = ["S3", "J1", "J2", "J5", "J8", "G2"];
+/// The malformed frames of a trace: the HTTP exchange each went in, and the id it carries.
+fn probes(events: &[Event]) -> Vec<(Option<u64>, Option<Value>)> {
+    events
+        .iter()
+        .filter(|e| e.dir == Dir::C2s && judge::is_malformed(e))
+        .map(|e| (e.exchange(), judge::frame_id_of(e)))
+        .collect()
+}
+
+/// Whether a monitor finding is about the server's answer to a malformed frame (in its
+/// HTTP exchange, or a response carrying its id): the monitor's rules expect a well-formed
+/// request there; J9 (the tester's judgment) says what the answer must be.
+fn answers_probe(v: &Violation, events: &[Event], probed: &[(Option<u64>, Option<Value>)]) -> bool {
+    let Some(e) = events.get(v.index).filter(|e| e.dir != Dir::C2s) else {
+        return false;
+    };
+    let id = serde_json::from_slice::<Value>(&e.raw)
+        .ok()
+        .and_then(|m| m.get("id").cloned());
+    probed.iter().any(|(k, own)| {
+        (k.is_some() && e.exchange() == *k) || (own.is_some() && id.is_some() && id == *own)
+    })
+}
+
+fn deliberate(v: &Violation, events: &[Event]) -> bool {
+    events.get(v.index).is_some_and(|e| judge::deliberate(v, e))
+}
 
 /// The verdict of one run.
 #[derive(Clone, Debug, Default)]
@@ -30,10 +55,15 @@ impl Verdict {
         exercised.extend(judged.exercised);
         let mut failures = Vec::new();
         let mut client = Vec::new();
-        for v in report.violations.into_iter().chain(judged.violations) {
+        let probed = probes(&events);
+        let monitored = report
+            .violations
+            .into_iter()
+            .filter(|v| !answers_probe(v, &events, &probed));
+        for v in monitored.chain(judged.violations) {
             if v.dir != Dir::C2s {
                 failures.push(v);
-            } else if !DELIBERATE.contains(&v.rule.as_str()) {
+            } else if !deliberate(&v, &events) {
                 client.push(v);
             }
         }

@@ -44,6 +44,9 @@ pub struct Walk {
     /// The malformed frames sent (each kind at most once a run: a null id twice would be
     /// the client reusing an id).
     pub malformed: Vec<crate::moves::Malformed>,
+    /// A ping went unanswered: later moves show the server alive by other requests (each
+    /// unanswered ping costs its deadline, and L13 has failed already).
+    pub pings_ignored: bool,
 }
 
 impl Walk {
@@ -58,6 +61,7 @@ impl Walk {
             refused: Vec::new(),
             capabilities: Value::Null,
             malformed: Vec::new(),
+            pings_ignored: false,
         }
     }
 
@@ -108,6 +112,15 @@ impl Walk {
             }
             Wait::Answer => {
                 self.run.await_answer(&Value::from(id));
+                if mv == &Move::Ping
+                    && self
+                        .run
+                        .requests
+                        .get(&key)
+                        .is_some_and(|s| s.answer.is_none())
+                {
+                    self.pings_ignored = true;
+                }
                 let answer = self.run.requests.get(&key).and_then(|s| s.answer.clone());
                 if let (Some(answer), Some(method)) = (answer, mv.method()) {
                     self.answered(id, mv, method, &answer);

@@ -42,8 +42,12 @@ pub struct Args {
     /// Keep a failing run as it was instead of shrinking it.
     #[arg(long)]
     no_shrink: bool,
+    /// Test a Streamable HTTP server at this http:// or https:// URL (each run a new session
+    /// of the running server).
+    #[arg(long)]
+    url: Option<String>,
     /// The server: `agentpi test -- CMD ARGS...` (started afresh for every run).
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "url", conflicts_with = "url")]
     command: Vec<String>,
 }
 
@@ -91,7 +95,10 @@ pub fn run(args: Args) -> u8 {
 }
 
 fn config(args: &Args) -> Config {
-    let target = Target::Command(args.command.clone());
+    let target = match &args.url {
+        Some(url) => Target::Url(url.clone()),
+        None => Target::Command(args.command.clone()),
+    };
     let dir = args
         .record
         .clone()
