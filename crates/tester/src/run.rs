@@ -353,7 +353,9 @@ impl Run {
         // the client chose are): a server that ignores a request would cost the watch again.
         // Over modern Streamable HTTP the notification is forbidden (C5): none is sent.
         let watched = self.last_cancel;
-        if !(self.http && self.era() == agentpi_monitor::session::Era::Modern) {
+        // Nor is `initialize` ever cancelled (L9).
+        let forbidden = self.http && self.era() == agentpi_monitor::session::Era::Modern;
+        if !forbidden && method != "initialize" {
             self.send(cancel.to_string().as_bytes());
         }
         self.last_cancel = watched;

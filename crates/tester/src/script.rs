@@ -23,6 +23,9 @@ pub enum Step {
     },
     /// The client waited for request `id` until its deadline, then cancelled it.
     Await { id: Value },
+    /// The server ended (its output closed) while the client waited: a replay waits for
+    /// that too, until the timeout.
+    Closed,
     /// The client closed the server's input (the run's end), `gap` after the previous step.
     Eof { after: Vec<Value>, gap: f64 },
 }
@@ -46,8 +49,12 @@ pub fn steps(events: &[Event]) -> Vec<Step> {
             }
             continue;
         }
-        if e.kind() == Some("eof") && e.fields.get("side").and_then(Value::as_str) == Some("client")
-        {
+        let side = e.fields.get("side").and_then(Value::as_str);
+        if e.kind() == Some("eof") && side == Some("server") {
+            out.push(Step::Closed);
+            continue;
+        }
+        if e.kind() == Some("eof") && side == Some("client") {
             out.push(Step::Eof {
                 after: std::mem::take(&mut answered),
                 gap,
@@ -129,6 +136,10 @@ pub fn replay(
                 last = Instant::now();
             }
             Step::Await { id } => run.await_answer(id),
+            Step::Closed => {
+                let until = Instant::now() + run.limits.timeout;
+                run.until(until, &|r| r.closed);
+            }
             Step::Eof { after, gap } => {
                 wait(&mut run, after, last, *gap);
                 abrupt = true;

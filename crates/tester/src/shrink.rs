@@ -47,13 +47,28 @@ pub fn shrink(
         tries: 0,
         best: None,
     };
-    // The likeliest minimum first (opening, listing, the last step), then the run cut at
-    // the failure, then the whole run.
+    // The likeliest minima first (the opening and listing with the request the finding is
+    // about; then with the last two steps too), then the run cut at the failure, then the
+    // whole run.
     let cut = &failing.events[..=first.index.min(failing.events.len() - 1)];
     let prefix = script::steps(cut);
-    let core = core(&prefix);
-    let candidates = [core, prefix, script::steps(&failing.events)];
-    let steps = candidates.into_iter().find(|c| s.fails(c))?;
+    let subject = subject(&failing.events[first.index]);
+    let candidates = [
+        core(&prefix, subject.as_ref(), 0),
+        core(&prefix, subject.as_ref(), 2),
+        prefix.clone(),
+        script::steps(&failing.events),
+    ];
+    let mut tried: Vec<Vec<Step>> = Vec::new();
+    let mut found = None;
+    for c in candidates {
+        if !tried.contains(&c) && s.fails(&c) {
+            found = Some(c);
+            break;
+        }
+        tried.push(c);
+    }
+    let steps = found?;
     s.ddmin(steps);
     let tries = s.tries;
     s.best.map(|verdict| Shrunk { verdict, tries })
@@ -127,16 +142,34 @@ fn without(steps: &[Step], from: usize, to: usize) -> Vec<Step> {
     out
 }
 
+/// The request a finding is about: the id of the response it is at, or of the request
+/// whose deadline passed.
+fn subject(event: &Event) -> Option<Value> {
+    if event.kind() == Some("deadline") {
+        return event.fields.get("id").cloned();
+    }
+    let m: Value = serde_json::from_slice(&event.raw).ok()?;
+    m.get("id").filter(|id| !id.is_null()).cloned()
+}
+
 /// The opening steps (initialize, initialized, discover), the tool listing (what the
-/// judgments of calls rest on), the last step and what it names: the first guess at a
-/// minimal run.
-fn core(steps: &[Step]) -> Vec<Step> {
-    let Some(last) = steps.iter().rposition(|s| matches!(s, Step::Send { .. })) else {
-        return steps.to_vec();
+/// judgments of calls rest on), every step about request `subject` (sending it, cancelling
+/// it, waiting for it) and the last `last` sending steps: a guess at a minimal run.
+fn core(steps: &[Step], subject: Option<&Value>, last: usize) -> Vec<Step> {
+    let sends: Vec<usize> = (0..steps.len())
+        .filter(|&i| matches!(steps[i], Step::Send { .. }))
+        .collect();
+    let tail = sends.len().saturating_sub(last);
+    let lasts = &sends[tail..];
+    let about = |s: &Step| {
+        subject.is_some_and(|id| {
+            sends_id(s, id)
+                || names(s).as_ref() == Some(id)
+                || matches!(s, Step::Await { id: a } if a == id)
+        })
     };
-    let named = names(&steps[last]);
     let keep = |i: usize, s: &Step| {
-        i >= last || opening(s) || named.as_ref().is_some_and(|id| sends_id(s, id))
+        lasts.contains(&i) || opening(s) || about(s) || matches!(s, Step::Eof { .. } | Step::Closed)
     };
     let mut out = steps.to_vec();
     for i in (0..steps.len()).rev() {
