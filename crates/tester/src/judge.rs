@@ -514,11 +514,15 @@ fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
     }
 }
 
+/// What a malformed frame breaks by being malformed (and nothing else: a frame before
+/// `initialize` still breaks L1, which no probe means).
+const MALFORMED: [&str; 7] = ["S3", "J1", "J2", "J3", "J5", "J8", "J13"];
+
 /// Whether finding `v` against the client's message `e` is what a deliberate probe of the
-/// tester breaks on its own side: anything at a malformed frame, and G2 at a cursor nobody
-/// issued (the G1 probe).
+/// tester breaks on its own side: the envelope rules at a malformed frame, and G2 at a
+/// cursor nobody issued (the G1 probe).
 pub fn deliberate(v: &Violation, e: &Event) -> bool {
-    v.rule == "G2" || is_malformed(e)
+    v.rule == "G2" || (MALFORMED.contains(&v.rule.as_str()) && is_malformed(e))
 }
 
 /// A client line that is no JSON-RPC message this tester would send in earnest.
