@@ -174,12 +174,15 @@ fn sdk_http(python: &str) -> (Server, u16) {
     (server, port)
 }
 
+/// Starts a Streamable HTTP server (given the Python of the peers) and returns its port.
+type Listener = fn(&str) -> (Server, u16);
+
 /// A real server to test: how to reach it, the flags, and what it is pinned to.
 struct Real {
     name: &'static str,
     flags: Vec<&'static str>,
     server: Vec<String>,
-    http: Option<fn(&str) -> (Server, u16)>,
+    http: Option<Listener>,
     era: &'static str,
     failed: &'static [&'static str],
 }
@@ -429,6 +432,15 @@ fn unusable_servers_and_inputs_exit_2() {
         ),
         (
             vec!["--timeout".into(), "0".into(), "--".into(), "true".into()],
+            "--timeout",
+        ),
+        (
+            vec![
+                "--timeout".into(),
+                "1e300".into(),
+                "--".into(),
+                "true".into(),
+            ],
             "--timeout",
         ),
     ];

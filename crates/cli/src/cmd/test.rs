@@ -70,9 +70,13 @@ pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed, 1 som
 2 the server could not be started or reached (or said nothing a client can use), a --replay \
 file cannot be read, or a trace or the output could not be written.";
 
+/// The longest `--timeout`, in seconds.
+const MAX_TIMEOUT: f64 = 86_400.0;
+
 pub fn run(args: Args) -> u8 {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        errln!("error: --timeout must be a positive number of seconds");
+    // A day at most: a deadline is an instant, and instants do not reach forever.
+    if !(args.timeout > 0.0 && args.timeout <= MAX_TIMEOUT) {
+        errln!("error: --timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}");
         return 2;
     }
     let config = config(&args);
