@@ -57,6 +57,9 @@ enum Command {
     /// Sit between an MCP client and a stdio server: relay every byte, check the protocol.
     #[command(after_help = cmd::monitor::EXIT_STATUS)]
     Monitor(cmd::monitor::Args),
+    /// Test an MCP server against the protocol model: model-guided client runs, every reply checked.
+    #[command(after_help = cmd::test::EXIT_STATUS)]
+    Test(cmd::test::Args),
     /// Check a recorded MCP trace offline with the monitor's checks (`agentpi trace check FILE`).
     #[command(after_help = cmd::trace::EXIT_STATUS)]
     Trace(cmd::trace::Args),
@@ -110,6 +113,7 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Lint(args) => cmd::lint::run(args),
         Command::Monitor(args) => cmd::monitor::run(args),
         Command::Trace(args) => cmd::trace::run(args),
+        Command::Test(args) => cmd::test::run(args),
         Command::Models(args) => cmd::models::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Sgd(args) => cmd::sgd::run(args),

@@ -14,3 +14,4 @@ mod monitor_http;
 mod monitor_rmcp;
 mod paper;
 mod streams;
+mod tester;

@@ -8,16 +8,16 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn agentpi() -> &'static str {
+pub(crate) fn agentpi() -> &'static str {
     env!("CARGO_BIN_EXE_agentpi")
 }
 
 /// A peer installed by scripts/install-peers.sh, or a failing test saying how to install it.
-fn peer(path: &str) -> String {
+pub(crate) fn peer(path: &str) -> String {
     let full = repo().join("tests/peers").join(path);
     assert!(
         full.exists(),
@@ -36,7 +36,7 @@ fn script(name: &str) -> String {
 }
 
 /// A fresh scratch directory for one test's record and report.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("monitor")
         .join(name);

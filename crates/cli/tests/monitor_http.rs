@@ -21,7 +21,7 @@ fn repo() -> PathBuf {
 }
 
 /// A child process killed when the test ends, pass or fail.
-struct Server(Child);
+pub(crate) struct Server(pub(crate) Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -30,7 +30,7 @@ impl Drop for Server {
     }
 }
 
-fn everything() -> (Server, u16) {
+pub(crate) fn everything() -> (Server, u16) {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -144,6 +144,9 @@ pub struct Session {
     header_args: HeaderArgs,
     /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
     ledger: Ledger,
+    /// Messages of each side whose envelope was broken, not yet answered with an error whose
+    /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
+    unreadable: HashMap<Dir, usize>,
 }
 
 impl Default for Session {
@@ -176,7 +179,33 @@ impl Session {
             answered: None,
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
+            unreadable: HashMap::new(),
         }
+    }
+
+    /// The era the messages so far tell (`Unknown` until one does).
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The protocol version negotiated (or named by a modern request), once known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// What the protocol model would take next from side `dir` without a violation, as its
+    /// labels (`c2s(req(new r, tools, new t))`, `c2s(cancel(c2s:3))`, bound names shown by
+    /// their keys): what a conforming peer may send now. `agentpi test` chooses the client's
+    /// next message among these, so that it asks the same model the checks step. Empty while
+    /// the era is unknown or after the model checks stopped.
+    pub fn allowed(&self, dir: Dir) -> Vec<String> {
+        let Some(replay) = self.replay.as_ref().filter(|_| self.waiting.is_empty()) else {
+            return Vec::new();
+        };
+        let prefix = format!("{}(", dir.as_str());
+        let mut labels = replay.expected().unwrap_or_default();
+        labels.retain(|l| l.starts_with(&prefix));
+        labels
     }
 
     /// Adds a note to the report (what limited the checks).
@@ -333,6 +362,9 @@ impl Session {
             }
         }
         let enveloped = !findings.is_empty();
+        if enveloped {
+            *self.unreadable.entry(event.dir).or_default() += 1;
+        }
         self.report(index, event, findings);
         let Some(message) = message else { return };
         if self.over_http {
@@ -549,6 +581,11 @@ impl Session {
         if self.era == Era::Modern && dir == Dir::C2s {
             found.push(("M6", "the client sent a response".to_string()));
         }
+        if id.is_null() && outcome.is_err() && self.answer_unreadable(dir) {
+            // The answer JSON-RPC asks for a malformed message (J9): outside the model, as
+            // the message it answers is.
+            return Vec::new();
+        }
         let key = format!("{}:{id}", dir.other().as_str());
         let bound = self.bound(&key);
         let pending = self.requests.remove(&key);
@@ -608,6 +645,18 @@ impl Session {
             _ => {}
         }
         obs
+    }
+
+    /// Whether an error with a null id sent in direction `dir` answers a malformed message of
+    /// the other side still unanswered (and counts it answered).
+    fn answer_unreadable(&mut self, dir: Dir) -> bool {
+        match self.unreadable.get_mut(&dir.other()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// M9 and M14 for a modern log message, against the client's requests in flight.
@@ -845,5 +894,84 @@ fn describe(message: &Message) -> String {
             let kind = if outcome.is_ok() { "result" } else { "error" };
             format!("{kind} for request {id}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c2s(raw: &str) -> Event {
+        Event::message(0.0, Dir::C2s, raw.as_bytes())
+    }
+
+    fn s2c(raw: &str) -> Event {
+        Event::message(0.0, Dir::S2c, raw.as_bytes())
+    }
+
+    /// The model says what a client may send: `initialize` first; then, once the server
+    /// declared tools and the client said it is initialized, tool requests and the
+    /// cancellation of a request in flight.
+    #[test]
+    fn allowed_follows_the_lifecycle_and_declarations() {
+        let mut session = Session::new();
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        ));
+        let waiting = session.allowed(Dir::C2s);
+        assert!(waiting.iter().any(|l| l.contains("ping")), "{waiting:?}");
+        assert!(!waiting.iter().any(|l| l.contains("tools")), "{waiting:?}");
+        session.feed(&s2c(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        ));
+        let operating = session.allowed(Dir::C2s);
+        assert!(
+            operating.iter().any(|l| l.contains("tools")),
+            "{operating:?}"
+        );
+        assert!(
+            operating.contains(&"c2s(cancel(c2s:1))".to_string()),
+            "{operating:?}"
+        );
+        assert!(
+            !operating.iter().any(|l| l.contains("stray")),
+            "{operating:?}"
+        );
+        assert!(
+            session
+                .allowed(Dir::S2c)
+                .iter()
+                .all(|l| l.starts_with("s2c("))
+        );
+        assert_eq!(session.era(), Era::Legacy);
+    }
+
+    /// An error with a null id answers a malformed client message (JSON-RPC asks for it);
+    /// a second one answers nothing: J6.
+    #[test]
+    fn a_null_id_error_answers_a_malformed_message_once() {
+        let mut session = Session::new();
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        ));
+        session.feed(&s2c(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        ));
+        session.feed(&c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ));
+        session.feed(&c2s("{not json"));
+        let error =
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#;
+        assert_eq!(session.feed(&s2c(error)), Vec::new());
+        let again = session.feed(&s2c(error));
+        let rules: Vec<&str> = again.iter().map(|v| v.rule.as_str()).collect();
+        assert_eq!(rules, ["J6"]);
     }
 }

@@ -12,6 +12,7 @@ pub mod monitor_http;
 pub mod replay;
 pub mod sgd;
 pub mod sim;
+pub mod test;
 pub mod trace;
 
 /// A report as text for people or JSON for programs.

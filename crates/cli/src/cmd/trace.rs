@@ -48,11 +48,32 @@ pub fn run(args: Args) -> u8 {
     for event in &events {
         session.feed(event);
     }
-    let report = session.finish();
+    let mut report = session.finish();
+    tested(&events, &mut report);
     let status = u8::from(!report.violations.is_empty());
     let text = match args.format {
         Format::Json => report.to_json().to_string() + "\n",
         Format::Text => wire::text(&args.file, &report, &|i| wire::chart(&events, 0, i)),
     };
     output::finish(&text, status)
+}
+
+/// A trace that `agentpi test` recorded (it opens with a `test` event, which carries the
+/// deadlines) is also judged as the tester judges its probes, so that a saved failure is
+/// reported here as `agentpi test` reported it.
+fn tested(events: &[trace::Event], report: &mut agentpi_monitor::Report) {
+    if !events.iter().any(|e| e.kind() == Some("test")) {
+        return;
+    }
+    let judged = agentpi_tester::judge::judge(events).violations;
+    for v in judged {
+        if !report
+            .violations
+            .iter()
+            .any(|o| o.index == v.index && o.rule == v.rule)
+        {
+            report.violations.push(v);
+        }
+    }
+    report.violations.sort_by_key(|v| v.index);
 }

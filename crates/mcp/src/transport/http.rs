@@ -3,7 +3,9 @@
 //! `Accept: application/json, text/event-stream`; the reply is JSON or an SSE stream read until
 //! the matching response. `Mcp-Session-Id` from the server is echoed, and `MCP-Protocol-Version`
 //! is sent once negotiated. Every request carries the time left, so the caller's one deadline
-//! bounds connecting, TLS, the head and the whole body.
+//! bounds connecting, TLS, the head and the whole body. A client that must see every byte and
+//! every header (`agentpi test`) sends raw bodies with headers of its choosing
+//! ([`Http::post_raw`]) and reads SSE events one at a time ([`next_event`]).
 
 use super::{ClientError, Transport};
 use crate::jsonrpc::{self, Incoming};
@@ -26,6 +28,7 @@ pub enum Trust {
     Insecure,
 }
 
+#[derive(Clone)]
 pub struct Http {
     url: reqwest::Url,
     client: Client,
@@ -133,6 +136,96 @@ impl Http {
             cause = inner.source();
         }
         ClientError::Io { reason }
+    }
+}
+
+/// One exchange made raw: the response's status and headers, the request's headers as sent,
+/// and the body to read.
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub request_headers: Vec<(String, String)>,
+    pub body: BufReader<reqwest::blocking::Response>,
+}
+
+impl Http {
+    /// The URL's path (what a trace records of an exchange).
+    pub fn path(&self) -> String {
+        self.url.path().to_string()
+    }
+
+    /// Sends `method` (POST, DELETE, ...) with `body` and exactly `headers`, and returns the
+    /// response head with its body unread; `timeout` bounds the whole exchange.
+    pub fn raw(
+        &self,
+        method: &str,
+        body: &[u8],
+        headers: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<RawReply, ClientError> {
+        let verb = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| ClientError::Io {
+            reason: format!("bad HTTP method {method:?}: {e}"),
+        })?;
+        let mut request = self
+            .client
+            .request(verb, self.url.clone())
+            .timeout(timeout)
+            .body(body.to_vec());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().map_err(|e| self.io(&e))?;
+        let status = response.status().as_u16();
+        let got = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        Ok(RawReply {
+            status,
+            headers: got,
+            request_headers: headers.to_vec(),
+            body: BufReader::new(response),
+        })
+    }
+}
+
+/// The next SSE event of `body`: its `id` and its data (data lines joined by a newline);
+/// `None` at the end of the stream.
+pub fn next_event(body: &mut impl BufRead) -> std::io::Result<Option<(Option<String>, String)>> {
+    let mut data: Option<String> = None;
+    let mut id = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if body.read_line(&mut line)? == 0 {
+            return Ok(data.map(|d| (id, d)));
+        }
+        let text = line.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if let Some(d) = data.take() {
+                return Ok(Some((id, d)));
+            }
+            continue;
+        }
+        let (field, value) = text.split_once(':').unwrap_or((text, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "data" => {
+                let d = data.get_or_insert_with(String::new);
+                if !d.is_empty() {
+                    d.push('\n');
+                }
+                d.push_str(value);
+            }
+            "id" => id = Some(value.to_string()),
+            _ => {}
+        }
     }
 }
 

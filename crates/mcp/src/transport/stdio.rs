@@ -1,7 +1,10 @@
 //! The stdio transport: the server is a child process; one JSON-RPC message per line on its
 //! stdin and stdout. A reader thread turns stdout into lines on a channel, so waits can time
 //! out; another drains stderr (a full pipe would block the server) and keeps its tail for error
-//! messages. The child is killed when the transport is dropped.
+//! messages. The child is killed when the transport is dropped. Besides the request/response
+//! [`Transport`], a client that must see every byte (`agentpi test`) writes raw lines and reads
+//! each stdout line as it came, with the time it was read ([`Stdio::write_line`],
+//! [`Stdio::read_output`]).
 
 use super::{ClientError, Transport};
 use crate::jsonrpc::{self, Incoming};
@@ -18,8 +21,20 @@ use std::time::{Duration, Instant};
 const STDERR_TAIL: usize = 12;
 
 enum Line {
-    Text(String),
+    /// A stdout line without its newline, and when it was read.
+    Text(Vec<u8>, Instant),
     Eof,
+}
+
+/// What the server wrote next (see [`Stdio::read_output`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// One line of stdout, without its newline (nor a `\r` before it), and when it was read.
+    Line(Vec<u8>, Instant),
+    /// Stdout is closed: the server closed it or exited.
+    Closed,
+    /// Nothing within the time given.
+    Quiet,
 }
 
 pub struct Stdio {
@@ -63,6 +78,64 @@ impl Stdio {
             noise: Vec::new(),
             closed: false,
         })
+    }
+
+    /// Writes `bytes` and a newline to the server's stdin as they are (a test client's
+    /// malformed frames too); false once the server no longer reads its stdin.
+    pub fn write_line(&mut self, bytes: &[u8]) -> bool {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
+        let mut line = bytes.to_vec();
+        line.push(b'\n');
+        let written = stdin.write_all(&line).and_then(|()| stdin.flush()).is_ok();
+        if !written {
+            self.stdin = None;
+        }
+        written
+    }
+
+    /// The next line the server wrote on stdout, waiting at most `timeout`.
+    pub fn read_output(&mut self, timeout: Duration) -> Output {
+        if self.closed {
+            return Output::Closed;
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Line::Text(bytes, at)) => Output::Line(bytes, at),
+            Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                Output::Closed
+            }
+            Err(RecvTimeoutError::Timeout) => Output::Quiet,
+        }
+    }
+
+    /// Closes the server's stdin (end of input: how a stdio client ends a session).
+    pub fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The server's exit status once it exits, waiting at most `timeout`.
+    pub fn exit_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Kills the server and returns how it ended.
+    pub fn kill(&mut self) -> Option<std::process::ExitStatus> {
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+
+    /// The last lines the server wrote on stderr.
+    pub fn stderr_lines(&self) -> Vec<String> {
+        self.stderr_tail()
     }
 
     fn send(&mut self, message: &Value) {
@@ -143,7 +216,8 @@ impl Transport for Stdio {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(Line::Text(text)) => {
+                Ok(Line::Text(bytes, _)) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
                     if let Some(response) = self.line(text, id) {
                         return Ok(response);
                     }
@@ -201,10 +275,10 @@ fn read_lines(stdout: impl Read, sender: mpsc::Sender<Line>) {
         match reader.read_until(b'\n', &mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(_) => {
-                let text = String::from_utf8_lossy(&buffer)
-                    .trim_end_matches(['\n', '\r'])
-                    .to_string();
-                if sender.send(Line::Text(text)).is_err() {
+                let at = Instant::now();
+                let line = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if sender.send(Line::Text(line.to_vec(), at)).is_err() {
                     return;
                 }
             }

@@ -1,0 +1,455 @@
+//! `agentpi test` against real servers: small broken servers (tests/tester/broken.py, one per
+//! rule family) each fail exactly their rule with a shrunk trace of a few messages, which
+//! `agentpi trace check` reports and `--replay` fails again; the npm reference servers and a
+//! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) give
+//! their pinned findings (docs/test.md says which clause each breaks); the same seed sends the
+//! same client messages; bad input is exit status 2.
+
+use crate::cases::each_in_parallel;
+use crate::monitor::{agentpi, peer, repo, scratch};
+use crate::monitor_http::{Server, everything};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn script(name: &str) -> String {
+    repo().join("tests/tester").join(name).display().to_string()
+}
+
+fn npm(name: &str) -> String {
+    peer(&format!(
+        "node_modules/@modelcontextprotocol/server-{name}/dist/index.js"
+    ))
+}
+
+/// `agentpi ARGS` with `env`; its output.
+fn run(args: &[String], env: &[(&str, String)]) -> Output {
+    let mut cmd = Command::new(agentpi());
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// `agentpi test --format json --record DIR FLAGS -- SERVER`: the exit status and report.
+fn tested(dir: &Path, flags: &[&str], server: &[String], env: &[(&str, String)]) -> (i32, Value) {
+    let mut args = vec!["test".to_string(), "--format".into(), "json".into()];
+    args.extend(["--record".into(), dir.display().to_string()]);
+    args.extend(flags.iter().map(|f| f.to_string()));
+    if !server.is_empty() {
+        args.push("--".into());
+        args.extend(server.iter().cloned());
+    }
+    let out = run(&args, env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: no JSON report ({e}): {stderr}"));
+    (out.status.code().unwrap_or(-1), report)
+}
+
+fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
+    let rules = report["rules"].as_array().unwrap();
+    let mut out: Vec<&str> = rules
+        .iter()
+        .filter(|r| r["status"] == status)
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Findings against the tester's own messages: a tester that breaks a client rule.
+fn tester_faults(report: &Value) -> Vec<&Value> {
+    let notes = report["notes"].as_array().unwrap();
+    notes
+        .iter()
+        .filter(|n| n.as_str().unwrap().contains("the tester's own message"))
+        .collect()
+}
+
+fn client_messages(trace: &Path) -> usize {
+    let text = std::fs::read_to_string(trace).unwrap();
+    text.lines()
+        .filter(|l| l.contains("\"dir\":\"c2s\""))
+        .count()
+}
+
+/// Each broken server fails its rule and no other, with a shrunk trace of at most four
+/// client messages that `trace check` reports and `--replay` fails again; the good one
+/// passes every rule it exercises.
+#[test]
+fn broken_servers_fail_exactly_their_rule() {
+    // The slowest first. A server that ignores ping costs a deadline in every run that
+    // pings: four runs (lists, lifecycle, calls, invalid) for it, every focus for the rest.
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("ignore_ping", Some("L13"), "4"),
+        ("late_answer", Some("C3"), "8"),
+        ("good", None, "8"),
+        ("unknown_method_result", Some("J9"), "8"),
+        ("crash_on_invalid", Some("T10"), "8"),
+        ("cursor_loop", Some("G3"), "8"),
+        ("echo_version", Some("L4"), "8"),
+        ("progress_backwards", Some("P3"), "8"),
+        ("answer_twice", Some("J6"), "8"),
+    ];
+    each_in_parallel(cases, |(mode, rule, budget)| {
+        let dir = scratch(&format!("tester_{mode}"));
+        let server = vec!["python3".to_string(), script("broken.py"), mode.to_string()];
+        let flags = ["--budget", budget, "--timeout", "2"];
+        let (status, report) = tested(&dir, &flags, &server, &[]);
+        assert_eq!(
+            with_status(&report, "failed"),
+            rule.as_slice(),
+            "{mode}: {report:#}"
+        );
+        assert_eq!(status, i32::from(rule.is_some()), "{mode}");
+        assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{mode}");
+        assert!(
+            with_status(&report, "passed").len() >= 25,
+            "{mode}: {report:#}"
+        );
+        if let Some(rule) = rule {
+            saved_trace_fails_again(&dir, mode, rule, &server);
+        }
+    });
+}
+
+/// The shrunk trace of `rule`: a few client messages; `trace check` reports the rule;
+/// `--replay` against a fresh server fails it again.
+fn saved_trace_fails_again(dir: &Path, mode: &str, rule: &str, server: &[String]) {
+    let trace = dir.join(format!("{rule}.jsonl"));
+    let messages = client_messages(&trace);
+    assert!(
+        (1..=4).contains(&messages),
+        "{mode}: {messages} client messages"
+    );
+    let check = run(
+        &[
+            "trace".into(),
+            "check".into(),
+            "--format".into(),
+            "json".into(),
+            trace.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(check.status.code(), Some(1), "{mode}");
+    let checked: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let found = checked["violations"].as_array().unwrap();
+    assert!(
+        found.iter().any(|v| v["rule"] == rule),
+        "{mode}: {checked:#}"
+    );
+    let replayed = dir.join("replay");
+    let replay = ["--replay", trace.to_str().unwrap(), "--timeout", "2"];
+    let (status, report) = tested(&replayed, &replay, server, &[]);
+    assert_eq!(status, 1, "{mode}");
+    assert!(
+        with_status(&report, "failed").contains(&rule),
+        "{mode}: {report:#}"
+    );
+}
+
+/// A server of the Python SDK on Streamable HTTP: `sdk_server.py --http PORT`.
+fn sdk_http(python: &str) -> (Server, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(python)
+        .args([script("sdk_server.py"), "--http".into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server(child);
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no listener");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+/// Starts a Streamable HTTP server (given the Python of the peers) and returns its port.
+type Listener = fn(&str) -> (Server, u16);
+
+/// A real server to test: how to reach it, the flags, and what it is pinned to.
+struct Real {
+    name: &'static str,
+    flags: Vec<&'static str>,
+    server: Vec<String>,
+    http: Option<Listener>,
+    era: &'static str,
+    failed: &'static [&'static str],
+}
+
+/// The reference servers and the SDK server, in each era and over both transports: their
+/// pinned findings (docs/test.md), no finding against the tester, and writes only when
+/// allowed (server-filesystem on a fresh folder, server-memory's file).
+#[test]
+fn real_servers_give_their_pinned_findings() {
+    let python = peer(".venv/bin/python");
+    let files = scratch("tester_files");
+    let written = scratch("tester_written");
+    let memory = scratch("tester_memory").join("memory.jsonl");
+    let sdk = vec![python.clone(), script("sdk_server.py")];
+    let pinned: &[&str] = &["G1", "J9", "T5"];
+    let cases = vec![
+        Real {
+            name: "everything",
+            flags: vec![],
+            server: vec!["node".into(), npm("everything"), "stdio".into()],
+            http: None,
+            era: "legacy",
+            failed: pinned,
+        },
+        Real {
+            name: "filesystem",
+            flags: vec![],
+            server: vec![
+                "node".into(),
+                npm("filesystem"),
+                files.display().to_string(),
+            ],
+            http: None,
+            era: "legacy",
+            failed: pinned,
+        },
+        Real {
+            name: "filesystem_writes",
+            flags: vec!["--allow-writes"],
+            server: vec![
+                "node".into(),
+                npm("filesystem"),
+                written.display().to_string(),
+            ],
+            http: None,
+            era: "legacy",
+            failed: pinned,
+        },
+        Real {
+            name: "memory",
+            flags: vec![],
+            server: vec!["node".into(), npm("memory")],
+            http: None,
+            era: "legacy",
+            failed: pinned,
+        },
+        Real {
+            name: "sdk_legacy",
+            flags: vec!["--era", "legacy"],
+            server: sdk.clone(),
+            http: None,
+            era: "legacy",
+            failed: pinned,
+        },
+        Real {
+            name: "sdk_modern",
+            flags: vec![],
+            server: sdk,
+            http: None,
+            era: "modern",
+            failed: pinned,
+        },
+        Real {
+            name: "everything_http",
+            flags: vec![],
+            server: vec![],
+            http: Some(|_| everything()),
+            era: "legacy",
+            failed: &["G1", "J6", "J9", "T5"],
+        },
+        Real {
+            name: "sdk_http",
+            flags: vec![],
+            server: vec![],
+            http: Some(sdk_http),
+            era: "modern",
+            failed: &["G1", "T5"],
+        },
+    ];
+    each_in_parallel(&cases, |case| {
+        let dir = scratch(&format!("tester_{}", case.name));
+        let listening = case.http.map(|start| start(&python));
+        let url = listening
+            .as_ref()
+            .map(|(_, port)| format!("http://127.0.0.1:{port}/mcp"));
+        let mut flags = vec!["--no-shrink"];
+        flags.extend(&case.flags);
+        if !flags.contains(&"--budget") {
+            flags.extend(["--budget", "8"]);
+        }
+        if let Some(url) = &url {
+            flags.extend(["--url", url.as_str()]);
+        }
+        let env = [("MEMORY_FILE_PATH", memory.display().to_string())];
+        let (status, report) = tested(&dir, &flags, &case.server, &env);
+        let name = case.name;
+        assert_eq!(
+            with_status(&report, "failed"),
+            case.failed,
+            "{name}: {report:#}"
+        );
+        assert_eq!(status, 1, "{name}");
+        assert_eq!(report["era"], case.era, "{name}");
+        assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
+        assert!(
+            with_status(&report, "passed").len() >= 25,
+            "{name}: {report:#}"
+        );
+    });
+    let listed = |dir: &Path| std::fs::read_dir(dir).unwrap().count();
+    assert_eq!(listed(&files), 0, "a tool wrote without --allow-writes");
+    assert!(
+        listed(&written) > 0,
+        "--allow-writes called no tool that writes"
+    );
+    assert!(
+        !memory.exists(),
+        "server-memory wrote without --allow-writes"
+    );
+}
+
+/// The client messages of each run of a recording, without their times.
+fn client_side(dir: &Path) -> Vec<String> {
+    let mut runs = Vec::new();
+    for n in 1.. {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("run-{n}.jsonl"))) else {
+            break;
+        };
+        let sent: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("\"dir\":\"c2s\""))
+            .map(|l| &l[l.find("\"dir\"").unwrap()..])
+            .collect();
+        runs.push(sent.join("\n"));
+    }
+    runs
+}
+
+/// The same seed against the same server sends the same client messages; another seed
+/// sends others.
+#[test]
+fn a_seed_gives_the_same_client_messages() {
+    let seeds = ["7", "7", "8"];
+    let server = vec!["python3".to_string(), script("broken.py"), "good".into()];
+    let dirs: Vec<_> = (0..seeds.len())
+        .map(|i| scratch(&format!("tester_seed_{i}")))
+        .collect();
+    let cases: Vec<usize> = (0..seeds.len()).collect();
+    each_in_parallel(&cases, |&i| {
+        let flags = ["--budget", "10", "--timeout", "2", "--seed", seeds[i]];
+        let (status, _) = tested(&dirs[i], &flags, &server, &[]);
+        assert_eq!(status, 0);
+    });
+    let [a, b, c] = [0, 1, 2].map(|i| client_side(&dirs[i]));
+    assert_eq!(a.len(), 10);
+    assert_eq!(a, b, "seed 7 twice sent different client messages");
+    assert_ne!(a, c, "seeds 7 and 8 sent the same client messages");
+}
+
+/// Text shows each failed rule with its finding and sequence chart; JUnit has a test case
+/// per rule, a failure for the failed one.
+#[test]
+fn text_and_junit_reports() {
+    let dir = scratch("tester_formats");
+    let server = [
+        "python3".to_string(),
+        script("broken.py"),
+        "cursor_loop".into(),
+    ];
+    let args = |format: &str| {
+        let mut a: Vec<String> = ["test", "--budget", "1", "--format", format, "--record"]
+            .map(String::from)
+            .to_vec();
+        a.push(dir.display().to_string());
+        a.push("--".into());
+        a.extend(server.iter().cloned());
+        a
+    };
+    let text = run(&args("text"), &[]);
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("\nFAILED G3: "), "{text}");
+    assert!(
+        text.contains(&format!("trace: {}", dir.join("G3.jsonl").display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("client") && text.contains("|--tools/list"),
+        "{text}"
+    );
+    assert!(
+        text.lines().last().unwrap().contains(" passed, 1 failed, "),
+        "{text}"
+    );
+    let junit = run(&args("junit"), &[]);
+    let junit = String::from_utf8(junit.stdout).unwrap();
+    let rules = junit.matches("<testcase ").count();
+    assert!(rules > 80, "{junit}");
+    assert_eq!(junit.matches("<failure ").count(), 1, "{junit}");
+    assert!(
+        junit.contains(&format!("tests=\"{rules}\" failures=\"1\"")),
+        "{junit}"
+    );
+}
+
+/// A server that cannot be started or reached, a --replay file that cannot be read, a bad
+/// timeout: exit status 2 and a line that says why.
+#[test]
+fn unusable_servers_and_inputs_exit_2() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let missing = scratch("tester_bad").join("missing.jsonl");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--".into(), "/nonexistent/server".into()],
+            "cannot start",
+        ),
+        (
+            vec!["--".into(), "false".into()],
+            "sent nothing a client can use",
+        ),
+        (
+            vec!["--url".into(), format!("http://127.0.0.1:{closed}/mcp")],
+            "sent nothing a client can use",
+        ),
+        (
+            vec![
+                "--replay".into(),
+                missing.display().to_string(),
+                "--".into(),
+                "true".into(),
+            ],
+            "cannot read",
+        ),
+        (
+            vec!["--timeout".into(), "0".into(), "--".into(), "true".into()],
+            "--timeout",
+        ),
+        (
+            vec![
+                "--timeout".into(),
+                "1e300".into(),
+                "--".into(),
+                "true".into(),
+            ],
+            "--timeout",
+        ),
+    ];
+    each_in_parallel(&cases, |(args, says)| {
+        let mut all = vec!["test".to_string()];
+        all.extend(args.iter().cloned());
+        let out = run(&all, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    });
+}

@@ -1,0 +1,246 @@
+//! Every rule of the catalogue (reference/mcp.md section 1.10) as `agentpi test` sees it:
+//! its level and clause, whose duty it is, in which era and over which transport it applies,
+//! and how the tester covers it: by the monitor's checks on every message, by a judgment of
+//! its own probes (`judge`), or not at all (and why).
+
+use agentpi_monitor::rules;
+
+/// Which era a rule applies in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Legacy,
+    Modern,
+    Both,
+}
+
+/// Which transport a rule applies on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Over {
+    Any,
+    Stdio,
+    Http,
+}
+
+/// How `agentpi test` covers a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cover {
+    /// The monitor's checks, on the server's messages.
+    Monitor,
+    /// The tester's judgment of its probes.
+    Probe,
+    /// A duty of the client: the tester keeps it (its own messages are checked too).
+    Client,
+    /// Not covered yet, or not testable from the client side; why.
+    Not(&'static str),
+}
+
+/// One rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub id: &'static str,
+    pub level: &'static str,
+    pub era: Era,
+    pub over: Over,
+    pub cover: Cover,
+}
+
+const fn e(id: &'static str, level: &'static str, era: Era, over: Over, cover: Cover) -> Entry {
+    Entry {
+        id,
+        level,
+        era,
+        over,
+        cover,
+    }
+}
+
+use Cover::{Client, Monitor, Not, Probe};
+use Era::{Both as B, Legacy as L, Modern as M};
+use Over::{Any as A, Http as H, Stdio as S};
+
+const LINT: &str = "a static property of the tool listing: `agentpi lint` checks it";
+const TASKS: &str = "agentpi test does not run task-augmented calls yet";
+const LISTEN: &str = "agentpi test does not open subscriptions/listen yet";
+const MRTR: &str = "seen only if the server asks for input (input_required); the tester declares no capability to answer with";
+
+/// The catalogue, in its order.
+pub const RULES: &[Entry] = &[
+    e("J1", "MUST", B, A, Monitor),
+    e("J2", "MUST", B, A, Monitor),
+    e("J3", "MUST", L, A, Monitor),
+    e("J4", "MUST", M, A, Monitor),
+    e("J5", "MUST", B, A, Monitor),
+    e("J6", "derived", B, A, Monitor),
+    e("J7", "MUST", B, A, Monitor),
+    e("J8", "derived", B, A, Monitor),
+    e("J9", "derived", B, A, Probe),
+    e("J10", "MUST", M, A, Monitor),
+    e("J11", "MUST", M, A, Monitor),
+    e("J12", "MUST", B, A, Monitor),
+    e("J13", "MUST", B, A, Monitor),
+    e("L1", "MUST", L, A, Client),
+    e("L2", "MUST", L, A, Client),
+    e("L3", "MUST", L, A, Probe),
+    e("L4", "MUST", L, A, Probe),
+    e("L5", "SHOULD", L, A, Client),
+    e("L6", "MUST", L, A, Client),
+    e("L7", "SHOULD NOT", L, A, Client),
+    e("L8", "SHOULD NOT", L, A, Monitor),
+    e("L9", "MUST", L, A, Client),
+    e("L10", "MUST", L, A, Monitor),
+    e("L11", "SHOULD", L, S, Client),
+    e("L12", "SHOULD", L, A, Client),
+    e("L13", "MUST", L, A, Probe),
+    e("M1", "MUST", M, A, Client),
+    e("M2", "SHOULD", M, A, Monitor),
+    e("M3", "MUST", M, A, Probe),
+    e("M4", "MUST", M, A, Probe),
+    e("M5", "MUST", M, A, Monitor),
+    e("M6", "MUST", M, A, Monitor),
+    e(
+        "M7",
+        "MUST",
+        M,
+        A,
+        Not("needs a request replayed on a fresh process and the answers compared: not done yet"),
+    ),
+    e(
+        "M8",
+        "MUST / SHOULD",
+        M,
+        A,
+        Not("needs listings of two connections compared: not done yet"),
+    ),
+    e("M9", "MUST", M, A, Monitor),
+    e("M10", "MUST", M, A, Monitor),
+    e("M11", "MUST", M, A, Not(MRTR)),
+    e("M12", "MUST", M, A, Client),
+    e("M13", "MUST", M, A, Not(LISTEN)),
+    e("M14", "MUST", M, A, Monitor),
+    e("M15", "SHOULD/MUST", M, A, Not(LISTEN)),
+    e("M16", "MUST", M, A, Client),
+    e("C1", "MUST", B, A, Monitor),
+    e("C2", "MUST", L, A, Not(TASKS)),
+    e("C3", "SHOULD", L, A, Monitor),
+    e("C4", "MUST", M, S, Monitor),
+    e("C5", "MUST", M, H, Monitor),
+    e(
+        "C6",
+        "SHOULD",
+        L,
+        H,
+        Not("a dropped SSE connection is not cancellation: not probed yet"),
+    ),
+    e("C7", "SHOULD", B, A, Monitor),
+    e("C8", "SHOULD", B, A, Client),
+    e("P1", "MUST", B, A, Client),
+    e("P2", "MUST", B, A, Monitor),
+    e("P3", "MUST", B, A, Monitor),
+    e("P4", "MUST", B, A, Monitor),
+    e(
+        "P5",
+        "SHOULD",
+        B,
+        A,
+        Not("rate and wording of progress messages: a heuristic, not a check"),
+    ),
+    e("T1", "MUST", B, A, Monitor),
+    e("T2", "MUST", B, A, Monitor),
+    e("T3", "SHOULD", B, A, Not(LINT)),
+    e("T4", "MUST", B, A, Monitor),
+    e("T5", "MUST/SHOULD", B, A, Probe),
+    e("T6", "SHOULD", B, A, Monitor),
+    e("T7", "hints", B, A, Not(LINT)),
+    e("T8", "MUST", L, A, Not(TASKS)),
+    e("T9", "MUST", M, A, Not(LINT)),
+    e("T10", "MUST", B, A, Probe),
+    e("G1", "SHOULD", B, A, Probe),
+    e("G2", "MUST", B, A, Client),
+    e("G3", "SHOULD", B, A, Monitor),
+    e("X1", "MUST", L, A, Monitor),
+    e("X2", "MUST", L, A, Monitor),
+    e("X3", "MUST", L, A, Client),
+    e(
+        "X4",
+        "MUST",
+        L,
+        A,
+        Not("the tester declares no sampling: a server that asks anyway breaks X1"),
+    ),
+    e(
+        "X5",
+        "MUST",
+        L,
+        A,
+        Not("the tester declares no elicitation: a server that asks anyway breaks X1"),
+    ),
+    e("X6", "MUST", L, A, Monitor),
+    e("X7", "MUST", L, A, Not(TASKS)),
+    e("S1", "MUST", B, S, Monitor),
+    e("S2", "MUST", B, S, Monitor),
+    e("S3", "MUST", B, S, Client),
+    e("S4", "SHOULD NOT", B, S, Client),
+    e("S5", "SHOULD", M, S, Probe),
+    e("S6", "SHOULD", M, S, Client),
+    e("H1", "MUST", B, H, Client),
+    e("H2", "MUST", B, H, Monitor),
+    e("H3", "MUST", B, H, Monitor),
+    e("H4", "MUST", L, H, Monitor),
+    e("H5", "MUST", L, H, Monitor),
+    e("H6", "MUST / SHOULD", L, H, Monitor),
+    e(
+        "H7",
+        "MUST",
+        B,
+        H,
+        Not("an active probe with a foreign Origin: not done yet"),
+    ),
+    e("H8", "MUST", M, H, Monitor),
+    e("H9", "MUST", M, H, Monitor),
+    e("H10", "MUST / SHOULD", M, H, Monitor),
+];
+
+/// The rule's entry.
+pub fn find(id: &str) -> Option<&'static Entry> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The level and the clause of the specification a finding of `id` names.
+pub fn level_and_spec(id: &str) -> (&'static str, &'static str) {
+    if let Some(r) = rules::find(id) {
+        return (r.level, r.spec);
+    }
+    let level = find(id).map_or("MUST", |r| r.level);
+    let spec = match id {
+        "J9" => "basic/index (JSON-RPC 2.0 section 5)",
+        "L3" | "L4" => "basic/lifecycle",
+        "L13" => "basic/utilities/ping",
+        "M3" => "server/discover",
+        "M4" => "basic/versioning",
+        "T5" | "T10" => "server/tools",
+        "G1" => "server/utilities/pagination",
+        "S5" => "basic/transports/stdio",
+        _ => "",
+    };
+    (level, spec)
+}
+
+/// What rule `id` asks, in a few words.
+pub fn says(id: &str) -> &'static str {
+    if let Some(r) = rules::find(id) {
+        return r.says;
+    }
+    match id {
+        "J9" => {
+            "a malformed frame gets -32700/-32600, an unknown method -32601, every request an answer"
+        }
+        "L4" => "the server answers the version asked if it supports it, else one it supports",
+        "L13" => "ping is answered promptly with an empty result",
+        "M3" => "the server implements server/discover",
+        "M4" => "an unsupported version gets -32022 with data.supported and data.requested",
+        "T10" => "invalid tool arguments give isError or -32602, never a crash or silence",
+        "G1" => "an invalid cursor gets -32602",
+        "S5" => "the server exits soon after its input closes",
+        _ => "",
+    }
+}

@@ -1,0 +1,205 @@
+//! Which of the monitor's rules a run exercised: the run held a message or a situation the
+//! rule constrains (a server message at all, a response, a server request, progress, a
+//! cancellation of a call in flight, a page of a list, ...). A rule checked on every
+//! message is only "passed" when the server sent such a message.
+
+use agentpi_monitor::{Dir, Event};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// What happened in a run, as far as exercising rules goes.
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    server_messages: bool,
+    responses: bool,
+    results: bool,
+    errors: bool,
+    server_requests: bool,
+    client_notes: bool,
+    progress: bool,
+    token_given: bool,
+    cancel_in_flight: bool,
+    late_cancel: bool,
+    tools_requests: bool,
+    tools_listed: bool,
+    typed_results: bool,
+    pages: bool,
+    modern: bool,
+    batchless: bool,
+    init_answered: bool,
+    http: bool,
+}
+
+/// The rules of `Cover::Monitor` a run exercised.
+pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
+    let f = facts(events);
+    let mut out = BTreeSet::new();
+    let mut when = |cond: bool, rules: &[&'static str]| {
+        if cond {
+            out.extend(rules);
+        }
+    };
+    let legacy = !f.modern;
+    when(f.server_messages, &["J1", "J12", "J13", "C1", "T6"]);
+    when(f.server_messages && !f.http, &["S1", "S2"]);
+    when(f.server_requests, &["J2", "J3", "J4"]);
+    when(f.responses, &["J5", "J6"]);
+    when(f.client_notes && f.server_messages, &["J7"]);
+    when(f.server_messages && f.batchless, &["J8"]);
+    when(f.modern && f.results, &["J10", "M2"]);
+    when(f.modern && f.errors, &["J11"]);
+    when(f.modern && f.server_messages, &["M5", "M6", "M9", "M14"]);
+    when(f.modern && f.pages, &["M10"]);
+    when(legacy && f.init_answered, &["L8", "L10"]);
+    when(legacy && f.server_messages, &["X1", "X2", "X6"]);
+    when(legacy && f.cancel_in_flight, &["C3"]);
+    when(f.modern && f.cancel_in_flight, &["C4"]);
+    when(f.modern && f.http && f.cancel_in_flight, &["C5"]);
+    when(f.late_cancel, &["C7"]);
+    when(f.token_given || f.progress, &["P2"]);
+    when(f.progress, &["P3"]);
+    when(f.token_given && f.responses, &["P4"]);
+    when(f.tools_requests, &["T1"]);
+    when(f.tools_listed, &["T2"]);
+    when(f.typed_results, &["T4"]);
+    when(f.pages, &["G3"]);
+    when(f.http, &["H2", "H3"]);
+    when(f.http && legacy, &["H4", "H5", "H6"]);
+    when(f.http && f.modern, &["H8", "H9", "H10"]);
+    out
+}
+
+fn parse(e: &Event) -> Option<Value> {
+    serde_json::from_slice(&e.raw).ok()
+}
+
+fn facts(events: &[Event]) -> Facts {
+    let mut f = Facts {
+        batchless: true,
+        ..Facts::default()
+    };
+    let mut asked: HashMap<String, (String, Option<Value>)> = HashMap::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    let mut typed: HashSet<String> = HashSet::new();
+    for e in events {
+        f.http |= e.exchange().is_some();
+        let Some(m) = parse(e).filter(|_| e.is_message()) else {
+            continue;
+        };
+        let method = m.get("method").and_then(Value::as_str);
+        let id = m.get("id").filter(|i| !i.is_null()).map(Value::to_string);
+        match e.dir {
+            Dir::C2s => client(&mut f, &m, method, id, &mut asked, &answered),
+            Dir::S2c => {
+                f.server_messages = true;
+                server(&mut f, &m, method, id, &asked, &mut answered, &mut typed);
+            }
+            _ => {}
+        }
+    }
+    f
+}
+
+fn client(
+    f: &mut Facts,
+    m: &Value,
+    method: Option<&str>,
+    id: Option<String>,
+    asked: &mut HashMap<String, (String, Option<Value>)>,
+    answered: &HashSet<String>,
+) {
+    let Some(method) = method else { return };
+    let params = m.get("params");
+    if params
+        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
+        .is_some()
+        && method != "server/discover"
+    {
+        f.modern = true;
+    }
+    if let Some(v) = params
+        .and_then(|p| p.get("protocolVersion"))
+        .and_then(Value::as_str)
+    {
+        f.batchless = v >= "2025-06-18";
+    }
+    f.token_given |= params
+        .and_then(|p| p.pointer("/_meta/progressToken"))
+        .is_some();
+    f.tools_requests |= method.starts_with("tools/");
+    match id {
+        Some(id) => {
+            asked.insert(id, (method.to_string(), params.cloned()));
+        }
+        None if method == "notifications/cancelled" => {
+            f.client_notes = true;
+            let of = params
+                .and_then(|p| p.get("requestId"))
+                .map(Value::to_string);
+            match of {
+                Some(of) if answered.contains(&of) => f.late_cancel = true,
+                Some(of) if asked.contains_key(&of) => f.cancel_in_flight = true,
+                _ => {}
+            }
+        }
+        None => f.client_notes = true,
+    }
+}
+
+fn server(
+    f: &mut Facts,
+    m: &Value,
+    method: Option<&str>,
+    id: Option<String>,
+    asked: &HashMap<String, (String, Option<Value>)>,
+    answered: &mut HashSet<String>,
+    typed: &mut HashSet<String>,
+) {
+    if let Some(method) = method {
+        f.server_requests |= id.is_some();
+        f.progress |= method == "notifications/progress";
+        return;
+    }
+    let Some(id) = id else { return };
+    f.responses = true;
+    answered.insert(id.clone());
+    let Some((asked_method, params)) = asked.get(&id) else {
+        return;
+    };
+    let Some(result) = m.get("result") else {
+        f.errors = true;
+        return;
+    };
+    f.results = true;
+    match asked_method.as_str() {
+        "initialize" => {
+            f.init_answered = true;
+            if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+                f.batchless = v >= "2025-06-18";
+            }
+        }
+        "tools/list" => {
+            f.tools_listed = true;
+            f.pages = true;
+            let tools = result.get("tools").and_then(Value::as_array);
+            for t in tools
+                .into_iter()
+                .flatten()
+                .filter(|t| t.get("outputSchema").is_some())
+            {
+                if let Some(name) = t.get("name").and_then(Value::as_str) {
+                    typed.insert(name.to_string());
+                }
+            }
+        }
+        "tools/call" => {
+            let name = params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str);
+            f.typed_results |= name.is_some_and(|n| typed.contains(n));
+        }
+        m if m.ends_with("/list") => f.pages = true,
+        _ => {}
+    }
+}

@@ -1,0 +1,522 @@
+//! What each run sets out to exercise. A run opens the session (a lifecycle variant of its
+//! era), lists the tools, then plays its focus: listing with pagination, tool calls with
+//! valid or invalid arguments, cancellation at each point of a call, concurrent requests,
+//! malformed frames, end of input with a call in flight, or a random walk. Every move goes
+//! through `Walk::go`, so the protocol model has the last word on what is sent.
+
+use crate::args;
+use crate::know::{Knowledge, LISTS};
+use crate::moves::{INVALID_CURSOR, Malformed, Move, UNKNOWN_TOOL, UNKNOWN_VERSION};
+use crate::walk::{Wait, Walk};
+use agentpi_mcp::jsonrpc::LEGACY_VERSION;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The focus of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Lists,
+    Lifecycle,
+    Calls,
+    Invalid,
+    Cancel,
+    Concurrent,
+    Malformed,
+    Eof,
+    Random,
+}
+
+impl Focus {
+    /// The runs of a test take these in turn, then random walks.
+    pub const PLAN: [Focus; 8] = [
+        Focus::Lists,
+        Focus::Lifecycle,
+        Focus::Calls,
+        Focus::Invalid,
+        Focus::Cancel,
+        Focus::Concurrent,
+        Focus::Malformed,
+        Focus::Eof,
+    ];
+
+    pub fn of_run(run: usize) -> Focus {
+        Focus::PLAN.get(run).copied().unwrap_or(Focus::Random)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Focus::Lists => "lists",
+            Focus::Lifecycle => "lifecycle",
+            Focus::Calls => "calls",
+            Focus::Invalid => "invalid",
+            Focus::Cancel => "cancel",
+            Focus::Concurrent => "concurrent",
+            Focus::Malformed => "malformed",
+            Focus::Eof => "eof",
+            Focus::Random => "random",
+        }
+    }
+}
+
+/// How a legacy session opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opening {
+    Standard,
+    /// An older version than the newest (2025-06-18).
+    Older,
+    /// A version that does not exist: the server must answer one it supports (L4).
+    Unknown,
+    /// A dual-era client's `server/discover` probe first (M16), then `initialize`.
+    Probe,
+    /// A `ping` while `initialize` is in flight (allowed by L7).
+    EarlyPing,
+    /// The client declares roots (and answers `roots/list`).
+    Roots,
+}
+
+/// What a run may call and how it was asked to behave.
+pub struct Scope<'a> {
+    pub know: &'a Knowledge,
+    pub allow_writes: bool,
+}
+
+/// Opens the session and plays `focus`; whether the run ends abruptly (input closed with
+/// requests in flight). The lifecycle run opens with a version that does not exist (L4);
+/// random walks open in any of the ways a legacy client may.
+pub fn play(walk: &mut Walk, focus: Focus, scope: &Scope) -> bool {
+    let opening = match focus {
+        Focus::Lifecycle if !walk.speech.modern => Opening::Unknown,
+        Focus::Random => pick_opening(walk, scope.know),
+        _ => Opening::Standard,
+    };
+    if !open(walk, opening) {
+        return false;
+    }
+    body(walk, focus, scope)
+}
+
+/// Plays `focus` in an open session.
+pub fn body(walk: &mut Walk, focus: Focus, scope: &Scope) -> bool {
+    if focus != Focus::Lists && walk.declared("tools") {
+        walk.list_all("tools/list", "tools");
+    }
+    match focus {
+        Focus::Lists => lists(walk),
+        Focus::Lifecycle => lifecycle(walk),
+        Focus::Calls => calls(walk, scope),
+        Focus::Invalid => invalid(walk, scope),
+        Focus::Cancel => cancel(walk, scope),
+        Focus::Concurrent => concurrent(walk, scope),
+        Focus::Malformed => malformed(walk),
+        Focus::Eof => return eof(walk, scope),
+        Focus::Random => random(walk, scope),
+    }
+    false
+}
+
+fn pick_opening(walk: &mut Walk, know: &Knowledge) -> Opening {
+    if walk.speech.modern {
+        return Opening::Standard;
+    }
+    let mut ways = vec![
+        Opening::Standard,
+        Opening::Older,
+        Opening::Unknown,
+        Opening::EarlyPing,
+        Opening::Roots,
+    ];
+    if know.refuses_discover {
+        ways.push(Opening::Probe);
+    }
+    *walk.rng.pick(&ways).unwrap_or(&Opening::Standard)
+}
+
+/// Opens the session; false when it could not be (the run then only ends).
+pub fn open(walk: &mut Walk, opening: Opening) -> bool {
+    if walk.speech.modern {
+        walk.go(Move::Discover, Wait::Answer);
+        return walk.result_of("server/discover").is_some();
+    }
+    let version = match opening {
+        Opening::Older => "2025-06-18",
+        Opening::Unknown => UNKNOWN_VERSION,
+        _ => LEGACY_VERSION,
+    };
+    if opening == Opening::Probe {
+        walk.go(Move::Discover, Wait::Answer);
+    }
+    let roots = opening == Opening::Roots;
+    walk.run.roots = roots;
+    let init = Move::Initialize {
+        version: version.into(),
+        roots,
+    };
+    if opening == Opening::EarlyPing {
+        let id = walk.go(init, Wait::No);
+        walk.go(Move::Ping, Wait::Answer);
+        if let Some(id) = id {
+            walk.run.await_answer(&Value::from(id));
+            note_initialize(walk, id);
+        }
+    } else {
+        walk.go(init, Wait::Answer);
+    }
+    if walk.result_of("initialize").is_none() {
+        return false;
+    }
+    walk.go(Move::Initialized, Wait::No);
+    true
+}
+
+/// An `initialize` answered while the walk waited for something else: its result still
+/// tells what the server declared.
+fn note_initialize(walk: &mut Walk, id: u64) {
+    let answer = walk
+        .run
+        .requests
+        .get(&id.to_string())
+        .and_then(|s| s.answer.clone());
+    let result = answer.and_then(|a| a.get("result").cloned());
+    if let Some(caps) = result.as_ref().and_then(|r| r.get("capabilities")) {
+        walk.capabilities = caps.clone();
+    }
+    walk.awaited.push((id, "initialize", result));
+}
+
+/// Every declared list through all its pages, then each with a cursor nobody issued (G1).
+fn lists(walk: &mut Walk) {
+    for (method, cap, key) in LISTS {
+        if walk.declared(cap) {
+            walk.list_all(method, key);
+        }
+    }
+    for (method, cap, _) in LISTS {
+        if walk.declared(cap) {
+            let cursor = Some(INVALID_CURSOR.to_string());
+            walk.go(Move::List { method, cursor }, Wait::Answer);
+        }
+    }
+    ping(walk, Wait::Answer);
+}
+
+fn lifecycle(walk: &mut Walk) {
+    if walk.speech.modern {
+        walk.go(Move::BadVersion, Wait::Answer);
+    }
+    ping(walk, Wait::Answer);
+}
+
+/// A ping (legacy); once a ping went unanswered, a listing of tools instead.
+fn ping(walk: &mut Walk, wait: Wait) -> Option<u64> {
+    if walk.speech.modern {
+        return None;
+    }
+    if walk.pings_ignored {
+        return walk.go(alive(walk), wait);
+    }
+    walk.go(Move::Ping, wait)
+}
+
+/// A request that shows the server is still there.
+fn alive(walk: &Walk) -> Move {
+    if walk.speech.modern {
+        Move::Discover
+    } else if walk.pings_ignored {
+        Move::List {
+            method: "tools/list",
+            cursor: None,
+        }
+    } else {
+        Move::Ping
+    }
+}
+
+/// Each callable tool once with valid arguments (some with a progress token), a few
+/// resources read and prompts got.
+fn calls(walk: &mut Walk, scope: &Scope) {
+    let mut tools = scope.know.callable(scope.allow_writes);
+    walk.rng.shuffle(&mut tools);
+    for tool in tools.into_iter().take(8) {
+        if let Some(mv) = valid_call(walk, tool, false) {
+            walk.go(mv, Wait::Answer);
+            filler(walk, scope);
+        }
+    }
+    for resource in scope.know.resources.iter().take(2) {
+        if let Some(uri) = resource.get("uri").and_then(Value::as_str) {
+            walk.go(Move::Read { uri: uri.into() }, Wait::Answer);
+        }
+    }
+    for prompt in scope.know.prompts.iter().take(2) {
+        if let Some(mv) = prompt_move(prompt) {
+            walk.go(mv, Wait::Answer);
+        }
+    }
+}
+
+/// A call of `tool` with valid arguments; the numbers that say how long it takes set so
+/// that it takes about a second (`slow`) or no time at all.
+fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
+    let name = tool.get("name")?.as_str()?.to_string();
+    let schema = tool
+        .get("inputSchema")
+        .cloned()
+        .unwrap_or(json!({"type": "object"}));
+    // Slow enough to cancel in flight, fast enough for any deadline a user gives.
+    let seconds = slow.then(|| (walk.run.limits.timeout.as_secs_f64() / 4.0).min(1.0));
+    let args = timed(&schema, args::valid(&schema, &mut walk.rng)?, seconds);
+    let token = slow || walk.rng.chance(50);
+    Some(Move::Call {
+        tool: name,
+        args,
+        token,
+    })
+}
+
+/// `args` with duration-like properties set to `slow` seconds (or 1, for an integer) and
+/// step-like ones to 4, or both to 0 when not slow, where the schema still accepts that.
+fn timed(schema: &Value, args: Value, slow: Option<f64>) -> Value {
+    let Ok(validator) = jsonschema::validator_for(schema) else {
+        return args;
+    };
+    let mut out = args.clone();
+    let props = schema.get("properties").and_then(Value::as_object);
+    for name in props.into_iter().flat_map(|p| p.keys()) {
+        let values = match (slowness(name), slow) {
+            (Some(Slowness::Time), Some(s)) => vec![json!(s), json!(1)],
+            (Some(Slowness::Steps), Some(_)) => vec![json!(4)],
+            (Some(_), None) => vec![json!(0)],
+            (None, _) => continue,
+        };
+        for value in values {
+            let mut tried = out.clone();
+            tried[name.as_str()] = value;
+            if validator.is_valid(&tried) {
+                out = tried;
+                break;
+            }
+        }
+    }
+    out
+}
+
+enum Slowness {
+    Time,
+    Steps,
+}
+
+fn slowness(property: &str) -> Option<Slowness> {
+    let p = property.to_ascii_lowercase();
+    if ["duration", "seconds", "delay", "sleep", "wait"]
+        .iter()
+        .any(|w| p.contains(w))
+    {
+        Some(Slowness::Time)
+    } else if p.contains("steps") {
+        Some(Slowness::Steps)
+    } else {
+        None
+    }
+}
+
+/// The callable tool most likely to be slow: one with a duration-like argument, or one
+/// that says it is long-running; else any.
+fn slow_tool<'a>(scope: &Scope<'a>) -> Option<&'a Value> {
+    let tools = scope.know.callable(scope.allow_writes);
+    let timed = |t: &&&Value| {
+        let props = t
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object);
+        let by_arg = props.is_some_and(|p| {
+            p.keys()
+                .any(|k| matches!(slowness(k), Some(Slowness::Time)))
+        });
+        let text = t
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_lowercase();
+        by_arg || text.contains("long") || text.contains("slow")
+    };
+    tools.iter().find(timed).or(tools.first()).copied()
+}
+
+fn prompt_move(prompt: &Value) -> Option<Move> {
+    let name = prompt.get("name")?.as_str()?.to_string();
+    let mut args = serde_json::Map::new();
+    for arg in prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if arg.get("required") == Some(&Value::Bool(true))
+            && let Some(n) = arg.get("name").and_then(Value::as_str)
+        {
+            args.insert(n.into(), json!("agentpi"));
+        }
+    }
+    Some(Move::Prompt {
+        name,
+        args: Value::Object(args),
+    })
+}
+
+/// Invalid arguments for callable tools (T10), an unknown tool (T5), an unknown method.
+fn invalid(walk: &mut Walk, scope: &Scope) {
+    let mut tools = scope.know.callable(scope.allow_writes);
+    walk.rng.shuffle(&mut tools);
+    for tool in tools.into_iter().take(6) {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        let schema = tool
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or(json!({"type": "object"}));
+        if let Some((args, _)) = args::invalid(&schema, &mut walk.rng) {
+            let mv = Move::Call {
+                tool: name.into(),
+                args,
+                token: false,
+            };
+            walk.go(mv, Wait::Answer);
+        }
+    }
+    let unknown = Move::Call {
+        tool: UNKNOWN_TOOL.into(),
+        args: json!({}),
+        token: false,
+    };
+    walk.go(unknown, Wait::Answer);
+    walk.go(Move::Unknown, Wait::Answer);
+}
+
+/// A slow call cancelled at each point: right after it is sent, while in flight (after its
+/// first progress), and after its answer (a crossing); then a ping.
+fn cancel(walk: &mut Walk, scope: &Scope) {
+    let Some(tool) = slow_tool(scope) else {
+        return;
+    };
+    let mut points = [
+        Wait::No,
+        Wait::Progress(Duration::from_millis(600)),
+        Wait::Answer,
+    ];
+    walk.rng.shuffle(&mut points);
+    for wait in points {
+        let Some(mv) = valid_call(walk, tool, true) else {
+            return;
+        };
+        if let Some(id) = walk.go(mv, wait) {
+            walk.go(Move::Cancel { id }, Wait::No);
+        }
+    }
+    ping(walk, Wait::Answer);
+}
+
+/// Several requests in flight at once (a slow call among them, with a ping during it),
+/// then every answer awaited.
+fn concurrent(walk: &mut Walk, scope: &Scope) {
+    if let Some(tool) = slow_tool(scope)
+        && let Some(mv) = valid_call(walk, tool, true)
+    {
+        walk.go(mv, Wait::No);
+        ping(walk, Wait::Answer);
+    }
+    let n = 3 + walk.rng.below(4);
+    for _ in 0..n {
+        if let Some(mv) = any_move(walk, scope) {
+            walk.go(mv, Wait::No);
+        }
+    }
+    walk.run.await_all();
+}
+
+/// Malformed frames, each followed by a request that shows the server is still there.
+fn malformed(walk: &mut Walk) {
+    let mut kinds = Malformed::ALL;
+    walk.rng.shuffle(&mut kinds);
+    let n = 2 + walk.rng.below(3);
+    for kind in kinds.into_iter().take(n) {
+        walk.go(Move::Malformed(kind), Wait::No);
+        let mv = alive(walk);
+        walk.go(mv, Wait::Answer);
+    }
+}
+
+/// A slow call in flight when the client closes the server's input.
+fn eof(walk: &mut Walk, scope: &Scope) -> bool {
+    if let Some(tool) = slow_tool(scope)
+        && let Some(mv) = valid_call(walk, tool, true)
+    {
+        walk.go(mv, Wait::Progress(Duration::from_millis(300)));
+    }
+    true
+}
+
+/// A random walk: moves drawn from everything the client may do, some left in flight.
+fn random(walk: &mut Walk, scope: &Scope) {
+    let n = 4 + walk.rng.below(7);
+    for _ in 0..n {
+        let fresh: Vec<Malformed> = Malformed::ALL
+            .into_iter()
+            .filter(|k| !walk.malformed.contains(k))
+            .collect();
+        let mv = if walk.rng.chance(15) && !fresh.is_empty() {
+            walk.rng.pick(&fresh).map(|k| Move::Malformed(*k))
+        } else {
+            any_move(walk, scope)
+        };
+        let Some(mv) = mv else { continue };
+        let wait = if walk.rng.chance(70) {
+            Wait::Answer
+        } else {
+            Wait::No
+        };
+        walk.go(mv, wait);
+    }
+}
+
+/// Sometimes (one move in four), a move drawn from everything the client may do.
+fn filler(walk: &mut Walk, scope: &Scope) {
+    if walk.rng.chance(25)
+        && let Some(mv) = any_move(walk, scope)
+    {
+        walk.go(mv, Wait::Answer);
+    }
+}
+
+/// One move drawn from what a client may do in the operating phase.
+fn any_move(walk: &mut Walk, scope: &Scope) -> Option<Move> {
+    let tools = scope.know.callable(scope.allow_writes);
+    let lists = scope.know.lists();
+    let answered = walk.answered_ids();
+    match walk.rng.below(7) {
+        0 if !walk.speech.modern && !walk.pings_ignored => Some(Move::Ping),
+        1 if !lists.is_empty() => {
+            let method = *walk.rng.pick(&lists)?;
+            Some(Move::List {
+                method,
+                cursor: None,
+            })
+        }
+        2 | 3 if !tools.is_empty() => {
+            let tool = *walk.rng.pick(&tools)?;
+            valid_call(walk, tool, false)
+        }
+        4 if !tools.is_empty() => {
+            let tool = *walk.rng.pick(&tools)?;
+            let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+            let (args, _) = args::invalid(&schema, &mut walk.rng)?;
+            let name = tool.get("name")?.as_str()?.to_string();
+            Some(Move::Call {
+                tool: name,
+                args,
+                token: false,
+            })
+        }
+        5 if !answered.is_empty() => Some(Move::Cancel {
+            id: *walk.rng.pick(&answered)?,
+        }),
+        _ => Some(Move::Unknown),
+    }
+}

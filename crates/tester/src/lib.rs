@@ -1,0 +1,36 @@
+//! `agentpi test`: model-based conformance testing of an MCP server. Each run drives a fresh
+//! server as a client would, choosing every client message among those the protocol model of
+//! the era allows (`agentpi_monitor::Session::allowed`, the model the monitor steps), and
+//! holds every server message to the monitor's checks; the tester's own probes (malformed
+//! frames, invalid arguments, unknown tools and methods, invalid cursors, pings, versions
+//! that do not exist, end of input) are judged by `judge`. A failing run is shrunk by delta
+//! debugging over its client messages, each try against a fresh server, and saved as a
+//! trace that `agentpi trace check` reports the same way and `agentpi test --replay` re-runs.
+//!
+//! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `conn`;
+//! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`, `focus`
+//! (the client); `judge`, `facts`, `verdict` (what a run says); `script`, `shrink`;
+//! `report`; this file.
+
+pub mod args;
+pub mod catalogue;
+pub mod conn;
+pub mod facts;
+pub mod focus;
+pub mod judge;
+pub mod know;
+pub mod label;
+pub mod moves;
+pub mod report;
+pub mod rng;
+pub mod run;
+pub mod script;
+pub mod shrink;
+pub mod verdict;
+pub mod walk;
+
+mod suite;
+
+pub use conn::Target;
+pub use report::{Outcome, RuleReport, Status};
+pub use suite::{Config, EraChoice, TestError, replay, test};

@@ -1,0 +1,287 @@
+//! The client's moves and the messages they are: each move is one JSON-RPC message (or one
+//! deliberately malformed frame), and says which label of the protocol model it is, so that
+//! the walk sends it only when the model allows it.
+
+use crate::label::Offer;
+use agentpi_monitor::Dir;
+use agentpi_monitor::bind;
+use serde_json::{Value, json};
+
+/// The client's name in `clientInfo`.
+pub const CLIENT: &str = "agentpi-test";
+/// A tool name no server has: a call of it must be a JSON-RPC error (T5).
+pub const UNKNOWN_TOOL: &str = "agentpi-no-such-tool";
+/// A method no server has: it must be answered with -32601.
+pub const UNKNOWN_METHOD: &str = "agentpi/no-such-method";
+/// A cursor no server issued: it should be answered with -32602 (G1).
+pub const INVALID_CURSOR: &str = "agentpi-invalid-cursor";
+/// A protocol version that does not exist.
+pub const UNKNOWN_VERSION: &str = "2099-12-31";
+
+/// A frame that is not a valid JSON-RPC request (J9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Malformed {
+    /// A line that is not JSON at all: -32700.
+    NotJson,
+    /// A request without `"jsonrpc": "2.0"`: -32600.
+    NoVersion,
+    /// A request whose id is null: -32600.
+    NullId,
+    /// A JSON array (a batch, removed in 2025-06-18): -32600.
+    Batch,
+}
+
+impl Malformed {
+    pub const ALL: [Malformed; 4] = [
+        Malformed::NotJson,
+        Malformed::NoVersion,
+        Malformed::NullId,
+        Malformed::Batch,
+    ];
+
+    /// The frame; `n` makes the ids it carries unique in the run (so that no id is used
+    /// twice, J3); `meta` is what a request of the era carries besides (so that the frame
+    /// breaks one thing only).
+    fn bytes(self, n: u64, meta: &serde_json::Map<String, Value>) -> Vec<u8> {
+        let params = if meta.is_empty() {
+            json!({})
+        } else {
+            json!({"_meta": meta})
+        };
+        let request = |id: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+        let frame = match self {
+            Malformed::NotJson => {
+                return b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ".to_vec();
+            }
+            Malformed::NoVersion => {
+                let mut r = request(json!(format!("agentpi-no-version-{n}")));
+                r.as_object_mut().map(|o| o.shift_remove("jsonrpc"));
+                r
+            }
+            Malformed::NullId => request(Value::Null),
+            Malformed::Batch => json!([request(json!(format!("agentpi-batch-{n}")))]),
+        };
+        frame.to_string().into_bytes()
+    }
+}
+
+/// One thing the client does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Move {
+    Initialize {
+        version: String,
+        roots: bool,
+    },
+    Initialized,
+    /// `server/discover`: the modern opener, or a dual-era client's probe (legacy).
+    Discover,
+    Ping,
+    /// A page of a list method: the first (`None`), the next, or an invalid cursor.
+    List {
+        method: &'static str,
+        cursor: Option<String>,
+    },
+    Call {
+        tool: String,
+        args: Value,
+        token: bool,
+    },
+    Read {
+        uri: String,
+    },
+    Prompt {
+        name: String,
+        args: Value,
+    },
+    /// A method no server has.
+    Unknown,
+    Cancel {
+        id: u64,
+    },
+    Malformed(Malformed),
+    /// A modern request naming a protocol version that does not exist (M4).
+    BadVersion,
+}
+
+/// What the message is to the protocol model.
+enum Needs {
+    Request(&'static str),
+    Note(&'static str),
+    Cancel(u64),
+    /// Not a message the model speaks of (a malformed frame): sent as a probe.
+    Nothing,
+}
+
+/// The era a run speaks and its version, and whether it speaks over Streamable HTTP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Speech {
+    pub modern: bool,
+    pub version: String,
+    pub http: bool,
+}
+
+impl Move {
+    /// The method of the request this move sends, if it sends one.
+    pub fn method(&self) -> Option<&'static str> {
+        Some(match self {
+            Move::Initialize { .. } => "initialize",
+            Move::Discover => "server/discover",
+            Move::Ping => "ping",
+            Move::List { method, .. } => method,
+            Move::Call { .. } => "tools/call",
+            Move::Read { .. } => "resources/read",
+            Move::Prompt { .. } => "prompts/get",
+            Move::Unknown => UNKNOWN_METHOD,
+            Move::BadVersion => "tools/list",
+            Move::Initialized | Move::Cancel { .. } | Move::Malformed(_) => return None,
+        })
+    }
+
+    fn needs(&self, speech: &Speech) -> Needs {
+        match (self, self.method()) {
+            (Move::Initialized, _) => Needs::Note("initialized"),
+            (Move::Cancel { id }, _) => Needs::Cancel(*id),
+            (Move::Malformed(_), _) => Needs::Nothing,
+            (_, Some(method)) if speech.modern => {
+                Needs::Request(bind::modern_request_kind(method, Dir::C2s))
+            }
+            (_, Some(method)) => Needs::Request(bind::request_kind(method, Dir::C2s)),
+            (_, None) => Needs::Nothing,
+        }
+    }
+
+    /// Whether the model takes this move now without a violation. `opening`: the era is not
+    /// known yet (nothing sent, or a `server/discover` unanswered): only an opener goes.
+    pub fn permitted(&self, offers: &[Offer], speech: &Speech, opening: bool) -> bool {
+        if opening {
+            return matches!(self, Move::Initialize { .. } | Move::Discover);
+        }
+        match self.needs(speech) {
+            Needs::Request(kind) => offers.contains(&Offer::Request(kind.into())),
+            Needs::Note(kind) => offers.contains(&Offer::Note(kind.into())),
+            // Over modern Streamable HTTP closing the stream is the cancellation and the
+            // notification is forbidden (C5): not done yet, so not sent.
+            Needs::Cancel(_) if speech.modern && speech.http => false,
+            Needs::Cancel(id) => {
+                offers.contains(&Offer::Cancel(id.to_string()))
+                    || offers.contains(&Offer::LateCancel)
+            }
+            Needs::Nothing => true,
+        }
+    }
+
+    /// The bytes of this move's message, with request id `id`.
+    pub fn message(&self, id: u64, speech: &Speech) -> Vec<u8> {
+        let params = self.params(id, speech);
+        let message = match (self, self.method()) {
+            (Move::Malformed(m), _) => return m.bytes(id, &self.meta(id, speech)),
+            (Move::Initialized, _) => {
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            }
+            (Move::Cancel { id: of }, _) => json!({"jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": of, "reason": "agentpi test cancels"}}),
+            (_, Some(method)) => {
+                json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            }
+            (_, None) => Value::Null,
+        };
+        message.to_string().into_bytes()
+    }
+
+    fn params(&self, id: u64, speech: &Speech) -> Value {
+        let mut params = match self {
+            Move::Initialize { version, roots } => {
+                let caps = if *roots {
+                    json!({"roots": {}})
+                } else {
+                    json!({})
+                };
+                json!({"protocolVersion": version, "capabilities": caps,
+                       "clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")}})
+            }
+            Move::List {
+                cursor: Some(c), ..
+            } => json!({"cursor": c}),
+            Move::Call { tool, args, .. } => json!({"name": tool, "arguments": args}),
+            Move::Read { uri } => json!({"uri": uri}),
+            Move::Prompt { name, args } => json!({"name": name, "arguments": args}),
+            _ => json!({}),
+        };
+        let meta = self.meta(id, speech);
+        if !meta.is_empty() {
+            params["_meta"] = Value::Object(meta);
+        }
+        params
+    }
+
+    /// The `_meta` of this move's request: the modern version, capabilities and client, and
+    /// a progress token when asked for.
+    fn meta(&self, id: u64, speech: &Speech) -> serde_json::Map<String, Value> {
+        let mut meta = serde_json::Map::new();
+        if speech.modern && !matches!(self, Move::Initialize { .. }) {
+            let version = if *self == Move::BadVersion {
+                UNKNOWN_VERSION
+            } else {
+                speech.version.as_str()
+            };
+            meta = modern_meta(version);
+        } else if *self == Move::Discover {
+            // A dual-era client's probe carries what a modern request carries.
+            meta = modern_meta(agentpi_mcp::jsonrpc::MODERN_VERSION);
+        }
+        if matches!(self, Move::Call { token: true, .. }) {
+            meta.insert("progressToken".into(), json!(format!("p{id}")));
+        }
+        meta
+    }
+}
+
+/// The `_meta` every modern request carries.
+fn modern_meta(version: &str) -> serde_json::Map<String, Value> {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")},
+    });
+    match meta {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_messages_of_their_era() {
+        let legacy = Speech {
+            modern: false,
+            version: "2025-11-25".into(),
+            http: false,
+        };
+        let modern = Speech {
+            modern: true,
+            version: "2026-07-28".into(),
+            http: false,
+        };
+        let call = Move::Call {
+            tool: "echo".into(),
+            args: json!({"message": "hi"}),
+            token: true,
+        };
+        let raw: Value = serde_json::from_slice(&call.message(4, &legacy)).unwrap();
+        assert_eq!(raw["params"]["_meta"], json!({"progressToken": "p4"}));
+        let raw: Value = serde_json::from_slice(&Move::Discover.message(1, &modern)).unwrap();
+        assert_eq!(
+            raw["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        let offers = [Offer::Request("tools".into())];
+        assert!(call.permitted(&offers, &legacy, false));
+        assert!(!Move::Ping.permitted(&offers, &legacy, false));
+        assert!(!call.permitted(&offers, &legacy, true));
+        assert!(Move::Cancel { id: 3 }.permitted(&[Offer::LateCancel], &legacy, false));
+    }
+}

@@ -1,0 +1,160 @@
+//! A run's client side read back from its trace, and replayed against a fresh server: each
+//! client message is sent once the answers that came before it in the recording have come
+//! (or their deadlines passed) and at least as long after the previous message as it was
+//! then. Shrinking replays subsets of a failing run; `--replay FILE` replays a saved one.
+
+use crate::conn::Target;
+use crate::run::{Limits, Run};
+use agentpi_mcp::transport::ClientError;
+use agentpi_monitor::{Dir, Event, Report};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// One client step of a recorded run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// A client message, sent `gap` seconds after the previous step at the earliest, once
+    /// the requests in `after` were answered.
+    Send {
+        raw: Vec<u8>,
+        after: Vec<Value>,
+        gap: f64,
+    },
+    /// The client waited for request `id` until its deadline, then cancelled it.
+    Await { id: Value },
+    /// The server ended (its output closed) while the client waited: a replay waits for
+    /// that too, until the timeout.
+    Closed,
+    /// The client closed the server's input (the run's end), `gap` after the previous step.
+    Eof { after: Vec<Value>, gap: f64 },
+}
+
+/// The client steps of a trace. Answers to server requests are left out (a replay answers
+/// what its server asks), and a cancellation the client sent because a deadline passed is
+/// the wait it ended.
+pub fn steps(events: &[Event]) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut answered = Vec::new();
+    let mut asked: HashSet<String> = HashSet::new();
+    let mut last_t = None;
+    let mut expired: Option<Value> = None;
+    for e in events {
+        let t = e.t.unwrap_or(0.0);
+        let gap = last_t.map_or(0.0, |l: f64| (t - l).max(0.0));
+        if e.kind() == Some("deadline") {
+            if let Some(id) = e.fields.get("id") {
+                out.push(Step::Await { id: id.clone() });
+                expired = Some(id.clone());
+            }
+            continue;
+        }
+        let side = e.fields.get("side").and_then(Value::as_str);
+        if e.kind() == Some("eof") && side == Some("server") {
+            out.push(Step::Closed);
+            continue;
+        }
+        if e.kind() == Some("eof") && side == Some("client") {
+            out.push(Step::Eof {
+                after: std::mem::take(&mut answered),
+                gap,
+            });
+            break;
+        }
+        let Some(m) = serde_json::from_slice::<Value>(&e.raw)
+            .ok()
+            .filter(|_| e.is_message())
+        else {
+            if e.dir == Dir::C2s {
+                out.push(send(e, &mut answered, gap));
+                last_t = Some(t);
+            }
+            continue;
+        };
+        let id = m.get("id").filter(|i| !i.is_null()).cloned();
+        // A client's answer to a server request (a replay answers its own server).
+        let is_response = m.is_object()
+            && m.get("method").is_none()
+            && (m.get("result").is_some() || m.get("error").is_some());
+        match (e.dir, is_response) {
+            (Dir::S2c, _) if m.get("method").is_none() => {
+                if let Some(id) = id.filter(|i| asked.contains(&i.to_string())) {
+                    answered.push(id);
+                }
+            }
+            (Dir::C2s, false) => {
+                if is_deadline_cancel(&m, expired.as_ref()) {
+                    expired = None;
+                    continue;
+                }
+                if let Some(id) = &id {
+                    asked.insert(id.to_string());
+                }
+                out.push(send(e, &mut answered, gap));
+                last_t = Some(t);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn send(e: &Event, answered: &mut Vec<Value>, gap: f64) -> Step {
+    Step::Send {
+        raw: e.raw.clone(),
+        after: std::mem::take(answered),
+        gap,
+    }
+}
+
+fn is_deadline_cancel(m: &Value, expired: Option<&Value>) -> bool {
+    m.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
+        && expired.is_some_and(|id| m.pointer("/params/requestId") == Some(id))
+}
+
+/// Replays `steps` against a fresh server; the new trace and the monitor's report.
+/// `stop_on_client_fault`: give up at the first finding against the client (shrinking).
+pub fn replay(
+    target: &Target,
+    header: Map<String, Value>,
+    limits: Limits,
+    steps: &[Step],
+    stop_on_client_fault: bool,
+) -> Result<(Vec<Event>, Report), ClientError> {
+    let mut run = Run::start(target, header, limits)?;
+    run.stop_on_client_fault = stop_on_client_fault;
+    let mut last = Instant::now();
+    let mut abrupt = false;
+    for step in steps {
+        if run.faulted {
+            break;
+        }
+        match step {
+            Step::Send { raw, after, gap } => {
+                wait(&mut run, after, last, *gap);
+                run.send(raw);
+                last = Instant::now();
+            }
+            Step::Await { id } => run.await_answer(id),
+            Step::Closed => {
+                let until = Instant::now() + run.limits.timeout;
+                run.until(until, &|r| r.closed);
+            }
+            Step::Eof { after, gap } => {
+                wait(&mut run, after, last, *gap);
+                abrupt = true;
+                break;
+            }
+        }
+    }
+    Ok(run.end(abrupt))
+}
+
+/// Waits for the answers `after` (each until its deadline) and until `gap` after `last`.
+fn wait(run: &mut Run, after: &[Value], last: Instant, gap: f64) {
+    for id in after {
+        run.await_answer(id);
+    }
+    let until = last + Duration::from_secs_f64(gap.min(3600.0));
+    run.until(until, &|_| false);
+}

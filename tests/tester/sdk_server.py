@@ -1,0 +1,90 @@
+"""An MCP server written with the Python `mcp` SDK (2.3.0) for `agentpi test`: a slow tool
+that reports progress, a tool with structured output, tools/list in pages of two (invalid
+cursors get -32602), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
+`initialize` gets the legacy protocol, one that opens with a modern request 2026-07-28.
+
+python sdk_server.py              (stdio)
+python sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp)
+"""
+import asyncio
+import sys
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPError
+from mcp.types import ListToolsResult, ToolAnnotations
+
+PAGE = 2
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+class PagedServer(MCPServer):
+    """tools/list in pages of PAGE tools; the cursor is the index of the page's first tool."""
+
+    async def _handle_list_tools(self, ctx, params) -> ListToolsResult:
+        tools = await self.list_tools()
+        cursor = params.cursor if params is not None else None
+        start = 0
+        if cursor is not None:
+            if not cursor.isdigit() or int(cursor) >= len(tools):
+                raise MCPError(code=-32602, message=f"invalid cursor {cursor!r}")
+            start = int(cursor)
+        end = start + PAGE
+        following = str(end) if end < len(tools) else None
+        return ListToolsResult(tools=tools[start:end], next_cursor=following)
+
+
+mcp = PagedServer("agentpi-sdk-fixture")
+
+
+@mcp.tool(annotations=READ_ONLY)
+async def slow(seconds: float, ctx: Context) -> str:
+    """Waits `seconds` (at most 5), reporting progress every quarter of the way."""
+    seconds = max(0.0, min(seconds, 5.0))
+    for step in range(1, 5):
+        await asyncio.sleep(seconds / 4)
+        await ctx.report_progress(step, 4, f"step {step} of 4")
+    return f"waited {seconds} s"
+
+
+@mcp.tool(annotations=READ_ONLY)
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+@mcp.tool(annotations=READ_ONLY)
+def echo(text: str) -> str:
+    """Returns its text."""
+    return text
+
+
+@mcp.tool()
+def forget(key: str) -> str:
+    """Forgets a key (annotated as nothing: it may write, so a tester leaves it alone)."""
+    return f"forgot {key}"
+
+
+@mcp.tool(annotations=READ_ONLY)
+def weather(city: str) -> dict:
+    """The weather of a city, as structured content."""
+    return {"city": city, "celsius": 21}
+
+
+@mcp.resource("fixture://greeting")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "hello"
+
+
+@mcp.prompt()
+def ask(topic: str) -> str:
+    """A question about a topic."""
+    return f"Tell me about {topic}."
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        mcp.run()
