@@ -13,5 +13,6 @@ mod monitor;
 mod monitor_http;
 mod monitor_rmcp;
 mod paper;
+mod run;
 mod streams;
 mod tester;

@@ -42,6 +42,8 @@ pub struct Step {
     pub note: String,
     /// The call the step started or settled.
     pub call: Option<usize>,
+    /// A communication on a channel made by `new` (what `agentpi replay` leaves to the model).
+    pub restricted: bool,
 }
 
 /// How a run ended.
@@ -240,11 +242,13 @@ impl<'s, 'p> Interp<'s, 'p> {
             .sem
             .fmt_label(&t.label, &mut |c| self.names.name(self.sem, c));
         let actors = t.actors.iter().map(|&a| self.actor(a)).collect();
+        let restricted = matches!(t.label.head.chan(), Some(Chan::Fresh { .. }));
         self.steps.push(Step {
             label,
             actors,
             note,
             call,
+            restricted,
         });
     }
 
@@ -391,6 +395,7 @@ mod tests {
             actors: Vec::new(),
             note: String::new(),
             call: None,
+            restricted: false,
         }
     }
 

@@ -100,8 +100,10 @@ impl Peer {
     }
 
     /// Connects in whichever era the server speaks and lists its tools (`timeout` bounds it).
+    /// The era probe may take half of it: a server just started may be slow to answer, and
+    /// taking a slow modern server for a legacy one makes a handshake the monitor rejects.
     pub fn list(&mut self, timeout: Duration) -> Result<Listing, String> {
-        let listing = client::list_tools(&mut Wire { peer: self }, timeout)
+        let listing = client::list_tools_probing(&mut Wire { peer: self }, timeout, timeout / 2)
             .map_err(|e| describe(&self.name, &e, &self.conn.stderr()))?;
         self.era = Some(listing.era);
         Ok(listing)

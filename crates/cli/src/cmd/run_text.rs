@@ -237,7 +237,7 @@ fn json(done: &Done) -> Value {
         .path
         .steps
         .iter()
-        .map(|s| json!({"label": s.label, "actors": s.actors, "note": s.note, "call": s.call.map(|c| c + 1)}))
+        .map(|s| json!({"label": s.label, "actors": s.actors, "note": s.note, "call": s.call.map(|c| c + 1), "restricted": s.restricted}))
         .collect();
     let calls: Vec<Value> = done.calls.iter().map(|c| call_json(done, c)).collect();
     let servers: Vec<Value> = done
