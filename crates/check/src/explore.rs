@@ -284,7 +284,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let (mut moves, mut faults) = (false, false);
         for t in succ {
             match t {
-                FastSucc::Fault { label, fault } => {
+                FastSucc::Fault { label, fault, .. } => {
                     faults = true;
                     let label = self.engine_label(label);
                     self.fault(source, label, fault);

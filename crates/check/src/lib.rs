@@ -23,6 +23,7 @@ pub mod replay;
 mod store;
 pub mod trace;
 
+pub use engine::Cached;
 pub use explore::{Goals, Options, Progress, explore};
 pub use graph::{End, Graph, Limit};
 pub use trace::{Trace, TraceStep};

@@ -85,6 +85,8 @@ struct Coverage {
     fast: usize,
     /// States a stubborn set expanded (partial-order reduction).
     reduced: usize,
+    /// States and filters whose transitions `Cached::successors_where` gave as the reference.
+    cached: usize,
 }
 
 impl Coverage {
@@ -106,6 +108,7 @@ impl Coverage {
         self.replicated += other.replicated;
         self.fast += other.fast;
         self.reduced += other.reduced;
+        self.cached += other.cached;
     }
 }
 
@@ -138,6 +141,9 @@ fn differential(
             let explored = reference::explore(&sem, initial.clone(), max_expanded);
             let what = format!("{name}, system {system}, {t} threads");
             compare(&sem, &graph, &explored, &what);
+            if t == threads[0] {
+                coverage.cached += same_successors_where(&sem, &explored.states, &what);
+            }
             let options = Options {
                 drop_edges: true,
                 ..options
@@ -150,6 +156,48 @@ fn differential(
             coverage.fast += graph.fast;
         }
     }
+}
+
+/// `Cached::successors_where` (the replay's engine) gives `Semantics::successors_where`'s
+/// transitions, in order, for every state and a few filters; returns how many it compared.
+fn same_successors_where(
+    sem: &Semantics<'_>,
+    states: &[agentpi_semantics::State],
+    what: &str,
+) -> usize {
+    use agentpi_semantics::{Head, Label, Transition};
+    let mut cached = agentpi_check::Cached::new(sem);
+    type Filter<'f> = (&'f str, &'f dyn Fn(&Label) -> bool);
+    let filters: [Filter<'_>; 4] = [
+        ("all", &|_| true),
+        ("tau", &|l| l.is_tau()),
+        ("events", &|l| matches!(l.head, Head::Event(_))),
+        ("chans", &|l| {
+            !l.is_tau() && !matches!(l.head, Head::Event(_))
+        }),
+    ];
+    let view = |t: Transition| (t.label, t.target, t.renaming, t.fault, t.actors);
+    let mut compared = 0;
+    for (s, state) in states.iter().enumerate().take(300) {
+        for (name, keep) in filters {
+            let want: Vec<_> = sem
+                .successors_where(state, keep)
+                .into_iter()
+                .map(view)
+                .collect();
+            let got: Vec<_> = cached
+                .successors_where(state, keep)
+                .into_iter()
+                .map(view)
+                .collect();
+            assert_eq!(
+                got, want,
+                "{what}: Cached::successors_where of state {s}, {name}"
+            );
+            compared += 1;
+        }
+    }
+    compared
 }
 
 /// An exploration that kept no edges stores the same states, counts the same transitions, and
@@ -281,7 +329,11 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         models += 1;
     }
     assert!(
-        models >= 45 && coverage.states > 10_000 && coverage.fast > 5_000 && coverage.reduced > 500,
+        models >= 45
+            && coverage.states > 10_000
+            && coverage.fast > 5_000
+            && coverage.reduced > 500
+            && coverage.cached > 15_000,
         "{models} models, {coverage:?}"
     );
 }
@@ -588,7 +640,8 @@ fn the_engine_explores_generated_programs_as_the_reference_does() {
         loaded_count > 2_000
             && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000
             && c.fast > 20_000
-            && c.reduced > 8_000,
+            && c.reduced > 8_000
+            && c.cached > 200_000,
         "{loaded_count} programs loaded, {c:?}"
     );
 }
