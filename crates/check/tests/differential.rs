@@ -87,6 +87,8 @@ struct Coverage {
     reduced: usize,
     /// States and filters whose transitions `Cached::successors_where` gave as the reference.
     cached: usize,
+    /// Systems with interchangeable instances (symmetry reduction).
+    symmetric: usize,
 }
 
 impl Coverage {
@@ -109,6 +111,7 @@ impl Coverage {
         self.fast += other.fast;
         self.reduced += other.reduced;
         self.cached += other.cached;
+        self.symmetric += other.symmetric;
     }
 }
 
@@ -324,7 +327,9 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         on_a_big_stack(|| differential(&name, program, &bounds, &[1, 2], &mut coverage));
         for system in 0..program.systems.len() {
             let max = bounds.max_states.unwrap_or(usize::MAX);
-            coverage.reduced += same_verdicts_with_por(&name, program, system, max);
+            let (reduced, symmetric) = same_verdicts_reduced(&name, program, system, max);
+            coverage.reduced += reduced;
+            coverage.symmetric += usize::from(symmetric);
         }
         models += 1;
     }
@@ -333,7 +338,8 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
             && coverage.states > 10_000
             && coverage.fast > 5_000
             && coverage.reduced > 500
-            && coverage.cached > 15_000,
+            && coverage.cached > 15_000
+            && coverage.symmetric >= 3,
         "{models} models, {coverage:?}"
     );
 }
@@ -543,15 +549,16 @@ fn kind(result: &CheckResult) -> Option<&'static str> {
     }
 }
 
-/// Partial-order reduction keeps every verdict of deadlock freedom, assertions, `never` and
-/// `reachable` on system `system` (its checks of those kinds); returns how many states a
-/// stubborn set expanded.
-fn same_verdicts_with_por(
+/// Partial-order and symmetry reduction, alone and together, keep every verdict of deadlock
+/// freedom, assertions, `never` and `reachable` on system `system` (its checks of those
+/// kinds); returns how many states a stubborn set expanded and whether symmetric instances
+/// were found.
+fn same_verdicts_reduced(
     what: &str,
     program: &Program,
     system: usize,
     max_states: usize,
-) -> usize {
+) -> (usize, bool) {
     use agentpi_ir::core::Property;
     let checks: Vec<usize> = (0..program.checks.len())
         .filter(|&c| program.checks[c].system == system)
@@ -562,25 +569,33 @@ fn same_verdicts_with_por(
             )
         })
         .collect();
-    let run = |por| {
+    let run = |(por, symmetry)| {
         let options = Options {
             max_states: Some(max_states),
             por,
+            symmetry,
             ..Options::default()
         };
         agentpi_check::check_system(program, system, &checks, &options, &Progress::default())
     };
-    let (full, reduced) = (run(false), run(true));
-    assert!(
-        reduced.states <= full.states || full.limit.is_some(),
-        "{what}"
-    );
-    for (a, b) in full.results.iter().zip(&reduced.results) {
-        if let (Some(x), Some(y)) = (kind(a), kind(b)) {
-            assert_eq!(x, y, "{what}: {} with partial-order reduction", a.property);
+    let full = run((false, false));
+    let (mut reduced, mut symmetric) = (0, false);
+    for reductions in [(true, false), (false, true), (true, true)] {
+        let report = run(reductions);
+        let what = format!("{what}: (por, symmetry) {reductions:?}");
+        assert!(
+            report.states <= full.states || full.limit.is_some(),
+            "{what}"
+        );
+        for (a, b) in full.results.iter().zip(&report.results) {
+            if let (Some(x), Some(y)) = (kind(a), kind(b)) {
+                assert_eq!(x, y, "{what}: {}", a.property);
+            }
         }
+        reduced += report.reduced;
+        symmetric |= report.symmetric_classes > 0;
     }
-    reduced.reduced
+    (reduced, symmetric)
 }
 
 /// Runs one generated program through both comparisons; `false` if it does not load.
@@ -602,7 +617,9 @@ fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
     let loaded = agentpi_ir::load_str("generated.pi", &watched);
     if !loaded.has_errors() {
         let name = format!("seed {seed}:\n{watched}");
-        coverage.reduced += same_verdicts_with_por(&name, &loaded.program, 0, 150);
+        let (reduced, symmetric) = same_verdicts_reduced(&name, &loaded.program, 0, 150);
+        coverage.reduced += reduced;
+        coverage.symmetric += usize::from(symmetric);
     }
     true
 }
@@ -641,7 +658,8 @@ fn the_engine_explores_generated_programs_as_the_reference_does() {
             && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000
             && c.fast > 20_000
             && c.reduced > 8_000
-            && c.cached > 200_000,
+            && c.cached > 200_000
+            && c.symmetric > 100,
         "{loaded_count} programs loaded, {c:?}"
     );
 }
