@@ -14,4 +14,5 @@ mod monitor_http;
 mod monitor_rmcp;
 mod paper;
 mod streams;
+mod support;
 mod tester;

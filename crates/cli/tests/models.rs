@@ -3,12 +3,8 @@
 //! other thread counts must agree with it. The benchmark models of bench/check/ are pinned the
 //! same way, at the small size each names in its `// pinned: -D ...` line.
 
-use std::path::{Path, PathBuf};
+use crate::support::repo;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Runs `agentpi` with `args` from the repository root; returns (status, stdout, stderr).
 fn agentpi(args: &[&str]) -> (i32, String, String) {
