@@ -123,6 +123,7 @@ pub fn explore_named(
             }
         }
         next = chunk_end;
+        run.recent.clear();
         if next == level_end && next < run.graph.state_count() {
             level_end = run.graph.state_count();
             run.graph.max_depth += 1;
@@ -175,6 +176,8 @@ struct Run<'g, 's, 'p> {
     /// The tree of the last source that reached a state not stored before (most targets
     /// share most of it).
     near: (u32, Levels),
+    /// The states the merge of the current chunk added.
+    recent: Recent,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
@@ -195,6 +198,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             printed_index: FxHashMap::default(),
             current: SourceEdges::default(),
             near: (u32::MAX, Levels::default()),
+            recent: Recent::default(),
         }
     }
 
@@ -441,6 +445,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             _ => ids,
         };
+        // Workers do not see each other's new states: most of a chunk's new targets are
+        // reached again by later sources of the same chunk, and found here by a hash.
+        if let Some(known) = self.recent.find(ids) {
+            return known;
+        }
         if self.near.0 != source {
             // Read into the same room every time: a fresh tree per source was a tenth of
             // the serial merge's instructions, in allocations.
@@ -450,6 +459,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let (target, new) = self.graph.store.find_or_insert(Some(&self.near.1), ids);
         if new {
             self.graph.parent.push(source);
+            self.recent.insert(ids, target);
         }
         target
     }
@@ -680,6 +690,50 @@ fn empty_state() -> State {
         queues: Box::default(),
         fresh: 0,
     }
+}
+
+/// The states added by the merge of one chunk, by their ids.
+#[derive(Default)]
+struct Recent {
+    ids: Vec<u32>,
+    /// (start in `ids`, length, state number) of each.
+    states: Vec<(u32, u32, u32)>,
+    index: hashbrown::HashTable<u32>,
+}
+
+impl Recent {
+    fn find(&self, ids: &[u32]) -> Option<u32> {
+        let same = |&k: &u32| self.slice(k) == ids;
+        self.index.find(hash_ids(ids), same).map(|&k| self.states[k as usize].2)
+    }
+
+    fn insert(&mut self, ids: &[u32], number: u32) {
+        let k = self.states.len() as u32;
+        self.states.push((self.ids.len() as u32, ids.len() as u32, number));
+        self.ids.extend_from_slice(ids);
+        let (all, states) = (&self.ids, &self.states);
+        let rehash = |&j: &u32| {
+            let (start, len, _) = states[j as usize];
+            hash_ids(&all[start as usize..(start + len) as usize])
+        };
+        self.index.insert_unique(hash_ids(ids), k, rehash);
+    }
+
+    fn slice(&self, k: u32) -> &[u32] {
+        let (start, len, _) = self.states[k as usize];
+        &self.ids[start as usize..(start + len) as usize]
+    }
+
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.states.clear();
+        self.index.clear();
+    }
+}
+
+fn hash_ids(ids: &[u32]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(ids)
 }
 
 /// Keeps the transitions whose indices are in `set` (ascending).
