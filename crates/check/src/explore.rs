@@ -704,12 +704,15 @@ struct Recent {
 impl Recent {
     fn find(&self, ids: &[u32]) -> Option<u32> {
         let same = |&k: &u32| self.slice(k) == ids;
-        self.index.find(hash_ids(ids), same).map(|&k| self.states[k as usize].2)
+        self.index
+            .find(hash_ids(ids), same)
+            .map(|&k| self.states[k as usize].2)
     }
 
     fn insert(&mut self, ids: &[u32], number: u32) {
         let k = self.states.len() as u32;
-        self.states.push((self.ids.len() as u32, ids.len() as u32, number));
+        self.states
+            .push((self.ids.len() as u32, ids.len() as u32, number));
         self.ids.extend_from_slice(ids);
         let (all, states) = (&self.ids, &self.states);
         let rehash = |&j: &u32| {

@@ -144,6 +144,25 @@ fn output_is_the_same_for_every_thread_count() {
         assert_eq!(one.1, three.1, "{name}");
         assert_eq!(one.0, three.0, "{name}");
     }
+    // With the reductions too, on bench models big enough to take many chunks.
+    for (file, size) in [("lcr", "N=6"), ("clients", "N=8"), ("filter", "N=3")] {
+        let path = format!("bench/check/{file}.pi");
+        let run = |threads| {
+            let args = [
+                "check",
+                &path,
+                "-D",
+                size,
+                "--por",
+                "--symmetry",
+                "--threads",
+                threads,
+            ];
+            agentpi(&[&args[..], &["--format", "json"]].concat())
+        };
+        let (one, three) = (run("1"), run("3"));
+        assert_eq!((one.0, one.1), (three.0, three.1), "{file} with reductions");
+    }
 }
 
 #[test]
