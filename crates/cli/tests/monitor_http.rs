@@ -184,6 +184,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern_cancel", "good", &["C5"]),
         ("modern", "modern_listen_unrequested", &["M13"]),
         ("modern", "modern_listen_log", &["M14"]),
+        ("modern", "modern_listen_unmarked", &["M13"]),
     ];
     each_in_parallel(cases, |(client, server, expected)| {
         let report = check(client, server);
