@@ -24,6 +24,7 @@ A subscriptions/listen is acknowledged, gets the notifications it asked for, the
 
 modern_listen_unrequested  sends prompts/list_changed on a listen that did not ask for it (M13)
 modern_listen_log   sends a log message on a listen stream (M14)
+modern_listen_unmarked  sends tools/list_changed on a listen stream without its subscriptionId (M13)
 """
 
 import json
@@ -161,6 +162,8 @@ class Handler(BaseHTTPRequestHandler):
         stream = [note("notifications/subscriptions/acknowledged", notifications=asked)]
         if asked.get("toolsListChanged"):
             stream.append(note("notifications/tools/list_changed"))
+        if MODE == "modern_listen_unmarked":
+            stream.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         if MODE == "modern_listen_unrequested":
             stream.append(note("notifications/prompts/list_changed"))
         if MODE == "modern_listen_log":

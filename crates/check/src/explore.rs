@@ -12,6 +12,7 @@
 use crate::engine::{Actors, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
 use crate::store::{Key, Levels, Store, state_bytes};
+use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -28,6 +29,9 @@ pub struct Options {
     pub keep_renamings: bool,
     /// Keep no edges: every check is decided while exploring (see [`crate::graph`]).
     pub drop_edges: bool,
+    /// Symmetry reduction (see [`crate::symmetry`]): the same properties as partial-order
+    /// reduction; `check_system` turns it off for others.
+    pub symmetry: bool,
     /// Partial-order reduction (see [`crate::por`]): only for deadlocks, assertions,
     /// `never` and `reachable`, whose verdicts it keeps; `check_system` turns it off for
     /// other properties.
@@ -74,6 +78,19 @@ pub fn explore(
     goals: &Goals<'_>,
     progress: &Progress,
 ) -> Graph {
+    explore_named(sem, (initial, &[]), options, goals, progress)
+}
+
+/// Explores from `initial`, whose instances are named `instances` (as
+/// `Semantics::initial_with_instances` names them: symmetry reduction finds its classes
+/// there).
+pub fn explore_named(
+    sem: &Semantics<'_>,
+    (initial, instances): (State, &[String]),
+    options: &Options,
+    goals: &Goals<'_>,
+    progress: &Progress,
+) -> Graph {
     // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
@@ -83,6 +100,10 @@ pub fn explore(
     let mut run = Run::new(sem, options, goals);
     let key = run.graph.store.intern(&initial);
     run.graph.store.insert(&key);
+    if options.symmetry {
+        let interner = run.graph.store.interner_mut();
+        run.graph.symmetry = Symmetry::of(sem.program, instances, interner, &key.ids);
+    }
     run.engine.prepare(&mut run.graph.store, 0);
     run.hold_engine_labels_to_goals();
     let (mut next, mut level_end) = (0usize, 1usize);
@@ -102,6 +123,7 @@ pub fn explore(
             }
         }
         next = chunk_end;
+        run.recent.clear();
         if next == level_end && next < run.graph.state_count() {
             level_end = run.graph.state_count();
             run.graph.max_depth += 1;
@@ -113,28 +135,16 @@ pub fn explore(
 
 /// What a worker made of one frontier state.
 enum Expanded {
-    /// By the engine's fast path: the transitions, the ids of new targets, and whether they
-    /// are a stubborn set rather than all (partial-order reduction).
-    Fast(Vec<FastSucc>, Vec<u32>, bool),
+    /// By the engine's fast path: the transitions, the ids of new targets, and the stubborn
+    /// set to expand by (partial-order reduction), if any.
+    Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
     /// By the reference semantics, with what the engine's cache was missing.
     Slow(Keyed, Vec<Miss>),
 }
 
 fn expand(sem: &Semantics<'_>, engine: &Engine<'_, '_>, store: &Store, s: u32) -> Expanded {
     match engine.expand(store, s) {
-        Expansion::Fast(mut succ, arena, reduced) => {
-            if let Some(set) = reduced {
-                let mut keep = set.into_iter().peekable();
-                let mut i = 0u32;
-                succ.retain(|_| {
-                    let kept = keep.next_if_eq(&i).is_some();
-                    i += 1;
-                    kept
-                });
-                return Expanded::Fast(succ, arena, true);
-            }
-            Expanded::Fast(succ, arena, false)
-        }
+        Expansion::Fast(succ, arena, reduced) => Expanded::Fast(succ, arena, reduced),
         Expansion::Slow(misses) => {
             Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
         }
@@ -165,7 +175,9 @@ struct Run<'g, 's, 'p> {
     current: SourceEdges,
     /// The tree of the last source that reached a state not stored before (most targets
     /// share most of it).
-    near: Option<(u32, Levels)>,
+    near: (u32, Levels),
+    /// The states the merge of the current chunk added.
+    recent: Recent,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
@@ -185,7 +197,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             printed: Vec::new(),
             printed_index: FxHashMap::default(),
             current: SourceEdges::default(),
-            near: None,
+            near: (u32::MAX, Levels::default()),
+            recent: Recent::default(),
         }
     }
 
@@ -210,9 +223,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// A source whose transitions would pass a bound is left unexpanded, whole.
     fn merge(&mut self, source: u32, expanded: Expanded) -> Option<End> {
         match expanded {
-            Expanded::Fast(succ, arena, reduced) => {
+            Expanded::Fast(mut succ, arena, reduced) => {
                 self.graph.fast += 1;
-                self.graph.reduced += usize::from(reduced);
+                if let Some(set) = reduced
+                    && !self.reaches_older(source, &succ, &arena, &set)
+                {
+                    self.graph.reduced += 1;
+                    keep_only(&mut succ, &set);
+                }
                 self.merge_fast(source, succ, arena)
             }
             Expanded::Slow(transitions, misses) => {
@@ -284,7 +302,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let (mut moves, mut faults) = (false, false);
         for t in succ {
             match t {
-                FastSucc::Fault { label, fault } => {
+                FastSucc::Fault { label, fault, .. } => {
                     faults = true;
                     let label = self.engine_label(label);
                     self.fault(source, label, fault);
@@ -326,6 +344,34 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 *target = Target::New { start, len };
             }
         }
+    }
+
+    /// The cycle proviso, for targets the workers could not number: with symmetry reduction a
+    /// new target may stand for an older state (its representative), and a stubborn set that
+    /// reaches a state numbered no higher than its source is not used.
+    fn reaches_older(
+        &mut self,
+        source: u32,
+        succ: &[FastSucc],
+        arena: &[u32],
+        set: &[u32],
+    ) -> bool {
+        let Some(symmetry) = self.graph.symmetry.clone() else {
+            return false;
+        };
+        let mut scratch = Levels::default();
+        set.iter().any(|&t| match &succ[t as usize] {
+            FastSucc::To {
+                target: Target::New { start, len },
+                ..
+            } => {
+                let ids = &arena[*start as usize..(start + len) as usize];
+                let rep = symmetry.representative(self.graph.store.interner_mut(), ids);
+                let found = self.graph.store.find_near(None, &rep, &mut scratch);
+                found.is_some_and(|n| n <= source)
+            }
+            _ => false,
+        })
     }
 
     /// Ends the expansion of `source`: its edges are complete; a state without transitions
@@ -390,13 +436,30 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// The number of the target with this key, storing it (reached from `source` by the
     /// edge about to be added) when new.
     fn target(&mut self, source: u32, ids: &[u32]) -> u32 {
-        if self.near.as_ref().is_none_or(|(s, _)| *s != source) {
-            self.near = Some((source, self.graph.store.levels(source)));
+        let interner = self.graph.store.interner_mut();
+        let represented;
+        let ids = match &self.graph.symmetry {
+            Some(symmetry) => {
+                represented = symmetry.representative(interner, ids);
+                &represented[..]
+            }
+            _ => ids,
+        };
+        // Workers do not see each other's new states: most of a chunk's new targets are
+        // reached again by later sources of the same chunk, and found here by a hash.
+        if let Some(known) = self.recent.find(ids) {
+            return known;
         }
-        let near = self.near.as_ref().map(|(_, levels)| levels);
-        let (target, new) = self.graph.store.find_or_insert(near, ids);
+        if self.near.0 != source {
+            // Read into the same room every time: a fresh tree per source was a tenth of
+            // the serial merge's instructions, in allocations.
+            self.graph.store.read_levels(source, &mut self.near.1);
+            self.near.0 = source;
+        }
+        let (target, new) = self.graph.store.find_or_insert(Some(&self.near.1), ids);
         if new {
             self.graph.parent.push(source);
+            self.recent.insert(ids, target);
         }
         target
     }
@@ -627,6 +690,64 @@ fn empty_state() -> State {
         queues: Box::default(),
         fresh: 0,
     }
+}
+
+/// The states added by the merge of one chunk, by their ids.
+#[derive(Default)]
+struct Recent {
+    ids: Vec<u32>,
+    /// (start in `ids`, length, state number) of each.
+    states: Vec<(u32, u32, u32)>,
+    index: hashbrown::HashTable<u32>,
+}
+
+impl Recent {
+    fn find(&self, ids: &[u32]) -> Option<u32> {
+        let same = |&k: &u32| self.slice(k) == ids;
+        self.index
+            .find(hash_ids(ids), same)
+            .map(|&k| self.states[k as usize].2)
+    }
+
+    fn insert(&mut self, ids: &[u32], number: u32) {
+        let k = self.states.len() as u32;
+        self.states
+            .push((self.ids.len() as u32, ids.len() as u32, number));
+        self.ids.extend_from_slice(ids);
+        let (all, states) = (&self.ids, &self.states);
+        let rehash = |&j: &u32| {
+            let (start, len, _) = states[j as usize];
+            hash_ids(&all[start as usize..(start + len) as usize])
+        };
+        self.index.insert_unique(hash_ids(ids), k, rehash);
+    }
+
+    fn slice(&self, k: u32) -> &[u32] {
+        let (start, len, _) = self.states[k as usize];
+        &self.ids[start as usize..(start + len) as usize]
+    }
+
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.states.clear();
+        self.index.clear();
+    }
+}
+
+fn hash_ids(ids: &[u32]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(ids)
+}
+
+/// Keeps the transitions whose indices are in `set` (ascending).
+fn keep_only(succ: &mut Vec<FastSucc>, set: &[u32]) {
+    let mut keep = set.iter().copied().peekable();
+    let mut i = 0u32;
+    succ.retain(|_| {
+        let kept = keep.next_if_eq(&i).is_some();
+        i += 1;
+        kept
+    });
 }
 
 /// A limit of the semantics met by one of the transitions.

@@ -100,6 +100,9 @@ pub struct Graph {
     /// For each label goal of the exploration ([`crate::Goals::labels`]), the first edge in
     /// breadth-first order whose label meets it, as (source, edge index within the source).
     pub first_matches: Vec<Option<(u32, u32)>>,
+    /// The classes of interchangeable instances, with `--symmetry`: states are stored as
+    /// representatives of their orbits.
+    pub(crate) symmetry: Option<crate::symmetry::Symmetry>,
     /// The number of each label and each set of actors, for finding edges again (made the
     /// first time it is needed, once exploration is over).
     numbers: std::sync::OnceLock<Numbers>,
@@ -130,6 +133,7 @@ impl Graph {
             first_deadlock: None,
             first_matches: vec![None; goals],
             numbers: std::sync::OnceLock::new(),
+            symmetry: None,
         }
     }
 
@@ -203,6 +207,11 @@ impl Graph {
 
     pub fn transition_count(&self) -> usize {
         self.transitions
+    }
+
+    /// With `--symmetry`, how many classes of interchangeable instances were found.
+    pub fn symmetric_classes(&self) -> usize {
+        self.symmetry.as_ref().map_or(0, |s| s.classes())
     }
 
     /// Whether the whole state space was seen.

@@ -47,6 +47,8 @@ pub(crate) struct Interner {
     closure_fresh: Vec<u32>,
     seq_fresh: Vec<u32>,
     queue_fresh: Vec<u32>,
+    /// Components with their instance moved (`reinstance`), by (id, from, to).
+    moved: FxHashMap<(u32, u32, u32), u32>,
     /// The heap bytes of everything above, as [`Interner::bytes`] reports.
     bytes: u64,
 }
@@ -129,6 +131,21 @@ impl Interner {
             LEAF => Proc::Leaf(self.closures[index(id)].clone()),
             _ => self.seq_procs[index(id)].clone(),
         }
+    }
+
+    /// The component `id` with its closures of instance `from` moved to instance `to`
+    /// (symmetry reduction), interned.
+    pub(crate) fn reinstance(&mut self, id: u32, from: u32, to: u32) -> u32 {
+        if from == to {
+            return id;
+        }
+        if let Some(&moved) = self.moved.get(&(id, from, to)) {
+            return moved;
+        }
+        let proc = agentpi_semantics::state::reinstanced(&self.component(id), from, to);
+        let moved = self.proc(&proc);
+        self.moved.insert((id, from, to), moved);
+        moved
     }
 
     /// How many closures a component holds (1 for a waiting closure).

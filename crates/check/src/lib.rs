@@ -21,8 +21,10 @@ mod props;
 pub mod reference;
 pub mod replay;
 mod store;
+mod symmetry;
 pub mod trace;
 
+pub use engine::Cached;
 pub use explore::{Goals, Options, Progress, explore};
 pub use graph::{End, Graph, Limit};
 pub use trace::{Trace, TraceStep};
@@ -68,8 +70,11 @@ pub struct SystemReport {
     pub expanded: usize,
     pub fast: usize,
     pub reduced: usize,
-    /// Whether partial-order reduction was asked for but is off: a property it does not keep.
+    /// Whether partial-order or symmetry reduction was asked for but is off: a property it
+    /// does not keep.
     pub por_off: bool,
+    /// With `--symmetry`: the classes of interchangeable instances found.
+    pub symmetric_classes: usize,
     pub limit: Option<Limit>,
     /// How exploration ended: the whole state space, or early (every check decided, or a
     /// bound), in which case `states` and `transitions` count what was explored.
@@ -96,7 +101,8 @@ pub fn explore_until(
     progress: &Progress,
 ) -> Result<Graph, Fault> {
     let (initial, instances) = sem.initial_with_instances(system)?;
-    let mut graph = explore(sem, initial, options, goals, progress);
+    let start = (initial, &instances[..]);
+    let mut graph = explore::explore_named(sem, start, options, goals, progress);
     graph.instances = instances;
     Ok(graph)
 }
@@ -143,13 +149,14 @@ pub fn check_system(
             Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
         )
     });
-    let asked_por = options.por;
+    let asked = options.por || options.symmetry;
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
         // A reduced graph keeps its edges: the semantics alone cannot tell which of a
         // state's transitions the stubborn set kept, for printing a counterexample.
-        drop_edges: options.drop_edges || (safety && !options.por),
+        drop_edges: options.drop_edges || (safety && !options.por && !options.symmetry),
         por: options.por && safety,
+        symmetry: options.symmetry && safety,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -194,7 +201,8 @@ pub fn check_system(
         expanded: graph.expanded,
         fast: graph.fast,
         reduced: graph.reduced,
-        por_off: asked_por && !options.por,
+        por_off: asked && !safety,
+        symmetric_classes: graph.symmetric_classes(),
         limit: graph.limit.clone(),
         end: graph.end.clone(),
         results,
@@ -222,6 +230,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         fast: 0,
         reduced: 0,
         por_off: false,
+        symmetric_classes: 0,
         limit: None,
         end: End::Decided,
         results: vec![result],

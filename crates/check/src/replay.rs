@@ -222,6 +222,9 @@ pub struct Replay<'s, 'p> {
     options: Options,
     hyps: Vec<Hyp>,
     memo: RefCell<Memo>,
+    /// The transitions of states, from each component's moves computed once (shared by
+    /// copies: what a component can do does not depend on the trace).
+    cached: Rc<RefCell<crate::Cached<'s, 'p>>>,
 }
 
 /// A copy keeps the explanations and starts with an empty memo: the monitor takes one before
@@ -235,6 +238,7 @@ impl Clone for Replay<'_, '_> {
             options: self.options,
             hyps: self.hyps.clone(),
             memo: RefCell::default(),
+            cached: self.cached.clone(),
         }
     }
 }
@@ -263,6 +267,7 @@ impl<'s, 'p> Replay<'s, 'p> {
             options,
             hyps: Vec::new(),
             memo: RefCell::default(),
+            cached: Rc::new(RefCell::new(crate::Cached::new(sem))),
         };
         let seed = Hyp {
             state: initial,
@@ -339,7 +344,8 @@ impl<'s, 'p> Replay<'s, 'p> {
             let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
                 self.visible(&hyp.state)
             } else {
-                self.sem.successors_where(&hyp.state, &takes).into()
+                let cached = &mut self.cached.borrow_mut();
+                cached.successors_where(&hyp.state, &takes).into()
             };
             for t in found.iter() {
                 if t.fault.is_some() {
@@ -363,7 +369,11 @@ impl<'s, 'p> Replay<'s, 'p> {
         let mut out = Vec::new();
         let visible = |l: &Label| self.class(l) == Class::Visible;
         for hyp in &self.hyps {
-            for t in self.sem.successors_where(&hyp.state, &visible).iter() {
+            let found = self
+                .cached
+                .borrow_mut()
+                .successors_where(&hyp.state, &visible);
+            for t in found.iter() {
                 if t.fault.is_some() {
                     continue;
                 }
@@ -409,7 +419,11 @@ impl<'s, 'p> Replay<'s, 'p> {
             return found;
         }
         let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
-        let found: Rc<[Transition]> = self.sem.successors_where(state, &wanted).into();
+        let found: Rc<[Transition]> = self
+            .cached
+            .borrow_mut()
+            .successors_where(state, &wanted)
+            .into();
         let mut memo = self.memo.borrow_mut();
         // Weighed by size, not counted: states with thousands of components are as many
         // times as large, and a count alone let the memo grow to gigabytes.

@@ -32,16 +32,20 @@ pub fn render(
     fault: Option<&FaultEdge>,
     loop_start: Option<usize>,
 ) -> Trace {
-    let mut taken: Vec<Transition> = steps
-        .iter()
-        .map(|st| replay_edge(sem, graph, st.state, st.edge))
-        .collect();
-    if let Some(f) = fault {
-        taken.push(replay_fault(sem, graph, f));
-    }
     let start = steps
         .first()
         .map_or(fault.map_or(0, |f| f.source), |s| s.state);
+    let taken = match &graph.symmetry {
+        None => {
+            let mut taken: Vec<Transition> = steps
+                .iter()
+                .map(|st| replay_edge(sem, graph, st.state, st.edge))
+                .collect();
+            taken.extend(fault.map(|f| replay_fault(sem, graph, f)));
+            taken
+        }
+        Some(symmetry) => walk(sem, graph, symmetry, start, steps, fault),
+    };
     let names = Instances::follow(sem, &graph.state(start), &taken);
     let steps = taken
         .iter()
@@ -70,6 +74,48 @@ pub fn replay_edge(sem: &Semantics<'_>, graph: &Graph, state: u32, edge: u32) ->
             t.fault.is_none() && t.label == *label && t.target == *target && t.actors == *actors
         })
         .expect("a stored edge is a transition of the semantics, which is deterministic")
+}
+
+/// With symmetry reduction the stored states are representatives: the run is followed from
+/// the start, each step the transition of the state actually reached whose target is in the
+/// orbit of the stored one (labels compared as printed: names in states of one orbit may be
+/// numbered differently).
+fn walk(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    symmetry: &crate::symmetry::Symmetry,
+    start: u32,
+    steps: &[Step],
+    fault: Option<&FaultEdge>,
+) -> Vec<Transition> {
+    let mut current = graph.state(start);
+    let mut taken = Vec::new();
+    for st in steps {
+        let e = graph.edges_of(sem, st.state)[st.edge as usize];
+        let label = sem.label_text(&graph.labels[e.label as usize]);
+        let target = graph.state(e.target);
+        let t = sem
+            .successors(&current)
+            .into_iter()
+            .find(|t| {
+                t.fault.is_none()
+                    && sem.label_text(&t.label) == label
+                    && symmetry.same_orbit(&t.target, &target)
+            })
+            .expect("a stored edge stands for a transition of every state of its source's orbit");
+        current = t.target.clone();
+        taken.push(t);
+    }
+    if let Some(f) = fault {
+        let label = sem.label_text(&graph.labels[f.label as usize]);
+        let t = sem
+            .successors(&current)
+            .into_iter()
+            .find(|t| t.fault.as_ref() == Some(&f.fault) && sem.label_text(&t.label) == label)
+            .expect("a stored fault is a transition of every state of its source's orbit");
+        taken.push(t);
+    }
+    taken
 }
 
 fn replay_fault(sem: &Semantics<'_>, graph: &Graph, fault: &FaultEdge) -> Transition {

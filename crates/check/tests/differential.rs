@@ -85,6 +85,10 @@ struct Coverage {
     fast: usize,
     /// States a stubborn set expanded (partial-order reduction).
     reduced: usize,
+    /// States and filters whose transitions `Cached::successors_where` gave as the reference.
+    cached: usize,
+    /// Systems with interchangeable instances (symmetry reduction).
+    symmetric: usize,
 }
 
 impl Coverage {
@@ -106,6 +110,8 @@ impl Coverage {
         self.replicated += other.replicated;
         self.fast += other.fast;
         self.reduced += other.reduced;
+        self.cached += other.cached;
+        self.symmetric += other.symmetric;
     }
 }
 
@@ -138,6 +144,9 @@ fn differential(
             let explored = reference::explore(&sem, initial.clone(), max_expanded);
             let what = format!("{name}, system {system}, {t} threads");
             compare(&sem, &graph, &explored, &what);
+            if t == threads[0] {
+                coverage.cached += same_successors_where(&sem, &explored.states, &what);
+            }
             let options = Options {
                 drop_edges: true,
                 ..options
@@ -150,6 +159,48 @@ fn differential(
             coverage.fast += graph.fast;
         }
     }
+}
+
+/// `Cached::successors_where` (the replay's engine) gives `Semantics::successors_where`'s
+/// transitions, in order, for every state and a few filters; returns how many it compared.
+fn same_successors_where(
+    sem: &Semantics<'_>,
+    states: &[agentpi_semantics::State],
+    what: &str,
+) -> usize {
+    use agentpi_semantics::{Head, Label, Transition};
+    let mut cached = agentpi_check::Cached::new(sem);
+    type Filter<'f> = (&'f str, &'f dyn Fn(&Label) -> bool);
+    let filters: [Filter<'_>; 4] = [
+        ("all", &|_| true),
+        ("tau", &|l| l.is_tau()),
+        ("events", &|l| matches!(l.head, Head::Event(_))),
+        ("chans", &|l| {
+            !l.is_tau() && !matches!(l.head, Head::Event(_))
+        }),
+    ];
+    let view = |t: Transition| (t.label, t.target, t.renaming, t.fault, t.actors);
+    let mut compared = 0;
+    for (s, state) in states.iter().enumerate().take(300) {
+        for (name, keep) in filters {
+            let want: Vec<_> = sem
+                .successors_where(state, keep)
+                .into_iter()
+                .map(view)
+                .collect();
+            let got: Vec<_> = cached
+                .successors_where(state, keep)
+                .into_iter()
+                .map(view)
+                .collect();
+            assert_eq!(
+                got, want,
+                "{what}: Cached::successors_where of state {s}, {name}"
+            );
+            compared += 1;
+        }
+    }
+    compared
 }
 
 /// An exploration that kept no edges stores the same states, counts the same transitions, and
@@ -276,12 +327,19 @@ fn the_engine_explores_every_model_of_the_repository_as_the_reference_does() {
         on_a_big_stack(|| differential(&name, program, &bounds, &[1, 2], &mut coverage));
         for system in 0..program.systems.len() {
             let max = bounds.max_states.unwrap_or(usize::MAX);
-            coverage.reduced += same_verdicts_with_por(&name, program, system, max);
+            let (reduced, symmetric) = same_verdicts_reduced(&name, program, system, max);
+            coverage.reduced += reduced;
+            coverage.symmetric += usize::from(symmetric);
         }
         models += 1;
     }
     assert!(
-        models >= 45 && coverage.states > 10_000 && coverage.fast > 5_000 && coverage.reduced > 500,
+        models >= 45
+            && coverage.states > 10_000
+            && coverage.fast > 5_000
+            && coverage.reduced > 500
+            && coverage.cached > 15_000
+            && coverage.symmetric >= 3,
         "{models} models, {coverage:?}"
     );
 }
@@ -491,15 +549,16 @@ fn kind(result: &CheckResult) -> Option<&'static str> {
     }
 }
 
-/// Partial-order reduction keeps every verdict of deadlock freedom, assertions, `never` and
-/// `reachable` on system `system` (its checks of those kinds); returns how many states a
-/// stubborn set expanded.
-fn same_verdicts_with_por(
+/// Partial-order and symmetry reduction, alone and together, keep every verdict of deadlock
+/// freedom, assertions, `never` and `reachable` on system `system` (its checks of those
+/// kinds); returns how many states a stubborn set expanded and whether symmetric instances
+/// were found.
+fn same_verdicts_reduced(
     what: &str,
     program: &Program,
     system: usize,
     max_states: usize,
-) -> usize {
+) -> (usize, bool) {
     use agentpi_ir::core::Property;
     let checks: Vec<usize> = (0..program.checks.len())
         .filter(|&c| program.checks[c].system == system)
@@ -510,25 +569,33 @@ fn same_verdicts_with_por(
             )
         })
         .collect();
-    let run = |por| {
+    let run = |(por, symmetry)| {
         let options = Options {
             max_states: Some(max_states),
             por,
+            symmetry,
             ..Options::default()
         };
         agentpi_check::check_system(program, system, &checks, &options, &Progress::default())
     };
-    let (full, reduced) = (run(false), run(true));
-    assert!(
-        reduced.states <= full.states || full.limit.is_some(),
-        "{what}"
-    );
-    for (a, b) in full.results.iter().zip(&reduced.results) {
-        if let (Some(x), Some(y)) = (kind(a), kind(b)) {
-            assert_eq!(x, y, "{what}: {} with partial-order reduction", a.property);
+    let full = run((false, false));
+    let (mut reduced, mut symmetric) = (0, false);
+    for reductions in [(true, false), (false, true), (true, true)] {
+        let report = run(reductions);
+        let what = format!("{what}: (por, symmetry) {reductions:?}");
+        assert!(
+            report.states <= full.states || full.limit.is_some(),
+            "{what}"
+        );
+        for (a, b) in full.results.iter().zip(&report.results) {
+            if let (Some(x), Some(y)) = (kind(a), kind(b)) {
+                assert_eq!(x, y, "{what}: {}", a.property);
+            }
         }
+        reduced += report.reduced;
+        symmetric |= report.symmetric_classes > 0;
     }
-    reduced.reduced
+    (reduced, symmetric)
 }
 
 /// Runs one generated program through both comparisons; `false` if it does not load.
@@ -550,7 +617,9 @@ fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
     let loaded = agentpi_ir::load_str("generated.pi", &watched);
     if !loaded.has_errors() {
         let name = format!("seed {seed}:\n{watched}");
-        coverage.reduced += same_verdicts_with_por(&name, &loaded.program, 0, 150);
+        let (reduced, symmetric) = same_verdicts_reduced(&name, &loaded.program, 0, 150);
+        coverage.reduced += reduced;
+        coverage.symmetric += usize::from(symmetric);
     }
     true
 }
@@ -588,7 +657,9 @@ fn the_engine_explores_generated_programs_as_the_reference_does() {
         loaded_count > 2_000
             && c.fresh.min(c.queued).min(c.seq).min(c.replicated) > 5_000
             && c.fast > 20_000
-            && c.reduced > 8_000,
+            && c.reduced > 8_000
+            && c.cached > 200_000
+            && c.symmetric > 100,
         "{loaded_count} programs loaded, {c:?}"
     );
 }

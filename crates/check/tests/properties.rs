@@ -27,8 +27,9 @@ fn word(outcome: &Outcome) -> &'static str {
 }
 
 /// Checks every property of `file` and returns `(check text, verdict)` in file order; with
-/// `por`, under partial-order reduction (which must give the same verdicts).
-fn check(file: &Path, por: bool) -> Vec<(String, String)> {
+/// `(por, symmetry)`, under partial-order and symmetry reduction (which must give the same
+/// verdicts).
+fn check(file: &Path, (por, symmetry): (bool, bool)) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(file).unwrap();
     let loaded = agentpi_ir::load_str(&file.display().to_string(), &text);
     assert!(
@@ -42,6 +43,7 @@ fn check(file: &Path, por: bool) -> Vec<(String, String)> {
     for (i, c) in program.checks.iter().enumerate() {
         let options = Options {
             por,
+            symmetry,
             ..Options::default()
         };
         let report = check_system(program, c.system, &[i], &options, &Progress::default());
@@ -69,11 +71,15 @@ fn verdicts_match_the_annotations() {
     assert!(files.len() >= 4);
     for file in files {
         let expected = expected_verdicts(&std::fs::read_to_string(&file).unwrap());
-        for por in [false, true] {
-            let got = check(&file, por);
+        for reductions in [(false, false), (true, false), (false, true), (true, true)] {
+            let got = check(&file, reductions);
             assert_eq!(got.len(), expected.len(), "{}", file.display());
             for ((text, verdict), want) in got.iter().zip(&expected) {
-                assert_eq!(verdict, want, "{}: {text} (por: {por})", file.display());
+                let file = file.display();
+                assert_eq!(
+                    verdict, want,
+                    "{file}: {text} (por, symmetry: {reductions:?})"
+                );
             }
         }
     }

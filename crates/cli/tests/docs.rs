@@ -2,12 +2,9 @@
 //! statuses its `--help` gives, every import in the docs names a model that exists, every
 //! bundled model is in README.md, and the examples of docs/minimize.md print what they show.
 
-use std::path::{Path, PathBuf};
+use crate::support::repo;
+use std::path::Path;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn agentpi(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_agentpi"))

@@ -2,15 +2,12 @@
 //! import each other, directly or around a circle. A module may use its ancestors (a child
 //! sees its parent's types) and its parent may use it; siblings and cousins go one way.
 
+use crate::support::repo;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Modules of one crate by path (`lower::property`, `""` for the root), with their source.
 type Modules = BTreeMap<String, String>;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -7,17 +7,11 @@
 //! precision reported in docs/lint.md is computed.
 
 use crate::cases::each_in_parallel;
+use crate::support::{Server, free_port, repo};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// Runs `agentpi lint ARGS` in `cwd` (relative to the repository root).
 fn run(cwd: &str, args: &[&str]) -> (i32, String, String) {
@@ -630,25 +624,11 @@ fn modern_python_server() {
     assert!(stdout.contains("modern era, 2026-07-28"), "{stdout}");
 }
 
-/// A child process killed when the test ends, pass or fail.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts `command` (which listens on the port given by `port_arg`), waits until the port
 /// accepts connections, lints it with `--url`, and checks that the report equals the one over
 /// stdio (`stdio`), apart from the header line that names the origin.
 fn same_over_http(command: &[String], env_port: bool, stdio: &[String]) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let mut server = Command::new(repo().join(&command[0]));
     server
         .args(&command[1..])

@@ -2,62 +2,12 @@
 //! loopback (rustls, with a certificate made for the test by rcgen), reached with the
 //! certificate trusted by `--ca-cert`, with `--insecure`, and refused without either.
 
+use crate::support::everything;
 use rcgen::{CertifiedKey, generate_simple_self_signed};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// A child process killed when the test ends, pass or fail.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// server-everything on plain HTTP, listening.
-fn everything() -> (Server, u16) {
-    let port = free_port();
-    let program = repo().join("tests/peers/node_modules/.bin/mcp-server-everything");
-    assert!(
-        program.exists(),
-        "run `bash scripts/install-peers.sh` first"
-    );
-    let child = Command::new(program)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no listener");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
-}
 
 /// A TLS front on a free port, for `localhost`, that relays each connection's plaintext to
 /// `upstream`; returns its port and the certificate (PEM). It runs until `runtime` drops.

@@ -15,4 +15,5 @@ mod monitor_rmcp;
 mod paper;
 mod run;
 mod streams;
+mod support;
 mod tester;

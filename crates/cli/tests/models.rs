@@ -3,12 +3,8 @@
 //! other thread counts must agree with it. The benchmark models of bench/check/ are pinned the
 //! same way, at the small size each names in its `// pinned: -D ...` line.
 
-use std::path::{Path, PathBuf};
+use crate::support::repo;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Runs `agentpi` with `args` from the repository root; returns (status, stdout, stderr).
 fn agentpi(args: &[&str]) -> (i32, String, String) {
@@ -97,11 +93,41 @@ fn bundled_models_have_pinned_verdicts_and_traces() {
     }
 }
 
+/// `--symmetry` and `--por` keep the verdicts of the bench models that exercise them, and
+/// store the pinned number of states (identical clients: 3,645 states become 70; the ring:
+/// 9,399 become 3,685).
+#[test]
+fn reductions_keep_verdicts_with_fewer_states() {
+    let cases = [
+        ("bench/check/clients.pi", "N=6", "--symmetry", 3645, 70),
+        ("bench/check/lcr.pi", "N=6", "--por", 9399, 3685),
+    ];
+    for (file, size, flag, full, reduced) in cases {
+        let plain = check_file(file, &["-D", size]);
+        let with = check_file(file, &["-D", size, flag]);
+        let verdicts = |report: &str| -> Vec<String> {
+            let lines = report.lines().filter(|l| l.contains(" ... "));
+            lines
+                .map(|l| l.split(" (").next().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(verdicts(&plain), verdicts(&with), "{file} {flag}");
+        assert!(
+            plain.contains(&format!("({full} states")),
+            "{file}: {plain}"
+        );
+        assert!(
+            with.contains(&format!("({reduced} states")),
+            "{file} {flag}: {with}"
+        );
+    }
+}
+
 #[test]
 fn bench_models_have_pinned_counts_and_verdicts() {
     let models = bench_models();
     let stems: Vec<&str> = models.iter().map(|(stem, _)| stem.as_str()).collect();
-    assert_eq!(stems, ["abp", "filter", "lcr", "philosophers"]);
+    assert_eq!(stems, ["abp", "clients", "filter", "lcr", "philosophers"]);
     for (stem, args) in &models {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let report = check_file(&format!("bench/check/{stem}.pi"), &args);
@@ -117,6 +143,25 @@ fn output_is_the_same_for_every_thread_count() {
         let three = agentpi(&["check", &path, "--threads", "3", "--format", "json"]);
         assert_eq!(one.1, three.1, "{name}");
         assert_eq!(one.0, three.0, "{name}");
+    }
+    // With the reductions too, on bench models big enough to take many chunks.
+    for (file, size) in [("lcr", "N=6"), ("clients", "N=8"), ("filter", "N=3")] {
+        let path = format!("bench/check/{file}.pi");
+        let run = |threads| {
+            let args = [
+                "check",
+                &path,
+                "-D",
+                size,
+                "--por",
+                "--symmetry",
+                "--threads",
+                threads,
+            ];
+            agentpi(&[&args[..], &["--format", "json"]].concat())
+        };
+        let (one, three) = (run("1"), run("3"));
+        assert_eq!((one.0, one.1), (three.0, three.1), "{file} with reductions");
     }
 }
 

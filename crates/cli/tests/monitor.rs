@@ -4,13 +4,10 @@
 //! to `agentpi trace check` on its own record: the same findings offline as live.
 
 use crate::cases::each_in_parallel;
+use crate::support::repo;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-pub(crate) fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 pub(crate) fn agentpi() -> &'static str {
     env!("CARGO_BIN_EXE_agentpi")

@@ -6,56 +6,12 @@
 //! standard error and in the report, which equals `agentpi trace check` of the record.
 
 use crate::cases::each_in_parallel;
+use crate::support::{Server, everything, repo};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// A child process killed when the test ends, pass or fail.
-pub(crate) struct Server(pub(crate) Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-pub(crate) fn everything() -> (Server, u16) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let program = repo().join("tests/peers/node_modules/.bin/mcp-server-everything");
-    assert!(
-        program.exists(),
-        "run `bash scripts/install-peers.sh` first"
-    );
-    let child = Command::new(program)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no listener");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
-}
+use std::process::{Command, Stdio};
 
 /// A running monitor, the URL it serves, and the rest of its standard error.
 struct Monitor {
@@ -228,6 +184,7 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern_cancel", "good", &["C5"]),
         ("modern", "modern_listen_unrequested", &["M13"]),
         ("modern", "modern_listen_log", &["M14"]),
+        ("modern", "modern_listen_unmarked", &["M13"]),
     ];
     each_in_parallel(cases, |(client, server, expected)| {
         let report = check(client, server);

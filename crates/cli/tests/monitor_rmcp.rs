@@ -3,19 +3,13 @@
 //! (stdin closed, the server exits, the monitor with it). The report has no violation and
 //! equals `agentpi trace check` of the record.
 
+use crate::support::repo;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// Runs the rmcp client against the monitored server; returns the tools it listed.
 async fn drive(dir: &Path) -> Vec<String> {

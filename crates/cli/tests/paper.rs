@@ -3,12 +3,8 @@
 //! service calls, Φ⁻¹ on a server with terms outside its domain, the (Φ⁺)⁻¹ round trip, the
 //! bundled models' checks, the comparisons of the bundled models, and `agentpi replay`.
 
-use std::path::{Path, PathBuf};
+use crate::support::repo;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Runs `agentpi` from the repository root: the exit status and standard output, pinned.
 fn check(name: &str, args: &[&str]) {

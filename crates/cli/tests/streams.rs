@@ -3,13 +3,10 @@
 //! gone (`| head`). A failed standard output is one line on standard error and status 2; a
 //! failed standard error changes nothing (there is nowhere left to say so).
 
+use crate::support::repo;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Every command, in every output format, with the status it exits with when all goes well.
 fn commands() -> Vec<(Vec<&'static str>, i32)> {

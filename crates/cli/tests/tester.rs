@@ -6,12 +6,11 @@
 //! same client messages; bad input is exit status 2.
 
 use crate::cases::each_in_parallel;
-use crate::monitor::{agentpi, peer, repo, scratch};
-use crate::monitor_http::{Server, everything};
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::{Server, everything, free_port, listening, repo};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 fn script(name: &str) -> String {
     repo().join("tests/tester").join(name).display().to_string()
@@ -157,24 +156,14 @@ fn saved_trace_fails_again(dir: &Path, mode: &str, rule: &str, server: &[String]
 
 /// A server of the Python SDK on Streamable HTTP: `sdk_server.py --http PORT`.
 fn sdk_http(python: &str) -> (Server, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let child = Command::new(python)
         .args([script("sdk_server.py"), "--http".into(), port.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let server = Server(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no listener");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
+    listening(child, port)
 }
 
 /// Starts a Streamable HTTP server (given the Python of the peers) and returns its port.

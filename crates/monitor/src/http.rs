@@ -583,6 +583,7 @@ fn stream(exchange: &mut Exchange, message: &Message, cx: Context) -> Vec<Found>
     if cx.modern {
         found.extend(h9_status(head, message));
         found.extend(h9_missing_meta(head, exchange.body.as_ref(), message));
+        found.extend(m13_listen_stream(exchange.body.as_ref(), message));
         found.extend(h10_stream(exchange, message));
     } else {
         found.extend(h6_stream(head, exchange.resuming, message));
@@ -663,6 +664,38 @@ fn h9_missing_meta(head: &Head, body: Option<&Body>, message: &Message) -> Optio
             "`{method}` without `_meta` protocolVersion and clientCapabilities got {answer} with status {}, not -32602 with 400",
             head.status
         ),
+    ))
+}
+
+/// M13 (the stream of a listen): every notification on the stream that answers a
+/// `subscriptions/listen` carries that listen's id as its subscriptionId. (Over stdio there
+/// is no stream to tell: the notifications that carry one are held to it by the model.)
+fn m13_listen_stream(body: Option<&Body>, message: &Message) -> Option<Found> {
+    let Some(Body::Request { id, method, .. }) = body else {
+        return None;
+    };
+    let Message::Notification {
+        method: note,
+        params,
+    } = message
+    else {
+        return None;
+    };
+    if method != "subscriptions/listen" {
+        return None;
+    }
+    let meta = params.as_ref().and_then(|p| p.get("_meta"));
+    let carried = meta.and_then(|m| m.get("io.modelcontextprotocol/subscriptionId"));
+    if carried == Some(id) {
+        return None;
+    }
+    let what = match carried {
+        None => "no subscriptionId".to_string(),
+        Some(other) => format!("subscriptionId {other}"),
+    };
+    Some(must(
+        "M13",
+        format!("`{note}` on the stream of listen {id} carries {what}"),
     ))
 }
 

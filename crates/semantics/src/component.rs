@@ -89,8 +89,13 @@ pub enum MoveKind {
     },
     /// An input; what the component becomes depends on the values
     /// ([`Semantics::component_receives`]). `guard` is the value its first pattern requires,
-    /// when that pattern is `=e`: other values do not match.
-    In { chan: Chan, guard: Option<Value> },
+    /// when that pattern is `=e`: other values do not match. `may_fault`: matching evaluates
+    /// an expression (an `=e` pattern), which may fault; otherwise it never does.
+    In {
+        chan: Chan,
+        guard: Option<Value>,
+        may_fault: bool,
+    },
 }
 
 /// A transition of a component alone: its label, what the component became (or the fault),
@@ -236,9 +241,10 @@ impl<'p> Stepper<'_, 'p, '_> {
                     made: lo..self.spawner.next_fresh(),
                 }
             }
-            Act::In(chan, _) => MoveKind::In {
+            Act::In(chan, pats) => MoveKind::In {
                 chan: *chan,
                 guard: offer.guard(),
+                may_fault: pats.iter().any(evaluates),
             },
         };
         Move {
@@ -311,6 +317,16 @@ fn local_step(emitted: Emitted, lo: &mut u32) -> LocalStep {
             actors: vec![actor],
             made: *lo..*lo,
         },
+    }
+}
+
+/// Whether matching the pattern evaluates an expression.
+fn evaluates(pattern: &agentpi_ir::core::Pattern) -> bool {
+    use agentpi_ir::core::Pattern;
+    match pattern {
+        Pattern::Eq(_) => true,
+        Pattern::Ctor(_, _, ps) | Pattern::Tuple(ps) => ps.iter().any(evaluates),
+        Pattern::Bind(..) | Pattern::Wild => false,
     }
 }
 

@@ -179,6 +179,25 @@ pub fn sort_canonically(procs: &mut [Proc], queues: &mut [Queue]) {
     crate::queue::sort_queues(queues, false);
 }
 
+/// `proc` with its closures of instance `from` moved to instance `to` (symmetry reduction
+/// renames interchangeable instances).
+pub fn reinstanced(proc: &Proc, from: crate::Instance, to: crate::Instance) -> Proc {
+    let moved = |c: &Arc<Closure>| match c.instance == from {
+        true => Arc::new(Closure {
+            instance: to,
+            ..(**c).clone()
+        }),
+        false => c.clone(),
+    };
+    match proc {
+        Proc::Leaf(c) => Proc::Leaf(moved(c)),
+        Proc::Seq(left, right) => Proc::Seq(
+            left.iter().map(|p| reinstanced(p, from, to)).collect(),
+            moved(right),
+        ),
+    }
+}
+
 /// The canonical order of two waiting closures in a state without fresh names.
 pub fn cmp_closures(a: &Closure, b: &Closure) -> Ordering {
     cmp_closure(a, b, false)

@@ -11,8 +11,13 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) store: &'a Store,
     /// The source's ids in key order: components are `ids[..split]`, queues `ids[split..]`.
     pub(super) ids: &'a [u32],
-    /// The source's tree, which targets mostly share, and room to build theirs.
-    pub(super) levels: &'a Levels,
+    /// The source's tree, which targets mostly share (none: targets are built whole, not
+    /// looked up), and room to build theirs.
+    pub(super) levels: Option<&'a Levels>,
+    /// Only transitions whose label this accepts (`Semantics::successors_where`), and what
+    /// it said of each label so far.
+    pub(super) keep: Option<&'a dyn Fn(&Label) -> bool>,
+    pub(super) asked: Vec<Option<bool>>,
     pub(super) scratch: Levels,
     /// Room for a target's ids.
     pub(super) buffer: Vec<u32>,
@@ -94,7 +99,7 @@ impl<'a> Assembly<'a, '_, '_> {
                     kind: kind.clone(),
                     span: m.span,
                 };
-                self.fault(fault)
+                self.fault(one, fault)
             }
             FastKind::Out(out) if self.engine.sem.buffer(out.chan).is_some() => {
                 self.send(slot, m, out)
@@ -150,7 +155,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let one = Actors::One(m.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
-            RecvKind::Fault(fault) => self.fault(fault.clone()),
+            RecvKind::Fault(fault) => self.fault(one, fault.clone()),
             RecvKind::Then(then) => {
                 let queues = match info.popped {
                     Some(rest) => QueueChange::Set(Some(queue), rest),
@@ -165,14 +170,17 @@ impl<'a> Assembly<'a, '_, '_> {
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
         let inputs = self.inputs();
+        let index = InputIndex::of(&inputs);
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
+        let mut candidates = Vec::new();
         for (k, slot) in slots.iter().enumerate() {
             for (o, m) in moves[k].offers.iter().enumerate() {
                 let FastKind::Out(out) = &m.kind else {
                     continue;
                 };
-                for input in inputs.iter().filter(|i| i.chan == out.chan) {
-                    self.pair((k, *slot, o as u32, m, out), input);
+                index.candidates(&inputs, k, out, &mut candidates);
+                for &i in &candidates {
+                    self.pair((k, *slot, o as u32, m, out), &inputs[i]);
                 }
             }
         }
@@ -184,7 +192,11 @@ impl<'a> Assembly<'a, '_, '_> {
         let mut inputs = Vec::new();
         for (k, slot) in slots.iter().enumerate() {
             for (j, m) in moves[k].offers.iter().enumerate() {
-                if let FastKind::In { chan, guard } = &m.kind
+                if let FastKind::In {
+                    chan,
+                    guard,
+                    may_fault,
+                } = &m.kind
                     && self.engine.sem.buffer(*chan).is_none()
                 {
                     inputs.push(Input {
@@ -193,6 +205,7 @@ impl<'a> Assembly<'a, '_, '_> {
                         offer: j as u32,
                         chan: *chan,
                         guard: guard.as_ref(),
+                        may_fault: *may_fault,
                         m,
                     });
                 }
@@ -229,6 +242,12 @@ impl<'a> Assembly<'a, '_, '_> {
             return;
         }
         self.movers_now = [slot.pos as u32, input.slot.pos as u32];
+        // When the communication itself was not asked for, the receive is needed only if
+        // matching may fault (a `tau` fault, asked for apart).
+        let faults = input.may_fault && self.wanted(self.tau());
+        if !(self.wanted(out.comm) || faults) {
+            return;
+        }
         let key = (input.slot.id, input.slot.twin, input.offer, out.msg);
         let Some(recv) = self.engine.received.get(&key) else {
             let (id, twin, offer, msg) = key;
@@ -237,7 +256,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let two = Actors::Two(m.instance, input.m.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
-            RecvKind::Fault(fault) => self.fault(fault.clone()),
+            RecvKind::Fault(fault) => self.fault(Actors::One(input.m.instance), fault.clone()),
             RecvKind::Then(then) => {
                 let replace = [(slot.pos, &out.then), (input.slot.pos, then)];
                 self.step(out.comm, two, m.span, &replace, None);
@@ -273,13 +292,21 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[(usize, &Then)],
         queues: Option<QueueChange>,
     ) {
+        // A transition not asked for is not built (so its names are not numbered either).
+        if !self.wanted(label) {
+            return;
+        }
         let mut bases = [0u32; 2];
         for (i, (_, then)) in replace.iter().enumerate() {
             bases[i] = self.counter;
             self.counter += then.made.len() as u32;
             if let Err(fault) = &then.built {
                 let fault = fault.clone();
-                return self.emit(FastSucc::Fault { label, fault });
+                return self.emit(FastSucc::Fault {
+                    label,
+                    fault,
+                    actors,
+                });
             }
         }
         let parts: [Option<Part<'_>>; 2] = std::array::from_fn(|i| {
@@ -295,7 +322,11 @@ impl<'a> Assembly<'a, '_, '_> {
         if parts.iter().flatten().any(|p| p.then.nesting > MAX_NESTING) {
             let kind = FaultKind::NestedTooDeep;
             let fault = Fault { kind, span };
-            return self.emit(FastSucc::Fault { label, fault });
+            return self.emit(FastSucc::Fault {
+                label,
+                fault,
+                actors,
+            });
         }
         let (target, renaming) = match self.quiet(&parts) {
             true => {
@@ -400,15 +431,37 @@ impl<'a> Assembly<'a, '_, '_> {
         (!set.iter().any(older)).then_some(set)
     }
 
+    /// Whether the caller asked for transitions with this label (remembered per label: the
+    /// filter may look names up).
+    fn wanted(&mut self, label: u32) -> bool {
+        let Some(keep) = self.keep else {
+            return true;
+        };
+        let i = label as usize;
+        if self.asked.len() <= i {
+            self.asked.resize(i + 1, None);
+        }
+        *self.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
+    }
+
     /// Adds a transition, moving the components at `self.movers_now`.
     fn emit(&mut self, succ: FastSucc) {
         self.out.push(succ);
         self.movers.push(self.movers_now);
     }
 
-    fn fault(&mut self, fault: Fault) {
+    /// A fault raised before anything was built (a failed assertion, a pattern that cannot
+    /// be evaluated): labelled `tau`.
+    fn fault(&mut self, actors: Actors, fault: Fault) {
         let label = self.tau();
-        self.emit(FastSucc::Fault { label, fault });
+        if !self.wanted(label) {
+            return;
+        }
+        self.emit(FastSucc::Fault {
+            label,
+            fault,
+            actors,
+        });
     }
 
     fn tau(&self) -> u32 {
@@ -446,9 +499,12 @@ impl<'a> Assembly<'a, '_, '_> {
             }
         }
         self.queues_into(&mut ids, queues);
-        let found = self
-            .store
-            .find_near(Some(self.levels), &ids, &mut self.scratch);
+        let Some(levels) = self.levels else {
+            let state = interner.state(&ids);
+            self.buffer = ids;
+            return Target::State(Box::new(state));
+        };
+        let found = self.store.find_near(Some(levels), &ids, &mut self.scratch);
         let target = match found {
             Some(known) => Target::Known(known),
             None => {
@@ -495,6 +551,58 @@ impl<'a> Assembly<'a, '_, '_> {
     }
 }
 
+/// The inputs of a state by channel, and by the value their first pattern requires: an
+/// output meets the inputs that require nothing or its first value, and those of its own
+/// component (which meet it inside, whatever they require). Without it, a state with
+/// thousands of components (requests in flight) tried every output with every input.
+struct InputIndex<'m> {
+    by_chan: FxHashMap<Chan, Vec<usize>>,
+    unguarded: FxHashMap<Chan, Vec<usize>>,
+    guarded: FxHashMap<(Chan, &'m Value), Vec<usize>>,
+}
+
+impl<'m> InputIndex<'m> {
+    fn of(inputs: &[Input<'m>]) -> Self {
+        let mut index = InputIndex {
+            by_chan: FxHashMap::default(),
+            unguarded: FxHashMap::default(),
+            guarded: FxHashMap::default(),
+        };
+        for (i, input) in inputs.iter().enumerate() {
+            index.by_chan.entry(input.chan).or_default().push(i);
+            match input.guard {
+                Some(g) => index.guarded.entry((input.chan, g)).or_default().push(i),
+                None => index.unguarded.entry(input.chan).or_default().push(i),
+            }
+        }
+        index
+    }
+
+    /// The inputs output `out` of slot `k` may meet, in offer order, into `out_list`.
+    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
+        list.clear();
+        let all = self.by_chan.get(&out.chan).map_or(&[][..], Vec::as_slice);
+        let Some(first) = &out.first else {
+            return list.extend_from_slice(all);
+        };
+        if all.len() <= 16 {
+            return list.extend_from_slice(all);
+        }
+        let none: &[usize] = &[];
+        let unguarded = self.unguarded.get(&out.chan).map_or(none, Vec::as_slice);
+        let guarded = self
+            .guarded
+            .get(&(out.chan, first))
+            .map_or(none, Vec::as_slice);
+        list.extend_from_slice(unguarded);
+        list.extend_from_slice(guarded);
+        // Inputs of the output's own component meet it inside whatever they require.
+        list.extend(all.iter().copied().filter(|&i| inputs[i].k == k));
+        list.sort_unstable();
+        list.dedup();
+    }
+}
+
 /// An input offer of the state, for pairing.
 struct Input<'m> {
     k: usize,
@@ -502,6 +610,7 @@ struct Input<'m> {
     offer: u32,
     chan: Chan,
     guard: Option<&'m Value>,
+    may_fault: bool,
     m: &'m FastMove,
 }
 

@@ -72,7 +72,15 @@ impl Engine<'_, '_> {
                     msg: self.messages.id(values),
                     then: self.then(interner, then, made),
                 }),
-                MoveKind::In { chan, guard } => FastKind::In { chan, guard },
+                MoveKind::In {
+                    chan,
+                    guard,
+                    may_fault,
+                } => FastKind::In {
+                    chan,
+                    guard,
+                    may_fault,
+                },
             };
             offers.push(FastMove {
                 kind,

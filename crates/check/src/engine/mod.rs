@@ -18,7 +18,9 @@
 //! `tests/differential.rs` holds them to it).
 
 mod assembly;
+mod cached;
 use assembly::Assembly;
+pub use cached::Cached;
 mod fill;
 
 use crate::intern::Interner;
@@ -101,10 +103,17 @@ struct FastMove {
 }
 
 enum FastKind {
-    Alone { label: u32, then: Then },
+    Alone {
+        label: u32,
+        then: Then,
+    },
     Fault(FaultKind),
     Out(Output),
-    In { chan: Chan, guard: Option<Value> },
+    In {
+        chan: Chan,
+        guard: Option<Value>,
+        may_fault: bool,
+    },
 }
 
 struct Output {
@@ -184,8 +193,12 @@ pub(crate) enum FastSucc {
         /// The source's fresh ids as the target numbers them (`Transition::renaming`).
         renaming: agentpi_semantics::Renaming,
     },
-    /// A fault transition (the explorer keeps its label and fault, not who moved).
-    Fault { label: u32, fault: Fault },
+    /// A fault transition.
+    Fault {
+        label: u32,
+        fault: Fault,
+        actors: Actors,
+    },
 }
 
 /// A target: a stored state's number (stored before this chunk), or the key of one that
@@ -211,6 +224,9 @@ pub(crate) enum Miss {
     Pushed(Option<u32>, Chan, u32),
 }
 
+/// A state's transitions, the ids of its new targets, and the stubborn set to expand it by.
+pub(crate) type Assembled = (Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>);
+
 /// What the fast path made of a state.
 pub(crate) enum Expansion {
     /// The transitions, the arena holding the ids of targets not stored before, and with
@@ -226,7 +242,13 @@ pub(crate) enum Expansion {
 struct Room {
     /// The tree of the state being expanded; its ids in key order.
     source: Levels,
-    /// Its components in canonical order.
+    work: Work,
+}
+
+/// Room for putting one state's transitions together.
+#[derive(Default)]
+struct Work {
+    /// The source's components in canonical order.
     canon: Vec<u32>,
     /// The tree of a target, and its ids.
     scratch: Levels,
@@ -274,12 +296,30 @@ impl<'s, 'p> Engine<'s, 'p> {
     }
 
     fn expand_in(&self, store: &Store, room: &mut Room, s: u32) -> Expansion {
-        let ids = room.source.ids();
+        let levels = Some((&room.source, s));
+        match self.assemble(store, room.source.ids(), levels, None, &mut room.work) {
+            Ok((out, arena, reduced)) => Expansion::Fast(out, arena, reduced),
+            Err(misses) => Expansion::Slow(misses),
+        }
+    }
+
+    /// The transitions of the state with ids `ids` (in key order), in the order
+    /// `Semantics::successors` gives them, those whose label `keep` accepts when it is given;
+    /// with `levels` (the state's tree and number) targets are looked up in the store, else
+    /// built whole. What was missing, or nothing when the state takes the reference path.
+    fn assemble(
+        &self,
+        store: &Store,
+        ids: &[u32],
+        levels: Option<(&Levels, u32)>,
+        keep: Option<&dyn Fn(&Label) -> bool>,
+        work: &mut Work,
+    ) -> Result<Assembled, Vec<Miss>> {
         let interner = store.interner();
         let split = ids.partition_point(|&id| !Interner::is_queue(id));
         // Names in queued messages are renumbered with the queues: the reference path.
         if ids[split..].iter().any(|&id| interner.fresh_bound(id) > 0) {
-            return Expansion::Slow(Vec::new());
+            return Err(Vec::new());
         }
         let fresh = ids
             .iter()
@@ -287,24 +327,23 @@ impl<'s, 'p> Engine<'s, 'p> {
             .max()
             .unwrap_or(0);
         // The store keeps ids by instance; the reference opens components in canonical order.
-        room.canon.clear();
-        room.canon.extend_from_slice(&ids[..split]);
-        room.canon.sort_by(|&a, &b| interner.cmp(a, b));
-        let slots = slots(&room.canon);
-        let moves = match self.cached_moves(&slots) {
-            Ok(moves) => moves,
-            Err(misses) => return Expansion::Slow(misses),
-        };
+        work.canon.clear();
+        work.canon.extend_from_slice(&ids[..split]);
+        work.canon.sort_by(|&a, &b| interner.cmp(a, b));
+        let slots = slots(&work.canon);
+        let moves = self.cached_moves(&slots)?;
         let mut run = Assembly {
             engine: self,
             store,
             ids,
-            levels: &room.source,
-            scratch: std::mem::take(&mut room.scratch),
-            buffer: std::mem::take(&mut room.buffer),
+            levels: levels.map(|(l, _)| l),
+            keep,
+            asked: Vec::new(),
+            scratch: std::mem::take(&mut work.scratch),
+            buffer: std::mem::take(&mut work.buffer),
             arena: Vec::new(),
             split,
-            canon: &room.canon,
+            canon: &work.canon,
             slots: &slots,
             moves: &moves,
             out: Vec::with_capacity(2 * slots.len()),
@@ -317,13 +356,16 @@ impl<'s, 'p> Engine<'s, 'p> {
         };
         run.singles();
         run.communications();
-        room.scratch = std::mem::take(&mut run.scratch);
-        room.buffer = std::mem::take(&mut run.buffer);
+        work.scratch = std::mem::take(&mut run.scratch);
+        work.buffer = std::mem::take(&mut run.buffer);
         if run.slow || !run.misses.is_empty() {
-            return Expansion::Slow(run.misses);
+            return Err(run.misses);
         }
-        let reduced = self.por.as_ref().and_then(|_| run.reduce(s));
-        Expansion::Fast(run.out, run.arena, reduced)
+        let reduced = match (&self.por, levels) {
+            (Some(_), Some((_, s))) => run.reduce(s),
+            _ => None,
+        };
+        Ok((run.out, run.arena, reduced))
     }
 
     /// The moves of each slot; what is missing, or an empty list when a component takes

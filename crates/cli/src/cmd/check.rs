@@ -30,6 +30,11 @@ pub struct Args {
     /// counterexamples' shortness, nor the counts); off for other properties.
     #[arg(long)]
     pub por: bool,
+    /// Symmetry reduction: store one state for all states that differ only in which of
+    /// several identical instances (`Client | Client`) holds what. Keeps the same verdicts
+    /// as --por; off for other properties and for models that make fresh names (`new`).
+    #[arg(long)]
+    pub symmetry: bool,
     /// Set a constant of the model: `-D N=6` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
@@ -69,6 +74,7 @@ pub fn run(args: Args) -> u8 {
         keep_renamings: false,
         drop_edges: false,
         por: args.por,
+        symmetry: args.symmetry,
     };
     let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
     let report = match args.format {
@@ -150,8 +156,14 @@ fn run_checks(
             });
             let secs = started.elapsed().as_secs_f64();
             if report.por_off {
-                errln!("{name}: partial-order reduction is off: a property it does not keep (liveness, ltl)");
-            } else if options.por {
+                errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
+            } else if options.symmetry {
+                match report.symmetric_classes {
+                    0 => errln!("{name}: symmetry reduction found no interchangeable instances (or the model makes fresh names)"),
+                    n => errln!("{name}: symmetry reduction over {n} {} of interchangeable instances", if n == 1 { "class" } else { "classes" }),
+                }
+            }
+            if !report.por_off && options.por {
                 errln!("{name}: {} of {} states expanded by a stubborn set (partial-order reduction)", report.reduced, report.expanded);
             }
             let per_state = report.bytes as f64 / report.states.max(1) as f64;
