@@ -8,8 +8,8 @@
 //! protocol violation). A planted flaw and overlapping writes are refused before anything runs.
 
 use crate::cases::each_in_parallel;
-use crate::monitor::{agentpi, peer, repo, scratch};
-use crate::monitor_http::Server;
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::{Server, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -55,7 +55,12 @@ impl World {
     }
 
     fn faulty_stdio(&self) -> String {
-        format!("[{:?}, {:?}, \"--log\", {:?}]", python(), flow("tools.py"), self.path("faulty.log"))
+        format!(
+            "[{:?}, {:?}, \"--log\", {:?}]",
+            python(),
+            flow("tools.py"),
+            self.path("faulty.log")
+        )
     }
 
     /// The configuration of the pipeline (and of the orchestration, which has no cleanup and
@@ -86,9 +91,17 @@ impl World {
 
 /// Runs agentpi; its status, standard output and standard error.
 fn agentpi_run(args: &[String]) -> (i32, String, String) {
-    let out = Command::new(agentpi()).args(args).stdin(Stdio::null()).output().unwrap();
+    let out = Command::new(agentpi())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -112,7 +125,8 @@ fn observed(report: &Value) -> Vec<String> {
 fn replays(dir: &Path, model: &str, labels: &[String]) {
     let trace = dir.join("path.trace");
     std::fs::write(&trace, labels.join("\n") + "\n").unwrap();
-    let (status, out, err) = agentpi_run(&strings(&["replay", model, &trace.display().to_string()]));
+    let (status, out, err) =
+        agentpi_run(&strings(&["replay", model, &trace.display().to_string()]));
     assert_eq!(status, 0, "the path is not a run of {model}: {out}{err}");
 }
 
@@ -120,7 +134,10 @@ fn replays(dir: &Path, model: &str, labels: &[String]) {
 fn calls_settled_and_clean(name: &str, report: &Value) -> Vec<(String, String)> {
     let calls = report["calls"].as_array().unwrap();
     for call in calls {
-        assert!(call["outcome"].is_string(), "{name}: a call left unanswered: {call}");
+        assert!(
+            call["outcome"].is_string(),
+            "{name}: a call left unanswered: {call}"
+        );
         if call["outcome"] == "timeout" {
             assert_eq!(call["cancelled"], true, "{name}: {call}");
         }
@@ -131,7 +148,12 @@ fn calls_settled_and_clean(name: &str, report: &Value) -> Vec<(String, String)> 
     }
     calls
         .iter()
-        .map(|c| (c["chan"].as_str().unwrap().to_string(), c["outcome"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["chan"].as_str().unwrap().to_string(),
+                c["outcome"].as_str().unwrap().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -150,12 +172,31 @@ struct Case {
 }
 
 const fn fault(point: &'static str, tool: &'static str, outcome: &'static str) -> Option<Fault> {
-    Some(Fault { point, tool, outcome })
+    Some(Fault {
+        point,
+        tool,
+        outcome,
+    })
 }
 
 /// Runs a workflow in a world with one fault; the JSON report.
-fn run_case(world: &World, workflow: &str, config: &str, fault: &Option<Fault>, extra: &[&str]) -> Value {
-    let mut args = strings(&["run", &flow(workflow), "--config", config, "--format", "json", "-D", "Deadline=1000"]);
+fn run_case(
+    world: &World,
+    workflow: &str,
+    config: &str,
+    fault: &Option<Fault>,
+    extra: &[&str],
+) -> Value {
+    let mut args = strings(&[
+        "run",
+        &flow(workflow),
+        "--config",
+        config,
+        "--format",
+        "json",
+        "-D",
+        "Deadline=1000",
+    ]);
     args.extend(strings(&["--record", &world.path("run.jsonl")]));
     if let Some(f) = fault {
         let args_json = match f.tool {
@@ -183,59 +224,230 @@ fn case_name(fault: &Option<Fault>) -> String {
 const PIPELINE: &[Case] = &[
     Case {
         fault: None,
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_ok(r_3)", "publish_y_ok(r_4)", "done"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_ok(r_3)",
+            "publish_y_ok(r_4)",
+            "done",
+        ],
     },
     Case {
         fault: fault("fetch_a", "fail", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_err(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_err(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_a", "reject", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_err(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_err(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_a", "slow", "timeout"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_timeout(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_timeout(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_a", "crash", "crash"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_crash(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_crash(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_b", "fail", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_err(r_1)", "fetch_a_ok(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_err(r_1)",
+            "fetch_a_ok(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_b", "slow", "timeout"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_timeout(r_1)", "fetch_a_ok(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_timeout(r_1)",
+            "fetch_a_ok(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("fetch_b", "crash", "crash"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_crash(r_1)", "fetch_a_ok(r_2)", "failed", "cleanup(r_3)", "cleanup_ok(r_3)", "notify(r_4)", "notify_ok(r_4)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_crash(r_1)",
+            "fetch_a_ok(r_2)",
+            "failed",
+            "cleanup(r_3)",
+            "cleanup_ok(r_3)",
+            "notify(r_4)",
+            "notify_ok(r_4)",
+        ],
     },
     Case {
         fault: fault("publish_x", "fail", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_err(r_3)", "publish_y_ok(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_err(r_3)",
+            "publish_y_ok(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
     Case {
         fault: fault("publish_x", "slow", "timeout"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_timeout(r_3)", "publish_y_ok(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_timeout(r_3)",
+            "publish_y_ok(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
     Case {
         fault: fault("publish_x", "crash", "crash"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_crash(r_3)", "publish_y_ok(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_crash(r_3)",
+            "publish_y_ok(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
     Case {
         fault: fault("publish_y", "fail", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_ok(r_3)", "publish_y_err(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_ok(r_3)",
+            "publish_y_err(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
     Case {
         fault: fault("publish_y", "slow", "timeout"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_ok(r_3)", "publish_y_timeout(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_ok(r_3)",
+            "publish_y_timeout(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
     Case {
         fault: fault("publish_y", "crash", "crash"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_ok(r_3)", "publish_y_crash(r_4)", "failed", "cleanup(r_5)", "cleanup_ok(r_5)", "notify(r_6)", "notify_ok(r_6)"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_ok(r_3)",
+            "publish_y_crash(r_4)",
+            "failed",
+            "cleanup(r_5)",
+            "cleanup_ok(r_5)",
+            "notify(r_6)",
+            "notify_ok(r_6)",
+        ],
     },
 ];
 
@@ -264,23 +476,39 @@ fn pipeline_world(name: &str, world: &World, fault: &Option<Fault>, calls: &[(St
     let memory = world.read("memory.jsonl");
     let Some(f) = fault else {
         assert_eq!(published, "alpha+data of b", "{name}");
-        assert!(memory.contains("\"observations\":[\"alpha\",\"data of b\"]"), "{name}: {memory}");
+        assert!(
+            memory.contains("\"observations\":[\"alpha\",\"data of b\"]"),
+            "{name}: {memory}"
+        );
         assert!(!py.contains("cleanup"), "{name}: {py}");
         return;
     };
     let faulty = calls.iter().find(|(chan, _)| chan == f.point);
-    assert_eq!(faulty.map(|(_, o)| o.as_str()), Some(f.outcome), "{name}: {calls:?}");
-    assert!(py.contains("cleanup x and y\nnotify the pipeline failed"), "{name}: no cleanup: {py}");
+    assert_eq!(
+        faulty.map(|(_, o)| o.as_str()),
+        Some(f.outcome),
+        "{name}: {calls:?}"
+    );
+    assert!(
+        py.contains("cleanup x and y\nnotify the pipeline failed"),
+        "{name}: no cleanup: {py}"
+    );
     if f.point.starts_with("fetch") {
         let publishing = calls.iter().any(|(chan, _)| chan.starts_with("publish"));
-        assert!(!publishing, "{name}: published after a failed fetch: {calls:?}");
+        assert!(
+            !publishing,
+            "{name}: published after a failed fetch: {calls:?}"
+        );
         assert_eq!(published, "", "{name}");
         assert!(!memory.contains("report"), "{name}: {memory}");
     }
     if f.tool == "slow" {
         // The server was told: the SDK cancels the tool's task.
         let faulty_log = wait_for(&world.dir.join("faulty.log"), "slow cancelled");
-        assert!(faulty_log.contains("slow cancelled"), "{name}: {faulty_log}");
+        assert!(
+            faulty_log.contains("slow cancelled"),
+            "{name}: {faulty_log}"
+        );
     }
 }
 
@@ -299,19 +527,61 @@ fn wait_for(file: &Path, what: &str) -> String {
 const ORCHESTRATION: &[Case] = &[
     Case {
         fault: None,
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_ok(r_3)", "publish_y_ok(r_4)", "done"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_ok(r_3)",
+            "publish_y_ok(r_4)",
+            "done",
+        ],
     },
     Case {
         fault: fault("fetch_b", "fail", "err"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_err(r_1)", "mark_failed", "fetch_a_ok(r_2)", "failed", "cleanup", "notify"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_err(r_1)",
+            "mark_failed",
+            "fetch_a_ok(r_2)",
+            "failed",
+            "cleanup",
+            "notify",
+        ],
     },
     Case {
         fault: fault("fetch_a", "crash", "crash"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_crash(r_2)", "mark_failed", "failed", "cleanup", "notify"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_crash(r_2)",
+            "mark_failed",
+            "failed",
+            "cleanup",
+            "notify",
+        ],
     },
     Case {
         fault: fault("publish_x", "slow", "timeout"),
-        path: &["fetch_b(r_1)", "fetch_a(r_2)", "fetch_b_ok(r_1)", "fetch_a_ok(r_2)", "fused", "publish_x(r_3)", "publish_y(r_4)", "publish_x_timeout(r_3)", "publish_y_ok(r_4)", "failed", "cleanup", "notify"],
+        path: &[
+            "fetch_b(r_1)",
+            "fetch_a(r_2)",
+            "fetch_b_ok(r_1)",
+            "fetch_a_ok(r_2)",
+            "fused",
+            "publish_x(r_3)",
+            "publish_y(r_4)",
+            "publish_x_timeout(r_3)",
+            "publish_y_ok(r_4)",
+            "failed",
+            "cleanup",
+            "notify",
+        ],
     },
 ];
 
@@ -326,13 +596,24 @@ fn bundled_orchestration_takes_the_checked_path_for_each_fault() {
         let report = run_case(&world, "orchestration.pi", &config, &case.fault, &[]);
         let labels = observed(&report);
         assert_eq!(labels, case.path, "{name}: the path changed");
-        replays(&world.dir, &format!("{}:Run", flow("orchestration.pi")), &labels);
+        replays(
+            &world.dir,
+            &format!("{}:Run", flow("orchestration.pi")),
+            &labels,
+        );
         let calls = calls_settled_and_clean(&name, &report);
         let failed = labels.iter().any(|l| l == "failed");
         assert_eq!(failed, case.fault.is_some(), "{name}");
         assert_eq!(labels.iter().any(|l| l == "cleanup"), failed, "{name}");
-        if case.fault.as_ref().is_some_and(|f| f.point.starts_with("fetch")) {
-            assert!(!calls.iter().any(|(c, _)| c.starts_with("publish")), "{name}: {calls:?}");
+        if case
+            .fault
+            .as_ref()
+            .is_some_and(|f| f.point.starts_with("fetch"))
+        {
+            assert!(
+                !calls.iter().any(|(c, _)| c.starts_with("publish")),
+                "{name}: {calls:?}"
+            );
             assert_eq!(world.read("out/x.txt"), "", "{name}");
         }
     });
@@ -345,17 +626,36 @@ fn a_planted_flaw_is_refused_before_it_runs() {
     let world = World::new("refused");
     let config = world.config(&world.faulty_stdio(), true);
     let record = world.path("run.jsonl");
-    let args = strings(&["run", &flow("pipeline_broken.pi"), "--config", &config, "--record", &record]);
+    let args = strings(&[
+        "run",
+        &flow("pipeline_broken.pi"),
+        "--config",
+        &config,
+        "--record",
+        &record,
+    ]);
     let (status, out, err) = agentpi_run(&args);
     assert_eq!(status, 1, "{out}{err}");
-    assert!(out.contains("Run: failed leads to cleanup ... violated"), "{out}");
+    assert!(
+        out.contains("Run: failed leads to cleanup ... violated"),
+        "{out}"
+    );
     assert!(out.contains("counterexample"), "{out}");
-    assert!(out.contains("publish_y_err(r#4)"), "the counterexample fails a publish: {out}");
-    assert!(out.ends_with("refused: a check of the workflow is violated; nothing was run\n"), "{out}");
+    assert!(
+        out.contains("publish_y_err(r#4)"),
+        "the counterexample fails a publish: {out}"
+    );
+    assert!(
+        out.ends_with("refused: a check of the workflow is violated; nothing was run\n"),
+        "{out}"
+    );
     for server in ["fs", "mem", "py", "faulty"] {
         let trace = world.read(&format!("run.{server}.jsonl"));
         assert!(trace.contains("tools/list"), "{server}: {trace}");
-        assert!(!trace.contains("tools/call"), "{server} was called: {trace}");
+        assert!(
+            !trace.contains("tools/call"),
+            "{server} was called: {trace}"
+        );
     }
     assert_eq!(world.read("py.log"), "");
 }
@@ -366,32 +666,74 @@ fn a_planted_flaw_is_refused_before_it_runs() {
 fn overlapping_writes_are_refused_unless_said_safe() {
     let world = World::new("overlap");
     let config = world.config(&world.faulty_stdio(), true);
-    let both = format!("publish_y=fs.write_file {{\"path\": {:?}, \"content\": \"y\"}}", world.path("out/y.txt"));
-    let base = strings(&["run", &flow("pipeline.pi"), "--config", &config, "--verify-only", "--bind", &both]);
+    let both = format!(
+        "publish_y=fs.write_file {{\"path\": {:?}, \"content\": \"y\"}}",
+        world.path("out/y.txt")
+    );
+    let base = strings(&[
+        "run",
+        &flow("pipeline.pi"),
+        "--config",
+        &config,
+        "--verify-only",
+        "--bind",
+        &both,
+    ]);
     let (status, out, _) = agentpi_run(&base);
     assert_eq!(status, 1, "{out}");
     assert!(out.contains("Run: ltl [] ((publish_x or publish_y) -> X (not (publish_x or publish_y) W (publish_x_ok or publish_x_err or publish_x_timeout or publish_x_crash or publish_y_ok or publish_y_err or publish_y_timeout or publish_y_crash))) ... violated"), "{out}");
-    assert!(out.contains("publish_x(r#3)") && out.contains("publish_y(r#4)"), "{out}");
+    assert!(
+        out.contains("publish_x(r#3)") && out.contains("publish_y(r#4)"),
+        "{out}"
+    );
     // Resources told apart in the configuration: the calls may overlap.
     let text = std::fs::read_to_string(&config).unwrap()
-        + &format!("[bind.publish_y]\ntool = \"fs.write_file\"\nargs = {{ path = {:?}, content = \"y\" }}\nresource = \"y.txt\"\n", world.path("out/y.txt"));
-    let text = text.replacen("publish_y = { tool = \"mem.create_entities\"", "# publish_y = { tool = \"mem.create_entities\"", 1);
+        + &format!(
+            "[bind.publish_y]\ntool = \"fs.write_file\"\nargs = {{ path = {:?}, content = \"y\" }}\nresource = \"y.txt\"\n",
+            world.path("out/y.txt")
+        );
+    let text = text.replacen(
+        "publish_y = { tool = \"mem.create_entities\"",
+        "# publish_y = { tool = \"mem.create_entities\"",
+        1,
+    );
     let split = world.dir.join("split.toml");
     std::fs::write(&split, text).unwrap();
-    let args = strings(&["run", &flow("pipeline.pi"), "--config", &split.display().to_string(), "--verify-only", "--bind", "publish_x=fs.write_file"]);
+    let args = strings(&[
+        "run",
+        &flow("pipeline.pi"),
+        "--config",
+        &split.display().to_string(),
+        "--verify-only",
+        "--bind",
+        "publish_x=fs.write_file",
+    ]);
     let (status, out, err) = agentpi_run(&args);
     assert_eq!(status, 0, "{out}{err}");
-    assert!(out.ends_with("verified; not run (--verify-only)\n"), "{out}");
+    assert!(
+        out.ends_with("verified; not run (--verify-only)\n"),
+        "{out}"
+    );
     // `parallel` in the file: two calls of one writing tool may overlap.
     let servers = world.dir.join("servers.toml");
     std::fs::write(&servers, world.servers(&world.faulty_stdio())).unwrap();
     let config = servers.display().to_string();
     for (parallel, expected) in [("", 1), (" parallel", 0)] {
         let file = world.dir.join(format!("twice{}.pi", parallel.len()));
-        let model = format!("type Outcome = ok | err | timeout | crash\nchan put : chan Outcome\nextern put within 1000{parallel}\n\
-            proc Put = new r: chan Outcome . put!r . r?_\nsystem Twice = Put | Put\n");
+        let model = format!(
+            "type Outcome = ok | err | timeout | crash\nchan put : chan Outcome\nextern put within 1000{parallel}\n\
+            proc Put = new r: chan Outcome . put!r . r?_\nsystem Twice = Put | Put\n"
+        );
         std::fs::write(&file, model).unwrap();
-        let args = strings(&["run", &file.display().to_string(), "--config", &config, "--verify-only", "--bind", "put=mem.create_entities"]);
+        let args = strings(&[
+            "run",
+            &file.display().to_string(),
+            "--config",
+            &config,
+            "--verify-only",
+            "--bind",
+            "put=mem.create_entities",
+        ]);
         let (status, out, err) = agentpi_run(&args);
         assert_eq!(status, expected, "parallel={parallel}: {out}{err}");
     }
@@ -399,9 +741,19 @@ fn overlapping_writes_are_refused_unless_said_safe() {
 
 /// tests/run/tools.py on Streamable HTTP, and its port.
 fn tools_http(log: &str) -> (Server, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new(python())
-        .args([flow("tools.py"), "--log".into(), log.into(), "--http".into(), port.to_string()])
+        .args([
+            flow("tools.py"),
+            "--log".into(),
+            log.into(),
+            "--http".into(),
+            port.to_string(),
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -426,10 +778,16 @@ fn over_http_a_timeout_closes_the_request() {
     let fault = fault("fetch_b", "slow", "timeout");
     let report = run_case(&world, "pipeline.pi", &config, &fault, &[]);
     let calls = calls_settled_and_clean("http", &report);
-    assert!(calls.contains(&("fetch_b".to_string(), "timeout".to_string())), "{calls:?}");
+    assert!(
+        calls.contains(&("fetch_b".to_string(), "timeout".to_string())),
+        "{calls:?}"
+    );
     assert!(world.read("py.log").contains("cleanup x and y"));
     let log = wait_for(&world.dir.join("faulty.log"), "slow cancelled");
-    assert!(log.contains("slow cancelled"), "the server was not told: {log}");
+    assert!(
+        log.contains("slow cancelled"),
+        "the server was not told: {log}"
+    );
     let trace = world.read("run.faulty.jsonl");
     assert!(trace.contains("\"event\":\"aborted\""), "{trace}");
     assert!(!trace.contains("notifications/cancelled"), "{trace}");
@@ -441,9 +799,30 @@ fn over_http_a_timeout_closes_the_request() {
 fn extracted_models_load_check_and_run() {
     let world = World::new("extract");
     let servers: [(&str, Vec<String>); 3] = [
-        ("memory", vec!["env".into(), format!("MEMORY_FILE_PATH={}", world.path("memory.jsonl")), peer("node_modules/.bin/mcp-server-memory")]),
-        ("filesystem", vec![peer("node_modules/.bin/mcp-server-filesystem"), world.dir.display().to_string()]),
-        ("tools", vec![python(), flow("tools.py"), "--log".into(), world.path("tools.log")]),
+        (
+            "memory",
+            vec![
+                "env".into(),
+                format!("MEMORY_FILE_PATH={}", world.path("memory.jsonl")),
+                peer("node_modules/.bin/mcp-server-memory"),
+            ],
+        ),
+        (
+            "filesystem",
+            vec![
+                peer("node_modules/.bin/mcp-server-filesystem"),
+                world.dir.display().to_string(),
+            ],
+        ),
+        (
+            "tools",
+            vec![
+                python(),
+                flow("tools.py"),
+                "--log".into(),
+                world.path("tools.log"),
+            ],
+        ),
     ];
     each_in_parallel(&servers, |(name, command)| {
         let model = world.path(&format!("{name}.pi"));
@@ -452,7 +831,10 @@ fn extracted_models_load_check_and_run() {
         let (status, _, err) = agentpi_run(&args);
         assert_eq!(status, 0, "{name}: {err}");
         let text = world.read(&format!("{name}.pi"));
-        assert!(text.contains("extern ") && text.contains("system Tools"), "{name}: {text}");
+        assert!(
+            text.contains("extern ") && text.contains("system Tools"),
+            "{name}: {text}"
+        );
         let (status, out, err) = agentpi_run(&strings(&["check", &model]));
         assert_eq!(status, 0, "{name}: {out}{err}");
         let mut args = strings(&["run", &model, "--format", "json", "--server"]);
@@ -464,9 +846,17 @@ fn extracted_models_load_check_and_run() {
     });
     let memory = world.read("memory.pi");
     assert!(memory.contains("// read_graph: "), "{memory}");
-    assert!(memory.contains("chan create_entities : chan Outcome\nextern create_entities within 5000\n"), "{memory}");
+    assert!(
+        memory
+            .contains("chan create_entities : chan Outcome\nextern create_entities within 5000\n"),
+        "{memory}"
+    );
     assert!(memory.contains("may change state"), "{memory}");
-    assert!(memory.contains("system Tools = Call(read_graph) ; Call(search_nodes) ; Call(open_nodes)\n"), "{memory}");
+    assert!(
+        memory
+            .contains("system Tools = Call(read_graph) ; Call(search_nodes) ; Call(open_nodes)\n"),
+        "{memory}"
+    );
 }
 
 /// Mistakes give status 2 and say what is wrong, before any tool is called.
@@ -478,20 +868,78 @@ fn unusable_bindings_servers_and_models_exit_2() {
     let broken = world.path("broken.pi");
     std::fs::write(&broken, "chan c : chan Bool\nextern c\n").unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (strings(&["run", &pipeline, "--config", &config, "--bind", "fetch_a=fs.no_such_tool"]), "`fs` lists no such tool (it lists: read_file, read_text_file"),
-        (strings(&["run", &pipeline, "--config", &config, "--bind", "fetch_a=nowhere.x"]), "server `nowhere`, which is not given"),
-        (strings(&["run", &pipeline, "--config", &config, "--bind", "ghost=fs.read_file"]), "`ghost` is bound, but the model has no extern channel of that name"),
-        (strings(&["run", &pipeline, "--config", &config, "--bind", "fetch_a=fs.read_file {\"path\": \"${nope}\"}"]), "no extern channel `nope`"),
-        (strings(&["run", &pipeline, "--server", "fs=/no/such/server"]), "server `fs`: cannot start `/no/such/server`"),
-        (strings(&["run", &pipeline, "--server", "x=/bin/true"]), "server `x`: the server exited"),
-        (strings(&["run", &pipeline]), "`fetch_a` is bound to no tool"),
-        (strings(&["run", &broken]), "broken.pi:2:8: error[E0316]: no value for the outcome `ok` of `c`"),
-        (strings(&["run", &pipeline, "--config", &world.path("missing.toml")]), "cannot read"),
+        (
+            strings(&[
+                "run",
+                &pipeline,
+                "--config",
+                &config,
+                "--bind",
+                "fetch_a=fs.no_such_tool",
+            ]),
+            "`fs` lists no such tool (it lists: read_file, read_text_file",
+        ),
+        (
+            strings(&[
+                "run",
+                &pipeline,
+                "--config",
+                &config,
+                "--bind",
+                "fetch_a=nowhere.x",
+            ]),
+            "server `nowhere`, which is not given",
+        ),
+        (
+            strings(&[
+                "run",
+                &pipeline,
+                "--config",
+                &config,
+                "--bind",
+                "ghost=fs.read_file",
+            ]),
+            "`ghost` is bound, but the model has no extern channel of that name",
+        ),
+        (
+            strings(&[
+                "run",
+                &pipeline,
+                "--config",
+                &config,
+                "--bind",
+                "fetch_a=fs.read_file {\"path\": \"${nope}\"}",
+            ]),
+            "no extern channel `nope`",
+        ),
+        (
+            strings(&["run", &pipeline, "--server", "fs=/no/such/server"]),
+            "server `fs`: cannot start `/no/such/server`",
+        ),
+        (
+            strings(&["run", &pipeline, "--server", "x=/bin/true"]),
+            "server `x`: the server exited",
+        ),
+        (
+            strings(&["run", &pipeline]),
+            "`fetch_a` is bound to no tool",
+        ),
+        (
+            strings(&["run", &broken]),
+            "broken.pi:2:8: error[E0316]: no value for the outcome `ok` of `c`",
+        ),
+        (
+            strings(&["run", &pipeline, "--config", &world.path("missing.toml")]),
+            "cannot read",
+        ),
     ];
     each_in_parallel(&cases, |(args, expected)| {
         let (status, out, err) = agentpi_run(args);
         assert_eq!(status, 2, "{args:?}: {out}{err}");
-        assert!(err.contains(expected), "{args:?}: expected `{expected}` in:\n{err}");
+        assert!(
+            err.contains(expected),
+            "{args:?}: expected `{expected}` in:\n{err}"
+        );
     });
     assert_eq!(world.read("py.log"), "", "a tool was called");
 }

@@ -270,6 +270,7 @@ fn verify(prepared: &Prepared, args: &Args) -> SystemReport {
         keep_renamings: false,
         drop_edges: false,
         por: false,
+        symmetry: false,
     };
     let counters = agentpi_check::Progress::default();
     let name = &program.systems[system].name;
