@@ -63,6 +63,12 @@ enum Command {
     /// Check a recorded MCP trace offline with the monitor's checks (`agentpi trace check FILE`).
     #[command(after_help = cmd::trace::EXIT_STATUS)]
     Trace(cmd::trace::Args),
+    /// Run a checked workflow against real MCP servers: its `extern` channels call their tools.
+    #[command(after_help = cmd::run::EXIT_STATUS)]
+    Run(cmd::run::Args),
+    /// Write the .pi model of a real server's tools, to start a workflow from.
+    #[command(after_help = cmd::extract::EXIT_STATUS)]
+    Extract(cmd::extract::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -115,6 +121,8 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Trace(args) => cmd::trace::run(args),
         Command::Test(args) => cmd::test::run(args),
         Command::Models(args) => cmd::models::run(args),
+        Command::Run(args) => cmd::run::run(args),
+        Command::Extract(args) => cmd::extract::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Sgd(args) => cmd::sgd::run(args),
     }

@@ -30,7 +30,7 @@ pub fn load_defined(path: &str, defines: &[String], undone: &str) -> Result<Mode
 }
 
 /// `NAME=VALUE` settings as pairs; a malformed one is an error.
-fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String> {
     defines
         .iter()
         .map(|define| match define.split_once('=') {
@@ -47,10 +47,19 @@ fn parse_defines(defines: &[String]) -> Result<Vec<(String, String)>, String> {
 /// A loaded model, or its rendered errors ending in a line that counts them. The warnings of
 /// a model that loads are printed to stderr here. `defines` set constants (`-D`).
 pub fn load_quietly(path: &str, defines: &[(String, String)]) -> Result<Model, String> {
+    load_with_checks(path, defines, None)
+}
+
+/// [`load_quietly`], with checks from outside beside the root's (a display name and a text).
+pub fn load_with_checks(
+    path: &str,
+    defines: &[(String, String)],
+    checks: Option<(&str, &str)>,
+) -> Result<Model, String> {
     if let Err(report) = loader::check_root(path) {
         return Err(format!("{report}{path}: 1 error found\n"));
     }
-    let loaded = agentpi_ir::load_with(path, &Loader, defines);
+    let loaded = agentpi_ir::load_with_checks(path, &Loader, defines, checks);
     let errors = count(&loaded.diagnostics, Severity::Error);
     let text = render::terminal_first(&loaded.diagnostics, &loaded.sources, SHOWN);
     if errors > 0 {

@@ -13,6 +13,7 @@ mod monitor;
 mod monitor_http;
 mod monitor_rmcp;
 mod paper;
+mod run;
 mod streams;
 mod support;
 mod tester;

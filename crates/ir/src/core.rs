@@ -301,6 +301,73 @@ pub struct CheckDef {
     pub span: Span,
 }
 
+/// The kinds of outcome a call of a real tool has (`agentpi run` classifies each result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OutcomeKind {
+    /// A result that is not an error.
+    Ok,
+    /// A result with `isError`, or a JSON-RPC error.
+    Err,
+    /// No answer within the deadline (`within`): the call is cancelled.
+    Timeout,
+    /// The server died (or closed its output) before answering.
+    Crash,
+}
+
+impl OutcomeKind {
+    pub const ALL: [OutcomeKind; 4] = [
+        OutcomeKind::Ok,
+        OutcomeKind::Err,
+        OutcomeKind::Timeout,
+        OutcomeKind::Crash,
+    ];
+
+    /// How the kind is written (`ok`, `err`, `timeout`, `crash`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OutcomeKind::Ok => "ok",
+            OutcomeKind::Err => "err",
+            OutcomeKind::Timeout => "timeout",
+            OutcomeKind::Crash => "crash",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<OutcomeKind> {
+        OutcomeKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What an extern tool answers for one kind of outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternOutcome {
+    pub kind: OutcomeKind,
+    /// The value as written in the declaration's arms; `None`: the constructor named like
+    /// the kind.
+    pub written: Option<Span>,
+}
+
+/// A channel declared `extern`: a call of a real tool. The caller sends the request values and
+/// a reply channel last; the tool model answers each call with one of `outcomes`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extern {
+    pub chan: ChanId,
+    pub name: String,
+    /// The request values' types (the channel's values before the reply channel).
+    pub args: Vec<Type>,
+    /// What the reply channel carries.
+    pub reply: Type,
+    /// `within N`: the deadline of a call, in milliseconds.
+    pub within_ms: Option<u64>,
+    /// `parallel`: calls may overlap other writing calls to the same tool.
+    pub parallel: bool,
+    /// In the order of [`OutcomeKind::ALL`]; `timeout` only with a deadline.
+    pub outcomes: Vec<ExternOutcome>,
+    /// The channel's name in the `extern` declaration.
+    pub span: Span,
+    /// Where the reply channel's type is written, in the `chan` declaration.
+    pub reply_type: Span,
+}
+
 /// A whole lowered model: what `semantics` and `check` need, and nothing from the syntax.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Program {
@@ -315,6 +382,8 @@ pub struct Program {
     /// Terms marked `end:`: a component waiting at one (through parallel composition, `new`,
     /// `if` and `match` at its start) is at a valid end, as at the start of a `daemon proc`.
     pub end_points: Vec<TermId>,
+    /// The channels declared `extern`, in declaration order.
+    pub externs: Vec<Extern>,
 }
 
 impl Program {

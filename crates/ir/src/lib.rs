@@ -21,6 +21,7 @@ pub mod core;
 pub use core::ltl;
 mod eval;
 mod exhaustive;
+pub mod externs;
 mod free;
 mod guard;
 mod load;
@@ -28,4 +29,4 @@ mod lower;
 mod names;
 mod ty;
 
-pub use load::{Loaded, Loader, MemoryLoader, load, load_str, load_with};
+pub use load::{Loaded, Loader, MemoryLoader, load, load_str, load_with, load_with_checks};

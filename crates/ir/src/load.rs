@@ -37,6 +37,18 @@ pub fn load(root: &str, loader: &dyn Loader) -> Loaded {
 /// [`load`], with constants set from outside (`-D NAME=VALUE`): each value is an expression,
 /// checked like the constant's own; a name the model does not declare is an error.
 pub fn load_with(root: &str, loader: &dyn Loader, defines: &[(String, String)]) -> Loaded {
+    load_with_checks(root, loader, defines, None)
+}
+
+/// [`load_with`], with more `check` declarations from outside: `checks` is a display name and
+/// a text of checks (and anything else a model may declare), loaded beside the root and run
+/// with its checks (`agentpi run` adds what a run needs this way).
+pub fn load_with_checks(
+    root: &str,
+    loader: &dyn Loader,
+    defines: &[(String, String)],
+    checks: Option<(&str, &str)>,
+) -> Loaded {
     let mut sources = SourceMap::new();
     let mut diagnostics = Vec::new();
     let (display, text) = match loader.read(root, None) {
@@ -53,10 +65,25 @@ pub fn load_with(root: &str, loader: &dyn Loader, defines: &[(String, String)]) 
             };
         }
     };
-    let files = parse_all(display, text, loader, &mut sources, &mut diagnostics);
+    let mut files = parse_all(display, text, loader, &mut sources, &mut diagnostics);
+    let mut checks_run = vec![false; files.len()];
+    checks_run[0] = true;
+    if let Some((name, text)) = checks {
+        let id = sources.add(name.to_string(), text.to_string());
+        let (file, parse_diags) = agentpi_syntax::parse(id, text);
+        diagnostics.extend(parse_diags);
+        files.push(file);
+        checks_run.push(true);
+    }
     let defines = parse_defines(defines, &mut sources, &mut diagnostics);
     let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
-    let (program, lowered) = crate::lower::lower(&files, &defines, syntax_errors);
+    let has_externs = files
+        .iter()
+        .any(|f| f.items.iter().any(|i| matches!(i, Item::Extern(_))));
+    let (program, lowered) = match has_externs && !syntax_errors {
+        true => with_tool_models(files, checks_run, &defines, &mut sources),
+        false => crate::lower::lower(&files, &checks_run, &defines, syntax_errors, None),
+    };
     diagnostics.extend(lowered);
     agentpi_diagnostics::sort(&mut diagnostics);
     Loaded {
@@ -64,6 +91,32 @@ pub fn load_with(root: &str, loader: &dyn Loader, defines: &[(String, String)]) 
         sources,
         diagnostics,
     }
+}
+
+/// Lowers a model with `extern` declarations: first without the checks (which may name the
+/// tool models' events), to learn the externs; then, when that has no error, with the tool
+/// model of every extern beside each system, and the checks. Errors of the first lowering are
+/// its own (the checks are looked at once they are fixed).
+fn with_tool_models(
+    mut files: Vec<ast::File>,
+    mut checks_run: Vec<bool>,
+    defines: &[ast::ConstDecl],
+    sources: &mut SourceMap,
+) -> (Program, Vec<Diagnostic>) {
+    let unchecked = vec![false; files.len()];
+    let (first, diags) = crate::lower::lower(&files, &unchecked, defines, false, None);
+    if diags.iter().any(Diagnostic::is_error) {
+        return (first, diags);
+    }
+    let text = crate::externs::tool_models(&first, &|span| sources.snippet(span).to_string());
+    let id = sources.add(crate::externs::SOURCE_NAME.to_string(), text.clone());
+    let (generated, mut diags) = agentpi_syntax::parse(id, &text);
+    crate::externs::compose(&mut files, &generated);
+    files.push(generated);
+    checks_run.push(false);
+    let (program, lowered) = crate::lower::lower(&files, &checks_run, defines, false, Some(id));
+    diags.extend(lowered);
+    (program, diags)
 }
 
 /// Parses the root and, breadth-first, every file it imports; each file once, so import

@@ -34,21 +34,25 @@ pub(crate) struct Globals<'a> {
     pub(crate) systems: FxHashMap<&'a str, (usize, Span)>,
     pub(crate) system_decls: Vec<&'a ast::SystemDecl>,
     pub(crate) checks: Vec<&'a ast::CheckDecl>,
+    pub(crate) externs: Vec<&'a ast::ExternDecl>,
 }
 
 impl<'a> Globals<'a> {
     /// Collects the declarations of `files` (the root first); a name defined twice is
-    /// reported (E0205). Only the root's `check`s run: an import brings declarations.
-    /// `defines` (from `-D NAME=VALUE`) replace the values of constants of the same name.
+    /// reported (E0205). Only the `check`s of files whose `checks_run` is set run (the root's;
+    /// `agentpi run` adds its own): an import brings declarations. `defines` (from
+    /// `-D NAME=VALUE`) replace the values of constants of the same name.
     pub(crate) fn collect(
         files: &'a [ast::File],
+        checks_run: &[bool],
         defines: &'a [ast::ConstDecl],
         diags: &mut Vec<Diagnostic>,
     ) -> Globals<'a> {
         let mut g = Globals::default();
         for (index, file) in files.iter().enumerate() {
+            let checked = checks_run.get(index).copied().unwrap_or(index == 0);
             for item in &file.items {
-                if index == 0 || !matches!(item, Item::Check(_)) {
+                if checked || !matches!(item, Item::Check(_)) {
                     g.add(item, diags);
                 }
             }
@@ -127,6 +131,7 @@ impl<'a> Globals<'a> {
                 }
             }
             Item::Check(decl) => self.checks.push(decl),
+            Item::Extern(decl) => self.externs.push(decl),
         }
     }
 

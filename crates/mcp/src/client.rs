@@ -42,6 +42,8 @@ struct Session<'t> {
     transport: &'t mut dyn Transport,
     /// The whole connection's budget, for messages.
     timeout: Duration,
+    /// How long the era probe waits at most (see [`PROBE`]).
+    probe: Duration,
     deadline: Instant,
     next_id: u64,
 }
@@ -52,6 +54,19 @@ pub fn list_tools(
     timeout: Duration,
 ) -> Result<Listing, ClientError> {
     let mut session = Session::new(transport, timeout);
+    session.listing()
+}
+
+/// [`list_tools`], with the era probe waiting up to `probe` (within half the budget): for a
+/// client that would rather wait for a slow modern server than take it for a legacy one
+/// (`agentpi run` waits for the servers it just started).
+pub fn list_tools_probing(
+    transport: &mut dyn Transport,
+    timeout: Duration,
+    probe: Duration,
+) -> Result<Listing, ClientError> {
+    let mut session = Session::new(transport, timeout);
+    session.probe = probe;
     session.listing()
 }
 
@@ -107,6 +122,7 @@ impl<'t> Session<'t> {
         Session {
             transport,
             timeout,
+            probe: PROBE,
             deadline: Instant::now() + timeout,
             next_id: 1,
         }
@@ -174,7 +190,7 @@ impl<'t> Session<'t> {
     }
 
     fn connect(&mut self) -> Result<Connected, ClientError> {
-        let probe_wait = PROBE.min(self.timeout / 2);
+        let probe_wait = self.probe.min(self.timeout / 2);
         let probe = self.call_within("server/discover", discover_params(), probe_wait);
         let silent = matches!(probe, Err(ClientError::Timeout { .. }));
         match probe {

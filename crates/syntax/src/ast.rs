@@ -29,6 +29,7 @@ pub enum Item {
     Proc(ProcDecl),
     System(SystemDecl),
     Check(CheckDecl),
+    Extern(ExternDecl),
 }
 
 /// `import "file.pi"` or `import "name"` (a bundled model).
@@ -144,6 +145,30 @@ pub struct SystemDecl {
     pub name: Ident,
     pub body: Proc,
     pub span: Span,
+}
+
+/// `extern c, d [within N] [parallel] [{ ok => e, err | crash => f }]`: channels whose other end
+/// is a real tool, called by sending the request values and a reply channel last
+/// (`agentpi run` binds them; every system gets a model of each such tool).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternDecl {
+    pub chans: Vec<Ident>,
+    /// `within N`: the call's deadline in milliseconds; the call may then time out.
+    pub within: Option<Expr>,
+    /// `parallel`: calls may overlap other writing calls to the same tool.
+    pub parallel: bool,
+    /// The value answered for each kind of outcome; kinds left out answer the constructor of
+    /// their own name.
+    pub outcomes: Vec<OutcomeArm>,
+    pub span: Span,
+}
+
+/// `ok => e` or `err | timeout | crash => e` in an `extern` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutcomeArm {
+    /// `ok`, `err`, `timeout` or `crash` (checked by `ir`).
+    pub kinds: Vec<Ident>,
+    pub value: Expr,
 }
 
 /// `check S: [fair] property`.

@@ -51,6 +51,24 @@ fn item(item: &Item) -> String {
             property(&c.property),
             c.text
         ),
+        Item::Extern(x) => {
+            let names: Vec<_> = x.chans.iter().map(|c| c.name.as_str()).collect();
+            let within = x.within.as_ref().map(expr).unwrap_or_default();
+            let arms: Vec<_> = x
+                .outcomes
+                .iter()
+                .map(|a| {
+                    let kinds: Vec<_> = a.kinds.iter().map(|k| k.name.as_str()).collect();
+                    format!("({} {})", kinds.join("|"), expr(&a.value))
+                })
+                .collect();
+            format!(
+                "(extern {} within={within} parallel={} [{}])",
+                names.join(" "),
+                x.parallel,
+                arms.join(" ")
+            )
+        }
     }
 }
 
@@ -299,6 +317,32 @@ fn ltl_errors_name_the_operator_words_and_foreign_spellings() {
     assert!(
         out.contains("t.pi:2:16: error[E0115]: `U` is an operator in a formula"),
         "{out}"
+    );
+}
+
+#[test]
+fn extern_declarations_and_extern_as_a_name() {
+    check(
+        "extern fetch_a, fetch_b within 2000\nextern put parallel { ok => ok, err | timeout | crash => fail }\n\
+         extern q { ok => done(1) } within N parallel\nchan extern\nproc P = extern!1 . match x { extern => 0 }",
+        r#"
+(extern fetch_a fetch_b within=2000 parallel=false [])
+(extern put within= parallel=true [(ok ok) (err|timeout|crash fail)])
+(extern q within=N parallel=true [(ok (done 1))])
+(chan extern)
+(proc P [] (. extern!(1) (match x (extern 0))))"#,
+    );
+    check(
+        "extern a within\nchan c\nextern b { ok }",
+        r#"
+t.pi:2:1: error[E0110]: expected the deadline in milliseconds, as in `within 2000`, found `chan`
+  |
+2 | chan c
+  | ^^^^ expected the deadline in milliseconds, as in `within 2000`
+t.pi:3:15: error[E0110]: expected `=>` and the value answered, found `}`
+  |
+3 | extern b { ok }
+  |               ^ expected `=>` and the value answered"#,
     );
 }
 

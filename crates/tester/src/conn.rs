@@ -46,6 +46,12 @@ pub trait Conn {
     /// Sends one client message as it is; returns the fields its transport adds to the trace
     /// line (over HTTP the exchange), or `None` when the server is gone.
     fn send(&mut self, raw: &[u8]) -> Option<Map<String, Value>>;
+    /// [`Conn::send`], for a request given up after `within`: over Streamable HTTP its
+    /// exchange is closed then (how a modern client cancels a request there, C5).
+    fn send_within(&mut self, raw: &[u8], within: Duration) -> Option<Map<String, Value>> {
+        let _ = within;
+        self.send(raw)
+    }
     /// The next thing the server sent, waiting at most `wait`.
     fn recv(&mut self, wait: Duration) -> Incoming;
     /// Ends the client's input (stdio: closes the server's stdin).
@@ -244,6 +250,11 @@ struct Shared {
 
 impl Conn for HttpConn {
     fn send(&mut self, raw: &[u8]) -> Option<Map<String, Value>> {
+        let timeout = self.timeout + Duration::from_secs(5);
+        self.send_within(raw, timeout)
+    }
+
+    fn send_within(&mut self, raw: &[u8], timeout: Duration) -> Option<Map<String, Value>> {
         let k = self.next_exchange;
         self.next_exchange += 1;
         let headers = self.headers(raw);
@@ -254,7 +265,6 @@ impl Conn for HttpConn {
             version: self.version.clone(),
         };
         let body = raw.to_vec();
-        let timeout = self.timeout + Duration::from_secs(5);
         std::thread::spawn(move || exchange(&shared, k, "POST", &body, &headers, timeout));
         Some(self.exchange_fields(k))
     }

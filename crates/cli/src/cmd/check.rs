@@ -194,7 +194,7 @@ fn exit_status(reports: &[SystemReport]) -> u8 {
     }
 }
 
-fn verdict_word(outcome: &Outcome) -> &'static str {
+pub(crate) fn verdict_word(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Holds => "holds",
         Outcome::Violated => "violated",
@@ -222,7 +222,7 @@ fn text_report(model: &Model, reports: &[SystemReport]) -> String {
     out
 }
 
-fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
+pub(crate) fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
     let mut out = format!(
         "{}: {} ... {} ({}{})\n",
         report.system,
@@ -304,7 +304,7 @@ fn json_report(model: &Model, reports: &[SystemReport]) -> Value {
     json!({ "checks": checks })
 }
 
-fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {
+pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {
     let trace: Vec<Value> = result
         .trace
         .iter()

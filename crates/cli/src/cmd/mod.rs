@@ -3,6 +3,7 @@
 pub mod check;
 mod checker;
 pub mod compare;
+pub mod extract;
 pub mod lint;
 pub mod lts;
 pub mod minimize;
@@ -10,6 +11,8 @@ pub mod models;
 pub mod monitor;
 pub mod monitor_http;
 pub mod replay;
+pub mod run;
+mod run_text;
 pub mod sgd;
 pub mod sim;
 pub mod test;

@@ -7,6 +7,7 @@
 
 mod decls;
 mod expr;
+mod externs;
 mod family;
 pub(crate) use family::DeclaredChan;
 mod pattern;
@@ -23,17 +24,22 @@ use agentpi_syntax::ast;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Lowers `files` (the root first); returns the program and every diagnostic found.
-/// `syntax_errors` says whether parsing failed (then unused definitions are not reported:
-/// the broken text may have used them).
+/// `checks_run` says whose `check`s run (by default the root's only). `syntax_errors` says
+/// whether parsing failed (then unused definitions are not reported: the broken text may
+/// have used them). `generated` is the source of the tool models, when they are loaded.
 pub(crate) fn lower(
     files: &[ast::File],
+    checks_run: &[bool],
     defines: &[ast::ConstDecl],
     syntax_errors: bool,
+    generated: Option<agentpi_diagnostics::FileId>,
 ) -> (Program, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let g = Globals::collect(files, defines, &mut diags);
+    let g = Globals::collect(files, checks_run, defines, &mut diags);
     let mut lw = Lowerer::new(g, diags);
+    lw.generated = generated;
     lw.declare();
+    externs::lower(&mut lw);
     lw.lower_bodies();
     crate::guard::check(&lw.prog, &mut lw.diags);
     property::lower_checks(&mut lw);
@@ -71,6 +77,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) new_names: Vec<(String, Type)>,
     /// Each `chan` declaration's first channel and dimensions (by declaration).
     pub(crate) declared_chans: Vec<family::DeclaredChan>,
+    /// The source of the tool models of `extern` channels, once they are written.
+    pub(crate) generated: Option<agentpi_diagnostics::FileId>,
     body: Body,
 }
 
@@ -128,6 +136,7 @@ impl<'a> Lowerer<'a> {
             used: FxHashSet::default(),
             new_names: Vec::new(),
             declared_chans: Vec::new(),
+            generated: None,
             body: Body::default(),
         }
     }

@@ -1,4 +1,5 @@
-//! Top-level declarations: `import`, `type`, `const`, `chan`, `event`, `proc`, `system`, `check`.
+//! Top-level declarations: `import`, `type`, `const`, `chan`, `event`, `proc`, `system`, `check`
+//! (and `extern`, in `externs.rs`).
 
 use super::{Abandon, PResult, Parser, is_upper};
 use crate::ast::*;
@@ -12,7 +13,7 @@ impl Parser<'_> {
     pub(crate) fn file(mut self) -> File {
         let mut items = Vec::new();
         while !self.at_eof() {
-            if !self.tok().starts_item() {
+            if !self.starts_item() {
                 self.unexpected(DECLARATION);
                 self.skip_to_item();
                 continue;
@@ -45,9 +46,10 @@ impl Parser<'_> {
             Tok::Event => Item::Event(self.event_decl()?),
             Tok::Proc | Tok::Daemon => Item::Proc(self.proc_decl()?),
             Tok::System => Item::System(self.system_decl()?),
-            _ => Item::Check(self.check_decl()?),
+            Tok::Check => Item::Check(self.check_decl()?),
+            _ => Item::Extern(self.extern_decl()?),
         };
-        if !self.at_eof() && !self.tok().starts_item() {
+        if !self.at_eof() && !self.starts_item() {
             if self.diags.len() > errors_before {
                 // The item already has an error; what follows is part of that mistake.
                 self.skip_to_item();

@@ -5,6 +5,7 @@
 //! previous error are dropped, so one mistake gives one diagnostic, not a cascade.
 
 mod expr;
+mod externs;
 mod items;
 mod ltl;
 mod process;
@@ -77,7 +78,7 @@ impl<'a> Parser<'a> {
     /// At a top-level keyword that starts its line: where recovery resumes. (`chan` also
     /// occurs inside types, so a keyword in the middle of a line is not trusted.)
     fn at_item(&self) -> bool {
-        if !self.tok().starts_item() {
+        if !self.starts_item() {
             return false;
         }
         let start = self.span().start as usize;
