@@ -6,14 +6,20 @@
 # the three paths taking turns (so that a burst of load on the machine hits all three), and
 # the table gives medians: single runs on a 2-core machine vary by 30 % and more.
 # Usage: bench/monitor/run.sh [N] [RATE] [REPS] (defaults 20000, 10000 and 5). Needs a
-# release build: cargo build --release -p agentpi
+# release build: cargo build --release -p agentpi --bin agentpi --example monitor_bench (the client and the
+# echo server are crates/cli/examples/monitor_bench.rs: a Python client's GIL put 150 ms of its
+# own into round trips at a fixed rate; client.py and echo_server.py remain for comparison).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 agentpi="${AGENTPI:-$here/../../target/release/agentpi}"
 n="${1:-20000}"
 rate="${2:-10000}"
 reps="${3:-5}"
-server=(python3 "$here/echo_server.py")
+bench="${BENCH:-$here/../../target/release/examples/monitor_bench}"
+for binary in "$agentpi" "$bench"; do
+    [[ -x $binary ]] || { echo "run.sh: $binary is missing: build it first (see above)" >&2; exit 2; }
+done
+server=("$bench" echo)
 declare -A through=(
     [direct]=""
     [no-checks]="$agentpi monitor --no-check --"
@@ -25,7 +31,7 @@ for mode in sequential flood "rate=$rate"; do
     for _ in $(seq "$reps"); do
         for path in direct no-checks all-checks; do
             # shellcheck disable=SC2086
-            out=$(python3 "$here/client.py" "$mode" "$n" -- ${through[$path]} "${server[@]}" 2>/dev/null)
+            out=$("$bench" client "$mode" "$n" -- ${through[$path]} "${server[@]}" 2>/dev/null)
             echo "$mode $path $out" >> "$results"
         done
     done
