@@ -9,13 +9,14 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
-use crate::engine::{Actors, Engine, Expansion, FastSucc, Miss, Target};
+use crate::engine::{Actors, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
 use crate::store::{Key, Levels, Store, state_bytes};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::mem::take;
 
 /// Resource bounds and parallelism of one exploration.
 #[derive(Clone, Debug, Default)]
@@ -107,17 +108,21 @@ pub fn explore_named(
     run.engine.prepare(&mut run.graph.store, 0);
     run.hold_engine_labels_to_goals();
     let (mut next, mut level_end) = (0usize, 1usize);
+    // Kept from chunk to chunk, so that their room is reused (see `Buffers`).
+    let (mut spare, mut succ) = (Vec::new(), Vec::new());
     while next < run.graph.state_count() {
         let chunk_end = (next + run.chunk()).min(level_end);
         let (store, engine) = (&run.graph.store, &run.engine);
-        let succ: Vec<_> = pool.install(|| {
-            (next..chunk_end)
-                .into_par_iter()
-                .map(|s| expand(sem, engine, store, s as u32))
-                .collect()
+        spare.resize_with(spare.len().max(chunk_end - next), Buffers::default);
+        pool.install(|| {
+            spare[..chunk_end - next]
+                .par_iter_mut()
+                .enumerate()
+                .map(|(i, buffers)| expand(sem, engine, store, (next + i) as u32, take(buffers)))
+                .collect_into_vec(&mut succ)
         });
-        for (s, expanded) in (next..chunk_end).zip(succ) {
-            if let Some(end) = run.merge(s as u32, expanded) {
+        for (i, expanded) in succ.drain(..).enumerate() {
+            if let Some(end) = run.merge((next + i) as u32, expanded, &mut spare[i]) {
                 run.graph.end = end;
                 return run.finish(progress);
             }
@@ -142,8 +147,14 @@ enum Expanded {
     Slow(Keyed, Vec<Miss>),
 }
 
-fn expand(sem: &Semantics<'_>, engine: &Engine<'_, '_>, store: &Store, s: u32) -> Expanded {
-    match engine.expand(store, s) {
+fn expand(
+    sem: &Semantics<'_>,
+    engine: &Engine<'_, '_>,
+    store: &Store,
+    s: u32,
+    buffers: Buffers,
+) -> Expanded {
+    match engine.expand(store, s, buffers) {
         Expansion::Fast(succ, arena, reduced) => Expanded::Fast(succ, arena, reduced),
         Expansion::Slow(misses) => {
             Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
@@ -220,10 +231,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
-    /// A source whose transitions would pass a bound is left unexpanded, whole.
-    fn merge(&mut self, source: u32, expanded: Expanded) -> Option<End> {
+    /// A source whose transitions would pass a bound is left unexpanded, whole. The fast
+    /// path's vectors are given back emptied in `spare`.
+    fn merge(&mut self, source: u32, expanded: Expanded, spare: &mut Buffers) -> Option<End> {
         match expanded {
-            Expanded::Fast(mut succ, arena, reduced) => {
+            Expanded::Fast(mut succ, mut arena, reduced) => {
                 self.graph.fast += 1;
                 if let Some(set) = reduced
                     && !self.reaches_older(source, &succ, &arena, &set)
@@ -231,7 +243,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     self.graph.reduced += 1;
                     keep_only(&mut succ, &set);
                 }
-                self.merge_fast(source, succ, arena)
+                let end = self.merge_fast(source, &mut succ, &mut arena);
+                succ.clear();
+                arena.clear();
+                *spare = Buffers { succ, arena };
+                end
             }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
@@ -278,8 +294,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn merge_fast(
         &mut self,
         source: u32,
-        mut succ: Vec<FastSucc>,
-        mut arena: Vec<u32>,
+        succ: &mut Vec<FastSucc>,
+        arena: &mut Vec<u32>,
     ) -> Option<End> {
         let faults = succ.iter().map(|t| match t {
             FastSucc::Fault { fault, .. } => Some(fault),
@@ -288,7 +304,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if let Some(fault) = limit_fault(faults) {
             return Some(self.stop(Limit::Model(fault.clone())));
         }
-        self.intern_named(&mut succ, &mut arena);
+        self.intern_named(succ, arena);
         let new = succ.iter().filter_map(|t| match t {
             FastSucc::To {
                 target: Target::New { start, len },
@@ -300,7 +316,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             return Some(self.stop(limit));
         }
         let (mut moves, mut faults) = (false, false);
-        for t in succ {
+        for t in succ.drain(..) {
             match t {
                 FastSucc::Fault { label, fault, .. } => {
                     faults = true;

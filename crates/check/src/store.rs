@@ -34,6 +34,9 @@ const LONG: u8 = u8::MAX;
 
 /// Stored states, numbered in the order they were added.
 pub(crate) struct Store {
+    /// Tells stores apart for what is remembered of one across explorations (see
+    /// `engine::Order`): every store has its own.
+    serial: u64,
     interner: Interner,
     /// Interior nodes: pairs of items of the level below.
     nodes: Vec<[u32; 2]>,
@@ -47,7 +50,9 @@ pub(crate) struct Store {
 
 impl Default for Store {
     fn default() -> Store {
+        static STORES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Store {
+            serial: STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             interner: Interner::default(),
             nodes: Vec::new(),
             node_index: HashTable::new(),
@@ -210,6 +215,11 @@ impl Store {
         let records = (8 + 1) * self.records.len() + 5 * self.index.capacity();
         let nodes = 8 * self.nodes.len() + 5 * self.node_index.capacity();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
+    }
+
+    /// This store's own number among the process's stores.
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The interned components and queues.

@@ -33,6 +33,8 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers: Vec<[u32; 2]>,
     pub(super) movers_now: [u32; 2],
     pub(super) misses: Vec<Miss>,
+    /// Room for the inputs by channel and an output's candidates (see `InputIndex`).
+    pub(super) lists: (Vec<usize>, Vec<usize>),
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
     /// How many fresh names the source holds, and how many ids the transitions built so far
@@ -170,9 +172,9 @@ impl<'a> Assembly<'a, '_, '_> {
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
         let inputs = self.inputs();
-        let index = InputIndex::of(&inputs);
+        let (by_chan, mut candidates) = std::mem::take(&mut self.lists);
+        let index = InputIndex::of(&inputs, by_chan);
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
-        let mut candidates = Vec::new();
         for (k, slot) in slots.iter().enumerate() {
             for (o, m) in moves[k].offers.iter().enumerate() {
                 let FastKind::Out(out) = &m.kind else {
@@ -184,6 +186,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 }
             }
         }
+        self.lists = (index.by_chan, candidates);
     }
 
     /// Every input offer on a synchronous channel, in offer order.
@@ -555,42 +558,74 @@ impl<'a> Assembly<'a, '_, '_> {
 /// output meets the inputs that require nothing or its first value, and those of its own
 /// component (which meet it inside, whatever they require). Without it, a state with
 /// thousands of components (requests in flight) tried every output with every input.
+///
+/// By channel it is a sorted list, not a map: built for every state, maps were most of the
+/// allocations of the fast path. The index by required value is built only for a channel
+/// with more inputs than are quicker to try one by one.
 struct InputIndex<'m> {
-    by_chan: FxHashMap<Chan, Vec<usize>>,
+    /// Indices of the inputs, by channel, each channel's in offer order.
+    by_chan: Vec<usize>,
+    guards: Option<Guards<'m>>,
+}
+
+struct Guards<'m> {
     unguarded: FxHashMap<Chan, Vec<usize>>,
     guarded: FxHashMap<(Chan, &'m Value), Vec<usize>>,
 }
 
+/// Up to this many inputs on a channel, an output is tried with each of them.
+const FEW_INPUTS: usize = 16;
+
+/// A total order on channels, for sorting.
+fn chan_key(chan: Chan) -> (bool, u32, u32) {
+    match chan {
+        Chan::Global(id) => (false, id.0, 0),
+        Chan::Fresh { id, origin } => (true, id, origin),
+    }
+}
+
 impl<'m> InputIndex<'m> {
-    fn of(inputs: &[Input<'m>]) -> Self {
+    fn of(inputs: &[Input<'m>], mut by_chan: Vec<usize>) -> Self {
+        by_chan.clear();
+        by_chan.extend(0..inputs.len());
+        by_chan.sort_by_key(|&i| (chan_key(inputs[i].chan), i));
         let mut index = InputIndex {
-            by_chan: FxHashMap::default(),
-            unguarded: FxHashMap::default(),
-            guarded: FxHashMap::default(),
+            by_chan,
+            guards: None,
         };
-        for (i, input) in inputs.iter().enumerate() {
-            index.by_chan.entry(input.chan).or_default().push(i);
-            match input.guard {
-                Some(g) => index.guarded.entry((input.chan, g)).or_default().push(i),
-                None => index.unguarded.entry(input.chan).or_default().push(i),
-            }
+        // The inputs are sorted by channel: a run longer than FEW_INPUTS is a crowded one.
+        let sorted = &index.by_chan;
+        let crowded = (FEW_INPUTS..sorted.len())
+            .any(|j| inputs[sorted[j]].chan == inputs[sorted[j - FEW_INPUTS]].chan);
+        if crowded {
+            index.guards = Some(Guards::of(inputs));
         }
         index
+    }
+
+    /// The inputs on `chan`, in offer order.
+    fn on(&self, inputs: &[Input<'_>], chan: Chan) -> &[usize] {
+        let key = chan_key(chan);
+        let start = self
+            .by_chan
+            .partition_point(|&i| chan_key(inputs[i].chan) < key);
+        let len = self.by_chan[start..].partition_point(|&i| inputs[i].chan == chan);
+        &self.by_chan[start..start + len]
     }
 
     /// The inputs output `out` of slot `k` may meet, in offer order, into `out_list`.
     fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
         list.clear();
-        let all = self.by_chan.get(&out.chan).map_or(&[][..], Vec::as_slice);
-        let Some(first) = &out.first else {
+        let all = self.on(inputs, out.chan);
+        let (Some(first), Some(guards)) = (&out.first, &self.guards) else {
             return list.extend_from_slice(all);
         };
-        if all.len() <= 16 {
+        if all.len() <= FEW_INPUTS {
             return list.extend_from_slice(all);
         }
         let none: &[usize] = &[];
-        let unguarded = self.unguarded.get(&out.chan).map_or(none, Vec::as_slice);
-        let guarded = self
+        let unguarded = guards.unguarded.get(&out.chan).map_or(none, Vec::as_slice);
+        let guarded = guards
             .guarded
             .get(&(out.chan, first))
             .map_or(none, Vec::as_slice);
@@ -600,6 +635,22 @@ impl<'m> InputIndex<'m> {
         list.extend(all.iter().copied().filter(|&i| inputs[i].k == k));
         list.sort_unstable();
         list.dedup();
+    }
+}
+
+impl<'m> Guards<'m> {
+    fn of(inputs: &[Input<'m>]) -> Self {
+        let mut guards = Guards {
+            unguarded: FxHashMap::default(),
+            guarded: FxHashMap::default(),
+        };
+        for (i, input) in inputs.iter().enumerate() {
+            match input.guard {
+                Some(g) => guards.guarded.entry((input.chan, g)).or_default().push(i),
+                None => guards.unguarded.entry(input.chan).or_default().push(i),
+            }
+        }
+        guards
     }
 }
 

@@ -12,6 +12,8 @@ pub struct Cached<'s, 'p> {
     sem: &'s Semantics<'p>,
     store: Store,
     engine: Engine<'s, 'p>,
+    /// Room reused from call to call (and what `Order` remembers).
+    work: Work,
 }
 
 /// The cache starts over past this many bytes: a long session meets new components (new
@@ -24,6 +26,7 @@ impl<'s, 'p> Cached<'s, 'p> {
             sem,
             store: Store::default(),
             engine: Engine::new(sem, false),
+            work: Work::default(),
         }
     }
 
@@ -37,12 +40,16 @@ impl<'s, 'p> Cached<'s, 'p> {
             *self = Cached::new(self.sem);
         }
         let ids = self.store.intern(state).ids;
-        let mut work = Work::default();
         for _ in 0..4 {
-            match self
-                .engine
-                .assemble(&self.store, &ids, None, Some(keep), &mut work)
-            {
+            let work = &mut self.work;
+            match self.engine.assemble(
+                &self.store,
+                &ids,
+                None,
+                Some(keep),
+                work,
+                Default::default(),
+            ) {
                 Ok((out, _, _)) => return self.transitions(state, out),
                 Err(misses) if !misses.is_empty() => {
                     self.engine.fill_now(&mut self.store, misses, true)

@@ -33,6 +33,7 @@ use agentpi_semantics::{
     Received, Semantics, State, Value,
 };
 use rustc_hash::FxHashMap;
+use std::mem::take;
 
 /// The cached moves, filled by the serial merge and read by the workers.
 pub(crate) struct Engine<'s, 'p> {
@@ -253,6 +254,69 @@ struct Work {
     /// The tree of a target, and its ids.
     scratch: Levels,
     buffer: Vec<u32>,
+    /// What each transition moved, and what each label was asked (see `Assembly`).
+    movers: Vec<[u32; 2]>,
+    asked: Vec<Option<bool>>,
+    lists: (Vec<usize>, Vec<usize>),
+    order: Order,
+}
+
+/// Comparisons of components in canonical order (`Interner::cmp`, a deep comparison of
+/// closures), remembered in a small direct-mapped table: every state's components are
+/// sorted so, and a model has few distinct components, so most comparisons recur (sorting
+/// was a tenth of the fast path's time). Interned ids never change their meaning within a
+/// store; the table is emptied for another store.
+struct Order {
+    store: u64,
+    /// (a, b, a compared to b), at a slot chosen by hashing the pair.
+    slots: Vec<(u32, u32, std::cmp::Ordering)>,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        Order {
+            store: u64::MAX,
+            slots: Vec::new(),
+        }
+    }
+}
+
+impl Order {
+    const SLOTS: usize = 1 << 14;
+
+    /// Sorts `ids` in canonical order.
+    fn sort(&mut self, store: &Store, ids: &mut [u32]) {
+        if self.store != store.serial() || self.slots.is_empty() {
+            let empty = (u32::MAX, u32::MAX, std::cmp::Ordering::Equal);
+            self.slots.clear();
+            self.slots.resize(Self::SLOTS, empty);
+            self.store = store.serial();
+        }
+        let interner = store.interner();
+        ids.sort_by(|&a, &b| self.cmp(interner, a, b));
+    }
+
+    fn cmp(&mut self, interner: &Interner, a: u32, b: u32) -> std::cmp::Ordering {
+        if a == b {
+            return std::cmp::Ordering::Equal;
+        }
+        let hash = (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut self.slots[(hash >> 50) as usize];
+        if (slot.0, slot.1) != (a, b) {
+            *slot = (a, b, interner.cmp(a, b));
+        }
+        slot.2
+    }
+}
+
+/// The vectors a state's transitions are put into, handed in empty so that their room is
+/// reused from state to state: freed after every chunk instead, the allocator gave their
+/// pages back and took them again, a page fault each (a tenth of the time, and a lock the
+/// threads contended for).
+#[derive(Default)]
+pub(crate) struct Buffers {
+    pub(crate) succ: Vec<FastSucc>,
+    pub(crate) arena: Vec<u32>,
 }
 
 /// The position of a component in the source state and its role.
@@ -283,21 +347,21 @@ impl<'s, 'p> Engine<'s, 'p> {
         }
     }
 
-    /// The transitions of state `s`, in the order `Semantics::successors` gives them, or
-    /// what keeps the fast path from computing them.
-    pub(crate) fn expand(&self, store: &Store, s: u32) -> Expansion {
+    /// The transitions of state `s`, in the order `Semantics::successors` gives them (put
+    /// into `buffers`, which come empty), or what keeps the fast path from computing them.
+    pub(crate) fn expand(&self, store: &Store, s: u32, buffers: Buffers) -> Expansion {
         // Each worker thread keeps its room from state to state: no allocation per state.
         thread_local!(static ROOM: std::cell::RefCell<Room> = Default::default());
-        let mut room = ROOM.take();
-        store.read_levels(s, &mut room.source);
-        let expansion = self.expand_in(store, &mut room, s);
-        ROOM.set(room);
-        expansion
+        ROOM.with_borrow_mut(|room| {
+            store.read_levels(s, &mut room.source);
+            self.expand_in(store, room, s, buffers)
+        })
     }
 
-    fn expand_in(&self, store: &Store, room: &mut Room, s: u32) -> Expansion {
+    fn expand_in(&self, store: &Store, room: &mut Room, s: u32, buffers: Buffers) -> Expansion {
         let levels = Some((&room.source, s));
-        match self.assemble(store, room.source.ids(), levels, None, &mut room.work) {
+        let (ids, work) = (room.source.ids(), &mut room.work);
+        match self.assemble(store, ids, levels, None, work, buffers) {
             Ok((out, arena, reduced)) => Expansion::Fast(out, arena, reduced),
             Err(misses) => Expansion::Slow(misses),
         }
@@ -314,6 +378,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         levels: Option<(&Levels, u32)>,
         keep: Option<&dyn Fn(&Label) -> bool>,
         work: &mut Work,
+        buffers: Buffers,
     ) -> Result<Assembled, Vec<Miss>> {
         let interner = store.interner();
         let split = ids.partition_point(|&id| !Interner::is_queue(id));
@@ -329,35 +394,41 @@ impl<'s, 'p> Engine<'s, 'p> {
         // The store keeps ids by instance; the reference opens components in canonical order.
         work.canon.clear();
         work.canon.extend_from_slice(&ids[..split]);
-        work.canon.sort_by(|&a, &b| interner.cmp(a, b));
+        work.order.sort(store, &mut work.canon);
         let slots = slots(&work.canon);
         let moves = self.cached_moves(&slots)?;
+        let (mut movers, mut asked) = (take(&mut work.movers), take(&mut work.asked));
+        movers.clear();
+        asked.clear();
         let mut run = Assembly {
             engine: self,
             store,
             ids,
             levels: levels.map(|(l, _)| l),
             keep,
-            asked: Vec::new(),
-            scratch: std::mem::take(&mut work.scratch),
-            buffer: std::mem::take(&mut work.buffer),
-            arena: Vec::new(),
+            asked,
+            scratch: take(&mut work.scratch),
+            buffer: take(&mut work.buffer),
+            arena: buffers.arena,
             split,
             canon: &work.canon,
             slots: &slots,
             moves: &moves,
-            out: Vec::with_capacity(2 * slots.len()),
-            movers: Vec::with_capacity(2 * slots.len()),
+            out: buffers.succ,
+            movers,
             movers_now: [0, ALONE],
             misses: Vec::new(),
+            lists: take(&mut work.lists),
             slow: false,
             fresh,
             counter: fresh,
         };
         run.singles();
         run.communications();
-        work.scratch = std::mem::take(&mut run.scratch);
-        work.buffer = std::mem::take(&mut run.buffer);
+        work.scratch = take(&mut run.scratch);
+        work.buffer = take(&mut run.buffer);
+        work.asked = take(&mut run.asked);
+        work.lists = take(&mut run.lists);
         if run.slow || !run.misses.is_empty() {
             return Err(run.misses);
         }
@@ -365,6 +436,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             (Some(_), Some((_, s))) => run.reduce(s),
             _ => None,
         };
+        work.movers = take(&mut run.movers);
         Ok((run.out, run.arena, reduced))
     }
 
@@ -392,7 +464,7 @@ impl<'s, 'p> Engine<'s, 'p> {
     /// initial state, which would otherwise always take the reference path.
     pub(crate) fn prepare(&mut self, store: &mut Store, s: u32) {
         for _ in 0..4 {
-            match self.expand(store, s) {
+            match self.expand(store, s, Buffers::default()) {
                 Expansion::Slow(misses) if !misses.is_empty() => self.fill_now(store, misses, true),
                 _ => return,
             }
