@@ -1,0 +1,235 @@
+//! The monitor's replay of the protocol model: the rules of `agentpi_check::replay` (which
+//! stays the reference: `tests/stepper.rs` holds this one to it), at a cost per message that
+//! does not grow with the requests in flight.
+//!
+//! A state of the monitor's model holds a component or two per request in flight, and each
+//! of them moves only when a message names its request. So an explanation is kept split
+//! ([`split::Split`]): the components that may move between messages, always looked at, and
+//! inert groups indexed by what they can take part in. A message is checked on a *window*:
+//! the active components and the groups the observation can concern (those holding a name it
+//! names, those taking any label of its head, those offering one of its constructor). No
+//! component outside the window can take part in the message or in any hidden step after it
+//! (every move of an inert group is visible), so the window's transitions, closure, flags and
+//! bindings are those of the whole state. With more than one explanation, or an observation
+//! whose head is a name, every window is the whole state, as in the reference.
+
+mod closure;
+mod matcher;
+mod names;
+mod split;
+mod summary;
+mod window;
+
+use agentpi_check::replay::Arg;
+use agentpi_check::replay::{Alphabet, HeadPat, Observation, Options, ReplayError, Verdict};
+use agentpi_semantics::Semantics;
+use closure::{Hyp, Rules};
+use split::Split;
+use std::rc::Rc;
+use summary::Summaries;
+
+/// Steps the model along observations (see the module's documentation).
+pub struct Stepper {
+    rules: Rules,
+    hyps: Vec<Split>,
+    summaries: Summaries,
+    /// The next stable id for a name.
+    counter: u32,
+}
+
+/// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
+/// names per request).
+const RENUMBER: u32 = 1 << 31;
+
+impl Stepper {
+    /// Starts at system `system`'s initial state, closed over hidden steps.
+    pub fn new(
+        sem: &'static Semantics<'static>,
+        system: usize,
+        alphabet: Alphabet,
+        options: Options,
+    ) -> Result<Stepper, ReplayError> {
+        let initial = sem.initial(system).map_err(ReplayError::Initial)?;
+        let mut stepper = Stepper {
+            rules: Rules::new(sem, alphabet, options),
+            hyps: Vec::new(),
+            summaries: Summaries::default(),
+            counter: 0,
+        };
+        let seed = Hyp {
+            track: Vec::new(),
+            names: Vec::new(),
+            elsewhere: Rc::default(),
+            state: initial,
+        };
+        let (hyps, _) = stepper.rules.close(vec![seed])?;
+        stepper.hyps = stepper.absorb(hyps, None);
+        Ok(stepper)
+    }
+
+    /// Whether `key` is bound to a live name in some explanation.
+    pub fn is_bound(&self, key: &str) -> bool {
+        self.hyps
+            .iter()
+            .any(|h| h.bindings.by_key.contains_key(key))
+    }
+
+    /// Takes one observed label; when it is flagged or refused, also what the model would
+    /// have accepted instead.
+    pub fn step_explained(
+        &mut self,
+        obs: &Observation,
+    ) -> Result<(Verdict, Vec<String>), ReplayError> {
+        let window = self.window_of(obs);
+        let cut: Vec<Hyp> = match &window {
+            Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
+            None => self.whole(),
+        };
+        let Some(seeds) = self.rules.take(&cut, obs) else {
+            return Ok((Verdict::Refused, self.expected()?));
+        };
+        let (next, flags) = self.rules.close(seeds)?;
+        let explained = if flags.is_empty() {
+            (Verdict::Accepted, Vec::new())
+        } else {
+            (Verdict::Flagged(flags), self.expected()?)
+        };
+        // The windows share the bindings with the explanations: let go of them first, so
+        // that the explanation is updated in place.
+        drop(cut);
+        self.hyps = match window {
+            Some(groups) => self.absorb(next, Some(&groups)),
+            None => self.absorb(next, None),
+        };
+        if self.counter > RENUMBER {
+            self.renumber();
+        }
+        Ok(explained)
+    }
+
+    /// The visible labels the model would accept next without a flag (see
+    /// `agentpi_check::replay::Replay::expected`), from the whole states.
+    pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
+        self.rules.expected(&self.whole())
+    }
+
+    /// Each explanation as one window holding everything.
+    fn whole(&self) -> Vec<Hyp> {
+        let every = |h: &Split| window::cut(self.rules.sem, h, &h.rest.ids());
+        self.hyps.iter().map(every).collect()
+    }
+
+    /// The inert groups `obs` can concern, when one explanation is held and `obs` names its
+    /// head; `None`: the whole state.
+    fn window_of(&self, obs: &Observation) -> Option<Vec<u32>> {
+        let [split] = self.hyps.as_slice() else {
+            return None;
+        };
+        let HeadPat::Named(head) = &obs.head else {
+            return None;
+        };
+        let rest = &split.rest;
+        let bound = |key: &str| split.bindings.by_key.get(key).copied();
+        let mut groups: Vec<u32> = rest.taking(head).collect();
+        let mut pinned = false;
+        for arg in &obs.args {
+            keys(arg, &bound, &mut |name, taken| {
+                pinned |= taken;
+                groups.extend(rest.owner(name));
+            });
+        }
+        if !pinned {
+            // Only a label holding a name the observation pins can take it, and the groups
+            // holding those names are in; otherwise, every group offering such a label.
+            let ctor = match obs.args.first().map(|a| resolve(a, &bound)) {
+                Some(Arg::Ctor(name, _)) => Some(name.as_str()),
+                _ => None,
+            };
+            groups.extend(rest.offering(head, ctor));
+        }
+        groups.sort_unstable();
+        groups.dedup();
+        Some(groups)
+    }
+
+    /// Puts the explanations of a window back: into the explanation it was cut from, without
+    /// the groups it held (`Some`), or as whole explanations (`None`).
+    fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[u32]>) -> Vec<Split> {
+        let window: Vec<u32> = hyps
+            .first()
+            .map(|h| h.elsewhere.window.iter().copied().collect())
+            .unwrap_or_default();
+        let restored: Vec<_> = (hyps.iter())
+            .map(|h| window::restore(h, &mut self.counter))
+            .collect();
+        drop(hyps);
+        let mut base = match groups {
+            Some(groups) => self.without(groups, &window),
+            None => Split::default(),
+        };
+        let count = restored.len();
+        let mut out = Vec::with_capacity(count);
+        for (i, (procs, names)) in restored.into_iter().enumerate() {
+            // The last explanation takes the parent's groups; the others copy them.
+            let mut split = match i + 1 == count {
+                true => std::mem::take(&mut base),
+                false => base.clone(),
+            };
+            let bindings = Rc::make_mut(&mut split.bindings);
+            names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
+            let rest = Rc::make_mut(&mut split.rest);
+            let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
+            let summaries = &mut self.summaries;
+            split::regroup(procs, sem, alphabet, summaries, &mut split.active, rest);
+            out.push(split);
+        }
+        out
+    }
+
+    /// The one explanation, taken, without its active components, the groups of a window
+    /// and the bindings of the window's names.
+    fn without(&mut self, groups: &[u32], window: &[u32]) -> Split {
+        let mut split = self.hyps.pop().unwrap_or_default();
+        self.hyps.clear();
+        split.active.clear();
+        let rest = Rc::make_mut(&mut split.rest);
+        groups.iter().for_each(|&g| _ = rest.remove(g));
+        let bindings = Rc::make_mut(&mut split.bindings);
+        window.iter().for_each(|&id| bindings.unbind(id));
+        split
+    }
+
+    /// Numbers every explanation's names afresh from 0.
+    fn renumber(&mut self) {
+        let mut whole = self.whole();
+        whole.iter_mut().for_each(|h| h.track.clear());
+        self.counter = 0;
+        self.hyps = self.absorb(whole, None);
+    }
+}
+
+/// Follows `IfBound` to the pattern that applies in the explanation.
+fn resolve<'a>(arg: &'a Arg, bound: &dyn Fn(&str) -> Option<u32>) -> &'a Arg {
+    match arg {
+        Arg::IfBound(key, yes, no) => match bound(key) {
+            Some(_) => resolve(yes, bound),
+            None => resolve(no, bound),
+        },
+        _ => arg,
+    }
+}
+
+/// Calls `f` with each name bound to a key of `arg`, and whether the label must hold it (a
+/// bound key that applies: any label taking the observation holds its name).
+fn keys(arg: &Arg, bound: &dyn Fn(&str) -> Option<u32>, f: &mut dyn FnMut(u32, bool)) {
+    match arg {
+        Arg::Name(key) => bound(key).into_iter().for_each(|n| f(n, true)),
+        Arg::IfBound(key, yes, no) => {
+            bound(key).into_iter().for_each(|n| f(n, false));
+            let applies = if bound(key).is_some() { yes } else { no };
+            keys(applies, bound, f);
+        }
+        Arg::Ctor(_, args) | Arg::Tuple(args) => args.iter().for_each(|a| keys(a, bound, f)),
+        Arg::Any | Arg::Int(_) | Arg::Bool(_) | Arg::Chan(_) => {}
+    }
+}

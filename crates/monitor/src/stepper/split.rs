@@ -1,0 +1,213 @@
+//! One explanation held apart: the components that may move between messages (`active`,
+//! always in a window) and the *inert* groups (`Rest`: components linked by the names they
+//! share, every move of which is visible), indexed by the heads of the labels they can take
+//! part in. Names keep one stable id for the session, so a message touches only the groups
+//! it can concern and the explanation is never renumbered or hashed whole.
+
+use super::summary::{OutKey, Summaries, Summary};
+use agentpi_check::replay::Key;
+use agentpi_semantics::{Proc, Semantics};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// An explanation: its components and the keys bound to its names (stable ids).
+#[derive(Clone, Default)]
+pub struct Split {
+    pub active: Vec<Proc>,
+    pub rest: Rc<Rest>,
+    pub bindings: Rc<Bindings>,
+}
+
+/// Keys and the names bound to them, both ways (a key is bound to one name, a name to one
+/// key: only a name bound to no key is bound).
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub by_key: FxHashMap<Key, u32>,
+    pub by_name: FxHashMap<u32, Key>,
+}
+
+impl Bindings {
+    pub fn bind(&mut self, key: Key, name: u32) {
+        self.by_name.insert(name, key.clone());
+        self.by_key.insert(key, name);
+    }
+
+    pub fn unbind(&mut self, name: u32) {
+        if let Some(key) = self.by_name.remove(&name) {
+            self.by_key.remove(&key);
+        }
+    }
+}
+
+/// Components linked by shared names, all inert: they stay as they are until a message
+/// concerns one of them.
+#[derive(Clone)]
+pub struct Group {
+    pub procs: Vec<Proc>,
+    names: Vec<u32>,
+    ins: Vec<Rc<str>>,
+    outs: Vec<OutKey>,
+}
+
+/// The inert groups and their indices. Group ids grow with the session; sets of ids are
+/// ordered, so that windows are cut the same way every time.
+#[derive(Clone, Default)]
+pub struct Rest {
+    groups: FxHashMap<u32, Group>,
+    /// The group holding each name.
+    owner: FxHashMap<u32, u32>,
+    /// Groups taking part in any label of a head.
+    ins: FxHashMap<Rc<str>, BTreeSet<u32>>,
+    /// Groups offering a label of a head whose first value is a constructor (or not).
+    outs: FxHashMap<OutKey, BTreeSet<u32>>,
+    /// Groups offering any label of a head.
+    out_heads: FxHashMap<Rc<str>, BTreeSet<u32>>,
+    next: u32,
+}
+
+impl Rest {
+    /// Every group id, in order.
+    pub fn ids(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.groups.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    pub fn group(&self, id: u32) -> Option<&Group> {
+        self.groups.get(&id)
+    }
+
+    pub fn owner(&self, name: u32) -> Option<u32> {
+        self.owner.get(&name).copied()
+    }
+
+    pub fn taking(&self, head: &str) -> impl Iterator<Item = u32> + '_ {
+        self.ins.get(head).into_iter().flatten().copied()
+    }
+
+    /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
+    /// `ctor` is given.
+    pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<u32> {
+        let set = match ctor {
+            Some(c) => self.outs.get(&(head.into(), Some(c.into()))),
+            None => self.out_heads.get(head),
+        };
+        set.into_iter().flatten().copied().collect()
+    }
+
+    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, summaries: &[Rc<Summary>]) {
+        let id = self.next;
+        self.next += 1;
+        let mut ins: Vec<Rc<str>> = summaries.iter().flat_map(|s| s.ins.clone()).collect();
+        let mut outs: Vec<OutKey> = summaries.iter().flat_map(|s| s.outs.clone()).collect();
+        ins.sort();
+        ins.dedup();
+        outs.sort();
+        outs.dedup();
+        for head in &ins {
+            self.ins.entry(head.clone()).or_default().insert(id);
+        }
+        for key in &outs {
+            self.outs.entry(key.clone()).or_default().insert(id);
+            self.out_heads.entry(key.0.clone()).or_default().insert(id);
+        }
+        for &name in &names {
+            self.owner.insert(name, id);
+        }
+        let group = Group {
+            procs,
+            names,
+            ins,
+            outs,
+        };
+        self.groups.insert(id, group);
+    }
+
+    pub fn remove(&mut self, id: u32) -> Option<Group> {
+        let group = self.groups.remove(&id)?;
+        let unlist = |map: &mut FxHashMap<Rc<str>, BTreeSet<u32>>, head: &Rc<str>| {
+            if let Some(set) = map.get_mut(head) {
+                set.remove(&id);
+                if set.is_empty() {
+                    map.remove(head);
+                }
+            }
+        };
+        for head in &group.ins {
+            unlist(&mut self.ins, head);
+        }
+        for key in &group.outs {
+            if let Some(set) = self.outs.get_mut(key) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.outs.remove(key);
+                }
+            }
+            unlist(&mut self.out_heads, &key.0);
+        }
+        for name in &group.names {
+            self.owner.remove(name);
+        }
+        Some(group)
+    }
+}
+
+/// Sorts `procs` (a window's result, with stable ids) into `active` and new inert groups of
+/// `rest`: components sharing a name are one group, inert when each of its components is.
+pub fn regroup(
+    procs: Vec<Proc>,
+    sem: &Semantics<'_>,
+    alphabet: &agentpi_check::replay::Alphabet,
+    summaries: &mut Summaries,
+    active: &mut Vec<Proc>,
+    rest: &mut Rest,
+) {
+    let linked = link(&procs);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
+    for (i, root) in linked.iter().enumerate() {
+        let at = *slot.entry(*root).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[at].push(i);
+    }
+    let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
+    for members in groups {
+        let taken: Vec<Proc> = members.iter().filter_map(|&i| procs[i].take()).collect();
+        let found: Vec<Rc<Summary>> = taken
+            .iter()
+            .map(|p| summaries.of(sem, alphabet, p))
+            .collect();
+        // Two equal components side by side are opened as twins: kept in the window.
+        let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
+        if found.iter().all(|s| s.inert) && !twins {
+            let names = super::names::names_of(&taken);
+            rest.insert(taken, names, &found);
+        } else {
+            active.extend(taken);
+        }
+    }
+}
+
+/// For each component, a representative of its group (components linked by shared names).
+fn link(procs: &[Proc]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..procs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut holder: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, proc) in procs.iter().enumerate() {
+        agentpi_semantics::state::for_each_fresh(std::slice::from_ref(proc), &mut |id| {
+            let first = *holder.entry(id).or_insert(i);
+            let (a, b) = (root(&mut parent, first), root(&mut parent, i));
+            parent[a.max(b)] = a.min(b);
+        });
+    }
+    (0..procs.len()).map(|i| root(&mut parent, i)).collect()
+}

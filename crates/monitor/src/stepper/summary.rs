@@ -1,0 +1,113 @@
+//! What one component can take part in, as far as choosing a window needs: whether it is
+//! *inert* (every move it has is visible to the monitor, so it never moves between messages
+//! and may stay out of a window), and the heads of the labels it offers. Computed by the
+//! semantics' own rules (`Semantics::component_moves`) once per component up to its names.
+
+use super::names::normal_form;
+use agentpi_check::replay::{Alphabet, Class};
+use agentpi_semantics::{Chan, Head, Label, MoveKind, Proc, Semantics, Value};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// A head name (a channel's declared or `new` name, or an event's) and the constructor of a
+/// label's first value, when it is one: what an observation is looked up by.
+pub type OutKey = (Rc<str>, Option<Rc<str>>);
+
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Every move is visible: the component moves only when a message is taken.
+    pub inert: bool,
+    /// Heads it takes part in whatever the values: its inputs, and its own visible
+    /// communications (within the component).
+    pub ins: Vec<Rc<str>>,
+    /// Its outputs and visible events, by head and first constructor.
+    pub outs: Vec<OutKey>,
+}
+
+/// Summaries by the component's normal form.
+#[derive(Default)]
+pub struct Summaries {
+    cache: FxHashMap<Proc, Rc<Summary>>,
+}
+
+/// The cache starts over past this many distinct components (a session meets few shapes:
+/// names are abstracted away, so a flood of requests adds none).
+const LIMIT: usize = 1 << 14;
+
+impl Summaries {
+    pub fn of(&mut self, sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Rc<Summary> {
+        let normal = normal_form(proc);
+        if let Some(found) = self.cache.get(&normal) {
+            return found.clone();
+        }
+        let summary = Rc::new(summarize(sem, alphabet, &normal));
+        if self.cache.len() >= LIMIT {
+            self.cache.clear();
+        }
+        self.cache.insert(normal, summary.clone());
+        summary
+    }
+}
+
+fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
+    let moves = sem.component_moves(proc, false);
+    let mut s = Summary {
+        inert: true,
+        ..Summary::default()
+    };
+    let visible = |label: &Label| alphabet.class(sem, label) == Class::Visible;
+    for m in moves.offers.iter().filter(|m| !m.twin) {
+        match &m.kind {
+            MoveKind::Alone { label, .. } => {
+                s.inert &= visible(label);
+                s.outs.push(out_key(sem, label));
+            }
+            MoveKind::Fault(_) => s.inert = false,
+            MoveKind::Out { chan, values, .. } => {
+                let label = Label {
+                    head: Head::Chan(*chan),
+                    args: values.clone(),
+                };
+                s.inert &= sem.buffer(*chan).is_none() && visible(&label);
+                s.outs.push(out_key(sem, &label));
+            }
+            MoveKind::In { chan, .. } => {
+                s.inert &= sem.buffer(*chan).is_none() && visible(&on(*chan));
+                s.ins.push(sem.chan_name(*chan).into());
+            }
+        }
+    }
+    for step in moves.internal.iter().flat_map(|(_, _, steps)| steps) {
+        s.inert &= step.then.is_ok() && visible(&step.label);
+        if let Some(chan) = step.label.head.chan() {
+            s.ins.push(sem.chan_name(chan).into());
+        }
+    }
+    s
+}
+
+fn on(chan: Chan) -> Label {
+    Label {
+        head: Head::Chan(chan),
+        args: Box::default(),
+    }
+}
+
+/// The head's name and the first value's constructor.
+pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
+    let head: Rc<str> = match &label.head {
+        Head::Tau => "tau".into(),
+        Head::Chan(c) | Head::Send(c) | Head::Receive(c) => sem.chan_name(*c).into(),
+        Head::Event(e) => sem.program.events[e.0 as usize].name.as_str().into(),
+    };
+    let ctor = match label.args.first() {
+        Some(Value::Ctor(e, i, _)) => Some(
+            sem.program.enums[e.0 as usize].ctors[*i as usize]
+                .name
+                .as_str()
+                .into(),
+        ),
+        _ => None,
+    };
+    (head, ctor)
+}
