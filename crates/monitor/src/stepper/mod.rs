@@ -24,7 +24,7 @@ use agentpi_check::replay::Arg;
 use agentpi_check::replay::{Alphabet, HeadPat, Observation, Options, ReplayError, Verdict};
 use agentpi_semantics::Semantics;
 use closure::{Hyp, Rules};
-use split::Split;
+use split::{GroupId, Split};
 use std::rc::Rc;
 use summary::Summaries;
 
@@ -121,7 +121,7 @@ impl Stepper {
 
     /// The inert groups `obs` can concern, when one explanation is held and `obs` names its
     /// head; `None`: the whole state.
-    fn window_of(&self, obs: &Observation) -> Option<Vec<u32>> {
+    fn window_of(&self, obs: &Observation) -> Option<Vec<GroupId>> {
         let [split] = self.hyps.as_slice() else {
             return None;
         };
@@ -130,7 +130,7 @@ impl Stepper {
         };
         let rest = &split.rest;
         let bound = |key: &str| split.bindings.by_key.get(key).copied();
-        let mut groups: Vec<u32> = rest.taking(head).collect();
+        let mut groups: Vec<GroupId> = rest.taking(head).collect();
         let mut pinned = false;
         for arg in &obs.args {
             keys(arg, &bound, &mut |name, taken| {
@@ -154,7 +154,7 @@ impl Stepper {
 
     /// Puts the explanations of a window back: into the explanation it was cut from, without
     /// the groups it held (`Some`), or as whole explanations (`None`).
-    fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[u32]>) -> Vec<Split> {
+    fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[GroupId]>) -> Vec<Split> {
         let window: Vec<u32> = hyps
             .first()
             .map(|h| h.elsewhere.window.iter().copied().collect())
@@ -188,7 +188,7 @@ impl Stepper {
 
     /// The one explanation, taken, without its active components, the groups of a window
     /// and the bindings of the window's names.
-    fn without(&mut self, groups: &[u32], window: &[u32]) -> Split {
+    fn without(&mut self, groups: &[GroupId], window: &[u32]) -> Split {
         let mut split = self.hyps.pop().unwrap_or_default();
         self.hyps.clear();
         split.active.clear();
@@ -231,5 +231,46 @@ fn keys(arg: &Arg, bound: &dyn Fn(&str) -> Option<u32>, f: &mut dyn FnMut(u32, b
         }
         Arg::Ctor(_, args) | Arg::Tuple(args) => args.iter().for_each(|a| keys(a, bound, f)),
         Arg::Any | Arg::Int(_) | Arg::Bool(_) | Arg::Chan(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::follow::Follow;
+    use agentpi_check::replay::parse_observation;
+
+    /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no
+    /// expected label and no binding.
+    #[test]
+    fn renumbering_names_changes_nothing() {
+        let model = crate::model::legacy().unwrap();
+        let (Ok(Follow::Stepper(mut fast)), Ok(mut reference)) =
+            (model.start(false), model.start(true))
+        else {
+            panic!("the legacy model starts");
+        };
+        fast.counter = RENUMBER - 3;
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, t))",
+            "s2c(prog(t))",
+            "s2c(res(c, true))",
+            "c2s(cancel(b))",
+            "s2c(res(b, true))",
+            "s2c(stray_res)",
+        ];
+        for text in labels {
+            let obs = parse_observation(model.sem.program, text).unwrap();
+            let want = reference.step_explained(&obs);
+            assert_eq!(fast.step_explained(&obs), want, "{text}");
+            for key in ["a", "b", "c", "t"] {
+                assert_eq!(fast.is_bound(key), reference.is_bound(key), "{text}: {key}");
+            }
+        }
+        assert!(fast.counter < RENUMBER, "the names were numbered afresh");
     }
 }

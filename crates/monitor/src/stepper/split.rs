@@ -40,6 +40,9 @@ impl Bindings {
     }
 }
 
+/// A group's number: never reused in a session (64 bits do not run out).
+pub type GroupId = u64;
+
 /// Components linked by shared names, all inert: they stay as they are until a message
 /// concerns one of them.
 #[derive(Clone)]
@@ -54,41 +57,41 @@ pub struct Group {
 /// ordered, so that windows are cut the same way every time.
 #[derive(Clone, Default)]
 pub struct Rest {
-    groups: FxHashMap<u32, Group>,
+    groups: FxHashMap<GroupId, Group>,
     /// The group holding each name.
-    owner: FxHashMap<u32, u32>,
+    owner: FxHashMap<u32, GroupId>,
     /// Groups taking part in any label of a head.
-    ins: FxHashMap<Rc<str>, BTreeSet<u32>>,
+    ins: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
     /// Groups offering a label of a head whose first value is a constructor (or not).
-    outs: FxHashMap<OutKey, BTreeSet<u32>>,
+    outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
     /// Groups offering any label of a head.
-    out_heads: FxHashMap<Rc<str>, BTreeSet<u32>>,
-    next: u32,
+    out_heads: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    next: GroupId,
 }
 
 impl Rest {
     /// Every group id, in order.
-    pub fn ids(&self) -> Vec<u32> {
-        let mut ids: Vec<u32> = self.groups.keys().copied().collect();
+    pub fn ids(&self) -> Vec<GroupId> {
+        let mut ids: Vec<GroupId> = self.groups.keys().copied().collect();
         ids.sort_unstable();
         ids
     }
 
-    pub fn group(&self, id: u32) -> Option<&Group> {
+    pub fn group(&self, id: GroupId) -> Option<&Group> {
         self.groups.get(&id)
     }
 
-    pub fn owner(&self, name: u32) -> Option<u32> {
+    pub fn owner(&self, name: u32) -> Option<GroupId> {
         self.owner.get(&name).copied()
     }
 
-    pub fn taking(&self, head: &str) -> impl Iterator<Item = u32> + '_ {
+    pub fn taking(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
         self.ins.get(head).into_iter().flatten().copied()
     }
 
     /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
     /// `ctor` is given.
-    pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<u32> {
+    pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<GroupId> {
         let set = match ctor {
             Some(c) => self.outs.get(&(head.into(), Some(c.into()))),
             None => self.out_heads.get(head),
@@ -124,9 +127,9 @@ impl Rest {
         self.groups.insert(id, group);
     }
 
-    pub fn remove(&mut self, id: u32) -> Option<Group> {
+    pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
-        let unlist = |map: &mut FxHashMap<Rc<str>, BTreeSet<u32>>, head: &Rc<str>| {
+        let unlist = |map: &mut FxHashMap<Rc<str>, BTreeSet<GroupId>>, head: &Rc<str>| {
             if let Some(set) = map.get_mut(head) {
                 set.remove(&id);
                 if set.is_empty() {

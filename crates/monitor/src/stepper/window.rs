@@ -4,7 +4,7 @@
 //! new ones.
 
 use super::closure::{Hyp, Outside};
-use super::split::Split;
+use super::split::{GroupId, Split};
 use agentpi_check::replay::Key;
 use agentpi_semantics::state::{canonicalize, for_each_fresh};
 use agentpi_semantics::{DEAD, Proc, Semantics};
@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 /// The window of `split` holding its active components and the inert groups `groups` (in
 /// that order), with the bindings of its names and the keys bound outside it.
-pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[u32]) -> Hyp {
+pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[GroupId]) -> Hyp {
     let mut procs = split.active.clone();
     for &id in groups {
         if let Some(group) = split.rest.group(id) {
