@@ -72,6 +72,8 @@ impl Hyp {
 struct Memo {
     table: FxHashMap<State, Rc<[Transition]>>,
     visible: FxHashMap<State, Rc<[Transition]>>,
+    /// Per small state, which of its visible transitions raise no flag after them.
+    free: FxHashMap<State, Rc<[bool]>>,
     weight: usize,
 }
 
@@ -131,23 +133,43 @@ impl Rules {
         Some(seeds)
     }
 
-    /// The visible labels the model would accept next without a flag, printed with bound
-    /// names shown by their keys, sorted and without repeats.
-    pub fn expected(&self, hyps: &[Hyp]) -> Result<Vec<String>, ReplayError> {
-        let mut out = Vec::new();
-        let visible = |l: &Label| self.class(l) == Class::Visible;
-        for hyp in hyps {
-            let found = self.sem.successors_where(&hyp.state, &visible);
-            for t in found.iter().filter(|t| t.fault.is_none()) {
-                let (_, flags) = self.close(vec![advance(hyp, &[], t)])?;
-                if flags.is_empty() {
-                    out.push(self.render(&t.label, hyp));
-                }
-            }
+    /// The visible labels `hyp` would accept next without a flag, printed with bound names
+    /// shown by their keys (in transition order, with repeats).
+    pub fn expected(&self, hyp: &Hyp) -> Result<Vec<String>, ReplayError> {
+        let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+            self.remembered(&hyp.state, true)
+        } else {
+            let visible = |l: &Label| self.class(l) == Class::Visible;
+            self.sem.successors_where(&hyp.state, &visible).into()
+        };
+        let free = self.flag_free(hyp, &found)?;
+        let taken = found.iter().zip(free.iter());
+        Ok(taken
+            .filter(|(t, free)| t.fault.is_none() && **free)
+            .map(|(t, _)| self.render(&t.label, hyp))
+            .collect())
+    }
+
+    /// For each of `found` (the visible transitions of `hyp`'s state), whether the closure
+    /// after it raises no flag: a matter of the state alone (bindings only say how labels
+    /// print), so remembered per small state, as its transitions are.
+    fn flag_free(&self, hyp: &Hyp, found: &[Transition]) -> Result<Rc<[bool]>, ReplayError> {
+        let small = hyp.state.procs.len() <= SMALL_STATE;
+        if let Some(known) = self.memo.borrow().free.get(&hyp.state).filter(|_| small) {
+            return Ok(known.clone());
         }
-        out.sort();
-        out.dedup();
-        Ok(out)
+        let mut free = Vec::with_capacity(found.len());
+        for t in found {
+            let clean = t.fault.is_none() && self.close(vec![advance(hyp, &[], t)])?.1.is_empty();
+            free.push(clean);
+        }
+        let free: Rc<[bool]> = free.into();
+        if small {
+            let mut memo = self.memo.borrow_mut();
+            memo.weight += found.len() + 1;
+            memo.free.insert(hyp.state.clone(), free.clone());
+        }
+        Ok(free)
     }
 
     fn hidden(&self, state: &State) -> Rc<[Transition]> {
@@ -171,6 +193,7 @@ impl Rules {
         if memo.weight + weight > MEMO_WEIGHT {
             memo.table.clear();
             memo.visible.clear();
+            memo.free.clear();
             memo.weight = 0;
         }
         memo.weight += weight;

@@ -107,10 +107,34 @@ impl Stepper {
         Ok(explained)
     }
 
-    /// The visible labels the model would accept next without a flag (see
-    /// `agentpi_check::replay::Replay::expected`), from the whole states.
+    /// The visible labels the model would accept next without a flag, sorted and without
+    /// repeats (see `agentpi_check::replay::Replay::expected`). With one explanation, from
+    /// windows: every visible transition has its actors among the active components and at
+    /// most one group with the groups taking its outputs, and what follows it stays in that
+    /// window, as for a message. Otherwise from the whole states.
     pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
-        self.rules.expected(&self.whole())
+        let windows = match self.hyps.as_slice() {
+            [split] => self.expected_windows(split),
+            _ => self.whole(),
+        };
+        let mut out = Vec::new();
+        for hyp in &windows {
+            out.extend(self.rules.expected(hyp)?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The active components alone, and with each group and its partners.
+    fn expected_windows(&self, split: &Split) -> Vec<Hyp> {
+        let sem = self.rules.sem;
+        let rest = &split.rest;
+        let groups = rest.ids().into_iter().map(|id| rest.partners(id));
+        std::iter::once(Vec::new())
+            .chain(groups)
+            .map(|w| window::cut(sem, split, &w))
+            .collect()
     }
 
     /// Each explanation as one window holding everything.

@@ -77,6 +77,18 @@ impl Rest {
         ids
     }
 
+    /// The groups that take part in a label with `group`'s outputs (their inputs), with it.
+    pub fn partners(&self, id: GroupId) -> Vec<GroupId> {
+        let mut out = vec![id];
+        if let Some(group) = self.groups.get(&id) {
+            let heads = group.outs.iter().map(|(head, _)| head);
+            heads.for_each(|head| out.extend(self.taking(head)));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     pub fn group(&self, id: GroupId) -> Option<&Group> {
         self.groups.get(&id)
     }
