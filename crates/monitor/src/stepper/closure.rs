@@ -24,6 +24,9 @@ pub struct Hyp {
     /// The explanation's bindings and the window's names: a key bound to a name outside
     /// the window is bound, but to no name here.
     pub elsewhere: Rc<Outside>,
+    /// The hash of `state` and `names`, computed once: a closure looks each explanation up
+    /// several times.
+    hash: u64,
 }
 
 /// What a window needs to know of the bindings outside it.
@@ -39,7 +42,7 @@ pub struct Outside {
 /// do the keys bound outside it (the same for every explanation of one window).
 impl PartialEq for Hyp {
     fn eq(&self, other: &Hyp) -> bool {
-        self.state == other.state && self.names == other.names
+        self.hash == other.hash && self.state == other.state && self.names == other.names
     }
 }
 
@@ -47,12 +50,29 @@ impl Eq for Hyp {}
 
 impl Hash for Hyp {
     fn hash<H: Hasher>(&self, h: &mut H) {
-        self.state.hash(h);
-        self.names.hash(h);
+        h.write_u64(self.hash);
     }
 }
 
 impl Hyp {
+    pub fn new(
+        state: State,
+        names: Vec<(Key, u32)>,
+        track: Vec<(u32, u32)>,
+        elsewhere: Rc<Outside>,
+    ) -> Hyp {
+        let mut hasher = rustc_hash::FxHasher::default();
+        state.hash(&mut hasher);
+        names.hash(&mut hasher);
+        Hyp {
+            state,
+            names,
+            track,
+            elsewhere,
+            hash: hasher.finish(),
+        }
+    }
+
     pub fn bound(&self, key: &str) -> Option<u32> {
         self.names
             .binary_search_by(|(k, _)| (**k).cmp(key))
@@ -320,10 +340,5 @@ fn advance(hyp: &Hyp, new: &[(Key, u32)], t: &Transition) -> Hyp {
         .iter()
         .filter_map(|&(stable, id)| (to(id) != DEAD).then_some((stable, to(id))))
         .collect();
-    Hyp {
-        state: t.target.clone(),
-        names,
-        track,
-        elsewhere: hyp.elsewhere.clone(),
-    }
+    Hyp::new(t.target.clone(), names, track, hyp.elsewhere.clone())
 }

@@ -56,12 +56,7 @@ impl Stepper {
             summaries: Summaries::default(),
             counter: 0,
         };
-        let seed = Hyp {
-            track: Vec::new(),
-            names: Vec::new(),
-            elsewhere: Rc::default(),
-            state: initial,
-        };
+        let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
         stepper.hyps = stepper.absorb(hyps, None);
         Ok(stepper)

@@ -5,9 +5,10 @@
 
 use super::names::normal_form;
 use agentpi_check::replay::{Alphabet, Class};
-use agentpi_semantics::{Chan, Head, Label, MoveKind, Proc, Semantics, Value};
+use agentpi_semantics::{Chan, Closure, Head, Label, MoveKind, Proc, Semantics, Value};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A head name (a channel's declared or `new` name, or an event's) and the constructor of a
 /// label's first value, when it is one: what an observation is looked up by.
@@ -24,10 +25,13 @@ pub struct Summary {
     pub outs: Vec<OutKey>,
 }
 
-/// Summaries by the component's normal form.
+/// Summaries by the component's normal form, and by the closure of a waiting component: a
+/// component that did not move is the same shared closure, found without normalizing it.
 #[derive(Default)]
 pub struct Summaries {
     cache: FxHashMap<Proc, Rc<Summary>>,
+    /// By the closure's address; the closure is held, so no other takes its address.
+    shared: FxHashMap<usize, (Arc<Closure>, Rc<Summary>)>,
 }
 
 /// The cache starts over past this many distinct components (a session meets few shapes:
@@ -36,6 +40,22 @@ const LIMIT: usize = 1 << 14;
 
 impl Summaries {
     pub fn of(&mut self, sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Rc<Summary> {
+        let Proc::Leaf(closure) = proc else {
+            return self.by_form(sem, alphabet, proc);
+        };
+        let at = Arc::as_ptr(closure) as usize;
+        if let Some((_, found)) = self.shared.get(&at) {
+            return found.clone();
+        }
+        let found = self.by_form(sem, alphabet, proc);
+        if self.shared.len() >= LIMIT {
+            self.shared.clear();
+        }
+        self.shared.insert(at, (closure.clone(), found.clone()));
+        found
+    }
+
+    fn by_form(&mut self, sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Rc<Summary> {
         let normal = normal_form(proc);
         if let Some(found) = self.cache.get(&normal) {
             return found.clone();

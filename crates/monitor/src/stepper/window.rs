@@ -51,12 +51,7 @@ pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[GroupId]) -> Hyp {
         bindings: split.bindings.clone(),
         window: stable.into_iter().collect(),
     };
-    Hyp {
-        state,
-        names,
-        track,
-        elsewhere: Rc::new(elsewhere),
-    }
+    Hyp::new(state, names, track, Rc::new(elsewhere))
 }
 
 /// The components of a window's result in stable ids, and its bindings: names it held keep
