@@ -4,7 +4,7 @@
 //! instead. Each explanation also carries where its names came from (`track`), so that a
 //! window's result can be put back among the components it was cut from.
 
-use super::matcher::match_observation;
+use super::matcher::{Bound, match_observation};
 use super::split::Bindings;
 use agentpi_check::replay::{Alphabet, Class, Flag, Key, Observation, Options, ReplayError};
 use agentpi_semantics::{Chan, DEAD, Label, Semantics, State, Transition};
@@ -73,13 +73,6 @@ impl Hyp {
         }
     }
 
-    pub fn bound(&self, key: &str) -> Option<u32> {
-        self.names
-            .binary_search_by(|(k, _)| (**k).cmp(key))
-            .ok()
-            .map(|i| self.names[i].1)
-    }
-
     pub fn bound_elsewhere(&self, key: &str) -> bool {
         let outside = &self.elsewhere;
         let id = outside.bindings.by_key.get(key);
@@ -131,9 +124,14 @@ impl Rules {
     pub fn take(&self, hyps: &[Hyp], obs: &Observation) -> Option<Vec<Hyp>> {
         let mut seeds = Vec::new();
         for hyp in hyps {
+            let elsewhere = |key: &str| hyp.bound_elsewhere(key);
+            let bound = Bound {
+                names: &hyp.names,
+                elsewhere: &elsewhere,
+            };
             let takes = |l: &Label| {
                 self.class(l) == Class::Visible
-                    && match_observation(self.sem, obs, l, hyp).is_some()
+                    && match_observation(self.sem, obs, l, &bound).is_some()
             };
             let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
                 self.remembered(&hyp.state, true)
@@ -141,7 +139,7 @@ impl Rules {
                 self.sem.successors_where(&hyp.state, &takes).into()
             };
             for t in found.iter().filter(|t| t.fault.is_none()) {
-                if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
+                if let Some(new) = match_observation(self.sem, obs, &t.label, &bound) {
                     seeds.push(advance(hyp, &new, t));
                 }
             }

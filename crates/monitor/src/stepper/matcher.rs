@@ -3,23 +3,37 @@
 //! for windows: a key bound to a name outside the window is bound, to no name a window
 //! label can hold.
 
-use super::closure::Hyp;
 use agentpi_check::replay::{Arg, HeadPat, Key, Observation};
 use agentpi_semantics::{Chan, Head, Label, Semantics, Value};
 
 /// The id a key bound outside the window stands for: no window name has it.
 const OUTSIDE: u32 = u32::MAX;
 
-/// Matches `obs` against `label` in explanation `hyp`; on success, the bindings it adds.
+/// What an explanation binds: its keys and the names bound to them (sorted by key), and
+/// whether a key is bound to a name outside the window.
+pub struct Bound<'a> {
+    pub names: &'a [(Key, u32)],
+    pub elsewhere: &'a dyn Fn(&str) -> bool,
+}
+
+impl Bound<'_> {
+    fn get(&self, key: &str) -> Option<u32> {
+        let at = self.names.binary_search_by(|(k, _)| (**k).cmp(key));
+        at.ok().map(|i| self.names[i].1)
+    }
+}
+
+/// Matches `obs` against `label` in an explanation binding `bound`; on success, the
+/// bindings it adds.
 pub fn match_observation(
     sem: &Semantics<'_>,
     obs: &Observation,
     label: &Label,
-    hyp: &Hyp,
+    bound: &Bound<'_>,
 ) -> Option<Vec<(Key, u32)>> {
     let mut m = Matcher {
         sem,
-        hyp,
+        bound,
         new: Vec::new(),
     };
     let head_ok = match (&obs.head, &label.head) {
@@ -44,18 +58,18 @@ pub fn match_observation(
     (head_ok && args_ok).then_some(m.new)
 }
 
-struct Matcher<'a, 's, 'p> {
+struct Matcher<'a, 'b, 's, 'p> {
     sem: &'s Semantics<'p>,
-    hyp: &'a Hyp,
+    bound: &'a Bound<'b>,
     new: Vec<(Key, u32)>,
 }
 
-impl Matcher<'_, '_, '_> {
+impl Matcher<'_, '_, '_, '_> {
     fn lookup(&self, key: &str) -> Option<u32> {
         let new = self.new.iter().find(|(k, _)| **k == *key);
         new.map(|(_, id)| *id)
-            .or_else(|| self.hyp.bound(key))
-            .or_else(|| self.hyp.bound_elsewhere(key).then_some(OUTSIDE))
+            .or_else(|| self.bound.get(key))
+            .or_else(|| (self.bound.elsewhere)(key).then_some(OUTSIDE))
     }
 
     /// Key `key` against fresh id `id`: equal to its binding, or binds an unclaimed name.
@@ -64,7 +78,7 @@ impl Matcher<'_, '_, '_> {
             return bound == id;
         }
         let claimed = self
-            .hyp
+            .bound
             .names
             .iter()
             .chain(&self.new)
