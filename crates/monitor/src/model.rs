@@ -66,7 +66,7 @@ impl Model {
             max_states: 200_000,
         };
         let alphabet = self.alphabet.clone();
-        if reference {
+        if reference || !Stepper::supports(&self.sem) {
             return Replay::new(&self.sem, self.system, alphabet, options)
                 .map(|(replay, _)| Follow::Reference(Box::new(replay)))
                 .map_err(|e| e.to_string());

@@ -22,7 +22,8 @@ mod window;
 
 use agentpi_check::replay::Arg;
 use agentpi_check::replay::{Alphabet, HeadPat, Observation, Options, ReplayError, Verdict};
-use agentpi_semantics::Semantics;
+use agentpi_ir::core::ChanId;
+use agentpi_semantics::{Chan, Semantics};
 use closure::{Hyp, Rules};
 use split::{GroupId, Split};
 use std::rc::Rc;
@@ -42,6 +43,15 @@ pub struct Stepper {
 const RENUMBER: u32 = 1 << 31;
 
 impl Stepper {
+    /// Whether the stepper can follow the model of `sem`: a window holds no queue, so a model
+    /// with a buffered channel is left to the reference replay.
+    pub fn supports(sem: &Semantics<'_>) -> bool {
+        let global = (0..sem.program.chans.len()).map(|i| Chan::Global(ChanId(i as u32)));
+        let origins = 0..sem.origin_names().len() as u32;
+        let fresh = origins.map(|origin| Chan::Fresh { id: 0, origin });
+        global.chain(fresh).all(|c| sem.buffer(c).is_none())
+    }
+
     /// Starts at system `system`'s initial state, closed over hidden steps.
     pub fn new(
         sem: &'static Semantics<'static>,
@@ -318,6 +328,16 @@ mod tests {
         ];
         let fast = same_steps(&labels, &["b", "c", "x"], None);
         assert!(fast.hyps.len() <= 1, "one explanation is left at the end");
+    }
+
+    #[test]
+    fn buffered_channels_are_left_to_the_reference() {
+        let (sem, _, _) = legacy();
+        assert!(Stepper::supports(sem));
+        let text = "chan c : Bool buffer 2\nproc P = c!true . 0\nsystem S = P\n";
+        let loaded = agentpi_ir::load_str("b.pi", text);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        assert!(!Stepper::supports(&Semantics::new(&loaded.program)));
     }
 
     #[test]
