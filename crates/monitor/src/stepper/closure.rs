@@ -227,6 +227,15 @@ impl Rules {
     /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
     /// search). Returns the explanations with the fewest flags and those flags.
     pub fn close(&self, seeds: Vec<Hyp>) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
+        self.close_seeing(seeds, &mut |_| {})
+    }
+
+    /// [`Rules::close`], showing `seen` every state it settles.
+    pub fn close_seeing(
+        &self,
+        seeds: Vec<Hyp>,
+        seen: &mut dyn FnMut(&State),
+    ) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
         let mut best: FxHashMap<Hyp, usize> = FxHashMap::default();
         let mut paths: Vec<Vec<Flag>> = Vec::new();
         let mut queue: VecDeque<(Hyp, usize)> = VecDeque::new();
@@ -240,6 +249,7 @@ impl Rules {
             if !settled.insert(hyp.clone()) {
                 continue;
             }
+            seen(&hyp.state);
             if settled.len() > self.options.max_states {
                 return Err(ReplayError::TooManyStates(self.options.max_states));
             }

@@ -5,13 +5,18 @@
 //! A state of the monitor's model holds a component or two per request in flight, and each
 //! of them moves only when a message names its request. So an explanation is kept split
 //! ([`split::Split`]): the components that may move between messages, always looked at, and
-//! inert groups indexed by what they can take part in. A message is checked on a *window*:
-//! the active components and the groups the observation can concern (those holding a name it
-//! names, those taking any label of its head, those offering one of its constructor). No
-//! component outside the window can take part in the message or in any hidden step after it
-//! (every move of an inert group is visible), so the window's transitions, closure, flags and
-//! bindings are those of the whole state. With more than one explanation, or an observation
-//! whose head is a name, every window is the whole state, as in the reference.
+//! passive groups indexed by what they can take part in (every move of a passive group is
+//! visible, or an input on a hidden channel: the lifecycle and capability observers wait so).
+//! A message is checked on a *window*: the active components and the groups the observation
+//! can concern (those holding a name it names, those taking any label of its head, those
+//! offering one of its constructor), and the takers of the hidden channels its closure
+//! outputs on. The closure is checked for that: when a state it reaches outputs on a hidden
+//! channel whose takers are outside the window, the step is taken again with them (and they
+//! are remembered for observations of that shape). No component outside the window can then
+//! take part in the message or in any hidden step after it, so the window's transitions,
+//! closure, flags and bindings are those of the whole state. With more than one explanation,
+//! or an observation whose head is a name, every window is the whole state, as in the
+//! reference.
 
 mod closure;
 mod matcher;
@@ -21,10 +26,11 @@ mod summary;
 mod window;
 
 use agentpi_check::replay::Arg;
-use agentpi_check::replay::{Alphabet, HeadPat, Observation, Options, ReplayError, Verdict};
+use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
 use agentpi_ir::core::ChanId;
-use agentpi_semantics::{Chan, Semantics};
+use agentpi_semantics::{Chan, Semantics, State};
 use closure::{Hyp, Rules};
+use rustc_hash::FxHashMap;
 use split::{GroupId, Split};
 use std::rc::Rc;
 use summary::Summaries;
@@ -36,6 +42,8 @@ pub struct Stepper {
     summaries: Summaries,
     /// The next stable id for a name.
     counter: u32,
+    /// By an observation's shape, the hidden channels its closure needed takers of.
+    predicted: FxHashMap<(String, Option<String>), Vec<Rc<str>>>,
 }
 
 /// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
@@ -65,6 +73,7 @@ impl Stepper {
             hyps: Vec::new(),
             summaries: Summaries::default(),
             counter: 0,
+            predicted: FxHashMap::default(),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -85,15 +94,34 @@ impl Stepper {
         &mut self,
         obs: &Observation,
     ) -> Result<(Verdict, Vec<String>), ReplayError> {
-        let window = self.window_of(obs);
-        let cut: Vec<Hyp> = match &window {
-            Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
-            None => self.whole(),
+        let mut window = self.window_of(obs);
+        let (cut, stepped) = loop {
+            let cut: Vec<Hyp> = match &window {
+                Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
+                None => self.whole(),
+            };
+            let Some(seeds) = self.rules.take(&cut, obs) else {
+                return Ok((Verdict::Refused, self.expected()?));
+            };
+            let Some(groups) = window.as_mut() else {
+                break (cut, self.rules.close(seeds));
+            };
+            let (stepped, missing) = self.close_window(seeds, groups);
+            if missing.is_empty() {
+                break (cut, stepped);
+            }
+            // A hidden output of the window has takers outside it: again, with them.
+            let heads = self.predicted.entry(shape(obs)).or_default();
+            for (head, group) in missing {
+                groups.push(group);
+                heads.push(head);
+            }
+            heads.sort();
+            heads.dedup();
+            groups.sort_unstable();
+            groups.dedup();
         };
-        let Some(seeds) = self.rules.take(&cut, obs) else {
-            return Ok((Verdict::Refused, self.expected()?));
-        };
-        let (next, flags) = self.rules.close(seeds)?;
+        let (next, flags) = stepped?;
         let explained = if flags.is_empty() {
             (Verdict::Accepted, Vec::new())
         } else {
@@ -115,8 +143,8 @@ impl Stepper {
     /// The visible labels the model would accept next without a flag, sorted and without
     /// repeats (see `agentpi_check::replay::Replay::expected`). With one explanation, from
     /// windows: every visible transition has its actors among the active components and at
-    /// most one group with the groups taking its outputs, and what follows it stays in that
-    /// window, as for a message. Otherwise from the whole states.
+    /// most one group with the groups taking its outputs, and what follows it stays among
+    /// them and the passive groups. Otherwise from the whole states.
     pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
         let windows = match self.hyps.as_slice() {
             [split] => self.expected_windows(split),
@@ -131,13 +159,22 @@ impl Stepper {
         Ok(out)
     }
 
-    /// The active components alone, and with each group and its partners.
+    /// The active and passive components alone, and with each group and its partners (with
+    /// every passive group, a closure needs no other taker of a hidden channel).
     fn expected_windows(&self, split: &Split) -> Vec<Hyp> {
         let sem = self.rules.sem;
         let rest = &split.rest;
+        let passive: Vec<GroupId> = rest.passive().collect();
+        let with_passive = |mut window: Vec<GroupId>| {
+            window.extend(&passive);
+            window.sort_unstable();
+            window.dedup();
+            window
+        };
         let groups = rest.ids().into_iter().map(|id| rest.partners(id));
         std::iter::once(Vec::new())
             .chain(groups)
+            .map(with_passive)
             .map(|w| window::cut(sem, split, &w))
             .collect()
     }
@@ -148,8 +185,46 @@ impl Stepper {
         self.hyps.iter().map(every).collect()
     }
 
-    /// The inert groups `obs` can concern, when one explanation is held and `obs` names its
-    /// head; `None`: the whole state.
+    /// Closes `seeds` (of the window holding `groups`), and says which groups outside it take
+    /// a hidden channel some state of the closure outputs on, with the channel: then the
+    /// window was too small, and its closure is not the whole state's.
+    #[allow(clippy::type_complexity)]
+    fn close_window(
+        &mut self,
+        seeds: Vec<Hyp>,
+        groups: &[GroupId],
+    ) -> (
+        Result<(Vec<Hyp>, Vec<Flag>), ReplayError>,
+        Vec<(Rc<str>, GroupId)>,
+    ) {
+        let Stepper {
+            rules,
+            summaries,
+            hyps,
+            ..
+        } = self;
+        let rest = &hyps[0].rest;
+        let mut missing = Vec::new();
+        let mut seen = |state: &State| {
+            for proc in state.procs.iter() {
+                let summary = summaries.of(rules.sem, &rules.alphabet, proc);
+                for head in &summary.hidden_outs {
+                    let outside = rest
+                        .takers(head)
+                        .filter(|g| groups.binary_search(g).is_err());
+                    missing.extend(outside.map(|g| (head.clone(), g)));
+                }
+            }
+        };
+        let stepped = rules.close_seeing(seeds, &mut seen);
+        missing.sort();
+        missing.dedup();
+        (stepped, missing)
+    }
+
+    /// The groups `obs` can concern, when one explanation is held and `obs` names its head
+    /// (with the takers of the hidden channels such an observation needed before); `None`:
+    /// the whole state.
     fn window_of(&self, obs: &Observation) -> Option<Vec<GroupId>> {
         let [split] = self.hyps.as_slice() else {
             return None;
@@ -175,6 +250,9 @@ impl Stepper {
                 _ => None,
             };
             groups.extend(rest.offering(head, ctor));
+        }
+        for head in self.predicted.get(&shape(obs)).into_iter().flatten() {
+            groups.extend(rest.takers(head));
         }
         groups.sort_unstable();
         groups.dedup();
@@ -235,6 +313,20 @@ impl Stepper {
         self.counter = 0;
         self.hyps = self.absorb(whole, None);
     }
+}
+
+/// An observation's head and first constructor: what the hidden channels its closure needs
+/// are remembered by.
+fn shape(obs: &Observation) -> (String, Option<String>) {
+    let head = match &obs.head {
+        HeadPat::Named(n) => n.clone(),
+        HeadPat::Name(_) => String::new(),
+    };
+    let ctor = match obs.args.first() {
+        Some(Arg::Ctor(name, _)) => Some(name.clone()),
+        _ => None,
+    };
+    (head, ctor)
 }
 
 /// Follows `IfBound` to the pattern that applies in the explanation.

@@ -43,14 +43,16 @@ impl Bindings {
 /// A group's number: never reused in a session (64 bits do not run out).
 pub type GroupId = u64;
 
-/// Components linked by shared names, all inert: they stay as they are until a message
-/// concerns one of them.
+/// Components linked by shared names, all passive: they stay as they are until a message
+/// concerns one of them, or a component of a window outputs on a hidden channel they take.
 #[derive(Clone)]
 pub struct Group {
     pub procs: Vec<Proc>,
     names: Vec<u32>,
     ins: Vec<Rc<str>>,
     outs: Vec<OutKey>,
+    /// The hidden channels it takes (none: the group is inert).
+    hidden: Vec<Rc<str>>,
 }
 
 /// The inert groups and their indices. Group ids grow with the session; sets of ids are
@@ -66,6 +68,10 @@ pub struct Rest {
     outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
     /// Groups offering any label of a head.
     out_heads: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    /// Groups taking a hidden channel.
+    hidden: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    /// Groups that are passive but not inert.
+    passive: BTreeSet<GroupId>,
     next: GroupId,
 }
 
@@ -101,6 +107,16 @@ impl Rest {
         self.ins.get(head).into_iter().flatten().copied()
     }
 
+    /// The groups taking hidden channel `head`.
+    pub fn takers(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
+        self.hidden.get(head).into_iter().flatten().copied()
+    }
+
+    /// The groups that are passive but not inert, in order.
+    pub fn passive(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.passive.iter().copied()
+    }
+
     /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
     /// `ctor` is given.
     pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<GroupId> {
@@ -120,6 +136,18 @@ impl Rest {
         ins.dedup();
         outs.sort();
         outs.dedup();
+        let mut hidden: Vec<Rc<str>> = summaries
+            .iter()
+            .flat_map(|s| s.hidden_ins.clone())
+            .collect();
+        hidden.sort();
+        hidden.dedup();
+        for head in &hidden {
+            self.hidden.entry(head.clone()).or_default().insert(id);
+        }
+        if !hidden.is_empty() {
+            self.passive.insert(id);
+        }
         for head in &ins {
             self.ins.entry(head.clone()).or_default().insert(id);
         }
@@ -135,6 +163,7 @@ impl Rest {
             names,
             ins,
             outs,
+            hidden,
         };
         self.groups.insert(id, group);
     }
@@ -152,6 +181,10 @@ impl Rest {
         for head in &group.ins {
             unlist(&mut self.ins, head);
         }
+        for head in &group.hidden {
+            unlist(&mut self.hidden, head);
+        }
+        self.passive.remove(&id);
         for key in &group.outs {
             if let Some(set) = self.outs.get_mut(key) {
                 set.remove(&id);
@@ -168,8 +201,8 @@ impl Rest {
     }
 }
 
-/// Sorts `procs` (a window's result, with stable ids) into `active` and new inert groups of
-/// `rest`: components sharing a name are one group, inert when each of its components is.
+/// Sorts `procs` (a window's result, with stable ids) into `active` and new passive groups of
+/// `rest`: components sharing a name are one group, passive when each of its components is.
 pub fn regroup(
     procs: Vec<Proc>,
     sem: &Semantics<'_>,
@@ -197,7 +230,7 @@ pub fn regroup(
             .collect();
         // Two equal components side by side are opened as twins: kept in the window.
         let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
-        if found.iter().all(|s| s.inert) && !twins {
+        if found.iter().all(|s| s.passive) && !twins {
             let names = super::names::names_of(&taken);
             rest.insert(taken, names, &found);
         } else {

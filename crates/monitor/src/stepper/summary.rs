@@ -18,6 +18,13 @@ pub type OutKey = (Rc<str>, Option<Rc<str>>);
 pub struct Summary {
     /// Every move is visible: the component moves only when a message is taken.
     pub inert: bool,
+    /// Every move is visible or an input on a hidden channel: the component moves only when
+    /// a message is taken or another component outputs on such a channel.
+    pub passive: bool,
+    /// The hidden channels it inputs on (a passive component's only hidden moves).
+    pub hidden_ins: Vec<Rc<str>>,
+    /// The hidden channels it outputs on: a window holding it needs their takers.
+    pub hidden_outs: Vec<Rc<str>>,
     /// Heads it takes part in whatever the values: its inputs, and its own visible
     /// communications (within the component).
     pub ins: Vec<Rc<str>>,
@@ -73,37 +80,56 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
     let moves = sem.component_moves(proc, false);
     let mut s = Summary {
         inert: true,
+        passive: true,
         ..Summary::default()
     };
     let visible = |label: &Label| alphabet.class(sem, label) == Class::Visible;
     for m in moves.offers.iter().filter(|m| !m.twin) {
         match &m.kind {
             MoveKind::Alone { label, .. } => {
-                s.inert &= visible(label);
+                s.moves(visible(label));
                 s.outs.push(out_key(sem, label));
             }
-            MoveKind::Fault(_) => s.inert = false,
+            MoveKind::Fault(_) => s.moves(false),
             MoveKind::Out { chan, values, .. } => {
                 let label = Label {
                     head: Head::Chan(*chan),
                     args: values.clone(),
                 };
-                s.inert &= sem.buffer(*chan).is_none() && visible(&label);
+                let shown = visible(&label);
+                s.moves(sem.buffer(*chan).is_none() && shown);
                 s.outs.push(out_key(sem, &label));
+                if !shown {
+                    s.hidden_outs.push(sem.chan_name(*chan).into());
+                }
             }
             MoveKind::In { chan, .. } => {
-                s.inert &= sem.buffer(*chan).is_none() && visible(&on(*chan));
-                s.ins.push(sem.chan_name(*chan).into());
+                let buffered = sem.buffer(*chan).is_some();
+                if visible(&on(*chan)) || buffered {
+                    s.moves(!buffered);
+                    s.ins.push(sem.chan_name(*chan).into());
+                } else {
+                    s.inert = false;
+                    s.hidden_ins.push(sem.chan_name(*chan).into());
+                }
             }
         }
     }
     for step in moves.internal.iter().flat_map(|(_, _, steps)| steps) {
-        s.inert &= step.then.is_ok() && visible(&step.label);
+        s.moves(step.then.is_ok() && visible(&step.label));
         if let Some(chan) = step.label.head.chan() {
             s.ins.push(sem.chan_name(chan).into());
         }
     }
     s
+}
+
+impl Summary {
+    /// Notes a move other than a hidden input: `visible`, or it may move between messages.
+    fn moves(&mut self, visible: bool) {
+        self.inert &= visible;
+        self.passive &= visible;
+    }
 }
 
 fn on(chan: Chan) -> Label {
