@@ -2,6 +2,8 @@
 //! `models/mcp/modern.pi` (2026-07-28). Each is
 //! loaded once per process and kept for its lifetime, so sessions borrow it freely.
 
+use crate::follow::Follow;
+use crate::stepper::Stepper;
 use agentpi_check::replay::{Alphabet, Options, Replay};
 use agentpi_ir::core::Program;
 use agentpi_semantics::Semantics;
@@ -57,14 +59,20 @@ pub fn modern() -> Result<&'static Model, String> {
 }
 
 impl Model {
-    /// A replay at the model's start.
-    pub fn start(&'static self) -> Result<Replay<'static, 'static>, String> {
+    /// The model at its start: the monitor's replay, or the reference (`reference`).
+    pub fn start(&'static self, reference: bool) -> Result<Follow, String> {
         let options = Options {
             maximal: true,
             max_states: 200_000,
         };
-        Replay::new(&self.sem, self.system, self.alphabet.clone(), options)
-            .map(|(replay, _)| replay)
+        let alphabet = self.alphabet.clone();
+        if reference || !Stepper::supports(&self.sem) {
+            return Replay::new(&self.sem, self.system, alphabet, options)
+                .map(|(replay, _)| Follow::Reference(Box::new(replay)))
+                .map_err(|e| e.to_string());
+        }
+        Stepper::new(&self.sem, self.system, alphabet, options)
+            .map(|stepper| Follow::Stepper(Box::new(stepper)))
             .map_err(|e| e.to_string())
     }
 }

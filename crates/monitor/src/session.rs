@@ -4,6 +4,7 @@
 
 use crate::bind;
 use crate::exchange::Exchange;
+use crate::follow::Follow;
 use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
@@ -11,7 +12,7 @@ use crate::rules;
 use crate::schema::{self, Part};
 use crate::shape::{self, Finding, Message};
 use crate::trace::{Dir, Event};
-use agentpi_check::replay::{Arg, Key, Observation, Replay, Verdict};
+use agentpi_check::replay::{Arg, Key, Observation, Verdict};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -115,7 +116,9 @@ const ERA_WINDOW: usize = 64;
 pub struct Session {
     era: Era,
     protocol_version: Option<String>,
-    replay: Option<Replay<'static, 'static>>,
+    replay: Option<Follow>,
+    /// Step the reference replay of `agentpi_check` instead of the monitor's own.
+    reference: bool,
     next_index: usize,
     messages: usize,
     /// Messages seen while the era is unknown, with their indices.
@@ -161,6 +164,7 @@ impl Session {
             era: Era::Unknown,
             protocol_version: None,
             replay: None,
+            reference: false,
             next_index: 0,
             messages: 0,
             waiting: Vec::new(),
@@ -180,6 +184,16 @@ impl Session {
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
+        }
+    }
+
+    /// A session that steps the reference replay (`agentpi_check::replay`) instead of the
+    /// monitor's own: the same findings, at a cost per message that grows with the requests
+    /// in flight. For differential tests.
+    pub fn with_reference() -> Session {
+        Session {
+            reference: true,
+            ..Session::new()
         }
     }
 
@@ -334,7 +348,7 @@ impl Session {
             Era::Unknown => None,
         };
         if let Some(model) = model {
-            match model.and_then(|m| m.start()) {
+            match model.and_then(|m| m.start(self.reference)) {
                 Ok(replay) => self.replay = Some(replay),
                 Err(e) => self.note(format!("the {} model cannot start: {e}", self.era.as_str())),
             }

@@ -3,6 +3,7 @@
 //! found, and draws the charts the summary shows.
 
 use super::Format;
+use super::queue::{Batch, Queue, weight};
 use crate::wire;
 use agentpi_monitor::{Event, Session};
 use std::collections::{HashMap, VecDeque};
@@ -10,9 +11,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// Events the checker may lag behind before the relay stops waiting for it.
-pub(super) const QUEUE: usize = 4096;
 
 /// The checker's niceness: a tenth of the CPU of a thread at the default priority, when
 /// they compete for a core.
@@ -27,14 +25,16 @@ fn yield_to_the_relay() {
     let _ = rustix::process::setpriority_process(Some(me), CHECKER_NICE);
 }
 
-/// The checker thread: feeds the session, writes a line per violation to standard error
+/// The checker thread: feeds the session the batches of `events` (taking each off `queue`'s
+/// budget once checked), writes a line per violation to standard error
 /// with `say`; `dropped` counts the events the relay could not queue (the checker fell
 /// behind). The chart of each violation is drawn when it is found, from a window of the last
 /// events, so that a long session keeps no more than the window. `None` ends the session.
 /// With `hurry` set (the session is over and the checker is still far behind: see
 /// [`join`]), the events still queued are counted as unchecked rather than checked.
 pub(super) fn check(
-    events: Receiver<Option<Vec<Event>>>,
+    events: Receiver<Batch>,
+    queue: &Queue,
     dropped: &AtomicUsize,
     hurry: &AtomicBool,
     say: &dyn Fn(String),
@@ -54,6 +54,7 @@ pub(super) fn check(
     while let Ok(Some(batch)) = events.recv() {
         told = checker.note_drops(dropped, told);
         let n = batch.len();
+        let w = weight(&batch);
         for (i, event) in batch.into_iter().enumerate() {
             if hurry.load(Ordering::Relaxed) {
                 checker.session.gap(n - i);
@@ -61,6 +62,7 @@ pub(super) fn check(
             }
             checker.feed(event, say);
         }
+        queue.taken(w);
     }
     // Events dropped after the last batch: their requests' answers may be among them.
     if checker.note_drops(dropped, told) > 0 {

@@ -1,12 +1,13 @@
 //! `agentpi monitor -- CMD ARGS...`: a transparent stdio proxy between the client (whoever
 //! started the monitor) and the MCP server `CMD`. Bytes are relayed unchanged and in order
 //! by one thread per stream; each complete line is recorded (`--record`, flushed per event)
-//! and handed to the checker thread over a bounded channel with `try_send`, so the relay never
-//! waits on the checks: when the checker falls behind, it is told and stops the model checks
-//! (the report says so) rather than slow the traffic down.
+//! and handed to the checker thread over a queue bounded in bytes (`queue.rs`), so the relay
+//! never waits on the checks: when the checker falls too far behind, it is told and stops the
+//! model checks (the report says so) rather than slow the traffic down.
 
 use super::Format;
 use super::checker::{Charts, check, summary};
+use super::queue::Queue;
 use crate::output;
 use agentpi_monitor::{Dir, Event, Session};
 use serde_json::{Map, json};
@@ -14,7 +15,6 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -64,14 +64,12 @@ const MAX_LINE: usize = 256 * 1024 * 1024;
 const CHUNK: usize = 64 * 1024;
 /// How long the next read waits after a read that found a burst (`pause_in_a_burst`).
 const BURST_PAUSE: Duration = Duration::from_micros(100);
-/// Batches (the lines of one read, about a chunk) the checker's queue holds: about 64 MiB.
-const BATCHES: usize = 1024;
 
 /// What the relay threads share: the clock, the record and the checker's queue.
 struct Tap {
     start: Instant,
     record: Mutex<Option<BufWriter<File>>>,
-    queue: SyncSender<Option<Vec<Event>>>,
+    queue: Queue,
     dropped: AtomicUsize,
     /// Set when the session is over and the checker must finish at once.
     hurry: AtomicBool,
@@ -144,11 +142,8 @@ impl Tap {
             return;
         }
         let n = batch.len();
-        match self.queue.try_send(Some(batch)) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.dropped.fetch_add(n, Ordering::Relaxed);
-            }
+        if !self.queue.offer(batch) {
+            self.dropped.fetch_add(n, Ordering::Relaxed);
         }
     }
 
@@ -227,7 +222,7 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
-    let (queue, events) = sync_channel(BATCHES);
+    let (queue, events) = Queue::new();
     let tap = Arc::new(Tap {
         start: Instant::now(),
         record: Mutex::new(record),
@@ -244,10 +239,14 @@ pub fn run(args: Args) -> u8 {
     );
     let checker = {
         let tap = tap.clone();
-        std::thread::spawn(move || check(events, &tap.dropped, &tap.hurry, &|l| tap.say(l)))
+        std::thread::spawn(move || {
+            check(events, &tap.queue, &tap.dropped, &tap.hurry, &|l| {
+                tap.say(l)
+            })
+        })
     };
     let status = relay(&mut child, &tap, &signalled);
-    let _ = tap.queue.send(None);
+    tap.queue.end();
     let (report, charts) = super::checker::join(checker, &tap.hurry)
         .unwrap_or_else(|| (Session::new().finish(), Charts::new()));
     finish(&args, &report, &charts, &tap, status)

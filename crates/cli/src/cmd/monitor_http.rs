@@ -2,11 +2,13 @@
 //! Streamable HTTP monitor. Runs the reverse proxy of `agentpi-http-proxy` until SIGINT or
 //! SIGTERM (or until the upstream is gone), writes what crosses it as the trace of
 //! docs/monitor.md (JSON Lines, flushed per event), and checks it with the stdio monitor's
-//! checker thread: the proxy's observer records each event and hands it on with `try_send`,
-//! so neither relaying nor recording waits on the checks.
+//! checker thread: the proxy's observer records each event and hands it on to the checker's
+//! queue (bounded in bytes, never waited on), so neither relaying nor recording waits on the
+//! checks.
 
 use super::Format;
-use super::checker::{QUEUE, check, summary};
+use super::checker::{check, summary};
+use super::queue::Queue;
 use crate::output::{self, errln};
 use agentpi_http_proxy::{Dir, Event, EventKind, HttpExchange, Observer};
 use agentpi_monitor::Event as TraceEvent;
@@ -16,7 +18,6 @@ use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -59,14 +60,18 @@ fn monitor(args: &Args) -> Result<u8, String> {
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
     }
-    let (queue, events) = sync_channel(QUEUE);
+    let (queue, events) = Queue::new();
     let recorder = Arc::new(Recorder::new(record, queue, !args.no_check));
     let checker = {
         let recorder = recorder.clone();
         std::thread::spawn(move || {
-            check(events, &recorder.dropped, &recorder.hurry, &|l| {
-                output::stderr(&l)
-            })
+            check(
+                events,
+                &recorder.queue,
+                &recorder.dropped,
+                &recorder.hurry,
+                &|l| output::stderr(&l),
+            )
         })
     };
     let observer: Arc<dyn Observer> = recorder.clone();
@@ -131,7 +136,7 @@ struct Recorder {
     start: Instant,
     file: Mutex<Option<BufWriter<File>>>,
     failure: Mutex<Option<String>>,
-    queue: SyncSender<Option<Vec<TraceEvent>>>,
+    queue: Queue,
     check: bool,
     /// Events the checker's queue had no room for.
     dropped: AtomicUsize,
@@ -143,11 +148,7 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(
-        file: Option<File>,
-        queue: SyncSender<Option<Vec<TraceEvent>>>,
-        check: bool,
-    ) -> Recorder {
+    fn new(file: Option<File>, queue: Queue, check: bool) -> Recorder {
         Recorder {
             start: Instant::now(),
             file: Mutex::new(file.map(BufWriter::new)),
@@ -191,14 +192,14 @@ impl Recorder {
                 }
             }
         }
-        if self.check && self.queue.try_send(Some(vec![event])).is_err() {
+        if self.check && !self.queue.offer(vec![event]) {
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
     /// Ends the checker's session, once the proxy has delivered every event.
     fn end(&self) {
-        let _ = self.queue.send(None);
+        self.queue.end();
     }
 
     fn watch_upstream(&self, http: &HttpExchange) {

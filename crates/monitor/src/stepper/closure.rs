@@ -1,0 +1,352 @@
+//! The replay's rules on one (window) state, as `agentpi_check::replay` has them: the
+//! transitions that take an observation, then the closure over hidden and flag steps that
+//! keeps the explanations with the fewest flags, and what the model would have accepted
+//! instead. Each explanation also carries where its names came from (`track`), so that a
+//! window's result can be put back among the components it was cut from.
+
+use super::matcher::{Bound, match_observation};
+use super::split::Bindings;
+use agentpi_check::replay::{Alphabet, Class, Flag, Key, Observation, Options, ReplayError};
+use agentpi_semantics::{Chan, DEAD, Label, Semantics, State, Transition};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// One explanation of a window: its state and the keys bound to its names (sorted by key).
+#[derive(Clone, Debug)]
+pub struct Hyp {
+    pub state: State,
+    pub names: Vec<(Key, u32)>,
+    /// (stable id, id in `state`) of each name the window held when it was cut.
+    pub track: Vec<(u32, u32)>,
+    /// The explanation's bindings and the window's names: a key bound to a name outside
+    /// the window is bound, but to no name here.
+    pub elsewhere: Rc<Outside>,
+    /// The hash of `state` and `names`, computed once: a closure looks each explanation up
+    /// several times.
+    hash: u64,
+}
+
+/// What a window needs to know of the bindings outside it.
+#[derive(Debug, Default)]
+pub struct Outside {
+    pub bindings: Rc<Bindings>,
+    /// The stable ids of the names the window held when it was cut.
+    pub window: FxHashSet<u32>,
+}
+
+/// Explanations are told apart as the reference tells them: by state and bindings. Where
+/// their names came from does not tell them apart (the names of a window are its own), nor
+/// do the keys bound outside it (the same for every explanation of one window).
+impl PartialEq for Hyp {
+    fn eq(&self, other: &Hyp) -> bool {
+        self.hash == other.hash && self.state == other.state && self.names == other.names
+    }
+}
+
+impl Eq for Hyp {}
+
+impl Hash for Hyp {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+impl Hyp {
+    pub fn new(
+        state: State,
+        names: Vec<(Key, u32)>,
+        track: Vec<(u32, u32)>,
+        elsewhere: Rc<Outside>,
+    ) -> Hyp {
+        let mut hasher = rustc_hash::FxHasher::default();
+        state.hash(&mut hasher);
+        names.hash(&mut hasher);
+        Hyp {
+            state,
+            names,
+            track,
+            elsewhere,
+            hash: hasher.finish(),
+        }
+    }
+
+    pub fn bound_elsewhere(&self, key: &str) -> bool {
+        let outside = &self.elsewhere;
+        let id = outside.bindings.by_key.get(key);
+        id.is_some_and(|id| !outside.window.contains(id))
+    }
+}
+
+/// The hidden transitions, and the visible ones of small states, of recently seen states.
+#[derive(Default)]
+struct Memo {
+    table: FxHashMap<State, Rc<[Transition]>>,
+    visible: FxHashMap<State, Rc<[Transition]>>,
+    /// Per small state, which of its visible transitions raise no flag after them.
+    free: FxHashMap<State, Rc<[bool]>>,
+    weight: usize,
+}
+
+/// States of at most this many components have all their visible transitions built and
+/// remembered (a window almost always is one); larger ones only those that take the message.
+const SMALL_STATE: usize = 64;
+
+/// How much the memo holds before it starts over (as in `agentpi_check::replay`).
+const MEMO_WEIGHT: usize = 1 << 16;
+
+/// The rules, with the memo of transitions they share across messages.
+pub struct Rules {
+    pub sem: &'static Semantics<'static>,
+    pub alphabet: Alphabet,
+    pub options: Options,
+    memo: RefCell<Memo>,
+}
+
+impl Rules {
+    pub fn new(sem: &'static Semantics<'static>, alphabet: Alphabet, options: Options) -> Rules {
+        Rules {
+            sem,
+            alphabet,
+            options,
+            memo: RefCell::default(),
+        }
+    }
+
+    pub fn class(&self, label: &Label) -> Class {
+        self.alphabet.class(self.sem, label)
+    }
+
+    /// The explanations right after `obs` (before the closure), or `None` when no state can
+    /// take it.
+    pub fn take(&self, hyps: &[Hyp], obs: &Observation) -> Option<Vec<Hyp>> {
+        let mut seeds = Vec::new();
+        for hyp in hyps {
+            let elsewhere = |key: &str| hyp.bound_elsewhere(key);
+            let bound = Bound {
+                names: &hyp.names,
+                elsewhere: &elsewhere,
+            };
+            let takes = |l: &Label| {
+                self.class(l) == Class::Visible
+                    && match_observation(self.sem, obs, l, &bound).is_some()
+            };
+            let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+                self.remembered(&hyp.state, true)
+            } else {
+                self.sem.successors_where(&hyp.state, &takes).into()
+            };
+            for t in found.iter().filter(|t| t.fault.is_none()) {
+                if let Some(new) = match_observation(self.sem, obs, &t.label, &bound) {
+                    seeds.push(advance(hyp, &new, t));
+                }
+            }
+        }
+        if seeds.is_empty() {
+            return None;
+        }
+        dedup(&mut seeds);
+        Some(seeds)
+    }
+
+    /// The visible labels `hyp` would accept next without a flag, printed with bound names
+    /// shown by their keys (in transition order, with repeats).
+    pub fn expected(&self, hyp: &Hyp) -> Result<Vec<String>, ReplayError> {
+        let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+            self.remembered(&hyp.state, true)
+        } else {
+            let visible = |l: &Label| self.class(l) == Class::Visible;
+            self.sem.successors_where(&hyp.state, &visible).into()
+        };
+        let free = self.flag_free(hyp, &found)?;
+        let taken = found.iter().zip(free.iter());
+        Ok(taken
+            .filter(|(t, free)| t.fault.is_none() && **free)
+            .map(|(t, _)| self.render(&t.label, hyp))
+            .collect())
+    }
+
+    /// For each of `found` (the visible transitions of `hyp`'s state), whether the closure
+    /// after it raises no flag: a matter of the state alone (bindings only say how labels
+    /// print), so remembered per small state, as its transitions are.
+    fn flag_free(&self, hyp: &Hyp, found: &[Transition]) -> Result<Rc<[bool]>, ReplayError> {
+        let small = hyp.state.procs.len() <= SMALL_STATE;
+        if let Some(known) = self.memo.borrow().free.get(&hyp.state).filter(|_| small) {
+            return Ok(known.clone());
+        }
+        let mut free = Vec::with_capacity(found.len());
+        for t in found {
+            let clean = t.fault.is_none() && self.close(vec![advance(hyp, &[], t)])?.1.is_empty();
+            free.push(clean);
+        }
+        let free: Rc<[bool]> = free.into();
+        if small {
+            let mut memo = self.memo.borrow_mut();
+            memo.weight += found.len() + 1;
+            memo.free.insert(hyp.state.clone(), free.clone());
+        }
+        Ok(free)
+    }
+
+    fn hidden(&self, state: &State) -> Rc<[Transition]> {
+        self.remembered(state, false)
+    }
+
+    fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
+        let pick = |m: &Memo| {
+            if visible { &m.visible } else { &m.table }
+                .get(state)
+                .cloned()
+        };
+        if let Some(found) = pick(&self.memo.borrow()) {
+            return found;
+        }
+        let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
+        let found: Rc<[Transition]> = self.sem.successors_where(state, &wanted).into();
+        let mut memo = self.memo.borrow_mut();
+        // Weighed by size, not counted: a large state is as many times as large.
+        let weight = (found.len() + 1) * (state.procs.len() + 1);
+        if memo.weight + weight > MEMO_WEIGHT {
+            memo.table.clear();
+            memo.visible.clear();
+            memo.free.clear();
+            memo.weight = 0;
+        }
+        memo.weight += weight;
+        let table = if visible {
+            &mut memo.visible
+        } else {
+            &mut memo.table
+        };
+        table.insert(state.clone(), found.clone());
+        found
+    }
+
+    /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
+    /// search). Returns the explanations with the fewest flags and those flags.
+    pub fn close(&self, seeds: Vec<Hyp>) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
+        self.close_seeing(seeds, &mut |_| {})
+    }
+
+    /// [`Rules::close`], showing `seen` every state it settles.
+    pub fn close_seeing(
+        &self,
+        seeds: Vec<Hyp>,
+        seen: &mut dyn FnMut(&State),
+    ) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
+        let mut best: FxHashMap<Hyp, usize> = FxHashMap::default();
+        let mut paths: Vec<Vec<Flag>> = Vec::new();
+        let mut queue: VecDeque<(Hyp, usize)> = VecDeque::new();
+        for seed in seeds {
+            paths.push(Vec::new());
+            queue.push_back((seed, paths.len() - 1));
+        }
+        let mut done: Vec<(Hyp, usize)> = Vec::new();
+        let mut settled: FxHashSet<Hyp> = FxHashSet::default();
+        while let Some((hyp, path)) = queue.pop_front() {
+            if !settled.insert(hyp.clone()) {
+                continue;
+            }
+            seen(&hyp.state);
+            if settled.len() > self.options.max_states {
+                return Err(ReplayError::TooManyStates(self.options.max_states));
+            }
+            let mut moved = false;
+            for t in self.hidden(&hyp.state).iter() {
+                let class = self.class(&t.label);
+                if t.fault.is_some() {
+                    continue;
+                }
+                moved = true;
+                let next = advance(&hyp, &[], t);
+                if settled.contains(&next) {
+                    continue;
+                }
+                let flags = paths[path].len() + usize::from(class == Class::Flag);
+                if best.get(&next).is_some_and(|&b| b <= flags) {
+                    continue;
+                }
+                best.insert(next.clone(), flags);
+                if class == Class::Flag {
+                    let mut extended = paths[path].clone();
+                    extended.push(Flag {
+                        label: t.label.clone(),
+                        text: self.render(&t.label, &hyp),
+                    });
+                    paths.push(extended);
+                    queue.push_back((next, paths.len() - 1));
+                } else {
+                    queue.push_front((next, path));
+                }
+            }
+            if !moved || !self.options.maximal {
+                done.push((hyp, path));
+            }
+        }
+        if done.is_empty() {
+            // Only hidden cycles: every state on them is an explanation.
+            done = settled.into_iter().map(|h| (h, 0)).collect();
+        }
+        Ok(fewest_flags(done, &paths))
+    }
+
+    /// Prints a label; fresh channels bound to a key print as the key, others as `new NAME`.
+    fn render(&self, label: &Label, hyp: &Hyp) -> String {
+        let sem = self.sem;
+        sem.fmt_label(label, &mut |c| match c {
+            Chan::Fresh { id, .. } => match hyp.names.iter().find(|(_, v)| *v == id) {
+                Some((key, _)) => key.to_string(),
+                None => format!("new {}", sem.chan_name(c)),
+            },
+            Chan::Global(_) => sem.chan_name(c).to_string(),
+        })
+    }
+}
+
+/// Keeps the explanations with the fewest flags (each once), and the union of their flags.
+fn fewest_flags(done: Vec<(Hyp, usize)>, paths: &[Vec<Flag>]) -> (Vec<Hyp>, Vec<Flag>) {
+    let least = done.iter().map(|(_, p)| paths[*p].len()).min().unwrap_or(0);
+    let mut hyps = Vec::new();
+    let mut flags: Vec<Flag> = Vec::new();
+    for (hyp, path) in done {
+        if paths[path].len() != least {
+            continue;
+        }
+        for flag in &paths[path] {
+            if !flags.iter().any(|f| f.text == flag.text) {
+                flags.push(flag.clone());
+            }
+        }
+        hyps.push(hyp);
+    }
+    dedup(&mut hyps);
+    (hyps, flags)
+}
+
+fn dedup(hyps: &mut Vec<Hyp>) {
+    let mut seen = FxHashSet::default();
+    hyps.retain(|h| seen.insert(h.clone()));
+}
+
+/// The explanation after `t`, with `new` bindings added and every binding (and every tracked
+/// name) renamed into the target's numbering; those of vanished names are dropped.
+fn advance(hyp: &Hyp, new: &[(Key, u32)], t: &Transition) -> Hyp {
+    let to = |id: u32| t.renaming.get(id as usize).copied().unwrap_or(DEAD);
+    let mut names: Vec<(Key, u32)> = hyp
+        .names
+        .iter()
+        .chain(new)
+        .map(|(k, id)| (k, to(*id)))
+        .filter(|&(_, id)| id != DEAD)
+        .map(|(k, id)| (k.clone(), id))
+        .collect();
+    names.sort();
+    let track = hyp
+        .track
+        .iter()
+        .filter_map(|&(stable, id)| (to(id) != DEAD).then_some((stable, to(id))))
+        .collect();
+    Hyp::new(t.target.clone(), names, track, hyp.elsewhere.clone())
+}

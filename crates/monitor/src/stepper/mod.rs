@@ -1,0 +1,468 @@
+//! The monitor's replay of the protocol model: the rules of `agentpi_check::replay` (which
+//! stays the reference: `tests/stepper.rs` holds this one to it), at a cost per message that
+//! does not grow with the requests in flight.
+//!
+//! A state of the monitor's model holds a component or two per request in flight, and each
+//! of them moves only when a message names its request. So an explanation is kept split
+//! ([`split::Split`]): the components that may move between messages, always looked at, and
+//! passive groups indexed by what they can take part in (every move of a passive group is
+//! visible, or an input on a hidden channel: the lifecycle and capability observers wait so).
+//! A message is checked on a *window*: the active components and the groups the observation
+//! can concern (those holding a name it names, those taking any label of its head, those
+//! offering one of its constructor), and the takers of the hidden channels its closure
+//! outputs on. The closure is checked for that: when a state it reaches outputs on a hidden
+//! channel whose takers are outside the window, the step is taken again with them (and they
+//! are remembered for observations of that shape). No component outside the window can then
+//! take part in the message or in any hidden step after it, so the window's transitions,
+//! closure, flags and bindings are those of the whole state. With more than one explanation,
+//! or an observation whose head is a name, every window is the whole state, as in the
+//! reference.
+
+mod closure;
+mod matcher;
+mod names;
+mod split;
+mod summary;
+mod window;
+
+use agentpi_check::replay::Arg;
+use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
+use agentpi_ir::core::ChanId;
+use agentpi_semantics::{Chan, Semantics, State};
+use closure::{Hyp, Rules};
+use rustc_hash::FxHashMap;
+use split::{GroupId, Split};
+use std::rc::Rc;
+use summary::Summaries;
+
+/// Steps the model along observations (see the module's documentation).
+pub struct Stepper {
+    rules: Rules,
+    hyps: Vec<Split>,
+    summaries: Summaries,
+    /// The next stable id for a name.
+    counter: u32,
+    /// By an observation's shape, the hidden channels its closure needed takers of.
+    predicted: FxHashMap<(String, Option<String>), Vec<Rc<str>>>,
+}
+
+/// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
+/// names per request).
+const RENUMBER: u32 = 1 << 31;
+
+impl Stepper {
+    /// Whether the stepper can follow the model of `sem`: a window holds no queue, so a model
+    /// with a buffered channel is left to the reference replay.
+    pub fn supports(sem: &Semantics<'_>) -> bool {
+        let global = (0..sem.program.chans.len()).map(|i| Chan::Global(ChanId(i as u32)));
+        let origins = 0..sem.origin_names().len() as u32;
+        let fresh = origins.map(|origin| Chan::Fresh { id: 0, origin });
+        global.chain(fresh).all(|c| sem.buffer(c).is_none())
+    }
+
+    /// Starts at system `system`'s initial state, closed over hidden steps.
+    pub fn new(
+        sem: &'static Semantics<'static>,
+        system: usize,
+        alphabet: Alphabet,
+        options: Options,
+    ) -> Result<Stepper, ReplayError> {
+        let initial = sem.initial(system).map_err(ReplayError::Initial)?;
+        let mut stepper = Stepper {
+            rules: Rules::new(sem, alphabet, options),
+            hyps: Vec::new(),
+            summaries: Summaries::default(),
+            counter: 0,
+            predicted: FxHashMap::default(),
+        };
+        let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
+        let (hyps, _) = stepper.rules.close(vec![seed])?;
+        stepper.hyps = stepper.absorb(hyps, None);
+        Ok(stepper)
+    }
+
+    /// Whether `key` is bound to a live name in some explanation.
+    pub fn is_bound(&self, key: &str) -> bool {
+        self.hyps
+            .iter()
+            .any(|h| h.bindings.by_key.contains_key(key))
+    }
+
+    /// Takes one observed label; when it is flagged or refused, also what the model would
+    /// have accepted instead.
+    pub fn step_explained(
+        &mut self,
+        obs: &Observation,
+    ) -> Result<(Verdict, Vec<String>), ReplayError> {
+        let mut window = self.window_of(obs);
+        let (cut, stepped) = loop {
+            let cut: Vec<Hyp> = match &window {
+                Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
+                None => self.whole(),
+            };
+            let Some(seeds) = self.rules.take(&cut, obs) else {
+                return Ok((Verdict::Refused, self.expected()?));
+            };
+            let Some(groups) = window.as_mut() else {
+                break (cut, self.rules.close(seeds));
+            };
+            let (stepped, missing) = self.close_window(seeds, groups);
+            if missing.is_empty() {
+                break (cut, stepped);
+            }
+            // A hidden output of the window has takers outside it: again, with them.
+            let heads = self.predicted.entry(shape(obs)).or_default();
+            for (head, group) in missing {
+                groups.push(group);
+                heads.push(head);
+            }
+            heads.sort();
+            heads.dedup();
+            groups.sort_unstable();
+            groups.dedup();
+        };
+        let (next, flags) = stepped?;
+        let explained = if flags.is_empty() {
+            (Verdict::Accepted, Vec::new())
+        } else {
+            (Verdict::Flagged(flags), self.expected()?)
+        };
+        // The windows share the bindings with the explanations: let go of them first, so
+        // that the explanation is updated in place.
+        drop(cut);
+        self.hyps = match window {
+            Some(groups) => self.absorb(next, Some(&groups)),
+            None => self.absorb(next, None),
+        };
+        if self.counter > RENUMBER {
+            self.renumber();
+        }
+        Ok(explained)
+    }
+
+    /// The visible labels the model would accept next without a flag, sorted and without
+    /// repeats (see `agentpi_check::replay::Replay::expected`). With one explanation, from
+    /// windows: every visible transition has its actors among the active components and at
+    /// most one group with the groups taking its outputs, and what follows it stays among
+    /// them and the passive groups. Otherwise from the whole states.
+    pub fn expected(&self) -> Result<Vec<String>, ReplayError> {
+        let windows = match self.hyps.as_slice() {
+            [split] => self.expected_windows(split),
+            _ => self.whole(),
+        };
+        let mut out = Vec::new();
+        for hyp in &windows {
+            out.extend(self.rules.expected(hyp)?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The active and passive components alone, and with each group and its partners (with
+    /// every passive group, a closure needs no other taker of a hidden channel).
+    fn expected_windows(&self, split: &Split) -> Vec<Hyp> {
+        let sem = self.rules.sem;
+        let rest = &split.rest;
+        let passive: Vec<GroupId> = rest.passive().collect();
+        let with_passive = |mut window: Vec<GroupId>| {
+            window.extend(&passive);
+            window.sort_unstable();
+            window.dedup();
+            window
+        };
+        let groups = rest.ids().into_iter().map(|id| rest.partners(id));
+        std::iter::once(Vec::new())
+            .chain(groups)
+            .map(with_passive)
+            .map(|w| window::cut(sem, split, &w))
+            .collect()
+    }
+
+    /// Each explanation as one window holding everything.
+    fn whole(&self) -> Vec<Hyp> {
+        let every = |h: &Split| window::cut(self.rules.sem, h, &h.rest.ids());
+        self.hyps.iter().map(every).collect()
+    }
+
+    /// Closes `seeds` (of the window holding `groups`), and says which groups outside it take
+    /// a hidden channel some state of the closure outputs on, with the channel: then the
+    /// window was too small, and its closure is not the whole state's.
+    #[allow(clippy::type_complexity)]
+    fn close_window(
+        &mut self,
+        seeds: Vec<Hyp>,
+        groups: &[GroupId],
+    ) -> (
+        Result<(Vec<Hyp>, Vec<Flag>), ReplayError>,
+        Vec<(Rc<str>, GroupId)>,
+    ) {
+        let Stepper {
+            rules,
+            summaries,
+            hyps,
+            ..
+        } = self;
+        let rest = &hyps[0].rest;
+        let mut missing = Vec::new();
+        let mut seen = |state: &State| {
+            for proc in state.procs.iter() {
+                let summary = summaries.of(rules.sem, &rules.alphabet, proc);
+                for head in &summary.hidden_outs {
+                    let outside = rest
+                        .takers(head)
+                        .filter(|g| groups.binary_search(g).is_err());
+                    missing.extend(outside.map(|g| (head.clone(), g)));
+                }
+            }
+        };
+        let stepped = rules.close_seeing(seeds, &mut seen);
+        missing.sort();
+        missing.dedup();
+        (stepped, missing)
+    }
+
+    /// The groups `obs` can concern, when one explanation is held and `obs` names its head
+    /// (with the takers of the hidden channels such an observation needed before); `None`:
+    /// the whole state.
+    fn window_of(&self, obs: &Observation) -> Option<Vec<GroupId>> {
+        let [split] = self.hyps.as_slice() else {
+            return None;
+        };
+        let HeadPat::Named(head) = &obs.head else {
+            return None;
+        };
+        let rest = &split.rest;
+        let bound = |key: &str| split.bindings.by_key.get(key).copied();
+        let mut groups: Vec<GroupId> = rest.taking(head).collect();
+        let mut pinned = false;
+        for arg in &obs.args {
+            keys(arg, &bound, &mut |name, taken| {
+                pinned |= taken;
+                groups.extend(rest.owner(name));
+            });
+        }
+        if !pinned {
+            // Only a label holding a name the observation pins can take it, and the groups
+            // holding those names are in; otherwise, every group offering such a label.
+            let ctor = match obs.args.first().map(|a| resolve(a, &bound)) {
+                Some(Arg::Ctor(name, _)) => Some(name.as_str()),
+                _ => None,
+            };
+            groups.extend(rest.offering(head, ctor));
+        }
+        for head in self.predicted.get(&shape(obs)).into_iter().flatten() {
+            groups.extend(rest.takers(head));
+        }
+        groups.sort_unstable();
+        groups.dedup();
+        Some(groups)
+    }
+
+    /// Puts the explanations of a window back: into the explanation it was cut from, without
+    /// the groups it held (`Some`), or as whole explanations (`None`).
+    fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[GroupId]>) -> Vec<Split> {
+        let window: Vec<u32> = hyps
+            .first()
+            .map(|h| h.elsewhere.window.iter().copied().collect())
+            .unwrap_or_default();
+        let restored: Vec<_> = (hyps.iter())
+            .map(|h| window::restore(h, &mut self.counter))
+            .collect();
+        drop(hyps);
+        let mut base = match groups {
+            Some(groups) => self.without(groups, &window),
+            None => Split::default(),
+        };
+        let count = restored.len();
+        let mut out = Vec::with_capacity(count);
+        for (i, (procs, names)) in restored.into_iter().enumerate() {
+            // The last explanation takes the parent's groups; the others copy them.
+            let mut split = match i + 1 == count {
+                true => std::mem::take(&mut base),
+                false => base.clone(),
+            };
+            let bindings = Rc::make_mut(&mut split.bindings);
+            names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
+            let rest = Rc::make_mut(&mut split.rest);
+            let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
+            let summaries = &mut self.summaries;
+            split::regroup(procs, sem, alphabet, summaries, &mut split.active, rest);
+            out.push(split);
+        }
+        out
+    }
+
+    /// The one explanation, taken, without its active components, the groups of a window
+    /// and the bindings of the window's names.
+    fn without(&mut self, groups: &[GroupId], window: &[u32]) -> Split {
+        let mut split = self.hyps.pop().unwrap_or_default();
+        self.hyps.clear();
+        split.active.clear();
+        let rest = Rc::make_mut(&mut split.rest);
+        groups.iter().for_each(|&g| _ = rest.remove(g));
+        let bindings = Rc::make_mut(&mut split.bindings);
+        window.iter().for_each(|&id| bindings.unbind(id));
+        split
+    }
+
+    /// Numbers every explanation's names afresh from 0.
+    fn renumber(&mut self) {
+        let mut whole = self.whole();
+        whole.iter_mut().for_each(|h| h.track.clear());
+        self.counter = 0;
+        self.hyps = self.absorb(whole, None);
+    }
+}
+
+/// An observation's head and first constructor: what the hidden channels its closure needs
+/// are remembered by.
+fn shape(obs: &Observation) -> (String, Option<String>) {
+    let head = match &obs.head {
+        HeadPat::Named(n) => n.clone(),
+        HeadPat::Name(_) => String::new(),
+    };
+    let ctor = match obs.args.first() {
+        Some(Arg::Ctor(name, _)) => Some(name.clone()),
+        _ => None,
+    };
+    (head, ctor)
+}
+
+/// Follows `IfBound` to the pattern that applies in the explanation.
+fn resolve<'a>(arg: &'a Arg, bound: &dyn Fn(&str) -> Option<u32>) -> &'a Arg {
+    match arg {
+        Arg::IfBound(key, yes, no) => match bound(key) {
+            Some(_) => resolve(yes, bound),
+            None => resolve(no, bound),
+        },
+        _ => arg,
+    }
+}
+
+/// Calls `f` with each name bound to a key of `arg`, and whether the label must hold it (a
+/// bound key that applies: any label taking the observation holds its name).
+fn keys(arg: &Arg, bound: &dyn Fn(&str) -> Option<u32>, f: &mut dyn FnMut(u32, bool)) {
+    match arg {
+        Arg::Name(key) => bound(key).into_iter().for_each(|n| f(n, true)),
+        Arg::IfBound(key, yes, no) => {
+            bound(key).into_iter().for_each(|n| f(n, false));
+            let applies = if bound(key).is_some() { yes } else { no };
+            keys(applies, bound, f);
+        }
+        Arg::Ctor(_, args) | Arg::Tuple(args) => args.iter().for_each(|a| keys(a, bound, f)),
+        Arg::Any | Arg::Int(_) | Arg::Bool(_) | Arg::Chan(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentpi_check::replay::{Replay, parse_observation};
+
+    /// The legacy model's system `Monitor` as the monitor sees it (as `model.rs` loads it;
+    /// loaded here so that the stepper's tests use no other module of the crate).
+    fn legacy() -> (&'static Semantics<'static>, usize, Alphabet) {
+        let text = include_str!("../../../../models/mcp/legacy.pi");
+        let loaded = agentpi_ir::load_str("mcp/legacy.pi", text);
+        assert!(!loaded.has_errors());
+        let program = Box::leak(Box::new(loaded.program));
+        let system = program.system("Monitor").unwrap();
+        let alphabet = Alphabet::new(program, &["c2s", "s2c", "decl"], &["violation"]).unwrap();
+        (
+            Box::leak(Box::new(Semantics::new(program))),
+            system,
+            alphabet,
+        )
+    }
+
+    /// Steps `labels` through the stepper and the reference: the same verdicts, expected
+    /// labels and bindings of `keys` after each; returns the stepper.
+    fn same_steps(labels: &[&str], keys: &[&str], renumber_at: Option<u32>) -> Box<Stepper> {
+        let (sem, system, alphabet) = legacy();
+        let options = Options {
+            maximal: true,
+            max_states: 200_000,
+        };
+        let mut fast = Box::new(Stepper::new(sem, system, alphabet.clone(), options).unwrap());
+        let (mut reference, _) = Replay::new(sem, system, alphabet, options).unwrap();
+        if let Some(at) = renumber_at {
+            fast.counter = at;
+        }
+        for text in labels {
+            let obs = parse_observation(sem.program, text).unwrap();
+            let want = reference.step_explained(&obs);
+            assert_eq!(fast.step_explained(&obs), want, "{text}");
+            assert_eq!(fast.expected(), reference.expected(), "{text}");
+            for key in keys {
+                assert_eq!(fast.is_bound(key), reference.is_bound(key), "{text}: {key}");
+            }
+        }
+        fast
+    }
+
+    /// A progress for a token no key names may be either of two requests' unnamed tokens:
+    /// two explanations, each stepped whole, as the reference does.
+    #[test]
+    fn more_than_one_explanation_is_followed_whole() {
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, _))",
+            "s2c(prog(x))",
+            "s2c(prog(x))",
+            "s2c(res(b, true))",
+            "s2c(prog(x))",
+            "s2c(res(c, true))",
+            "s2c(prog(x))",
+        ];
+        let fast = same_steps(&labels, &["b", "c", "x"], None);
+        assert!(fast.hyps.len() <= 1, "one explanation is left at the end");
+    }
+
+    #[test]
+    fn buffered_channels_are_left_to_the_reference() {
+        let (sem, _, _) = legacy();
+        assert!(Stepper::supports(sem));
+        let text = "chan c : Bool buffer 2\nproc P = c!true . 0\nsystem S = P\n";
+        let loaded = agentpi_ir::load_str("b.pi", text);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        assert!(!Stepper::supports(&Semantics::new(&loaded.program)));
+    }
+
+    #[test]
+    fn two_explanations_arise() {
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, _))",
+            "s2c(prog(x))",
+        ];
+        let fast = same_steps(&labels, &["b", "c", "x"], None);
+        assert_eq!(fast.hyps.len(), 2);
+    }
+
+    /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no
+    /// expected label and no binding.
+    #[test]
+    fn renumbering_names_changes_nothing() {
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, t))",
+            "s2c(prog(t))",
+            "s2c(res(c, true))",
+            "c2s(cancel(b))",
+            "s2c(res(b, true))",
+            "s2c(stray_res)",
+        ];
+        let fast = same_steps(&labels, &["a", "b", "c", "t"], Some(RENUMBER - 3));
+        assert!(fast.counter < RENUMBER, "the names were numbered afresh");
+    }
+}

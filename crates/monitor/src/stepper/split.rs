@@ -1,0 +1,261 @@
+//! One explanation held apart: the components that may move between messages (`active`,
+//! always in a window) and the *inert* groups (`Rest`: components linked by the names they
+//! share, every move of which is visible), indexed by the heads of the labels they can take
+//! part in. Names keep one stable id for the session, so a message touches only the groups
+//! it can concern and the explanation is never renumbered or hashed whole.
+
+use super::summary::{OutKey, Summaries, Summary};
+use agentpi_check::replay::Key;
+use agentpi_semantics::{Proc, Semantics};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// An explanation: its components and the keys bound to its names (stable ids).
+#[derive(Clone, Default)]
+pub struct Split {
+    pub active: Vec<Proc>,
+    pub rest: Rc<Rest>,
+    pub bindings: Rc<Bindings>,
+}
+
+/// Keys and the names bound to them, both ways (a key is bound to one name, a name to one
+/// key: only a name bound to no key is bound).
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub by_key: FxHashMap<Key, u32>,
+    pub by_name: FxHashMap<u32, Key>,
+}
+
+impl Bindings {
+    pub fn bind(&mut self, key: Key, name: u32) {
+        self.by_name.insert(name, key.clone());
+        self.by_key.insert(key, name);
+    }
+
+    pub fn unbind(&mut self, name: u32) {
+        if let Some(key) = self.by_name.remove(&name) {
+            self.by_key.remove(&key);
+        }
+    }
+}
+
+/// A group's number: never reused in a session (64 bits do not run out).
+pub type GroupId = u64;
+
+/// Components linked by shared names, all passive: they stay as they are until a message
+/// concerns one of them, or a component of a window outputs on a hidden channel they take.
+#[derive(Clone)]
+pub struct Group {
+    pub procs: Vec<Proc>,
+    names: Vec<u32>,
+    ins: Vec<Rc<str>>,
+    outs: Vec<OutKey>,
+    /// The hidden channels it takes (none: the group is inert).
+    hidden: Vec<Rc<str>>,
+}
+
+/// The inert groups and their indices. Group ids grow with the session; sets of ids are
+/// ordered, so that windows are cut the same way every time.
+#[derive(Clone, Default)]
+pub struct Rest {
+    groups: FxHashMap<GroupId, Group>,
+    /// The group holding each name.
+    owner: FxHashMap<u32, GroupId>,
+    /// Groups taking part in any label of a head.
+    ins: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    /// Groups offering a label of a head whose first value is a constructor (or not).
+    outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
+    /// Groups offering any label of a head.
+    out_heads: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    /// Groups taking a hidden channel.
+    hidden: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    /// Groups that are passive but not inert.
+    passive: BTreeSet<GroupId>,
+    next: GroupId,
+}
+
+impl Rest {
+    /// Every group id, in order.
+    pub fn ids(&self) -> Vec<GroupId> {
+        let mut ids: Vec<GroupId> = self.groups.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The groups that take part in a label with `group`'s outputs (their inputs), with it.
+    pub fn partners(&self, id: GroupId) -> Vec<GroupId> {
+        let mut out = vec![id];
+        if let Some(group) = self.groups.get(&id) {
+            let heads = group.outs.iter().map(|(head, _)| head);
+            heads.for_each(|head| out.extend(self.taking(head)));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    pub fn group(&self, id: GroupId) -> Option<&Group> {
+        self.groups.get(&id)
+    }
+
+    pub fn owner(&self, name: u32) -> Option<GroupId> {
+        self.owner.get(&name).copied()
+    }
+
+    pub fn taking(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
+        self.ins.get(head).into_iter().flatten().copied()
+    }
+
+    /// The groups taking hidden channel `head`.
+    pub fn takers(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
+        self.hidden.get(head).into_iter().flatten().copied()
+    }
+
+    /// The groups that are passive but not inert, in order.
+    pub fn passive(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.passive.iter().copied()
+    }
+
+    /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
+    /// `ctor` is given.
+    pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<GroupId> {
+        let set = match ctor {
+            Some(c) => self.outs.get(&(head.into(), Some(c.into()))),
+            None => self.out_heads.get(head),
+        };
+        set.into_iter().flatten().copied().collect()
+    }
+
+    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, summaries: &[Rc<Summary>]) {
+        let id = self.next;
+        self.next += 1;
+        let mut ins: Vec<Rc<str>> = summaries.iter().flat_map(|s| s.ins.clone()).collect();
+        let mut outs: Vec<OutKey> = summaries.iter().flat_map(|s| s.outs.clone()).collect();
+        ins.sort();
+        ins.dedup();
+        outs.sort();
+        outs.dedup();
+        let mut hidden: Vec<Rc<str>> = summaries
+            .iter()
+            .flat_map(|s| s.hidden_ins.clone())
+            .collect();
+        hidden.sort();
+        hidden.dedup();
+        for head in &hidden {
+            self.hidden.entry(head.clone()).or_default().insert(id);
+        }
+        if !hidden.is_empty() {
+            self.passive.insert(id);
+        }
+        for head in &ins {
+            self.ins.entry(head.clone()).or_default().insert(id);
+        }
+        for key in &outs {
+            self.outs.entry(key.clone()).or_default().insert(id);
+            self.out_heads.entry(key.0.clone()).or_default().insert(id);
+        }
+        for &name in &names {
+            self.owner.insert(name, id);
+        }
+        let group = Group {
+            procs,
+            names,
+            ins,
+            outs,
+            hidden,
+        };
+        self.groups.insert(id, group);
+    }
+
+    pub fn remove(&mut self, id: GroupId) -> Option<Group> {
+        let group = self.groups.remove(&id)?;
+        let unlist = |map: &mut FxHashMap<Rc<str>, BTreeSet<GroupId>>, head: &Rc<str>| {
+            if let Some(set) = map.get_mut(head) {
+                set.remove(&id);
+                if set.is_empty() {
+                    map.remove(head);
+                }
+            }
+        };
+        for head in &group.ins {
+            unlist(&mut self.ins, head);
+        }
+        for head in &group.hidden {
+            unlist(&mut self.hidden, head);
+        }
+        self.passive.remove(&id);
+        for key in &group.outs {
+            if let Some(set) = self.outs.get_mut(key) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.outs.remove(key);
+                }
+            }
+            unlist(&mut self.out_heads, &key.0);
+        }
+        for name in &group.names {
+            self.owner.remove(name);
+        }
+        Some(group)
+    }
+}
+
+/// Sorts `procs` (a window's result, with stable ids) into `active` and new passive groups of
+/// `rest`: components sharing a name are one group, passive when each of its components is.
+pub fn regroup(
+    procs: Vec<Proc>,
+    sem: &Semantics<'_>,
+    alphabet: &agentpi_check::replay::Alphabet,
+    summaries: &mut Summaries,
+    active: &mut Vec<Proc>,
+    rest: &mut Rest,
+) {
+    let linked = link(&procs);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
+    for (i, root) in linked.iter().enumerate() {
+        let at = *slot.entry(*root).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[at].push(i);
+    }
+    let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
+    for members in groups {
+        let taken: Vec<Proc> = members.iter().filter_map(|&i| procs[i].take()).collect();
+        let found: Vec<Rc<Summary>> = taken
+            .iter()
+            .map(|p| summaries.of(sem, alphabet, p))
+            .collect();
+        // Two equal components side by side are opened as twins: kept in the window.
+        let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
+        if found.iter().all(|s| s.passive) && !twins {
+            let names = super::names::names_of(&taken);
+            rest.insert(taken, names, &found);
+        } else {
+            active.extend(taken);
+        }
+    }
+}
+
+/// For each component, a representative of its group (components linked by shared names).
+fn link(procs: &[Proc]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..procs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut holder: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, proc) in procs.iter().enumerate() {
+        agentpi_semantics::state::for_each_fresh(std::slice::from_ref(proc), &mut |id| {
+            let first = *holder.entry(id).or_insert(i);
+            let (a, b) = (root(&mut parent, first), root(&mut parent, i));
+            parent[a.max(b)] = a.min(b);
+        });
+    }
+    (0..procs.len()).map(|i| root(&mut parent, i)).collect()
+}

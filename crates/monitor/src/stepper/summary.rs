@@ -1,0 +1,159 @@
+//! What one component can take part in, as far as choosing a window needs: whether it is
+//! *inert* (every move it has is visible to the monitor, so it never moves between messages
+//! and may stay out of a window), and the heads of the labels it offers. Computed by the
+//! semantics' own rules (`Semantics::component_moves`) once per component up to its names.
+
+use super::names::normal_form;
+use agentpi_check::replay::{Alphabet, Class};
+use agentpi_semantics::{Chan, Closure, Head, Label, MoveKind, Proc, Semantics, Value};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A head name (a channel's declared or `new` name, or an event's) and the constructor of a
+/// label's first value, when it is one: what an observation is looked up by.
+pub type OutKey = (Rc<str>, Option<Rc<str>>);
+
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Every move is visible: the component moves only when a message is taken.
+    pub inert: bool,
+    /// Every move is visible or an input on a hidden channel: the component moves only when
+    /// a message is taken or another component outputs on such a channel.
+    pub passive: bool,
+    /// The hidden channels it inputs on (a passive component's only hidden moves).
+    pub hidden_ins: Vec<Rc<str>>,
+    /// The hidden channels it outputs on: a window holding it needs their takers.
+    pub hidden_outs: Vec<Rc<str>>,
+    /// Heads it takes part in whatever the values: its inputs, and its own visible
+    /// communications (within the component).
+    pub ins: Vec<Rc<str>>,
+    /// Its outputs and visible events, by head and first constructor.
+    pub outs: Vec<OutKey>,
+}
+
+/// Summaries by the component's normal form, and by the closure of a waiting component: a
+/// component that did not move is the same shared closure, found without normalizing it.
+#[derive(Default)]
+pub struct Summaries {
+    cache: FxHashMap<Proc, Rc<Summary>>,
+    /// By the closure's address; the closure is held, so no other takes its address.
+    shared: FxHashMap<usize, (Arc<Closure>, Rc<Summary>)>,
+}
+
+/// The cache starts over past this many distinct components (a session meets few shapes:
+/// names are abstracted away, so a flood of requests adds none).
+const LIMIT: usize = 1 << 14;
+
+impl Summaries {
+    pub fn of(&mut self, sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Rc<Summary> {
+        let Proc::Leaf(closure) = proc else {
+            return self.by_form(sem, alphabet, proc);
+        };
+        let at = Arc::as_ptr(closure) as usize;
+        if let Some((_, found)) = self.shared.get(&at) {
+            return found.clone();
+        }
+        let found = self.by_form(sem, alphabet, proc);
+        if self.shared.len() >= LIMIT {
+            self.shared.clear();
+        }
+        self.shared.insert(at, (closure.clone(), found.clone()));
+        found
+    }
+
+    fn by_form(&mut self, sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Rc<Summary> {
+        let normal = normal_form(proc);
+        if let Some(found) = self.cache.get(&normal) {
+            return found.clone();
+        }
+        let summary = Rc::new(summarize(sem, alphabet, &normal));
+        if self.cache.len() >= LIMIT {
+            self.cache.clear();
+        }
+        self.cache.insert(normal, summary.clone());
+        summary
+    }
+}
+
+fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
+    let moves = sem.component_moves(proc, false);
+    let mut s = Summary {
+        inert: true,
+        passive: true,
+        ..Summary::default()
+    };
+    let visible = |label: &Label| alphabet.class(sem, label) == Class::Visible;
+    for m in moves.offers.iter().filter(|m| !m.twin) {
+        match &m.kind {
+            MoveKind::Alone { label, .. } => {
+                s.moves(visible(label));
+                s.outs.push(out_key(sem, label));
+            }
+            MoveKind::Fault(_) => s.moves(false),
+            MoveKind::Out { chan, values, .. } => {
+                let label = Label {
+                    head: Head::Chan(*chan),
+                    args: values.clone(),
+                };
+                let shown = visible(&label);
+                s.moves(sem.buffer(*chan).is_none() && shown);
+                s.outs.push(out_key(sem, &label));
+                if !shown {
+                    s.hidden_outs.push(sem.chan_name(*chan).into());
+                }
+            }
+            MoveKind::In { chan, .. } => {
+                let buffered = sem.buffer(*chan).is_some();
+                if visible(&on(*chan)) || buffered {
+                    s.moves(!buffered);
+                    s.ins.push(sem.chan_name(*chan).into());
+                } else {
+                    s.inert = false;
+                    s.hidden_ins.push(sem.chan_name(*chan).into());
+                }
+            }
+        }
+    }
+    for step in moves.internal.iter().flat_map(|(_, _, steps)| steps) {
+        s.moves(step.then.is_ok() && visible(&step.label));
+        if let Some(chan) = step.label.head.chan() {
+            s.ins.push(sem.chan_name(chan).into());
+        }
+    }
+    s
+}
+
+impl Summary {
+    /// Notes a move other than a hidden input: `visible`, or it may move between messages.
+    fn moves(&mut self, visible: bool) {
+        self.inert &= visible;
+        self.passive &= visible;
+    }
+}
+
+fn on(chan: Chan) -> Label {
+    Label {
+        head: Head::Chan(chan),
+        args: Box::default(),
+    }
+}
+
+/// The head's name and the first value's constructor.
+pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
+    let head: Rc<str> = match &label.head {
+        Head::Tau => "tau".into(),
+        Head::Chan(c) | Head::Send(c) | Head::Receive(c) => sem.chan_name(*c).into(),
+        Head::Event(e) => sem.program.events[e.0 as usize].name.as_str().into(),
+    };
+    let ctor = match label.args.first() {
+        Some(Value::Ctor(e, i, _)) => Some(
+            sem.program.enums[e.0 as usize].ctors[*i as usize]
+                .name
+                .as_str()
+                .into(),
+        ),
+        _ => None,
+    };
+    (head, ctor)
+}
