@@ -1,9 +1,10 @@
 //! `agentpi test` against real servers: small broken servers (tests/tester/broken.py, one per
 //! rule family) each fail exactly their rule with a shrunk trace of a few messages, which
-//! `agentpi trace check` reports and `--replay` fails again; the npm reference servers and a
-//! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) give
-//! their pinned findings (docs/test.md says which clause each breaks); the same seed sends the
-//! same client messages; bad input is exit status 2.
+//! `agentpi trace check` reports and `--replay` fails again; the npm reference servers, a
+//! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) and an
+//! rmcp server (examples/rmcp_server.rs, both eras, stdio) give their pinned findings
+//! (docs/test.md says which clause each breaks); the same seed sends the same client messages;
+//! bad input is exit status 2.
 
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
@@ -20,6 +21,20 @@ fn npm(name: &str) -> String {
     peer(&format!(
         "node_modules/@modelcontextprotocol/server-{name}/dist/index.js"
     ))
+}
+
+/// The rmcp server of crates/cli/examples/rmcp_server.rs, built beside this test binary
+/// (`cargo test` builds the examples; `cargo test --test cli` alone does not).
+fn rmcp_server() -> String {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let server = profile.join("examples").join("rmcp_server");
+    assert!(
+        server.exists(),
+        "{} is missing: run `cargo build -p agentpi --example rmcp_server` first",
+        server.display()
+    );
+    server.display().to_string()
 }
 
 /// `agentpi ARGS` with `env`; its output.
@@ -177,9 +192,12 @@ struct Real {
     http: Option<Listener>,
     era: &'static str,
     failed: &'static [&'static str],
+    /// Rules it is pinned to pass (what sets it apart from the others).
+    holds: &'static [&'static str],
 }
 
-/// The reference servers and the SDK server, in each era and over both transports: their
+/// The reference servers, the Python SDK server and the rmcp server, in each era and over both
+/// transports: their
 /// pinned findings (docs/test.md), no finding against the tester, and writes only when
 /// allowed (server-filesystem on a fresh folder, server-memory's file).
 #[test]
@@ -198,6 +216,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
         },
         Real {
             name: "filesystem",
@@ -210,6 +229,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
         },
         Real {
             name: "filesystem_writes",
@@ -222,6 +242,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
         },
         Real {
             name: "memory",
@@ -230,6 +251,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
         },
         Real {
             name: "sdk_legacy",
@@ -238,6 +260,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
         },
         Real {
             name: "sdk_modern",
@@ -246,6 +269,25 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "modern",
             failed: pinned,
+            holds: &[],
+        },
+        Real {
+            name: "rmcp_legacy",
+            flags: vec!["--era", "legacy"],
+            server: vec![rmcp_server()],
+            http: None,
+            era: "legacy",
+            failed: &["G1", "J9"],
+            holds: &["T5"],
+        },
+        Real {
+            name: "rmcp_modern",
+            flags: vec![],
+            server: vec![rmcp_server()],
+            http: None,
+            era: "modern",
+            failed: &["G1", "J9", "M2", "S5"],
+            holds: &["T5"],
         },
         Real {
             name: "everything_http",
@@ -254,6 +296,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(|_| everything()),
             era: "legacy",
             failed: &["G1", "J6", "J9", "T5"],
+            holds: &[],
         },
         Real {
             name: "sdk_http",
@@ -262,6 +305,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
+            holds: &[],
         },
     ];
     each_in_parallel(&cases, |case| {
@@ -288,6 +332,13 @@ fn real_servers_give_their_pinned_findings() {
         );
         assert_eq!(status, 1, "{name}");
         assert_eq!(report["era"], case.era, "{name}");
+        let passed = with_status(&report, "passed");
+        for rule in case.holds {
+            assert!(
+                passed.contains(rule),
+                "{name}: {rule} did not pass: {report:#}"
+            );
+        }
         assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
         assert!(
             with_status(&report, "passed").len() >= 25,
