@@ -197,9 +197,9 @@ struct Real {
 }
 
 /// The reference servers, the Python SDK server and the rmcp server, in each era and over both
-/// transports: their
-/// pinned findings (docs/test.md), no finding against the tester, and writes only when
-/// allowed (server-filesystem on a fresh folder, server-memory's file).
+/// transports: their pinned findings (docs/test.md), each reported again by `trace check` from
+/// its saved trace, the rules each is pinned to pass, no finding against the tester, and writes
+/// only when allowed (server-filesystem on a fresh folder, server-memory's file).
 #[test]
 fn real_servers_give_their_pinned_findings() {
     let python = peer(".venv/bin/python");
@@ -295,7 +295,7 @@ fn real_servers_give_their_pinned_findings() {
             server: vec![],
             http: Some(|_| everything()),
             era: "legacy",
-            failed: &["G1", "J6", "J9", "T5"],
+            failed: &["G1", "H7", "J6", "J9", "T5"],
             holds: &[],
         },
         Real {
@@ -305,7 +305,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
-            holds: &[],
+            holds: &["H7"],
         },
     ];
     each_in_parallel(&cases, |case| {
@@ -339,6 +339,13 @@ fn real_servers_give_their_pinned_findings() {
                 "{name}: {rule} did not pass: {report:#}"
             );
         }
+        for rule in case.failed {
+            assert_eq!(
+                checked(&dir.join(format!("{rule}.jsonl")), rule),
+                1,
+                "{name}"
+            );
+        }
         assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
         assert!(
             with_status(&report, "passed").len() >= 25,
@@ -355,6 +362,22 @@ fn real_servers_give_their_pinned_findings() {
         !memory.exists(),
         "server-memory wrote without --allow-writes"
     );
+}
+
+/// `agentpi trace check` of a saved trace: its exit status, after asserting that it reports
+/// `rule`, as `agentpi test` did.
+fn checked(trace: &Path, rule: &str) -> i32 {
+    let path = trace.display().to_string();
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{path}: no JSON report ({e})"));
+    let found = report["violations"].as_array().unwrap();
+    assert!(
+        found.iter().any(|v| v["rule"] == rule),
+        "{path}: {report:#}"
+    );
+    out.status.code().unwrap_or(-1)
 }
 
 /// The client messages of each run of a recording, without their times.

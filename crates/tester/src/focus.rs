@@ -199,11 +199,16 @@ fn lists(walk: &mut Walk) {
     ping(walk, Wait::Answer);
 }
 
+/// A version that does not exist (modern), a ping, and over HTTP a request from a foreign
+/// `Origin` (H7).
 fn lifecycle(walk: &mut Walk) {
     if walk.speech.modern {
         walk.go(Move::BadVersion, Wait::Answer);
     }
     ping(walk, Wait::Answer);
+    if walk.speech.http {
+        walk.go_foreign(alive(walk), Wait::Answer);
+    }
 }
 
 /// A ping (legacy); once a ping went unanswered, a listing of tools instead.

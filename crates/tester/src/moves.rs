@@ -15,6 +15,9 @@ pub const UNKNOWN_TOOL: &str = "agentpi-no-such-tool";
 pub const UNKNOWN_METHOD: &str = "agentpi/no-such-method";
 /// A cursor no server issued: it should be answered with -32602 (G1).
 pub const INVALID_CURSOR: &str = "agentpi-invalid-cursor";
+/// An `Origin` no server may accept (`.invalid` is reserved, RFC 2606): sent over HTTP with
+/// one request, it must get 403 (H7: a server that takes it can be reached by DNS rebinding).
+pub const FOREIGN_ORIGIN: &str = "http://agentpi-probe.invalid";
 /// A protocol version that does not exist.
 pub const UNKNOWN_VERSION: &str = "2099-12-31";
 
