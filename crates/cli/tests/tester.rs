@@ -8,10 +8,10 @@
 
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
-use crate::support::{Server, everything, free_port, listening, repo};
+use crate::support::{free_port, repo};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn script(name: &str) -> String {
     repo().join("tests/tester").join(name).display().to_string()
@@ -170,19 +170,26 @@ fn saved_trace_fails_again(dir: &Path, mode: &str, rule: &str, server: &[String]
 }
 
 /// A server of the Python SDK on Streamable HTTP: `sdk_server.py --http PORT`.
-fn sdk_http(python: &str) -> (Server, u16) {
-    let port = free_port();
-    let child = Command::new(python)
-        .args([script("sdk_server.py"), "--http".into(), port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    listening(child, port)
+fn sdk_http(python: &str, port: u16) -> Vec<String> {
+    let port = port.to_string();
+    vec![
+        python.into(),
+        script("sdk_server.py"),
+        "--http".into(),
+        port,
+    ]
 }
 
-/// Starts a Streamable HTTP server (given the Python of the peers) and returns its port.
-type Listener = fn(&str) -> (Server, u16);
+/// The npm reference server-everything on Streamable HTTP: `PORT=N ... streamableHttp`.
+fn everything_http(_: &str, port: u16) -> Vec<String> {
+    let program = peer("node_modules/.bin/mcp-server-everything");
+    let port = format!("PORT={port}");
+    vec!["env".into(), port, program, "streamableHttp".into()]
+}
+
+/// The command of a Streamable HTTP server listening on a port (given the Python of the
+/// peers), which `agentpi test --url URL -- CMD` starts and stops.
+type Listener = fn(&str, u16) -> Vec<String>;
 
 /// A real server to test: how to reach it, the flags, and what it is pinned to.
 struct Real {
@@ -293,7 +300,7 @@ fn real_servers_give_their_pinned_findings() {
             name: "everything_http",
             flags: vec![],
             server: vec![],
-            http: Some(|_| everything()),
+            http: Some(everything_http),
             era: "legacy",
             failed: &["G1", "H7", "J6", "J9", "T5"],
             holds: &[],
@@ -310,10 +317,12 @@ fn real_servers_give_their_pinned_findings() {
     ];
     each_in_parallel(&cases, |case| {
         let dir = scratch(&format!("tester_{}", case.name));
-        let listening = case.http.map(|start| start(&python));
-        let url = listening
-            .as_ref()
-            .map(|(_, port)| format!("http://127.0.0.1:{port}/mcp"));
+        let port = free_port();
+        let url = case.http.map(|_| format!("http://127.0.0.1:{port}/mcp"));
+        let server = match case.http {
+            Some(command) => command(&python, port),
+            None => case.server.clone(),
+        };
         let mut flags = vec!["--no-shrink"];
         flags.extend(&case.flags);
         if !flags.contains(&"--budget") {
@@ -323,7 +332,11 @@ fn real_servers_give_their_pinned_findings() {
             flags.extend(["--url", url.as_str()]);
         }
         let env = [("MEMORY_FILE_PATH", memory.display().to_string())];
-        let (status, report) = tested(&dir, &flags, &case.server, &env);
+        let (status, report) = tested(&dir, &flags, &server, &env);
+        if url.is_some() {
+            let up = std::net::TcpStream::connect(("127.0.0.1", port));
+            assert!(up.is_err(), "{}: the server still listens", case.name);
+        }
         let name = case.name;
         assert_eq!(
             with_status(&report, "failed"),
@@ -486,6 +499,31 @@ fn unusable_servers_and_inputs_exit_2() {
         (
             vec!["--url".into(), format!("http://127.0.0.1:{closed}/mcp")],
             "sent nothing a client can use",
+        ),
+        (
+            vec![
+                "--url".into(),
+                format!("http://127.0.0.1:{closed}/mcp"),
+                "--".into(),
+                "false".into(),
+            ],
+            "the server command exited with status 1 before listening",
+        ),
+        (
+            vec![
+                "--timeout".into(),
+                "1".into(),
+                "--url".into(),
+                format!("http://127.0.0.1:{closed}/mcp"),
+                "--".into(),
+                "sleep".into(),
+                "30".into(),
+            ],
+            "did not listen on 127.0.0.1",
+        ),
+        (
+            vec!["--url".into(), "no url".into(), "--".into(), "true".into()],
+            "--url `no url`",
         ),
         (
             vec![
