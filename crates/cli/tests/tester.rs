@@ -201,11 +201,53 @@ struct Real {
     failed: &'static [&'static str],
     /// Rules it is pinned to pass (what sets it apart from the others).
     holds: &'static [&'static str],
+    /// Methods of optional features it declares, each sent and answered with a result.
+    features: &'static [&'static str],
+}
+
+/// What server-everything declares beyond tools: logging, completions, resource subscriptions.
+const EVERYTHING_FEATURES: &[&str] = &[
+    "logging/setLevel",
+    "completion/complete",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// The methods of the client requests that got a result, in every run of a recording.
+fn answered_methods(dir: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for n in 1.. {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("run-{n}.jsonl"))) else {
+            break;
+        };
+        let mut asked = std::collections::BTreeMap::new();
+        for line in text.lines() {
+            let event: Value = serde_json::from_str(line).unwrap();
+            let Some(raw) = event["raw"].as_str() else {
+                continue;
+            };
+            let Ok(message) = serde_json::from_str::<Value>(raw) else {
+                continue;
+            };
+            let id = message["id"].to_string();
+            match (event["dir"].as_str(), message["method"].as_str()) {
+                (Some("c2s"), Some(method)) => {
+                    asked.insert(id, method.to_string());
+                }
+                (Some("s2c"), None) if message.get("result").is_some() => {
+                    out.extend(asked.remove(&id));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The reference servers, the Python SDK server and the rmcp server, in each era and over both
 /// transports: their pinned findings (docs/test.md), each reported again by `trace check` from
-/// its saved trace, the rules each is pinned to pass, no finding against the tester, and writes
+/// its saved trace, the rules each is pinned to pass, the optional features it declares used
+/// and answered, no finding against the tester, and writes
 /// only when allowed (server-filesystem on a fresh folder, server-memory's file).
 #[test]
 fn real_servers_give_their_pinned_findings() {
@@ -224,6 +266,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: pinned,
             holds: &[],
+            features: EVERYTHING_FEATURES,
         },
         Real {
             name: "filesystem",
@@ -237,6 +280,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: pinned,
             holds: &[],
+            features: &[],
         },
         Real {
             name: "filesystem_writes",
@@ -250,6 +294,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: pinned,
             holds: &[],
+            features: &[],
         },
         Real {
             name: "memory",
@@ -259,6 +304,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: pinned,
             holds: &[],
+            features: &[],
         },
         Real {
             name: "sdk_legacy",
@@ -268,6 +314,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: pinned,
             holds: &[],
+            features: &[],
         },
         Real {
             name: "sdk_modern",
@@ -277,6 +324,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "modern",
             failed: pinned,
             holds: &[],
+            features: &[],
         },
         Real {
             name: "rmcp_legacy",
@@ -286,6 +334,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: &["G1", "J9"],
             holds: &["T5"],
+            features: &[],
         },
         Real {
             name: "rmcp_modern",
@@ -295,6 +344,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "modern",
             failed: &["G1", "J9", "M2", "S5"],
             holds: &["T5"],
+            features: &[],
         },
         Real {
             name: "everything_http",
@@ -304,6 +354,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             failed: &["G1", "H7", "J6", "J9", "T5"],
             holds: &[],
+            features: EVERYTHING_FEATURES,
         },
         Real {
             name: "sdk_http",
@@ -313,6 +364,7 @@ fn real_servers_give_their_pinned_findings() {
             era: "modern",
             failed: &["G1", "T5"],
             holds: &["H7"],
+            features: &[],
         },
     ];
     each_in_parallel(&cases, |case| {
@@ -351,6 +403,10 @@ fn real_servers_give_their_pinned_findings() {
                 passed.contains(rule),
                 "{name}: {rule} did not pass: {report:#}"
             );
+        }
+        let answered = answered_methods(&dir);
+        for method in case.features {
+            assert!(answered.contains(*method), "{name}: no result to {method}");
         }
         for rule in case.failed {
             assert_eq!(

@@ -237,7 +237,7 @@ fn alive(walk: &Walk) -> Move {
 }
 
 /// Each callable tool once with valid arguments (some with a progress token), a few
-/// resources read and prompts got.
+/// resources read and prompts got, then the optional features the server declared.
 fn calls(walk: &mut Walk, scope: &Scope) {
     let mut tools = scope.know.callable(scope.allow_writes);
     walk.rng.shuffle(&mut tools);
@@ -257,6 +257,7 @@ fn calls(walk: &mut Walk, scope: &Scope) {
             walk.go(mv, Wait::Answer);
         }
     }
+    crate::features::features(walk, scope);
 }
 
 /// A call of `tool` with valid arguments; the numbers that say how long it takes set so

@@ -16,6 +16,7 @@ pub mod args;
 pub mod catalogue;
 pub mod conn;
 pub mod facts;
+pub mod features;
 pub mod focus;
 pub mod judge;
 pub mod know;
