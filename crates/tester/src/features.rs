@@ -5,7 +5,7 @@
 //! result's schema, J13; log messages and resource updates only as declared and subscribed,
 //! X2 and X6) and to J9 (every request answered).
 
-use crate::focus::Scope;
+use crate::know::Knowledge;
 use crate::moves::Move;
 use crate::walk::{Wait, Walk};
 use serde_json::Value;
@@ -14,24 +14,20 @@ use serde_json::Value;
 const LEVELS: [&str; 5] = ["debug", "info", "notice", "warning", "error"];
 
 /// Each declared feature once.
-pub fn features(walk: &mut Walk, scope: &Scope) {
+pub fn features(walk: &mut Walk, know: &Knowledge) {
     let legacy = !walk.speech.modern;
     if legacy && walk.declared("logging") {
         let level = *walk.rng.pick(&LEVELS).unwrap_or(&"info");
         walk.go(Move::SetLevel { level }, Wait::Answer);
     }
     if walk.declared("completions")
-        && let Some(mv) = completion(&scope.know.prompts)
+        && let Some(mv) = completion(&know.prompts)
     {
         walk.go(mv, Wait::Answer);
     }
     let subscribable =
         walk.capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true));
-    let uri = scope
-        .know
-        .resources
-        .iter()
-        .find_map(|r| r.get("uri")?.as_str());
+    let uri = know.resources.iter().find_map(|r| r.get("uri")?.as_str());
     if let (true, true, Some(uri)) = (legacy, subscribable, uri) {
         walk.go(
             Move::Subscribe {

@@ -257,7 +257,7 @@ fn calls(walk: &mut Walk, scope: &Scope) {
             walk.go(mv, Wait::Answer);
         }
     }
-    crate::features::features(walk, scope);
+    crate::features::features(walk, scope.know);
 }
 
 /// A call of `tool` with valid arguments; the numbers that say how long it takes set so
