@@ -1,16 +1,17 @@
 //! `agentpi test` against real servers: small broken servers (tests/tester/broken.py, one per
 //! rule family) each fail exactly their rule with a shrunk trace of a few messages, which
-//! `agentpi trace check` reports and `--replay` fails again; the npm reference servers and a
-//! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) give
-//! their pinned findings (docs/test.md says which clause each breaks); the same seed sends the
-//! same client messages; bad input is exit status 2.
+//! `agentpi trace check` reports and `--replay` fails again; the npm reference servers, a
+//! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) and an
+//! rmcp server (examples/rmcp_server.rs, both eras, stdio) give their pinned findings
+//! (docs/test.md says which clause each breaks); the same seed sends the same client messages;
+//! bad input is exit status 2.
 
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
-use crate::support::{Server, everything, free_port, listening, repo};
+use crate::support::{free_port, repo};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn script(name: &str) -> String {
     repo().join("tests/tester").join(name).display().to_string()
@@ -20,6 +21,20 @@ fn npm(name: &str) -> String {
     peer(&format!(
         "node_modules/@modelcontextprotocol/server-{name}/dist/index.js"
     ))
+}
+
+/// The rmcp server of crates/cli/examples/rmcp_server.rs, built beside this test binary
+/// (`cargo test` builds the examples; `cargo test --test cli` alone does not).
+fn rmcp_server() -> String {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let server = profile.join("examples").join("rmcp_server");
+    assert!(
+        server.exists(),
+        "{} is missing: run `cargo build -p agentpi --example rmcp_server` first",
+        server.display()
+    );
+    server.display().to_string()
 }
 
 /// `agentpi ARGS` with `env`; its output.
@@ -155,19 +170,26 @@ fn saved_trace_fails_again(dir: &Path, mode: &str, rule: &str, server: &[String]
 }
 
 /// A server of the Python SDK on Streamable HTTP: `sdk_server.py --http PORT`.
-fn sdk_http(python: &str) -> (Server, u16) {
-    let port = free_port();
-    let child = Command::new(python)
-        .args([script("sdk_server.py"), "--http".into(), port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    listening(child, port)
+fn sdk_http(python: &str, port: u16) -> Vec<String> {
+    let port = port.to_string();
+    vec![
+        python.into(),
+        script("sdk_server.py"),
+        "--http".into(),
+        port,
+    ]
 }
 
-/// Starts a Streamable HTTP server (given the Python of the peers) and returns its port.
-type Listener = fn(&str) -> (Server, u16);
+/// The npm reference server-everything on Streamable HTTP: `PORT=N ... streamableHttp`.
+fn everything_http(_: &str, port: u16) -> Vec<String> {
+    let program = peer("node_modules/.bin/mcp-server-everything");
+    let port = format!("PORT={port}");
+    vec!["env".into(), port, program, "streamableHttp".into()]
+}
+
+/// The command of a Streamable HTTP server listening on a port (given the Python of the
+/// peers), which `agentpi test --url URL -- CMD` starts and stops.
+type Listener = fn(&str, u16) -> Vec<String>;
 
 /// A real server to test: how to reach it, the flags, and what it is pinned to.
 struct Real {
@@ -177,11 +199,56 @@ struct Real {
     http: Option<Listener>,
     era: &'static str,
     failed: &'static [&'static str],
+    /// Rules it is pinned to pass (what sets it apart from the others).
+    holds: &'static [&'static str],
+    /// Methods of optional features it declares, each sent and answered with a result.
+    features: &'static [&'static str],
 }
 
-/// The reference servers and the SDK server, in each era and over both transports: their
-/// pinned findings (docs/test.md), no finding against the tester, and writes only when
-/// allowed (server-filesystem on a fresh folder, server-memory's file).
+/// What server-everything declares beyond tools: logging, completions, resource subscriptions.
+const EVERYTHING_FEATURES: &[&str] = &[
+    "logging/setLevel",
+    "completion/complete",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// The methods of the client requests that got a result, in every run of a recording.
+fn answered_methods(dir: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for n in 1.. {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("run-{n}.jsonl"))) else {
+            break;
+        };
+        let mut asked = std::collections::BTreeMap::new();
+        for line in text.lines() {
+            let event: Value = serde_json::from_str(line).unwrap();
+            let Some(raw) = event["raw"].as_str() else {
+                continue;
+            };
+            let Ok(message) = serde_json::from_str::<Value>(raw) else {
+                continue;
+            };
+            let id = message["id"].to_string();
+            match (event["dir"].as_str(), message["method"].as_str()) {
+                (Some("c2s"), Some(method)) => {
+                    asked.insert(id, method.to_string());
+                }
+                (Some("s2c"), None) if message.get("result").is_some() => {
+                    out.extend(asked.remove(&id));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The reference servers, the Python SDK server and the rmcp server, in each era and over both
+/// transports: their pinned findings (docs/test.md), each reported again by `trace check` from
+/// its saved trace, the rules each is pinned to pass, the optional features it declares used
+/// and answered, no finding against the tester, and writes
+/// only when allowed (server-filesystem on a fresh folder, server-memory's file).
 #[test]
 fn real_servers_give_their_pinned_findings() {
     let python = peer(".venv/bin/python");
@@ -198,6 +265,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
+            features: EVERYTHING_FEATURES,
         },
         Real {
             name: "filesystem",
@@ -210,6 +279,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
+            features: &[],
         },
         Real {
             name: "filesystem_writes",
@@ -222,6 +293,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
+            features: &[],
         },
         Real {
             name: "memory",
@@ -230,6 +303,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
+            features: &[],
         },
         Real {
             name: "sdk_legacy",
@@ -238,6 +313,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
+            holds: &[],
+            features: &[],
         },
         Real {
             name: "sdk_modern",
@@ -246,14 +323,38 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "modern",
             failed: pinned,
+            holds: &[],
+            features: &[],
+        },
+        Real {
+            name: "rmcp_legacy",
+            flags: vec!["--era", "legacy"],
+            server: vec![rmcp_server()],
+            http: None,
+            era: "legacy",
+            failed: &["G1", "J9"],
+            holds: &["T5"],
+            features: &[],
+        },
+        Real {
+            name: "rmcp_modern",
+            flags: vec![],
+            server: vec![rmcp_server()],
+            http: None,
+            era: "modern",
+            failed: &["G1", "J9", "M2", "S5"],
+            holds: &["T5"],
+            features: &[],
         },
         Real {
             name: "everything_http",
             flags: vec![],
             server: vec![],
-            http: Some(|_| everything()),
+            http: Some(everything_http),
             era: "legacy",
-            failed: &["G1", "J6", "J9", "T5"],
+            failed: &["G1", "H7", "J6", "J9", "T5"],
+            holds: &[],
+            features: EVERYTHING_FEATURES,
         },
         Real {
             name: "sdk_http",
@@ -262,14 +363,18 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
+            holds: &["H7"],
+            features: &[],
         },
     ];
     each_in_parallel(&cases, |case| {
         let dir = scratch(&format!("tester_{}", case.name));
-        let listening = case.http.map(|start| start(&python));
-        let url = listening
-            .as_ref()
-            .map(|(_, port)| format!("http://127.0.0.1:{port}/mcp"));
+        let port = free_port();
+        let url = case.http.map(|_| format!("http://127.0.0.1:{port}/mcp"));
+        let server = match case.http {
+            Some(command) => command(&python, port),
+            None => case.server.clone(),
+        };
         let mut flags = vec!["--no-shrink"];
         flags.extend(&case.flags);
         if !flags.contains(&"--budget") {
@@ -279,7 +384,11 @@ fn real_servers_give_their_pinned_findings() {
             flags.extend(["--url", url.as_str()]);
         }
         let env = [("MEMORY_FILE_PATH", memory.display().to_string())];
-        let (status, report) = tested(&dir, &flags, &case.server, &env);
+        let (status, report) = tested(&dir, &flags, &server, &env);
+        if url.is_some() {
+            let up = std::net::TcpStream::connect(("127.0.0.1", port));
+            assert!(up.is_err(), "{}: the server still listens", case.name);
+        }
         let name = case.name;
         assert_eq!(
             with_status(&report, "failed"),
@@ -288,6 +397,24 @@ fn real_servers_give_their_pinned_findings() {
         );
         assert_eq!(status, 1, "{name}");
         assert_eq!(report["era"], case.era, "{name}");
+        let passed = with_status(&report, "passed");
+        for rule in case.holds {
+            assert!(
+                passed.contains(rule),
+                "{name}: {rule} did not pass: {report:#}"
+            );
+        }
+        let answered = answered_methods(&dir);
+        for method in case.features {
+            assert!(answered.contains(*method), "{name}: no result to {method}");
+        }
+        for rule in case.failed {
+            assert_eq!(
+                checked(&dir.join(format!("{rule}.jsonl")), rule),
+                1,
+                "{name}"
+            );
+        }
         assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
         assert!(
             with_status(&report, "passed").len() >= 25,
@@ -304,6 +431,22 @@ fn real_servers_give_their_pinned_findings() {
         !memory.exists(),
         "server-memory wrote without --allow-writes"
     );
+}
+
+/// `agentpi trace check` of a saved trace: its exit status, after asserting that it reports
+/// `rule`, as `agentpi test` did.
+fn checked(trace: &Path, rule: &str) -> i32 {
+    let path = trace.display().to_string();
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{path}: no JSON report ({e})"));
+    let found = report["violations"].as_array().unwrap();
+    assert!(
+        found.iter().any(|v| v["rule"] == rule),
+        "{path}: {report:#}"
+    );
+    out.status.code().unwrap_or(-1)
 }
 
 /// The client messages of each run of a recording, without their times.
@@ -412,6 +555,31 @@ fn unusable_servers_and_inputs_exit_2() {
         (
             vec!["--url".into(), format!("http://127.0.0.1:{closed}/mcp")],
             "sent nothing a client can use",
+        ),
+        (
+            vec![
+                "--url".into(),
+                format!("http://127.0.0.1:{closed}/mcp"),
+                "--".into(),
+                "false".into(),
+            ],
+            "the server command exited with status 1 before listening",
+        ),
+        (
+            vec![
+                "--timeout".into(),
+                "1".into(),
+                "--url".into(),
+                format!("http://127.0.0.1:{closed}/mcp"),
+                "--".into(),
+                "sleep".into(),
+                "30".into(),
+            ],
+            "did not listen on 127.0.0.1",
+        ),
+        (
+            vec!["--url".into(), "no url".into(), "--".into(), "true".into()],
+            "--url `no url`",
         ),
         (
             vec![

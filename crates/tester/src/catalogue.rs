@@ -188,13 +188,7 @@ pub const RULES: &[Entry] = &[
     e("H4", "MUST", L, H, Monitor),
     e("H5", "MUST", L, H, Monitor),
     e("H6", "MUST / SHOULD", L, H, Monitor),
-    e(
-        "H7",
-        "MUST",
-        B,
-        H,
-        Not("an active probe with a foreign Origin: not done yet"),
-    ),
+    e("H7", "MUST", B, H, Probe),
     e("H8", "MUST", M, H, Monitor),
     e("H9", "MUST", M, H, Monitor),
     e("H10", "MUST / SHOULD", M, H, Monitor),
@@ -220,6 +214,7 @@ pub fn level_and_spec(id: &str) -> (&'static str, &'static str) {
         "T5" | "T10" => "server/tools",
         "G1" => "server/utilities/pagination",
         "S5" => "basic/transports/stdio",
+        "H7" => "basic/transports (Streamable HTTP, Security Warning)",
         _ => "",
     };
     (level, spec)
@@ -241,6 +236,7 @@ pub fn says(id: &str) -> &'static str {
         "T10" => "invalid tool arguments give isError or -32602, never a crash or silence",
         "G1" => "an invalid cursor gets -32602",
         "S5" => "the server exits soon after its input closes",
+        "H7" => "a request with an invalid Origin gets HTTP 403",
         _ => "",
     }
 }

@@ -52,6 +52,12 @@ pub trait Conn {
         let _ = within;
         self.send(raw)
     }
+    /// [`Conn::send`] with an `Origin` header (the H7 probe: a foreign one); stdio has no
+    /// headers, so there it is a plain send.
+    fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
+        let _ = origin;
+        self.send(raw)
+    }
     /// The next thing the server sent, waiting at most `wait`.
     fn recv(&mut self, wait: Duration) -> Incoming;
     /// Ends the client's input (stdio: closes the server's stdin).
@@ -218,6 +224,31 @@ impl HttpConn {
     fn exchange_fields(&self, k: u64) -> Map<String, Value> {
         Map::from_iter([("exchange".into(), json!(k))])
     }
+
+    /// POSTs one client message (with `origin` as its `Origin` header, if given) on a thread
+    /// of its own; the exchange's fields.
+    fn post(
+        &mut self,
+        raw: &[u8],
+        origin: Option<&str>,
+        timeout: Duration,
+    ) -> Option<Map<String, Value>> {
+        let k = self.next_exchange;
+        self.next_exchange += 1;
+        let mut headers = self.headers(raw);
+        if let Some(origin) = origin {
+            headers.push(("origin".into(), origin.to_string()));
+        }
+        let shared = Shared {
+            http: self.http.clone(),
+            sender: self.sender.clone(),
+            session: self.session.clone(),
+            version: self.version.clone(),
+        };
+        let body = raw.to_vec();
+        std::thread::spawn(move || exchange(&shared, k, "POST", &body, &headers, timeout));
+        Some(self.exchange_fields(k))
+    }
 }
 
 /// Modern routing headers: `Mcp-Method`, and `Mcp-Name` for the methods that name a thing.
@@ -255,18 +286,12 @@ impl Conn for HttpConn {
     }
 
     fn send_within(&mut self, raw: &[u8], timeout: Duration) -> Option<Map<String, Value>> {
-        let k = self.next_exchange;
-        self.next_exchange += 1;
-        let headers = self.headers(raw);
-        let shared = Shared {
-            http: self.http.clone(),
-            sender: self.sender.clone(),
-            session: self.session.clone(),
-            version: self.version.clone(),
-        };
-        let body = raw.to_vec();
-        std::thread::spawn(move || exchange(&shared, k, "POST", &body, &headers, timeout));
-        Some(self.exchange_fields(k))
+        self.post(raw, None, timeout)
+    }
+
+    fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
+        let timeout = self.timeout + Duration::from_secs(5);
+        self.post(raw, Some(origin), timeout)
     }
 
     fn recv(&mut self, wait: Duration) -> Incoming {
@@ -351,7 +376,11 @@ fn exchange(
         }
     } else {
         let mut bytes = Vec::new();
-        if body.read_to_end(&mut bytes).is_ok() && !bytes.iter().all(u8::is_ascii_whitespace) {
+        let read = body.read_to_end(&mut bytes).is_ok();
+        // An error status may come with any body: only JSON there is a message (the spec
+        // allows a JSON-RPC error; uvicorn's 403 says "Invalid Origin header" in plain text).
+        let text = reply.status >= 400 && serde_json::from_slice::<Value>(&bytes).is_err();
+        if read && !text && !bytes.iter().all(u8::is_ascii_whitespace) {
             message(
                 shared,
                 bytes,

@@ -199,11 +199,16 @@ fn lists(walk: &mut Walk) {
     ping(walk, Wait::Answer);
 }
 
+/// A version that does not exist (modern), a ping, and over HTTP a request from a foreign
+/// `Origin` (H7).
 fn lifecycle(walk: &mut Walk) {
     if walk.speech.modern {
         walk.go(Move::BadVersion, Wait::Answer);
     }
     ping(walk, Wait::Answer);
+    if walk.speech.http {
+        walk.go_foreign(alive(walk), Wait::Answer);
+    }
 }
 
 /// A ping (legacy); once a ping went unanswered, a listing of tools instead.
@@ -232,7 +237,7 @@ fn alive(walk: &Walk) -> Move {
 }
 
 /// Each callable tool once with valid arguments (some with a progress token), a few
-/// resources read and prompts got.
+/// resources read and prompts got, then the optional features the server declared.
 fn calls(walk: &mut Walk, scope: &Scope) {
     let mut tools = scope.know.callable(scope.allow_writes);
     walk.rng.shuffle(&mut tools);
@@ -252,6 +257,7 @@ fn calls(walk: &mut Walk, scope: &Scope) {
             walk.go(mv, Wait::Answer);
         }
     }
+    crate::features::features(walk, scope.know);
 }
 
 /// A call of `tool` with valid arguments; the numbers that say how long it takes set so

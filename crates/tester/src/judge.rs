@@ -14,6 +14,7 @@
 //! - M3: `server/discover` gives `supportedVersions` and `capabilities` (modern).
 //! - M4: a version that does not exist gives -32022 (modern).
 //! - S5: the server exits soon after its input closes (modern).
+//! - H7: a request with a foreign `Origin` gets HTTP 403 (Streamable HTTP).
 
 use crate::catalogue;
 use agentpi_monitor::{Dir, Event, Violation};
@@ -112,6 +113,7 @@ pub fn judge(events: &[Event]) -> Judgment {
         request(&mut j, &cx, a, fate);
     }
     malformed(&mut j, events, &asked);
+    foreign_origin(&mut j, events);
     if modern {
         exit_soon(&mut j, events, limits);
     }
@@ -651,4 +653,39 @@ fn exit_soon(j: &mut Judgment, events: &[Event], limits: Limits) {
         );
         push(j, events, exit, "S5", why);
     }
+}
+
+/// H7: every exchange the client sent with an `Origin` header (the tester sends one only as
+/// the probe, and a foreign one) got HTTP 403. A 2xx means the server took a request a
+/// DNS-rebinding page could send; another 4xx refused it, but not as the transport says.
+fn foreign_origin(j: &mut Judgment, events: &[Event]) {
+    for (index, e) in events.iter().enumerate() {
+        if e.kind() != Some("http") {
+            continue;
+        }
+        let Some(origin) = sent_origin(e) else {
+            continue;
+        };
+        j.exercised.insert("H7");
+        let status = e.fields.get("status").and_then(Value::as_u64);
+        let why = match status {
+            Some(403) => continue,
+            Some(s) if s < 400 => format!(
+                "a request with the foreign Origin {origin} was accepted (HTTP {s}), not refused with 403: the server does not validate Origin (DNS rebinding)"
+            ),
+            Some(s) => format!("a request with the foreign Origin {origin} got HTTP {s}, not 403"),
+            None => continue,
+        };
+        push(j, events, index, "H7", why);
+    }
+}
+
+/// The `Origin` header of an `http` event's request, if it had one.
+fn sent_origin(e: &Event) -> Option<&str> {
+    let headers = e.fields.get("request_headers")?.as_array()?;
+    headers.iter().find_map(|pair| {
+        let name = pair.get(0)?.as_str()?;
+        let value = pair.get(1)?.as_str()?;
+        name.eq_ignore_ascii_case("origin").then_some(value)
+    })
 }

@@ -8,14 +8,15 @@
 //! trace that `agentpi trace check` reports the same way and `agentpi test --replay` re-runs.
 //!
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `conn`;
-//! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`, `focus`
-//! (the client); `judge`, `facts`, `verdict` (what a run says); `script`, `shrink`;
+//! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
+//! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says); `script`, `shrink`;
 //! `report`; this file.
 
 pub mod args;
 pub mod catalogue;
 pub mod conn;
 pub mod facts;
+pub mod features;
 pub mod focus;
 pub mod judge;
 pub mod know;

@@ -15,6 +15,9 @@ pub const UNKNOWN_TOOL: &str = "agentpi-no-such-tool";
 pub const UNKNOWN_METHOD: &str = "agentpi/no-such-method";
 /// A cursor no server issued: it should be answered with -32602 (G1).
 pub const INVALID_CURSOR: &str = "agentpi-invalid-cursor";
+/// An `Origin` no server may accept (`.invalid` is reserved, RFC 2606): sent over HTTP with
+/// one request, it must get 403 (H7: a server that takes it can be reached by DNS rebinding).
+pub const FOREIGN_ORIGIN: &str = "http://agentpi-probe.invalid";
 /// A protocol version that does not exist.
 pub const UNKNOWN_VERSION: &str = "2099-12-31";
 
@@ -93,6 +96,22 @@ pub enum Move {
         name: String,
         args: Value,
     },
+    /// `logging/setLevel` (legacy, to a server that declared `logging`).
+    SetLevel {
+        level: &'static str,
+    },
+    /// `completion/complete` of a prompt's argument (to a server that declared
+    /// `completions`).
+    Complete {
+        prompt: String,
+        argument: String,
+    },
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` of a listed resource (legacy,
+    /// to a server that declared `resources.subscribe`).
+    Subscribe {
+        uri: String,
+        on: bool,
+    },
     /// A method no server has.
     Unknown,
     Cancel {
@@ -131,6 +150,10 @@ impl Move {
             Move::Call { .. } => "tools/call",
             Move::Read { .. } => "resources/read",
             Move::Prompt { .. } => "prompts/get",
+            Move::SetLevel { .. } => "logging/setLevel",
+            Move::Complete { .. } => "completion/complete",
+            Move::Subscribe { on: true, .. } => "resources/subscribe",
+            Move::Subscribe { on: false, .. } => "resources/unsubscribe",
             Move::Unknown => UNKNOWN_METHOD,
             Move::BadVersion => "tools/list",
             Move::Initialized | Move::Cancel { .. } | Move::Malformed(_) => return None,
@@ -206,6 +229,11 @@ impl Move {
             Move::Call { tool, args, .. } => json!({"name": tool, "arguments": args}),
             Move::Read { uri } => json!({"uri": uri}),
             Move::Prompt { name, args } => json!({"name": name, "arguments": args}),
+            Move::SetLevel { level } => json!({"level": level}),
+            Move::Complete { prompt, argument } => json!({
+                "ref": {"type": "ref/prompt", "name": prompt},
+                "argument": {"name": argument, "value": ""}}),
+            Move::Subscribe { uri, .. } => json!({"uri": uri}),
             _ => json!({}),
         };
         let meta = self.meta(id, speech);

@@ -8,7 +8,7 @@ use crate::judge;
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::{Dir, Event, Report, Session, Violation};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// The HTTP exchange of the last event recorded.
@@ -87,6 +87,9 @@ pub struct Run {
     /// Over HTTP, the request (id as JSON text) each exchange carried: an error with a null
     /// id in an exchange's body answers that exchange's request.
     exchanges: BTreeMap<u64, String>,
+    /// Over HTTP, the exchanges sent with a foreign `Origin` (the H7 probe): an HTTP error
+    /// status there is the whole answer (a 403 need carry no JSON-RPC message).
+    foreign: BTreeSet<u64>,
 }
 
 impl Run {
@@ -113,6 +116,7 @@ impl Run {
             faulted: false,
             http: target.is_http(),
             exchanges: BTreeMap::new(),
+            foreign: BTreeSet::new(),
         };
         let mut fields = header;
         fields.extend(limits.fields());
@@ -153,6 +157,12 @@ impl Run {
     /// Sends one client message as it is (after taking in what already arrived, so that the
     /// trace keeps the order in which things crossed).
     pub fn send(&mut self, raw: &[u8]) {
+        self.send_from(raw, None);
+    }
+
+    /// [`Run::send`], with `origin` as the message's `Origin` header over HTTP (the H7
+    /// probe); the trace line carries it as `origin`, so that a replay sends it again.
+    pub fn send_from(&mut self, raw: &[u8], origin: Option<&str>) {
         self.take(Duration::ZERO);
         if self.closed {
             // Nothing reaches a server that is gone: the trace holds only what crossed.
@@ -163,7 +173,10 @@ impl Run {
         if let Some(message) = &parsed {
             self.note_sent(message, now);
         }
-        let fields = self.conn.send(raw);
+        let fields = match origin {
+            Some(origin) => self.conn.send_from(raw, origin),
+            None => self.conn.send(raw),
+        };
         let exchange = fields
             .as_ref()
             .and_then(|f| f.get("exchange"))
@@ -171,8 +184,14 @@ impl Run {
         if let (Some(k), Some(id)) = (exchange, parsed.as_ref().and_then(|m| m.get("id"))) {
             self.exchanges.insert(k, id.to_string());
         }
+        if let (Some(k), Some(_)) = (exchange, origin) {
+            self.foreign.insert(k);
+        }
         let mut event = Event::message(self.seconds(now), Dir::C2s, raw);
         event.fields = fields.unwrap_or_default();
+        if let Some(origin) = origin {
+            event.fields.insert("origin".into(), json!(origin));
+        }
         self.record(event);
     }
 
@@ -244,10 +263,30 @@ impl Run {
                 }
             }
             Incoming::Event { kind, at, fields } => {
+                self.refused(&fields);
                 let event = Event::process(self.seconds(at), &kind, fields);
                 self.record(event);
             }
             Incoming::Closed | Incoming::Quiet => {}
+        }
+    }
+
+    /// A foreign-Origin exchange refused at the HTTP level (a status of 400 or more): its
+    /// request has had its answer, the status (no JSON-RPC message need follow).
+    fn refused(&mut self, fields: &Map<String, Value>) {
+        let status = fields.get("status").and_then(Value::as_u64);
+        let k = fields.get("exchange").and_then(Value::as_u64);
+        let (Some(status), Some(k)) = (status, k) else {
+            return;
+        };
+        if status < 400 || !self.foreign.contains(&k) {
+            return;
+        }
+        let key = self.exchanges.get(&k);
+        if let Some(sent) = key.and_then(|key| self.requests.get_mut(key))
+            && sent.answer.is_none()
+        {
+            sent.answer = Some(json!({"http_status": status}));
         }
     }
 

@@ -20,6 +20,8 @@ pub enum Step {
         raw: Vec<u8>,
         after: Vec<Value>,
         gap: f64,
+        /// The foreign `Origin` it was sent with (the H7 probe).
+        origin: Option<String>,
     },
     /// The client waited for request `id` until its deadline, then cancelled it.
     Await { id: Value },
@@ -100,10 +102,12 @@ pub fn steps(events: &[Event]) -> Vec<Step> {
 }
 
 fn send(e: &Event, answered: &mut Vec<Value>, gap: f64) -> Step {
+    let origin = e.fields.get("origin").and_then(Value::as_str);
     Step::Send {
         raw: e.raw.clone(),
         after: std::mem::take(answered),
         gap,
+        origin: origin.map(String::from),
     }
 }
 
@@ -130,9 +134,14 @@ pub fn replay(
             break;
         }
         match step {
-            Step::Send { raw, after, gap } => {
+            Step::Send {
+                raw,
+                after,
+                gap,
+                origin,
+            } => {
                 wait(&mut run, after, last, *gap);
-                run.send(raw);
+                run.send_from(raw, origin.as_deref());
                 last = Instant::now();
             }
             Step::Await { id } => run.await_answer(id),

@@ -47,6 +47,8 @@ pub struct Walk {
     /// A ping went unanswered: later moves show the server alive by other requests (each
     /// unanswered ping costs its deadline, and L13 has failed already).
     pub pings_ignored: bool,
+    /// The `Origin` header of the next message (the H7 probe), if any.
+    origin: Option<&'static str>,
 }
 
 impl Walk {
@@ -62,6 +64,7 @@ impl Walk {
             capabilities: Value::Null,
             malformed: Vec::new(),
             pings_ignored: false,
+            origin: None,
         }
     }
 
@@ -91,10 +94,19 @@ impl Walk {
             let kind = *kind;
             self.malformed.push(kind);
         }
-        self.run.send(&mv.message(n, &self.speech));
+        self.run
+            .send_from(&mv.message(n, &self.speech), self.origin.take());
         if let Some(id) = id {
             self.wait(id, &mv, wait);
         }
+        id
+    }
+
+    /// [`Walk::go`] with a foreign `Origin` header (the H7 probe; over stdio a plain move).
+    pub fn go_foreign(&mut self, mv: Move, wait: Wait) -> Option<u64> {
+        self.origin = Some(crate::moves::FOREIGN_ORIGIN);
+        let id = self.go(mv, wait);
+        self.origin = None;
         id
     }
 

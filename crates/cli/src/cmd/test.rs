@@ -2,6 +2,7 @@
 //! module parses the flags, prints progress to stderr and the report as text (with a
 //! sequence chart per failed rule), JSON or JUnit.
 
+use crate::cmd::test_server::Server;
 use crate::output::{self, errln};
 use crate::wire;
 use agentpi_monitor::trace;
@@ -43,11 +44,13 @@ pub struct Args {
     #[arg(long)]
     no_shrink: bool,
     /// Test a Streamable HTTP server at this http:// or https:// URL (each run a new session
-    /// of the running server).
+    /// of the running server). With `-- CMD ARGS...` too, agentpi starts that command first,
+    /// waits up to --timeout seconds until the URL accepts connections, and stops it at the end.
     #[arg(long)]
     url: Option<String>,
-    /// The server: `agentpi test -- CMD ARGS...` (started afresh for every run).
-    #[arg(last = true, required_unless_present = "url", conflicts_with = "url")]
+    /// The server: `agentpi test -- CMD ARGS...` (a stdio server, started afresh for every
+    /// run), or with --url the command that starts the HTTP server (once for all runs).
+    #[arg(last = true, required_unless_present = "url")]
     command: Vec<String>,
 }
 
@@ -67,8 +70,9 @@ enum Era {
 
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed, 1 some rule failed, \
-2 the server could not be started or reached (or said nothing a client can use), a --replay \
-file cannot be read, or a trace or the output could not be written.";
+2 the server could not be started or reached (or said nothing a client can use; with --url \
+and a command, the command exited or did not listen within --timeout), a --replay file cannot \
+be read, or a trace or the output could not be written.";
 
 /// The longest `--timeout`, in seconds.
 const MAX_TIMEOUT: f64 = 86_400.0;
@@ -81,10 +85,20 @@ pub fn run(args: Args) -> u8 {
     }
     let config = config(&args);
     let progress = |line: String| errln!("agentpi test: {line}");
+    let mut server = match started(&args) {
+        Ok(server) => server,
+        Err(e) => {
+            errln!("error: cannot test the server: {e}");
+            return 2;
+        }
+    };
     let outcome = match &args.replay {
         Some(file) => replay(&config, file, &progress),
         None => agentpi_tester::test(&config, &progress),
     };
+    if let Some(server) = server.as_mut() {
+        progress(server.stop());
+    }
     match outcome {
         Ok(outcome) => print(&args, &outcome),
         Err(e) => {
@@ -95,6 +109,17 @@ pub fn run(args: Args) -> u8 {
             errln!("error: {kind}: {e}");
             2
         }
+    }
+}
+
+/// With `--url URL -- CMD ARGS...`: the server command, started and listening.
+fn started(args: &Args) -> Result<Option<Server>, String> {
+    match &args.url {
+        Some(url) if !args.command.is_empty() => {
+            let within = Duration::from_secs_f64(args.timeout);
+            Server::start(&args.command, url, within).map(Some)
+        }
+        _ => Ok(None),
     }
 }
 
