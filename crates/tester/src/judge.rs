@@ -505,15 +505,49 @@ fn rejected(result: Option<&Value>, code: Option<i64>) -> Result<(), String> {
 /// J9 for each malformed client frame: an error (id null, or the id it carries) before the
 /// server answers a request sent after it (with a little grace), and no exit.
 fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
-    for (index, e) in events.iter().enumerate() {
-        if e.dir != Dir::C2s || asked.iter().any(|a| a.index == index) || !is_malformed(e) {
-            continue;
-        }
+    let frames: Vec<usize> = (0..events.len())
+        .filter(|&i| {
+            let e = &events[i];
+            e.dir == Dir::C2s && !asked.iter().any(|a| a.index == i) && is_malformed(e)
+        })
+        .collect();
+    let errors = frame_errors(events, &frames);
+    for &index in &frames {
         j.exercised.insert("J9");
-        if let Some((at, why)) = frame_unanswered(events, index, asked) {
+        let error = errors.get(&index).copied();
+        if let Some((at, why)) = frame_unanswered(events, index, asked, error) {
             push(j, events, at, "J9", why);
         }
     }
+}
+
+/// Which server error answers each malformed stdio frame: an error that carries the frame's
+/// id, or else, for an error with id null, the oldest frame still waiting. The tester may
+/// send several frames before the server's first error arrives (a loaded machine), and a
+/// server answers a stream's frames in order.
+fn frame_errors(events: &[Event], frames: &[usize]) -> BTreeMap<usize, usize> {
+    let mut waiting: Vec<(usize, Option<Value>)> = Vec::new();
+    let mut answered = BTreeMap::new();
+    for (i, e) in events.iter().enumerate() {
+        if e.exchange().is_some() {
+            continue;
+        }
+        if frames.contains(&i) {
+            waiting.push((i, frame_id_of(e)));
+            continue;
+        }
+        let Some(m) = parse(e).filter(|m| e.dir == Dir::S2c && m.get("error").is_some()) else {
+            continue;
+        };
+        let slot = match m.get("id").filter(|id| !id.is_null()) {
+            Some(id) => waiting.iter().position(|(_, own)| own.as_ref() == Some(id)),
+            None => (!waiting.is_empty()).then_some(0),
+        };
+        if let Some(k) = slot {
+            answered.insert(waiting.remove(k).0, i);
+        }
+    }
+    answered
 }
 
 /// What a malformed frame breaks by being malformed (and nothing else: a frame before
@@ -542,20 +576,25 @@ pub fn is_malformed(e: &Event) -> bool {
 }
 
 /// Where and why the frame at `index` went unanswered, if it did.
-fn frame_unanswered(events: &[Event], index: usize, asked: &[Asked]) -> Option<(usize, String)> {
+fn frame_unanswered(
+    events: &[Event],
+    index: usize,
+    asked: &[Asked],
+    error: Option<usize>,
+) -> Option<(usize, String)> {
     if let Some(k) = events[index].exchange() {
         return http_frame(events, index, k);
     }
-    let own_id = parse(&events[index]).and_then(|m| frame_id(&m));
     let later = asked.iter().find(|a| a.index > index);
     let next_answer = later.and_then(|a| answer_of(events, a));
     let until = next_answer
         .as_ref()
         .map(|(i, _)| events[*i].t.unwrap_or(0.0) + GRACE);
+    let in_time = |i: usize| until.is_none_or(|u| events[i].t.unwrap_or(0.0) <= u);
+    if error.is_some_and(in_time) {
+        return None;
+    }
     for (i, e) in events.iter().enumerate().skip(index + 1) {
-        if e.dir == Dir::S2c && parse(e).is_some_and(|m| error_for(&m, own_id.as_ref())) {
-            return None;
-        }
         if client_quit(e) && until.is_none() {
             // Nothing asked after the frame: its silence is not told from slowness.
             return None;
@@ -563,7 +602,7 @@ fn frame_unanswered(events: &[Event], index: usize, asked: &[Asked]) -> Option<(
         if server_ended(e) && !client_quit_before(events, i) {
             return Some((i, "the server ended after a malformed frame".into()));
         }
-        // The next malformed frame's error could not be told from this one's.
+        // An ending after the next malformed frame is that frame's to answer for.
         let next_frame = e.dir == Dir::C2s && is_malformed(e);
         if next_frame || matches!((until, e.t), (Some(u), Some(t)) if t > u) {
             break;
@@ -629,11 +668,6 @@ fn frame_id(m: &Value) -> Option<Value> {
         .cloned()
 }
 
-fn error_for(m: &Value, own: Option<&Value>) -> bool {
-    let id = m.get("id");
-    m.get("error").is_some() && (id.is_none_or(Value::is_null) || id == own)
-}
-
 /// S5 (modern): the server exits within the grace after its input closed.
 fn exit_soon(j: &mut Judgment, events: &[Event], limits: Limits) {
     let closed = events.iter().position(|e| {
@@ -688,4 +722,69 @@ fn sent_origin(e: &Event) -> Option<&str> {
         let value = pair.get(1)?.as_str()?;
         name.eq_ignore_ascii_case("origin").then_some(value)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The J9 findings of a trace written as (time, direction, raw message) rows.
+    fn j9(rows: &[(f64, &str, &str)]) -> Vec<String> {
+        let lines: Vec<String> = rows
+            .iter()
+            .map(|(t, dir, raw)| {
+                serde_json::json!({"t": t, "dir": dir, "raw": raw}).to_string() + "\n"
+            })
+            .collect();
+        let events = agentpi_monitor::trace::parse(lines.concat().as_bytes()).unwrap();
+        let j = judge(&events);
+        assert!(j.exercised.contains("J9"));
+        j.violations
+            .iter()
+            .filter(|v| v.rule == "J9")
+            .map(|v| v.message.clone())
+            .collect()
+    }
+
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+    const READY: &str =
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+    const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    const PONG: &str = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+    const BAD: &str = r#"{"id":"x","method":"ping"}"#;
+    const TORN: &str = r#"{"jsonrpc": "2.0", "id": 1, "method": "#;
+    const NULL_ERROR: &str =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid"}}"#;
+
+    /// Two frames sent before the first error arrives each take one of the two errors
+    /// (the CI failure of 2026-12-03: a loaded machine, a server slower than the tester).
+    #[test]
+    fn frames_sent_back_to_back_take_their_errors_in_order() {
+        let found = j9(&[
+            (0.0, "c2s", INIT),
+            (0.1, "s2c", READY),
+            (0.2, "c2s", BAD),
+            (0.21, "c2s", TORN),
+            (0.22, "c2s", PING),
+            (0.5, "s2c", NULL_ERROR),
+            (0.5, "s2c", NULL_ERROR),
+            (0.5, "s2c", PONG),
+        ]);
+        assert_eq!(found, Vec::<String>::new());
+    }
+
+    /// One error for two frames: the second went unanswered, and the ping after it was.
+    #[test]
+    fn one_error_answers_only_one_frame() {
+        let found = j9(&[
+            (0.0, "c2s", INIT),
+            (0.1, "s2c", READY),
+            (0.2, "c2s", BAD),
+            (0.21, "c2s", TORN),
+            (0.22, "c2s", PING),
+            (0.5, "s2c", NULL_ERROR),
+            (0.5, "s2c", PONG),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
 }
