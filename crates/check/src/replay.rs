@@ -14,12 +14,14 @@
 //! name they are bound to.
 
 use agentpi_ir::core::Program;
-use agentpi_semantics::{Chan, DEAD, Fault, Head, Label, Semantics, State, Transition, Value};
+use agentpi_semantics::{DEAD, Fault, Head, Label, Semantics, State, Transition};
+use explain::{Explanation, Steps, dedup, match_observation};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
+
+pub mod explain;
 
 /// An observed identifier (`c2s:5`, `token:"abc"`, ...).
 pub type Key = Arc<str>;
@@ -187,15 +189,6 @@ struct Hyp {
     names: Vec<(Key, u32)>,
 }
 
-impl Hyp {
-    fn bound(&self, key: &str) -> Option<u32> {
-        self.names
-            .binary_search_by(|(k, _)| (**k).cmp(key))
-            .ok()
-            .map(|i| self.names[i].1)
-    }
-}
-
 /// The hidden transitions of recently seen states, so that closures do not compute them
 /// twice.
 #[derive(Default)]
@@ -352,7 +345,7 @@ impl<'s, 'p> Replay<'s, 'p> {
                     continue;
                 }
                 if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
-                    seeds.push(advance(hyp, &new, t));
+                    seeds.push(hyp.advance(&new, t));
                 }
             }
         }
@@ -377,7 +370,7 @@ impl<'s, 'p> Replay<'s, 'p> {
                 if t.fault.is_some() {
                     continue;
                 }
-                let (_, flags) = self.close(vec![advance(hyp, &[], t)])?;
+                let (_, flags) = self.close(vec![hyp.advance(&[], t)])?;
                 if flags.is_empty() {
                     out.push(self.render(&t.label, hyp));
                 }
@@ -392,15 +385,6 @@ impl<'s, 'p> Replay<'s, 'p> {
     /// daemon).
     pub fn at_valid_end(&self) -> bool {
         self.hyps.iter().any(|h| self.sem.is_valid_end(&h.state))
-    }
-
-    fn class(&self, label: &Label) -> Class {
-        self.alphabet.class(self.sem, label)
-    }
-
-    /// The hidden and flagged transitions of `state` (what a closure follows), remembered.
-    fn hidden(&self, state: &State) -> Rc<[Transition]> {
-        self.remembered(state, false)
     }
 
     /// The visible transitions of `state`, remembered; only for small states (a session
@@ -443,210 +427,66 @@ impl<'s, 'p> Replay<'s, 'p> {
         found
     }
 
-    /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
-    /// search). Returns the explanations with the fewest flags and those flags.
+    /// Closes `seeds` over hidden and flag steps (see [`explain::close`]).
     fn close(&self, seeds: Vec<Hyp>) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
-        let mut best: FxHashMap<Hyp, usize> = FxHashMap::default();
-        let mut paths: Vec<Vec<Flag>> = Vec::new();
-        let mut queue: VecDeque<(Hyp, usize)> = VecDeque::new();
-        for seed in seeds {
-            paths.push(Vec::new());
-            queue.push_back((seed, paths.len() - 1));
-        }
-        let mut done: Vec<(Hyp, usize)> = Vec::new();
-        let mut settled: FxHashSet<Hyp> = FxHashSet::default();
-        while let Some((hyp, path)) = queue.pop_front() {
-            if !settled.insert(hyp.clone()) {
-                continue;
-            }
-            if settled.len() > self.options.max_states {
-                return Err(ReplayError::TooManyStates(self.options.max_states));
-            }
-            let mut moved = false;
-            for t in self.hidden(&hyp.state).iter() {
-                let class = self.class(&t.label);
-                if t.fault.is_some() {
-                    continue;
-                }
-                moved = true;
-                let next = advance(&hyp, &[], t);
-                if settled.contains(&next) {
-                    continue;
-                }
-                let flags = paths[path].len() + usize::from(class == Class::Flag);
-                if best.get(&next).is_some_and(|&b| b <= flags) {
-                    continue;
-                }
-                best.insert(next.clone(), flags);
-                if class == Class::Flag {
-                    let mut extended = paths[path].clone();
-                    extended.push(Flag {
-                        label: t.label.clone(),
-                        text: self.render(&t.label, &hyp),
-                    });
-                    paths.push(extended);
-                    queue.push_back((next, paths.len() - 1));
-                } else {
-                    queue.push_front((next, path));
-                }
-            }
-            if !moved || !self.options.maximal {
-                done.push((hyp, path));
-            }
-        }
-        if done.is_empty() {
-            // Only hidden cycles: every state on them is an explanation.
-            done = settled.into_iter().map(|h| (h, 0)).collect();
-        }
-        Ok(fewest_flags(done, &paths))
+        explain::close(self, seeds, &mut |_| {})
     }
 
-    /// Prints a label; fresh channels bound to a key print as the key, others as `new NAME`.
     fn render(&self, label: &Label, hyp: &Hyp) -> String {
-        let sem = self.sem;
-        sem.fmt_label(label, &mut |c| match c {
-            Chan::Fresh { id, .. } => match hyp.names.iter().find(|(_, v)| *v == id) {
-                Some((key, _)) => key.to_string(),
-                None => format!("new {}", sem.chan_name(c)),
-            },
-            Chan::Global(_) => sem.chan_name(c).to_string(),
-        })
+        explain::render(self.sem, label, hyp)
     }
 }
 
-/// Keeps the explanations with the fewest flags (each once), and the union of their flags.
-fn fewest_flags(done: Vec<(Hyp, usize)>, paths: &[Vec<Flag>]) -> (Vec<Hyp>, Vec<Flag>) {
-    let least = done.iter().map(|(_, p)| paths[*p].len()).min().unwrap_or(0);
-    let mut hyps = Vec::new();
-    let mut flags: Vec<Flag> = Vec::new();
-    for (hyp, path) in done {
-        if paths[path].len() != least {
-            continue;
-        }
-        for flag in &paths[path] {
-            if !flags.iter().any(|f| f.text == flag.text) {
-                flags.push(flag.clone());
-            }
-        }
-        hyps.push(hyp);
+impl Steps for Replay<'_, '_> {
+    fn semantics(&self) -> &Semantics<'_> {
+        self.sem
     }
-    dedup(&mut hyps);
-    (hyps, flags)
-}
 
-fn dedup(hyps: &mut Vec<Hyp>) {
-    let mut seen = FxHashSet::default();
-    hyps.retain(|h| seen.insert(h.clone()));
-}
+    fn options(&self) -> &Options {
+        &self.options
+    }
 
-/// The explanation after `t`, with `new` bindings added and every binding renamed into the
-/// target's numbering (bindings of vanished names dropped).
-fn advance(hyp: &Hyp, new: &[(Key, u32)], t: &Transition) -> Hyp {
-    let mut names: Vec<(Key, u32)> = hyp
-        .names
-        .iter()
-        .chain(new)
-        .filter_map(|(k, id)| {
-            let to = t.renaming.get(*id as usize).copied().unwrap_or(DEAD);
-            (to != DEAD).then(|| (k.clone(), to))
-        })
-        .collect();
-    names.sort();
-    Hyp {
-        state: t.target.clone(),
-        names,
+    fn class(&self, label: &Label) -> Class {
+        self.alphabet.class(self.sem, label)
+    }
+
+    /// The hidden and flagged transitions of `state` (what a closure follows), remembered.
+    fn hidden(&self, state: &State) -> Rc<[Transition]> {
+        self.remembered(state, false)
     }
 }
 
-/// Matches `obs` against `label` in explanation `hyp`; on success, the bindings it adds.
-fn match_observation(
-    sem: &Semantics<'_>,
-    obs: &Observation,
-    label: &Label,
-    hyp: &Hyp,
-) -> Option<Vec<(Key, u32)>> {
-    let mut m = Matcher {
-        sem,
-        hyp,
-        new: Vec::new(),
-    };
-    let head_ok = match (&obs.head, &label.head) {
-        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Receive(c)) => {
-            sem.chan_name(*c) == n
-        }
-        (HeadPat::Named(n), Head::Event(e)) => sem.program.events[e.0 as usize].name == *n,
-        (
-            HeadPat::Name(key),
-            Head::Chan(Chan::Fresh { id, .. })
-            | Head::Send(Chan::Fresh { id, .. })
-            | Head::Receive(Chan::Fresh { id, .. }),
-        ) => m.name(key, *id),
-        _ => false,
-    };
-    let args_ok = obs.args.len() == label.args.len()
-        && obs
-            .args
-            .iter()
-            .zip(label.args.iter())
-            .all(|(a, v)| m.arg(a, v));
-    (head_ok && args_ok).then_some(m.new)
-}
-
-struct Matcher<'a, 's, 'p> {
-    sem: &'s Semantics<'p>,
-    hyp: &'a Hyp,
-    new: Vec<(Key, u32)>,
-}
-
-impl Matcher<'_, '_, '_> {
-    fn lookup(&self, key: &str) -> Option<u32> {
-        let new = self.new.iter().find(|(k, _)| **k == *key);
-        new.map(|(_, id)| *id).or_else(|| self.hyp.bound(key))
+impl Explanation for Hyp {
+    fn state(&self) -> &State {
+        &self.state
     }
 
-    /// Key `key` against fresh id `id`: equal to its binding, or binds an unclaimed name.
-    fn name(&mut self, key: &Key, id: u32) -> bool {
-        if let Some(bound) = self.lookup(key) {
-            return bound == id;
-        }
-        let claimed = self
-            .hyp
+    fn names(&self) -> &[(Key, u32)] {
+        &self.names
+    }
+
+    fn bound(&self, key: &str) -> Option<u32> {
+        self.names
+            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .map(|i| self.names[i].1)
+    }
+
+    fn advance(&self, new: &[(Key, u32)], t: &Transition) -> Hyp {
+        let mut names: Vec<(Key, u32)> = self
             .names
             .iter()
-            .chain(&self.new)
-            .any(|(_, v)| *v == id);
-        if claimed {
-            return false;
+            .chain(new)
+            .filter_map(|(k, id)| {
+                let to = t.renaming.get(*id as usize).copied().unwrap_or(DEAD);
+                (to != DEAD).then(|| (k.clone(), to))
+            })
+            .collect();
+        names.sort();
+        Hyp {
+            state: t.target.clone(),
+            names,
         }
-        self.new.push((key.clone(), id));
-        true
-    }
-
-    fn arg(&mut self, arg: &Arg, value: &Value) -> bool {
-        match (arg, value) {
-            (Arg::Any, _) => true,
-            (Arg::Int(i), Value::Int(j)) => i == j,
-            (Arg::Bool(a), Value::Bool(b)) => a == b,
-            (Arg::Ctor(name, args), Value::Ctor(e, i, vs)) => {
-                let ctor = &self.sem.program.enums[e.0 as usize].ctors[*i as usize];
-                ctor.name == *name && self.all(args, vs)
-            }
-            (Arg::Tuple(args), Value::Tuple(vs)) => self.all(args, vs),
-            (Arg::Chan(name), Value::Chan(c)) => self.sem.chan_name(*c) == name,
-            (Arg::Name(key), Value::Chan(Chan::Fresh { id, .. })) => self.name(key, *id),
-            (Arg::IfBound(key, yes, no), v) => {
-                if self.lookup(key).is_some() {
-                    self.arg(yes, v)
-                } else {
-                    self.arg(no, v)
-                }
-            }
-            _ => false,
-        }
-    }
-
-    fn all(&mut self, args: &[Arg], values: &[Value]) -> bool {
-        args.len() == values.len() && args.iter().zip(values).all(|(a, v)| self.arg(a, v))
     }
 }
 

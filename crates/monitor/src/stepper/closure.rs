@@ -1,18 +1,20 @@
-//! The replay's rules on one (window) state, as `agentpi_check::replay` has them: the
-//! transitions that take an observation, then the closure over hidden and flag steps that
-//! keeps the explanations with the fewest flags, and what the model would have accepted
-//! instead. Each explanation also carries where its names came from (`track`), so that a
+//! The replay's rules on one (window) state, those of `agentpi_check::replay::explain`
+//! (the same code): the transitions that take an observation, then the closure over hidden
+//! and flag steps that keeps the explanations with the fewest flags, and what the model
+//! would have accepted instead. Each explanation also carries where its names came from (`track`), so that a
 //! window's result can be put back among the components it was cut from.
 
-use super::matcher::{Bound, match_observation};
 use super::split::Bindings;
+use agentpi_check::replay::explain::{self, Explanation, Steps, dedup, match_observation};
 use agentpi_check::replay::{Alphabet, Class, Flag, Key, Observation, Options, ReplayError};
-use agentpi_semantics::{Chan, DEAD, Label, Semantics, State, Transition};
+use agentpi_semantics::{DEAD, Label, Semantics, State, Transition};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+
+/// The id a key bound outside the window stands for: no window name has it.
+const OUTSIDE: u32 = u32::MAX;
 
 /// One explanation of a window: its state and the keys bound to its names (sorted by key).
 #[derive(Clone, Debug)]
@@ -124,14 +126,9 @@ impl Rules {
     pub fn take(&self, hyps: &[Hyp], obs: &Observation) -> Option<Vec<Hyp>> {
         let mut seeds = Vec::new();
         for hyp in hyps {
-            let elsewhere = |key: &str| hyp.bound_elsewhere(key);
-            let bound = Bound {
-                names: &hyp.names,
-                elsewhere: &elsewhere,
-            };
             let takes = |l: &Label| {
                 self.class(l) == Class::Visible
-                    && match_observation(self.sem, obs, l, &bound).is_some()
+                    && match_observation(self.sem, obs, l, hyp).is_some()
             };
             let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
                 self.remembered(&hyp.state, true)
@@ -139,8 +136,8 @@ impl Rules {
                 self.sem.successors_where(&hyp.state, &takes).into()
             };
             for t in found.iter().filter(|t| t.fault.is_none()) {
-                if let Some(new) = match_observation(self.sem, obs, &t.label, &bound) {
-                    seeds.push(advance(hyp, &new, t));
+                if let Some(new) = match_observation(self.sem, obs, &t.label, hyp) {
+                    seeds.push(hyp.advance(&new, t));
                 }
             }
         }
@@ -178,7 +175,7 @@ impl Rules {
         }
         let mut free = Vec::with_capacity(found.len());
         for t in found {
-            let clean = t.fault.is_none() && self.close(vec![advance(hyp, &[], t)])?.1.is_empty();
+            let clean = t.fault.is_none() && self.close(vec![hyp.advance(&[], t)])?.1.is_empty();
             free.push(clean);
         }
         let free: Rc<[bool]> = free.into();
@@ -188,10 +185,6 @@ impl Rules {
             memo.free.insert(hyp.state.clone(), free.clone());
         }
         Ok(free)
-    }
-
-    fn hidden(&self, state: &State) -> Rc<[Transition]> {
-        self.remembered(state, false)
     }
 
     fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
@@ -236,117 +229,67 @@ impl Rules {
         seeds: Vec<Hyp>,
         seen: &mut dyn FnMut(&State),
     ) -> Result<(Vec<Hyp>, Vec<Flag>), ReplayError> {
-        let mut best: FxHashMap<Hyp, usize> = FxHashMap::default();
-        let mut paths: Vec<Vec<Flag>> = Vec::new();
-        let mut queue: VecDeque<(Hyp, usize)> = VecDeque::new();
-        for seed in seeds {
-            paths.push(Vec::new());
-            queue.push_back((seed, paths.len() - 1));
-        }
-        let mut done: Vec<(Hyp, usize)> = Vec::new();
-        let mut settled: FxHashSet<Hyp> = FxHashSet::default();
-        while let Some((hyp, path)) = queue.pop_front() {
-            if !settled.insert(hyp.clone()) {
-                continue;
-            }
-            seen(&hyp.state);
-            if settled.len() > self.options.max_states {
-                return Err(ReplayError::TooManyStates(self.options.max_states));
-            }
-            let mut moved = false;
-            for t in self.hidden(&hyp.state).iter() {
-                let class = self.class(&t.label);
-                if t.fault.is_some() {
-                    continue;
-                }
-                moved = true;
-                let next = advance(&hyp, &[], t);
-                if settled.contains(&next) {
-                    continue;
-                }
-                let flags = paths[path].len() + usize::from(class == Class::Flag);
-                if best.get(&next).is_some_and(|&b| b <= flags) {
-                    continue;
-                }
-                best.insert(next.clone(), flags);
-                if class == Class::Flag {
-                    let mut extended = paths[path].clone();
-                    extended.push(Flag {
-                        label: t.label.clone(),
-                        text: self.render(&t.label, &hyp),
-                    });
-                    paths.push(extended);
-                    queue.push_back((next, paths.len() - 1));
-                } else {
-                    queue.push_front((next, path));
-                }
-            }
-            if !moved || !self.options.maximal {
-                done.push((hyp, path));
-            }
-        }
-        if done.is_empty() {
-            // Only hidden cycles: every state on them is an explanation.
-            done = settled.into_iter().map(|h| (h, 0)).collect();
-        }
-        Ok(fewest_flags(done, &paths))
+        explain::close(self, seeds, seen)
     }
 
-    /// Prints a label; fresh channels bound to a key print as the key, others as `new NAME`.
     fn render(&self, label: &Label, hyp: &Hyp) -> String {
-        let sem = self.sem;
-        sem.fmt_label(label, &mut |c| match c {
-            Chan::Fresh { id, .. } => match hyp.names.iter().find(|(_, v)| *v == id) {
-                Some((key, _)) => key.to_string(),
-                None => format!("new {}", sem.chan_name(c)),
-            },
-            Chan::Global(_) => sem.chan_name(c).to_string(),
-        })
+        explain::render(self.sem, label, hyp)
     }
 }
 
-/// Keeps the explanations with the fewest flags (each once), and the union of their flags.
-fn fewest_flags(done: Vec<(Hyp, usize)>, paths: &[Vec<Flag>]) -> (Vec<Hyp>, Vec<Flag>) {
-    let least = done.iter().map(|(_, p)| paths[*p].len()).min().unwrap_or(0);
-    let mut hyps = Vec::new();
-    let mut flags: Vec<Flag> = Vec::new();
-    for (hyp, path) in done {
-        if paths[path].len() != least {
-            continue;
-        }
-        for flag in &paths[path] {
-            if !flags.iter().any(|f| f.text == flag.text) {
-                flags.push(flag.clone());
-            }
-        }
-        hyps.push(hyp);
+impl Steps for Rules {
+    fn semantics(&self) -> &Semantics<'_> {
+        self.sem
     }
-    dedup(&mut hyps);
-    (hyps, flags)
+
+    fn options(&self) -> &Options {
+        &self.options
+    }
+
+    fn class(&self, label: &Label) -> Class {
+        Rules::class(self, label)
+    }
+
+    fn hidden(&self, state: &State) -> Rc<[Transition]> {
+        self.remembered(state, false)
+    }
 }
 
-fn dedup(hyps: &mut Vec<Hyp>) {
-    let mut seen = FxHashSet::default();
-    hyps.retain(|h| seen.insert(h.clone()));
-}
+/// Every binding (and every tracked name) follows `t` into the target's numbering; those of
+/// vanished names are dropped.
+impl Explanation for Hyp {
+    fn state(&self) -> &State {
+        &self.state
+    }
 
-/// The explanation after `t`, with `new` bindings added and every binding (and every tracked
-/// name) renamed into the target's numbering; those of vanished names are dropped.
-fn advance(hyp: &Hyp, new: &[(Key, u32)], t: &Transition) -> Hyp {
-    let to = |id: u32| t.renaming.get(id as usize).copied().unwrap_or(DEAD);
-    let mut names: Vec<(Key, u32)> = hyp
-        .names
-        .iter()
-        .chain(new)
-        .map(|(k, id)| (k, to(*id)))
-        .filter(|&(_, id)| id != DEAD)
-        .map(|(k, id)| (k.clone(), id))
-        .collect();
-    names.sort();
-    let track = hyp
-        .track
-        .iter()
-        .filter_map(|&(stable, id)| (to(id) != DEAD).then_some((stable, to(id))))
-        .collect();
-    Hyp::new(t.target.clone(), names, track, hyp.elsewhere.clone())
+    fn names(&self) -> &[(Key, u32)] {
+        &self.names
+    }
+
+    /// A key bound to a name outside the window is bound, to no name a window label holds.
+    fn bound(&self, key: &str) -> Option<u32> {
+        let at = self.names.binary_search_by(|(k, _)| (**k).cmp(key));
+        at.ok()
+            .map(|i| self.names[i].1)
+            .or_else(|| self.bound_elsewhere(key).then_some(OUTSIDE))
+    }
+
+    fn advance(&self, new: &[(Key, u32)], t: &Transition) -> Hyp {
+        let to = |id: u32| t.renaming.get(id as usize).copied().unwrap_or(DEAD);
+        let mut names: Vec<(Key, u32)> = self
+            .names
+            .iter()
+            .chain(new)
+            .map(|(k, id)| (k, to(*id)))
+            .filter(|&(_, id)| id != DEAD)
+            .map(|(k, id)| (k.clone(), id))
+            .collect();
+        names.sort();
+        let track = self
+            .track
+            .iter()
+            .filter_map(|&(stable, id)| (to(id) != DEAD).then_some((stable, to(id))))
+            .collect();
+        Hyp::new(t.target.clone(), names, track, self.elsewhere.clone())
+    }
 }

@@ -19,7 +19,6 @@
 //! reference.
 
 mod closure;
-mod matcher;
 mod names;
 mod split;
 mod summary;
