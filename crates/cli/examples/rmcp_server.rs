@@ -3,7 +3,9 @@
 //! waits and reports progress), one that may write (`forget`, left alone without
 //! `--allow-writes`), a resource and a prompt. Everything else is rmcp's own behaviour.
 //!
-//! `rmcp_server` serves on stdin/stdout until end of input.
+//! `rmcp_server` serves on stdin/stdout until end of input; `rmcp_server --http PORT` serves
+//! Streamable HTTP at `http://127.0.0.1:PORT/mcp` with rmcp's default configuration (sessions,
+//! allowed hosts; no Origin allow-list, which rmcp leaves off by default) until killed.
 
 use std::time::Duration;
 
@@ -156,12 +158,52 @@ impl ServerHandler for Fixture {
 
 #[tokio::main]
 async fn main() {
-    let outcome = match Fixture.serve(rmcp::transport::stdio()).await {
-        Ok(service) => service.waiting().await.map(drop).map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match args.as_slice() {
+        [] => serve_stdio().await,
+        [flag, port] if flag == "--http" => match port.parse::<u16>() {
+            Ok(port) => serve_http(port).await,
+            Err(e) => Err(format!("--http `{port}`: {e}")),
+        },
+        _ => Err("usage: rmcp_server [--http PORT]".to_string()),
     };
     if let Err(e) = outcome {
         eprintln!("rmcp_server: {e}");
-        std::process::exit(1);
+        std::process::exit(2);
+    }
+}
+
+/// Serves one session on stdin/stdout until end of input.
+async fn serve_stdio() -> Result<(), String> {
+    let service = Fixture
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| e.to_string())?;
+    service.waiting().await.map(drop).map_err(|e| e.to_string())
+}
+
+/// Serves Streamable HTTP on 127.0.0.1:`port` (every path; clients use `/mcp`), one task
+/// per connection, until killed.
+async fn serve_http(port: u16) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let sessions = std::sync::Arc::new(LocalSessionManager::default());
+    let config = StreamableHttpServerConfig::default();
+    let service = StreamableHttpService::new(|| Ok(Fixture), sessions, config);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    loop {
+        let (stream, _) = listener.accept().await.map_err(|e| e.to_string())?;
+        let service = hyper_util::service::TowerToHyperService::new(service.clone());
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // A connection that breaks ends itself; the server goes on.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, service)
+                .await;
+        });
     }
 }

@@ -2,9 +2,9 @@
 //! rule family) each fail exactly their rule with a shrunk trace of a few messages, which
 //! `agentpi trace check` reports and `--replay` fails again; the npm reference servers, a
 //! Python SDK server (tests/tester/sdk_server.py, both eras, stdio and Streamable HTTP) and an
-//! rmcp server (examples/rmcp_server.rs, both eras, stdio) give their pinned findings
-//! (docs/test.md says which clause each breaks); the same seed sends the same client messages;
-//! bad input is exit status 2.
+//! rmcp server (examples/rmcp_server.rs, both eras, stdio and Streamable HTTP) give their
+//! pinned findings (docs/test.md says which clause each breaks); the same seed sends the same
+//! client messages; bad input is exit status 2.
 
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
@@ -187,6 +187,11 @@ fn everything_http(_: &str, port: u16) -> Vec<String> {
     vec!["env".into(), port, program, "streamableHttp".into()]
 }
 
+/// The rmcp server on Streamable HTTP: `rmcp_server --http PORT`.
+fn rmcp_http(_: &str, port: u16) -> Vec<String> {
+    vec![rmcp_server(), "--http".into(), port.to_string()]
+}
+
 /// The command of a Streamable HTTP server listening on a port (given the Python of the
 /// peers), which `agentpi test --url URL -- CMD` starts and stops.
 type Listener = fn(&str, u16) -> Vec<String>;
@@ -344,6 +349,26 @@ fn real_servers_give_their_pinned_findings() {
             era: "modern",
             failed: &["G1", "J9", "M2", "S5"],
             holds: &["T5"],
+            features: &[],
+        },
+        Real {
+            name: "rmcp_http_legacy",
+            flags: vec!["--era", "legacy"],
+            server: vec![],
+            http: Some(rmcp_http),
+            era: "legacy",
+            failed: &["G1", "H7"],
+            holds: &["J9", "T5"],
+            features: &[],
+        },
+        Real {
+            name: "rmcp_http_modern",
+            flags: vec![],
+            server: vec![],
+            http: Some(rmcp_http),
+            era: "modern",
+            failed: &["G1", "H7", "M2"],
+            holds: &["J9", "T5"],
             features: &[],
         },
         Real {

@@ -8,6 +8,7 @@
 
 pub mod base64;
 pub mod bind;
+pub mod crossing;
 pub mod exchange;
 pub mod follow;
 pub mod http;

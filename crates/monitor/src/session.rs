@@ -3,6 +3,7 @@
 //! model takes only with a flag is a violation of the flagged rule.
 
 use crate::bind;
+use crate::crossing::Crossings;
 use crate::exchange::Exchange;
 use crate::follow::Follow;
 use crate::http::{self, HeaderArgs, Http};
@@ -103,12 +104,6 @@ struct Pending {
     params: Option<Value>,
 }
 
-/// A response that reaches the proxy within this many seconds of the cancellation of its
-/// request may have been written before the cancellation was read: a crossing, not a C3
-/// violation (reference/mcp.md C3: "at a proxy use response sent > delta after cancel
-/// forwarded"). A trace without times is judged by order alone.
-pub const RACE_WINDOW: f64 = 0.5;
-
 /// How many messages wait for the era to be known before it is taken to be legacy.
 const ERA_WINDOW: usize = 64;
 
@@ -125,8 +120,8 @@ pub struct Session {
     waiting: Vec<(usize, Event)>,
     ids_used: HashSet<String>,
     requests: HashMap<String, Pending>,
-    /// Requests cancelled, with the time the cancel crossed the proxy.
-    cancelled: HashMap<String, Option<f64>>,
+    /// Requests cancelled, and whether a response after that crossed the cancellation.
+    cancelled: Crossings,
     tokens_used: HashSet<String>,
     progress: HashMap<String, f64>,
     schemas: Map<String, Value>,
@@ -138,8 +133,9 @@ pub struct Session {
     probe_version: Option<String>,
     /// The HTTP exchanges of a trace recorded by `agentpi monitor --listen`.
     http: Http,
-    /// Whether the message being checked came over HTTP.
+    /// Whether the message being checked came over HTTP, and in which exchange.
     over_http: bool,
+    exchange: Option<u64>,
     /// The method (and whether it asked for a task) of the request the message in hand
     /// answers with a result: what its schema is (J13).
     answered: Option<(String, bool)>,
@@ -170,7 +166,7 @@ impl Session {
             waiting: Vec::new(),
             ids_used: HashSet::new(),
             requests: HashMap::new(),
-            cancelled: HashMap::new(),
+            cancelled: Crossings::default(),
             tokens_used: HashSet::new(),
             progress: HashMap::new(),
             schemas: Map::new(),
@@ -180,6 +176,7 @@ impl Session {
             probe_version: None,
             http: Http::default(),
             over_http: false,
+            exchange: None,
             answered: None,
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
@@ -286,7 +283,7 @@ impl Session {
         let mut open: Vec<OpenRequest> = self
             .requests
             .iter()
-            .filter(|(k, _)| !self.cancelled.contains_key(*k))
+            .filter(|(k, _)| !self.cancelled.is_cancelled(k))
             .map(|(_, p)| OpenRequest {
                 index: p.index,
                 dir: p.dir,
@@ -361,11 +358,15 @@ impl Session {
     fn check(&mut self, index: usize, event: &Event) {
         if event.dir == Dir::Event {
             let cx = context(self.era, self.protocol_version.as_deref(), &[]);
+            if let Some(k) = event.exchange() {
+                self.cancelled.headed(k);
+            }
             let found = self.http.head(event, cx);
             self.report_http(index, event, found);
             return;
         }
         self.over_http = event.exchange().is_some();
+        self.exchange = event.exchange();
         let (message, mut findings) = shape::parse(&event.raw, event.dir);
         if self.over_http {
             for (rule, text) in &mut findings {
@@ -566,6 +567,9 @@ impl Session {
                 head,
                 vec![ctor("req", vec![name, kind, tok])],
             ));
+            if let (Dir::C2s, Some(k)) = (dir, self.exchange) {
+                self.cancelled.request(&key, k);
+            }
             self.requests.insert(
                 key,
                 Pending {
@@ -605,10 +609,7 @@ impl Session {
         let pending = self.requests.remove(&key);
         let mut obs = Vec::new();
         let head = dir.as_str();
-        let crossed = match (self.cancelled.get(&key), t) {
-            (Some(Some(at)), Some(t)) => t - at <= RACE_WINDOW,
-            _ => false,
-        };
+        let crossed = self.cancelled.crossed(&key, t);
         if bound && crossed {
             let name = Arg::Name(Key::from(key.as_str()));
             obs.push(Observation::new(head, vec![ctor("crossed", vec![name])]));
@@ -678,7 +679,7 @@ impl Session {
         let in_flight: Vec<Option<&Value>> = self
             .requests
             .iter()
-            .filter(|(k, p)| p.dir == Dir::C2s && !self.cancelled.contains_key(*k))
+            .filter(|(k, p)| p.dir == Dir::C2s && !self.cancelled.is_cancelled(k))
             .map(|(_, p)| p.params.as_ref())
             .collect();
         ledger::log_message(&in_flight)
@@ -755,7 +756,7 @@ impl Session {
         if name == "cancel" && arg.is_some() {
             let rid = field("requestId").unwrap_or(&Value::Null);
             let key = self.cancel_key(dir, rid);
-            self.cancelled.entry(key).or_insert(t);
+            self.cancelled.cancel(key, t);
         }
         let args = arg.into_iter().collect();
         vec![Observation::new(head, vec![ctor(name, args)])]

@@ -8,7 +8,7 @@ use crate::judge;
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::{Dir, Event, Report, Session, Violation};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The HTTP exchange of the last event recorded.
@@ -87,9 +87,6 @@ pub struct Run {
     /// Over HTTP, the request (id as JSON text) each exchange carried: an error with a null
     /// id in an exchange's body answers that exchange's request.
     exchanges: BTreeMap<u64, String>,
-    /// Over HTTP, the exchanges sent with a foreign `Origin` (the H7 probe): an HTTP error
-    /// status there is the whole answer (a 403 need carry no JSON-RPC message).
-    foreign: BTreeSet<u64>,
 }
 
 impl Run {
@@ -116,7 +113,6 @@ impl Run {
             faulted: false,
             http: target.is_http(),
             exchanges: BTreeMap::new(),
-            foreign: BTreeSet::new(),
         };
         let mut fields = header;
         fields.extend(limits.fields());
@@ -183,9 +179,6 @@ impl Run {
             .and_then(Value::as_u64);
         if let (Some(k), Some(id)) = (exchange, parsed.as_ref().and_then(|m| m.get("id"))) {
             self.exchanges.insert(k, id.to_string());
-        }
-        if let (Some(k), Some(_)) = (exchange, origin) {
-            self.foreign.insert(k);
         }
         let mut event = Event::message(self.seconds(now), Dir::C2s, raw);
         event.fields = fields.unwrap_or_default();
@@ -271,15 +264,17 @@ impl Run {
         }
     }
 
-    /// A foreign-Origin exchange refused at the HTTP level (a status of 400 or more): its
-    /// request has had its answer, the status (no JSON-RPC message need follow).
+    /// An exchange refused at the HTTP level (a status of 400 or more): its request has had
+    /// its answer, the status, and no JSON-RPC message need follow (a 403 to a foreign
+    /// `Origin`; a 400 to a request sent before the session id was known, during
+    /// `initialize`). A JSON-RPC answer that does follow replaces it.
     fn refused(&mut self, fields: &Map<String, Value>) {
         let status = fields.get("status").and_then(Value::as_u64);
         let k = fields.get("exchange").and_then(Value::as_u64);
         let (Some(status), Some(k)) = (status, k) else {
             return;
         };
-        if status < 400 || !self.foreign.contains(&k) {
+        if status < 400 {
             return;
         }
         let key = self.exchanges.get(&k);
@@ -304,7 +299,10 @@ impl Run {
         match (method, key) {
             (None, Some(key)) => {
                 if let Some(sent) = self.requests.get_mut(&key)
-                    && sent.answer.is_none()
+                    && sent
+                        .answer
+                        .as_ref()
+                        .is_none_or(|a| a.get("http_status").is_some())
                 {
                     sent.answer = Some(message.clone());
                 }
