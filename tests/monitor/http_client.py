@@ -15,12 +15,15 @@ modern          the modern era (2026-07-28): server/discover, tools/list and an 
 modern_no_method  modern, but tools/list without Mcp-Method (H8)
 modern_no_param   modern, but calls `weather` without its Mcp-Param-Region header (H8)
 modern_no_meta    modern, but tools/list without _meta protocolVersion and clientCapabilities (M1)
+modern_close      modern, with a second tool call (id 6) whose stream it closes after the head
+                  (the call's cancellation over Streamable HTTP, C5)
 modern_cancel     modern, and then cancels the tool call with notifications/cancelled, which
                   HTTP never uses: closing the stream is the cancellation (C5)
 """
 
 import http.client
 import json
+import time
 import sys
 from urllib.parse import urlsplit
 
@@ -65,6 +68,23 @@ def modern(id_, method, extra=None, meta_extra=None, **headers) -> None:
     rpc(id_, method, {"_meta": meta, **(extra or {})}, **{"Mcp_Method": method, **headers})
 
 
+def close(id_, method, extra) -> None:
+    """Sends a modern request, reads its response head and closes the stream unread: the
+    request's cancellation over Streamable HTTP (C5)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
+    message = {"jsonrpc": "2.0", "id": id_, "method": method, "params": {"_meta": meta, **extra}}
+    connection = http.client.HTTPConnection(URL.hostname, URL.port)
+    connection.request("POST", URL.path, body=json.dumps(message).encode(),
+                       headers={"Accept": BOTH, "Content-Type": "application/json",
+                                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method,
+                                "Mcp-Name": "weather", "Mcp-Param-Region": "eu"})
+    connection.getresponse().close()
+    connection.close()
+    time.sleep(1.5)  # the server's answer comes (and finds the stream gone) meanwhile
+
+
 def main() -> None:
     if MODE.startswith("modern"):
         state["version"] = "2026-07-28"
@@ -76,6 +96,8 @@ def main() -> None:
         region = None if MODE == "modern_no_param" else "eu"
         modern(4, "tools/call", {"name": "weather", "arguments": {"region": "eu"}},
                Mcp_Name="weather", Mcp_Param_Region=region)
+        if MODE == "modern_close":
+            close(6, "tools/call", {"name": "weather", "arguments": {"region": "eu"}})
         if MODE == "modern_cancel":
             cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                       "params": {"requestId": 4}}

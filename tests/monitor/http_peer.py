@@ -25,9 +25,11 @@ A subscriptions/listen is acknowledged, gets the notifications it asked for, the
 modern_listen_unrequested  sends prompts/list_changed on a listen that did not ask for it (M13)
 modern_listen_log   sends a log message on a listen stream (M14)
 modern_listen_unmarked  sends tools/list_changed on a listen stream without its subscriptionId (M13)
+modern_slow         answers tools/call 6 on an SSE stream a second after its head
 """
 
 import json
+import time
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -146,11 +148,30 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 result = {"resultType": "complete", "content": [{"type": "text", "text": "sunny"}],
                           "_meta": HINTS["_meta"]}
-                self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
+                if MODE == "modern_slow" and id_ == 6:
+                    self.slow({"jsonrpc": "2.0", "id": id_, "result": result})
+                else:
+                    self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
         else:
             error = {"code": -32601, "message": f"no method {method}"}
             status = 200 if MODE == "modern_status" else 404
             self.json(status, {"jsonrpc": "2.0", "id": id_, "error": error})
+
+    def slow(self, response) -> None:
+        """An SSE stream whose response comes a second after its head (the client may close
+        the stream meanwhile: its cancellation)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        time.sleep(1.0)
+        try:
+            self.wfile.write(event(response))
+            self.wfile.flush()
+        except OSError:
+            pass
 
     def listen(self, id_, asked) -> None:
         """A listen's stream: the acknowledgement, what it asked for, and its end."""

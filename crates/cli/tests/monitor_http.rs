@@ -182,6 +182,8 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "modern_after_response", &["H10", "M14"]),
         ("modern", "modern_request", &["H10"]),
         ("modern_cancel", "good", &["C5"]),
+        // Closing the call's stream is its cancellation: the call is not left open.
+        ("modern_close", "modern_slow", &[]),
         ("modern", "modern_listen_unrequested", &["M13"]),
         ("modern", "modern_listen_log", &["M14"]),
         ("modern", "modern_listen_unmarked", &["M13"]),
@@ -196,6 +198,13 @@ fn broken_http_peers_are_caught_by_their_rule() {
             "legacy"
         };
         assert_eq!(report["era"], era, "{name}");
+        if *client == "modern_close" {
+            assert_eq!(
+                report["open_requests"],
+                serde_json::json!([]),
+                "{name}: {report:#}"
+            );
+        }
     });
 }
 

@@ -62,6 +62,10 @@ pub enum EventKind {
         reason: String,
         /// Bytes of the unfinished message that had crossed.
         pending: usize,
+        /// The side the body was relayed to stopped taking it (dropped it before its end):
+        /// for a response, the client closed the stream, which in the modern era is the
+        /// cancellation of its request. `false` when the sender's side failed.
+        by_receiver: bool,
     },
 }
 

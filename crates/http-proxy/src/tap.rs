@@ -100,7 +100,7 @@ impl<B> Tap<B> {
     }
 
     /// The body ended early (an error, or dropped before its end).
-    fn abort(&mut self, reason: String) {
+    fn abort(&mut self, reason: String, by_receiver: bool) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
@@ -112,6 +112,7 @@ impl<B> Tap<B> {
             dir: self.dir,
             reason,
             pending,
+            by_receiver,
         };
         self.events.send(self.exchange, kind);
     }
@@ -142,7 +143,7 @@ where
             }
             Some(Err(error)) => {
                 let reason = error.to_string();
-                self.abort(reason);
+                self.abort(reason, false);
             }
             None => self.finish(),
         }
@@ -160,6 +161,11 @@ where
 
 impl<B> Drop for Tap<B> {
     fn drop(&mut self) {
-        self.abort("the connection closed before the end of the body".into());
+        // Dropped unfinished: the side it was relayed to went away (hyper drops a response
+        // body whose client closed the connection).
+        self.abort(
+            "the connection closed before the end of the body".into(),
+            true,
+        );
     }
 }

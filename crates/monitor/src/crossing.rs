@@ -60,6 +60,12 @@ impl Crossings {
         self.cancelled.entry(key).or_insert(how);
     }
 
+    /// The client closed request `key`'s own stream at time `t` (modern HTTP): ordered after
+    /// the request, which came on the same connection.
+    pub fn close(&mut self, key: String, t: Option<f64>) {
+        self.cancelled.entry(key).or_insert(Cancel::At(t));
+    }
+
     pub fn is_cancelled(&self, key: &str) -> bool {
         self.cancelled.contains_key(key)
     }

@@ -146,6 +146,9 @@ pub struct Session {
     /// Messages of each side whose envelope was broken, not yet answered with an error whose
     /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
     unreadable: HashMap<Dir, usize>,
+    /// The client's request each HTTP exchange carried: a `close` event of the exchange is
+    /// that request's cancellation in the modern era (closing the stream cancels it, C5).
+    exchange_requests: HashMap<u64, String>,
 }
 
 impl Default for Session {
@@ -181,6 +184,7 @@ impl Session {
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
+            exchange_requests: HashMap::new(),
         }
     }
 
@@ -242,7 +246,8 @@ impl Session {
     pub fn feed(&mut self, event: &Event) -> Vec<Violation> {
         let index = self.next_index;
         self.next_index += 1;
-        let head = event.kind() == Some("http");
+        // A client's close waits on the era as a head does: whether it cancels depends on it.
+        let head = event.kind() == Some("http") || client_closed(event);
         let before = self.violations.len();
         if !event.is_message() && !head {
             if event.dir == Dir::Event {
@@ -356,6 +361,10 @@ impl Session {
     }
 
     fn check(&mut self, index: usize, event: &Event) {
+        if client_closed(event) {
+            self.closed(index, event);
+            return;
+        }
         if event.dir == Dir::Event {
             let cx = context(self.era, self.protocol_version.as_deref(), &[]);
             if let Some(k) = event.exchange() {
@@ -392,6 +401,9 @@ impl Session {
         let mut found = Vec::new();
         let observations = match &message {
             Message::Request { id, method, params } => {
+                if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
+                    self.exchange_requests.insert(x, format!("c2s:{id}"));
+                }
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
                 found.extend(self.ledger.request(id, event.dir, method, p, modern));
@@ -422,6 +434,27 @@ impl Session {
         for obs in observations {
             self.step(index, event, &obs, &what);
         }
+    }
+
+    /// The client closed an HTTP exchange before its response ended (an `aborted` event
+    /// with `closed_by: client`). In the modern era that
+    /// is the cancellation of the request the exchange carried (reference/mcp.md 1.5, C5),
+    /// bound as `c2s(cancel(r))`, so what the server sends for it afterwards is judged as
+    /// after a cancel (C4). In the legacy era a dropped connection is no cancellation (C6):
+    /// nothing to bind. A close of an exchange already answered cancels nothing.
+    fn closed(&mut self, index: usize, event: &Event) {
+        let key = event
+            .exchange()
+            .and_then(|x| self.exchange_requests.get(&x))
+            .cloned();
+        let Some(key) = key.filter(|k| self.era == Era::Modern && self.bound(k)) else {
+            return;
+        };
+        self.cancelled.close(key.clone(), event.t);
+        let name = Arg::Name(Key::from(key.as_str()));
+        let obs = Observation::new("c2s", vec![ctor("cancel", vec![name])]);
+        let what = format!("the client's close of the stream of request {}", &key[4..]);
+        self.step(index, event, &obs, &what);
     }
 
     fn report(&mut self, index: usize, event: &Event, findings: Vec<Finding>) {
@@ -843,6 +876,13 @@ impl Session {
             );
         }
     }
+}
+
+/// An `aborted` event of a response the client stopped reading (`closed_by: client`): the
+/// client closed the request's stream.
+fn client_closed(event: &Event) -> bool {
+    event.kind() == Some("aborted")
+        && event.fields.get("closed_by").and_then(Value::as_str) == Some("client")
 }
 
 /// The listen stream a modern notification names in `_meta`.

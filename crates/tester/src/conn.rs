@@ -342,11 +342,16 @@ fn exchange(
         Ok(reply) => reply,
         Err(e) => {
             let reason = e.to_string();
-            let fields = Map::from_iter([
+            let mut fields = Map::from_iter([
                 ("side".into(), json!("server")),
                 ("reason".into(), json!(reason)),
                 ("exchange".into(), json!(k)),
             ]);
+            if reason == "timed out" {
+                // The client gave up and closed the exchange, as `agentpi monitor --listen`
+                // records a client's close: in the modern era the request's cancellation.
+                fields.insert("closed_by".into(), json!("client"));
+            }
             let _ = shared.sender.send(Incoming::Event {
                 kind: "aborted".into(),
                 at: Instant::now(),

@@ -245,13 +245,18 @@ fn trace_event(event: &Event, t: f64) -> TraceEvent {
             dir,
             reason,
             pending,
+            by_receiver,
         } => {
-            let fields = [
+            let mut fields = vec![
                 ("side".to_string(), json!(side(*dir))),
                 ("reason".to_string(), json!(reason)),
                 ("pending_bytes".to_string(), json!(pending)),
                 exchange,
             ];
+            if *by_receiver && *dir == Dir::S2c {
+                // The client closed the response stream: a modern request's cancellation.
+                fields.push(("closed_by".to_string(), json!("client")));
+            }
             TraceEvent::process(t, "aborted", Map::from_iter(fields))
         }
     }
