@@ -31,8 +31,10 @@ pub struct Crossings {
     cancelled: HashMap<String, Cancel>,
     /// The HTTP exchanges whose status line has crossed the proxy.
     headed: HashSet<u64>,
-    /// The exchange each request of the client came in, over HTTP.
+    /// The exchange each request of the client came in, over HTTP, and the other way round
+    /// (the request a client's close of an exchange cancels).
     exchange_of: HashMap<String, u64>,
+    request_in: HashMap<u64, String>,
 }
 
 impl Crossings {
@@ -44,6 +46,12 @@ impl Crossings {
     /// Request `key` came in HTTP exchange `k`.
     pub fn request(&mut self, key: &str, k: u64) {
         self.exchange_of.insert(key.to_string(), k);
+        self.request_in.insert(k, key.to_string());
+    }
+
+    /// The request HTTP exchange `k` carried.
+    pub fn request_in(&self, k: u64) -> Option<&str> {
+        self.request_in.get(&k).map(String::as_str)
     }
 
     /// Request `key` was cancelled at time `t` (the first cancellation counts).

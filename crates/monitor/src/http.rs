@@ -118,17 +118,26 @@ impl Head {
     }
 }
 
-fn pairs(value: Option<&Value>) -> Vec<(String, String)> {
-    let Some(Value::Array(items)) = value else {
-        return Vec::new();
+/// The header pairs of an `http` event's field (`request_headers` or `headers`).
+fn header_pairs(value: Option<&Value>) -> impl Iterator<Item = (&str, &str)> {
+    let items = match value {
+        Some(Value::Array(items)) => items.as_slice(),
+        _ => &[],
     };
     items
         .iter()
-        .filter_map(|pair| {
-            let name = pair.get(0)?.as_str()?;
-            let value = pair.get(1)?.as_str()?;
-            Some((name.to_string(), value.to_string()))
-        })
+        .filter_map(|pair| Some((pair.get(0)?.as_str()?, pair.get(1)?.as_str()?)))
+}
+
+/// The value of request header `name` (any case) of an `http` event, as the client sent it.
+pub fn request_header<'e>(event: &'e Event, name: &str) -> Option<&'e str> {
+    header_pairs(event.fields.get("request_headers"))
+        .find_map(|(n, v)| n.eq_ignore_ascii_case(name).then_some(v))
+}
+
+fn pairs(value: Option<&Value>) -> Vec<(String, String)> {
+    header_pairs(value)
+        .map(|(name, value)| (name.to_string(), value.to_string()))
         .collect()
 }
 

@@ -133,9 +133,8 @@ pub struct Session {
     probe_version: Option<String>,
     /// The HTTP exchanges of a trace recorded by `agentpi monitor --listen`.
     http: Http,
-    /// Whether the message being checked came over HTTP, and in which exchange.
+    /// Whether the message being checked came over HTTP.
     over_http: bool,
-    exchange: Option<u64>,
     /// The method (and whether it asked for a task) of the request the message in hand
     /// answers with a result: what its schema is (J13).
     answered: Option<(String, bool)>,
@@ -146,9 +145,6 @@ pub struct Session {
     /// Messages of each side whose envelope was broken, not yet answered with an error whose
     /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
     unreadable: HashMap<Dir, usize>,
-    /// The client's request each HTTP exchange carried: a `close` event of the exchange is
-    /// that request's cancellation in the modern era (closing the stream cancels it, C5).
-    exchange_requests: HashMap<u64, String>,
 }
 
 impl Default for Session {
@@ -179,12 +175,10 @@ impl Session {
             probe_version: None,
             http: Http::default(),
             over_http: false,
-            exchange: None,
             answered: None,
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
-            exchange_requests: HashMap::new(),
         }
     }
 
@@ -375,7 +369,6 @@ impl Session {
             return;
         }
         self.over_http = event.exchange().is_some();
-        self.exchange = event.exchange();
         let (message, mut findings) = shape::parse(&event.raw, event.dir);
         if self.over_http {
             for (rule, text) in &mut findings {
@@ -402,7 +395,7 @@ impl Session {
         let observations = match &message {
             Message::Request { id, method, params } => {
                 if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
-                    self.exchange_requests.insert(x, format!("c2s:{id}"));
+                    self.cancelled.request(&format!("c2s:{id}"), x);
                 }
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
@@ -445,8 +438,8 @@ impl Session {
     fn closed(&mut self, index: usize, event: &Event) {
         let key = event
             .exchange()
-            .and_then(|x| self.exchange_requests.get(&x))
-            .cloned();
+            .and_then(|x| self.cancelled.request_in(x))
+            .map(str::to_string);
         let Some(key) = key.filter(|k| self.era == Era::Modern && self.bound(k)) else {
             return;
         };
@@ -600,9 +593,6 @@ impl Session {
                 head,
                 vec![ctor("req", vec![name, kind, tok])],
             ));
-            if let (Dir::C2s, Some(k)) = (dir, self.exchange) {
-                self.cancelled.request(&key, k);
-            }
             self.requests.insert(
                 key,
                 Pending {

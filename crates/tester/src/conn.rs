@@ -221,6 +221,12 @@ impl HttpConn {
         out
     }
 
+    /// How long a POST's exchange may last: past the run's own deadline (so that the run
+    /// judges the silence first), then the client gives up on it.
+    fn exchange_bound(&self) -> Duration {
+        self.timeout + Duration::from_secs(5)
+    }
+
     fn exchange_fields(&self, k: u64) -> Map<String, Value> {
         Map::from_iter([("exchange".into(), json!(k))])
     }
@@ -281,8 +287,7 @@ struct Shared {
 
 impl Conn for HttpConn {
     fn send(&mut self, raw: &[u8]) -> Option<Map<String, Value>> {
-        let timeout = self.timeout + Duration::from_secs(5);
-        self.send_within(raw, timeout)
+        self.send_within(raw, self.exchange_bound())
     }
 
     fn send_within(&mut self, raw: &[u8], timeout: Duration) -> Option<Map<String, Value>> {
@@ -290,8 +295,7 @@ impl Conn for HttpConn {
     }
 
     fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
-        let timeout = self.timeout + Duration::from_secs(5);
-        self.post(raw, Some(origin), timeout)
+        self.post(raw, Some(origin), self.exchange_bound())
     }
 
     fn recv(&mut self, wait: Duration) -> Incoming {

@@ -29,20 +29,10 @@ pub fn features(walk: &mut Walk, know: &Knowledge) {
         walk.capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true));
     let uri = know.resources.iter().find_map(|r| r.get("uri")?.as_str());
     if let (true, true, Some(uri)) = (legacy, subscribable, uri) {
-        walk.go(
-            Move::Subscribe {
-                uri: uri.into(),
-                on: true,
-            },
-            Wait::Answer,
-        );
-        walk.go(
-            Move::Subscribe {
-                uri: uri.into(),
-                on: false,
-            },
-            Wait::Answer,
-        );
+        for on in [true, false] {
+            let uri = uri.into();
+            walk.go(Move::Subscribe { uri, on }, Wait::Answer);
+        }
     }
 }
 

@@ -532,7 +532,7 @@ fn frame_errors(events: &[Event], frames: &[usize]) -> BTreeMap<usize, usize> {
         if e.exchange().is_some() {
             continue;
         }
-        if frames.contains(&i) {
+        if frames.binary_search(&i).is_ok() {
             waiting.push((i, frame_id_of(e)));
             continue;
         }
@@ -697,7 +697,7 @@ fn foreign_origin(j: &mut Judgment, events: &[Event]) {
         if e.kind() != Some("http") {
             continue;
         }
-        let Some(origin) = sent_origin(e) else {
+        let Some(origin) = agentpi_monitor::http::request_header(e, "origin") else {
             continue;
         };
         j.exercised.insert("H7");
@@ -712,16 +712,6 @@ fn foreign_origin(j: &mut Judgment, events: &[Event]) {
         };
         push(j, events, index, "H7", why);
     }
-}
-
-/// The `Origin` header of an `http` event's request, if it had one.
-fn sent_origin(e: &Event) -> Option<&str> {
-    let headers = e.fields.get("request_headers")?.as_array()?;
-    headers.iter().find_map(|pair| {
-        let name = pair.get(0)?.as_str()?;
-        let value = pair.get(1)?.as_str()?;
-        name.eq_ignore_ascii_case("origin").then_some(value)
-    })
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@
 //!
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `conn`;
 //! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
-//! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says); `script`, `shrink`;
-//! `report`; this file.
+//! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
+//! `script`, `shrink`; `report`; this file.
 
 pub mod args;
 pub mod catalogue;

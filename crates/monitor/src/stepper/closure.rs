@@ -1,8 +1,9 @@
 //! The replay's rules on one (window) state, those of `agentpi_check::replay::explain`
 //! (the same code): the transitions that take an observation, then the closure over hidden
 //! and flag steps that keeps the explanations with the fewest flags, and what the model
-//! would have accepted instead. Each explanation also carries where its names came from (`track`), so that a
-//! window's result can be put back among the components it was cut from.
+//! would have accepted instead. Each explanation also carries where its names came from
+//! (`track`), so that a window's result can be put back among the components it was cut
+//! from.
 
 use super::split::Bindings;
 use agentpi_check::replay::explain::{self, Explanation, Steps, dedup, match_observation};

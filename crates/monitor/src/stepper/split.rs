@@ -1,7 +1,7 @@
 //! One explanation held apart: the components that may move between messages (`active`,
-//! always in a window) and the *inert* groups (`Rest`: components linked by the names they
-//! share, every move of which is visible), indexed by the heads of the labels they can take
-//! part in. Names keep one stable id for the session, so a message touches only the groups
+//! always in a window) and the *passive* groups (`Rest`: components linked by the names they
+//! share, every move of which is visible or an input on a hidden channel), indexed by the
+//! heads of the labels they can take part in and the hidden channels they take. Names keep one stable id for the session, so a message touches only the groups
 //! it can concern and the explanation is never renumbered or hashed whole.
 
 use super::summary::{OutKey, Summaries, Summary};
@@ -55,7 +55,7 @@ pub struct Group {
     hidden: Vec<Rc<str>>,
 }
 
-/// The inert groups and their indices. Group ids grow with the session; sets of ids are
+/// The passive groups and their indices. Group ids grow with the session; sets of ids are
 /// ordered, so that windows are cut the same way every time.
 #[derive(Clone, Default)]
 pub struct Rest {

@@ -1,6 +1,8 @@
 //! What one component can take part in, as far as choosing a window needs: whether it is
-//! *inert* (every move it has is visible to the monitor, so it never moves between messages
-//! and may stay out of a window), and the heads of the labels it offers. Computed by the
+//! *passive* (every move it has is visible to the monitor or an input on a hidden channel, so
+//! it moves between messages only when another component outputs to it, and may stay out of a
+//! window), the hidden channels it takes and outputs on, and the heads of the labels it
+//! offers. Computed by the
 //! semantics' own rules (`Semantics::component_moves`) once per component up to its names.
 
 use super::names::normal_form;
@@ -16,8 +18,6 @@ pub type OutKey = (Rc<str>, Option<Rc<str>>);
 
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Every move is visible: the component moves only when a message is taken.
-    pub inert: bool,
     /// Every move is visible or an input on a hidden channel: the component moves only when
     /// a message is taken or another component outputs on such a channel.
     pub passive: bool,
@@ -79,7 +79,6 @@ impl Summaries {
 fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
     let moves = sem.component_moves(proc, false);
     let mut s = Summary {
-        inert: true,
         passive: true,
         ..Summary::default()
     };
@@ -87,17 +86,17 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
     for m in moves.offers.iter().filter(|m| !m.twin) {
         match &m.kind {
             MoveKind::Alone { label, .. } => {
-                s.moves(visible(label));
+                s.passive &= visible(label);
                 s.outs.push(out_key(sem, label));
             }
-            MoveKind::Fault(_) => s.moves(false),
+            MoveKind::Fault(_) => s.passive = false,
             MoveKind::Out { chan, values, .. } => {
                 let label = Label {
                     head: Head::Chan(*chan),
                     args: values.clone(),
                 };
                 let shown = visible(&label);
-                s.moves(sem.buffer(*chan).is_none() && shown);
+                s.passive &= sem.buffer(*chan).is_none() && shown;
                 s.outs.push(out_key(sem, &label));
                 if !shown {
                     s.hidden_outs.push(sem.chan_name(*chan).into());
@@ -106,30 +105,21 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
             MoveKind::In { chan, .. } => {
                 let buffered = sem.buffer(*chan).is_some();
                 if visible(&on(*chan)) || buffered {
-                    s.moves(!buffered);
+                    s.passive &= !buffered;
                     s.ins.push(sem.chan_name(*chan).into());
                 } else {
-                    s.inert = false;
                     s.hidden_ins.push(sem.chan_name(*chan).into());
                 }
             }
         }
     }
     for step in moves.internal.iter().flat_map(|(_, _, steps)| steps) {
-        s.moves(step.then.is_ok() && visible(&step.label));
+        s.passive &= step.then.is_ok() && visible(&step.label);
         if let Some(chan) = step.label.head.chan() {
             s.ins.push(sem.chan_name(chan).into());
         }
     }
     s
-}
-
-impl Summary {
-    /// Notes a move other than a hidden input: `visible`, or it may move between messages.
-    fn moves(&mut self, visible: bool) {
-        self.inert &= visible;
-        self.passive &= visible;
-    }
 }
 
 fn on(chan: Chan) -> Label {

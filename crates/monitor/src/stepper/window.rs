@@ -11,7 +11,7 @@ use agentpi_semantics::{DEAD, Proc, Semantics};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
-/// The window of `split` holding its active components and the inert groups `groups` (in
+/// The window of `split` holding its active components and the passive groups `groups` (in
 /// that order), with the bindings of its names and the keys bound outside it.
 pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[GroupId]) -> Hyp {
     let mut procs = split.active.clone();
