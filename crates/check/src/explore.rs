@@ -1,20 +1,22 @@
 //! Breadth-first exploration of a system's state space into a [`Graph`].
 //!
-//! The frontier is taken in chunks: the successors of a chunk are computed in parallel, then
-//! merged into the visited store in frontier order, so state numbers, edges and everything
-//! printed from them are the same whatever the thread count. Breadth-first order makes the
-//! parent links give shortest paths.
+//! The frontier is taken in chunks: the successors of a chunk are computed in parallel and
+//! merged in frontier order as they come ([`pipeline`]), so state numbers, edges and
+//! everything printed from them are the same whatever the thread count. Breadth-first order
+//! makes the parent links give shortest paths.
 //!
 //! Exploration stops at the first of: the whole state space seen; every property decided (see
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
-use crate::engine::{Actors, Buffers, Engine, Expansion, FastSucc, Miss, Target};
+mod pipeline;
+use pipeline::Workers;
+
+use crate::engine::{Actors, Assembled, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
 use crate::store::{Key, Levels, Store, state_bytes};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::mem::take;
 
@@ -92,12 +94,7 @@ pub fn explore_named(
     goals: &Goals<'_>,
     progress: &Progress,
 ) -> Graph {
-    // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .stack_size(256 * 1024 * 1024)
-        .build()
-        .expect("thread pool");
+    let pool = Workers::new(options.threads);
     let mut run = Run::new(sem, options, goals);
     let key = run.graph.store.intern(&initial);
     run.graph.store.insert(&key);
@@ -105,27 +102,17 @@ pub fn explore_named(
         let interner = run.graph.store.interner_mut();
         run.graph.symmetry = Symmetry::of(sem.program, instances, interner, &key.ids);
     }
-    run.engine.prepare(&mut run.graph.store, 0);
-    run.hold_engine_labels_to_goals();
+    let mut engine = Engine::new(sem, options.por);
+    engine.prepare(&mut run.graph.store, 0);
+    hold_labels_to_goals(&mut engine, goals);
     let (mut next, mut level_end) = (0usize, 1usize);
     // Kept from chunk to chunk, so that their room is reused (see `Buffers`).
-    let (mut spare, mut succ) = (Vec::new(), Vec::new());
+    let free = pipeline::Free::default();
     while next < run.graph.state_count() {
         let chunk_end = (next + run.chunk()).min(level_end);
-        let (store, engine) = (&run.graph.store, &run.engine);
-        spare.resize_with(spare.len().max(chunk_end - next), Buffers::default);
-        pool.install(|| {
-            spare[..chunk_end - next]
-                .par_iter_mut()
-                .enumerate()
-                .map(|(i, buffers)| expand(sem, engine, store, (next + i) as u32, take(buffers)))
-                .collect_into_vec(&mut succ)
-        });
-        for (i, expanded) in succ.drain(..).enumerate() {
-            if let Some(end) = run.merge((next + i) as u32, expanded, &mut spare[i]) {
-                run.graph.end = end;
-                return run.finish(progress);
-            }
+        if let Some(end) = run.chunk_of(&pool, &mut engine, next..chunk_end, &free) {
+            run.graph.end = end;
+            return run.finish(progress);
         }
         next = chunk_end;
         run.recent.clear();
@@ -165,7 +152,6 @@ fn expand(
 /// One exploration in progress.
 struct Run<'g, 's, 'p> {
     sem: &'s Semantics<'p>,
-    engine: Engine<'s, 'p>,
     /// The graph's number of each of the engine's labels (`u32::MAX`: not seen yet).
     engine_labels: Vec<u32>,
     /// The graph's number of each set of actors of the fast path.
@@ -189,13 +175,18 @@ struct Run<'g, 's, 'p> {
     near: (u32, Levels),
     /// The states the merge of the current chunk added.
     recent: Recent,
+    /// Set while the workers read the store: a new state is numbered and kept in `recent`
+    /// only, and stored once they are done ([`Run::store_recent`]).
+    deferred: bool,
+    /// Whether the merge may run alongside the workers: not when `--max-memory` (which
+    /// weighs the store as it grows) or symmetry reduction (which interns) needs the store.
+    alongside: bool,
 }
 
 impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn new(sem: &'s Semantics<'p>, options: &'g Options, goals: &'g Goals<'g>) -> Self {
         Run {
             sem,
-            engine: Engine::new(sem, options.por),
             engine_labels: Vec::new(),
             engine_actors: FxHashMap::default(),
             options,
@@ -210,6 +201,93 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             current: SourceEdges::default(),
             near: (u32::MAX, Levels::default()),
             recent: Recent::default(),
+            deferred: false,
+            alongside: !options.symmetry && options.max_memory.is_none(),
+        }
+    }
+
+    /// Expands and merges the frontier states of `range`. While the workers run, the store
+    /// is theirs to read: the merge takes what it can without it (most sources of most
+    /// chunks), and the rest once they are done.
+    fn chunk_of(
+        &mut self,
+        pool: &Workers,
+        engine: &mut Engine<'s, 'p>,
+        range: std::ops::Range<usize>,
+        free: &pipeline::Free,
+    ) -> Option<End> {
+        let store = take(&mut self.graph.store);
+        let readers = pipeline::Readers {
+            sem: self.sem,
+            engine,
+            store: &store,
+            free,
+        };
+        self.deferred = true;
+        let (mut end, mut back) = (None, Vec::new());
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded| {
+            self.merge_alongside(readers.engine, s, expanded, (&mut end, &mut back, free))
+        });
+        self.graph.store = store;
+        self.deferred = false;
+        self.store_recent();
+        if end.is_some() {
+            return end;
+        }
+        for (s, expanded) in leftovers {
+            let mut spare = Buffers::default();
+            if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
+                return Some(end);
+            }
+            give_back(&mut back, spare, free);
+        }
+        free.give(back);
+        None
+    }
+
+    /// Merges a source while the workers run, if it needs nothing they are reading: a fast
+    /// expansion with transitions, none into a state the workers could not put in ids.
+    fn merge_alongside(
+        &mut self,
+        engine: &Engine<'s, 'p>,
+        source: u32,
+        expanded: Expanded,
+        (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
+    ) -> pipeline::Flow {
+        match expanded {
+            Expanded::Fast(succ, arena, reduced) if self.alongside && !needs_store(&succ) => {
+                let mut spare = Buffers::default();
+                *end = self.merge_ready(engine, source, (succ, arena, reduced), &mut spare);
+                give_back(back, spare, free);
+                match end {
+                    Some(_) => pipeline::Flow::Stop,
+                    None => pipeline::Flow::Next,
+                }
+            }
+            expanded => pipeline::Flow::Refuse(expanded),
+        }
+    }
+
+    /// Stores, in the order they were numbered, the states the merge numbered while the
+    /// workers read the store (each from its parent's tree, which it mostly shares).
+    fn store_recent(&mut self) {
+        for k in 0..self.recent.states.len() {
+            let (start, len, number) = self.recent.states[k];
+            if (number as usize) < self.graph.store.len() {
+                continue;
+            }
+            let parent = self.graph.parent[number as usize - 1];
+            if self.near.0 != parent {
+                self.graph.store.read_levels(parent, &mut self.near.1);
+                self.near.0 = parent;
+            }
+            let ids = &self.recent.ids[start as usize..(start + len) as usize];
+            let stored = self.graph.store.find_or_insert(Some(&self.near.1), ids);
+            assert_eq!(
+                stored,
+                (number, true),
+                "states are stored in their numbers' order"
+            );
         }
     }
 
@@ -233,31 +311,48 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
     /// A source whose transitions would pass a bound is left unexpanded, whole. The fast
     /// path's vectors are given back emptied in `spare`.
-    fn merge(&mut self, source: u32, expanded: Expanded, spare: &mut Buffers) -> Option<End> {
+    fn merge(
+        &mut self,
+        engine: &mut Engine<'s, 'p>,
+        source: u32,
+        expanded: Expanded,
+        spare: &mut Buffers,
+    ) -> Option<End> {
         match expanded {
-            Expanded::Fast(mut succ, mut arena, reduced) => {
-                self.graph.fast += 1;
-                if let Some(set) = reduced
-                    && !self.reaches_older(source, &succ, &arena, &set)
-                {
-                    self.graph.reduced += 1;
-                    keep_only(&mut succ, &set);
-                }
-                let end = self.merge_fast(source, &mut succ, &mut arena);
-                succ.clear();
-                arena.clear();
-                *spare = Buffers { succ, arena };
-                end
+            Expanded::Fast(succ, arena, reduced) => {
+                self.merge_ready(engine, source, (succ, arena, reduced), spare)
             }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
                 if end.is_none() {
-                    self.engine.fill(&mut self.graph.store, misses);
-                    self.hold_engine_labels_to_goals();
+                    engine.fill(&mut self.graph.store, misses);
+                    hold_labels_to_goals(engine, self.goals);
                 }
                 end
             }
         }
+    }
+
+    /// Merges a fast expansion: what [`Run::merge`] does without changing the engine.
+    fn merge_ready(
+        &mut self,
+        engine: &Engine<'s, 'p>,
+        source: u32,
+        (mut succ, mut arena, reduced): Assembled,
+        spare: &mut Buffers,
+    ) -> Option<End> {
+        self.graph.fast += 1;
+        if let Some(set) = reduced
+            && !self.reaches_older(source, &succ, &arena, &set)
+        {
+            self.graph.reduced += 1;
+            keep_only(&mut succ, &set);
+        }
+        let end = self.merge_fast(engine, source, &mut succ, &mut arena);
+        succ.clear();
+        arena.clear();
+        *spare = Buffers { succ, arena };
+        end
     }
 
     fn merge_slow(&mut self, source: u32, transitions: Keyed) -> Option<End> {
@@ -293,6 +388,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     fn merge_fast(
         &mut self,
+        engine: &Engine<'s, 'p>,
         source: u32,
         succ: &mut Vec<FastSucc>,
         arena: &mut Vec<u32>,
@@ -320,7 +416,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             match t {
                 FastSucc::Fault { label, fault, .. } => {
                     faults = true;
-                    let label = self.engine_label(label);
+                    let label = self.engine_label(engine, label);
                     self.fault(source, label, fault);
                 }
                 FastSucc::To {
@@ -330,7 +426,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     renaming,
                 } => {
                     moves = true;
-                    let label = self.engine_label(label);
+                    let label = self.engine_label(engine, label);
                     let target = match target {
                         Target::Known(t) => t,
                         Target::New { start, len } => {
@@ -413,17 +509,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         End::Limit(limit)
     }
 
-    /// Whether a property sees each of the engine's labels (what partial-order reduction
-    /// may not leave out), for the labels added since last time.
-    fn hold_engine_labels_to_goals(&mut self) {
-        let engine = &mut self.engine;
-        while engine.visible.len() < engine.labels.items.len() {
-            let label = &engine.labels.items[engine.visible.len()];
-            let seen = self.goals.labels.iter().any(|g| g(label));
-            engine.visible.push(seen);
-        }
-    }
-
     /// The graph's number of a set of actors of the fast path.
     fn fast_actors(&mut self, actors: Actors) -> u32 {
         if let Some(&known) = self.engine_actors.get(&actors) {
@@ -435,12 +520,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// The graph's number of one of the engine's labels.
-    fn engine_label(&mut self, label: u32) -> u32 {
+    fn engine_label(&mut self, engine: &Engine<'s, 'p>, label: u32) -> u32 {
         let i = label as usize;
         if let Some(&known) = self.engine_labels.get(i).filter(|&&l| l != u32::MAX) {
             return known;
         }
-        let text = self.engine.labels.items[i].clone();
+        let text = engine.labels.items[i].clone();
         let number = self.names.label(&mut self.graph, text);
         if self.engine_labels.len() <= i {
             self.engine_labels.resize(i + 1, u32::MAX);
@@ -465,6 +550,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         // reached again by later sources of the same chunk, and found here by a hash.
         if let Some(known) = self.recent.find(ids) {
             return known;
+        }
+        if self.deferred {
+            // The workers found it in no stored state, and the store has not changed since.
+            let target = self.graph.parent.len() as u32 + 1;
+            self.graph.parent.push(source);
+            self.recent.insert(ids, target);
+            return target;
         }
         if self.near.0 != source {
             // Read into the same room every time: a fresh tree per source was a tenth of
@@ -506,11 +598,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let mut new: FxHashSet<&[u32]> = FxHashSet::default();
         let mut scratch = Levels::default();
         for ids in keys {
-            let known = self
-                .graph
-                .store
-                .find_near(None, ids, &mut scratch)
-                .is_some();
+            let known = match self.deferred {
+                // The workers found it in no stored state, and the store has not changed.
+                true => self.recent.find(ids).is_some(),
+                false => {
+                    let store = &self.graph.store;
+                    store.find_near(None, ids, &mut scratch).is_some()
+                }
+            };
             if !known && new.insert(ids) {
                 states += 1;
                 // A new state also adds an edge and a parent link.
@@ -518,7 +613,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
         }
         let edges = count as u64 * std::mem::size_of::<Edge>() as u64;
-        let states = self.graph.state_count() + states;
+        // Every state but the first has its parent link, stored or not yet (`deferred`).
+        let states = self.graph.parent.len() + 1 + states;
         if let Some(max) = self.options.max_states.filter(|&m| states > m) {
             return Some(Limit::States(max));
         }
@@ -671,6 +767,39 @@ impl SourceEdges {
         self.edges.clear();
         self.index.clear();
         self.printed.clear();
+    }
+}
+
+/// Whether a property sees each of the engine's labels (what partial-order reduction may not
+/// leave out), for the labels added since last time.
+fn hold_labels_to_goals(engine: &mut Engine<'_, '_>, goals: &Goals<'_>) {
+    while engine.visible.len() < engine.labels.items.len() {
+        let label = &engine.labels.items[engine.visible.len()];
+        let seen = goals.labels.iter().any(|g| g(label));
+        engine.visible.push(seen);
+    }
+}
+
+/// Whether merging these transitions needs the store itself: with none (a deadlock, perhaps,
+/// which is told by the state), or with a target the workers could not put in ids.
+fn needs_store(succ: &[FastSucc]) -> bool {
+    let unkeyed = |t: &FastSucc| {
+        matches!(
+            t,
+            FastSucc::To {
+                target: Target::State(_),
+                ..
+            }
+        )
+    };
+    succ.is_empty() || succ.iter().any(unkeyed)
+}
+
+/// Keeps an emptied expansion's vectors for the workers, a block at a time.
+fn give_back(back: &mut Vec<Buffers>, spare: Buffers, free: &pipeline::Free) {
+    back.push(spare);
+    if back.len() == pipeline::BLOCK {
+        free.give(take(back));
     }
 }
 

@@ -610,7 +610,9 @@ fn generated_program(seed: u64, coverage: &mut Coverage) -> bool {
         max_states: Some(150),
         ..Options::default()
     };
-    differential(&name, &loaded.program, &bounds, &[1], coverage);
+    // One thread or two, in turn: the merge runs alongside the workers (no memory bound).
+    let threads = 1 + (seed % 2) as usize;
+    differential(&name, &loaded.program, &bounds, &[threads], coverage);
     same_verdicts(&text, &loaded.program, 150);
     // Partial-order reduction, with a `never` and a `reachable` check that it must keep.
     let watched = format!("{text}check S: never e\ncheck S: reachable f(1)\n");

@@ -1,0 +1,245 @@
+//! One chunk of the frontier expanded by the worker threads while the merge takes their
+//! expansions in frontier order as they come, instead of after the last one.
+//!
+//! The workers take blocks of [`BLOCK`] states in frontier order from a shared counter, so
+//! blocks finish nearly in order and the merge trails the workers closely: what is left to
+//! merge when the last worker is done is a block or two. Expansions are handed over in order
+//! whatever the timing, so the merge, hence every number and all output, is the same for any
+//! thread count.
+
+use super::{Expanded, expand};
+use crate::engine::{Buffers, Engine};
+use crate::store::Store;
+use agentpi_semantics::Semantics;
+use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// How many states a worker expands before handing them over: enough that handing over
+/// costs little, few enough that the merge waits little for the first and last.
+pub(super) const BLOCK: usize = 32;
+
+/// The threads that expand states besides the one that merges them.
+pub(super) struct Workers {
+    pool: rayon::ThreadPool,
+    /// How many of the pool's threads work: one fewer than asked (the merging thread is
+    /// the other), the pool never smaller than one, so it may hold a thread that never
+    /// works. Every pool thread woken for a job it could not take would spin on a core
+    /// the others need.
+    count: usize,
+}
+
+impl Workers {
+    /// Threads for `threads` in all, counting this one (0: one per core).
+    pub(super) fn new(threads: usize) -> Self {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads((threads - 1).max(1))
+            .stack_size(256 * 1024 * 1024)
+            .build()
+            .expect("thread pool");
+        Workers {
+            pool,
+            count: threads - 1,
+        }
+    }
+}
+
+/// What the merge did with an expansion.
+pub(super) enum Flow {
+    /// Merged: go on.
+    Next,
+    /// Not merged (it needs what the workers are reading): this one and every later one are
+    /// handed back, in order, once the workers are done.
+    Refuse(Expanded),
+    /// Exploration ends here: the later expansions are dropped.
+    Stop,
+}
+
+/// Emptied vectors of expansions, by block, for the workers to fill again (see `Buffers`).
+#[derive(Default)]
+pub(super) struct Free {
+    blocks: Mutex<Vec<Vec<Buffers>>>,
+}
+
+impl Free {
+    /// Gives back one block's worth of emptied vectors.
+    pub(super) fn give(&self, block: Vec<Buffers>) {
+        self.blocks.lock().expect("no worker panics").push(block);
+    }
+
+    fn take(&self) -> Vec<Buffers> {
+        self.blocks
+            .lock()
+            .expect("no worker panics")
+            .pop()
+            .unwrap_or_default()
+    }
+}
+
+/// What the workers read: the semantics, the engine's cache and the store, none of which
+/// changes while they run.
+pub(super) struct Readers<'a, 's, 'p> {
+    pub(super) sem: &'a Semantics<'p>,
+    pub(super) engine: &'a Engine<'s, 'p>,
+    pub(super) store: &'a Store,
+    pub(super) free: &'a Free,
+}
+
+/// Expands the states of `range` on the workers and this thread, handing each expansion
+/// to `merge` in frontier order as soon as it and every earlier one are done. This thread
+/// merges whatever is ready, and expands a block itself when nothing is: with one thread it
+/// does all the work, with more no thread waits while there is work. Returns, in order,
+/// those `merge` refused and all after them (none once it said [`Flow::Stop`]).
+pub(super) fn expand_in_order(
+    workers: &Workers,
+    readers: &Readers<'_, '_, '_>,
+    range: Range<usize>,
+    mut merge: impl FnMut(u32, Expanded) -> Flow,
+) -> Vec<(u32, Expanded)> {
+    let blocks = Blocks {
+        range,
+        counter: AtomicUsize::new(0),
+    };
+    let (tx, rx) = mpsc::channel::<(usize, Vec<Expanded>)>();
+    let mut order = InOrder::new(blocks.count(), blocks.range.start);
+    workers.pool.in_place_scope(|scope| {
+        for _ in 0..workers.count {
+            let (tx, blocks) = (tx.clone(), &blocks);
+            scope.spawn(move |_| {
+                while let Some((b, block)) = blocks.expand_next(readers) {
+                    // The merge is gone only if it panicked: nothing is left to do.
+                    if tx.send((b, block)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        while !order.complete() {
+            while let Ok((b, block)) = rx.try_recv() {
+                order.arrive(b, block, &mut merge);
+            }
+            if order.complete() {
+                break;
+            }
+            match blocks.expand_next(readers) {
+                Some((b, block)) => order.arrive(b, block, &mut merge),
+                None => match rx.recv() {
+                    Ok((b, block)) => order.arrive(b, block, &mut merge),
+                    Err(_) => unreachable!("every block arrives before its worker ends"),
+                },
+            }
+        }
+    });
+    order.leftovers
+}
+
+/// The states of a chunk, taken a block at a time in frontier order.
+struct Blocks {
+    range: Range<usize>,
+    counter: AtomicUsize,
+}
+
+impl Blocks {
+    fn count(&self) -> usize {
+        self.range.len().div_ceil(BLOCK)
+    }
+
+    /// Expands the next block not taken yet, if any: (its number, its expansions).
+    fn expand_next(&self, readers: &Readers<'_, '_, '_>) -> Option<(usize, Vec<Expanded>)> {
+        let b = self.counter.fetch_add(1, Ordering::Relaxed);
+        let start = self.range.start + b * BLOCK;
+        if start >= self.range.end {
+            return None;
+        }
+        let mut buffers = readers.free.take();
+        let states = start..(start + BLOCK).min(self.range.end);
+        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
+        let block = states
+            .map(|s| {
+                expand(
+                    sem,
+                    engine,
+                    store,
+                    s as u32,
+                    buffers.pop().unwrap_or_default(),
+                )
+            })
+            .collect();
+        Some((b, block))
+    }
+}
+
+/// Blocks put back in order as they arrive.
+struct InOrder {
+    waiting: Vec<Option<Vec<Expanded>>>,
+    /// The next block to merge.
+    next: usize,
+    first_state: usize,
+    state: State,
+    leftovers: Vec<(u32, Expanded)>,
+}
+
+#[derive(PartialEq)]
+enum State {
+    Merging,
+    Refused,
+    Stopped,
+}
+
+impl InOrder {
+    fn new(blocks: usize, first_state: usize) -> Self {
+        InOrder {
+            waiting: (0..blocks).map(|_| None).collect(),
+            next: 0,
+            first_state,
+            state: State::Merging,
+            leftovers: Vec::new(),
+        }
+    }
+
+    /// Block `b` is done: it and every block waiting after it go to `merge`, in order.
+    fn arrive(
+        &mut self,
+        b: usize,
+        block: Vec<Expanded>,
+        merge: &mut impl FnMut(u32, Expanded) -> Flow,
+    ) {
+        self.waiting[b] = Some(block);
+        while let Some(block) = self.waiting.get_mut(self.next).and_then(Option::take) {
+            let first = self.first_state + self.next * BLOCK;
+            self.next += 1;
+            for (s, expanded) in (first as u32..).zip(block) {
+                self.hand(s, expanded, merge);
+            }
+        }
+    }
+
+    /// Whether every block has been handed over.
+    fn complete(&self) -> bool {
+        self.next == self.waiting.len()
+    }
+
+    fn hand(&mut self, s: u32, expanded: Expanded, merge: &mut impl FnMut(u32, Expanded) -> Flow) {
+        if self.state != State::Merging {
+            if self.state == State::Refused {
+                self.leftovers.push((s, expanded));
+            }
+            return;
+        }
+        match merge(s, expanded) {
+            Flow::Next => {}
+            Flow::Refuse(expanded) => {
+                self.state = State::Refused;
+                self.leftovers.push((s, expanded));
+            }
+            Flow::Stop => self.state = State::Stopped,
+        }
+    }
+}
