@@ -16,12 +16,15 @@
 use agentpi_ir::core::Program;
 use agentpi_semantics::{DEAD, Fault, Head, Label, Semantics, State, Transition};
 use explain::{Explanation, Steps, dedup, match_observation};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 pub mod explain;
+pub mod memo;
+
+use memo::{Memo, SMALL_STATE};
 
 /// An observed identifier (`c2s:5`, `token:"abc"`, ...).
 pub type Key = Arc<str>;
@@ -188,25 +191,6 @@ struct Hyp {
     state: State,
     names: Vec<(Key, u32)>,
 }
-
-/// The hidden transitions of recently seen states, so that closures do not compute them
-/// twice.
-#[derive(Default)]
-struct Memo {
-    /// Per state, its hidden and flagged transitions (`hidden`).
-    table: FxHashMap<State, Rc<[Transition]>>,
-    /// Per small state, its visible transitions (`visible`).
-    visible: FxHashMap<State, Rc<[Transition]>>,
-    /// The memo's size: per state, (transitions + 1) x (components + 1).
-    weight: usize,
-}
-
-/// States of at most this many components have all their visible transitions built and
-/// remembered; larger ones only those that take the message in hand.
-const SMALL_STATE: usize = 64;
-
-/// How much the memo holds before it starts over (about 4,096 small states' worth).
-const MEMO_WEIGHT: usize = 1 << 16;
 
 /// Steps a model along observations.
 pub struct Replay<'s, 'p> {
@@ -394,37 +378,9 @@ impl<'s, 'p> Replay<'s, 'p> {
     }
 
     fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
-        let pick = |m: &Memo| {
-            if visible { &m.visible } else { &m.table }
-                .get(state)
-                .cloned()
-        };
-        if let Some(found) = pick(&self.memo.borrow()) {
-            return found;
-        }
         let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
-        let found: Rc<[Transition]> = self
-            .cached
-            .borrow_mut()
-            .successors_where(state, &wanted)
-            .into();
-        let mut memo = self.memo.borrow_mut();
-        // Weighed by size, not counted: states with thousands of components are as many
-        // times as large, and a count alone let the memo grow to gigabytes.
-        let weight = (found.len() + 1) * (state.procs.len() + 1);
-        if memo.weight + weight > MEMO_WEIGHT {
-            memo.table.clear();
-            memo.visible.clear();
-            memo.weight = 0;
-        }
-        memo.weight += weight;
-        let table = if visible {
-            &mut memo.visible
-        } else {
-            &mut memo.table
-        };
-        table.insert(state.clone(), found.clone());
-        found
+        let compute = || self.cached.borrow_mut().successors_where(state, &wanted);
+        Memo::transitions(&self.memo, state, visible, compute)
     }
 
     /// Closes `seeds` over hidden and flag steps (see [`explain::close`]).

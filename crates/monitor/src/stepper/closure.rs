@@ -7,9 +7,10 @@
 
 use super::split::Bindings;
 use agentpi_check::replay::explain::{self, Explanation, Steps, dedup, match_observation};
+use agentpi_check::replay::memo::{Memo, SMALL_STATE};
 use agentpi_check::replay::{Alphabet, Class, Flag, Key, Observation, Options, ReplayError};
 use agentpi_semantics::{DEAD, Label, Semantics, State, Transition};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
@@ -83,23 +84,6 @@ impl Hyp {
     }
 }
 
-/// The hidden transitions, and the visible ones of small states, of recently seen states.
-#[derive(Default)]
-struct Memo {
-    table: FxHashMap<State, Rc<[Transition]>>,
-    visible: FxHashMap<State, Rc<[Transition]>>,
-    /// Per small state, which of its visible transitions raise no flag after them.
-    free: FxHashMap<State, Rc<[bool]>>,
-    weight: usize,
-}
-
-/// States of at most this many components have all their visible transitions built and
-/// remembered (a window almost always is one); larger ones only those that take the message.
-const SMALL_STATE: usize = 64;
-
-/// How much the memo holds before it starts over (as in `agentpi_check::replay`).
-const MEMO_WEIGHT: usize = 1 << 16;
-
 /// The rules, with the memo of transitions they share across messages.
 pub struct Rules {
     pub sem: &'static Semantics<'static>,
@@ -171,8 +155,8 @@ impl Rules {
     /// print), so remembered per small state, as its transitions are.
     fn flag_free(&self, hyp: &Hyp, found: &[Transition]) -> Result<Rc<[bool]>, ReplayError> {
         let small = hyp.state.procs.len() <= SMALL_STATE;
-        if let Some(known) = self.memo.borrow().free.get(&hyp.state).filter(|_| small) {
-            return Ok(known.clone());
+        if let Some(known) = self.memo.borrow().free(&hyp.state).filter(|_| small) {
+            return Ok(known);
         }
         let mut free = Vec::with_capacity(found.len());
         for t in found {
@@ -182,40 +166,15 @@ impl Rules {
         let free: Rc<[bool]> = free.into();
         if small {
             let mut memo = self.memo.borrow_mut();
-            memo.weight += found.len() + 1;
-            memo.free.insert(hyp.state.clone(), free.clone());
+            memo.remember_free(&hyp.state, free.clone());
         }
         Ok(free)
     }
 
     fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
-        let pick = |m: &Memo| {
-            if visible { &m.visible } else { &m.table }
-                .get(state)
-                .cloned()
-        };
-        if let Some(found) = pick(&self.memo.borrow()) {
-            return found;
-        }
         let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
-        let found: Rc<[Transition]> = self.sem.successors_where(state, &wanted).into();
-        let mut memo = self.memo.borrow_mut();
-        // Weighed by size, not counted: a large state is as many times as large.
-        let weight = (found.len() + 1) * (state.procs.len() + 1);
-        if memo.weight + weight > MEMO_WEIGHT {
-            memo.table.clear();
-            memo.visible.clear();
-            memo.free.clear();
-            memo.weight = 0;
-        }
-        memo.weight += weight;
-        let table = if visible {
-            &mut memo.visible
-        } else {
-            &mut memo.table
-        };
-        table.insert(state.clone(), found.clone());
-        found
+        let compute = || self.sem.successors_where(state, &wanted);
+        Memo::transitions(&self.memo, state, visible, compute)
     }
 
     /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first
