@@ -84,6 +84,12 @@ impl Walk {
             self.refused.push(format!("{mv:?}"));
             return None;
         }
+        if let Move::Cancel { id } = mv
+            && mv.closes(&self.speech)
+        {
+            self.close(id);
+            return None;
+        }
         let id = mv.method().map(|_| {
             self.next_id += 1;
             self.next_id
@@ -100,6 +106,15 @@ impl Walk {
             self.wait(id, &mv, wait);
         }
         id
+    }
+
+    /// Cancels request `id` over modern Streamable HTTP by closing its stream; a stream
+    /// already ended (the answer came whole) has nothing to close.
+    fn close(&mut self, id: u64) {
+        if !self.run.close(&Value::from(id)) {
+            self.refused
+                .push(format!("close of the ended stream of request {id}"));
+        }
     }
 
     /// [`Walk::go`] with a foreign `Origin` header (the H7 probe; over stdio a plain move).
