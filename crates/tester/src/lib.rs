@@ -8,8 +8,7 @@
 //! trace that `agentpi trace check` reports the same way and `agentpi test --replay` re-runs.
 //!
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `wire`,
-//! `conn`;
-//! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
+//! `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
 //! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
 //! `script`, `shrink`; `report`; this file.
 
