@@ -206,8 +206,9 @@ fn wait(run: &mut Run, after: &[Value], last: Instant, gap: f64) {
 mod tests {
     use super::*;
 
-    /// A recorded run of the Python SDK server over modern HTTP: two slow calls whose
-    /// streams the client closed (its cancellations), a third awaited.
+    /// A recorded run of the Python SDK server over modern HTTP: three slow calls whose
+    /// streams the client closed (its cancellations): right after sending, after the first
+    /// progress, when the answer was due.
     const CLOSED: &[u8] = include_bytes!("../../../tests/tester/http_close_cancel.jsonl");
 
     #[test]
@@ -220,6 +221,6 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(closes, [Value::from(5), Value::from(6)]);
+        assert_eq!(closes, [Value::from(5), Value::from(6), Value::from(7)]);
     }
 }

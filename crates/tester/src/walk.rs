@@ -25,6 +25,8 @@ pub enum Wait {
     No,
     /// The first progress notification (or the answer), at most this long.
     Progress(Duration),
+    /// This long, whatever comes (a close timed to race the answer).
+    For(Duration),
 }
 
 /// The walk of one run.
@@ -129,6 +131,7 @@ impl Walk {
         let key = id.to_string();
         match wait {
             Wait::No => {}
+            Wait::For(d) => self.run.settle(d),
             Wait::Progress(most) => {
                 let seen = |run: &Run| {
                     run.requests
