@@ -730,6 +730,13 @@ fn a_modern_http_cancel_closes_the_stream() {
         let entry = rules.iter().find(|r| r["rule"] == rule).unwrap();
         assert_eq!(entry["status"], expected, "{rule}: {report:#}");
     }
+    // The recorded closes replay as closes: no finding, and no notification (J1 or C5).
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let fixture = script("http_close_cancel.jsonl");
+    let flags = ["--replay", fixture.as_str(), "--url", url.as_str()];
+    let (status, replayed) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
+    assert_eq!(status, 0, "{replayed:#}");
 }
 
 /// A trace the tester recorded of such a run (tests/tester/http_close_cancel.jsonl: a slow
