@@ -638,3 +638,119 @@ fn unusable_servers_and_inputs_exit_2() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     });
 }
+
+/// The reason of a close the tester chose (crates/tester/src/conn.rs `CLOSE_REASON`).
+const CLOSE_REASON: &str = "the client closed the request's stream to cancel it";
+
+/// The client's chosen closes in a trace: for each, whether its request was still unanswered
+/// then. Asserts that nothing of a closed exchange was recorded after its close.
+fn closes(trace: &Path) -> Vec<bool> {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut carried = std::collections::HashMap::new();
+    let mut answered = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let message = e["raw"]
+            .as_str()
+            .and_then(|r| serde_json::from_str::<Value>(r).ok());
+        let id = message
+            .as_ref()
+            .map(|m| m["id"].clone())
+            .filter(|id| !id.is_null());
+        match (e["dir"].as_str(), id) {
+            (Some("c2s"), Some(id)) => {
+                carried.insert(e["exchange"].clone(), id);
+            }
+            (Some("s2c"), Some(id)) => {
+                answered.insert(id.to_string());
+            }
+            _ => {}
+        }
+        if e["event"] != "aborted" || e["reason"] != CLOSE_REASON {
+            continue;
+        }
+        assert_eq!(e["closed_by"], "client", "{}: {e}", trace.display());
+        let later = events[i + 1..]
+            .iter()
+            .filter(|l| l["exchange"] == e["exchange"]);
+        assert_eq!(
+            later.count(),
+            0,
+            "{}: recorded after its close",
+            trace.display()
+        );
+        let id = &carried[&e["exchange"]];
+        out.push(!answered.contains(&id.to_string()));
+    }
+    out
+}
+
+/// Over modern Streamable HTTP a cancellation closes the request's stream (no
+/// `notifications/cancelled`, C5): the cancellation run of the Python SDK server closes a
+/// slow call right after sending it, after its first progress and when its answer is due
+/// (racing it), one `aborted` event each,
+/// nothing of the exchange after it, and the run is checked clean by `trace check`. C4 and
+/// C5 pass when a close found its call still in flight; were every call answered first (a
+/// machine stalled for the whole call), the closes cancel nothing and both go unexercised.
+#[test]
+fn a_modern_http_cancel_closes_the_stream() {
+    let python = peer(".venv/bin/python");
+    let dir = scratch("tester_http_close");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let flags = ["--no-shrink", "--budget", "5", "--url", url.as_str()];
+    let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
+    assert_eq!(report["era"], "modern");
+    let mut in_flight = false;
+    for n in 1..=5 {
+        let trace = dir.join(format!("run-{n}.jsonl"));
+        let text = std::fs::read_to_string(&trace).unwrap();
+        assert!(!text.contains("notifications/cancelled"), "run {n}");
+        let found = closes(&trace);
+        if found.is_empty() {
+            continue;
+        }
+        assert!(
+            text.contains("\"focus\":\"cancel\""),
+            "run {n} closed a stream"
+        );
+        in_flight |= found.contains(&true);
+        let path = trace.display().to_string();
+        let out = run(&["trace", "check", &path].map(String::from), &[]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+    }
+    let expected = if in_flight { "passed" } else { "not_exercised" };
+    let rules = report["rules"].as_array().unwrap();
+    for rule in ["C4", "C5"] {
+        let entry = rules.iter().find(|r| r["rule"] == rule).unwrap();
+        assert_eq!(entry["status"], expected, "{rule}: {report:#}");
+    }
+    // The recorded closes replay as closes: no finding, and no notification (J1 or C5).
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let fixture = script("http_close_cancel.jsonl");
+    let flags = ["--replay", fixture.as_str(), "--url", url.as_str()];
+    let (status, replayed) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
+    assert_eq!(status, 0, "{replayed:#}");
+}
+
+/// A trace the tester recorded of such a run (tests/tester/http_close_cancel.jsonl: a slow
+/// call closed right after it was sent, another after its first progress, a third when its
+/// answer was due) is checked clean: each close is the cancellation of its call, which is
+/// then not open.
+#[test]
+fn a_recorded_close_is_checked_clean() {
+    let path = script("http_close_cancel.jsonl");
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["violations"], serde_json::json!([]));
+    assert_eq!(report["open_requests"], serde_json::json!([]));
+    assert_eq!(closes(Path::new(&path)), [true, true, true]);
+}

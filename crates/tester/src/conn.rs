@@ -3,12 +3,17 @@
 //! transport read line by line; over Streamable HTTP each client message is its own POST on
 //! a thread of its own (so requests overlap), and each response head becomes an `http` event
 //! of the trace, as `agentpi monitor --listen` records them, so the HTTP rules are checked.
+//! An `http://` exchange has a connection of its own (`wire`), so that the client can close
+//! one request's stream: the modern cancellation.
 
+use crate::wire::{self, Endpoint, Reply};
 use agentpi_mcp::transport::ClientError;
 use agentpi_mcp::transport::http::{self, Http};
 use agentpi_mcp::transport::stdio::{Output, Stdio};
 use serde_json::{Map, Value, json};
-use std::io::Read;
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+use std::net::{Shutdown, TcpStream};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -57,6 +62,13 @@ pub trait Conn {
     fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
         let _ = origin;
         self.send(raw)
+    }
+    /// Closes HTTP exchange `k` while it is in flight (how a modern client cancels its
+    /// request there, C5), recording an `aborted` event with `closed_by: client` then;
+    /// whether there was an open exchange to close (stdio has none).
+    fn abort(&mut self, k: u64) -> bool {
+        let _ = k;
+        false
     }
     /// The next thing the server sent, waiting at most `wait`.
     fn recv(&mut self, wait: Duration) -> Incoming;
@@ -168,9 +180,32 @@ fn exit_fields(status: std::process::ExitStatus) -> Map<String, Value> {
     }
 }
 
+/// The `reason` of the `aborted` event of a close the client chose (a cancellation over
+/// modern Streamable HTTP), which a replay repeats; a close at the exchange's bound says
+/// "timed out".
+pub const CLOSE_REASON: &str = "the client closed the request's stream to cancel it";
+
+/// The `reason` of an exchange the client gave up on at its bound.
+const TIMED_OUT: &str = "timed out";
+
+/// An exchange in flight: its socket (on the bare HTTP/1.1 path, so that it can be shut
+/// down), and whether the client closed it (after which nothing of it is recorded).
+#[derive(Default)]
+struct Open {
+    stream: Option<TcpStream>,
+    closed: bool,
+}
+
+/// The exchanges in flight, by number. Every event of an exchange is sent under this lock,
+/// so an `aborted` sent by a close comes after all that was sent before it and before none
+/// that follows.
+type Exchanges = Arc<Mutex<HashMap<u64, Open>>>;
+
 /// A session of a Streamable HTTP server.
 struct HttpConn {
     http: Http,
+    /// The URL, when it is `http://`: exchanges go through [`wire`] (each can be closed).
+    wire: Option<Endpoint>,
     timeout: Duration,
     sender: Sender<Incoming>,
     incoming: Receiver<Incoming>,
@@ -178,6 +213,7 @@ struct HttpConn {
     /// The session id the server gave, and the negotiated version (legacy).
     session: Arc<Mutex<Option<String>>>,
     version: Arc<Mutex<Option<String>>>,
+    open: Exchanges,
 }
 
 impl HttpConn {
@@ -185,12 +221,14 @@ impl HttpConn {
         let (sender, incoming) = mpsc::channel();
         Ok(HttpConn {
             http: Http::new(url)?,
+            wire: Endpoint::parse(url),
             timeout,
             sender,
             incoming,
             next_exchange: 0,
             session: Arc::default(),
             version: Arc::default(),
+            open: Arc::default(),
         })
     }
 
@@ -231,8 +269,20 @@ impl HttpConn {
         Map::from_iter([("exchange".into(), json!(k))])
     }
 
-    /// POSTs one client message (with `origin` as its `Origin` header, if given) on a thread
-    /// of its own; the exchange's fields.
+    fn shared(&self) -> Shared {
+        Shared {
+            http: self.http.clone(),
+            wire: self.wire.clone(),
+            sender: self.sender.clone(),
+            session: self.session.clone(),
+            version: self.version.clone(),
+            open: self.open.clone(),
+        }
+    }
+
+    /// POSTs one client message (with `origin` as its `Origin` header, if given): written
+    /// before this returns (on the bare path), so that a close right after finds the request
+    /// sent; the response is read on a thread of its own. The exchange's fields.
     fn post(
         &mut self,
         raw: &[u8],
@@ -245,14 +295,11 @@ impl HttpConn {
         if let Some(origin) = origin {
             headers.push(("origin".into(), origin.to_string()));
         }
-        let shared = Shared {
-            http: self.http.clone(),
-            sender: self.sender.clone(),
-            session: self.session.clone(),
-            version: self.version.clone(),
-        };
-        let body = raw.to_vec();
-        std::thread::spawn(move || exchange(&shared, k, "POST", &body, &headers, timeout));
+        let shared = self.shared();
+        let deadline = Instant::now() + timeout;
+        if let Some(begun) = begin(&shared, k, "POST", raw, &headers, deadline) {
+            std::thread::spawn(move || finish(&shared, k, "POST", begun, &headers, deadline));
+        }
         Some(self.exchange_fields(k))
     }
 }
@@ -280,9 +327,31 @@ fn routing(message: &Value) -> Vec<(String, String)> {
 /// What a thread of one exchange shares with the connection.
 struct Shared {
     http: Http,
+    wire: Option<Endpoint>,
     sender: Sender<Incoming>,
     session: Arc<Mutex<Option<String>>>,
     version: Arc<Mutex<Option<String>>>,
+    open: Exchanges,
+}
+
+impl Shared {
+    /// Sends what exchange `k` brought, unless the client closed it: what the server sent
+    /// after the close never reached the client.
+    fn emit(&self, k: u64, incoming: Incoming) {
+        let Ok(open) = self.open.lock() else {
+            return;
+        };
+        if !open.get(&k).is_some_and(|o| o.closed) {
+            let _ = self.sender.send(incoming);
+        }
+    }
+
+    /// Exchange `k` is over: a close now has nothing to close.
+    fn done(&self, k: u64) {
+        if let Ok(mut open) = self.open.lock() {
+            open.remove(&k);
+        }
+    }
 }
 
 impl Conn for HttpConn {
@@ -296,6 +365,25 @@ impl Conn for HttpConn {
 
     fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
         self.post(raw, Some(origin), self.exchange_bound())
+    }
+
+    /// Shuts the exchange's connection down (which also wakes its reader) and records the
+    /// `aborted` event then, under the lock every event of the exchange is sent under.
+    fn abort(&mut self, k: u64) -> bool {
+        let Ok(mut open) = self.open.lock() else {
+            return false;
+        };
+        let Some(entry) = open.get_mut(&k).filter(|o| !o.closed) else {
+            return false;
+        };
+        let Some(stream) = &entry.stream else {
+            // An https exchange: reqwest's connection cannot be closed alone.
+            return false;
+        };
+        entry.closed = true;
+        let _ = stream.shutdown(Shutdown::Both);
+        let _ = self.sender.send(aborted(k, CLOSE_REASON, true));
+        true
     }
 
     fn recv(&mut self, wait: Duration) -> Incoming {
@@ -313,17 +401,15 @@ impl Conn for HttpConn {
         };
         let k = self.next_exchange;
         self.next_exchange += 1;
-        let shared = Shared {
-            http: self.http.clone(),
-            sender: self.sender.clone(),
-            session: self.session.clone(),
-            version: self.version.clone(),
-        };
+        let shared = self.shared();
         let mut headers = vec![("mcp-session-id".to_string(), session)];
         if let Some(version) = self.version.lock().ok().and_then(|v| v.clone()) {
             headers.push(("mcp-protocol-version".into(), version));
         }
-        exchange(&shared, k, "DELETE", &[], &headers, self.timeout);
+        let deadline = Instant::now() + self.timeout;
+        if let Some(begun) = begin(&shared, k, "DELETE", &[], &headers, deadline) {
+            finish(&shared, k, "DELETE", begun, &headers, deadline);
+        }
     }
 
     fn finish(&mut self, _grace: Duration) -> Option<Ending> {
@@ -331,72 +417,160 @@ impl Conn for HttpConn {
     }
 }
 
-/// One HTTP exchange: its head as an `http` event, then each message of its body (a JSON
-/// body, or each SSE event's data); a failure as an `aborted` event (and, when the server
-/// cannot be reached at all, the end of the connection).
-fn exchange(
+/// An `aborted` event of exchange `k`; `by_client`: the client closed it.
+fn aborted(k: u64, reason: &str, by_client: bool) -> Incoming {
+    let mut fields = Map::from_iter([
+        ("side".into(), json!("server")),
+        ("reason".into(), json!(reason)),
+        ("exchange".into(), json!(k)),
+    ]);
+    if by_client {
+        // As `agentpi monitor --listen` records a client's close: in the modern era the
+        // request's cancellation.
+        fields.insert("closed_by".into(), json!("client"));
+    }
+    Incoming::Event {
+        kind: "aborted".into(),
+        at: Instant::now(),
+        fields,
+    }
+}
+
+/// A request sent, its response still to read.
+enum Begun {
+    /// On the bare path: the connection, the request written.
+    Wire(TcpStream),
+    /// Through reqwest (https), which sends and reads in one call: the body to send.
+    Reqwest(Vec<u8>),
+}
+
+/// Starts exchange `k`: on the bare path connects and writes the request, and registers the
+/// exchange so that it can be closed; a failure is recorded (and then `None`).
+fn begin(
     shared: &Shared,
     k: u64,
     method: &str,
     body: &[u8],
     headers: &[(String, String)],
-    timeout: Duration,
-) {
-    let reply = match shared.http.raw(method, body, headers, timeout) {
-        Ok(reply) => reply,
+    deadline: Instant,
+) -> Option<Begun> {
+    let Some(endpoint) = &shared.wire else {
+        return Some(Begun::Reqwest(body.to_vec()));
+    };
+    match wire::send(endpoint, method, body, headers, deadline) {
+        Ok(stream) => {
+            let open = Open {
+                stream: stream.try_clone().ok(),
+                closed: false,
+            };
+            if let Ok(mut exchanges) = shared.open.lock() {
+                exchanges.insert(k, open);
+            }
+            Some(Begun::Wire(stream))
+        }
         Err(e) => {
-            let reason = e.to_string();
-            let mut fields = Map::from_iter([
-                ("side".into(), json!("server")),
-                ("reason".into(), json!(reason)),
-                ("exchange".into(), json!(k)),
-            ]);
-            if reason == "timed out" {
-                // The client gave up and closed the exchange, as `agentpi monitor --listen`
-                // records a client's close: in the modern era the request's cancellation.
-                fields.insert("closed_by".into(), json!("client"));
+            failed(shared, k, &io_reason(endpoint, &e));
+            None
+        }
+    }
+}
+
+/// What an I/O error of the bare path says, a timeout as reqwest's does.
+fn io_reason(endpoint: &Endpoint, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::TimedOut => TIMED_OUT.to_string(),
+        _ => format!("HTTP {}: {e}", endpoint.authority),
+    }
+}
+
+/// An exchange that failed: an `aborted` event; past its bound the client gave up on it
+/// (closed it), otherwise the server cannot be reached and the connection ends.
+fn failed(shared: &Shared, k: u64, reason: &str) {
+    let gave_up = reason == TIMED_OUT;
+    shared.emit(k, aborted(k, reason, gave_up));
+    if !gave_up {
+        shared.emit(k, Incoming::Closed);
+    }
+}
+
+/// Reads exchange `k`'s response: its head as an `http` event, then each message of its body
+/// (a JSON body, or each SSE event's data); a failure as an `aborted` event.
+fn finish(
+    shared: &Shared,
+    k: u64,
+    method: &str,
+    begun: Begun,
+    headers: &[(String, String)],
+    deadline: Instant,
+) {
+    let reply = match begun {
+        Begun::Wire(stream) => {
+            let endpoint = shared.wire.as_ref();
+            wire::receive(stream, deadline).map_err(|e| match endpoint {
+                Some(endpoint) => io_reason(endpoint, &e),
+                None => e.to_string(),
+            })
+        }
+        Begun::Reqwest(body) => {
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            match shared.http.raw(method, &body, headers, timeout) {
+                Ok(reply) => Ok(Reply {
+                    status: reply.status,
+                    headers: reply.headers,
+                    body: Box::new(reply.body),
+                }),
+                Err(e) => Err(e.to_string()),
             }
-            let _ = shared.sender.send(Incoming::Event {
-                kind: "aborted".into(),
-                at: Instant::now(),
-                fields,
-            });
-            if reason != "timed out" {
-                let _ = shared.sender.send(Incoming::Closed);
-            }
-            return;
         }
     };
-    head(shared, k, method, &reply);
+    match reply {
+        Ok(reply) => {
+            head(shared, k, method, &reply, headers);
+            read_body(shared, k, reply);
+        }
+        Err(reason) => failed(shared, k, &reason),
+    }
+    shared.done(k);
+}
+
+/// Each message of a response body; a body the client gave up on (its bound passed) ends
+/// with the client's close.
+fn read_body(shared: &Shared, k: u64, reply: Reply) {
     let sse =
         header(&reply.headers, "content-type").is_some_and(|t| t.starts_with("text/event-stream"));
     let mut body = reply.body;
-    if sse {
-        while let Ok(Some((id, data))) = http::next_event(&mut body) {
-            if data.trim().is_empty() {
-                // An event with an id and no data primes the stream (for resumption).
-                continue;
-            }
-            let mut fields = Map::from_iter([("exchange".into(), json!(k))]);
-            if let Some(id) = id {
-                fields.insert("sse_id".into(), json!(id));
-            }
-            message(shared, data.into_bytes(), fields);
-        }
+    let ended = if sse {
+        events(shared, k, &mut body)
     } else {
         let mut bytes = Vec::new();
-        let read = body.read_to_end(&mut bytes).is_ok();
+        let read = body.read_to_end(&mut bytes);
         // An error status may come with any body: only JSON there is a message (the spec
         // allows a JSON-RPC error; uvicorn's 403 says "Invalid Origin header" in plain text).
         let text = reply.status >= 400 && serde_json::from_slice::<Value>(&bytes).is_err();
-        if read && !text && !bytes.iter().all(u8::is_ascii_whitespace) {
-            message(
-                shared,
-                bytes,
-                Map::from_iter([("exchange".into(), json!(k))]),
-            );
+        if read.is_ok() && !text && !bytes.iter().all(u8::is_ascii_whitespace) {
+            message(shared, k, bytes, Map::new());
         }
+        read.map(|_| ())
+    };
+    if ended.is_err_and(|e| e.kind() == std::io::ErrorKind::TimedOut) {
+        shared.emit(k, aborted(k, TIMED_OUT, true));
     }
+}
+
+/// Each SSE event's data, as a message; how the stream ended.
+fn events(shared: &Shared, k: u64, body: &mut impl BufRead) -> std::io::Result<()> {
+    while let Some((id, data)) = http::next_event(body)? {
+        if data.trim().is_empty() {
+            // An event with an id and no data primes the stream (for resumption).
+            continue;
+        }
+        let mut fields = Map::new();
+        if let Some(id) = id {
+            fields.insert("sse_id".into(), json!(id));
+        }
+        message(shared, k, data.into_bytes(), fields);
+    }
+    Ok(())
 }
 
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -407,7 +581,7 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// The `http` event of a response head; a successful one's session id is kept.
-fn head(shared: &Shared, k: u64, method: &str, reply: &http::RawReply) {
+fn head(shared: &Shared, k: u64, method: &str, reply: &Reply, sent: &[(String, String)]) {
     if reply.status < 300
         && let Some(id) = header(&reply.headers, "mcp-session-id")
         && let Ok(mut session) = shared.session.lock()
@@ -421,18 +595,22 @@ fn head(shared: &Shared, k: u64, method: &str, reply: &http::RawReply) {
         ("path".into(), json!(shared.http.path())),
         ("status".into(), json!(reply.status)),
         ("headers".into(), pairs(&reply.headers)),
-        ("request_headers".into(), pairs(&reply.request_headers)),
+        ("request_headers".into(), pairs(sent)),
         ("exchange".into(), json!(k)),
     ]);
-    let _ = shared.sender.send(Incoming::Event {
-        kind: "http".into(),
-        at: Instant::now(),
-        fields,
-    });
+    shared.emit(
+        k,
+        Incoming::Event {
+            kind: "http".into(),
+            at: Instant::now(),
+            fields,
+        },
+    );
 }
 
-/// A server message; an initialize result's version is the one later requests name.
-fn message(shared: &Shared, raw: Vec<u8>, fields: Map<String, Value>) {
+/// A server message of exchange `k`; an initialize result's version is the one later
+/// requests name.
+fn message(shared: &Shared, k: u64, raw: Vec<u8>, extra: Map<String, Value>) {
     let parsed: Option<Value> = serde_json::from_slice(&raw).ok();
     let version = parsed
         .as_ref()
@@ -441,9 +619,14 @@ fn message(shared: &Shared, raw: Vec<u8>, fields: Map<String, Value>) {
     if let (Some(v), Ok(mut negotiated)) = (version, shared.version.lock()) {
         *negotiated = Some(v.to_string());
     }
-    let _ = shared.sender.send(Incoming::Message {
-        raw,
-        at: Instant::now(),
-        fields,
-    });
+    let mut fields = Map::from_iter([("exchange".into(), json!(k))]);
+    fields.extend(extra);
+    shared.emit(
+        k,
+        Incoming::Message {
+            raw,
+            at: Instant::now(),
+            fields,
+        },
+    );
 }

@@ -81,13 +81,23 @@ fn facts(events: &[Event]) -> Facts {
     let mut asked: HashMap<String, (String, Option<Value>)> = HashMap::new();
     let mut answered: HashSet<String> = HashSet::new();
     let mut typed: HashSet<String> = HashSet::new();
+    // The request each HTTP exchange of the client carried.
+    let mut carried: HashMap<u64, String> = HashMap::new();
     for e in events {
         f.http |= e.exchange().is_some();
+        if let Some(of) = closed(e, &carried) {
+            // A modern client's close of a request's stream is its cancellation (C5).
+            f.cancel_in_flight |= f.modern && asked.contains_key(of) && !answered.contains(of);
+            continue;
+        }
         let Some(m) = parse(e).filter(|_| e.is_message()) else {
             continue;
         };
         let method = m.get("method").and_then(Value::as_str);
         let id = m.get("id").filter(|i| !i.is_null()).map(Value::to_string);
+        if let (Dir::C2s, Some(id), Some(k)) = (e.dir, &id, e.exchange()) {
+            carried.insert(k, id.clone());
+        }
         match e.dir {
             Dir::C2s => client(&mut f, &m, method, id, &mut asked, &answered),
             Dir::S2c => {
@@ -98,6 +108,13 @@ fn facts(events: &[Event]) -> Facts {
         }
     }
     f
+}
+
+/// The request whose HTTP stream the client closed at `e`, if it is such a close.
+fn closed<'a>(e: &Event, carried: &'a HashMap<u64, String>) -> Option<&'a String> {
+    let by_client = e.kind() == Some("aborted")
+        && e.fields.get("closed_by").and_then(Value::as_str) == Some("client");
+    by_client.then(|| e.exchange().and_then(|k| carried.get(&k)))?
 }
 
 fn client(
@@ -201,5 +218,24 @@ fn server(
         }
         m if m.ends_with("/list") => f.pages = true,
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_modern_close_of_a_call_in_flight_exercises_c4_and_c5() {
+        let bytes = include_bytes!("../../../tests/tester/http_close_cancel.jsonl");
+        let events = agentpi_monitor::trace::parse(bytes).unwrap();
+        let rules = exercised(&events);
+        assert!(rules.contains("C4") && rules.contains("C5"), "{rules:?}");
+        // Without the closes the calls were never cancelled.
+        let kept: Vec<Event> = events
+            .into_iter()
+            .filter(|e| e.kind() != Some("aborted"))
+            .collect();
+        assert!(!exercised(&kept).contains("C5"));
     }
 }

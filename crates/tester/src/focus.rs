@@ -260,6 +260,12 @@ fn calls(walk: &mut Walk, scope: &Scope) {
     crate::features::features(walk, scope.know);
 }
 
+/// How long a slow call is asked to take: slow enough to cancel in flight, fast enough for
+/// any deadline a user gives.
+fn slow_seconds(walk: &Walk) -> f64 {
+    (walk.run.limits.timeout.as_secs_f64() / 4.0).min(1.0)
+}
+
 /// A call of `tool` with valid arguments; the numbers that say how long it takes set so
 /// that it takes about a second (`slow`) or no time at all.
 fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
@@ -268,8 +274,7 @@ fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
         .get("inputSchema")
         .cloned()
         .unwrap_or(json!({"type": "object"}));
-    // Slow enough to cancel in flight, fast enough for any deadline a user gives.
-    let seconds = slow.then(|| (walk.run.limits.timeout.as_secs_f64() / 4.0).min(1.0));
+    let seconds = slow.then(|| slow_seconds(walk));
     let args = timed(&schema, args::valid(&schema, &mut walk.rng)?, seconds);
     let token = slow || walk.rng.chance(50);
     Some(Move::Call {
@@ -397,15 +402,22 @@ fn invalid(walk: &mut Walk, scope: &Scope) {
 }
 
 /// A slow call cancelled at each point: right after it is sent, while in flight (after its
-/// first progress), and after its answer (a crossing); then a ping.
+/// first progress), and after its answer (a crossing); then a ping. Over modern Streamable
+/// HTTP, where the cancellation closes the call's stream and an answered call's stream has
+/// ended, the crossing close is made when the answer is due: it races the response.
 fn cancel(walk: &mut Walk, scope: &Scope) {
     let Some(tool) = slow_tool(scope) else {
         return;
     };
+    let crossing = if walk.speech.modern && walk.speech.http {
+        Wait::For(Duration::from_secs_f64(slow_seconds(walk)))
+    } else {
+        Wait::Answer
+    };
     let mut points = [
         Wait::No,
         Wait::Progress(Duration::from_millis(600)),
-        Wait::Answer,
+        crossing,
     ];
     walk.rng.shuffle(&mut points);
     for wait in points {

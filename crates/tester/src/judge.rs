@@ -282,7 +282,7 @@ fn fate(events: &[Event], a: &Asked, blamed: Option<&Value>) -> Fate {
         if e.kind() == Some("deadline") && e.fields.get("id") == Some(&a.id) {
             return Fate::Deadline(i);
         }
-        if cancels(e, &a.id) {
+        if cancels(e, &a.id) || closes(e, events.get(a.index).and_then(Event::exchange)) {
             return Fate::Unjudged;
         }
         if client_quit(e) {
@@ -305,6 +305,14 @@ fn cancels(e: &Event, id: &Value) -> bool {
             m.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
                 && m.pointer("/params/requestId") == Some(id)
         })
+}
+
+/// Whether `e` is the client's close of HTTP exchange `k` (over modern Streamable HTTP the
+/// cancellation of its request).
+fn closes(e: &Event, k: Option<u64>) -> bool {
+    e.kind() == Some("aborted")
+        && e.fields.get("closed_by").and_then(Value::as_str) == Some("client")
+        && k.is_some_and(|k| e.exchange() == Some(k))
 }
 
 /// The rule a request is held to, and what its answer must be.

@@ -7,8 +7,8 @@
 //! debugging over its client messages, each try against a fresh server, and saved as a
 //! trace that `agentpi trace check` reports the same way and `agentpi test --replay` re-runs.
 //!
-//! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `conn`;
-//! `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
+//! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `wire`,
+//! `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
 //! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
 //! `script`, `shrink`; `report`; this file.
 
@@ -31,6 +31,7 @@ pub mod verdict;
 pub mod walk;
 
 mod suite;
+mod wire;
 
 pub use conn::Target;
 pub use report::{Outcome, RuleReport, Status};

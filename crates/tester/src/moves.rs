@@ -114,6 +114,9 @@ pub enum Move {
     },
     /// A method no server has.
     Unknown,
+    /// The cancellation of request `id`: `notifications/cancelled`, or over modern
+    /// Streamable HTTP (where that notification is forbidden, C5) the close of the request's
+    /// stream ([`Move::closes`]).
     Cancel {
         id: u64,
     },
@@ -160,6 +163,12 @@ impl Move {
         })
     }
 
+    /// Whether this move is the close of a request's HTTP stream rather than a message: a
+    /// cancellation over modern Streamable HTTP.
+    pub fn closes(&self, speech: &Speech) -> bool {
+        matches!(self, Move::Cancel { .. }) && speech.modern && speech.http
+    }
+
     fn needs(&self, speech: &Speech) -> Needs {
         match (self, self.method()) {
             (Move::Initialized, _) => Needs::Note("initialized"),
@@ -182,9 +191,6 @@ impl Move {
         match self.needs(speech) {
             Needs::Request(kind) => offers.contains(&Offer::Request(kind.into())),
             Needs::Note(kind) => offers.contains(&Offer::Note(kind.into())),
-            // Over modern Streamable HTTP closing the stream is the cancellation and the
-            // notification is forbidden (C5): not done yet, so not sent.
-            Needs::Cancel(_) if speech.modern && speech.http => false,
             Needs::Cancel(id) => {
                 offers.contains(&Offer::Cancel(id.to_string()))
                     || offers.contains(&Offer::LateCancel)
@@ -311,5 +317,13 @@ mod tests {
         assert!(!Move::Ping.permitted(&offers, &legacy, false));
         assert!(!call.permitted(&offers, &legacy, true));
         assert!(Move::Cancel { id: 3 }.permitted(&[Offer::LateCancel], &legacy, false));
+        let http = Speech {
+            http: true,
+            ..modern.clone()
+        };
+        let cancel = Move::Cancel { id: 3 };
+        assert!(cancel.permitted(&[Offer::Cancel("3".into())], &http, false));
+        assert!(!cancel.permitted(&[Offer::Cancel("4".into())], &http, false));
+        assert!(cancel.closes(&http) && !cancel.closes(&modern) && !call.closes(&http));
     }
 }

@@ -188,6 +188,29 @@ impl Run {
         self.record(event);
     }
 
+    /// Closes the HTTP stream of request `id` while it is open: over modern Streamable
+    /// HTTP the request's cancellation (C5). The `aborted` event that records it is taken in
+    /// at once, after all the exchange brought before it. Whether there was a stream to close
+    /// (not once its response ended, nor over stdio).
+    pub fn close(&mut self, id: &Value) -> bool {
+        self.take(Duration::ZERO);
+        let key = id.to_string();
+        let exchange = self.exchanges.iter().find(|(_, r)| **r == key);
+        let Some(k) = exchange.map(|(k, _)| *k) else {
+            return false;
+        };
+        if self.closed || !self.conn.abort(k) {
+            return false;
+        }
+        // Not watched for a late answer (`last_cancel`): nothing the server writes to a
+        // closed stream reaches the client.
+        if let Some(sent) = self.requests.get_mut(&key) {
+            sent.cancelled = true;
+        }
+        self.take(Duration::ZERO);
+        true
+    }
+
     fn note_sent(&mut self, message: &Value, now: Instant) {
         let method = message.get("method").and_then(Value::as_str);
         // Only a well-formed request waits for an answer (a malformed probe is judged apart).
@@ -388,11 +411,14 @@ impl Run {
             "params": {"requestId": id, "reason": "no answer before the deadline"}});
         // A request given up on is not watched for a late answer (only the cancellations
         // the client chose are): a server that ignores a request would cost the watch again.
-        // Over modern Streamable HTTP the notification is forbidden (C5): none is sent.
+        // Over modern Streamable HTTP the notification is forbidden (C5): the request's
+        // stream is closed instead.
         let watched = self.last_cancel;
         // Nor is `initialize` ever cancelled (L9).
-        let forbidden = self.http && self.era() == agentpi_monitor::session::Era::Modern;
-        if !forbidden && method != "initialize" {
+        let closes = self.http && self.era() == agentpi_monitor::session::Era::Modern;
+        if closes {
+            self.close(id);
+        } else if method != "initialize" {
             self.send(cancel.to_string().as_bytes());
         }
         self.last_cancel = watched;

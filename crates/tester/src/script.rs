@@ -3,12 +3,12 @@
 //! (or their deadlines passed) and at least as long after the previous message as it was
 //! then. Shrinking replays subsets of a failing run; `--replay FILE` replays a saved one.
 
-use crate::conn::Target;
+use crate::conn::{CLOSE_REASON, Target};
 use crate::run::{Limits, Run};
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::{Dir, Event, Report};
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// One client step of a recorded run.
@@ -30,6 +30,13 @@ pub enum Step {
     Closed,
     /// The client closed the server's input (the run's end), `gap` after the previous step.
     Eof { after: Vec<Value>, gap: f64 },
+    /// The client closed request `id`'s HTTP stream (its cancellation over modern Streamable
+    /// HTTP), as [`Step::Send`] times a message.
+    Close {
+        id: Value,
+        after: Vec<Value>,
+        gap: f64,
+    },
 }
 
 /// The client steps of a trace. Answers to server requests are left out (a replay answers
@@ -41,9 +48,20 @@ pub fn steps(events: &[Event]) -> Vec<Step> {
     let mut asked: HashSet<String> = HashSet::new();
     let mut last_t = None;
     let mut expired: Option<Value> = None;
+    // The request each HTTP exchange carried (a close names the exchange).
+    let mut carried: HashMap<u64, Value> = HashMap::new();
     for e in events {
         let t = e.t.unwrap_or(0.0);
         let gap = last_t.map_or(0.0, |l: f64| (t - l).max(0.0));
+        if let Some(id) = closed(e, &carried) {
+            // A close at a deadline is part of the wait it ended.
+            if expired.as_ref() != Some(&id) {
+                let after = std::mem::take(&mut answered);
+                out.push(Step::Close { id, after, gap });
+                last_t = Some(t);
+            }
+            continue;
+        }
         if e.kind() == Some("deadline") {
             if let Some(id) = e.fields.get("id") {
                 out.push(Step::Await { id: id.clone() });
@@ -91,6 +109,7 @@ pub fn steps(events: &[Event]) -> Vec<Step> {
                 }
                 if let Some(id) = &id {
                     asked.insert(id.to_string());
+                    carried.extend(e.exchange().map(|k| (k, id.clone())));
                 }
                 out.push(send(e, &mut answered, gap));
                 last_t = Some(t);
@@ -109,6 +128,16 @@ fn send(e: &Event, answered: &mut Vec<Value>, gap: f64) -> Step {
         gap,
         origin: origin.map(String::from),
     }
+}
+
+/// The request whose stream the client chose to close at `e` (an `aborted` event of the
+/// client's, with the reason of a cancellation, not of a bound that passed).
+fn closed(e: &Event, carried: &HashMap<u64, Value>) -> Option<Value> {
+    let field = |name: &str| e.fields.get(name).and_then(Value::as_str);
+    let chosen = e.kind() == Some("aborted")
+        && field("closed_by") == Some("client")
+        && field("reason") == Some(CLOSE_REASON);
+    chosen.then(|| e.exchange().and_then(|k| carried.get(&k).cloned()))?
 }
 
 fn is_deadline_cancel(m: &Value, expired: Option<&Value>) -> bool {
@@ -149,6 +178,11 @@ pub fn replay(
                 let until = Instant::now() + run.limits.timeout;
                 run.until(until, &|r| r.closed);
             }
+            Step::Close { id, after, gap } => {
+                wait(&mut run, after, last, *gap);
+                run.close(id);
+                last = Instant::now();
+            }
             Step::Eof { after, gap } => {
                 wait(&mut run, after, last, *gap);
                 abrupt = true;
@@ -166,4 +200,27 @@ fn wait(run: &mut Run, after: &[Value], last: Instant, gap: f64) {
     }
     let until = last + Duration::from_secs_f64(gap.min(3600.0));
     run.until(until, &|_| false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorded run of the Python SDK server over modern HTTP: three slow calls whose
+    /// streams the client closed (its cancellations): right after sending, after the first
+    /// progress, when the answer was due.
+    const CLOSED: &[u8] = include_bytes!("../../../tests/tester/http_close_cancel.jsonl");
+
+    #[test]
+    fn a_chosen_close_is_a_step_of_its_own() {
+        let events = agentpi_monitor::trace::parse(CLOSED).unwrap();
+        let closes: Vec<Value> = steps(&events)
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Close { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(closes, [Value::from(5), Value::from(6), Value::from(7)]);
+    }
 }

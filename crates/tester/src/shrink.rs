@@ -129,12 +129,16 @@ fn without(steps: &[Step], from: usize, to: usize) -> Vec<Step> {
     for (i, step) in steps.iter().enumerate() {
         let mut step = step.clone();
         if (from..to).contains(&i) {
-            if let Step::Send { after, .. } | Step::Eof { after, .. } = step {
+            if let Step::Send { after, .. } | Step::Eof { after, .. } | Step::Close { after, .. } =
+                step
+            {
                 carried.extend(after);
             }
             continue;
         }
-        if let Step::Send { after, .. } | Step::Eof { after, .. } = &mut step {
+        if let Step::Send { after, .. } | Step::Eof { after, .. } | Step::Close { after, .. } =
+            &mut step
+        {
             after.splice(0..0, carried.drain(..));
         }
         out.push(step);
@@ -165,7 +169,7 @@ fn core(steps: &[Step], subject: Option<&Value>, last: usize) -> Vec<Step> {
         subject.is_some_and(|id| {
             sends_id(s, id)
                 || names(s).as_ref() == Some(id)
-                || matches!(s, Step::Await { id: a } if a == id)
+                || matches!(s, Step::Await { id: a } | Step::Close { id: a, .. } if a == id)
         })
     };
     let keep = |i: usize, s: &Step| {

@@ -25,6 +25,8 @@ pub enum Wait {
     No,
     /// The first progress notification (or the answer), at most this long.
     Progress(Duration),
+    /// This long, whatever comes (a close timed to race the answer).
+    For(Duration),
 }
 
 /// The walk of one run.
@@ -84,6 +86,12 @@ impl Walk {
             self.refused.push(format!("{mv:?}"));
             return None;
         }
+        if let Move::Cancel { id } = mv
+            && mv.closes(&self.speech)
+        {
+            self.close(id);
+            return None;
+        }
         let id = mv.method().map(|_| {
             self.next_id += 1;
             self.next_id
@@ -102,6 +110,15 @@ impl Walk {
         id
     }
 
+    /// Cancels request `id` over modern Streamable HTTP by closing its stream; a stream
+    /// already ended (the answer came whole) has nothing to close.
+    fn close(&mut self, id: u64) {
+        if !self.run.close(&Value::from(id)) {
+            self.refused
+                .push(format!("close of the ended stream of request {id}"));
+        }
+    }
+
     /// [`Walk::go`] with a foreign `Origin` header (the H7 probe; over stdio a plain move).
     pub fn go_foreign(&mut self, mv: Move, wait: Wait) -> Option<u64> {
         self.origin = Some(crate::moves::FOREIGN_ORIGIN);
@@ -114,6 +131,7 @@ impl Walk {
         let key = id.to_string();
         match wait {
             Wait::No => {}
+            Wait::For(d) => self.run.settle(d),
             Wait::Progress(most) => {
                 let seen = |run: &Run| {
                     run.requests
