@@ -241,7 +241,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             give_back(&mut back, spare, free);
         }
-        free.give(back);
+        free.give(&mut back);
         None
     }
 
@@ -799,7 +799,7 @@ fn needs_store(succ: &[FastSucc]) -> bool {
 fn give_back(back: &mut Vec<Buffers>, spare: Buffers, free: &pipeline::Free) {
     back.push(spare);
     if back.len() == pipeline::BLOCK {
-        free.give(take(back));
+        free.give(back);
     }
 }
 

@@ -665,3 +665,29 @@ fn the_engine_explores_generated_programs_as_the_reference_does() {
         "{loaded_count} programs loaded, {c:?}"
     );
 }
+
+/// Wide state spaces (levels of hundreds of states), unbounded, with 1, 2 and 3 threads: the
+/// chunks are large enough for the workers to take part, and the merge numbers states while
+/// they run (explore/pipeline.rs), blocks arriving out of order with 3 threads on any machine.
+/// The bench models at sizes the reference explores in seconds.
+#[test]
+fn wide_state_spaces_merged_alongside_the_workers_are_the_reference_s() {
+    let root = workspace();
+    let mut coverage = Coverage::default();
+    for (file, from, to) in [
+        ("bench/check/philosophers.pi", "const N = 12", "const N = 8"),
+        ("bench/check/lcr.pi", "const N = 7", "const N = 6"),
+        ("bench/check/filter.pi", "const N = 3", "const N = 3"),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains(from), "{file} sets {from}");
+        let text = text.replacen(from, to, 1);
+        let loaded = agentpi_ir::load_str(file, &text);
+        assert!(!loaded.has_errors(), "{file} loads");
+        let name = format!("{file} ({to})");
+        let program = &loaded.program;
+        let unbounded = Options::default();
+        on_a_big_stack(|| differential(&name, program, &unbounded, &[1, 2, 3], &mut coverage));
+    }
+    assert!(coverage.states > 20_000, "{coverage:?}");
+}

@@ -6,11 +6,6 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// The allocator: the checker's threads allocate and free side by side, and glibc's arenas
-/// made them wait on each other's locks (docs/check.md).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod cmd;
 mod loader;
 mod model;

@@ -35,6 +35,8 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) misses: Vec<Miss>,
     /// Room for the inputs by channel and an output's candidates (see `InputIndex`).
     pub(super) lists: (Vec<usize>, Vec<usize>),
+    /// Room for the inputs, kept from state to state (see [`super::recycle`]).
+    pub(super) input_room: Vec<Input<'static>>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
     /// How many fresh names the source holds, and how many ids the transitions built so far
@@ -171,7 +173,8 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
-        let inputs = self.inputs();
+        let mut inputs = super::recycle(std::mem::take(&mut self.input_room));
+        self.inputs(&mut inputs);
         let (by_chan, mut candidates) = std::mem::take(&mut self.lists);
         let index = InputIndex::of(&inputs, by_chan);
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
@@ -187,12 +190,12 @@ impl<'a> Assembly<'a, '_, '_> {
             }
         }
         self.lists = (index.by_chan, candidates);
+        self.input_room = super::recycle(inputs);
     }
 
     /// Every input offer on a synchronous channel, in offer order.
-    fn inputs(&self) -> Vec<Input<'a>> {
+    fn inputs(&self, inputs: &mut Vec<Input<'a>>) {
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
-        let mut inputs = Vec::new();
         for (k, slot) in slots.iter().enumerate() {
             for (j, m) in moves[k].offers.iter().enumerate() {
                 if let FastKind::In {
@@ -214,7 +217,6 @@ impl<'a> Assembly<'a, '_, '_> {
                 }
             }
         }
-        inputs
     }
 
     fn pair(&mut self, output: (usize, Slot, u32, &FastMove, &Output), input: &Input<'_>) {
@@ -655,7 +657,7 @@ impl<'m> Guards<'m> {
 }
 
 /// An input offer of the state, for pairing.
-struct Input<'m> {
+pub(super) struct Input<'m> {
     k: usize,
     slot: Slot,
     offer: u32,

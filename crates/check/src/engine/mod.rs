@@ -258,7 +258,20 @@ struct Work {
     movers: Vec<[u32; 2]>,
     asked: Vec<Option<bool>>,
     lists: (Vec<usize>, Vec<usize>),
+    inputs: Vec<assembly::Input<'static>>,
+    slots: Vec<Slot>,
+    moves: Vec<&'static CompMoves>,
     order: Order,
+}
+
+/// An empty vector of another lifetime with the same room: a worker's room outlives the
+/// borrows of one state, and allocating these afresh for every state had the two threads wait
+/// on each other in glibc's allocator (they may share an arena). Empty, so nothing of one
+/// lifetime reaches the other; the room is kept where the standard library collects in place
+/// (same size and alignment), else this allocates as before.
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("empty")).collect()
 }
 
 /// Comparisons of components in canonical order (`Interner::cmp`, a deep comparison of
@@ -395,8 +408,13 @@ impl<'s, 'p> Engine<'s, 'p> {
         work.canon.clear();
         work.canon.extend_from_slice(&ids[..split]);
         work.order.sort(store, &mut work.canon);
-        let slots = slots(&work.canon);
-        let moves = self.cached_moves(&slots)?;
+        let mut slots = take(&mut work.slots);
+        fill_slots(&work.canon, &mut slots);
+        let mut moves = recycle(take(&mut work.moves));
+        if let Err(misses) = self.cached_moves(&slots, &mut moves) {
+            (work.slots, work.moves) = (slots, recycle(moves));
+            return Err(misses);
+        }
         let (mut movers, mut asked) = (take(&mut work.movers), take(&mut work.asked));
         movers.clear();
         asked.clear();
@@ -419,6 +437,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             movers_now: [0, ALONE],
             misses: Vec::new(),
             lists: take(&mut work.lists),
+            input_room: take(&mut work.inputs),
             slow: false,
             fresh,
             counter: fresh,
@@ -429,23 +448,30 @@ impl<'s, 'p> Engine<'s, 'p> {
         work.buffer = take(&mut run.buffer);
         work.asked = take(&mut run.asked);
         work.lists = take(&mut run.lists);
-        if run.slow || !run.misses.is_empty() {
-            return Err(run.misses);
-        }
-        let reduced = match (&self.por, levels) {
-            (Some(_), Some((_, s))) => run.reduce(s),
+        work.inputs = take(&mut run.input_room);
+        let failed = run.slow || !run.misses.is_empty();
+        let reduced = match (failed, &self.por, levels) {
+            (false, Some(_), Some((_, s))) => run.reduce(s),
             _ => None,
         };
         work.movers = take(&mut run.movers);
-        Ok((run.out, run.arena, reduced))
+        let (out, arena, misses) = (run.out, run.arena, run.misses);
+        (work.slots, work.moves) = (slots, recycle(moves));
+        match failed {
+            true => Err(misses),
+            false => Ok((out, arena, reduced)),
+        }
     }
 
     /// The moves of each slot; what is missing, or an empty list when a component takes
     /// the reference path (fresh names, or a source already nested too deeply: its every
     /// step is a fault).
-    fn cached_moves(&self, slots: &[Slot]) -> Result<Vec<&CompMoves>, Vec<Miss>> {
+    fn cached_moves<'a>(
+        &'a self,
+        slots: &[Slot],
+        moves: &mut Vec<&'a CompMoves>,
+    ) -> Result<(), Vec<Miss>> {
         let mut misses = Vec::new();
-        let mut moves = Vec::with_capacity(slots.len());
         for slot in slots {
             match self.moves.get(&(slot.id, slot.twin)) {
                 Some(m) if m.opened > 0 || m.nesting > MAX_NESTING => return Err(Vec::new()),
@@ -454,7 +480,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             }
         }
         match misses.is_empty() {
-            true => Ok(moves),
+            true => Ok(()),
             false => Err(misses),
         }
     }
@@ -489,8 +515,8 @@ fn actors(actors: &[Instance]) -> Actors {
 
 /// The components the reference opens, in order: the first of equal components side by side
 /// in full, the second as a twin, the others not at all (`Opener::open_list`).
-fn slots(procs: &[u32]) -> Vec<Slot> {
-    let mut out = Vec::with_capacity(procs.len());
+fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
+    out.clear();
     for (pos, &id) in procs.iter().enumerate() {
         let second = pos > 0 && procs[pos - 1] == id;
         let third = second && pos > 1 && procs[pos - 2] == id;
@@ -502,5 +528,4 @@ fn slots(procs: &[u32]) -> Vec<Slot> {
             });
         }
     }
-    out
 }

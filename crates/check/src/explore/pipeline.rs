@@ -50,6 +50,9 @@ impl Workers {
     }
 }
 
+/// Chunks of fewer blocks than this are expanded by the merging thread alone.
+const ALONE_BELOW: usize = 4;
+
 /// What the merge did with an expansion.
 pub(super) enum Flow {
     /// Merged: go on.
@@ -61,24 +64,35 @@ pub(super) enum Flow {
     Stop,
 }
 
-/// Emptied vectors of expansions, by block, for the workers to fill again (see `Buffers`).
+/// Emptied vectors of expansions for the workers to fill again (see `Buffers`), and emptied
+/// blocks. They go round between the threads and none is freed: a thread freeing what another
+/// allocated made the two wait on each other's locks in glibc's allocator.
 #[derive(Default)]
 pub(super) struct Free {
-    blocks: Mutex<Vec<Vec<Buffers>>>,
+    buffers: Mutex<Vec<Buffers>>,
+    blocks: Mutex<Vec<Vec<Expanded>>>,
 }
 
 impl Free {
-    /// Gives back one block's worth of emptied vectors.
-    pub(super) fn give(&self, block: Vec<Buffers>) {
-        self.blocks.lock().expect("no worker panics").push(block);
+    /// Gives back the emptied vectors of `back`, leaving it empty with its room.
+    pub(super) fn give(&self, back: &mut Vec<Buffers>) {
+        self.buffers.lock().expect("no thread panics").append(back);
     }
 
-    fn take(&self) -> Vec<Buffers> {
-        self.blocks
-            .lock()
-            .expect("no worker panics")
-            .pop()
-            .unwrap_or_default()
+    /// Up to a block's worth of emptied vectors into `out`.
+    fn take(&self, out: &mut Vec<Buffers>) {
+        let mut buffers = self.buffers.lock().expect("no thread panics");
+        let keep = buffers.len().saturating_sub(BLOCK);
+        out.extend(buffers.drain(keep..));
+    }
+
+    fn give_block(&self, block: Vec<Expanded>) {
+        self.blocks.lock().expect("no thread panics").push(block);
+    }
+
+    fn take_block(&self) -> Vec<Expanded> {
+        let block = self.blocks.lock().expect("no thread panics").pop();
+        block.unwrap_or_else(|| Vec::with_capacity(BLOCK))
     }
 }
 
@@ -108,8 +122,14 @@ pub(super) fn expand_in_order(
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<Expanded>)>();
     let mut order = InOrder::new(blocks.count(), blocks.range.start);
+    // A small chunk (a narrow level of the state space) is done here alone: waking a worker
+    // took longer than the few blocks it would take.
+    let helpers = match blocks.count() < ALONE_BELOW {
+        true => 0,
+        false => workers.count,
+    };
     workers.pool.in_place_scope(|scope| {
-        for _ in 0..workers.count {
+        for _ in 0..helpers {
             let (tx, blocks) = (tx.clone(), &blocks);
             scope.spawn(move |_| {
                 while let Some((b, block)) = blocks.expand_next(readers) {
@@ -123,15 +143,15 @@ pub(super) fn expand_in_order(
         drop(tx);
         while !order.complete() {
             while let Ok((b, block)) = rx.try_recv() {
-                order.arrive(b, block, &mut merge);
+                order.arrive(b, block, &mut merge, readers.free);
             }
             if order.complete() {
                 break;
             }
             match blocks.expand_next(readers) {
-                Some((b, block)) => order.arrive(b, block, &mut merge),
+                Some((b, block)) => order.arrive(b, block, &mut merge, readers.free),
                 None => match rx.recv() {
-                    Ok((b, block)) => order.arrive(b, block, &mut merge),
+                    Ok((b, block)) => order.arrive(b, block, &mut merge, readers.free),
                     Err(_) => unreachable!("every block arrives before its worker ends"),
                 },
             }
@@ -158,20 +178,15 @@ impl Blocks {
         if start >= self.range.end {
             return None;
         }
-        let mut buffers = readers.free.take();
+        let mut buffers = Vec::with_capacity(BLOCK);
+        readers.free.take(&mut buffers);
         let states = start..(start + BLOCK).min(self.range.end);
         let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
-        let block = states
-            .map(|s| {
-                expand(
-                    sem,
-                    engine,
-                    store,
-                    s as u32,
-                    buffers.pop().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let mut block = readers.free.take_block();
+        for s in states {
+            let room = buffers.pop().unwrap_or_default();
+            block.push(expand(sem, engine, store, s as u32, room));
+        }
         Some((b, block))
     }
 }
@@ -210,14 +225,16 @@ impl InOrder {
         b: usize,
         block: Vec<Expanded>,
         merge: &mut impl FnMut(u32, Expanded) -> Flow,
+        free: &Free,
     ) {
         self.waiting[b] = Some(block);
-        while let Some(block) = self.waiting.get_mut(self.next).and_then(Option::take) {
+        while let Some(mut block) = self.waiting.get_mut(self.next).and_then(Option::take) {
             let first = self.first_state + self.next * BLOCK;
             self.next += 1;
-            for (s, expanded) in (first as u32..).zip(block) {
+            for (s, expanded) in (first as u32..).zip(block.drain(..)) {
                 self.hand(s, expanded, merge);
             }
+            free.give_block(block);
         }
     }
 
