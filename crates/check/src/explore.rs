@@ -26,7 +26,7 @@ pub struct Options {
     pub max_states: Option<usize>,
     /// An estimate of the bytes the store may hold.
     pub max_memory: Option<u64>,
-    /// Worker threads for successor computation; 0 means one per core.
+    /// Threads computing successors, the one merging them included; 0 means one per core.
     pub threads: usize,
     /// Keep each edge's renaming of fresh names (`leads to` follows bound channels with it).
     pub keep_renamings: bool,

@@ -22,7 +22,8 @@ pub struct Args {
     /// Stop exploring when the state store holds about this many MiB (exit 3).
     #[arg(long)]
     pub max_memory: Option<u64>,
-    /// Worker threads (0: one per core). Output is the same for every thread count.
+    /// Threads in all, the one merging their results included (0: one per core). Output is
+    /// the same for every thread count.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Partial-order reduction: explore fewer interleavings of independent components. Keeps
