@@ -241,7 +241,7 @@ impl Session {
         let index = self.next_index;
         self.next_index += 1;
         // A client's close waits on the era as a head does: whether it cancels depends on it.
-        let head = event.kind() == Some("http") || client_closed(event);
+        let head = event.kind() == Some("http") || event.client_closed();
         let before = self.violations.len();
         if !event.is_message() && !head {
             if event.dir == Dir::Event {
@@ -355,7 +355,7 @@ impl Session {
     }
 
     fn check(&mut self, index: usize, event: &Event) {
-        if client_closed(event) {
+        if event.client_closed() {
             self.closed(index, event);
             return;
         }
@@ -866,13 +866,6 @@ impl Session {
             );
         }
     }
-}
-
-/// An `aborted` event of a response the client stopped reading (`closed_by: client`): the
-/// client closed the request's stream.
-fn client_closed(event: &Event) -> bool {
-    event.kind() == Some("aborted")
-        && event.fields.get("closed_by").and_then(Value::as_str) == Some("client")
 }
 
 /// The listen stream a modern notification names in `_meta`.

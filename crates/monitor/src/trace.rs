@@ -90,6 +90,13 @@ impl Event {
         self.fields.get("exchange").and_then(Value::as_u64)
     }
 
+    /// Whether this is the `aborted` event of a response the client stopped reading
+    /// (`closed_by: client`): the client closed the request's HTTP stream.
+    pub fn client_closed(&self) -> bool {
+        self.kind() == Some("aborted")
+            && self.fields.get("closed_by").and_then(Value::as_str) == Some("client")
+    }
+
     /// The `event` name of a `dir: event` line (`http`, `exit`, ...).
     pub fn kind(&self) -> Option<&str> {
         if self.dir != Dir::Event {

@@ -112,9 +112,8 @@ fn facts(events: &[Event]) -> Facts {
 
 /// The request whose HTTP stream the client closed at `e`, if it is such a close.
 fn closed<'a>(e: &Event, carried: &'a HashMap<u64, String>) -> Option<&'a String> {
-    let by_client = e.kind() == Some("aborted")
-        && e.fields.get("closed_by").and_then(Value::as_str) == Some("client");
-    by_client.then(|| e.exchange().and_then(|k| carried.get(&k)))?
+    e.client_closed()
+        .then(|| e.exchange().and_then(|k| carried.get(&k)))?
 }
 
 fn client(

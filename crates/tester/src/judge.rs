@@ -310,9 +310,7 @@ fn cancels(e: &Event, id: &Value) -> bool {
 /// Whether `e` is the client's close of HTTP exchange `k` (over modern Streamable HTTP the
 /// cancellation of its request).
 fn closes(e: &Event, k: Option<u64>) -> bool {
-    e.kind() == Some("aborted")
-        && e.fields.get("closed_by").and_then(Value::as_str) == Some("client")
-        && k.is_some_and(|k| e.exchange() == Some(k))
+    e.client_closed() && k.is_some_and(|k| e.exchange() == Some(k))
 }
 
 /// The rule a request is held to, and what its answer must be.

@@ -133,10 +133,8 @@ fn send(e: &Event, answered: &mut Vec<Value>, gap: f64) -> Step {
 /// The request whose stream the client chose to close at `e` (an `aborted` event of the
 /// client's, with the reason of a cancellation, not of a bound that passed).
 fn closed(e: &Event, carried: &HashMap<u64, Value>) -> Option<Value> {
-    let field = |name: &str| e.fields.get(name).and_then(Value::as_str);
-    let chosen = e.kind() == Some("aborted")
-        && field("closed_by") == Some("client")
-        && field("reason") == Some(CLOSE_REASON);
+    let reason = e.fields.get("reason").and_then(Value::as_str);
+    let chosen = e.client_closed() && reason == Some(CLOSE_REASON);
     chosen.then(|| e.exchange().and_then(|k| carried.get(&k).cloned()))?
 }
 

@@ -20,26 +20,28 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// `http://HOST[:PORT][/PATH]`; `None` for any other scheme (https goes through reqwest).
-    pub fn parse(url: &str) -> Option<Endpoint> {
-        let rest = url.strip_prefix("http://")?;
-        let rest = rest.split('#').next().unwrap_or(rest);
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        if authority.is_empty() || authority.contains('@') {
+    /// `http://HOST[:PORT][/PATH]`, read by the URL parser the HTTP transport uses, so that
+    /// both reach the same server; `None` for any other scheme, a URL without a host written
+    /// out, or one with credentials (those go through reqwest).
+    pub fn parse(text: &str) -> Option<Endpoint> {
+        let url = url::Url::parse(text).ok()?;
+        let written = text
+            .strip_prefix("http://")
+            .is_some_and(|rest| !rest.starts_with('/'));
+        let credentials = !url.username().is_empty() || url.password().is_some();
+        if url.scheme() != "http" || !written || credentials {
             return None;
         }
-        let path = if path.starts_with('?') {
-            format!("/{path}")
-        } else {
-            path.to_string()
+        let host = url.host_str()?;
+        let authority = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
         };
-        Some(Endpoint {
-            authority: authority.to_string(),
-            path,
-        })
+        let path = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_string(),
+        };
+        Some(Endpoint { authority, path })
     }
 
     /// `host:port` with the default port filled in.
