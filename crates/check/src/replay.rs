@@ -270,6 +270,14 @@ impl<'s, 'p> Replay<'s, 'p> {
         self.hyps.iter().any(|h| h.bound(key).is_some())
     }
 
+    /// Lets go of `key` in every explanation: its name lives on, bound to no key, and a later
+    /// label with `key` means a new name.
+    pub fn forget(&mut self, key: &str) {
+        for h in &mut self.hyps {
+            h.names.retain(|(k, _)| &**k != key);
+        }
+    }
+
     /// Every key bound in some explanation, sorted.
     pub fn bound_keys(&self) -> Vec<Key> {
         let mut keys: Vec<Key> = self

@@ -35,6 +35,8 @@ pub struct Crossings {
     /// (the request a client's close of an exchange cancels).
     exchange_of: HashMap<String, u64>,
     request_in: HashMap<u64, String>,
+    /// The requests whose stream the client closed (modern HTTP).
+    closed: HashSet<String>,
 }
 
 impl Crossings {
@@ -71,7 +73,21 @@ impl Crossings {
     /// The client closed request `key`'s own stream at time `t` (modern HTTP): ordered after
     /// the request, which came on the same connection.
     pub fn close(&mut self, key: String, t: Option<f64>) {
+        self.closed.insert(key.clone());
         self.cancelled.entry(key).or_insert(Cancel::At(t));
+    }
+
+    /// Whether the client closed request `key`'s stream: nothing more can come for it, so
+    /// the request is no longer in flight and its id is free (J4).
+    pub fn was_closed(&self, key: &str) -> bool {
+        self.closed.contains(key)
+    }
+
+    /// A new request reuses the id of `key`, whose stream was closed: what was known of the
+    /// old one's cancellation no longer applies.
+    pub fn reuse(&mut self, key: &str) {
+        self.closed.remove(key);
+        self.cancelled.remove(key);
     }
 
     pub fn is_cancelled(&self, key: &str) -> bool {

@@ -33,4 +33,11 @@ impl Follow {
             Follow::Reference(r) => r.is_bound(key),
         }
     }
+
+    pub fn forget(&mut self, key: &str) {
+        match self {
+            Follow::Stepper(s) => s.forget(key),
+            Follow::Reference(r) => r.forget(key),
+        }
+    }
 }

@@ -577,6 +577,14 @@ impl Session {
             }
             self.tokens_used.insert(tok_key);
         }
+        if self.cancelled.was_closed(&key) {
+            // The old request's stream is closed, so it is no longer in flight: the id names
+            // a new request (J4 forbids reusing the id of a request in flight only).
+            self.cancelled.reuse(&key);
+            if let Some(replay) = &mut self.replay {
+                replay.forget(&key);
+            }
+        }
         let mut obs = Vec::new();
         let head = dir.as_str();
         if self.bound(&key) {

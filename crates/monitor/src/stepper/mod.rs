@@ -87,6 +87,16 @@ impl Stepper {
             .any(|h| h.bindings.by_key.contains_key(key))
     }
 
+    /// Lets go of `key` in every explanation: its name lives on, bound to no key, and a later
+    /// label with `key` means a new name.
+    pub fn forget(&mut self, key: &str) {
+        for split in &mut self.hyps {
+            if let Some(&name) = split.bindings.by_key.get(key) {
+                Rc::make_mut(&mut split.bindings).unbind(name);
+            }
+        }
+    }
+
     /// Takes one observed label; when it is flagged or refused, also what the model would
     /// have accepted instead.
     pub fn step_explained(
