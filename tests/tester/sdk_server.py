@@ -1,6 +1,6 @@
 """An MCP server written with the Python `mcp` SDK (2.3.0) for `agentpi test`: a slow tool
-that reports progress, a tool with structured output, tools/list in pages of two (invalid
-cursors get -32602), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
+that reports progress, a tool with structured output and an `x-mcp-header` argument,
+tools/list in pages of two (invalid cursors get -32602), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
 `initialize` gets the legacy protocol, one that opens with a modern request 2026-07-28.
 
 python sdk_server.py              (stdio)
@@ -8,6 +8,9 @@ python sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp)
 """
 import asyncio
 import sys
+from typing import Annotated
+
+from pydantic import Field
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -66,8 +69,9 @@ def forget(key: str) -> str:
 
 
 @mcp.tool(annotations=READ_ONLY)
-def weather(city: str) -> dict:
-    """The weather of a city, as structured content."""
+def weather(city: Annotated[str, Field(json_schema_extra={"x-mcp-header": "City"})]) -> dict:
+    """The weather of a city, as structured content. Over modern HTTP the city is also sent as
+    the `Mcp-Param-City` header (`x-mcp-header`), which the SDK checks against the body."""
     return {"city": city, "celsius": 21}
 
 

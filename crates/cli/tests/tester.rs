@@ -388,7 +388,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
-            holds: &["H7"],
+            holds: &["H7", "H8"],
             features: &[],
         },
     ];
@@ -753,4 +753,66 @@ fn a_recorded_close_is_checked_clean() {
     assert_eq!(report["violations"], serde_json::json!([]));
     assert_eq!(report["open_requests"], serde_json::json!([]));
     assert_eq!(closes(Path::new(&path)), [true, true, true]);
+}
+
+/// Over modern HTTP a call mirrors its tool's `x-mcp-header` arguments into `Mcp-Param-*`
+/// headers (H8). The Python SDK server's `weather` declares `city` as `Mcp-Param-City` and
+/// answers a call without it 400 with -32020: every call of it with a city carries the
+/// header, with the city's value, and is answered 200.
+#[test]
+fn a_modern_http_call_mirrors_its_header_arguments() {
+    let python = peer(".venv/bin/python");
+    let dir = scratch("tester_http_params");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let flags = ["--no-shrink", "--budget", "12", "--url", url.as_str()];
+    let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
+    assert_eq!(report["era"], "modern");
+    assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{report:#}");
+    let mirrored: usize = (1..=12)
+        .map(|n| weather_calls_mirrored(&dir.join(format!("run-{n}.jsonl"))))
+        .sum();
+    assert!(mirrored > 0, "no call of weather with a city in 12 runs");
+}
+
+/// The calls of `weather` with a city in a trace, each checked to have carried its city as
+/// `Mcp-Param-City` and been answered 200.
+fn weather_calls_mirrored(trace: &Path) -> usize {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut count = 0;
+    for e in events.iter().filter(|e| e["dir"] == "c2s") {
+        let Some(message) = e["raw"]
+            .as_str()
+            .and_then(|r| serde_json::from_str::<Value>(r).ok())
+        else {
+            continue;
+        };
+        let city = &message["params"]["arguments"]["city"];
+        if message["params"]["name"] != "weather" || !city.is_string() {
+            continue;
+        }
+        let head = events
+            .iter()
+            .find(|h| h["event"] == "http" && h["exchange"] == e["exchange"])
+            .unwrap_or_else(|| panic!("{}: no status for {message}", trace.display()));
+        let headers = head["request_headers"].as_array().unwrap();
+        let sent = headers.iter().find(|h| {
+            h[0].as_str()
+                .unwrap()
+                .eq_ignore_ascii_case("mcp-param-city")
+        });
+        assert_eq!(
+            sent.map(|h| &h[1]),
+            Some(city),
+            "{}: {head}",
+            trace.display()
+        );
+        assert_eq!(head["status"], 200, "{}: {head}", trace.display());
+        count += 1;
+    }
+    count
 }

@@ -567,6 +567,18 @@ fn h8_headers(head: &Head, body: Option<&Body>) -> Vec<Found> {
     found
 }
 
+/// A header value as a client sends it: plain when it is visible ASCII without whitespace
+/// at either end (and does not look encoded itself), else `=?base64?...?=` of its UTF-8.
+pub fn encode_header_value(value: &str) -> String {
+    let plain = value.bytes().all(|b| (0x20..=0x7e).contains(&b))
+        && value.trim() == value
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    match plain {
+        true => value.to_string(),
+        false => format!("=?base64?{}?=", base64::encode(value.as_bytes())),
+    }
+}
+
 /// A header value as sent, or decoded from `=?base64?...?=`.
 fn decode_header(value: &str) -> String {
     let inner = value
@@ -796,5 +808,29 @@ fn annotated(schema: &Value, path: &mut Vec<String>, found: &mut Vec<(String, Ve
         path.push(key.clone());
         annotated(sub, path, found);
         path.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decode_header, encode_header_value};
+
+    /// Plain header-safe text goes as it is; anything else is base64 of its UTF-8, which the
+    /// monitor decodes back (the encoding of the Python SDK's `encode_header_value`).
+    #[test]
+    fn header_values_round_trip() {
+        let cases = [
+            ("Paris", "Paris"),
+            ("New York", "New York"),
+            ("Zürich", "=?base64?WsO8cmljaA==?="),
+            (" padded", "=?base64?IHBhZGRlZA==?="),
+            ("tab\there", "=?base64?dGFiCWhlcmU=?="),
+            ("=?base64?eA==?=", "=?base64?PT9iYXNlNjQ/ZUE9PT89?="),
+            ("", ""),
+        ];
+        for (value, sent) in cases {
+            assert_eq!(encode_header_value(value), sent, "{value:?}");
+            assert_eq!(decode_header(sent), value, "{sent:?}");
+        }
     }
 }

@@ -202,6 +202,19 @@ impl Session {
         self.protocol_version.as_deref()
     }
 
+    /// The `Mcp-Param-{Name}` headers a modern client sends over HTTP with request `raw`:
+    /// its tool's `x-mcp-header` arguments, as the tool listings seen so far declare them,
+    /// each value encoded as the transport asks. What H8 holds the client to.
+    pub fn param_headers(&self, raw: &[u8]) -> Vec<(String, String)> {
+        let (Era::Modern, (Some(message), _)) = (self.era, shape::parse(raw, Dir::C2s)) else {
+            return Vec::new();
+        };
+        let expected = self.header_args.expected(&message).into_iter();
+        expected
+            .map(|(header, value)| (header, http::encode_header_value(&value)))
+            .collect()
+    }
+
     /// What the protocol model would take next from side `dir` without a violation, as its
     /// labels (`c2s(req(new r, tools, new t))`, `c2s(cancel(c2s:3))`, bound names shown by
     /// their keys): what a conforming peer may send now. `agentpi test` chooses the client's

@@ -10,6 +10,7 @@ use crate::wire::{self, Endpoint, Reply};
 use agentpi_mcp::transport::ClientError;
 use agentpi_mcp::transport::http::{self, Http};
 use agentpi_mcp::transport::stdio::{Output, Stdio};
+use agentpi_monitor::http::encode_header_value;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
@@ -57,10 +58,14 @@ pub trait Conn {
         let _ = within;
         self.send(raw)
     }
-    /// [`Conn::send`] with an `Origin` header (the H7 probe: a foreign one); stdio has no
-    /// headers, so there it is a plain send.
-    fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
-        let _ = origin;
+    /// [`Conn::send`] with more HTTP headers (`Origin` for the H7 probe, `Mcp-Param-*`);
+    /// stdio has no headers, so there it is a plain send.
+    fn send_headed(
+        &mut self,
+        raw: &[u8],
+        extra: &[(String, String)],
+    ) -> Option<Map<String, Value>> {
+        let _ = extra;
         self.send(raw)
     }
     /// Closes HTTP exchange `k` while it is in flight (how a modern client cancels its
@@ -280,21 +285,19 @@ impl HttpConn {
         }
     }
 
-    /// POSTs one client message (with `origin` as its `Origin` header, if given): written
+    /// POSTs one client message (with the `extra` headers after the transport's): written
     /// before this returns (on the bare path), so that a close right after finds the request
     /// sent; the response is read on a thread of its own. The exchange's fields.
     fn post(
         &mut self,
         raw: &[u8],
-        origin: Option<&str>,
+        extra: &[(String, String)],
         timeout: Duration,
     ) -> Option<Map<String, Value>> {
         let k = self.next_exchange;
         self.next_exchange += 1;
         let mut headers = self.headers(raw);
-        if let Some(origin) = origin {
-            headers.push(("origin".into(), origin.to_string()));
-        }
+        headers.extend_from_slice(extra);
         let shared = self.shared();
         let deadline = Instant::now() + timeout;
         if let Some(begun) = begin(&shared, k, "POST", raw, &headers, deadline) {
@@ -319,7 +322,7 @@ fn routing(message: &Value) -> Vec<(String, String)> {
         .pointer(&format!("/params/{key}"))
         .and_then(Value::as_str)
     {
-        out.push(("mcp-name".into(), name.to_string()));
+        out.push(("mcp-name".into(), encode_header_value(name)));
     }
     out
 }
@@ -360,11 +363,15 @@ impl Conn for HttpConn {
     }
 
     fn send_within(&mut self, raw: &[u8], timeout: Duration) -> Option<Map<String, Value>> {
-        self.post(raw, None, timeout)
+        self.post(raw, &[], timeout)
     }
 
-    fn send_from(&mut self, raw: &[u8], origin: &str) -> Option<Map<String, Value>> {
-        self.post(raw, Some(origin), self.exchange_bound())
+    fn send_headed(
+        &mut self,
+        raw: &[u8],
+        extra: &[(String, String)],
+    ) -> Option<Map<String, Value>> {
+        self.post(raw, extra, self.exchange_bound())
     }
 
     /// Shuts the exchange's connection down (which also wakes its reader) and records the

@@ -169,9 +169,14 @@ impl Run {
         if let Some(message) = &parsed {
             self.note_sent(message, now);
         }
-        let fields = match origin {
-            Some(origin) => self.conn.send_from(raw, origin),
-            None => self.conn.send(raw),
+        let mut extra = match self.http {
+            true => self.session.param_headers(raw),
+            false => Vec::new(),
+        };
+        extra.extend(origin.map(|o| ("origin".to_string(), o.to_string())));
+        let fields = match extra.is_empty() {
+            true => self.conn.send(raw),
+            false => self.conn.send_headed(raw, &extra),
         };
         let exchange = fields
             .as_ref()
