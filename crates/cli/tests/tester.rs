@@ -328,7 +328,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "modern",
             failed: pinned,
-            holds: &[],
+            holds: &["M13"],
             features: &[],
         },
         Real {
@@ -388,7 +388,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
-            holds: &["H7", "H8"],
+            holds: &["H7", "H8", "M13"],
             features: &[],
         },
     ];
@@ -815,4 +815,20 @@ fn weather_calls_mirrored(trace: &Path) -> usize {
         count += 1;
     }
     count
+}
+
+/// A run of focus `concurrent` against the Python SDK server over stdio, recorded
+/// (tests/tester/listen_stdio.jsonl): a listen acknowledged first thing on its stream (M13),
+/// calls in flight beside it, and its cancellation at the end; checked clean, nothing open.
+#[test]
+fn a_recorded_listen_is_checked_clean() {
+    let path = script("listen_stdio.jsonl");
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["violations"], serde_json::json!([]));
+    assert_eq!(report["open_requests"], serde_json::json!([]));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("notifications/subscriptions/acknowledged"));
 }

@@ -28,6 +28,10 @@ struct Facts {
     batchless: bool,
     init_answered: bool,
     http: bool,
+    /// The server sent a message on a listen's stream (its acknowledgement at least).
+    listen_stream: bool,
+    /// The server ended a listen: its result, or `notifications/cancelled` naming it.
+    listen_ended: bool,
 }
 
 /// The rules of `Cover::Monitor` a run exercised.
@@ -50,6 +54,8 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
     when(f.modern && f.errors, &["J11"]);
     when(f.modern && f.server_messages, &["M5", "M6", "M9", "M14"]);
     when(f.modern && f.pages, &["M10"]);
+    when(f.modern && f.listen_stream, &["M13"]);
+    when(f.modern && f.listen_ended, &["M15"]);
     when(legacy && f.init_answered, &["L8", "L10"]);
     when(legacy && f.server_messages, &["X1", "X2", "X6"]);
     when(legacy && f.cancel_in_flight, &["C3"]);
@@ -174,6 +180,14 @@ fn server(
     if let Some(method) = method {
         f.server_requests |= id.is_some();
         f.progress |= method == "notifications/progress";
+        let params = m.get("params");
+        let meta = params.and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1subscriptionId"));
+        f.listen_stream |= meta.is_some();
+        let cancelled = params
+            .and_then(|p| p.get("requestId"))
+            .map(Value::to_string);
+        f.listen_ended |= method == "notifications/cancelled"
+            && cancelled.is_some_and(|of| is_listen(asked, &of));
         return;
     }
     let Some(id) = id else { return };
@@ -187,6 +201,7 @@ fn server(
         return;
     };
     f.results = true;
+    f.listen_ended |= asked_method == "subscriptions/listen";
     match asked_method.as_str() {
         "initialize" => {
             f.init_answered = true;
@@ -220,6 +235,13 @@ fn server(
     }
 }
 
+/// Whether the client's request `id` is a `subscriptions/listen`.
+fn is_listen(asked: &HashMap<String, (String, Option<Value>)>, id: &str) -> bool {
+    asked
+        .get(id)
+        .is_some_and(|(method, _)| method == "subscriptions/listen")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +258,18 @@ mod tests {
             .filter(|e| e.kind() != Some("aborted"))
             .collect();
         assert!(!exercised(&kept).contains("C5"));
+    }
+
+    /// A listen the server acknowledged exercises M13; M15 only once the server ends one
+    /// (here the client cancels it, so not until a result for it is added).
+    #[test]
+    fn an_acknowledged_listen_exercises_m13_and_its_end_m15() {
+        let bytes = include_bytes!("../../../tests/tester/listen_stdio.jsonl");
+        let mut events = agentpi_monitor::trace::parse(bytes).unwrap();
+        let rules = exercised(&events);
+        assert!(rules.contains("M13") && !rules.contains("M15"), "{rules:?}");
+        let end = r#"{"t":9.0,"dir":"s2c","raw":"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"resultType\":\"complete\"}}"}"#;
+        events.extend(agentpi_monitor::trace::parse(end.as_bytes()).unwrap());
+        assert!(exercised(&events).contains("M15"));
     }
 }

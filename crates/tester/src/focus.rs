@@ -434,6 +434,12 @@ fn cancel(walk: &mut Walk, scope: &Scope) {
 /// Several requests in flight at once (a slow call among them, with a ping during it),
 /// then every answer awaited.
 fn concurrent(walk: &mut Walk, scope: &Scope) {
+    // A modern server that sends notifications gets a listen open the whole time (M13, and
+    // M14: progress of the calls goes on their own streams, not the listen's).
+    let listen = listen_filter(scope.know).and_then(|filter| {
+        let progress = Wait::Progress(Duration::from_secs(2));
+        walk.go(Move::Listen { filter }, progress)
+    });
     if let Some(tool) = slow_tool(scope)
         && let Some(mv) = valid_call(walk, tool, true)
     {
@@ -447,6 +453,35 @@ fn concurrent(walk: &mut Walk, scope: &Scope) {
         }
     }
     walk.run.await_all();
+    if let Some(id) = listen {
+        // Over modern HTTP a close of the listen's stream; over stdio notifications/cancelled.
+        walk.go(Move::Cancel { id }, Wait::No);
+    }
+}
+
+/// What a `subscriptions/listen` asks for: the notifications the modern server declared it
+/// sends (list changes, and updates of its first resource if it takes subscriptions); none
+/// when it declared none.
+fn listen_filter(know: &Knowledge) -> Option<Value> {
+    if !know.modern {
+        return None;
+    }
+    let caps = &know.capabilities;
+    let mut filter = serde_json::Map::new();
+    for (cap, key) in [
+        ("tools", "toolsListChanged"),
+        ("prompts", "promptsListChanged"),
+        ("resources", "resourcesListChanged"),
+    ] {
+        if caps[cap]["listChanged"] == Value::Bool(true) {
+            filter.insert(key.into(), Value::Bool(true));
+        }
+    }
+    let first = know.resources.first().and_then(|r| r["uri"].as_str());
+    if let (Value::Bool(true), Some(uri)) = (&caps["resources"]["subscribe"], first) {
+        filter.insert("resourceSubscriptions".into(), serde_json::json!([uri]));
+    }
+    (!filter.is_empty()).then_some(Value::Object(filter))
 }
 
 /// Malformed frames, each followed by a request that shows the server is still there.

@@ -112,6 +112,11 @@ pub enum Move {
         uri: String,
         on: bool,
     },
+    /// `subscriptions/listen` (modern) for the notification types of `filter` (what the
+    /// server declared it sends).
+    Listen {
+        filter: Value,
+    },
     /// A method no server has.
     Unknown,
     /// The cancellation of request `id`: `notifications/cancelled`, or over modern
@@ -157,6 +162,7 @@ impl Move {
             Move::Complete { .. } => "completion/complete",
             Move::Subscribe { on: true, .. } => "resources/subscribe",
             Move::Subscribe { on: false, .. } => "resources/unsubscribe",
+            Move::Listen { .. } => "subscriptions/listen",
             Move::Unknown => UNKNOWN_METHOD,
             Move::BadVersion => "tools/list",
             Move::Initialized | Move::Cancel { .. } | Move::Malformed(_) => return None,
@@ -240,6 +246,7 @@ impl Move {
                 "ref": {"type": "ref/prompt", "name": prompt},
                 "argument": {"name": argument, "value": ""}}),
             Move::Subscribe { uri, .. } => json!({"uri": uri}),
+            Move::Listen { filter } => json!({"notifications": filter}),
             _ => json!({}),
         };
         let meta = self.meta(id, speech);

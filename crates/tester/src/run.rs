@@ -60,6 +60,8 @@ pub struct Sent {
     pub cancelled: bool,
     /// Progress notifications for its token.
     pub progress: usize,
+    /// For a `subscriptions/listen`: its acknowledgement came (M13: the stream's first message).
+    pub acknowledged: bool,
     pub token: Option<Value>,
 }
 
@@ -232,6 +234,7 @@ impl Run {
                     answer: None,
                     cancelled: false,
                     progress: 0,
+                    acknowledged: false,
                     token,
                 };
                 self.requests.insert(id.to_string(), sent);
@@ -340,6 +343,12 @@ impl Run {
                 let reply = self.serve(method, &id);
                 self.send(reply.to_string().as_bytes());
             }
+            (Some("notifications/subscriptions/acknowledged"), None) => {
+                let of = message.pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId");
+                if let Some(sent) = of.and_then(|id| self.requests.get_mut(&id.to_string())) {
+                    sent.acknowledged = true;
+                }
+            }
             (Some("notifications/progress"), None) => {
                 let token = message.pointer("/params/progressToken");
                 for sent in self.requests.values_mut() {
@@ -435,6 +444,8 @@ impl Run {
             .requests
             .iter()
             .filter(|(_, s)| s.answer.is_none() && !s.cancelled)
+            // A listen is answered only when the server ends it: nothing to wait for.
+            .filter(|(_, s)| s.method != "subscriptions/listen")
             .filter_map(|(k, _)| serde_json::from_str(k).ok())
             .collect();
         for id in open {

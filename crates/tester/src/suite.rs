@@ -569,6 +569,10 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
             "no initialize asked for a version that does not exist (focus `lifecycle` picks it at random among its openings)"
         }
         "S5" => "the server's input was never closed with the session open",
+        "M13" => {
+            "no listen was acknowledged (runs with focus `concurrent` open one when the server declares list changes or resource subscriptions)"
+        }
+        "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
         _ => "nothing in the runs exercised it (--budget 8 or more gives every focus a run)",
     };
     if withheld.is_empty() || !matches!(rule, "T4" | "T10" | "P2" | "P3" | "P4" | "C3" | "C4") {

@@ -23,7 +23,8 @@ pub enum Wait {
     Answer,
     /// Nothing: the request stays in flight.
     No,
-    /// The first progress notification (or the answer), at most this long.
+    /// The first progress notification, a listen's acknowledgement, or the answer, at most
+    /// this long.
     Progress(Duration),
     /// This long, whatever comes (a close timed to race the answer).
     For(Duration),
@@ -136,7 +137,7 @@ impl Walk {
                 let seen = |run: &Run| {
                     run.requests
                         .get(&key)
-                        .is_some_and(|s| s.progress > 0 || s.answer.is_some())
+                        .is_some_and(|s| s.progress > 0 || s.acknowledged || s.answer.is_some())
                 };
                 self.run.until(Instant::now() + most, &seen);
             }
