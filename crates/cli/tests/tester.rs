@@ -328,7 +328,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "modern",
             failed: pinned,
-            holds: &["M13"],
+            holds: &["M8", "M13"],
             features: &[],
         },
         Real {
@@ -348,7 +348,7 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "modern",
             failed: &["G1", "J9", "M2", "S5"],
-            holds: &["T5"],
+            holds: &["M8", "T5"],
             features: &[],
         },
         Real {
@@ -368,7 +368,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(rmcp_http),
             era: "modern",
             failed: &["G1", "H7", "M2"],
-            holds: &["J9", "T5"],
+            holds: &["J9", "M8", "T5"],
             features: &[],
         },
         Real {
@@ -388,7 +388,7 @@ fn real_servers_give_their_pinned_findings() {
             http: Some(sdk_http),
             era: "modern",
             failed: &["G1", "T5"],
-            holds: &["H7", "H8", "M13"],
+            holds: &["H7", "H8", "M8", "M13"],
             features: &[],
         },
     ];

@@ -239,6 +239,16 @@ fn alive(walk: &Walk) -> Move {
 /// Each callable tool once with valid arguments (some with a progress token), a few
 /// resources read and prompts got, then the optional features the server declared.
 fn calls(walk: &mut Walk, scope: &Scope) {
+    // A modern listing must not change as a side effect of other requests (M8): the first
+    // page is read before the calls and again after them.
+    let relist = scope.know.modern && scope.know.declared("tools");
+    let first_page = || Move::List {
+        method: "tools/list",
+        cursor: None,
+    };
+    if relist {
+        walk.go(first_page(), Wait::Answer);
+    }
     let mut tools = scope.know.callable(scope.allow_writes);
     walk.rng.shuffle(&mut tools);
     for tool in tools.into_iter().take(8) {
@@ -258,6 +268,9 @@ fn calls(walk: &mut Walk, scope: &Scope) {
         }
     }
     crate::features::features(walk, scope.know);
+    if relist {
+        walk.go(first_page(), Wait::Answer);
+    }
 }
 
 /// How long a slow call is asked to take: slow enough to cancel in flight, fast enough for

@@ -15,6 +15,9 @@
 //! - M4: a version that does not exist gives -32022 (modern).
 //! - S5: the server exits soon after its input closes (modern).
 //! - H7: a request with a foreign `Origin` gets HTTP 403 (Streamable HTTP).
+//! - M8: a list's first page is the same each time it is read (modern; `listing`).
+
+mod listing;
 
 use crate::catalogue;
 use agentpi_monitor::{Dir, Event, Violation};
@@ -114,6 +117,9 @@ pub fn judge(events: &[Event]) -> Judgment {
     }
     malformed(&mut j, events, &asked);
     foreign_origin(&mut j, events);
+    if modern {
+        listing::same_listings(&mut j, events, &asked);
+    }
     if modern {
         exit_soon(&mut j, events, limits);
     }

@@ -573,6 +573,9 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
             "no listen was acknowledged (runs with focus `concurrent` open one when the server declares list changes or resource subscriptions)"
         }
         "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
+        "M8" => {
+            "no list was read twice in a run (runs with focus `calls` read the first page of tools/list before and after their calls)"
+        }
         _ => "nothing in the runs exercised it (--budget 8 or more gives every focus a run)",
     };
     if withheld.is_empty() || !matches!(rule, "T4" | "T10" | "P2" | "P3" | "P4" | "C3" | "C4") {
