@@ -110,6 +110,18 @@ fn specification_rules() {
     assert_eq!(file("spec_bad.json", &[]).0, 1);
 }
 
+/// T901: each invalid `x-mcp-header` annotation is an error; the valid one is not reported.
+#[test]
+fn header_annotations() {
+    let (code, stdout) = file("header_annotations.json", &[]);
+    assert_eq!(code, 1);
+    assert_eq!(stdout.matches("T901").count(), 4, "{stdout}");
+    assert!(
+        !stdout.contains("tool region_lookup: x-mcp-header"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn mcp_plus_rules() {
     assert_eq!(file("mcp_plus_rules.json", &[]).0, 1);

@@ -5,6 +5,7 @@
 //! MCP+ and provider profiles.
 
 pub mod client;
+pub mod headers;
 pub mod jsonrpc;
 pub mod lint;
 pub mod transport;

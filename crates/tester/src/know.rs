@@ -46,11 +46,14 @@ impl Knowledge {
             .collect()
     }
 
-    /// The tools the client may call: read-only ones, or all with `--allow-writes`.
+    /// The tools the client may call: read-only ones, or all with `--allow-writes`; in the
+    /// modern era none whose `x-mcp-header` annotations are invalid (T9: an HTTP client must
+    /// drop such a tool, and the tester calls the same tools over either transport).
     pub fn callable(&self, allow_writes: bool) -> Vec<&Value> {
         self.tools
             .iter()
             .filter(|t| allow_writes || read_only(t))
+            .filter(|t| !self.modern || !headers_invalid(t))
             .collect()
     }
 
@@ -103,4 +106,39 @@ fn read_only(tool: &Value) -> bool {
             .and_then(Value::as_bool)
     };
     hint("readOnlyHint") == Some(true) && hint("destructiveHint") != Some(true)
+}
+
+/// Whether a tool's `x-mcp-header` annotations are invalid (T9).
+fn headers_invalid(tool: &Value) -> bool {
+    let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+    agentpi_mcp::headers::invalid(schema).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Knowledge;
+    use serde_json::json;
+
+    /// A modern client drops a tool whose `x-mcp-header` annotation is invalid (T9).
+    #[test]
+    fn a_tool_with_an_invalid_header_annotation_is_not_called_in_the_modern_era() {
+        let tool = |name: &str, kind: &str| {
+            json!({"name": name, "annotations": {"readOnlyHint": true},
+                "inputSchema": {"type": "object",
+                    "properties": {"p": {"type": kind, "x-mcp-header": "P"}}}})
+        };
+        let mut know = Knowledge {
+            tools: vec![tool("good", "string"), tool("bad", "number")],
+            ..Knowledge::default()
+        };
+        let names = |k: &Knowledge| -> Vec<String> {
+            k.callable(false)
+                .iter()
+                .map(|t| t["name"].to_string())
+                .collect()
+        };
+        assert_eq!(names(&know), ["\"good\"", "\"bad\""]);
+        know.modern = true;
+        assert_eq!(names(&know), ["\"good\""]);
+    }
 }

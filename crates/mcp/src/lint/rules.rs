@@ -539,6 +539,13 @@ rules![
         Error,
         "execution.taskSupport is not forbidden, optional or required"
     ),
+    (
+        "T901",
+        "mcp-header-annotation",
+        Spec,
+        Error,
+        "An x-mcp-header annotation an HTTP client must reject (not a token, not on a string, integer or boolean property reached by properties alone, or repeated)"
+    ),
 ];
 
 /// The rule with this code, if any (codes are case-sensitive).

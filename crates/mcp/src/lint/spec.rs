@@ -17,6 +17,7 @@ pub fn check(cx: &mut Context) {
             name(cx, tool);
             annotations(cx, tool);
             task_support(cx, tool);
+            header_annotations(cx, tool);
             super::keywords::check(cx, tool, "inputSchema");
             super::keywords::check(cx, tool, "outputSchema");
         }
@@ -247,5 +248,17 @@ fn task_support(cx: &mut Context, tool: &Tool) {
     };
     if !matches!(value.as_str(), Some("forbidden" | "optional" | "required")) {
         cx.tool("T801", tool, "/execution/taskSupport", format!("tool {}: execution.taskSupport is {value}, not \"forbidden\", \"optional\" or \"required\"", label(tool)));
+    }
+}
+
+/// T901: `x-mcp-header` annotations (2026-07-28) a client over Streamable HTTP can use; it
+/// must drop a tool with any other.
+fn header_annotations(cx: &mut Context, tool: &Tool) {
+    let Some(schema) = tool.value.get("inputSchema") else {
+        return;
+    };
+    if let Some(why) = crate::headers::invalid(schema) {
+        let text = format!("tool {}: {why}; an HTTP client drops the tool", label(tool));
+        cx.tool("T901", tool, "/inputSchema", text);
     }
 }
