@@ -274,6 +274,19 @@ fn real_servers_give_their_pinned_findings() {
             features: EVERYTHING_FEATURES,
         },
         Real {
+            name: "everything_writes",
+            // Its task tool (simulate-research-query, taskSupport required) is not read-only.
+            // Five runs take both that call it (calls, cancel) and keep the load of the
+            // parallel cases down (a loaded machine delays the other servers' exits, S5).
+            flags: vec!["--allow-writes", "--budget", "5"],
+            server: vec!["node".into(), npm("everything"), "stdio".into()],
+            http: None,
+            era: "legacy",
+            failed: &["G1", "T5"],
+            holds: &["T8", "X7"],
+            features: EVERYTHING_FEATURES,
+        },
+        Real {
             name: "filesystem",
             flags: vec![],
             server: vec![
@@ -831,4 +844,17 @@ fn a_recorded_listen_is_checked_clean() {
     assert_eq!(report["open_requests"], serde_json::json!([]));
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("notifications/subscriptions/acknowledged"));
+}
+
+/// A run of focus `cancel` against server-everything with --allow-writes, recorded
+/// (tests/tester/task_cancel.jsonl): its task tool called with a task, the task cancelled
+/// with tasks/cancel (C2), then reported `cancelled` by tasks/get; checked clean.
+#[test]
+fn a_recorded_task_cancellation_is_checked_clean() {
+    let path = script("task_cancel.jsonl");
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["violations"], serde_json::json!([]));
 }

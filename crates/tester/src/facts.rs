@@ -32,6 +32,8 @@ struct Facts {
     listen_stream: bool,
     /// The server ended a listen: its result, or `notifications/cancelled` naming it.
     listen_ended: bool,
+    /// The server answered a call with a task, or a `tasks/*` request.
+    tasks: bool,
 }
 
 /// The rules of `Cover::Monitor` a run exercised.
@@ -56,6 +58,7 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
     when(f.modern && f.pages, &["M10"]);
     when(f.modern && f.listen_stream, &["M13"]);
     when(f.modern && f.listen_ended, &["M15"]);
+    when(legacy && f.tasks, &["T8", "X7"]);
     when(legacy && f.init_answered, &["L8", "L10"]);
     when(legacy && f.server_messages, &["X1", "X2", "X6"]);
     when(legacy && f.cancel_in_flight, &["C3"]);
@@ -196,6 +199,8 @@ fn server(
     let Some((asked_method, params)) = asked.get(&id) else {
         return;
     };
+    let with_task = params.as_ref().is_some_and(|p| p.get("task").is_some());
+    f.tasks |= (asked_method == "tools/call" && with_task) || asked_method.starts_with("tasks/");
     let Some(result) = m.get("result") else {
         f.errors = true;
         return;
@@ -258,6 +263,20 @@ mod tests {
             .filter(|e| e.kind() != Some("aborted"))
             .collect();
         assert!(!exercised(&kept).contains("C5"));
+    }
+
+    /// A call with a task (server-everything's simulate-research-query, cancelled with
+    /// tasks/cancel) exercises T8 and X7.
+    #[test]
+    fn a_call_with_a_task_exercises_t8_and_x7() {
+        let bytes = include_bytes!("../../../tests/tester/task_cancel.jsonl");
+        let events = agentpi_monitor::trace::parse(bytes).unwrap();
+        let rules = exercised(&events);
+        assert!(rules.contains("T8") && rules.contains("X7"), "{rules:?}");
+        let text = String::from_utf8_lossy(bytes);
+        // The plain calls before it are cancelled with the notification; the task's call
+        // (request 7) only with tasks/cancel (C2).
+        assert!(text.contains("tasks/cancel") && !text.contains(r#"\"requestId\":7"#));
     }
 
     /// A listen the server acknowledged exercises M13; M15 only once the server ends one

@@ -268,6 +268,14 @@ fn calls(walk: &mut Walk, scope: &Scope) {
         }
     }
     crate::features::features(walk, scope.know);
+    for tool in scope
+        .know
+        .task_callable(scope.allow_writes)
+        .into_iter()
+        .take(2)
+    {
+        task_call(walk, tool);
+    }
     if relist {
         walk.go(first_page(), Wait::Answer);
     }
@@ -442,6 +450,48 @@ fn cancel(walk: &mut Walk, scope: &Scope) {
         }
     }
     ping(walk, Wait::Answer);
+    if let Some(tool) = scope.know.task_callable(scope.allow_writes).first() {
+        task_cancelled(walk, tool);
+    }
+}
+
+/// A call with a task (2025-11-25): the task as the call's answer, then `tasks/get` once,
+/// `tasks/result` (which waits for the task's end) and `tasks/get` again, which must report
+/// the end it came to (X7). A fixed number of messages, so that a seed sends the same ones
+/// whatever the server's timing.
+fn task_call(walk: &mut Walk, tool: &Value) {
+    let Some(task) = start_task(walk, tool) else {
+        return;
+    };
+    for method in ["tasks/get", "tasks/result", "tasks/get"] {
+        let id = task.clone();
+        walk.go(Move::Task { method, id }, Wait::Answer);
+    }
+}
+
+/// A call with a task, cancelled at once with `tasks/cancel` (C2: never the notification),
+/// then `tasks/get`, which must say `cancelled` or the end the task reached first.
+fn task_cancelled(walk: &mut Walk, tool: &Value) {
+    let Some(task) = start_task(walk, tool) else {
+        return;
+    };
+    for method in ["tasks/cancel", "tasks/get"] {
+        let id = task.clone();
+        walk.go(Move::Task { method, id }, Wait::Answer);
+    }
+}
+
+/// Calls `tool` with a task and valid arguments; the task's id from the answer.
+fn start_task(walk: &mut Walk, tool: &Value) -> Option<String> {
+    let Move::Call {
+        tool: name, args, ..
+    } = valid_call(walk, tool, false)?
+    else {
+        return None;
+    };
+    let id = walk.go(Move::TaskCall { tool: name, args }, Wait::Answer)?;
+    let result = walk.result_for(id)?;
+    result.pointer("/task/taskId")?.as_str().map(String::from)
 }
 
 /// Several requests in flight at once (a slow call among them, with a ping during it),

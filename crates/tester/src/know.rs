@@ -54,6 +54,23 @@ impl Knowledge {
             .iter()
             .filter(|t| allow_writes || read_only(t))
             .filter(|t| !self.modern || !headers_invalid(t))
+            .filter(|t| task_support(t) != "required")
+            .collect()
+    }
+
+    /// The tools the client may call with a task (T8: the server declared
+    /// `tasks.requests.tools.call` and the tool's `execution.taskSupport` is `optional` or
+    /// `required`; a `required` one is called with a task only), under the same guard
+    /// against writes.
+    pub fn task_callable(&self, allow_writes: bool) -> Vec<&Value> {
+        let declared = self.capabilities.pointer("/tasks/requests/tools/call");
+        if self.modern || declared.is_none_or(Value::is_null) {
+            return Vec::new();
+        }
+        self.tools
+            .iter()
+            .filter(|t| allow_writes || read_only(t))
+            .filter(|t| matches!(task_support(t), "optional" | "required"))
             .collect()
     }
 
@@ -106,6 +123,14 @@ fn read_only(tool: &Value) -> bool {
             .and_then(Value::as_bool)
     };
     hint("readOnlyHint") == Some(true) && hint("destructiveHint") != Some(true)
+}
+
+/// A tool's `execution.taskSupport` (absent: `forbidden`).
+fn task_support(tool: &Value) -> &str {
+    let support = tool
+        .pointer("/execution/taskSupport")
+        .and_then(Value::as_str);
+    support.unwrap_or("forbidden")
 }
 
 /// Whether a tool's `x-mcp-header` annotations are invalid (T9).

@@ -18,6 +18,8 @@ pub const INVALID_CURSOR: &str = "agentpi-invalid-cursor";
 /// An `Origin` no server may accept (`.invalid` is reserved, RFC 2606): sent over HTTP with
 /// one request, it must get 403 (H7: a server that takes it can be reached by DNS rebinding).
 pub const FOREIGN_ORIGIN: &str = "http://agentpi-probe.invalid";
+/// How long a task the tester creates is kept after it ends (milliseconds): past any run.
+pub const TASK_TTL_MS: u64 = 60_000;
 /// A protocol version that does not exist.
 pub const UNKNOWN_VERSION: &str = "2099-12-31";
 
@@ -89,6 +91,17 @@ pub enum Move {
         args: Value,
         token: bool,
     },
+    /// A `tools/call` augmented with a task (`params.task`, 2025-11-25): the server answers
+    /// with the task at once, and the call's result is fetched with `tasks/result`.
+    TaskCall {
+        tool: String,
+        args: Value,
+    },
+    /// `tasks/get`, `tasks/result` or `tasks/cancel` of the task `id`.
+    Task {
+        method: &'static str,
+        id: String,
+    },
     Read {
         uri: String,
     },
@@ -155,7 +168,8 @@ impl Move {
             Move::Discover => "server/discover",
             Move::Ping => "ping",
             Move::List { method, .. } => method,
-            Move::Call { .. } => "tools/call",
+            Move::Call { .. } | Move::TaskCall { .. } => "tools/call",
+            Move::Task { method, .. } => method,
             Move::Read { .. } => "resources/read",
             Move::Prompt { .. } => "prompts/get",
             Move::SetLevel { .. } => "logging/setLevel",
@@ -239,6 +253,10 @@ impl Move {
                 cursor: Some(c), ..
             } => json!({"cursor": c}),
             Move::Call { tool, args, .. } => json!({"name": tool, "arguments": args}),
+            Move::TaskCall { tool, args } => {
+                json!({"name": tool, "arguments": args, "task": {"ttl": TASK_TTL_MS}})
+            }
+            Move::Task { id, .. } => json!({"taskId": id}),
             Move::Read { uri } => json!({"uri": uri}),
             Move::Prompt { name, args } => json!({"name": name, "arguments": args}),
             Move::SetLevel { level } => json!({"level": level}),

@@ -573,12 +573,20 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
             "no listen was acknowledged (runs with focus `concurrent` open one when the server declares list changes or resource subscriptions)"
         }
         "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
+        "T8" | "X7" => {
+            "no call with a task (the server declares no `tasks.requests.tools.call`, or no callable tool has `execution.taskSupport` optional or required)"
+        }
         "M8" => {
             "no list was read twice in a run (runs with focus `calls` read the first page of tools/list before and after their calls)"
         }
         _ => "nothing in the runs exercised it (--budget 8 or more gives every focus a run)",
     };
-    if withheld.is_empty() || !matches!(rule, "T4" | "T10" | "P2" | "P3" | "P4" | "C3" | "C4") {
+    if withheld.is_empty()
+        || !matches!(
+            rule,
+            "T4" | "T10" | "P2" | "P3" | "P4" | "C3" | "C4" | "T8" | "X7"
+        )
+    {
         base.to_string()
     } else {
         format!(

@@ -176,6 +176,12 @@ impl Walk {
         self.awaited.push((id, method, result));
     }
 
+    /// The result of awaited request `id`, if it succeeded.
+    pub fn result_for(&self, id: u64) -> Option<&Value> {
+        let awaited = self.awaited.iter().rev().find(|(i, _, _)| *i == id);
+        awaited.and_then(|(_, _, r)| r.as_ref())
+    }
+
     /// The result of the latest awaited request of `method`, if it succeeded.
     pub fn result_of(&self, method: &str) -> Option<&Value> {
         self.awaited
