@@ -2,7 +2,6 @@
 //! module parses the flags, prints progress to stderr and the report as text (with a
 //! sequence chart per failed rule), JSON or JUnit.
 
-use crate::cmd::test_server::Server;
 use crate::output::{self, errln};
 use crate::wire;
 use agentpi_monitor::trace;
@@ -43,13 +42,14 @@ pub struct Args {
     /// Keep a failing run as it was instead of shrinking it.
     #[arg(long)]
     no_shrink: bool,
-    /// Test a Streamable HTTP server at this http:// or https:// URL (each run a new session
-    /// of the running server). With `-- CMD ARGS...` too, agentpi starts that command first,
-    /// waits up to --timeout seconds until the URL accepts connections, and stops it at the end.
+    /// Test a Streamable HTTP server at this http:// or https:// URL (alone: each run a new
+    /// session of the running server). With `-- CMD ARGS...` too, agentpi starts that command
+    /// afresh for every run (once the URL's port is free), waits up to --timeout seconds until
+    /// the URL accepts connections, and stops it at the run's end.
     #[arg(long)]
     url: Option<String>,
-    /// The server: `agentpi test -- CMD ARGS...` (a stdio server, started afresh for every
-    /// run), or with --url the command that starts the HTTP server (once for all runs).
+    /// The server: `agentpi test -- CMD ARGS...` (a stdio server), or with --url the command
+    /// that starts the HTTP server; either is started afresh for every run.
     #[arg(last = true, required_unless_present = "url")]
     command: Vec<String>,
 }
@@ -84,21 +84,14 @@ pub fn run(args: Args) -> u8 {
         return 2;
     }
     let config = config(&args);
+    if matches!(config.target, Target::Served { .. }) {
+        stop_servers_on_signal();
+    }
     let progress = |line: String| errln!("agentpi test: {line}");
-    let mut server = match started(&args) {
-        Ok(server) => server,
-        Err(e) => {
-            errln!("error: cannot test the server: {e}");
-            return 2;
-        }
-    };
     let outcome = match &args.replay {
         Some(file) => replay(&config, file, &progress),
         None => agentpi_tester::test(&config, &progress),
     };
-    if let Some(server) = server.as_mut() {
-        progress(server.stop());
-    }
     match outcome {
         Ok(outcome) => print(&args, &outcome),
         Err(e) => {
@@ -112,21 +105,35 @@ pub fn run(args: Args) -> u8 {
     }
 }
 
-/// With `--url URL -- CMD ARGS...`: the server command, started and listening.
-fn started(args: &Args) -> Result<Option<Server>, String> {
-    match &args.url {
-        Some(url) if !args.command.is_empty() => {
-            let within = Duration::from_secs_f64(args.timeout);
-            Server::start(&args.command, url, within).map(Some)
-        }
-        _ => Ok(None),
+/// On SIGINT or SIGTERM, kills the HTTP servers agentpi started, then ends as the signal
+/// would have: they run in process groups of their own, which the terminal's Ctrl-C misses.
+fn stop_servers_on_signal() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let signalled = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
     }
+    std::thread::spawn(move || {
+        loop {
+            let sig = signalled.load(Ordering::Relaxed);
+            if sig != 0 {
+                agentpi_tester::serve::stop_all();
+                let _ = signal_hook::low_level::emulate_default_handler(sig as i32);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
 }
 
 fn config(args: &Args) -> Config {
-    let target = match &args.url {
-        Some(url) => Target::Url(url.clone()),
-        None => Target::Command(args.command.clone()),
+    let target = match (&args.url, args.command.is_empty()) {
+        (Some(url), true) => Target::Url(url.clone()),
+        (Some(url), false) => Target::Served {
+            url: url.clone(),
+            command: args.command.clone(),
+        },
+        (None, _) => Target::Command(args.command.clone()),
     };
     let dir = args
         .record
