@@ -616,6 +616,35 @@ fn each_http_run_starts_a_fresh_server() {
     assert_eq!(starts(&count), 3 + replays + 1);
     let up = std::net::TcpStream::connect(("127.0.0.1", port));
     assert!(up.is_err(), "the server still listens");
+    assert_eq!(shared_notes(&report), 0, "{report:#}");
+}
+
+/// How many notes of a report say its runs shared one server process.
+fn shared_notes(report: &Value) -> usize {
+    let notes = report["notes"].as_array().unwrap();
+    notes
+        .iter()
+        .filter(|n| n.as_str().unwrap().contains("agentpi did not start"))
+        .count()
+}
+
+/// With `--url URL` alone (a server the user runs) the runs are sessions of that one
+/// process, and the report says so.
+#[test]
+fn a_server_the_user_runs_is_reported_as_shared() {
+    let port = free_port();
+    let child = Command::new(rmcp_server())
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (_server, port) = crate::support::listening(child, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = scratch("tester_http_shared");
+    let flags = ["--no-shrink", "--budget", "2", "--url", url.as_str()];
+    let (_, report) = tested(&dir, &flags, &[], &[]);
+    assert_eq!(shared_notes(&report), 1, "{report:#}");
 }
 
 /// A server that cannot be started or reached, a --replay file that cannot be read, a bad

@@ -415,6 +415,9 @@ fn outcome(
     failures: Vec<(String, Failure, PathBuf)>,
 ) -> Outcome {
     let mut notes = Vec::new();
+    if let Target::Url(url) = &config.target {
+        notes.push(shared_server_note(url));
+    }
     let withheld = know.withheld(config.allow_writes);
     if !withheld.is_empty() {
         notes.push(format!(
@@ -451,6 +454,15 @@ fn outcome(
         rules,
         notes,
     }
+}
+
+/// What a test of a server the user started cannot promise: its runs were not independent.
+fn shared_server_note(url: &str) -> String {
+    format!(
+        "every run and shrinking try was a session of the one server process at {url}, which \
+         agentpi did not start: what one run left in it (state, a slow handler) was there for \
+         the next; `--url URL -- CMD` starts a fresh process for each"
+    )
 }
 
 fn rule_report(

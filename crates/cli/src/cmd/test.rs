@@ -71,8 +71,9 @@ enum Era {
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed, 1 some rule failed, \
 2 the server could not be started or reached (or said nothing a client can use; with --url \
-and a command, the command exited or did not listen within --timeout), a --replay file cannot \
-be read, or a trace or the output could not be written.";
+and a command, for any run, the command exited or did not listen within --timeout, or \
+something else listened on the URL's port), a --replay file cannot be read, or a trace or the \
+output could not be written.";
 
 /// The longest `--timeout`, in seconds.
 const MAX_TIMEOUT: f64 = 86_400.0;
