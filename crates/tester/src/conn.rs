@@ -4,7 +4,8 @@
 //! a thread of its own (so requests overlap), and each response head becomes an `http` event
 //! of the trace, as `agentpi monitor --listen` records them, so the HTTP rules are checked.
 //! An `http://` exchange has a connection of its own (`wire`), so that the client can close
-//! one request's stream: the modern cancellation.
+//! one request's stream: the modern cancellation. A Streamable HTTP server the tester starts
+//! itself (`serve`) belongs to the run's connection, which stops it at the run's end.
 
 use crate::serve::Served;
 use crate::wire::{self, Endpoint, Reply};
@@ -76,7 +77,7 @@ pub trait Conn {
     /// Ends the client's input (stdio: closes the server's stdin).
     fn close_input(&mut self);
     /// Waits up to `grace` for the server to end, then ends it; `None` when there is no
-    /// process to end (HTTP).
+    /// process to end (an HTTP server the user runs).
     fn finish(&mut self, grace: Duration) -> Option<Ending>;
     /// The server's last stderr lines, to explain a failure to start.
     fn stderr(&self) -> Vec<String> {

@@ -462,7 +462,8 @@ impl Run {
         self.conn.close_input();
         let grace = Instant::now() + self.limits.exit;
         if self.http {
-            // No process to watch: the DELETE's answer is all that comes.
+            // An HTTP server does not exit when its session ends: the DELETE's answer is all
+            // that comes (a server the tester started is stopped by `finish`).
             self.settle(Duration::from_millis(50));
         } else {
             self.until(grace, &|_| false);
