@@ -69,22 +69,7 @@ impl Served {
             ));
         }
         let mut child = spawn(program, args)?;
-        let tail = Tail::default();
-        for out in [
-            child
-                .stdout
-                .take()
-                .map(|o| Box::new(o) as Box<dyn Read + Send>),
-            child
-                .stderr
-                .take()
-                .map(|e| Box::new(e) as Box<dyn Read + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            keep_tail(out, &tail);
-        }
+        let tail = kept_output(&mut child);
         let group = Pid::from_child(&child);
         let mut served = Served {
             child,
@@ -309,6 +294,19 @@ fn describe(status: ExitStatus) -> String {
         (None, Some(signal)) => format!("was ended by signal {signal}"),
         (None, None) => "ended".to_string(),
     }
+}
+
+/// The last lines of the child's stdout and stderr, read on threads of their own (a full pipe
+/// would block the server).
+fn kept_output(child: &mut Child) -> Tail {
+    let tail = Tail::default();
+    if let Some(out) = child.stdout.take() {
+        keep_tail(out, &tail);
+    }
+    if let Some(err) = child.stderr.take() {
+        keep_tail(err, &tail);
+    }
+    tail
 }
 
 /// Reads `from` to its end on a thread of its own, keeping its last lines in `tail`.
