@@ -336,7 +336,9 @@ fn real_servers_give_their_pinned_findings() {
         },
         Real {
             name: "sdk_modern",
-            flags: vec![],
+            // It exits a quarter of a second after its input closes; a loaded machine has
+            // delayed that past the default 2 s (S5), so its exit is given longer.
+            flags: vec!["--exit-grace", "10"],
             server: sdk,
             http: None,
             era: "modern",
@@ -571,6 +573,95 @@ fn text_and_junit_reports() {
     );
 }
 
+/// The lines in the file a counting wrapper appended one to per start.
+fn starts(file: &Path) -> usize {
+    std::fs::read_to_string(file).map_or(0, |t| t.lines().count())
+}
+
+/// The replays that shrinking spent, summed over its progress lines ("G1: shrunk from 9 to
+/// 1 client messages in 2 replays").
+fn shrink_replays(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .filter_map(|l| l.split(" in ").last()?.strip_suffix(" replays"))
+        .map(|n| n.parse::<usize>().unwrap())
+        .sum()
+}
+
+/// With `--url URL -- CMD` every run, every shrinking try and `--replay` start the command
+/// afresh and stop it (issue 13), as over stdio. The command is a wrapper that appends a
+/// line to a file each time it starts and stays the parent of the rmcp server (so that
+/// stopping it must stop its whole process group, or the next start would find the port
+/// taken): one line per run and per shrinking replay, one more for `--replay`, where one
+/// server for the whole test wrote one. Every run's trace ends with its server's exit, and
+/// nothing listens once agentpi is done.
+#[test]
+fn each_http_run_starts_a_fresh_server() {
+    let dir = scratch("tester_http_fresh");
+    let count = dir.join("starts");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let wrapper = r#"echo start >> "$0"; "$@"; true"#;
+    let mut server = ["sh", "-c", wrapper].map(String::from).to_vec();
+    server.push(count.display().to_string());
+    server.extend(rmcp_http("", port));
+    let mut args = ["test", "--format", "json", "--budget", "3", "--url", &url]
+        .map(String::from)
+        .to_vec();
+    args.extend(["--record".into(), dir.display().to_string(), "--".into()]);
+    args.extend(server.iter().cloned());
+    let out = run(&args, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(report["runs"], 3, "{report:#}");
+    let replays = shrink_replays(&stderr);
+    assert!(replays > 0, "nothing was shrunk: {stderr}");
+    assert_eq!(starts(&count), 3 + replays, "{stderr}");
+    for n in 1..=3 {
+        let text = std::fs::read_to_string(dir.join(format!("run-{n}.jsonl"))).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["event"], "exit", "run {n}: {last}");
+    }
+    let failed = with_status(&report, "failed");
+    let trace = dir.join(format!("{}.jsonl", failed[0]));
+    let flags = ["--replay", trace.to_str().unwrap(), "--url", &url];
+    let (status, _) = tested(&dir.join("replay"), &flags, &server, &[]);
+    assert_eq!(status, 1);
+    assert_eq!(starts(&count), 3 + replays + 1);
+    let up = std::net::TcpStream::connect(("127.0.0.1", port));
+    assert!(up.is_err(), "the server still listens");
+    assert_eq!(shared_notes(&report), 0, "{report:#}");
+}
+
+/// How many notes of a report say its runs shared one server process.
+fn shared_notes(report: &Value) -> usize {
+    let notes = report["notes"].as_array().unwrap();
+    notes
+        .iter()
+        .filter(|n| n.as_str().unwrap().contains("agentpi did not start"))
+        .count()
+}
+
+/// With `--url URL` alone (a server the user runs) the runs are sessions of that one
+/// process, and the report says so.
+#[test]
+fn a_server_the_user_runs_is_reported_as_shared() {
+    let port = free_port();
+    let child = Command::new(rmcp_server())
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (_server, port) = crate::support::listening(child, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = scratch("tester_http_shared");
+    let flags = ["--no-shrink", "--budget", "2", "--url", url.as_str()];
+    let (_, report) = tested(&dir, &flags, &[], &[]);
+    assert_eq!(shared_notes(&report), 1, "{report:#}");
+}
+
 /// A server that cannot be started or reached, a --replay file that cannot be read, a bad
 /// timeout: exit status 2 and a line that says why.
 #[test]
@@ -580,6 +671,9 @@ fn unusable_servers_and_inputs_exit_2() {
         .local_addr()
         .unwrap()
         .port();
+    // Something else listens there: the command's server would not be the one tested.
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = holder.local_addr().unwrap().port();
     let missing = scratch("tester_bad").join("missing.jsonl");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
@@ -618,6 +712,15 @@ fn unusable_servers_and_inputs_exit_2() {
         (
             vec!["--url".into(), "no url".into(), "--".into(), "true".into()],
             "--url `no url`",
+        ),
+        (
+            vec![
+                "--url".into(),
+                format!("http://127.0.0.1:{taken}/mcp"),
+                "--".into(),
+                "true".into(),
+            ],
+            "already listens on 127.0.0.1",
         ),
         (
             vec![

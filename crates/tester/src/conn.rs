@@ -4,8 +4,10 @@
 //! a thread of its own (so requests overlap), and each response head becomes an `http` event
 //! of the trace, as `agentpi monitor --listen` records them, so the HTTP rules are checked.
 //! An `http://` exchange has a connection of its own (`wire`), so that the client can close
-//! one request's stream: the modern cancellation.
+//! one request's stream: the modern cancellation. A Streamable HTTP server the tester starts
+//! itself (`serve`) belongs to the run's connection, which stops it at the run's end.
 
+use crate::serve::Served;
 use crate::wire::{self, Endpoint, Reply};
 use agentpi_mcp::transport::ClientError;
 use agentpi_mcp::transport::http::{self, Http};
@@ -80,7 +82,7 @@ pub trait Conn {
     /// Ends the client's input (stdio: closes the server's stdin).
     fn close_input(&mut self);
     /// Waits up to `grace` for the server to end, then ends it; `None` when there is no
-    /// process to end (HTTP).
+    /// process to end (an HTTP server the user runs).
     fn finish(&mut self, grace: Duration) -> Option<Ending>;
     /// The server's last stderr lines, to explain a failure to start.
     fn stderr(&self) -> Vec<String> {
@@ -95,6 +97,9 @@ pub enum Target {
     Command(Vec<String>),
     /// A Streamable HTTP server already running: every run is a new session of it.
     Url(String),
+    /// A Streamable HTTP server at `url` that `command` starts: started afresh for every
+    /// run, as a stdio server is, and stopped at its end.
+    Served { url: String, command: Vec<String> },
 }
 
 impl Target {
@@ -107,18 +112,26 @@ impl Target {
                 .map(|a| a.rsplit('/').next().unwrap_or(a))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Target::Url(url) => url.clone(),
+            Target::Url(url) | Target::Served { url, .. } => url.clone(),
         }
     }
 
     pub fn is_http(&self) -> bool {
-        matches!(self, Target::Url(_))
+        matches!(self, Target::Url(_) | Target::Served { .. })
     }
 
     /// Starts (or reaches) the server for one run; `timeout` bounds an HTTP exchange.
     pub fn connect(&self, timeout: Duration) -> Result<Box<dyn Conn>, ClientError> {
         match self {
             Target::Url(url) => Ok(Box::new(HttpConn::new(url, timeout)?)),
+            Target::Served { url, command } => {
+                // Its own errors name the URL, the command and its last output.
+                let served = Served::start(command, url, timeout)
+                    .map_err(|reason| ClientError::Io { reason })?;
+                let mut conn = HttpConn::new(url, timeout)?;
+                conn.server = Some(served);
+                Ok(Box::new(conn))
+            }
             Target::Command(argv) => {
                 let (program, args) = argv.split_first().ok_or(ClientError::Spawn {
                     command: String::new(),
@@ -134,6 +147,10 @@ impl Target {
         match self {
             Target::Command(argv) => Map::from_iter([("command".into(), json!(argv))]),
             Target::Url(url) => Map::from_iter([("url".into(), json!(url))]),
+            Target::Served { url, command } => Map::from_iter([
+                ("url".into(), json!(url)),
+                ("command".into(), json!(command)),
+            ]),
         }
     }
 }
@@ -166,12 +183,19 @@ impl Conn for StdioConn {
             Some(status) => (Some(status), false),
             None => (self.0.kill(), true),
         };
-        let fields = status.map(exit_fields).unwrap_or_default();
-        Some(Ending { fields, killed })
+        Some(Ending::of(status, killed))
     }
 
     fn stderr(&self) -> Vec<String> {
         self.0.stderr_lines()
+    }
+}
+
+impl Ending {
+    /// The ending of a process with this exit status (if it could be read).
+    fn of(status: Option<std::process::ExitStatus>, killed: bool) -> Ending {
+        let fields = status.map(exit_fields).unwrap_or_default();
+        Ending { fields, killed }
     }
 }
 
@@ -219,6 +243,8 @@ struct HttpConn {
     session: Arc<Mutex<Option<String>>>,
     version: Arc<Mutex<Option<String>>>,
     open: Exchanges,
+    /// The server's process, when the tester started it for this run.
+    server: Option<Served>,
 }
 
 impl HttpConn {
@@ -234,6 +260,7 @@ impl HttpConn {
             session: Arc::default(),
             version: Arc::default(),
             open: Arc::default(),
+            server: None,
         })
     }
 
@@ -419,8 +446,15 @@ impl Conn for HttpConn {
         }
     }
 
-    fn finish(&mut self, _grace: Duration) -> Option<Ending> {
-        None
+    /// Stops the server the tester started for this run (nothing to do for one the user
+    /// runs): it does not end when its client is done, so it gets SIGTERM at once.
+    fn finish(&mut self, grace: Duration) -> Option<Ending> {
+        let stopped = self.server.as_mut()?.stop(grace);
+        Some(Ending::of(stopped.status, stopped.killed))
+    }
+
+    fn stderr(&self) -> Vec<String> {
+        self.server.as_ref().map(Served::tail).unwrap_or_default()
     }
 }
 

@@ -120,10 +120,18 @@ pub fn judge(events: &[Event]) -> Judgment {
     if modern {
         listing::same_listings(&mut j, events, &asked);
     }
-    if modern {
+    // S5 is a rule of stdio: a server over HTTP is stopped by a signal, not by its input.
+    if modern && !over_http(events) {
         exit_soon(&mut j, events, limits);
     }
     j
+}
+
+/// The trace is of a Streamable HTTP server: its `spawn` event names a URL.
+fn over_http(events: &[Event]) -> bool {
+    events
+        .iter()
+        .any(|e| e.kind() == Some("spawn") && e.fields.contains_key("url"))
 }
 
 struct Cx<'a> {
@@ -788,5 +796,39 @@ mod tests {
             (0.5, "s2c", PONG),
         ]);
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// S5 of a modern session whose server was killed 3 s after its input closed: judged
+    /// over stdio; over HTTP the tester stops the server it started with a signal at every
+    /// run's end, which says nothing of S5.
+    #[test]
+    fn a_stopped_http_server_is_not_judged_by_s5() {
+        let s5 = |spawn: serde_json::Value| {
+            let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+            let rows = [
+                serde_json::json!({"t": 0.0, "dir": "event", "event": "spawn"}),
+                serde_json::json!({"t": 0.1, "dir": "c2s", "raw": ping}),
+                serde_json::json!({"t": 0.2, "dir": "s2c", "raw": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#}),
+                serde_json::json!({"t": 0.3, "dir": "event", "event": "eof", "side": "client"}),
+                serde_json::json!({"t": 3.3, "dir": "event", "event": "exit", "signal": 9, "killed": true}),
+            ];
+            let mut lines = String::new();
+            for (i, mut row) in rows.into_iter().enumerate() {
+                if i == 0 {
+                    row.as_object_mut()
+                        .unwrap()
+                        .extend(spawn.as_object().unwrap().clone());
+                }
+                lines += &(row.to_string() + "\n");
+            }
+            let events = agentpi_monitor::trace::parse(lines.as_bytes()).unwrap();
+            let j = judge(&events);
+            let failed = j.violations.iter().any(|v| v.rule == "S5");
+            (j.exercised.contains("S5"), failed)
+        };
+        let stdio = s5(serde_json::json!({"command": ["server"]}));
+        assert_eq!(stdio, (true, true));
+        let http = serde_json::json!({"url": "http://127.0.0.1:1/mcp", "command": ["server"]});
+        assert_eq!(s5(http), (false, false));
     }
 }

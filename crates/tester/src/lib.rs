@@ -8,7 +8,7 @@
 //! trace that `agentpi trace check` reports the same way and `agentpi test --replay` re-runs.
 //!
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `wire`,
-//! `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
+//! `serve`, `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
 //! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
 //! `script`, `shrink`; `report`; this file.
 
@@ -26,6 +26,7 @@ pub mod report;
 pub mod rng;
 pub mod run;
 pub mod script;
+pub mod serve;
 pub mod shrink;
 pub mod verdict;
 pub mod walk;

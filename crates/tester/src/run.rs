@@ -30,12 +30,12 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub fn new(timeout: Duration) -> Limits {
+    pub fn new(timeout: Duration, exit: Duration) -> Limits {
         Limits {
             timeout,
             promptly: timeout.min(Duration::from_secs(5)),
             late: Duration::from_millis(1200),
-            exit: Duration::from_secs(2),
+            exit,
         }
     }
 
@@ -478,7 +478,8 @@ impl Run {
         self.conn.close_input();
         let grace = Instant::now() + self.limits.exit;
         if self.http {
-            // No process to watch: the DELETE's answer is all that comes.
+            // An HTTP server does not exit when its session ends: the DELETE's answer is all
+            // that comes (a server the tester started is stopped by `finish`).
             self.settle(Duration::from_millis(50));
         } else {
             self.until(grace, &|_| false);

@@ -40,6 +40,8 @@ pub struct Config {
     pub budget: usize,
     /// How long a request may go unanswered.
     pub timeout: Duration,
+    /// How long the server has to exit once its input is closed (S5).
+    pub exit_grace: Duration,
     pub allow_writes: bool,
     pub era: EraChoice,
     /// Where traces are saved: the shrunk trace of each failed rule as `RULE.jsonl`, and
@@ -75,7 +77,7 @@ struct Done {
 
 /// Tests the server; `progress` hears a line per run and per shrink.
 pub fn test(config: &Config, progress: &dyn Fn(String)) -> Result<Outcome, TestError> {
-    let limits = Limits::new(config.timeout);
+    let limits = Limits::new(config.timeout, config.exit_grace);
     let (first, know) = first_run(config, limits)?;
     progress(format!(
         "run 1/{} (lists): {}",
@@ -415,6 +417,9 @@ fn outcome(
     failures: Vec<(String, Failure, PathBuf)>,
 ) -> Outcome {
     let mut notes = Vec::new();
+    if let Target::Url(url) = &config.target {
+        notes.push(shared_server_note(url));
+    }
     let withheld = know.withheld(config.allow_writes);
     if !withheld.is_empty() {
         notes.push(format!(
@@ -451,6 +456,15 @@ fn outcome(
         rules,
         notes,
     }
+}
+
+/// What a test of a server the user started cannot promise: its runs were not independent.
+fn shared_server_note(url: &str) -> String {
+    format!(
+        "every run and shrinking try was a session of the one server process at {url}, which \
+         agentpi did not start: what one run left in it (state, a slow handler) was there for \
+         the next; `--url URL -- CMD` starts a fresh process for each"
+    )
 }
 
 fn rule_report(
@@ -602,7 +616,7 @@ pub fn replay(
     events: &[Event],
     progress: &dyn Fn(String),
 ) -> Result<Outcome, TestError> {
-    let limits = Limits::new(config.timeout);
+    let limits = Limits::new(config.timeout, config.exit_grace);
     let steps = script::steps(events);
     let mut header = header(config, 0, Focus::Random);
     header.insert("replay".into(), json!(true));

@@ -62,7 +62,7 @@ pub fn run(args: Args) -> u8 {
         }
     };
     let source = match &target {
-        Target::Url(url) => url.clone(),
+        Target::Url(url) | Target::Served { url, .. } => url.clone(),
         Target::Command(argv) => argv.join(" "),
     };
     let text = extract::model(&Server {

@@ -17,7 +17,6 @@ mod run_text;
 pub mod sgd;
 pub mod sim;
 pub mod test;
-pub mod test_server;
 pub mod trace;
 
 /// A report as text for people or JSON for programs.

@@ -2,7 +2,6 @@
 //! module parses the flags, prints progress to stderr and the report as text (with a
 //! sequence chart per failed rule), JSON or JUnit.
 
-use crate::cmd::test_server::Server;
 use crate::output::{self, errln};
 use crate::wire;
 use agentpi_monitor::trace;
@@ -37,19 +36,24 @@ pub struct Args {
     /// Seconds a request may go unanswered before the client gives up on it.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+    /// Seconds the server has to exit once its input is closed, before it is stopped (a
+    /// later exit fails S5, modern stdio).
+    #[arg(long, default_value_t = 2.0)]
+    exit_grace: f64,
     /// The protocol era to test: `auto` probes with server/discover (modern if answered).
     #[arg(long, value_enum, default_value = "auto")]
     era: Era,
     /// Keep a failing run as it was instead of shrinking it.
     #[arg(long)]
     no_shrink: bool,
-    /// Test a Streamable HTTP server at this http:// or https:// URL (each run a new session
-    /// of the running server). With `-- CMD ARGS...` too, agentpi starts that command first,
-    /// waits up to --timeout seconds until the URL accepts connections, and stops it at the end.
+    /// Test a Streamable HTTP server at this http:// or https:// URL (alone: each run a new
+    /// session of the running server). With `-- CMD ARGS...` too, agentpi starts that command
+    /// afresh for every run (once the URL's port is free), waits up to --timeout seconds until
+    /// the URL accepts connections, and stops it at the run's end.
     #[arg(long)]
     url: Option<String>,
-    /// The server: `agentpi test -- CMD ARGS...` (a stdio server, started afresh for every
-    /// run), or with --url the command that starts the HTTP server (once for all runs).
+    /// The server: `agentpi test -- CMD ARGS...` (a stdio server), or with --url the command
+    /// that starts the HTTP server; either is started afresh for every run.
     #[arg(last = true, required_unless_present = "url")]
     command: Vec<String>,
 }
@@ -71,8 +75,9 @@ enum Era {
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed, 1 some rule failed, \
 2 the server could not be started or reached (or said nothing a client can use; with --url \
-and a command, the command exited or did not listen within --timeout), a --replay file cannot \
-be read, or a trace or the output could not be written.";
+and a command, for any run, the command exited or did not listen within --timeout, or \
+something else listened on the URL's port), a --replay file cannot be read, or a trace or the \
+output could not be written.";
 
 /// The longest `--timeout`, in seconds.
 const MAX_TIMEOUT: f64 = 86_400.0;
@@ -83,22 +88,19 @@ pub fn run(args: Args) -> u8 {
         errln!("error: --timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}");
         return 2;
     }
+    if !(args.exit_grace > 0.0 && args.exit_grace <= MAX_TIMEOUT) {
+        errln!("error: --exit-grace must be a number of seconds above 0 and at most {MAX_TIMEOUT}");
+        return 2;
+    }
     let config = config(&args);
+    if matches!(config.target, Target::Served { .. }) {
+        stop_servers_on_signal();
+    }
     let progress = |line: String| errln!("agentpi test: {line}");
-    let mut server = match started(&args) {
-        Ok(server) => server,
-        Err(e) => {
-            errln!("error: cannot test the server: {e}");
-            return 2;
-        }
-    };
     let outcome = match &args.replay {
         Some(file) => replay(&config, file, &progress),
         None => agentpi_tester::test(&config, &progress),
     };
-    if let Some(server) = server.as_mut() {
-        progress(server.stop());
-    }
     match outcome {
         Ok(outcome) => print(&args, &outcome),
         Err(e) => {
@@ -112,21 +114,35 @@ pub fn run(args: Args) -> u8 {
     }
 }
 
-/// With `--url URL -- CMD ARGS...`: the server command, started and listening.
-fn started(args: &Args) -> Result<Option<Server>, String> {
-    match &args.url {
-        Some(url) if !args.command.is_empty() => {
-            let within = Duration::from_secs_f64(args.timeout);
-            Server::start(&args.command, url, within).map(Some)
-        }
-        _ => Ok(None),
+/// On SIGINT or SIGTERM, kills the HTTP servers agentpi started, then ends as the signal
+/// would have: they run in process groups of their own, which the terminal's Ctrl-C misses.
+fn stop_servers_on_signal() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let signalled = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
     }
+    std::thread::spawn(move || {
+        loop {
+            let sig = signalled.load(Ordering::Relaxed);
+            if sig != 0 {
+                agentpi_tester::serve::stop_all();
+                let _ = signal_hook::low_level::emulate_default_handler(sig as i32);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
 }
 
 fn config(args: &Args) -> Config {
-    let target = match &args.url {
-        Some(url) => Target::Url(url.clone()),
-        None => Target::Command(args.command.clone()),
+    let target = match (&args.url, args.command.is_empty()) {
+        (Some(url), true) => Target::Url(url.clone()),
+        (Some(url), false) => Target::Served {
+            url: url.clone(),
+            command: args.command.clone(),
+        },
+        (None, _) => Target::Command(args.command.clone()),
     };
     let dir = args
         .record
@@ -137,6 +153,7 @@ fn config(args: &Args) -> Config {
         seed: args.seed,
         budget: args.budget as usize,
         timeout: Duration::from_secs_f64(args.timeout),
+        exit_grace: Duration::from_secs_f64(args.exit_grace),
         allow_writes: args.allow_writes,
         era: match args.era {
             Era::Auto => EraChoice::Auto,
