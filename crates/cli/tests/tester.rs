@@ -10,7 +10,7 @@ use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
 use crate::support::{free_port, repo};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn script(name: &str) -> String {
@@ -489,6 +489,39 @@ fn checked(trace: &Path, rule: &str) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
+/// `agentpi trace check` of a bundled trace (tests/tester/NAME) finds nothing and leaves no
+/// request open.
+fn checked_clean(name: &str) {
+    let path = script(name);
+    let args = ["trace", "check", "--format", "json", &path].map(String::from);
+    let out = run(&args, &[]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["violations"], serde_json::json!([]));
+    assert_eq!(report["open_requests"], serde_json::json!([]));
+}
+
+/// The events of a saved trace.
+fn events_of(trace: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(trace).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A test of the Python SDK server over Streamable HTTP, `budget` runs without shrinking,
+/// recorded in scratch folder `name`: the folder and the report.
+fn sdk_http_test(name: &str, budget: &str) -> (PathBuf, Value) {
+    let python = peer(".venv/bin/python");
+    let dir = scratch(name);
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let flags = ["--no-shrink", "--budget", budget, "--url", url.as_str()];
+    let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
+    assert_eq!(report["era"], "modern");
+    (dir, report)
+}
+
 /// The client messages of each run of a recording, without their times.
 fn client_side(dir: &Path) -> Vec<String> {
     let mut runs = Vec::new();
@@ -761,11 +794,7 @@ const CLOSE_REASON: &str = "the client closed the request's stream to cancel it"
 /// The client's chosen closes in a trace: for each, whether its request was still unanswered
 /// then. Asserts that nothing of a closed exchange was recorded after its close.
 fn closes(trace: &Path) -> Vec<bool> {
-    let text = std::fs::read_to_string(trace).unwrap();
-    let events: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = events_of(trace);
     let mut carried = std::collections::HashMap::new();
     let mut answered = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -814,13 +843,7 @@ fn closes(trace: &Path) -> Vec<bool> {
 /// machine stalled for the whole call), the closes cancel nothing and both go unexercised.
 #[test]
 fn a_modern_http_cancel_closes_the_stream() {
-    let python = peer(".venv/bin/python");
-    let dir = scratch("tester_http_close");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let flags = ["--no-shrink", "--budget", "5", "--url", url.as_str()];
-    let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
-    assert_eq!(report["era"], "modern");
+    let (dir, report) = sdk_http_test("tester_http_close", "5");
     let mut in_flight = false;
     for n in 1..=5 {
         let trace = dir.join(format!("run-{n}.jsonl"));
@@ -851,6 +874,7 @@ fn a_modern_http_cancel_closes_the_stream() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let fixture = script("http_close_cancel.jsonl");
     let flags = ["--replay", fixture.as_str(), "--url", url.as_str()];
+    let python = peer(".venv/bin/python");
     let (status, replayed) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
     assert_eq!(status, 0, "{replayed:#}");
 }
@@ -861,13 +885,8 @@ fn a_modern_http_cancel_closes_the_stream() {
 /// then not open.
 #[test]
 fn a_recorded_close_is_checked_clean() {
+    checked_clean("http_close_cancel.jsonl");
     let path = script("http_close_cancel.jsonl");
-    let args = ["trace", "check", "--format", "json", &path].map(String::from);
-    let out = run(&args, &[]);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{report:#}");
-    assert_eq!(report["violations"], serde_json::json!([]));
-    assert_eq!(report["open_requests"], serde_json::json!([]));
     assert_eq!(closes(Path::new(&path)), [true, true, true]);
 }
 
@@ -877,13 +896,7 @@ fn a_recorded_close_is_checked_clean() {
 /// header, with the city's value, and is answered 200.
 #[test]
 fn a_modern_http_call_mirrors_its_header_arguments() {
-    let python = peer(".venv/bin/python");
-    let dir = scratch("tester_http_params");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let flags = ["--no-shrink", "--budget", "12", "--url", url.as_str()];
-    let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
-    assert_eq!(report["era"], "modern");
+    let (dir, report) = sdk_http_test("tester_http_params", "12");
     assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{report:#}");
     let mirrored: usize = (1..=12)
         .map(|n| weather_calls_mirrored(&dir.join(format!("run-{n}.jsonl"))))
@@ -894,11 +907,7 @@ fn a_modern_http_call_mirrors_its_header_arguments() {
 /// The calls of `weather` with a city in a trace, each checked to have carried its city as
 /// `Mcp-Param-City` and been answered 200.
 fn weather_calls_mirrored(trace: &Path) -> usize {
-    let text = std::fs::read_to_string(trace).unwrap();
-    let events: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = events_of(trace);
     let mut count = 0;
     for e in events.iter().filter(|e| e["dir"] == "c2s") {
         let Some(message) = e["raw"]
@@ -938,14 +947,8 @@ fn weather_calls_mirrored(trace: &Path) -> usize {
 /// calls in flight beside it, and its cancellation at the end; checked clean, nothing open.
 #[test]
 fn a_recorded_listen_is_checked_clean() {
-    let path = script("listen_stdio.jsonl");
-    let args = ["trace", "check", "--format", "json", &path].map(String::from);
-    let out = run(&args, &[]);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{report:#}");
-    assert_eq!(report["violations"], serde_json::json!([]));
-    assert_eq!(report["open_requests"], serde_json::json!([]));
-    let text = std::fs::read_to_string(&path).unwrap();
+    checked_clean("listen_stdio.jsonl");
+    let text = std::fs::read_to_string(script("listen_stdio.jsonl")).unwrap();
     assert!(text.contains("notifications/subscriptions/acknowledged"));
 }
 
@@ -954,10 +957,5 @@ fn a_recorded_listen_is_checked_clean() {
 /// with tasks/cancel (C2), then reported `cancelled` by tasks/get; checked clean.
 #[test]
 fn a_recorded_task_cancellation_is_checked_clean() {
-    let path = script("task_cancel.jsonl");
-    let args = ["trace", "check", "--format", "json", &path].map(String::from);
-    let out = run(&args, &[]);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{report:#}");
-    assert_eq!(report["violations"], serde_json::json!([]));
+    checked_clean("task_cancel.jsonl");
 }
