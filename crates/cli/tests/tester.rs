@@ -283,7 +283,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: &["G1", "T5"],
-            holds: &["T8", "X7"],
+            // And trigger-sampling-request, trigger-elicitation-request (X4, X5).
+            holds: &["T8", "X4", "X5", "X7"],
             features: EVERYTHING_FEATURES,
         },
         Real {

@@ -34,6 +34,9 @@ struct Facts {
     listen_ended: bool,
     /// The server answered a call with a task, or a `tasks/*` request.
     tasks: bool,
+    /// The server asked for sampling, or for elicitation.
+    sampling: bool,
+    elicitation: bool,
 }
 
 /// The rules of `Cover::Monitor` a run exercised.
@@ -59,6 +62,8 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
     when(f.modern && f.listen_stream, &["M13"]);
     when(f.modern && f.listen_ended, &["M15"]);
     when(legacy && f.tasks, &["T8", "X7"]);
+    when(legacy && f.sampling, &["X4"]);
+    when(legacy && f.elicitation, &["X5"]);
     when(legacy && f.init_answered, &["L8", "L10"]);
     when(legacy && f.server_messages, &["X1", "X2", "X6"]);
     when(legacy && f.cancel_in_flight, &["C3"]);
@@ -183,6 +188,8 @@ fn server(
     if let Some(method) = method {
         f.server_requests |= id.is_some();
         f.progress |= method == "notifications/progress";
+        f.sampling |= method == "sampling/createMessage";
+        f.elicitation |= method == "elicitation/create";
         let params = m.get("params");
         let meta = params.and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1subscriptionId"));
         f.listen_stream |= meta.is_some();

@@ -251,7 +251,7 @@ fn calls(walk: &mut Walk, scope: &Scope) {
     }
     let mut tools = scope.know.callable(scope.allow_writes);
     walk.rng.shuffle(&mut tools);
-    for tool in tools.into_iter().take(8) {
+    for tool in tools.into_iter().take(16) {
         if let Some(mv) = valid_call(walk, tool, false) {
             walk.go(mv, Wait::Answer);
             filler(walk, scope);

@@ -241,11 +241,12 @@ impl Move {
     fn params(&self, id: u64, speech: &Speech) -> Value {
         let mut params = match self {
             Move::Initialize { version, roots } => {
-                let caps = if *roots {
-                    json!({"roots": {}})
-                } else {
-                    json!({})
-                };
+                // Sampling and elicitation (form) are answered in every session (`Run::serve`),
+                // so that a server that uses them is held to X4 and X5.
+                let mut caps = json!({"sampling": {}, "elicitation": {}});
+                if *roots {
+                    caps["roots"] = json!({});
+                }
                 json!({"protocolVersion": version, "capabilities": caps,
                        "clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")}})
             }

@@ -77,7 +77,8 @@ pub struct Run {
     /// The server closed its output.
     pub closed: bool,
     last_cancel: Option<Instant>,
-    /// The client declared roots: a `roots/list` is answered with none.
+    /// The client declared roots: a `roots/list` is answered with none. (Sampling and
+    /// elicitation are declared in every legacy session.)
     pub roots: bool,
     /// Stop at the first finding against the client's own messages (a shrinking try that
     /// left out what a later message needs is rejected at once, not run to its end).
@@ -317,7 +318,7 @@ impl Run {
     }
 
     /// Notes a response or progress; answers a server request as a client that declared
-    /// nothing (but roots, when it did) would.
+    /// sampling and elicitation (and roots, when it did) would.
     fn react(&mut self, message: &Value, exchange: Option<u64>) {
         let id = message.get("id").filter(|id| !id.is_null());
         let method = message.get("method").and_then(Value::as_str);
@@ -366,6 +367,14 @@ impl Run {
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
             "roots/list" if self.roots => {
                 json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}})
+            }
+            // What a client that declared sampling and elicitation (legacy `initialize`)
+            // answers: a fixed text, and a form declined (no user to fill it in).
+            "sampling/createMessage" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "role": "assistant", "model": crate::moves::CLIENT,
+                "content": {"type": "text", "text": "agentpi"}, "stopReason": "endTurn"}}),
+            "elicitation/create" => {
+                json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}})
             }
             _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
                 "message": format!("agentpi test does not serve `{method}`")}}),

@@ -587,6 +587,8 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
             "no listen was acknowledged (runs with focus `concurrent` open one when the server declares list changes or resource subscriptions)"
         }
         "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
+        "X4" => "the server asked for no sampling",
+        "X5" => "the server asked for no elicitation",
         "T8" | "X7" => {
             "no call with a task (the server declares no `tasks.requests.tools.call`, or no callable tool has `execution.taskSupport` optional or required)"
         }
