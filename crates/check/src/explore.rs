@@ -272,10 +272,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// workers read the store (each from its parent's tree, which it mostly shares).
     fn store_recent(&mut self) {
         for k in 0..self.recent.states.len() {
+            // Every state of `recent` was numbered while deferred: the recent table is
+            // emptied after each chunk, and only the leftovers, merged after this, store
+            // their states at once.
             let (start, len, number) = self.recent.states[k];
-            if (number as usize) < self.graph.store.len() {
-                continue;
-            }
             let parent = self.graph.parent[number as usize - 1];
             if self.near.0 != parent {
                 self.graph.store.read_levels(parent, &mut self.near.1);

@@ -14,6 +14,7 @@ mod msc;
 mod output;
 mod progress;
 mod sarif;
+mod signals;
 mod state_space;
 mod wire;
 

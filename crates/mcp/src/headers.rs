@@ -79,6 +79,19 @@ fn subschemas<'a>(
     }
 }
 
+/// `(header name, property path)` of every annotation a client mirrors into a header: a
+/// string on a property reached by `properties` keys alone (what [`invalid`] checks).
+pub fn mirrored(input_schema: &Value) -> Vec<(String, Vec<String>)> {
+    let reachable = positions(input_schema)
+        .into_iter()
+        .filter_map(|(path, schema)| {
+            let name = schema.get(KEY)?.as_str()?;
+            path.filter(|p| !p.is_empty())
+                .map(|p| (name.to_string(), p))
+        });
+    reachable.collect()
+}
+
 /// Why the `x-mcp-header` annotations of `input_schema` are invalid, if one is: not on a
 /// property reachable by `properties` keys alone, not a non-empty RFC 9110 token, on a
 /// property whose `type` is not `string`, `integer` or `boolean`, or the same name as another
@@ -184,5 +197,21 @@ mod tests {
             let found = invalid(&schema).unwrap_or_default();
             assert!(found.contains(why), "{schema}: {found}");
         }
+    }
+
+    /// The headers mirrored are those on properties reached by `properties` alone.
+    #[test]
+    fn mirrored_annotations_are_the_reachable_ones() {
+        let schema = json!({"type": "object", "x-mcp-header": "Root", "properties": {
+            "a": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "B"}}},
+            "c": {"type": "array", "items": {"type": "string", "x-mcp-header": "I"}},
+            "d": {"type": "integer", "x-mcp-header": "D"}}});
+        let found = super::mirrored(&schema);
+        let expected = [("B", vec!["a", "b"]), ("D", vec!["d"])];
+        let expected: Vec<(String, Vec<String>)> = expected
+            .into_iter()
+            .map(|(h, p)| (h.to_string(), p.into_iter().map(String::from).collect()))
+            .collect();
+        assert_eq!(found, expected);
     }
 }

@@ -760,10 +760,8 @@ impl HeaderArgs {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            let mut found = Vec::new();
-            if let Some(schema) = tool.get("inputSchema") {
-                annotated(schema, &mut Vec::new(), &mut found);
-            }
+            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+            let found = agentpi_mcp::headers::mirrored(schema);
             self.tools.insert(name.to_string(), found);
         }
     }
@@ -794,20 +792,6 @@ impl HeaderArgs {
                 Some((format!("Mcp-Param-{header}"), text))
             })
             .collect()
-    }
-}
-
-/// Collects `(header name, property path)` for every `x-mcp-header` under `schema`.
-fn annotated(schema: &Value, path: &mut Vec<String>, found: &mut Vec<(String, Vec<String>)>) {
-    if let Some(header) = schema.get("x-mcp-header").and_then(Value::as_str) {
-        found.push((header.to_string(), path.clone()));
-    }
-    let properties = schema.get("properties").and_then(Value::as_object);
-    // Bounded by the schema's own depth, which the JSON reader already bounds.
-    for (key, sub) in properties.into_iter().flatten() {
-        path.push(key.clone());
-        annotated(sub, path, found);
-        path.pop();
     }
 }
 

@@ -177,10 +177,7 @@ impl Run {
             false => Vec::new(),
         };
         extra.extend(origin.map(|o| ("origin".to_string(), o.to_string())));
-        let fields = match extra.is_empty() {
-            true => self.conn.send(raw),
-            false => self.conn.send_headed(raw, &extra),
-        };
+        let fields = self.conn.send_headed(raw, &extra);
         let exchange = fields
             .as_ref()
             .and_then(|f| f.get("exchange"))

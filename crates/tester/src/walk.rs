@@ -202,8 +202,7 @@ impl Walk {
             let Some(id) = self.go(Move::List { method, cursor }, Wait::Answer) else {
                 break;
             };
-            let page = self.awaited.iter().rev().find(|(i, _, _)| *i == id);
-            if let Some((_, _, Some(result))) = page {
+            if let Some(result) = self.result_for(id) {
                 let got = result.get(key).and_then(Value::as_array);
                 items.extend(got.into_iter().flatten().cloned());
             }

@@ -200,10 +200,7 @@ pub fn run(args: Args) -> u8 {
         });
     }
     // Caught from the start, so that a signal at any moment still ends in a report.
-    let signalled = Arc::new(AtomicUsize::new(0));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
-    }
+    let signalled = crate::signals::caught();
     let record = match args.record.as_deref().map(File::create).transpose() {
         Ok(f) => f.map(BufWriter::new),
         Err(e) => {

@@ -56,10 +56,7 @@ fn monitor(args: &Args) -> Result<u8, String> {
         None => None,
     };
     // Caught from the start, so that a signal at any moment still ends in a report.
-    let signalled = Arc::new(AtomicUsize::new(0));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
-    }
+    let signalled = crate::signals::caught();
     let (queue, events) = Queue::new();
     let recorder = Arc::new(Recorder::new(record, queue, !args.no_check));
     let checker = {

@@ -117,12 +117,8 @@ pub fn run(args: Args) -> u8 {
 /// On SIGINT or SIGTERM, kills the HTTP servers agentpi started, then ends as the signal
 /// would have: they run in process groups of their own, which the terminal's Ctrl-C misses.
 fn stop_servers_on_signal() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let signalled = Arc::new(AtomicUsize::new(0));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register_usize(sig, signalled.clone(), sig as usize);
-    }
+    use std::sync::atomic::Ordering;
+    let signalled = crate::signals::caught();
     std::thread::spawn(move || {
         loop {
             let sig = signalled.load(Ordering::Relaxed);
