@@ -1,6 +1,8 @@
 """An MCP server written with the Python `mcp` SDK (2.3.0) for `agentpi test`: a slow tool
 that reports progress, a tool with structured output and an `x-mcp-header` argument,
-tools/list in pages of two (invalid cursors get -32602), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
+tools/list in pages of two (invalid cursors get -32602), a tool that asks the user
+(elicitation: a request mid-call in the legacy era, an input-required result in the modern
+one), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
 `initialize` gets the legacy protocol, one that opens with a modern request 2026-07-28.
 
 python sdk_server.py              (stdio)
@@ -10,10 +12,10 @@ import asyncio
 import sys
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
 from mcp.shared.exceptions import MCPError
 from mcp.types import ListToolsResult, ToolAnnotations
 
@@ -73,6 +75,20 @@ def weather(city: Annotated[str, Field(json_schema_extra={"x-mcp-header": "City"
     """The weather of a city, as structured content. Over modern HTTP the city is also sent as
     the `Mcp-Param-City` header (`x-mcp-header`), which the SDK checks against the body."""
     return {"city": city, "celsius": 21}
+
+
+class Consent(BaseModel):
+    agree: bool
+
+
+def ask_consent() -> Elicit[Consent]:
+    return Elicit("May agentpi go ahead?", Consent)
+
+
+@mcp.tool(annotations=READ_ONLY)
+def confirm(answer: Annotated[ElicitationResult[Consent], Resolve(ask_consent)]) -> str:
+    """Asks the user whether to go ahead (form elicitation) and says what they answered."""
+    return f"the user chose {answer.action}"
 
 
 @mcp.resource("fixture://greeting")

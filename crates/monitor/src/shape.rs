@@ -273,8 +273,10 @@ fn tools_call(
     schemas: &Map<String, Value>,
     found: &mut Vec<Finding>,
 ) {
-    // A task-augmented call is answered with the task it created (`tasks`, X7).
-    if params.is_some_and(|p| p.get("task").is_some()) {
+    // A task-augmented call is answered with the task it created (`tasks`, X7), and an
+    // input-required result asks for input (M11): the tool's result comes with the retry.
+    let asks = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+    if asks || params.is_some_and(|p| p.get("task").is_some()) {
         return;
     }
     let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);

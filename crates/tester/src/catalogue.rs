@@ -59,7 +59,6 @@ use Era::{Both as B, Legacy as L, Modern as M};
 use Over::{Any as A, Http as H, Stdio as S};
 
 const LINT: &str = "a static property of the tool listing: `agentpi lint` checks it";
-const MRTR: &str = "seen only if the server asks for input (input_required); the tester declares no capability to answer with";
 
 /// The catalogue, in its order.
 pub const RULES: &[Entry] = &[
@@ -105,7 +104,7 @@ pub const RULES: &[Entry] = &[
     e("M8", "MUST / SHOULD", M, A, Probe),
     e("M9", "MUST", M, A, Monitor),
     e("M10", "MUST", M, A, Monitor),
-    e("M11", "MUST", M, A, Not(MRTR)),
+    e("M11", "MUST", M, A, Monitor),
     e("M12", "MUST", M, A, Client),
     e("M13", "MUST", M, A, Monitor),
     e("M14", "MUST", M, A, Monitor),

@@ -37,6 +37,8 @@ struct Facts {
     /// The server asked for sampling, or for elicitation.
     sampling: bool,
     elicitation: bool,
+    /// The server answered with an input-required result (modern).
+    input_required: bool,
 }
 
 /// The rules of `Cover::Monitor` a run exercised.
@@ -61,6 +63,7 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
     when(f.modern && f.pages, &["M10"]);
     when(f.modern && f.listen_stream, &["M13"]);
     when(f.modern && f.listen_ended, &["M15"]);
+    when(f.modern && f.input_required, &["M11"]);
     when(legacy && f.tasks, &["T8", "X7"]);
     when(legacy && f.sampling, &["X4"]);
     when(legacy && f.elicitation, &["X5"]);
@@ -214,6 +217,7 @@ fn server(
     };
     f.results = true;
     f.listen_ended |= asked_method == "subscriptions/listen";
+    f.input_required |= result.get("resultType").and_then(Value::as_str) == Some("input_required");
     match asked_method.as_str() {
         "initialize" => {
             f.init_answered = true;
@@ -296,5 +300,18 @@ mod tests {
         let end = r#"{"t":9.0,"dir":"s2c","raw":"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"resultType\":\"complete\"}}"}"#;
         events.extend(agentpi_monitor::trace::parse(end.as_bytes()).unwrap());
         assert!(exercised(&events).contains("M15"));
+    }
+
+    /// An input-required result exercises M11; the same trace without it does not.
+    #[test]
+    fn an_input_required_result_exercises_m11() {
+        let bytes = include_bytes!(
+            "../../monitor/tests/traces/modern_input_required_typed_tool_clean.jsonl"
+        );
+        let (events, rules) = exercised_by(bytes);
+        assert!(rules.contains("M11"), "{rules:?}");
+        let asks = |e: &Event| String::from_utf8_lossy(&e.raw).contains("input_required");
+        let kept: Vec<Event> = events.into_iter().filter(|e| !asks(e)).collect();
+        assert!(!exercised(&kept).contains("M11"));
     }
 }

@@ -130,6 +130,16 @@ pub enum Move {
     Listen {
         filter: Value,
     },
+    /// The retry of `of` that answers an input-required result (modern, multi round-trip):
+    /// the same request with a new id, the answers to what the server asked
+    /// (`inputResponses`, absent when it asked nothing) and its `requestState` echoed
+    /// (absent when it gave none). `round` counts the retries of one request.
+    Retry {
+        of: Box<Move>,
+        responses: Option<Value>,
+        state: Option<Value>,
+        round: u32,
+    },
     /// A method no server has.
     Unknown,
     /// The cancellation of request `id`: `notifications/cancelled`, or over modern
@@ -177,6 +187,7 @@ impl Move {
             Move::Subscribe { on: true, .. } => "resources/subscribe",
             Move::Subscribe { on: false, .. } => "resources/unsubscribe",
             Move::Listen { .. } => "subscriptions/listen",
+            Move::Retry { of, .. } => return of.method(),
             Move::Unknown => UNKNOWN_METHOD,
             Move::BadVersion => "tools/list",
             Move::Initialized | Move::Cancel { .. } | Move::Malformed(_) => return None,
@@ -239,6 +250,22 @@ impl Move {
     }
 
     fn params(&self, id: u64, speech: &Speech) -> Value {
+        if let Move::Retry {
+            of,
+            responses,
+            state,
+            ..
+        } = self
+        {
+            let mut params = of.params(id, speech);
+            if let Some(responses) = responses {
+                params["inputResponses"] = responses.clone();
+            }
+            if let Some(state) = state {
+                params["requestState"] = state.clone();
+            }
+            return params;
+        }
         let mut params = match self {
             Move::Initialize { version, roots } => {
                 // Sampling and elicitation (form) are answered in every session (`Run::serve`),
@@ -297,17 +324,46 @@ impl Move {
     }
 }
 
-/// The `_meta` every modern request carries.
+/// The `_meta` every modern request carries. It declares sampling and form elicitation,
+/// which the tester answers ([`answer_to`]), so that a server that asks for input in an
+/// input-required result is held to M11 and the tester's retries to M12.
 fn modern_meta(version: &str) -> serde_json::Map<String, Value> {
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}, "elicitation": {"form": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")},
     });
     match meta {
         Value::Object(m) => m,
         _ => serde_json::Map::new(),
     }
+}
+
+/// The result a client that declared sampling and elicitation (and roots, with `roots`)
+/// gives to a server's request `method`: a fixed text, a form declined (there is no user to
+/// fill it in), no roots. `None` for any other method.
+pub fn answer_to(method: &str, roots: bool) -> Option<Value> {
+    Some(match method {
+        "sampling/createMessage" => json!({"role": "assistant", "model": CLIENT,
+            "content": {"type": "text", "text": "agentpi"}, "stopReason": "endTurn"}),
+        "elicitation/create" => json!({"action": "decline"}),
+        "roots/list" if roots => json!({"roots": []}),
+        _ => return None,
+    })
+}
+
+/// The answers to the input requests of an input-required result: `Some(None)` when it asked
+/// nothing, `None` when it asked something the tester does not answer.
+pub fn input_responses(asked: Option<&Value>) -> Option<Option<Value>> {
+    let Some(asked) = asked else {
+        return Some(None);
+    };
+    let mut out = serde_json::Map::new();
+    for (key, request) in asked.as_object()? {
+        let method = request.get("method").and_then(Value::as_str)?;
+        out.insert(key.clone(), answer_to(method, false)?);
+    }
+    Some(Some(Value::Object(out)))
 }
 
 #[cfg(test)]
@@ -351,5 +407,55 @@ mod tests {
         assert!(cancel.permitted(&[Offer::Cancel("3".into())], &http, false));
         assert!(!cancel.permitted(&[Offer::Cancel("4".into())], &http, false));
         assert!(cancel.closes(&http) && !cancel.closes(&modern) && !call.closes(&http));
+    }
+
+    /// The retry of an input-required call: the call again under a new id, what was asked
+    /// answered and the state echoed (M12); nothing is answered that the tester did not
+    /// declare, and a result that asked nothing is retried with its state alone.
+    #[test]
+    fn a_retry_answers_what_was_asked_and_echoes_the_state() {
+        let modern = Speech {
+            modern: true,
+            version: "2026-07-28".into(),
+            http: false,
+        };
+        let asked = json!({"a": {"method": "elicitation/create"}, "b": {"method": "sampling/createMessage"}});
+        let responses = input_responses(Some(&asked)).unwrap();
+        let call = Move::Call {
+            tool: "confirm".into(),
+            args: json!({}),
+            token: false,
+        };
+        let retry = Move::Retry {
+            of: Box::new(call),
+            responses: responses.clone(),
+            state: Some(json!("s1")),
+            round: 1,
+        };
+        let raw: Value = serde_json::from_slice(&retry.message(7, &modern)).unwrap();
+        assert_eq!(raw["id"], 7);
+        assert_eq!(raw["method"], "tools/call");
+        assert_eq!(raw["params"]["name"], "confirm");
+        assert_eq!(raw["params"]["requestState"], "s1");
+        assert_eq!(
+            raw["params"]["inputResponses"]["a"],
+            json!({"action": "decline"})
+        );
+        assert_eq!(raw["params"]["inputResponses"]["b"]["role"], "assistant");
+        let roots = json!({"r": {"method": "roots/list"}});
+        assert_eq!(input_responses(Some(&roots)), None);
+        assert_eq!(input_responses(None), Some(None));
+        let Move::Retry { of, .. } = retry else {
+            unreachable!("built above")
+        };
+        let bare = Move::Retry {
+            of,
+            responses: None,
+            state: None,
+            round: 1,
+        };
+        let raw: Value = serde_json::from_slice(&bare.message(8, &modern)).unwrap();
+        assert!(raw["params"].get("inputResponses").is_none());
+        assert!(raw["params"].get("requestState").is_none());
     }
 }

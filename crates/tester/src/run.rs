@@ -360,20 +360,12 @@ impl Run {
     }
 
     fn serve(&self, method: &str, id: &Value) -> Value {
-        match method {
-            "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-            "roots/list" if self.roots => {
-                json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}})
-            }
-            // What a client that declared sampling and elicitation (legacy `initialize`)
-            // answers: a fixed text, and a form declined (no user to fill it in).
-            "sampling/createMessage" => json!({"jsonrpc": "2.0", "id": id, "result": {
-                "role": "assistant", "model": crate::moves::CLIENT,
-                "content": {"type": "text", "text": "agentpi"}, "stopReason": "endTurn"}}),
-            "elicitation/create" => {
-                json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}})
-            }
-            _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
+        if method == "ping" {
+            return json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        }
+        match crate::moves::answer_to(method, self.roots) {
+            Some(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            None => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
                 "message": format!("agentpi test does not serve `{method}`")}}),
         }
     }

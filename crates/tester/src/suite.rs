@@ -589,6 +589,7 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
         "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
         "X4" => "the server asked for no sampling",
         "X5" => "the server asked for no elicitation",
+        "M11" => "no answer was an input-required result (the server asked for no input)",
         "T8" | "X7" => {
             "no call with a task (the server declares no `tasks.requests.tools.call`, or no callable tool has `execution.taskSupport` optional or required)"
         }

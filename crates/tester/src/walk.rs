@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 /// The most pages read of one list (a server whose cursors never end).
 const MAX_PAGES: usize = 50;
 
+/// The most retries of one request that keeps answering input-required.
+const MAX_ROUNDS: u32 = 3;
+
 /// What the client waits for after a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {
@@ -107,8 +110,41 @@ impl Walk {
             .send_from(&mv.message(n, &self.speech), self.origin.take());
         if let Some(id) = id {
             self.wait(id, &mv, wait);
+            if wait == Wait::Answer {
+                self.give_input(id, &mv);
+            }
         }
         id
+    }
+
+    /// Retries request `id` when its answer was an input-required result (modern): a client
+    /// that declared sampling and elicitation answers what the server asked and echoes its
+    /// state (M12), for at most [`MAX_ROUNDS`] rounds. Nothing is retried when the server
+    /// asked for what the tester cannot answer (M11 fails it).
+    fn give_input(&mut self, id: u64, mv: &Move) {
+        let Some(result) = self.result_for(id).filter(|_| self.speech.modern) else {
+            return;
+        };
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return;
+        }
+        let (of, round) = match mv {
+            Move::Retry { of, round, .. } => (of.clone(), round + 1),
+            other => (Box::new(other.clone()), 1),
+        };
+        let Some(responses) = crate::moves::input_responses(result.get("inputRequests")) else {
+            return;
+        };
+        let state = result.get("requestState").cloned();
+        if round <= MAX_ROUNDS {
+            let retry = Move::Retry {
+                of,
+                responses,
+                state,
+                round,
+            };
+            self.go(retry, Wait::Answer);
+        }
     }
 
     /// Cancels request `id` over modern Streamable HTTP by closing its stream; a stream
