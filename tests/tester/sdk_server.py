@@ -6,7 +6,9 @@ one), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
 `initialize` gets the legacy protocol, one that opens with a modern request 2026-07-28.
 
 python sdk_server.py              (stdio)
-python sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp)
+python sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp, resumable: its SSE
+                                  events carry ids, and a GET with Last-Event-ID replays a
+                                  dropped stream and goes on with it)
 """
 import asyncio
 import sys
@@ -16,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
+from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.shared.exceptions import MCPError
 from mcp.types import ListToolsResult, ToolAnnotations
 
@@ -37,6 +40,28 @@ class PagedServer(MCPServer):
         end = start + PAGE
         following = str(end) if end < len(tools) else None
         return ListToolsResult(tools=tools[start:end], next_cursor=following)
+
+
+class MemoryEvents(EventStore):
+    """Every event kept in order, so that a stream resumes after the last one its client got."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[EventId, StreamId, object]] = []
+
+    async def store_event(self, stream_id: StreamId, message) -> EventId:
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: EventId, send_callback: EventCallback) -> StreamId | None:
+        at = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
+        if at is None:
+            return None
+        stream = self.events[at][1]
+        for event_id, stream_id, message in self.events[at + 1 :]:
+            if stream_id == stream and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream
 
 
 mcp = PagedServer("agentpi-sdk-fixture")
@@ -105,6 +130,6 @@ def ask(topic: str) -> str:
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]), event_store=MemoryEvents())
     else:
         mcp.run()

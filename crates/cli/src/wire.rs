@@ -90,20 +90,22 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
 }
 
 /// The last messages up to event `index` as a sequence chart between client and server;
-/// `events` are a window of the trace whose first event has index `first`.
+/// `events` are a window of the trace whose first event has index `first`. The client's
+/// closes of a request's HTTP stream and its resumptions of one are steps too: they are
+/// what a modern cancellation and a legacy dropped stream (C6) are made of.
 pub fn chart(events: &[Event], first: usize, index: usize) -> String {
     let upto = events.len().min((index + 1).saturating_sub(first));
-    let messages: Vec<&Event> = events[..upto].iter().filter(|e| e.is_message()).collect();
-    let from = messages.len().saturating_sub(CHART_MESSAGES);
-    let steps = messages[from..]
+    let shown: Vec<(Dir, String)> = steps_of(&events[..upto]);
+    let from = shown.len().saturating_sub(CHART_MESSAGES);
+    let steps = shown[from..]
         .iter()
-        .map(|e| {
-            let actors = match e.dir {
+        .map(|(dir, label)| {
+            let actors = match dir {
                 Dir::C2s => vec!["client".to_string(), "server".to_string()],
                 _ => vec!["server".to_string(), "client".to_string()],
             };
             TraceStep {
-                label: summary(e),
+                label: label.clone(),
                 actors,
             }
         })
@@ -113,6 +115,48 @@ pub fn chart(events: &[Event], first: usize, index: usize) -> String {
         loop_start: None,
     };
     msc::render_columns(&trace, &["client", "server"])
+}
+
+/// Each message of `events` and each of the client's stream closes and resumptions, with
+/// its direction and its label in a few words.
+fn steps_of(events: &[Event]) -> Vec<(Dir, String)> {
+    // The request each exchange carried, and the exchange of each SSE event id.
+    let mut carried = std::collections::HashMap::new();
+    let mut sse = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for e in events {
+        let k = e.exchange();
+        if e.is_message() {
+            let id = serde_json::from_slice::<serde_json::Value>(&e.raw).ok();
+            let id = id.and_then(|m| m.get("id").cloned());
+            match (e.dir, k, id) {
+                (Dir::C2s, Some(k), Some(id)) => {
+                    carried.insert(k, id);
+                }
+                (Dir::S2c, Some(k), _) => {
+                    if let Some(sse_id) = e.fields.get("sse_id").and_then(|v| v.as_str()) {
+                        sse.insert(sse_id.to_string(), k);
+                    }
+                }
+                _ => {}
+            }
+            out.push((e.dir, summary(e)));
+        } else if e.client_closed() {
+            let of = k.and_then(|k| carried.get(&k));
+            out.push((Dir::C2s, format!("(closes the stream of #{})", show(of))));
+        } else if let Some(last) = agentpi_monitor::http::request_header(e, "last-event-id") {
+            let of = sse.get(last).and_then(|k| carried.get(k));
+            out.push((
+                Dir::C2s,
+                format!("(GET: resumes the stream of #{})", show(of)),
+            ));
+        }
+    }
+    out
+}
+
+fn show(id: Option<&serde_json::Value>) -> String {
+    id.map_or("?".to_string(), ToString::to_string)
 }
 
 /// A message in a few words: `tools/call #2`, `result #2`, `notifications/progress`.

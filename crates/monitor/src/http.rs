@@ -210,24 +210,45 @@ impl Http {
         found
     }
 
+    /// Whether server message `event` is an event the client already received, sent again
+    /// on a resumed stream: its checks were made when it first came, and are not made again.
+    pub fn redelivered(&self, event: &Event) -> bool {
+        let id = event.fields.get("sse_id").and_then(Value::as_str);
+        let resuming = event
+            .exchange()
+            .and_then(|k| self.exchanges.get(&k))
+            .is_some_and(|e| e.resuming);
+        event.dir == Dir::S2c
+            && resuming
+            && id.is_some_and(|id| self.event_streams.contains_key(id))
+    }
+
     /// H6 (resumption): a stream resumed after event L replays only events of L's own
-    /// stream; every event id names the stream that first carried it.
+    /// stream, and only those after L (not one the client already received); every event id
+    /// names the stream that first carried it.
     fn h6_replay(&mut self, event: &Event, number: u64) -> Vec<Found> {
         let Some(id) = event.fields.get("sse_id").and_then(Value::as_str) else {
             return Vec::new();
         };
+        let again = self.redelivered(event);
         let first = *self.event_streams.entry(id.to_string()).or_insert(number);
         let resumes = self
             .exchanges
             .get(&number)
             .and_then(|e| e.resumes.as_deref());
+        let after = resumes.unwrap_or("");
         let origin = resumes.and_then(|l| self.event_streams.get(l)).copied();
         match origin {
             Some(origin) if first != number && first != origin => vec![must(
                 "H6",
                 format!(
-                    "a stream resumed after event {:?} replays event {id:?} of another stream",
-                    resumes.unwrap_or("")
+                    "a stream resumed after event {after:?} replays event {id:?} of another stream"
+                ),
+            )],
+            _ if again && first != number => vec![should(
+                "H6",
+                format!(
+                    "a stream resumed after event {after:?} sends event {id:?} again, which the client had received: a resumption replays what came after Last-Event-ID"
                 ),
             )],
             _ => Vec::new(),

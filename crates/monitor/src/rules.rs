@@ -277,7 +277,7 @@ pub const RULES: &[Rule] = &[
         "H6",
         "MUST",
         "basic/transports#listening-for-messages-from-the-server",
-        "a GET is answered with an SSE stream or 405, and carries no response unless resuming",
+        "a GET is answered with an SSE stream or 405, carries no response unless resuming, and a resumption replays only its stream, after Last-Event-ID",
     ),
     rule(
         "H8",

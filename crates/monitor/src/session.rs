@@ -398,10 +398,15 @@ impl Session {
         self.report(index, event, findings);
         let Some(message) = message else { return };
         if self.over_http {
+            let again = self.http.redelivered(event);
             let params = self.header_args.expected(&message);
             let cx = context(self.era, self.protocol_version.as_deref(), &params);
             let found = self.http.message(event, &message, cx);
             self.report_http(index, event, found);
+            if again {
+                // Checked when it first came (H6 says what is wrong with sending it again).
+                return;
+            }
         }
         let modern = self.era == Era::Modern;
         let mut found = Vec::new();

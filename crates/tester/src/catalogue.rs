@@ -117,13 +117,7 @@ pub const RULES: &[Entry] = &[
     // there the client's close of the request's stream is the cancellation (C5).
     e("C4", "MUST", M, A, Monitor),
     e("C5", "MUST", M, H, Monitor),
-    e(
-        "C6",
-        "SHOULD",
-        L,
-        H,
-        Not("a dropped SSE connection is not cancellation: not probed yet"),
-    ),
+    e("C6", "SHOULD", L, H, Probe),
     e("C7", "SHOULD", B, A, Monitor),
     e("C8", "SHOULD", B, A, Client),
     e("P1", "MUST", B, A, Client),
@@ -196,6 +190,7 @@ pub fn level_and_spec(id: &str) -> (&'static str, &'static str) {
         "G1" => "server/utilities/pagination",
         "S5" => "basic/transports/stdio",
         "H7" => "basic/transports (Streamable HTTP, Security Warning)",
+        "C6" => "basic/transports (Streamable HTTP, Resumability and Redelivery)",
         _ => "",
     };
     (level, spec)
@@ -218,6 +213,7 @@ pub fn says(id: &str) -> &'static str {
         "G1" => "an invalid cursor gets -32602",
         "S5" => "the server exits soon after its input closes",
         "H7" => "a request with an invalid Origin gets HTTP 403",
+        "C6" => "a dropped SSE stream is no cancellation: resumed, it still brings the answer",
         _ => "",
     }
 }

@@ -77,6 +77,13 @@ pub trait Conn {
         let _ = k;
         false
     }
+    /// Resumes a dropped SSE stream (legacy Streamable HTTP): a GET with `Last-Event-ID:
+    /// last`, whose events come as any exchange's do; the exchange's fields, `None` where
+    /// there is no such thing (stdio).
+    fn resume(&mut self, last: &str) -> Option<Map<String, Value>> {
+        let _ = last;
+        None
+    }
     /// The next thing the server sent, waiting at most `wait`.
     fn recv(&mut self, wait: Duration) -> Incoming;
     /// Ends the client's input (stdio: closes the server's stdin).
@@ -213,6 +220,11 @@ fn exit_fields(status: std::process::ExitStatus) -> Map<String, Value> {
 /// modern Streamable HTTP), which a replay repeats; a close at the exchange's bound says
 /// "timed out".
 pub const CLOSE_REASON: &str = "the client closed the request's stream to cancel it";
+
+/// The `reason` of the `aborted` event of a stream the client dropped in the legacy era,
+/// where a close is no cancellation (C6: the server should go on, and the client may resume
+/// the stream with `Last-Event-ID`).
+pub const DROP_REASON: &str = "the client dropped the request's stream (no cancellation)";
 
 /// The `reason` of an exchange the client gave up on at its bound.
 const TIMED_OUT: &str = "timed out";
@@ -416,8 +428,32 @@ impl Conn for HttpConn {
         };
         entry.closed = true;
         let _ = stream.shutdown(Shutdown::Both);
-        let _ = self.sender.send(aborted(k, CLOSE_REASON, true));
+        // A legacy session negotiated its version with `initialize`; a modern one has none.
+        let legacy = self.version.lock().is_ok_and(|v| v.is_some());
+        let reason = if legacy { DROP_REASON } else { CLOSE_REASON };
+        let _ = self.sender.send(aborted(k, reason, true));
         true
+    }
+
+    /// A GET of the session's stream from `last` on, read on a thread of its own as a POST's
+    /// response is.
+    fn resume(&mut self, last: &str) -> Option<Map<String, Value>> {
+        let k = self.next_exchange;
+        self.next_exchange += 1;
+        let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
+        headers.push(("last-event-id".into(), last.to_string()));
+        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
+            headers.push(("mcp-session-id".into(), session));
+        }
+        if let Some(version) = self.version.lock().ok().and_then(|v| v.clone()) {
+            headers.push(("mcp-protocol-version".into(), version));
+        }
+        let shared = self.shared();
+        let deadline = Instant::now() + self.exchange_bound();
+        if let Some(begun) = begin(&shared, k, "GET", &[], &headers, deadline) {
+            std::thread::spawn(move || finish(&shared, k, "GET", begun, &headers, deadline));
+        }
+        Some(self.exchange_fields(k))
     }
 
     fn recv(&mut self, wait: Duration) -> Incoming {

@@ -355,22 +355,28 @@ fn slowness(property: &str) -> Option<Slowness> {
 /// that says it is long-running; else any.
 fn slow_tool<'a>(scope: &Scope<'a>) -> Option<&'a Value> {
     let tools = scope.know.callable(scope.allow_writes);
-    let timed = |t: &&&Value| {
+    let by_arg = |t: &&&Value| {
         let props = t
             .pointer("/inputSchema/properties")
             .and_then(Value::as_object);
-        let by_arg = props.is_some_and(|p| {
+        props.is_some_and(|p| {
             p.keys()
                 .any(|k| matches!(slowness(k), Some(Slowness::Time)))
-        });
-        let text = t
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_lowercase();
-        by_arg || text.contains("long") || text.contains("slow")
+        })
     };
-    tools.iter().find(timed).or(tools.first()).copied()
+    // Whole words: server-everything's get-structured-content returns content "along with"
+    // an output schema, and was taken for its slow tool.
+    let by_text = |t: &&&Value| {
+        let text = t.get("description").and_then(Value::as_str).unwrap_or("");
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "long" || w == "slow")
+    };
+    let found = tools
+        .iter()
+        .find(by_arg)
+        .or_else(|| tools.iter().find(by_text));
+    found.or(tools.first()).copied()
 }
 
 fn prompt_move(prompt: &Value) -> Option<Move> {
@@ -450,8 +456,25 @@ fn cancel(walk: &mut Walk, scope: &Scope) {
         }
     }
     ping(walk, Wait::Answer);
+    if walk.speech.http && !walk.speech.modern {
+        dropped(walk, tool);
+    }
     if let Some(tool) = scope.know.task_callable(scope.allow_writes).first() {
         task_cancelled(walk, tool);
+    }
+}
+
+/// C6 (legacy Streamable HTTP): a slow call whose SSE stream the client drops after its
+/// first progress, then resumes with `Last-Event-ID`; its answer must still come.
+fn dropped(walk: &mut Walk, tool: &Value) {
+    let Some(mv) = valid_call(walk, tool, true) else {
+        return;
+    };
+    let progress = Wait::Progress(Duration::from_millis(600));
+    if let Some(id) = walk.go(mv, progress)
+        && walk.drop_and_resume(id)
+    {
+        walk.run.await_answer(&Value::from(id));
     }
 }
 

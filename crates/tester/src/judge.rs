@@ -16,6 +16,8 @@
 //! - S5: the server exits soon after its input closes (modern).
 //! - H7: a request with a foreign `Origin` gets HTTP 403 (Streamable HTTP).
 //! - M8: a list's first page is the same each time it is read (modern; `listing`).
+//! - C6: a call whose SSE stream the client dropped and resumed is still answered (legacy
+//!   Streamable HTTP).
 
 mod listing;
 
@@ -117,6 +119,9 @@ pub fn judge(events: &[Event]) -> Judgment {
     }
     malformed(&mut j, events, &asked);
     foreign_origin(&mut j, events);
+    if !modern {
+        dropped_streams(&mut j, events, &asked);
+    }
     if modern {
         listing::same_listings(&mut j, events, &asked);
     }
@@ -734,6 +739,57 @@ fn foreign_origin(j: &mut Judgment, events: &[Event]) {
     }
 }
 
+/// C6: a call whose stream the client dropped (legacy Streamable HTTP, where that is no
+/// cancellation) before its answer, then resumed with `Last-Event-ID` (the id of an event of
+/// that stream), is answered all the same. Not judged when the stream was not resumed (a
+/// server whose events carry no id cannot be).
+fn dropped_streams(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
+    for (i, e) in events.iter().enumerate() {
+        let reason = e.fields.get("reason").and_then(Value::as_str);
+        if !e.client_closed() || reason != Some(crate::conn::DROP_REASON) {
+            continue;
+        }
+        let Some(a) = asked
+            .iter()
+            .find(|a| e.exchange().is_some() && events[a.index].exchange() == e.exchange())
+        else {
+            continue;
+        };
+        let answer = answer_of(events, a).map(|(at, _)| at);
+        if answer.is_some_and(|at| at < i) || !resumed(events, i) {
+            continue;
+        }
+        j.exercised.insert("C6");
+        if answer.is_none() {
+            let deadline = events
+                .iter()
+                .skip(i)
+                .position(|e| e.kind() == Some("deadline") && e.fields.get("id") == Some(&a.id));
+            let why = format!(
+                "request {} was never answered after the client dropped its SSE stream and resumed it with Last-Event-ID: the server took the dropped connection for a cancellation, or lost the answer",
+                a.id
+            );
+            push(j, events, deadline.map_or(i, |d| i + d), "C6", why);
+        }
+    }
+}
+
+/// Whether the stream the client dropped at event `drop` was resumed after it: a GET whose
+/// `Last-Event-ID` is the id of an event of that stream.
+fn resumed(events: &[Event], drop: usize) -> bool {
+    let k = events[drop].exchange();
+    let ids: HashSet<&str> = events[..drop]
+        .iter()
+        .filter(|e| e.dir == Dir::S2c && e.exchange() == k)
+        .filter_map(|e| e.fields.get("sse_id").and_then(Value::as_str))
+        .collect();
+    events[drop..].iter().any(|e| {
+        e.kind() == Some("http")
+            && agentpi_monitor::http::request_header(e, "last-event-id")
+                .is_some_and(|last| ids.contains(last))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -830,5 +886,29 @@ mod tests {
         assert_eq!(stdio, (true, true));
         let http = serde_json::json!({"url": "http://127.0.0.1:1/mcp", "command": ["server"]});
         assert_eq!(s5(http), (false, false));
+    }
+
+    /// C6: a dropped stream resumed with Last-Event-ID brings the answer (the Python SDK with
+    /// an event store); server-everything's sample event store loses it, and the call's
+    /// deadline passes; without the resumption nothing is judged.
+    #[test]
+    fn a_dropped_stream_once_resumed_still_brings_the_answer() {
+        let parse = |bytes: &[u8]| agentpi_monitor::trace::parse(bytes).unwrap();
+        let c6 = |j: &Judgment| j.violations.iter().filter(|v| v.rule == "C6").count();
+        let kept = parse(include_bytes!(
+            "../../../tests/tester/http_drop_resumed.jsonl"
+        ));
+        let j = judge(&kept);
+        assert!(j.exercised.contains("C6"));
+        assert_eq!(c6(&j), 0);
+        let lost = judge(&parse(include_bytes!(
+            "../../../tests/tester/http_drop_lost.jsonl"
+        )));
+        assert!(lost.exercised.contains("C6"));
+        assert_eq!(c6(&lost), 1);
+        let resume =
+            |e: &Event| agentpi_monitor::http::request_header(e, "last-event-id").is_some();
+        let unresumed: Vec<Event> = kept.into_iter().filter(|e| !resume(e)).collect();
+        assert!(!judge(&unresumed).exercised.contains("C6"));
     }
 }

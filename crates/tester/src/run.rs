@@ -208,9 +208,35 @@ impl Run {
             return false;
         }
         // Not watched for a late answer (`last_cancel`): nothing the server writes to a
-        // closed stream reaches the client.
-        if let Some(sent) = self.requests.get_mut(&key) {
+        // closed stream reaches the client. In the legacy era the close was no cancellation
+        // (C6): the request stays awaited, its answer may come on a resumed stream.
+        let legacy = self.era() == agentpi_monitor::session::Era::Legacy;
+        if let Some(sent) = self.requests.get_mut(&key).filter(|_| !legacy) {
             sent.cancelled = true;
+        }
+        self.take(Duration::ZERO);
+        true
+    }
+
+    /// Resumes the dropped stream of request `id` (legacy Streamable HTTP): a GET with the
+    /// id of the last SSE event that stream brought. Whether there was one (a server that
+    /// gives its events no ids cannot be resumed).
+    pub fn resume(&mut self, id: &Value) -> bool {
+        self.take(Duration::ZERO);
+        let key = id.to_string();
+        let exchange = self.exchanges.iter().find(|(_, r)| **r == key);
+        let Some(k) = exchange.map(|(k, _)| *k) else {
+            return false;
+        };
+        let last = self.events.iter().rev().find_map(|e| {
+            let sse = e.fields.get("sse_id").and_then(Value::as_str);
+            sse.filter(|_| e.dir == Dir::S2c && e.exchange() == Some(k))
+        });
+        let Some(last) = last.map(String::from) else {
+            return false;
+        };
+        if self.closed || self.conn.resume(&last).is_none() {
+            return false;
         }
         self.take(Duration::ZERO);
         true

@@ -3,7 +3,7 @@
 //! (or their deadlines passed) and at least as long after the previous message as it was
 //! then. Shrinking replays subsets of a failing run; `--replay FILE` replays a saved one.
 
-use crate::conn::{CLOSE_REASON, Target};
+use crate::conn::{CLOSE_REASON, DROP_REASON, Target};
 use crate::run::{Limits, Run};
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::{Dir, Event, Report};
@@ -37,6 +37,26 @@ pub enum Step {
         after: Vec<Value>,
         gap: f64,
     },
+    /// The client resumed request `id`'s dropped stream with `Last-Event-ID` (legacy
+    /// Streamable HTTP); a replay names the last event its own run got on that stream.
+    Resume {
+        id: Value,
+        after: Vec<Value>,
+        gap: f64,
+    },
+}
+
+impl Step {
+    /// The answers this step waits for before it is taken, if it waits for any.
+    pub fn after_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Step::Send { after, .. }
+            | Step::Eof { after, .. }
+            | Step::Close { after, .. }
+            | Step::Resume { after, .. } => Some(after),
+            Step::Await { .. } | Step::Closed => None,
+        }
+    }
 }
 
 /// The client steps of a trace. Answers to server requests are left out (a replay answers
@@ -48,11 +68,20 @@ pub fn steps(events: &[Event]) -> Vec<Step> {
     let mut asked: HashSet<String> = HashSet::new();
     let mut last_t = None;
     let mut expired: Option<Value> = None;
-    // The request each HTTP exchange carried (a close names the exchange).
+    // The request each HTTP exchange carried (a close names the exchange), and the
+    // exchange of each SSE event id (a resumption names the event).
     let mut carried: HashMap<u64, Value> = HashMap::new();
+    let mut sse: HashMap<String, u64> = HashMap::new();
     for e in events {
         let t = e.t.unwrap_or(0.0);
         let gap = last_t.map_or(0.0, |l: f64| (t - l).max(0.0));
+        note_sse(e, &mut sse);
+        if let Some(id) = resumed(e, &sse, &carried) {
+            let after = std::mem::take(&mut answered);
+            out.push(Step::Resume { id, after, gap });
+            last_t = Some(t);
+            continue;
+        }
         if let Some(id) = closed(e, &carried) {
             // A close at a deadline is part of the wait it ended.
             if expired.as_ref() != Some(&id) {
@@ -131,11 +160,29 @@ fn send(e: &Event, answered: &mut Vec<Value>, gap: f64) -> Step {
 }
 
 /// The request whose stream the client chose to close at `e` (an `aborted` event of the
-/// client's, with the reason of a cancellation, not of a bound that passed).
+/// client's, with the reason of a cancellation or a drop, not of a bound that passed).
 fn closed(e: &Event, carried: &HashMap<u64, Value>) -> Option<Value> {
     let reason = e.fields.get("reason").and_then(Value::as_str);
-    let chosen = e.client_closed() && reason == Some(CLOSE_REASON);
+    let chosen = e.client_closed() && (reason == Some(CLOSE_REASON) || reason == Some(DROP_REASON));
     chosen.then(|| e.exchange().and_then(|k| carried.get(&k).cloned()))?
+}
+
+/// Remembers the exchange of a server message's SSE event id.
+fn note_sse(e: &Event, sse: &mut HashMap<String, u64>) {
+    let id = e.fields.get("sse_id").and_then(Value::as_str);
+    if let (Dir::S2c, Some(id), Some(k)) = (e.dir, id, e.exchange()) {
+        sse.insert(id.to_string(), k);
+    }
+}
+
+/// The request whose stream the response head `e` resumed: a GET with `Last-Event-ID`
+/// naming an event of that request's exchange.
+fn resumed(e: &Event, sse: &HashMap<String, u64>, carried: &HashMap<u64, Value>) -> Option<Value> {
+    if e.kind() != Some("http") || e.fields.get("method").and_then(Value::as_str) != Some("GET") {
+        return None;
+    }
+    let last = agentpi_monitor::http::request_header(e, "last-event-id")?;
+    carried.get(sse.get(last)?).cloned()
 }
 
 fn is_deadline_cancel(m: &Value, expired: Option<&Value>) -> bool {
@@ -181,6 +228,11 @@ pub fn replay(
                 run.close(id);
                 last = Instant::now();
             }
+            Step::Resume { id, after, gap } => {
+                wait(&mut run, after, last, *gap);
+                run.resume(id);
+                last = Instant::now();
+            }
             Step::Eof { after, gap } => {
                 wait(&mut run, after, last, *gap);
                 abrupt = true;
@@ -220,5 +272,24 @@ mod tests {
             })
             .collect();
         assert_eq!(closes, [Value::from(5), Value::from(6), Value::from(7)]);
+    }
+
+    /// A legacy dropped stream and its resumption are steps of their own, about the call.
+    #[test]
+    fn a_drop_and_its_resumption_are_steps() {
+        let bytes = include_bytes!("../../../tests/tester/http_drop_resumed.jsonl");
+        let events = agentpi_monitor::trace::parse(bytes).unwrap();
+        let about: Vec<(&str, Value)> = steps(&events)
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::Close { id, .. } => Some(("close", id)),
+                Step::Resume { id, .. } => Some(("resume", id)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            about,
+            [("close", Value::from(9)), ("resume", Value::from(9))]
+        );
     }
 }

@@ -129,16 +129,10 @@ fn without(steps: &[Step], from: usize, to: usize) -> Vec<Step> {
     for (i, step) in steps.iter().enumerate() {
         let mut step = step.clone();
         if (from..to).contains(&i) {
-            if let Step::Send { after, .. } | Step::Eof { after, .. } | Step::Close { after, .. } =
-                step
-            {
-                carried.extend(after);
-            }
+            carried.extend(step.after_mut().map(std::mem::take).unwrap_or_default());
             continue;
         }
-        if let Step::Send { after, .. } | Step::Eof { after, .. } | Step::Close { after, .. } =
-            &mut step
-        {
+        if let Some(after) = step.after_mut() {
             after.splice(0..0, carried.drain(..));
         }
         out.push(step);
@@ -169,7 +163,7 @@ fn core(steps: &[Step], subject: Option<&Value>, last: usize) -> Vec<Step> {
         subject.is_some_and(|id| {
             sends_id(s, id)
                 || names(s).as_ref() == Some(id)
-                || matches!(s, Step::Await { id: a } | Step::Close { id: a, .. } if a == id)
+                || matches!(s, Step::Await { id: a } | Step::Close { id: a, .. } | Step::Resume { id: a, .. } if a == id)
         })
     };
     let keep = |i: usize, s: &Step| {

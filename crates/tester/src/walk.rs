@@ -156,6 +156,20 @@ impl Walk {
         }
     }
 
+    /// Drops the SSE stream of request `id` (legacy Streamable HTTP, where a dropped stream
+    /// is no cancellation, C6) and resumes it with `Last-Event-ID`, as a client that lost its
+    /// connection does; whether both were made (a stream already ended has nothing to drop;
+    /// events without ids cannot be resumed).
+    pub fn drop_and_resume(&mut self, id: u64) -> bool {
+        let id = Value::from(id);
+        if !self.run.close(&id) {
+            self.refused
+                .push(format!("drop of the ended stream of request {id}"));
+            return false;
+        }
+        self.run.resume(&id)
+    }
+
     /// [`Walk::go`] with a foreign `Origin` header (the H7 probe; over stdio a plain move).
     pub fn go_foreign(&mut self, mv: Move, wait: Wait) -> Option<u64> {
         self.origin = Some(crate::moves::FOREIGN_ORIGIN);
