@@ -9,7 +9,7 @@
 
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
-use crate::support::{Server, repo};
+use crate::support::{Server, free_port, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -844,6 +844,23 @@ fn extracted_models_load_check_and_run() {
         let report: Value = serde_json::from_str(&out).unwrap();
         calls_settled_and_clean(name, &report);
     });
+    // A Streamable HTTP server that the command starts, stopped once listed.
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let model = world.path("served.pi");
+    let mut args = strings(&["extract", "-o", &model, "--url", &url, "--"]);
+    let fixture = repo()
+        .join("tests/tester/sdk_server.py")
+        .display()
+        .to_string();
+    args.extend([python(), fixture, "--http".into(), port.to_string()]);
+    let (status, _, err) = agentpi_run(&args);
+    assert_eq!(status, 0, "served: {err}");
+    assert!(world.read("served.pi").contains("weather"));
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "still listening"
+    );
     let memory = world.read("memory.pi");
     assert!(memory.contains("// read_graph: "), "{memory}");
     assert!(

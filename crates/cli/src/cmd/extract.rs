@@ -1,5 +1,6 @@
-//! `agentpi extract -- CMD ARGS...` (or `--url URL`): writes the `.pi` model of a real
-//! server's tools (`agentpi_run::extract`), to start a workflow from.
+//! `agentpi extract -- CMD ARGS...` (or `--url URL`, or both: a Streamable HTTP server that
+//! the command starts): writes the `.pi` model of a real server's tools
+//! (`agentpi_run::extract`), to start a workflow from.
 
 use crate::output::{self, errln};
 use agentpi_run::Peer;
@@ -9,8 +10,9 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A Streamable HTTP server at this URL.
-    #[arg(long, conflicts_with = "command")]
+    /// A Streamable HTTP server at this URL; with a command, the server that command
+    /// starts (stopped once its tools are listed).
+    #[arg(long)]
     pub url: Option<String>,
     /// Write the model to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -21,7 +23,8 @@ pub struct Args {
     /// Seconds the server gets to start, shake hands and list its tools.
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
-    /// A stdio server to start: `agentpi extract -- CMD ARGS...`.
+    /// A stdio server to start: `agentpi extract -- CMD ARGS...` (with `--url`, the command
+    /// that starts the HTTP server).
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
@@ -32,7 +35,11 @@ pub const EXIT_STATUS: &str = "Exit status: 0 the model was written, 2 the serve
 
 pub fn run(args: Args) -> u8 {
     let target = match (&args.url, args.command.is_empty()) {
-        (Some(url), _) => Target::Url(url.clone()),
+        (Some(url), true) => Target::Url(url.clone()),
+        (Some(url), false) => Target::Served {
+            url: url.clone(),
+            command: args.command.clone(),
+        },
         (None, false) => Target::Command(args.command.clone()),
         (None, true) => {
             errln!("error: give the server: `agentpi extract -- CMD ARGS...` or `--url URL`");
