@@ -200,8 +200,7 @@ impl Run {
     pub fn close(&mut self, id: &Value) -> bool {
         self.take(Duration::ZERO);
         let key = id.to_string();
-        let exchange = self.exchanges.iter().find(|(_, r)| **r == key);
-        let Some(k) = exchange.map(|(k, _)| *k) else {
+        let Some(k) = self.exchange_of(&key) else {
             return false;
         };
         if self.closed || !self.conn.abort(k) {
@@ -223,9 +222,7 @@ impl Run {
     /// gives its events no ids cannot be resumed).
     pub fn resume(&mut self, id: &Value) -> bool {
         self.take(Duration::ZERO);
-        let key = id.to_string();
-        let exchange = self.exchanges.iter().find(|(_, r)| **r == key);
-        let Some(k) = exchange.map(|(k, _)| *k) else {
+        let Some(k) = self.exchange_of(&id.to_string()) else {
             return false;
         };
         let last = self.events.iter().rev().find_map(|e| {
@@ -240,6 +237,12 @@ impl Run {
         }
         self.take(Duration::ZERO);
         true
+    }
+
+    /// The HTTP exchange that carried request `key` (its id as JSON text).
+    fn exchange_of(&self, key: &str) -> Option<u64> {
+        let exchange = self.exchanges.iter().find(|(_, r)| *r == key);
+        exchange.map(|(k, _)| *k)
     }
 
     fn note_sent(&mut self, message: &Value, now: Instant) {
