@@ -308,6 +308,8 @@ pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, fair: bool) 
     let root = aut.add(&nnf(formula, true));
     let start = vec![(root, 0)];
     let mut builder: Builder<(u32, Vec<Ob>)> = Builder::new((0, start.clone()), 0, true);
+    // Every state is reached with some obligations: the product has at least as many nodes.
+    builder.reserve(graph.state_count());
     mark(&mut aut, &mut builder.product, 0, &start);
     while let Some((n, (s, q))) = builder.next() {
         let (s, q) = (*s, q.clone());

@@ -47,6 +47,16 @@ pub struct Product {
 }
 
 impl Product {
+    /// Room for `nodes` more nodes.
+    pub fn reserve(&mut self, nodes: usize) {
+        self.state.reserve(nodes);
+        self.avoid.reserve(nodes);
+        self.stutter.reserve(nodes);
+        self.universal.reserve(nodes);
+        self.adj.reserve(nodes);
+        self.parent.reserve(nodes);
+    }
+
     pub fn add_node(&mut self, state: u32, avoid: bool, parent: Option<(u32, usize)>) -> u32 {
         self.state.push(state);
         self.avoid.push(avoid);
