@@ -2,7 +2,7 @@
 that reports progress, a tool with structured output and an `x-mcp-header` argument,
 tools/list in pages of two (invalid cursors get -32602), a tool that asks the user
 (elicitation: a request mid-call in the legacy era, an input-required result in the modern
-one), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
+one), a tool that samples with tools (the same two ways), a resource and a prompt. Dual-era, as the SDK is: a client that opens with
 `initialize` gets the legacy protocol, one that opens with a modern request 2026-07-28.
 
 python sdk_server.py              (stdio)
@@ -17,10 +17,17 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve, Sample
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.shared.exceptions import MCPError
-from mcp.types import ListToolsResult, ToolAnnotations
+from mcp.types import (
+    CreateMessageResultWithTools,
+    ListToolsResult,
+    SamplingMessage,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 PAGE = 2
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -114,6 +121,20 @@ def ask_consent() -> Elicit[Consent]:
 def confirm(answer: Annotated[ElicitationResult[Consent], Resolve(ask_consent)]) -> str:
     """Asks the user whether to go ahead (form elicitation) and says what they answered."""
     return f"the user chose {answer.action}"
+
+
+def ask_model() -> Sample:
+    return Sample(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text="What time is it?"))],
+        max_tokens=50,
+        tools=[Tool(name="clock", description="The time now.", input_schema={"type": "object"})],
+    )
+
+
+@mcp.tool(annotations=READ_ONLY)
+def think(answer: Annotated[CreateMessageResultWithTools, Resolve(ask_model)]) -> str:
+    """Asks the client's model a question it may answer with a tool (sampling with tools)."""
+    return f"the model stopped with {answer.stop_reason}"
 
 
 @mcp.resource("fixture://greeting")

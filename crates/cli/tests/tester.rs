@@ -332,8 +332,8 @@ fn real_servers_give_their_pinned_findings() {
             http: None,
             era: "legacy",
             failed: pinned,
-            // Its `confirm` tool asks the user mid-call.
-            holds: &["X5"],
+            // Its `confirm` tool asks the user mid-call, its `think` tool samples with tools.
+            holds: &["X4", "X5"],
             features: &[],
         },
         Real {

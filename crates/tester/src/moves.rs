@@ -268,9 +268,9 @@ impl Move {
         }
         let mut params = match self {
             Move::Initialize { version, roots } => {
-                // Sampling and elicitation (form) are answered in every session (`Run::serve`),
-                // so that a server that uses them is held to X4 and X5.
-                let mut caps = json!({"sampling": {}, "elicitation": {}});
+                // Sampling (with tools) and elicitation (form and URL) are answered in every
+                // session (`Run::serve`), so that a server that uses them is held to X4 and X5.
+                let mut caps = client_capabilities();
                 if *roots {
                     caps["roots"] = json!({});
                 }
@@ -324,13 +324,21 @@ impl Move {
     }
 }
 
-/// The `_meta` every modern request carries. It declares sampling and form elicitation,
-/// which the tester answers ([`answer_to`]), so that a server that asks for input in an
-/// input-required result is held to M11 and the tester's retries to M12.
+/// The client capabilities of both eras: sampling with tools (`sampling.tools`) and
+/// elicitation in form and URL modes, all of which [`answer_to`] answers. Both are declared
+/// so that a server may use them: an undeclared mode or `tools` is a finding against it
+/// (X4, X5), and a tester that declared less would never see them.
+fn client_capabilities() -> Value {
+    json!({"sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}})
+}
+
+/// The `_meta` every modern request carries. It declares the capabilities of
+/// [`client_capabilities`], so that a server that asks for input in an input-required
+/// result is held to M11 and the tester's retries to M12.
 fn modern_meta(version: &str) -> serde_json::Map<String, Value> {
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}, "elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientCapabilities": client_capabilities(),
         "io.modelcontextprotocol/clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")},
     });
     match meta {
@@ -340,8 +348,12 @@ fn modern_meta(version: &str) -> serde_json::Map<String, Value> {
 }
 
 /// The result a client that declared sampling and elicitation (and roots, with `roots`)
-/// gives to a server's request `method`: a fixed text, a form declined (there is no user to
-/// fill it in), no roots. `None` for any other method.
+/// gives to a server's request `method`: a fixed text, a form or URL declined (there is no
+/// user to fill it in or to open it), no roots. `None` for any other method.
+///
+/// The sampling answer also fits a request with tools: a single text block that ends the
+/// turn (`endTurn`) is a valid `CreateMessageResultWithTools` and holds no tool use, so the
+/// server owes no tool result (X4).
 pub fn answer_to(method: &str, roots: bool) -> Option<Value> {
     Some(match method {
         "sampling/createMessage" => json!({"role": "assistant", "model": CLIENT,
@@ -457,5 +469,41 @@ mod tests {
         let raw: Value = serde_json::from_slice(&bare.message(8, &modern)).unwrap();
         assert!(raw["params"].get("inputResponses").is_none());
         assert!(raw["params"].get("requestState").is_none());
+    }
+
+    /// Both eras declare sampling with tools and both elicitation modes, and the answers fit
+    /// what was declared: a URL elicitation declined, a sampling request with tools answered
+    /// by a text that ends the turn, with no tool use left for the server to answer (X4).
+    #[test]
+    fn both_eras_declare_sampling_tools_and_url_elicitation() {
+        let legacy = Speech {
+            modern: false,
+            version: "2025-11-25".into(),
+            http: false,
+        };
+        let modern = Speech {
+            modern: true,
+            version: "2026-07-28".into(),
+            http: false,
+        };
+        let init = Move::Initialize {
+            version: "2025-11-25".into(),
+            roots: false,
+        };
+        let raw: Value = serde_json::from_slice(&init.message(0, &legacy)).unwrap();
+        let declared = &raw["params"]["capabilities"];
+        let raw: Value = serde_json::from_slice(&Move::Discover.message(1, &modern)).unwrap();
+        let meta = &raw["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+        for caps in [declared, meta] {
+            assert_eq!(caps["sampling"], json!({"tools": {}}));
+            assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+        }
+        assert_eq!(
+            answer_to("elicitation/create", false),
+            Some(json!({"action": "decline"}))
+        );
+        let sampled = answer_to("sampling/createMessage", false).unwrap();
+        assert_eq!(sampled["stopReason"], "endTurn");
+        assert_eq!(sampled["content"]["type"], "text");
     }
 }
