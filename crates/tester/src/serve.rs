@@ -27,6 +27,9 @@ const TAIL: usize = 5;
 /// which is the report's).
 type Tail = Arc<Mutex<VecDeque<String>>>;
 
+/// How long a command that exited gets for its last output to be read.
+const OUTPUT_GRACE: Duration = Duration::from_millis(500);
+
 /// The process groups of the servers running now, so that a signal to agentpi can stop them
 /// ([`stop_all`]): they are in groups of their own, out of reach of the terminal's Ctrl-C.
 /// Once `closed`, no server starts (agentpi is ending).
@@ -45,6 +48,8 @@ pub struct Served {
     child: Child,
     group: Pid,
     tail: Tail,
+    /// The threads reading its output into `tail`.
+    readers: Vec<std::thread::JoinHandle<()>>,
     /// Stopped and reaped: its group id may belong to someone else now.
     stopped: bool,
 }
@@ -69,12 +74,13 @@ impl Served {
             ));
         }
         let mut child = spawn(program, args)?;
-        let tail = kept_output(&mut child);
+        let (tail, readers) = kept_output(&mut child);
         let group = Pid::from_child(&child);
         let mut served = Served {
             child,
             group,
             tail,
+            readers,
             stopped: false,
         };
         served.await_listening(&place, &addresses, within)?;
@@ -94,6 +100,8 @@ impl Served {
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {
+                // What it wrote last may still be in the pipes: the readers end with them.
+                self.drain(OUTPUT_GRACE);
                 return Err(format!(
                     "the server command {} before listening on {place}{}",
                     describe(status),
@@ -142,6 +150,15 @@ impl Served {
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// Waits up to `most` for the output readers to reach the end of their pipes (a child
+    /// of the command may hold them open longer).
+    fn drain(&self, most: Duration) {
+        let deadline = Instant::now() + most;
+        while !self.readers.iter().all(|r| r.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 
@@ -298,19 +315,20 @@ fn describe(status: ExitStatus) -> String {
 
 /// The last lines of the child's stdout and stderr, read on threads of their own (a full pipe
 /// would block the server).
-fn kept_output(child: &mut Child) -> Tail {
+fn kept_output(child: &mut Child) -> (Tail, Vec<std::thread::JoinHandle<()>>) {
     let tail = Tail::default();
+    let mut readers = Vec::new();
     if let Some(out) = child.stdout.take() {
-        keep_tail(out, &tail);
+        readers.push(keep_tail(out, &tail));
     }
     if let Some(err) = child.stderr.take() {
-        keep_tail(err, &tail);
+        readers.push(keep_tail(err, &tail));
     }
-    tail
+    (tail, readers)
 }
 
 /// Reads `from` to its end on a thread of its own, keeping its last lines in `tail`.
-fn keep_tail(from: impl Read + Send + 'static, tail: &Tail) {
+fn keep_tail(from: impl Read + Send + 'static, tail: &Tail) -> std::thread::JoinHandle<()> {
     let tail = tail.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(from).lines() {
@@ -322,7 +340,7 @@ fn keep_tail(from: impl Read + Send + 'static, tail: &Tail) {
                 t.push_back(line);
             }
         }
-    });
+    })
 }
 
 #[cfg(test)]
