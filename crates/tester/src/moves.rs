@@ -382,18 +382,19 @@ pub fn input_responses(asked: Option<&Value>) -> Option<Option<Value>> {
 mod tests {
     use super::*;
 
+    /// What a stdio run of either era speaks.
+    fn speech(modern: bool) -> Speech {
+        let version = if modern { "2026-07-28" } else { "2025-11-25" };
+        Speech {
+            modern,
+            version: version.into(),
+            http: false,
+        }
+    }
+
     #[test]
     fn moves_are_messages_of_their_era() {
-        let legacy = Speech {
-            modern: false,
-            version: "2025-11-25".into(),
-            http: false,
-        };
-        let modern = Speech {
-            modern: true,
-            version: "2026-07-28".into(),
-            http: false,
-        };
+        let (legacy, modern) = (speech(false), speech(true));
         let call = Move::Call {
             tool: "echo".into(),
             args: json!({"message": "hi"}),
@@ -426,11 +427,7 @@ mod tests {
     /// declare, and a result that asked nothing is retried with its state alone.
     #[test]
     fn a_retry_answers_what_was_asked_and_echoes_the_state() {
-        let modern = Speech {
-            modern: true,
-            version: "2026-07-28".into(),
-            http: false,
-        };
+        let modern = speech(true);
         let asked = json!({"a": {"method": "elicitation/create"}, "b": {"method": "sampling/createMessage"}});
         let responses = input_responses(Some(&asked)).unwrap();
         let call = Move::Call {
@@ -476,16 +473,7 @@ mod tests {
     /// by a text that ends the turn, with no tool use left for the server to answer (X4).
     #[test]
     fn both_eras_declare_sampling_tools_and_url_elicitation() {
-        let legacy = Speech {
-            modern: false,
-            version: "2025-11-25".into(),
-            http: false,
-        };
-        let modern = Speech {
-            modern: true,
-            version: "2026-07-28".into(),
-            http: false,
-        };
+        let (legacy, modern) = (speech(false), speech(true));
         let init = Move::Initialize {
             version: "2025-11-25".into(),
             roots: false,
