@@ -219,24 +219,27 @@ impl Run {
 
     /// Resumes the dropped stream of request `id` (legacy Streamable HTTP): a GET with the
     /// id of the last SSE event that stream brought. Whether there was one (a server that
-    /// gives its events no ids cannot be resumed).
+    /// gives its events no ids cannot be resumed: then the answer cannot reach the client,
+    /// and the request is no longer awaited).
     pub fn resume(&mut self, id: &Value) -> bool {
         self.take(Duration::ZERO);
-        let Some(k) = self.exchange_of(&id.to_string()) else {
+        let key = id.to_string();
+        let Some(k) = self.exchange_of(&key) else {
             return false;
         };
         let last = self.events.iter().rev().find_map(|e| {
             let sse = e.fields.get("sse_id").and_then(Value::as_str);
             sse.filter(|_| e.dir == Dir::S2c && e.exchange() == Some(k))
         });
-        let Some(last) = last.map(String::from) else {
-            return false;
+        let resumed = match last.map(String::from) {
+            Some(last) if !self.closed => self.conn.resume(&last).is_some(),
+            _ => false,
         };
-        if self.closed || self.conn.resume(&last).is_none() {
-            return false;
+        if !resumed && let Some(sent) = self.requests.get_mut(&key) {
+            sent.cancelled = true;
         }
         self.take(Duration::ZERO);
-        true
+        resumed
     }
 
     /// The HTTP exchange that carried request `key` (its id as JSON text).

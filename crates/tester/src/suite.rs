@@ -590,6 +590,9 @@ fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
         "X4" => "the server asked for no sampling",
         "X5" => "the server asked for no elicitation",
         "M11" => "no answer was an input-required result (the server asked for no input)",
+        "C6" => {
+            "no dropped stream was resumed (over legacy HTTP the cancellation run drops a slow call's stream; a server whose SSE events carry no id cannot be resumed)"
+        }
         "T8" | "X7" => {
             "no call with a task (the server declares no `tasks.requests.tools.call`, or no callable tool has `execution.taskSupport` optional or required)"
         }
