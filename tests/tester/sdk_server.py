@@ -8,7 +8,8 @@ one), a tool that samples with tools (the same two ways), a resource and a promp
 python sdk_server.py              (stdio)
 python sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp, resumable: its SSE
                                   events carry ids, and a GET with Last-Event-ID replays a
-                                  dropped stream and goes on with it)
+                                  dropped stream and goes on with it; `--no-events` after the
+                                  port: not resumable)
 """
 import asyncio
 import sys
@@ -150,7 +151,9 @@ def ask(topic: str) -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]), event_store=MemoryEvents())
+    if len(sys.argv) >= 3 and sys.argv[1] == "--http":
+        # `--no-events`: no event store, so its SSE events carry no id and cannot be resumed.
+        events = None if "--no-events" in sys.argv[3:] else MemoryEvents()
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]), event_store=events)
     else:
         mcp.run()

@@ -977,3 +977,44 @@ fn a_recorded_listen_is_checked_clean() {
 fn a_recorded_task_cancellation_is_checked_clean() {
     checked_clean("task_cancel.jsonl");
 }
+
+/// A legacy HTTP server whose SSE events carry no id (the fixture without its event store):
+/// the cancellation run drops a slow call's stream and cannot resume it, so C6 is not
+/// exercised, no GET is sent, and the dropped call is given up rather than awaited until
+/// its deadline (no `deadline` event for it).
+#[test]
+fn a_stream_that_cannot_be_resumed_leaves_c6_unexercised() {
+    let dir = scratch("tester_unresumable");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut server = sdk_http(&peer(".venv/bin/python"), port);
+    server.push("--no-events".into());
+    let flags = [
+        "--era",
+        "legacy",
+        "--budget",
+        "5",
+        "--no-shrink",
+        "--url",
+        &url,
+    ];
+    let (_, report) = tested(&dir, &flags, &server, &[]);
+    let c6 = report["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "C6");
+    let c6 = c6.unwrap();
+    assert_eq!(c6["status"], "not_exercised", "{c6}");
+    assert!(
+        c6["why"].as_str().unwrap().contains("cannot be resumed"),
+        "{c6}"
+    );
+    let cancel = std::fs::read_to_string(dir.join("run-5.jsonl")).unwrap();
+    assert!(cancel.contains("dropped the request's stream"), "no drop");
+    assert!(!cancel.contains("last-event-id\",\""), "a GET was sent");
+    assert!(
+        !cancel.contains("\"deadline\""),
+        "the dropped call was awaited"
+    );
+}
