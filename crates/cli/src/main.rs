@@ -82,7 +82,7 @@ const STACK_BYTES: usize = 512 * 1024 * 1024;
 /// mimalloc, not glibc's allocator: a model with fresh names (`bench/check/rpc.pi`) frees
 /// many small states, and glibc then merges its free lists on every larger allocation
 /// (`malloc_consolidate`, a fifth of that run). mimalloc took it from 3.0-3.9 s to 2.3-2.4 s
-/// on one thread (docs/check.md, *The engine*); version 2, whose peak memory is lower than 3's.
+/// on one thread (docs/check.md, *The allocator*); version 2, whose peak memory is lower than 3's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

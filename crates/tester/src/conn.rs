@@ -71,10 +71,11 @@ pub trait Conn {
         self.send(raw)
     }
     /// Closes HTTP exchange `k` while it is in flight (how a modern client cancels its
-    /// request there, C5), recording an `aborted` event with `closed_by: client` then;
-    /// whether there was an open exchange to close (stdio has none).
-    fn abort(&mut self, k: u64) -> bool {
-        let _ = k;
+    /// request there, C5; a legacy one drops it, C6), recording an `aborted` event with
+    /// `closed_by: client` and `reason` then; whether there was an open exchange to close
+    /// (stdio has none).
+    fn abort(&mut self, k: u64, reason: &str) -> bool {
+        let _ = (k, reason);
         false
     }
     /// Resumes a dropped SSE stream (legacy Streamable HTTP): a GET with `Last-Event-ID:
@@ -110,6 +111,19 @@ pub enum Target {
 }
 
 impl Target {
+    /// The server a command line names: `--url` alone (a server the user runs), a command
+    /// alone (stdio), or both (a Streamable HTTP server the command starts).
+    pub fn of(url: Option<&str>, command: &[String]) -> Target {
+        match url {
+            Some(url) if command.is_empty() => Target::Url(url.to_string()),
+            Some(url) => Target::Served {
+                url: url.to_string(),
+                command: command.to_vec(),
+            },
+            None => Target::Command(command.to_vec()),
+        }
+    }
+
     /// A short name for reports: the program's file name and its first argument's.
     pub fn name(&self) -> String {
         match self {
@@ -415,7 +429,7 @@ impl Conn for HttpConn {
 
     /// Shuts the exchange's connection down (which also wakes its reader) and records the
     /// `aborted` event then, under the lock every event of the exchange is sent under.
-    fn abort(&mut self, k: u64) -> bool {
+    fn abort(&mut self, k: u64, reason: &str) -> bool {
         let Ok(mut open) = self.open.lock() else {
             return false;
         };
@@ -428,9 +442,6 @@ impl Conn for HttpConn {
         };
         entry.closed = true;
         let _ = stream.shutdown(Shutdown::Both);
-        // A legacy session negotiated its version with `initialize`; a modern one has none.
-        let legacy = self.version.lock().is_ok_and(|v| v.is_some());
-        let reason = if legacy { DROP_REASON } else { CLOSE_REASON };
         let _ = self.sender.send(aborted(k, reason, true));
         true
     }

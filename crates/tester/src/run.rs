@@ -3,7 +3,7 @@
 //! monitor`), server requests answered, deadlines kept. Both the model-guided walk
 //! (`walk`) and the replay of a recorded run (`script`) drive a `Run`.
 
-use crate::conn::{Conn, Incoming, Target};
+use crate::conn::{CLOSE_REASON, Conn, DROP_REASON, Incoming, Target};
 use crate::judge;
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::{Dir, Event, Report, Session, Violation};
@@ -78,7 +78,7 @@ pub struct Run {
     pub closed: bool,
     last_cancel: Option<Instant>,
     /// The client declared roots: a `roots/list` is answered with none. (Sampling and
-    /// elicitation are declared in every legacy session.)
+    /// elicitation are declared in every session of either era.)
     pub roots: bool,
     /// Stop at the first finding against the client's own messages (a shrinking try that
     /// left out what a later message needs is rejected at once, not run to its end).
@@ -203,13 +203,15 @@ impl Run {
         let Some(k) = self.exchange_of(&key) else {
             return false;
         };
-        if self.closed || !self.conn.abort(k) {
+        // In the legacy era a close is no cancellation (C6): the request stays awaited, its
+        // answer may come on a resumed stream.
+        let legacy = self.era() == agentpi_monitor::session::Era::Legacy;
+        let reason = if legacy { DROP_REASON } else { CLOSE_REASON };
+        if self.closed || !self.conn.abort(k, reason) {
             return false;
         }
         // Not watched for a late answer (`last_cancel`): nothing the server writes to a
-        // closed stream reaches the client. In the legacy era the close was no cancellation
-        // (C6): the request stays awaited, its answer may come on a resumed stream.
-        let legacy = self.era() == agentpi_monitor::session::Era::Legacy;
+        // closed stream reaches the client.
         if let Some(sent) = self.requests.get_mut(&key).filter(|_| !legacy) {
             sent.cancelled = true;
         }

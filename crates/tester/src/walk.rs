@@ -132,19 +132,18 @@ impl Walk {
             Move::Retry { of, round, .. } => (of.clone(), round + 1),
             other => (Box::new(other.clone()), 1),
         };
-        let Some(responses) = crate::moves::input_responses(result.get("inputRequests")) else {
+        let responses = crate::moves::input_responses(result.get("inputRequests"));
+        let (Some(responses), true) = (responses, round <= MAX_ROUNDS) else {
             return;
         };
         let state = result.get("requestState").cloned();
-        if round <= MAX_ROUNDS {
-            let retry = Move::Retry {
-                of,
-                responses,
-                state,
-                round,
-            };
-            self.go(retry, Wait::Answer);
-        }
+        let retry = Move::Retry {
+            of,
+            responses,
+            state,
+            round,
+        };
+        self.go(retry, Wait::Answer);
     }
 
     /// Cancels request `id` over modern Streamable HTTP by closing its stream; a stream

@@ -34,18 +34,11 @@ pub const EXIT_STATUS: &str = "Exit status: 0 the model was written, 2 the serve
     started, reached or listed, or the output could not be written.";
 
 pub fn run(args: Args) -> u8 {
-    let target = match (&args.url, args.command.is_empty()) {
-        (Some(url), true) => Target::Url(url.clone()),
-        (Some(url), false) => Target::Served {
-            url: url.clone(),
-            command: args.command.clone(),
-        },
-        (None, false) => Target::Command(args.command.clone()),
-        (None, true) => {
-            errln!("error: give the server: `agentpi extract -- CMD ARGS...` or `--url URL`");
-            return 2;
-        }
-    };
+    if args.url.is_none() && args.command.is_empty() {
+        errln!("error: give the server: `agentpi extract -- CMD ARGS...` or `--url URL`");
+        return 2;
+    }
+    let target = Target::of(args.url.as_deref(), &args.command);
     let mut peer = match Peer::start(
         "server",
         &target,

@@ -132,14 +132,7 @@ fn stop_servers_on_signal() {
 }
 
 fn config(args: &Args) -> Config {
-    let target = match (&args.url, args.command.is_empty()) {
-        (Some(url), true) => Target::Url(url.clone()),
-        (Some(url), false) => Target::Served {
-            url: url.clone(),
-            command: args.command.clone(),
-        },
-        (None, _) => Target::Command(args.command.clone()),
-    };
+    let target = Target::of(args.url.as_deref(), &args.command);
     let dir = args
         .record
         .clone()
