@@ -14,7 +14,7 @@ use pipeline::Workers;
 
 use crate::engine::{Actors, Assembled, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
-use crate::store::{Key, Levels, Store, state_bytes};
+use crate::store::{Key, Levels, Store, Writer, state_bytes};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -115,7 +115,6 @@ pub fn explore_named(
             return run.finish(progress);
         }
         next = chunk_end;
-        run.recent.clear();
         if next == level_end && next < run.graph.state_count() {
             level_end = run.graph.state_count();
             run.graph.max_depth += 1;
@@ -173,11 +172,10 @@ struct Run<'g, 's, 'p> {
     /// The tree of the last source that reached a state not stored before (most targets
     /// share most of it).
     near: (u32, Levels),
-    /// The states the merge of the current chunk added.
+    /// How many states the last chunk added (the room the next one is given at first).
+    last_added: usize,
+    /// The states the current chunk added.
     recent: Recent,
-    /// Set while the workers read the store: a new state is numbered and kept in `recent`
-    /// only, and stored once they are done ([`Run::store_recent`]).
-    deferred: bool,
     /// Whether the merge may run alongside the workers: not when `--max-memory` (which
     /// weighs the store as it grows) or symmetry reduction (which interns) needs the store.
     alongside: bool,
@@ -200,15 +198,15 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             printed_index: FxHashMap::default(),
             current: SourceEdges::default(),
             near: (u32::MAX, Levels::default()),
+            last_added: 0,
             recent: Recent::default(),
-            deferred: false,
             alongside: !options.symmetry && options.max_memory.is_none(),
         }
     }
 
-    /// Expands and merges the frontier states of `range`. While the workers run, the store
-    /// is theirs to read: the merge takes what it can without it (most sources of most
-    /// chunks), and the rest once they are done.
+    /// Expands and merges the frontier states of `range`. While the workers run, they read
+    /// the store and the merge adds to it (it holds the store's [`Writer`]): the merge takes
+    /// what it can that way (most sources of most chunks), and the rest once they are done.
     fn chunk_of(
         &mut self,
         pool: &Workers,
@@ -216,6 +214,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         range: std::ops::Range<usize>,
         free: &pipeline::Free,
     ) -> Option<End> {
+        let before = self.graph.state_count();
+        self.recent.clear();
+        if self.alongside {
+            let (states, nodes) = self.room_wanted();
+            self.graph.store.make_room(states, nodes);
+        }
+        let mut writer = self.graph.store.take_writer();
         let store = take(&mut self.graph.store);
         let readers = pipeline::Readers {
             sem: self.sem,
@@ -223,41 +228,72 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             store: &store,
             free,
         };
-        self.deferred = true;
         let (mut end, mut back) = (None, Vec::new());
         let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded| {
-            self.merge_alongside(readers.engine, s, expanded, (&mut end, &mut back, free))
+            let shared = (&store, &mut writer);
+            self.merge_alongside(
+                readers.engine,
+                shared,
+                s,
+                expanded,
+                (&mut end, &mut back, free),
+            )
         });
         self.graph.store = store;
-        self.deferred = false;
-        self.store_recent();
-        if end.is_some() {
-            return end;
-        }
+        self.graph.store.give_writer(writer);
+        let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
+        free.give(&mut back);
+        self.last_added = self.graph.state_count() - before;
+        end
+    }
+
+    /// The room the store is given before a chunk: for a quarter more states than the last
+    /// chunk added, and for the nodes they would add if each differed from its source in one
+    /// component (a node a level). The merge takes what does not fit after the workers.
+    fn room_wanted(&self) -> (usize, usize) {
+        let states = self.last_added + self.last_added / 4 + 32;
+        let len = self.near.1.ids().len().max(2);
+        let levels = (usize::BITS - (len - 1).leading_zeros()) as usize;
+        (states, states * levels)
+    }
+
+    /// Merges, in order, the sources the merge refused while the workers ran.
+    fn merge_leftovers(
+        &mut self,
+        engine: &mut Engine<'s, 'p>,
+        leftovers: Vec<(u32, Expanded)>,
+        back: &mut Vec<Buffers>,
+        free: &pipeline::Free,
+    ) -> Option<End> {
         for (s, expanded) in leftovers {
             let mut spare = Buffers::default();
             if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
                 return Some(end);
             }
-            give_back(&mut back, spare, free);
+            give_back(back, spare, free);
         }
-        free.give(&mut back);
         None
     }
 
-    /// Merges a source while the workers run, if it needs nothing they are reading: a fast
-    /// expansion with transitions, none into a state the workers could not put in ids.
+    /// Merges a source while the workers run, if it needs nothing they are reading and the
+    /// store has room for its new targets: a fast expansion with transitions, none into a
+    /// state the workers could not put in ids.
     fn merge_alongside(
         &mut self,
         engine: &Engine<'s, 'p>,
+        (store, writer): (&Store, &mut Writer),
         source: u32,
         expanded: Expanded,
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
         match expanded {
-            Expanded::Fast(succ, arena, reduced) if self.alongside && !needs_store(&succ) => {
+            Expanded::Fast(succ, arena, reduced)
+                if self.alongside && !needs_store(&succ) && room_for(store, &succ) =>
+            {
                 let mut spare = Buffers::default();
-                *end = self.merge_ready(engine, source, (succ, arena, reduced), &mut spare);
+                let mut into = Into::Shared(store, writer);
+                let assembled = (succ, arena, reduced);
+                *end = self.merge_ready(engine, &mut into, source, assembled, &mut spare);
                 give_back(back, spare, free);
                 match end {
                     Some(_) => pipeline::Flow::Stop,
@@ -265,29 +301,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 }
             }
             expanded => pipeline::Flow::Refuse(expanded),
-        }
-    }
-
-    /// Stores, in the order they were numbered, the states the merge numbered while the
-    /// workers read the store (each from its parent's tree, which it mostly shares).
-    fn store_recent(&mut self) {
-        for k in 0..self.recent.states.len() {
-            // Every state of `recent` was numbered while deferred: the recent table is
-            // emptied after each chunk, and only the leftovers, merged after this, store
-            // their states at once.
-            let (start, len, number) = self.recent.states[k];
-            let parent = self.graph.parent[number as usize - 1];
-            if self.near.0 != parent {
-                self.graph.store.read_levels(parent, &mut self.near.1);
-                self.near.0 = parent;
-            }
-            let ids = &self.recent.ids[start as usize..(start + len) as usize];
-            let stored = self.graph.store.find_or_insert(Some(&self.near.1), ids);
-            assert_eq!(
-                stored,
-                (number, true),
-                "states are stored in their numbers' order"
-            );
         }
     }
 
@@ -319,9 +332,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         spare: &mut Buffers,
     ) -> Option<End> {
         match expanded {
-            Expanded::Fast(succ, arena, reduced) => {
-                self.merge_ready(engine, source, (succ, arena, reduced), spare)
-            }
+            Expanded::Fast(succ, arena, reduced) => self.merge_ready(
+                engine,
+                &mut Into::Own,
+                source,
+                (succ, arena, reduced),
+                spare,
+            ),
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
                 if end.is_none() {
@@ -337,6 +354,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn merge_ready(
         &mut self,
         engine: &Engine<'s, 'p>,
+        into: &mut Into<'_>,
         source: u32,
         (mut succ, mut arena, reduced): Assembled,
         spare: &mut Buffers,
@@ -348,7 +366,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             self.graph.reduced += 1;
             keep_only(&mut succ, &set);
         }
-        let end = self.merge_fast(engine, source, &mut succ, &mut arena);
+        let end = self.merge_fast(engine, into, source, &mut succ, &mut arena);
         succ.clear();
         arena.clear();
         *spare = Buffers { succ, arena };
@@ -363,7 +381,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let new = transitions
             .iter()
             .filter_map(|(key, _)| key.as_ref().map(|k| &k.ids[..]));
-        if let Some(limit) = self.bound_passed(new, transitions.len()) {
+        if let Some(limit) = self.bound_passed(&self.graph.store, new, transitions.len()) {
             return Some(self.stop(limit));
         }
         let (mut moves, mut faults) = (false, false);
@@ -376,7 +394,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 }
                 (None, Some(key)) => {
                     moves = true;
-                    let target = self.target(source, &key.ids);
+                    let target = self.target(&mut Into::Own, source, &key.ids);
                     let actors = self.names.actors(&mut self.graph, t.actors);
                     self.edge(source, target, label, actors, t.renaming);
                 }
@@ -389,6 +407,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn merge_fast(
         &mut self,
         engine: &Engine<'s, 'p>,
+        into: &mut Into<'_>,
         source: u32,
         succ: &mut Vec<FastSucc>,
         arena: &mut Vec<u32>,
@@ -408,7 +427,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             } => Some(&arena[*start as usize..(start + len) as usize]),
             _ => None,
         });
-        if let Some(limit) = self.bound_passed(new, succ.len()) {
+        let store = match into {
+            Into::Shared(store, _) => store,
+            Into::Own => &self.graph.store,
+        };
+        if let Some(limit) = self.bound_passed(store, new, succ.len()) {
             return Some(self.stop(limit));
         }
         let (mut moves, mut faults) = (false, false);
@@ -430,7 +453,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     let target = match target {
                         Target::Known(t) => t,
                         Target::New { start, len } => {
-                            self.target(source, &arena[start as usize..(start + len) as usize])
+                            let ids = &arena[start as usize..(start + len) as usize];
+                            self.target(into, source, ids)
                         }
                         Target::State(_) => unreachable!("interned by intern_named"),
                     };
@@ -536,7 +560,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// The number of the target with this key, storing it (reached from `source` by the
     /// edge about to be added) when new.
-    fn target(&mut self, source: u32, ids: &[u32]) -> u32 {
+    fn target(&mut self, into: &mut Into<'_>, source: u32, ids: &[u32]) -> u32 {
         let interner = self.graph.store.interner_mut();
         let represented;
         let ids = match &self.graph.symmetry {
@@ -546,25 +570,21 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             _ => ids,
         };
-        // Workers do not see each other's new states: most of a chunk's new targets are
-        // reached again by later sources of the same chunk, and found here by a hash.
         if let Some(known) = self.recent.find(ids) {
             return known;
         }
-        if self.deferred {
-            // The workers found it in no stored state, and the store has not changed since.
-            let target = self.graph.parent.len() as u32 + 1;
-            self.graph.parent.push(source);
-            self.recent.insert(ids, target);
-            return target;
-        }
-        if self.near.0 != source {
-            // Read into the same room every time: a fresh tree per source was a tenth of
-            // the serial merge's instructions, in allocations.
-            self.graph.store.read_levels(source, &mut self.near.1);
-            self.near.0 = source;
-        }
-        let (target, new) = self.graph.store.find_or_insert(Some(&self.near.1), ids);
+        let (target, new) = match into {
+            Into::Shared(store, writer) => {
+                read_near(&mut self.near, store, source);
+                let added = store.insert_shared(writer, Some(&self.near.1), ids);
+                added.expect("the merge made room for the whole source")
+            }
+            Into::Own => {
+                read_near(&mut self.near, &self.graph.store, source);
+                let store = &mut self.graph.store;
+                store.find_or_insert(Some(&self.near.1), ids)
+            }
+        };
         if new {
             self.graph.parent.push(source);
             self.recent.insert(ids, target);
@@ -588,6 +608,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// (Their new components are interned already and counted.)
     fn bound_passed<'k>(
         &self,
+        store: &Store,
         keys: impl Iterator<Item = &'k [u32]>,
         count: usize,
     ) -> Option<Limit> {
@@ -598,14 +619,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let mut new: FxHashSet<&[u32]> = FxHashSet::default();
         let mut scratch = Levels::default();
         for ids in keys {
-            let known = match self.deferred {
-                // The workers found it in no stored state, and the store has not changed.
-                true => self.recent.find(ids).is_some(),
-                false => {
-                    let store = &self.graph.store;
-                    store.find_near(None, ids, &mut scratch).is_some()
-                }
-            };
+            let known = store.find_near(None, ids, &mut scratch).is_some();
             if !known && new.insert(ids) {
                 states += 1;
                 // A new state also adds an edge and a parent link.
@@ -613,7 +627,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
         }
         let edges = count as u64 * std::mem::size_of::<Edge>() as u64;
-        // Every state but the first has its parent link, stored or not yet (`deferred`).
+        // Every state but the first has its parent link.
         let states = self.graph.parent.len() + 1 + states;
         if let Some(max) = self.options.max_states.filter(|&m| states > m) {
             return Some(Limit::States(max));
@@ -837,7 +851,10 @@ fn empty_state() -> State {
     }
 }
 
-/// The states added by the merge of one chunk, by their ids.
+/// The states the merge of one chunk added, by their ids: most of a chunk's new targets are
+/// reached again by later sources of the chunk, which a worker may have expanded before the
+/// merge stored them, and a hash of their ids in this small table finds them faster than
+/// walking up the store's tree.
 #[derive(Default)]
 struct Recent {
     ids: Vec<u32>,
@@ -882,6 +899,42 @@ impl Recent {
 fn hash_ids(ids: &[u32]) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(ids)
+}
+
+/// Where the merge stores new states.
+enum Into<'x> {
+    /// The graph's own store.
+    Own,
+    /// The store the workers are reading, with its writer.
+    Shared(&'x Store, &'x mut Writer),
+}
+
+/// Reads the tree of `source` into `near`, unless it is there already (most targets share
+/// most of their source's tree). Read into the same room every time: a fresh tree per source
+/// was a tenth of the merge's instructions, in allocations.
+fn read_near(near: &mut (u32, Levels), store: &Store, source: u32) {
+    if near.0 != source {
+        store.read_levels(source, &mut near.1);
+        near.0 = source;
+    }
+}
+
+/// Whether the store has room for every target of `succ` the workers did not find, while
+/// it is shared (see [`Store::room`]): checked before the merge of a source, which is
+/// merged whole or not at all.
+fn room_for(store: &Store, succ: &[FastSucc]) -> bool {
+    let (mut states, mut len) = (0, 0);
+    for t in succ {
+        if let FastSucc::To {
+            target: Target::New { len: l, .. },
+            ..
+        } = t
+        {
+            states += 1;
+            len = len.max(*l as usize);
+        }
+    }
+    store.room(states, len)
 }
 
 /// Keeps the transitions whose indices are in `set` (ascending).

@@ -12,12 +12,19 @@
 //! entry in the record index, and the few interior nodes no other state has. Finding a target
 //! walks up from the ids it does not share with its source ([`Store::find_near`]), so a step
 //! costs a hash look-up per level above the components that moved, not a hash of the state.
+//!
+//! Nodes and records are kept in tables that threads read while one writer adds to them
+//! ([`table`]): the exploration's workers look targets up while the merge stores the states
+//! they did not find, in the order it numbers them. The one writer is whoever holds the
+//! store's [`Writer`] (or the store itself, with `&mut`).
+
+mod table;
 
 use crate::intern::Interner;
 use agentpi_semantics::State;
-use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
+use table::{Column, Index};
 
 /// A state's ids, in key order ([`Interner::key_order`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -32,34 +39,50 @@ const NONE: u32 = u32::MAX;
 /// Lengths of 255 and more are kept aside.
 const LONG: u8 = u8::MAX;
 
+/// Lengths packed in a word of the lengths' column.
+const LENS_PER_WORD: usize = 8;
+
 /// Stored states, numbered in the order they were added.
 pub(crate) struct Store {
     /// Tells stores apart for what is remembered of one across explorations (see
     /// `engine::Order`): every store has its own.
     serial: u64,
     interner: Interner,
-    /// Interior nodes: pairs of items of the level below.
-    nodes: Vec<[u32; 2]>,
-    node_index: HashTable<u32>,
+    /// Interior nodes: pairs of items of the level below, packed (see [`pack`]).
+    nodes: Column,
+    node_index: Index,
     /// State `i` is the pair `records[i]` over `len(i)` ids.
-    records: Vec<[u32; 2]>,
-    lens: Vec<u8>,
+    records: Column,
+    /// Each state's length, a byte each ([`LONG`]: see `long`).
+    lens: Column,
+    /// Lengths of 255 and more, added only with `&mut` (see [`Store::room`]).
     long: FxHashMap<u32, u32>,
-    index: HashTable<u32>,
+    index: Index,
+    /// The right to add while the store is shared; taken by [`Store::take_writer`].
+    writer: Option<Writer>,
+}
+
+/// The right to add states to a store that other threads are reading (see
+/// [`Store::insert_shared`]): one per store, so one thread adds at a time.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    serial: u64,
 }
 
 impl Default for Store {
     fn default() -> Store {
         static STORES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let serial = STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Store {
-            serial: STORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            serial,
             interner: Interner::default(),
-            nodes: Vec::new(),
-            node_index: HashTable::new(),
-            records: Vec::new(),
-            lens: Vec::new(),
+            nodes: Column::default(),
+            node_index: Index::default(),
+            records: Column::default(),
+            lens: Column::default(),
             long: FxHashMap::default(),
-            index: HashTable::new(),
+            index: Index::default(),
+            writer: Some(Writer { serial }),
         }
     }
 }
@@ -80,7 +103,7 @@ impl Levels {
 
 impl Store {
     pub(crate) fn len(&self) -> usize {
-        self.records.len()
+        self.index.len()
     }
 
     /// State number `i`, rebuilt from the interner's canonical components.
@@ -116,7 +139,8 @@ impl Store {
 
     /// The number of the state with ids `ids`, if stored, walking up from the ids that differ
     /// from `near`'s (the levels of a state of as many ids, typically the source of the step
-    /// that made `ids`). `scratch` is reused between calls.
+    /// that made `ids`). `scratch` is reused between calls. Any thread may call it while the
+    /// writer adds: it sees every state added before it began, and perhaps later ones.
     pub(crate) fn find_near(
         &self,
         near: Option<&Levels>,
@@ -124,12 +148,7 @@ impl Store {
         scratch: &mut Levels,
     ) -> Option<u32> {
         levels_of(near, ids, scratch, |pair| self.find_node(pair))?;
-        let record = record_of(scratch);
-        self.index
-            .find(hash_state(record, ids.len()), |&i| {
-                self.records[i as usize] == record && self.len_of(i) == ids.len()
-            })
-            .copied()
+        self.find_record(record_of(scratch), ids.len())
     }
 
     /// Adds a state that is not stored yet; returns its number.
@@ -143,34 +162,114 @@ impl Store {
     /// it was new). Nodes are found or added walking up from the ids that differ from
     /// `near`'s (see [`Store::find_near`]).
     pub(crate) fn find_or_insert(&mut self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
+        if !self.fits(1, ids.len()) {
+            self.make_room(1, ids.len());
+        }
+        let (i, new) = self.add(near, ids);
+        if new && ids.len() >= usize::from(LONG) {
+            self.long.insert(i, ids.len() as u32);
+        }
+        (i, new)
+    }
+
+    /// What [`Store::find_or_insert`] does, while other threads read the store: `None`, with
+    /// nothing added, when there is no [`Store::room`] for the state.
+    pub(crate) fn insert_shared(
+        &self,
+        writer: &mut Writer,
+        near: Option<&Levels>,
+        ids: &[u32],
+    ) -> Option<(u32, bool)> {
+        assert_eq!(writer.serial, self.serial, "the writer of another store");
+        self.room(1, ids.len()).then(|| self.add(near, ids))
+    }
+
+    /// Whether `states` more states of at most `len` ids each can be added while the store is
+    /// shared (a state of 255 ids or more never can: its length is kept aside).
+    pub(crate) fn room(&self, states: usize, len: usize) -> bool {
+        len < usize::from(LONG) && self.fits(states, len)
+    }
+
+    /// Grows the tables, which needs that no other thread reads them, so that `states` more
+    /// states and `nodes` more interior nodes fit, the indices at most five eighths full after
+    /// them.
+    pub(crate) fn make_room(&mut self, states: usize, nodes: usize) {
+        let (records, lens, long) = (&self.records, &self.lens, &self.long);
+        self.index.make_room(states, |i| {
+            hash_state(unpack(records.get(i as usize)), length(lens, long, i))
+        });
+        let column = &self.nodes;
+        let node_hash = |j: u32| hash_node(unpack(column.get(j as usize)));
+        self.node_index.make_room(nodes, node_hash);
+        let count = self.len() + states;
+        self.records.reserve(count);
+        self.lens.reserve(count.div_ceil(LENS_PER_WORD));
+        self.nodes.reserve(self.node_index.len() + nodes);
+    }
+
+    /// Takes the right to add while the store is shared ([`Store::insert_shared`]).
+    pub(crate) fn take_writer(&mut self) -> Writer {
+        self.writer
+            .take()
+            .expect("the store's writer is given back")
+    }
+
+    pub(crate) fn give_writer(&mut self, writer: Writer) {
+        assert_eq!(writer.serial, self.serial, "the writer of another store");
+        self.writer = Some(writer);
+    }
+
+    /// Whether the tables have room for `states` more states of at most `len` ids each.
+    fn fits(&self, states: usize, len: usize) -> bool {
+        let nodes = states.saturating_mul(len.max(1));
+        let count = self.len() + states;
+        self.index.room(states)
+            && self.node_index.room(nodes)
+            && count <= self.records.capacity()
+            && count.div_ceil(LENS_PER_WORD) <= self.lens.capacity()
+            && self.node_index.len() + nodes <= self.nodes.capacity()
+    }
+
+    /// Finds or adds the state, its nodes first and its index entry last (see [`table`]);
+    /// the room is there.
+    fn add(&self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
         thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
         let record = SCRATCH.with_borrow_mut(|levels| {
-            let (nodes, index) = (&mut self.nodes, &mut self.node_index);
-            levels_of(near, ids, levels, |pair| {
-                Some(insert_node(nodes, index, pair))
-            })
-            .expect("inserting adds every node");
+            levels_of(near, ids, levels, |pair| Some(self.add_node(pair)))
+                .expect("adding finds every node");
             record_of(levels)
         });
-        let hash = hash_state(record, ids.len());
-        let (records, lens, long) = (&self.records, &self.lens, &self.long);
-        let same = |&i: &u32| records[i as usize] == record && length(lens, long, i) == ids.len();
-        if let Some(&i) = self.index.find(hash, same) {
+        if let Some(i) = self.find_record(record, ids.len()) {
             return (i, false);
         }
-        let i = self.records.len() as u32;
-        self.records.push(record);
-        match u8::try_from(ids.len()) {
-            Ok(n) if n < LONG => self.lens.push(n),
-            _ => {
-                self.lens.push(LONG);
-                self.long.insert(i, ids.len() as u32);
-            }
+        let i = self.len();
+        self.records.set(i, pack(record));
+        let len = u8::try_from(ids.len()).unwrap_or(LONG);
+        let (word, shift) = (i / LENS_PER_WORD, 8 * (i % LENS_PER_WORD));
+        let others = match shift {
+            0 => 0,
+            _ => self.lens.get(word),
+        };
+        self.lens.set(word, others | u64::from(len) << shift);
+        self.index.add(hash_state(record, ids.len()), i as u32);
+        (i as u32, true)
+    }
+
+    /// The node of `pair`, added when new.
+    fn add_node(&self, pair: [u32; 2]) -> u32 {
+        let hash = hash_node(pair);
+        let packed = pack(pair);
+        let nodes = &self.nodes;
+        if let Some(j) = self
+            .node_index
+            .find(hash, |j| nodes.get(j as usize) == packed)
+        {
+            return j;
         }
-        let (records, lens, long) = (&self.records, &self.lens, &self.long);
-        let rehash = |&j: &u32| hash_state(records[j as usize], length(lens, long, j));
-        self.index.insert_unique(hash, i, rehash);
-        (i, true)
+        let j = self.node_index.len();
+        self.nodes.set(j, packed);
+        self.node_index.add(hash, j as u32);
+        j as u32
     }
 
     /// The tree of state `i`, read down from its record.
@@ -193,7 +292,7 @@ impl Store {
         let levels = &mut out.levels;
         levels.resize_with(count, Vec::new);
         levels.truncate(count);
-        let record = self.records[i as usize];
+        let record = unpack(self.records.get(i as usize));
         levels[count - 1].clear();
         levels[count - 1].extend(record.iter().copied().take(sizes[0].min(2)));
         for k in (0..count - 1).rev() {
@@ -202,18 +301,18 @@ impl Store {
             below.clear();
             for (j, &item) in above.iter().enumerate() {
                 match 2 * j + 1 < sizes[k] {
-                    true => below.extend_from_slice(&self.nodes[item as usize]),
+                    true => below.extend_from_slice(&unpack(self.nodes.get(item as usize))),
                     false => below.push(item),
                 }
             }
         }
     }
 
-    /// The bytes the store holds: records, lengths, nodes, both indices (a `u32` and a
-    /// control byte a bucket), and the interner.
+    /// The bytes the store holds: records, lengths, nodes, both indices (a `u32` and a tag
+    /// a slot), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
-        let records = (8 + 1) * self.records.len() + 5 * self.index.capacity();
-        let nodes = 8 * self.nodes.len() + 5 * self.node_index.capacity();
+        let records = (8 + 1) * self.len() + 5 * self.index.slots();
+        let nodes = 8 * self.node_index.len() + 5 * self.node_index.slots();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
     }
 
@@ -236,24 +335,17 @@ impl Store {
     }
 
     fn find_node(&self, pair: [u32; 2]) -> Option<u32> {
-        let nodes = &self.nodes;
+        let (nodes, packed) = (&self.nodes, pack(pair));
         self.node_index
-            .find(hash_node(pair), |&j| nodes[j as usize] == pair)
-            .copied()
+            .find(hash_node(pair), |j| nodes.get(j as usize) == packed)
     }
-}
 
-/// The node of `pair`, added when new.
-fn insert_node(nodes: &mut Vec<[u32; 2]>, index: &mut HashTable<u32>, pair: [u32; 2]) -> u32 {
-    let hash = hash_node(pair);
-    if let Some(&j) = index.find(hash, |&j| nodes[j as usize] == pair) {
-        return j;
+    fn find_record(&self, record: [u32; 2], len: usize) -> Option<u32> {
+        let packed = pack(record);
+        self.index.find(hash_state(record, len), |i| {
+            self.records.get(i as usize) == packed && self.len_of(i) == len
+        })
     }
-    let j = nodes.len() as u32;
-    nodes.push(pair);
-    let rehash = |&k: &u32| hash_node(nodes[k as usize]);
-    index.insert_unique(hash, j, rehash);
-    j
 }
 
 /// Pairs `ids` up level by level into `out` (see the module's comment), taking each pair's
@@ -305,11 +397,22 @@ fn record_of(levels: &Levels) -> [u32; 2] {
     ]
 }
 
-fn length(lens: &[u8], long: &FxHashMap<u32, u32>, i: u32) -> usize {
-    match lens[i as usize] {
-        LONG => long[&i] as usize,
-        n => n as usize,
+fn length(lens: &Column, long: &FxHashMap<u32, u32>, i: u32) -> usize {
+    let i = i as usize;
+    let word = lens.get(i / LENS_PER_WORD);
+    match (word >> (8 * (i % LENS_PER_WORD))) as u8 {
+        LONG => long[&(i as u32)] as usize,
+        n => usize::from(n),
     }
+}
+
+/// A pair as one word of a column.
+fn pack([a, b]: [u32; 2]) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
+}
+
+fn unpack(word: u64) -> [u32; 2] {
+    [(word >> 32) as u32, word as u32]
 }
 
 /// The bytes storing a state with this key adds (besides nodes and components not stored
@@ -381,5 +484,63 @@ mod tests {
         }
         let absent: Vec<u32> = (0..12).map(|i| 1000 + i).collect();
         assert_eq!(store.find(&key(absent)), None);
+    }
+
+    /// Threads that look states up while one writer adds them see each state either not
+    /// yet or whole: whatever they find reads back as the ids they looked for. The writer
+    /// is refused, with nothing added, once the room made for it is used up.
+    #[test]
+    fn readers_see_whole_states_while_the_writer_adds() {
+        let vectors: Vec<Vec<u32>> = (0..20_000u32)
+            .map(|i| {
+                let id = |k| match k {
+                    3 => i % 251,
+                    8 => i / 251,
+                    k => k,
+                };
+                (0..12).map(id).collect()
+            })
+            .collect();
+        let mut store = Store::default();
+        store.make_room(vectors.len(), 12 * vectors.len());
+        let mut writer = store.take_writer();
+        let store = &store;
+        let found = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for reader in 0..2 {
+                let (vectors, found) = (&vectors, &found);
+                scope.spawn(move || {
+                    let mut scratch = Levels::default();
+                    for round in 0..40_000 {
+                        let v = &vectors[(round * 7919 + reader * 13) % vectors.len()];
+                        if let Some(n) = store.find_near(None, v, &mut scratch) {
+                            assert_eq!(store.levels(n).ids(), &v[..]);
+                            found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+            let mut near = Levels::default();
+            for v in &vectors {
+                let added = store.insert_shared(&mut writer, Some(&near), v);
+                let (n, _) = added.expect("room was made");
+                store.read_levels(n, &mut near);
+            }
+        });
+        assert!(found.into_inner() > 0);
+        for (i, v) in vectors.iter().enumerate() {
+            let mut scratch = Levels::default();
+            assert_eq!(store.find_near(None, v, &mut scratch), Some(i as u32));
+        }
+        let mut full = 0;
+        while store
+            .insert_shared(&mut writer, None, &[full, 1, 2])
+            .is_some()
+        {
+            full += 1;
+        }
+        let len = store.len();
+        assert_eq!(store.insert_shared(&mut writer, None, &[full, 1, 2]), None);
+        assert_eq!(store.len(), len);
     }
 }

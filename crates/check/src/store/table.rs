@@ -1,0 +1,200 @@
+//! The store's two kinds of table, made to be read by any number of threads while one writer
+//! adds to them: [`Column`], an array that grows by segments, and [`Index`], an open-addressing
+//! hash index of numbers. Both are atomics only (no lock, no `unsafe`).
+//!
+//! The writer writes an entry's data first and its index slot last, with release ordering; a
+//! reader loads the slot with acquire ordering, so whatever number it finds there has its data
+//! written. Neither table moves or frees what was written while it is shared: growing either
+//! one needs `&mut`, that is, no reader.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+/// Entries per segment of a column (128 KiB of `u64`).
+const SEGMENT_BITS: u32 = 14;
+const SEGMENT: usize = 1 << SEGMENT_BITS;
+
+/// An array of `u64` that the writer fills in order while others read what is written.
+/// Its room is a list of segments, each allocated when first written; the list itself grows
+/// only with `&mut` ([`Column::reserve`]).
+#[derive(Default)]
+pub(super) struct Column {
+    segments: Vec<OnceLock<Box<[AtomicU64]>>>,
+}
+
+impl Column {
+    /// Entry `i`, which must have been written (before the index slot that led to it).
+    pub(super) fn get(&self, i: usize) -> u64 {
+        let segment = self.segments[i >> SEGMENT_BITS].get();
+        segment.expect("an entry is read after it is written")[i & (SEGMENT - 1)]
+            .load(Ordering::Relaxed)
+    }
+
+    /// Writes entry `i`, which must be within [`Column::capacity`].
+    pub(super) fn set(&self, i: usize, value: u64) {
+        let segment = self.segments[i >> SEGMENT_BITS].get_or_init(new_segment);
+        segment[i & (SEGMENT - 1)].store(value, Ordering::Relaxed);
+    }
+
+    /// How many entries can be written without [`Column::reserve`].
+    pub(super) fn capacity(&self) -> usize {
+        self.segments.len() << SEGMENT_BITS
+    }
+
+    /// Room for at least `len` entries (segments are still allocated only when written).
+    pub(super) fn reserve(&mut self, len: usize) {
+        let needed = len.div_ceil(SEGMENT);
+        if needed > self.segments.len() {
+            let count = needed.max(2 * self.segments.len());
+            self.segments.resize_with(count, OnceLock::new);
+        }
+    }
+}
+
+fn new_segment() -> Box<[AtomicU64]> {
+    (0..SEGMENT).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// A hash index of numbers (below `u32::MAX`), found by their hash and a test of what they
+/// stand for; linear probing over a power of two of slots. Each slot has a tag byte, as in
+/// hashbrown's control bytes: 0 for an empty slot, else seven bits of the number's hash with
+/// the high bit set, so that a probe reads what a number stands for only when its tag
+/// matches (a probe passes over many slots while the index fills). The writer adds only
+/// while [`Index::room`] says so, so a probe always meets an empty slot.
+pub(super) struct Index {
+    tags: Box<[AtomicU8]>,
+    slots: Box<[AtomicU32]>,
+    count: AtomicUsize,
+}
+
+/// Slots of a new index.
+const FIRST_SLOTS: usize = 1 << 10;
+
+impl Default for Index {
+    fn default() -> Index {
+        Index::with_slots(FIRST_SLOTS)
+    }
+}
+
+impl Index {
+    fn with_slots(slots: usize) -> Index {
+        Index {
+            tags: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+            slots: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    /// The number with this hash for which `same` holds, if added.
+    pub(super) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
+        let (mask, tag) = (self.slots.len() - 1, tag(hash));
+        let mut i = hash as usize & mask;
+        loop {
+            match self.tags[i].load(Ordering::Acquire) {
+                0 => return None,
+                t if t == tag => {
+                    let n = self.slots[i].load(Ordering::Relaxed);
+                    if same(n) {
+                        return Some(n);
+                    }
+                }
+                _ => {}
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `number`, not added yet, under `hash`. Only the writer calls it, after what the
+    /// number stands for is written, and only while [`Index::room`] allows one more. The
+    /// number is written before its tag, which readers load first.
+    pub(super) fn add(&self, hash: u64, number: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        while self.tags[i].load(Ordering::Relaxed) != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i].store(number, Ordering::Relaxed);
+        self.tags[i].store(tag(hash), Ordering::Release);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many numbers were added.
+    pub(super) fn len(&self) -> usize {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// Whether `more` numbers may be added: the index stays at most seven eighths full (the
+    /// tags keep long probes cheap).
+    pub(super) fn room(&self, more: usize) -> bool {
+        (self.len() + more) * 8 <= self.slots.len() * 7
+    }
+
+    /// Doubles the slots until `more` numbers can be added and the index is at most five
+    /// eighths full after them; `hash` gives each added number's hash again.
+    pub(super) fn make_room(&mut self, more: usize, hash: impl Fn(u32) -> u64) {
+        let mut slots = self.slots.len();
+        while (self.len() + more) * 8 > slots * 5 {
+            slots *= 2;
+        }
+        if slots == self.slots.len() {
+            return;
+        }
+        let grown = Index::with_slots(slots);
+        for (tag, slot) in self.tags.iter().zip(self.slots.iter()) {
+            if tag.load(Ordering::Relaxed) != 0 {
+                let n = slot.load(Ordering::Relaxed);
+                grown.add(hash(n), n);
+            }
+        }
+        *self = grown;
+    }
+
+    /// The slots, for the bytes the index holds (five a slot).
+    pub(super) fn slots(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// A slot's tag for `hash`: its top seven bits (the slot is chosen by the low ones), with the
+/// high bit set.
+fn tag(hash: u64) -> u8 {
+    0x80 | (hash >> 57) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_reads_back_across_segments() {
+        let mut column = Column::default();
+        column.reserve(3 * SEGMENT + 5);
+        assert!(column.capacity() >= 3 * SEGMENT + 5);
+        for i in (0..3 * SEGMENT + 5).step_by(97) {
+            column.set(i, i as u64 * 3);
+        }
+        for i in (0..3 * SEGMENT + 5).step_by(97) {
+            assert_eq!(column.get(i), i as u64 * 3);
+        }
+    }
+
+    /// Numbers whose hashes collide are told apart by `same`, and the index keeps them
+    /// through growth.
+    #[test]
+    fn an_index_finds_what_it_holds_through_collisions_and_growth() {
+        let mut index = Index::default();
+        let hash = |n: u32| u64::from(n % 7);
+        for n in 0..5000 {
+            if !index.room(1) {
+                index.make_room(1, hash);
+            }
+            index.add(hash(n), n);
+        }
+        assert_eq!(index.len(), 5000);
+        assert!(index.slots() >= 5000 * 8 / 7);
+        for n in (0..5000).step_by(13) {
+            assert_eq!(index.find(hash(n), |m| m == n), Some(n));
+        }
+        assert_eq!(index.find(hash(6000), |m| m == 6000), None);
+    }
+}
