@@ -163,7 +163,8 @@ impl Store {
     /// `near`'s (see [`Store::find_near`]).
     pub(crate) fn find_or_insert(&mut self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
         if !self.fits(1, ids.len()) {
-            self.make_room(1, ids.len());
+            // A state adds at most as many interior nodes as it has ids.
+            self.make_room(1, ids.len().max(1));
         }
         let (i, new) = self.add(near, ids);
         if new && ids.len() >= usize::from(LONG) {
