@@ -291,6 +291,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 if self.alongside && !needs_store(&succ) && room_for(store, &succ) =>
             {
                 let mut spare = Buffers::default();
+                self.graph.alongside += 1;
                 let mut into = Into::Shared(store, writer);
                 let assembled = (succ, arena, reduced);
                 *end = self.merge_ready(engine, &mut into, source, assembled, &mut spare);

@@ -88,6 +88,9 @@ pub struct Graph {
     /// How many of them the engine's fast path expanded (the others took the reference
     /// semantics: fresh names, or moves not cached yet).
     pub fast: usize,
+    /// How many of them were merged while the workers ran, their new states stored in the
+    /// store the workers were reading (the others after them: see `explore::chunk_of`).
+    pub alongside: usize,
     /// How many were expanded by a stubborn set smaller than all their transitions.
     pub reduced: usize,
     pub max_depth: usize,
@@ -127,6 +130,7 @@ impl Graph {
             limit: None,
             expanded: 0,
             fast: 0,
+            alongside: 0,
             reduced: 0,
             max_depth: 0,
             transitions: 0,
