@@ -292,9 +292,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             {
                 let mut spare = Buffers::default();
                 self.graph.alongside += 1;
-                let mut into = Into::Shared(store, writer);
+                let mut dest = Dest::Shared(store, writer);
                 let assembled = (succ, arena, reduced);
-                *end = self.merge_ready(engine, &mut into, source, assembled, &mut spare);
+                *end = self.merge_ready(engine, &mut dest, source, assembled, &mut spare);
                 give_back(back, spare, free);
                 match end {
                     Some(_) => pipeline::Flow::Stop,
@@ -335,7 +335,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         match expanded {
             Expanded::Fast(succ, arena, reduced) => self.merge_ready(
                 engine,
-                &mut Into::Own,
+                &mut Dest::Own,
                 source,
                 (succ, arena, reduced),
                 spare,
@@ -355,7 +355,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn merge_ready(
         &mut self,
         engine: &Engine<'s, 'p>,
-        into: &mut Into<'_>,
+        dest: &mut Dest<'_>,
         source: u32,
         (mut succ, mut arena, reduced): Assembled,
         spare: &mut Buffers,
@@ -367,7 +367,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             self.graph.reduced += 1;
             keep_only(&mut succ, &set);
         }
-        let end = self.merge_fast(engine, into, source, &mut succ, &mut arena);
+        let end = self.merge_fast(engine, dest, source, &mut succ, &mut arena);
         succ.clear();
         arena.clear();
         *spare = Buffers { succ, arena };
@@ -395,7 +395,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 }
                 (None, Some(key)) => {
                     moves = true;
-                    let target = self.target(&mut Into::Own, source, &key.ids);
+                    let target = self.target(&mut Dest::Own, source, &key.ids);
                     let actors = self.names.actors(&mut self.graph, t.actors);
                     self.edge(source, target, label, actors, t.renaming);
                 }
@@ -408,7 +408,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     fn merge_fast(
         &mut self,
         engine: &Engine<'s, 'p>,
-        into: &mut Into<'_>,
+        dest: &mut Dest<'_>,
         source: u32,
         succ: &mut Vec<FastSucc>,
         arena: &mut Vec<u32>,
@@ -428,9 +428,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             } => Some(&arena[*start as usize..(start + len) as usize]),
             _ => None,
         });
-        let store = match into {
-            Into::Shared(store, _) => store,
-            Into::Own => &self.graph.store,
+        let store = match dest {
+            Dest::Shared(store, _) => store,
+            Dest::Own => &self.graph.store,
         };
         if let Some(limit) = self.bound_passed(store, new, succ.len()) {
             return Some(self.stop(limit));
@@ -455,7 +455,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                         Target::Known(t) => t,
                         Target::New { start, len } => {
                             let ids = &arena[start as usize..(start + len) as usize];
-                            self.target(into, source, ids)
+                            self.target(dest, source, ids)
                         }
                         Target::State(_) => unreachable!("interned by intern_named"),
                     };
@@ -561,7 +561,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// The number of the target with this key, storing it (reached from `source` by the
     /// edge about to be added) when new.
-    fn target(&mut self, into: &mut Into<'_>, source: u32, ids: &[u32]) -> u32 {
+    fn target(&mut self, dest: &mut Dest<'_>, source: u32, ids: &[u32]) -> u32 {
         let interner = self.graph.store.interner_mut();
         let represented;
         let ids = match &self.graph.symmetry {
@@ -574,13 +574,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if let Some(known) = self.recent.find(ids) {
             return known;
         }
-        let (target, new) = match into {
-            Into::Shared(store, writer) => {
+        let (target, new) = match dest {
+            Dest::Shared(store, writer) => {
                 read_near(&mut self.near, store, source);
                 let added = store.insert_shared(writer, Some(&self.near.1), ids);
                 added.expect("the merge made room for the whole source")
             }
-            Into::Own => {
+            Dest::Own => {
                 read_near(&mut self.near, &self.graph.store, source);
                 let store = &mut self.graph.store;
                 store.find_or_insert(Some(&self.near.1), ids)
@@ -903,7 +903,7 @@ fn hash_ids(ids: &[u32]) -> u64 {
 }
 
 /// Where the merge stores new states.
-enum Into<'x> {
+enum Dest<'x> {
     /// The graph's own store.
     Own,
     /// The store the workers are reading, with its writer.

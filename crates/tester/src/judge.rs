@@ -119,11 +119,10 @@ pub fn judge(events: &[Event]) -> Judgment {
     }
     malformed(&mut j, events, &asked);
     foreign_origin(&mut j, events);
-    if !modern {
-        dropped_streams(&mut j, events, &asked);
-    }
     if modern {
         listing::same_listings(&mut j, events, &asked);
+    } else {
+        dropped_streams(&mut j, events, &asked);
     }
     // S5 is a rule of stdio: a server over HTTP is stopped by a signal, not by its input.
     if modern && !over_http(events) {
