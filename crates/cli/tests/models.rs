@@ -7,7 +7,7 @@ use crate::support::repo;
 use std::process::Command;
 
 /// Runs `agentpi` with `args` from the repository root; returns (status, stdout, stderr).
-fn agentpi(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn agentpi(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_agentpi"))
         .args(args)
         .current_dir(repo())
@@ -22,7 +22,7 @@ fn agentpi(args: &[&str]) -> (i32, String, String) {
 }
 
 /// The bundled models by name, those in a folder as `folder/name` (`mcp/legacy`).
-fn bundled_models() -> Vec<String> {
+pub(crate) fn bundled_models() -> Vec<String> {
     let mut names = Vec::new();
     for path in std::fs::read_dir(repo().join("models")).unwrap() {
         let path = path.unwrap().path();
