@@ -94,8 +94,17 @@ pub fn explore_named(
     goals: &Goals<'_>,
     progress: &Progress,
 ) -> Graph {
-    let pool = Workers::new(options.threads);
     let mut run = Run::new(sem, options, goals);
+    let pool = match Workers::new(options.threads) {
+        Ok((pool, note)) => {
+            run.graph.threads_note = note;
+            pool
+        }
+        Err(e) => {
+            run.graph.end = run.stop(Limit::Threads(e));
+            return run.finish(progress);
+        }
+    };
     let key = run.graph.store.intern(&initial);
     run.graph.store.insert(&key);
     if options.symmetry {

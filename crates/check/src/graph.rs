@@ -18,6 +18,8 @@ pub enum Limit {
     /// A bound of the semantics itself (nesting, value size): the model grows past what can
     /// be represented, so what lies beyond is unknown.
     Model(Fault),
+    /// Not even one worker thread could be started: nothing was explored.
+    Threads(String),
 }
 
 impl std::fmt::Display for Limit {
@@ -26,6 +28,7 @@ impl std::fmt::Display for Limit {
             Limit::States(n) => write!(f, "--max-states {n}"),
             Limit::Memory(bytes) => write!(f, "--max-memory {} MiB", bytes / (1024 * 1024)),
             Limit::Model(fault) => write!(f, "a bound of the semantics ({})", fault.kind),
+            Limit::Threads(why) => write!(f, "the threads it could get ({why})"),
         }
     }
 }
@@ -83,6 +86,8 @@ pub struct Graph {
     pub end: End,
     /// Set when a bound stopped exploration: the states past `expanded` have no edges.
     pub limit: Option<Limit>,
+    /// Set when fewer threads than asked could be started: what was refused.
+    pub threads_note: Option<String>,
     /// Number of states whose edges are known (states `0..expanded`).
     pub expanded: usize,
     /// How many of them the engine's fast path expanded (the others took the reference
@@ -128,6 +133,7 @@ impl Graph {
             faults: Vec::new(),
             end: End::Complete,
             limit: None,
+            threads_note: None,
             expanded: 0,
             fast: 0,
             alongside: 0,

@@ -76,6 +76,8 @@ pub struct SystemReport {
     /// With `--symmetry`: the classes of interchangeable instances found.
     pub symmetric_classes: usize,
     pub limit: Option<Limit>,
+    /// Set when fewer threads than asked could be started (the output is the same).
+    pub threads_note: Option<String>,
     /// How exploration ended: the whole state space, or early (every check decided, or a
     /// bound), in which case `states` and `transitions` count what was explored.
     pub end: End,
@@ -204,6 +206,7 @@ pub fn check_system(
         por_off: asked && !safety,
         symmetric_classes: graph.symmetric_classes(),
         limit: graph.limit.clone(),
+        threads_note: graph.threads_note.clone(),
         end: graph.end.clone(),
         results,
     }
@@ -232,6 +235,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         por_off: false,
         symmetric_classes: 0,
         limit: None,
+        threads_note: None,
         end: End::Decided,
         results: vec![result],
     }

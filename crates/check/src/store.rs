@@ -488,10 +488,14 @@ mod tests {
     }
 
     /// Threads that look states up while one writer adds them see each state either not
-    /// yet or whole: whatever they find reads back as the ids they looked for. The writer
-    /// is refused, with nothing added, once the room made for it is used up.
+    /// yet or whole: whatever they find reads back as the ids they looked for, and a state
+    /// the writer has published (stored before it moved `published` on) is always found. The
+    /// readers go on until the writer is done, so some lookups of published states happen
+    /// whatever the scheduling. The writer is refused, with nothing added, once the room made
+    /// for it is used up.
     #[test]
     fn readers_see_whole_states_while_the_writer_adds() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let vectors: Vec<Vec<u32>> = (0..20_000u32)
             .map(|i| {
                 let id = |k| match k {
@@ -506,29 +510,36 @@ mod tests {
         store.make_room(vectors.len(), 12 * vectors.len());
         let mut writer = store.take_writer();
         let store = &store;
-        let found = std::sync::atomic::AtomicUsize::new(0);
+        let (published, done) = (AtomicUsize::new(0), AtomicBool::new(false));
         std::thread::scope(|scope| {
             for reader in 0..2 {
-                let (vectors, found) = (&vectors, &found);
+                let (vectors, published, done) = (&vectors, &published, &done);
                 scope.spawn(move || {
                     let mut scratch = Levels::default();
-                    for round in 0..40_000 {
-                        let v = &vectors[(round * 7919 + reader * 13) % vectors.len()];
-                        if let Some(n) = store.find_near(None, v, &mut scratch) {
-                            assert_eq!(store.levels(n).ids(), &v[..]);
-                            found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let mut round = 0;
+                    while round < 40_000 || !done.load(Ordering::Acquire) {
+                        let i = (round * 7919 + reader * 13) % vectors.len();
+                        let before = published.load(Ordering::Acquire);
+                        let got = store.find_near(None, &vectors[i], &mut scratch);
+                        if i < before {
+                            assert_eq!(got, Some(i as u32), "a published state is found");
                         }
+                        if let Some(n) = got {
+                            assert_eq!(store.levels(n).ids(), &vectors[i][..]);
+                        }
+                        round += 1;
                     }
                 });
             }
             let mut near = Levels::default();
-            for v in &vectors {
+            for (i, v) in vectors.iter().enumerate() {
                 let added = store.insert_shared(&mut writer, Some(&near), v);
                 let (n, _) = added.expect("room was made");
                 store.read_levels(n, &mut near);
+                published.store(i + 1, Ordering::Release);
             }
+            done.store(true, Ordering::Release);
         });
-        assert!(found.into_inner() > 0);
         for (i, v) in vectors.iter().enumerate() {
             let mut scratch = Levels::default();
             assert_eq!(store.find_near(None, v, &mut scratch), Some(i as u32));

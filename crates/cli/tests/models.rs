@@ -277,3 +277,40 @@ check S: deadlock free
     assert!(stdout.contains("S: never hit ... violated"), "{stdout}");
     assert!(stdout.contains("S: deadlock free ... unknown"), "{stdout}");
 }
+
+/// `agentpi check` under `ulimit -v KIB` (bash's), with `args`: (status, stdout, stderr).
+fn check_limited(kib: u32, args: &str) -> (i32, String, String) {
+    let binary = env!("CARGO_BIN_EXE_agentpi");
+    let script = format!("ulimit -v {kib} && exec '{binary}' check {args}");
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+/// `--threads` is bounded; a pool the system refuses (each worker reserves a 256 MiB stack)
+/// is asked again with fewer threads, with the same output and a warning; when not even one
+/// worker can start, the error is exit 2, never a panic.
+#[test]
+fn threads_are_bounded_and_a_refused_pool_is_an_error_not_a_panic() {
+    let (status, _, stderr) = agentpi(&["check", "banking", "--threads", "2000"]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("2000 is not in 0..=1024"), "{stderr}");
+    let (_, plain, _) = agentpi(&["check", "banking"]);
+    // 64 threads' stacks are 16 GiB of address space: refused under 4 GB.
+    let (status, stdout, stderr) = check_limited(4_000_000, "banking --threads 64");
+    assert_eq!((status, stdout.as_str()), (1, plain.as_str()), "{stderr}");
+    assert!(stderr.contains("warning: 64 threads asked"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Room for the main thread's 512 MiB stack, not for a worker's 256 MiB more.
+    let (status, stdout, stderr) = check_limited(700_000, "banking");
+    assert_eq!((status, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("not even one worker thread"), "{stderr}");
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use agentpi_lts::{Equivalence, minimize, read_aut};
+use agentpi_lts::{Equivalence, Lts, minimize, read_aut};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -16,10 +16,27 @@ fn path(graph: &str) -> PathBuf {
         .join(format!("{graph}.aut"))
 }
 
+/// The graph read from `../shared/data/vlts`; a missing file fails the test saying what is
+/// missing and where to get it (the data is the project's, kept beside the repository).
+fn read(graph: &str) -> Lts {
+    let path = path(graph);
+    let file = File::open(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read the VLTS graph {graph}: {} ({e}). These tests read the seven \
+             smallest graphs of the VLTS suite from ../shared/data/vlts beside the repository \
+             (the project's shared data; CI checks the repository out beside it). Put \
+             {graph}.aut there, as distributed at https://cadp.inria.fr/resources/vlts/ \
+             (gunzip the .aut.gz).",
+            path.display()
+        )
+    });
+    read_aut(BufReader::new(file)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Minimises `graph` both ways and checks (states, transitions) against the pinned sizes
 /// and merc's.
 fn check(graph: &str, strong: (usize, usize), branching: (usize, usize)) {
-    let lts = read_aut(BufReader::new(File::open(path(graph)).unwrap())).unwrap();
+    let lts = read(graph);
     for (ours, expected) in [
         (Equivalence::Strong, strong),
         (Equivalence::Branching, branching),
@@ -89,7 +106,7 @@ fn mutate(lts: &agentpi_lts::Lts, k: usize) -> agentpi_lts::Lts {
 #[test]
 fn evidence_on_mutated_graphs() {
     use agentpi_lts::{Model, compare_bisim, refines};
-    let lts = read_aut(BufReader::new(File::open(path("vasy_1_4")).unwrap())).unwrap();
+    let lts = read("vasy_1_4");
     let mut verdicts = Vec::new();
     for k in [0, 100, 2500] {
         let other = mutate(&lts, k);

@@ -12,9 +12,9 @@ use crate::engine::{Buffers, Engine};
 use crate::store::Store;
 use agentpi_semantics::Semantics;
 use std::ops::Range;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 
 /// How many states a worker expands before handing them over: enough that handing over
 /// costs little, few enough that the merge waits little for the first and last.
@@ -22,7 +22,7 @@ pub(super) const BLOCK: usize = 32;
 
 /// The threads that expand states besides the one that merges them.
 pub(super) struct Workers {
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     /// How many of the pool's threads work: one fewer than asked (the merging thread is
     /// the other), the pool never smaller than one, so it may hold a thread that never
     /// works. Every pool thread woken for a job it could not take would spin on a core
@@ -31,23 +31,62 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// Threads for `threads` in all, counting this one (0: one per core).
-    pub(super) fn new(threads: usize) -> Self {
+    /// Threads for `threads` in all, counting this one (0: one per core). A pool the system
+    /// refuses (no threads left, or no address space for their stacks) is asked for again
+    /// with half as many workers, down to one: the output does not depend on the thread
+    /// count, so fewer threads only take longer. With it comes what was refused, if
+    /// anything; `Err` says why not even one worker could start.
+    pub(super) fn new(threads: usize) -> Result<(Self, Option<String>), String> {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        // Big stacks: spawning a deeply nested term recurses (see the binary's main thread).
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads((threads - 1).max(1))
-            .stack_size(256 * 1024 * 1024)
-            .build()
-            .expect("thread pool");
-        Workers {
-            pool,
-            count: threads - 1,
+        let (mut workers, mut refused) = ((threads - 1).max(1), None);
+        loop {
+            match pool_of(workers) {
+                Ok(pool) => {
+                    let count = (threads - 1).min(workers);
+                    let note = refused
+                        .map(|e| format!("{threads} threads asked, {} started ({e})", count + 1));
+                    return Ok((Workers { pool, count }, note));
+                }
+                Err(e) if workers > 1 => {
+                    refused.get_or_insert(e.to_string());
+                    workers /= 2;
+                    // The threads the refused pool did start are ending: give their stacks
+                    // a moment to be unmapped before asking for the next.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(format!("cannot start a worker thread: {e}")),
+            }
         }
     }
+}
+
+/// The pool of the last exploration, kept for the next one of the same size (a `check` of
+/// several systems): a new pool while the last one's threads are still ending would hold
+/// their address space twice, which a tight `ulimit -v` refuses.
+static LAST_POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// A pool of `workers` threads with big stacks: spawning a deeply nested term recurses (see
+/// the binary's main thread).
+fn pool_of(workers: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
+    let mut last = LAST_POOL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((size, pool)) = last.as_ref().filter(|(size, _)| *size == workers) {
+        debug_assert_eq!(*size, workers);
+        return Ok(Arc::clone(pool));
+    }
+    *last = None; // the last pool's threads end before the new pool asks for its own
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .stack_size(256 * 1024 * 1024)
+            .build()?,
+    );
+    *last = Some((workers, Arc::clone(&pool)));
+    Ok(pool)
 }
 
 /// Chunks of fewer blocks than this are expanded by the merging thread alone.

@@ -3,7 +3,7 @@
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
 use crate::{msc, progress};
-use agentpi_check::{CheckResult, End, Options, Outcome, SystemReport};
+use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -22,10 +22,11 @@ pub struct Args {
     /// Stop exploring when the state store holds about this many MiB (exit 3).
     #[arg(long)]
     pub max_memory: Option<u64>,
-    /// Threads in all, the one merging their results included (0: one per core). Output is
-    /// the same for every thread count.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// Threads in all, the one merging their results included (0: one per core; at most
+    /// 1024). Output is the same for every thread count; when the system refuses that many,
+    /// fewer are used, with a warning.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    pub threads: u16,
     /// Partial-order reduction: explore fewer interleavings of independent components. Keeps
     /// the verdicts of deadlock freedom, assertions, `never` and `reachable` (not their
     /// counterexamples' shortness, nor the counts); off for other properties.
@@ -71,13 +72,19 @@ pub fn run(args: Args) -> u8 {
     let options = Options {
         max_states: args.max_states,
         max_memory: args.max_memory.map(|m| m * 1024 * 1024),
-        threads: args.threads,
+        threads: usize::from(args.threads),
         keep_renamings: false,
         drop_edges: false,
         por: args.por,
         symmetry: args.symmetry,
     };
     let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
+    if let Some(why) = reports.iter().find_map(no_threads) {
+        errln!(
+            "error: cannot explore: {why}; not even one worker thread could be started (is the address space limited, `ulimit -v`?)"
+        );
+        return 2;
+    }
     let report = match args.format {
         Format::Text => text_report(&model, &reports),
         Format::Json => {
@@ -156,6 +163,9 @@ fn run_checks(
                 agentpi_check::check_system(&model.program, *system, checks, options, &counters)
             });
             let secs = started.elapsed().as_secs_f64();
+            if let Some(note) = &report.threads_note {
+                errln!("{name}: warning: {note}");
+            }
             if report.por_off {
                 errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
             } else if options.symmetry {
@@ -178,6 +188,14 @@ fn run_checks(
             report
         })
         .collect()
+}
+
+/// Why exploring could not start a single worker thread, if that stopped it.
+fn no_threads(report: &SystemReport) -> Option<&str> {
+    match &report.limit {
+        Some(Limit::Threads(why)) => Some(why),
+        _ => None,
+    }
 }
 
 fn exit_status(reports: &[SystemReport]) -> u8 {

@@ -2,7 +2,7 @@
 
 use crate::model::{self, Model};
 use crate::output::errln;
-use agentpi_check::{Graph, Options, Progress};
+use agentpi_check::{Graph, Limit, Options, Progress};
 use agentpi_lts::{Lts, LtsBuilder};
 use agentpi_semantics::Semantics;
 
@@ -72,7 +72,8 @@ pub fn run(args: Args) -> u8 {
 
 /// Why no state space was built.
 pub enum Refused {
-    /// The initial state fails (a run-time error in it).
+    /// The initial state fails (a run-time error in it), or no thread could be started to
+    /// explore (exit 2 both).
     Fault(String),
     /// The state space is larger than `--max-states` allows.
     Limit(String),
@@ -100,6 +101,9 @@ pub fn build(
     };
     let graph = agentpi_check::explore_system(&sem, system, &options, &Progress::default())
         .map_err(|f| Refused::Fault(format!("{}: {}", model.sources.position(f.span), f.kind)))?;
+    if let Some(limit @ Limit::Threads(_)) = &graph.limit {
+        return Err(Refused::Fault(format!("cannot explore: {limit}")));
+    }
     if let Some(limit) = &graph.limit {
         return Err(Refused::Limit(format!(
             "the state space is larger than {limit} allows"
