@@ -1,6 +1,9 @@
 //! Every rule of docs/semantics.md, exercised: each file in tests/rules/ names the rules it
-//! covers (`// rule: A, B`), and the full breadth-first state space of each of its systems is
-//! pinned as a snapshot.
+//! covers (`// rule: A, B`) and, for each, facts of a system's state space that show the rule
+//! at work, written by hand (`//~ Rule: System: 0 -tau-> 1`, `//~ Rule: System: 2: deadlock`,
+//! `//~ Rule: System: 3 states, 2 transitions`, or `not` and the start of a line no state
+//! may have). The facts are asserted, and the full breadth-first state space of each system
+//! is pinned as a snapshot besides.
 
 use agentpi_semantics::{Semantics, State};
 use std::collections::{HashMap, VecDeque};
@@ -95,19 +98,92 @@ fn documented_rules() -> Vec<String> {
     rules
 }
 
+/// A hand-written fact about a rule: in `system`'s state space, the line `fact` (or, for
+/// `not X`, no line starting with `X`).
+struct Fact {
+    rule: String,
+    system: String,
+    fact: String,
+}
+
+/// The facts of a rule file, each `//~ Rule: System: fact`.
+fn facts(text: &str) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    for line in text.lines().filter_map(|l| l.strip_prefix("//~ ")) {
+        let mut parts = line.splitn(3, ": ");
+        let (Some(rule), Some(system), Some(fact)) = (parts.next(), parts.next(), parts.next())
+        else {
+            panic!("a fact is `//~ Rule: System: fact`: {line}");
+        };
+        let (rule, system, fact) = (rule.into(), system.into(), fact.into());
+        facts.push(Fact { rule, system, fact });
+    }
+    facts
+}
+
+/// The lines of `system`'s state space in `space` (the text `check` writes), header first
+/// without `system NAME: `.
+fn lines_of<'a>(space: &'a str, system: &str) -> Vec<&'a str> {
+    let header = format!("system {system}: ");
+    let mut lines = space.lines().skip_while(|l| !l.starts_with(&header));
+    let Some(first) = lines.next() else {
+        return Vec::new();
+    };
+    let rest = lines.take_while(|l| l.starts_with("  ")).map(str::trim);
+    std::iter::once(&first[header.len()..])
+        .chain(rest)
+        .collect()
+}
+
+fn holds(fact: &Fact, space: &str) -> bool {
+    let lines = lines_of(space, &fact.system);
+    match fact.fact.strip_prefix("not ") {
+        Some(absent) => !lines.is_empty() && !lines.iter().any(|l| l.starts_with(absent)),
+        None => lines.contains(&fact.fact.as_str()),
+    }
+}
+
+/// Every rule a file names is shown by facts of that file, and every fact holds.
+#[test]
+fn every_named_rule_is_shown_by_facts_that_hold() {
+    for file in rule_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (space, facts) = (check(&file), facts(&text));
+        for fact in &facts {
+            let name = file.display();
+            let (rule, system, what) = (&fact.rule, &fact.system, &fact.fact);
+            assert!(
+                holds(fact, &space),
+                "{name}: {rule}: {system}: {what}\n{space}"
+            );
+        }
+        for line in text.lines().filter_map(|l| l.strip_prefix("// rule:")) {
+            for rule in line.split(',').map(str::trim) {
+                let shown = facts.iter().any(|f| f.rule == rule);
+                assert!(
+                    shown,
+                    "{}: {rule} is named but no fact shows it",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn every_documented_rule_has_a_test() {
     let mut covered = Vec::new();
     for file in rule_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        for line in text.lines().filter_map(|l| l.strip_prefix("// rule:")) {
-            covered.extend(line.split(',').map(|r| r.trim().to_string()));
-        }
+        covered.extend(facts(&text).into_iter().map(|f| f.rule));
     }
     let rules = documented_rules();
     assert!(rules.len() >= 20, "found only {rules:?}");
     let missing: Vec<_> = rules.iter().filter(|r| !covered.contains(r)).collect();
-    assert!(missing.is_empty(), "rules without a test: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "rules without a fact that shows them: {missing:?}"
+    );
 }
 
 /// The model of the acceptance test: a client making `n` sequential calls, each with a fresh
