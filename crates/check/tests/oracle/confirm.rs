@@ -364,7 +364,8 @@ fn bad_prefix(sem: &Semantics<'_>, f: &Formula, run: &Run) -> Result<(), String>
     }
     ensure(
         matches!(residual, Residual::Known(false)),
-        "the run is not maximal and the formula is not false after it (some continuation may satisfy it)",
+        "the run is not maximal and the formula is not false after it (a continuation may \
+         satisfy it)",
     )
 }
 

@@ -88,7 +88,7 @@ impl Walker<'_, '_> {
         let state = run.states.last().expect("a run has a state").clone();
         let mut why = format!("no transition of the state prints as `{}`", printed.label);
         let mut followed = false;
-        for t in self.sem.successors(&state) {
+        for t in distinct(self.sem.successors(&state)) {
             if t.fault.is_some() && !(self.fault_last && at + 1 == self.trace.steps.len()) {
                 continue;
             }
@@ -142,6 +142,22 @@ impl Walker<'_, '_> {
             _ => self.system.clone(),
         }
     }
+}
+
+/// The transitions without repeats: components that take the same step into the same state
+/// (branches of a choice alike, say) make one run, not several.
+fn distinct(transitions: Vec<Transition>) -> Vec<Transition> {
+    let mut out: Vec<Transition> = Vec::new();
+    for t in transitions {
+        let same = |u: &Transition| {
+            (&u.label, &u.target, &u.actors, &u.renaming, &u.fault)
+                == (&t.label, &t.target, &t.actors, &t.renaming, &t.fault)
+        };
+        if !out.iter().any(same) {
+            out.push(t);
+        }
+    }
+    out
 }
 
 /// Fresh channels along a run: each gets an identity when it first shows in a label, kept
