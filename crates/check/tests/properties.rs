@@ -6,8 +6,9 @@
 //! the semantics and must falsify its property by the property's definition, a loop of a
 //! `fair` check must be weakly fair, and without reductions a safety trace must be shortest;
 //! each verdict is also decided again by brute force on the oracle's own state space
-//! (safety shapes by distance, the liveness shapes and `ltl` by an atom automaton, except
-//! formulas whose `A -> f` binds variables, which only have their evidence checked).
+//! (safety shapes by distance, the liveness shapes and `ltl` by an atom automaton, `[] (A ->
+//! f)` whose `A` binds values from each step that matches `A`). Tampered traces show that
+//! the oracle rejects what is no evidence.
 
 mod oracle;
 
