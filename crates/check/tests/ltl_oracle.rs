@@ -1,16 +1,42 @@
-//! `ltl` against an independent reading of the formula: on generated models (seeded, so
-//! every run checks the same ones), every counterexample the checker prints must falsify its
-//! formula when the formula is evaluated directly on the printed run (a lasso, or a path
-//! without loop extended by the stutter step forever), and a formula and its negation never
-//! both hold (some maximal path exists, and it satisfies one of them).
+//! `ltl` and the liveness shapes on generated models (seeded, so every run checks the same
+//! ones), against the oracle of tests/oracle, which shares no code with the checker. Every
+//! verdict, `holds` as well as `violated`, must be the one the oracle's brute force decides
+//! on its own state space (an atom automaton; weakly fair paths only under `fair`); every
+//! counterexample must be a run of the semantics that falsifies its property by the
+//! property's definition (a lasso, or a path into a state without transitions, evaluated on
+//! the run; a path that can go on, by the formula progressed through its steps becoming
+//! false), with a weakly fair loop under `fair`; and a formula and its negation never both
+//! hold. The models are of two kinds: processes doing events and handshakes (any formula
+//! over them, and the liveness shapes), and clients calling servers on fresh reply channels
+//! (`[] (call(r) -> f)` and `call(r) leads to ...`, whose values must follow each reply
+//! channel across the renumbering of canonical states).
 
 mod common;
 use common::Rng;
 
-use agentpi_check::{CheckResult, Options, Outcome, Progress, Trace, check_system};
+mod oracle;
 
-/// The labels atoms name: three events, `tau` and a handshake on `h`.
+use agentpi_check::{CheckResult, Options, Outcome, Progress, check_system};
+use agentpi_ir::core::{Program, Property};
+use agentpi_semantics::Semantics;
+use oracle::confirm::{Claim, confirm};
+use oracle::decide::ltl_holds;
+use oracle::formula::{Atom, Formula, always, eventually};
+use oracle::lts::Lts;
+use std::collections::BTreeMap;
+
+/// More states than any generated model has.
+const MAX_STATES: usize = 10_000;
+
+/// The labels the atoms of the first kind of model name: three events, `tau` and a
+/// handshake on `h`.
 const ATOMS: [&str; 5] = ["a", "b", "c", "tau", "h"];
+
+/// What the formulas `f` of `[] (call(r) -> f)` name: the call's own reply channel `r`
+/// (bound by `call(r)`), any call, the events.
+const CALL_ATOMS: [&str; 9] = [
+    "r(_)", "r(ok)", "r(err)", "call", "call(r)", "crash", "done", "tau", "reply",
+];
 
 #[derive(Clone, Debug)]
 enum F {
@@ -21,14 +47,14 @@ enum F {
     Un(&'static str, Box<F>),
 }
 
-fn formula(rng: &mut Rng, depth: u32) -> F {
+fn formula(rng: &mut Rng, atoms: &[&'static str], depth: u32) -> F {
     if depth == 0 || rng.below(4) == 0 {
         return match rng.below(10) {
             0 => F::Const(rng.below(2) == 0),
-            _ => F::Atom(ATOMS[rng.below(ATOMS.len())]),
+            _ => F::Atom(rng.pick(atoms)),
         };
     }
-    let sub = |rng: &mut Rng| Box::new(formula(rng, depth - 1));
+    let sub = |rng: &mut Rng| Box::new(formula(rng, atoms, depth - 1));
     match rng.below(10) {
         0 => F::Not(sub(rng)),
         1..=3 => {
@@ -52,66 +78,28 @@ fn show(f: &F) -> String {
     }
 }
 
-/// The truth of `f` at each position of a run whose position `i` is followed by `next[i]`.
-fn eval(f: &F, word: &[&str], next: &[usize]) -> Vec<bool> {
-    let n = word.len();
+/// The generated formula as the oracle reads it (its atoms are label texts).
+fn oracle_formula(f: &F) -> Formula {
+    let b = |f: &F| Box::new(oracle_formula(f));
     match f {
-        F::Const(b) => vec![*b; n],
-        F::Atom(a) => word.iter().map(|w| w == a).collect(),
-        F::Not(a) => eval(a, word, next).into_iter().map(|x| !x).collect(),
-        F::Un("X", a) => {
-            let v = eval(a, word, next);
-            (0..n).map(|i| v[next[i]]).collect()
-        }
-        F::Un(op, a) => {
-            let (b, a) = (eval(a, word, next), vec![*op == "<>"; n]);
-            fixpoint(&a, &b, next, *op == "<>")
-        }
-        F::Bin(op, a, b) => {
-            let (x, y) = (eval(a, word, next), eval(b, word, next));
-            match *op {
-                "and" => x.iter().zip(&y).map(|(p, q)| *p && *q).collect(),
-                "or" => x.iter().zip(&y).map(|(p, q)| *p || *q).collect(),
-                "->" => x.iter().zip(&y).map(|(p, q)| !*p || *q).collect(),
-                "U" => fixpoint(&x, &y, next, true),
-                "R" => fixpoint(&x, &y, next, false),
-                _ => {
-                    // a W b = (a U b) or [] a
-                    let until = fixpoint(&x, &y, next, true);
-                    let always = fixpoint(&vec![false; n], &x, next, false);
-                    until.iter().zip(&always).map(|(p, q)| *p || *q).collect()
-                }
-            }
-        }
+        F::Const(v) => Formula::Const(*v),
+        F::Atom(a) => Formula::Atom(Atom::Text(a.to_string())),
+        F::Not(a) => Formula::Not(b(a)),
+        F::Un("X", a) => Formula::Next(b(a)),
+        F::Un("[]", a) => always(oracle_formula(a)),
+        F::Un(_, a) => eventually(oracle_formula(a)),
+        F::Bin(op, x, y) => match *op {
+            "and" => Formula::And(b(x), b(y)),
+            "or" => Formula::Or(b(x), b(y)),
+            "->" => Formula::Or(Box::new(Formula::Not(b(x))), b(y)),
+            "U" => Formula::Until(b(x), b(y)),
+            "R" => Formula::Release(b(x), b(y)),
+            _ => Formula::Or(
+                Box::new(Formula::Until(b(x), b(y))),
+                Box::new(always(oracle_formula(x))),
+            ),
+        },
     }
-}
-
-/// `a U b` (least fixpoint) when `until`, else `a R b` (greatest): `<> b` is `true U b` and
-/// `[] b` is `false R b`.
-fn fixpoint(a: &[bool], b: &[bool], next: &[usize], until: bool) -> Vec<bool> {
-    let n = a.len();
-    let mut s = vec![!until; n];
-    for _ in 0..=n {
-        s = (0..n)
-            .map(|i| match until {
-                true => b[i] || (a[i] && s[next[i]]),
-                false => b[i] && (a[i] || s[next[i]]),
-            })
-            .collect();
-    }
-    s
-}
-
-/// The run a counterexample stands for: its labels, and each position's successor.
-fn run_of(trace: &Trace) -> (Vec<&str>, Vec<usize>) {
-    let mut word: Vec<&str> = trace.steps.iter().map(|s| s.label.as_str()).collect();
-    let loop_start = trace.loop_start.unwrap_or_else(|| {
-        word.push("<stutter>");
-        word.len() - 1
-    });
-    let mut next: Vec<usize> = (1..word.len()).collect();
-    next.push(loop_start);
-    (word, next)
 }
 
 fn model(rng: &mut Rng) -> String {
@@ -137,52 +125,254 @@ fn model(rng: &mut Rng) -> String {
     text + &format!("system S = {}\n", parts.join(" | "))
 }
 
-fn results(text: &str) -> Vec<CheckResult> {
+/// Clients that call a server on a fresh reply channel each and wait for the answer (or
+/// give up), and servers that answer `ok` or `err`, maybe after taking a lock, or crash.
+/// Servers may be handlers replicated in the system's body and clients may be written
+/// there too: then they all belong to one instance, and states that differ only in which
+/// of them holds which channel are one canonical state.
+fn calls_model(rng: &mut Rng) -> String {
+    let mut text = String::from("type Outcome = ok | err\nchan call : chan Outcome\nchan lock\n");
+    text += "event crash\nevent done\n";
+    let answers = [
+        "r!ok",
+        "r!err",
+        "crash",
+        "tau . r!ok",
+        "r!ok + crash",
+        "lock? . r!ok",
+    ];
+    let answer: Vec<&str> = (0..1 + rng.below(2)).map(|_| rng.pick(&answers)).collect();
+    let answer = answer.join(" + ");
+    let mut parts = Vec::new();
+    let replicated = match rng.below(3) {
+        0 => {
+            text += &format!("daemon proc Server = call?r . ({answer}) ; Server\n");
+            false
+        }
+        1 => {
+            text += &format!("proc Server = call?r . ({answer})\n");
+            false
+        }
+        _ => true,
+    };
+    match replicated {
+        true => parts.push(format!("!(call?r . ({answer}))")),
+        false => parts.extend(vec!["Server".to_string(); 1 + rng.below(2)]),
+    }
+    if answer.contains("lock") {
+        parts.push(rng.pick(&["lock!", "lock! . lock!", "!lock!"]).to_string());
+    }
+    let then = rng.pick(&["0", "done", "Client", "done . Client"]);
+    // A client that gives up and calls again would leave replicated handlers holding its
+    // old reply channels without end: an infinite state space.
+    let wait = match rng.chance(25) && !(replicated && then.contains("Client")) {
+        true => format!("(reply?o . {then} + tau . {then})"),
+        false => format!("reply?o . {then}"),
+    };
+    text += &format!("proc Client = new reply . call!reply . {wait}\n");
+    for _ in 0..1 + rng.below(2) {
+        let inline = "(new reply . call!reply . reply?o . done)";
+        parts.push(rng.pick(&["Client", inline]).to_string());
+    }
+    text + &format!("system S = {}\n", parts.join(" | "))
+}
+
+fn load(text: &str) -> Program {
     let loaded = agentpi_ir::load_str("oracle.pi", text);
     assert!(!loaded.has_errors(), "{text}\n{:?}", loaded.diagnostics);
-    let checks: Vec<usize> = (0..loaded.program.checks.len()).collect();
-    let options = Options::default();
-    let report = check_system(&loaded.program, 0, &checks, &options, &Progress::default());
+    loaded.program
+}
+
+/// What the test saw, for its closing assertion that every kind was met often enough.
+#[derive(Debug, Default)]
+struct Seen {
+    holds: usize,
+    violated: usize,
+    evidence: BTreeMap<String, usize>,
+}
+
+impl Seen {
+    /// Asserts that the test met enough verdicts and evidence of each kind to mean something.
+    fn at_least<const N: usize>(&self, holds: usize, violated: usize, kinds: [(&str, usize); N]) {
+        let evidence = |kind: &str| self.evidence.get(kind).copied().unwrap_or(0);
+        let enough = kinds.iter().all(|&(kind, n)| evidence(kind) >= n);
+        assert!(
+            self.holds >= holds && self.violated >= violated && enough,
+            "{self:?}"
+        );
+    }
+}
+
+/// A generated model with its checks, each with the formula the oracle reads it as.
+struct Generated {
+    text: String,
+    formulas: Vec<(Formula, bool)>,
+}
+
+/// Checks every property of the model against the brute force, and every counterexample.
+fn against_the_oracle(generated: &Generated, seen: &mut Seen) -> Vec<CheckResult> {
+    let text = &generated.text;
+    let program = load(text);
+    let checks: Vec<usize> = (0..program.checks.len()).collect();
+    // The generated models are small; a bound keeps a mistake from taking the machine.
+    let options = Options {
+        max_states: Some(MAX_STATES),
+        ..Options::default()
+    };
+    let report = check_system(&program, 0, &checks, &options, &Progress::default());
+    let sem = Semantics::new(&program);
+    let lts = Lts::explore(&sem, 0, MAX_STATES).unwrap_or_else(|e| panic!("{text}\n{e}"));
+    for (i, (formula, fair)) in generated.formulas.iter().enumerate() {
+        let result = &report.results[i];
+        let holds = ltl_holds(&sem, &lts, formula, *fair).unwrap_or_else(|e| panic!("{text}\n{e}"));
+        let want = if holds {
+            Outcome::Holds
+        } else {
+            Outcome::Violated
+        };
+        assert_eq!(
+            result.outcome, want,
+            "{text}\n{}: the brute force disagrees",
+            result.property
+        );
+        // `ltl` as the oracle reads the generated formula; the shapes by their definitions.
+        let claim = match &program.checks[i].property {
+            Property::Ltl(_) => Claim::Ltl(formula.clone()),
+            shape => Claim::of(shape),
+        };
+        match confirm(&sem, 0, (&claim, *fair), result) {
+            Ok(Some(evidence)) => *seen.evidence.entry(format!("{evidence:?}")).or_default() += 1,
+            Ok(None) => {}
+            Err(why) => panic!(
+                "{text}\n{}: the counterexample is no evidence: {why}\n{:#?}",
+                result.property, result.trace
+            ),
+        }
+        *if holds {
+            &mut seen.holds
+        } else {
+            &mut seen.violated
+        } += 1;
+    }
     report.results
 }
 
-#[test]
-fn counterexamples_falsify_their_formula_and_no_formula_holds_with_its_negation() {
-    let (mut violated, mut held) = (0, 0);
-    for seed in 1..=150u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut text = model(&mut rng);
-        let mut formulas = Vec::new();
-        for _ in 0..4 {
-            let f = formula(&mut rng, 3);
-            let fair = if rng.below(3) == 0 { "fair " } else { "" };
-            text += &format!("check S: {fair}ltl {}\n", show(&f));
-            text += &format!("check S: {fair}ltl not ({})\n", show(&f));
-            formulas.push(f.clone());
-            formulas.push(F::Not(Box::new(f)));
+/// A model of the first kind with four formulas, each also negated, under the same fairness,
+/// and one of the liveness shapes.
+fn events_and_formulas(seed: u64) -> Generated {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut text = model(&mut rng);
+    let mut formulas = Vec::new();
+    for _ in 0..4 {
+        let f = formula(&mut rng, &ATOMS, 3);
+        let fair = rng.below(3) == 0;
+        let word = if fair { "fair " } else { "" };
+        text += &format!("check S: {word}ltl {}\n", show(&f));
+        text += &format!("check S: {word}ltl not ({})\n", show(&f));
+        formulas.push((oracle_formula(&f), fair));
+        formulas.push((Formula::Not(Box::new(oracle_formula(&f))), fair));
+    }
+    let (p, q) = (rng.pick(&ATOMS), rng.pick(&ATOMS));
+    let shape = [
+        format!("eventually {p}"),
+        format!("always eventually {p}"),
+        format!("{p} leads to {q}"),
+    ];
+    let fair = rng.chance(50);
+    let word = if fair { "fair " } else { "" };
+    text += &format!("check S: {word}{}\n", shape[rng.below(3)]);
+    let program = load(&text);
+    let property = &program.checks.last().expect("a check").property;
+    formulas.push((
+        Formula::of_property(property).expect("a liveness shape"),
+        fair,
+    ));
+    Generated { text, formulas }
+}
+
+/// Whether `A -> g` inside `f` has a pattern with arguments (which name `r`) as `A`: the
+/// checker reads it as binding `r` afresh, and refuses it under a repeating operator (E0213).
+fn rebinds(f: &F) -> bool {
+    match f {
+        F::Bin("->", a, b) => {
+            matches!(**a, F::Atom(x) if x.contains('(')) || rebinds(a) || rebinds(b)
         }
-        let results = results(&text);
-        for (pair, fs) in results.chunks(2).zip(formulas.chunks(2)) {
+        F::Bin(_, a, b) => rebinds(a) || rebinds(b),
+        F::Not(a) | F::Un(_, a) => rebinds(a),
+        F::Const(_) | F::Atom(_) => false,
+    }
+}
+
+/// A model of calls with three formulas `[] (call(r) -> f)` and a `call(r) leads to R`,
+/// read by the oracle from the lowered properties (their patterns bind and test values).
+fn calls_and_formulas(seed: u64) -> Generated {
+    let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let mut text = calls_model(&mut rng);
+    let mut fairness = Vec::new();
+    for _ in 0..3 {
+        let mut f = formula(&mut rng, &CALL_ATOMS, 3);
+        while rebinds(&f) {
+            f = formula(&mut rng, &CALL_ATOMS, 3);
+        }
+        let fair = rng.chance(50);
+        let word = if fair { "fair " } else { "" };
+        text += &format!("check S: {word}ltl [] (call(r) -> ({}))\n", show(&f));
+        fairness.push(fair);
+    }
+    let answer = rng.pick(&["r(_)", "r(ok)", "r(err)", "crash", "done", "call"]);
+    let fair = rng.chance(50);
+    let word = if fair { "fair " } else { "" };
+    text += &format!("check S: {word}call(r) leads to {answer}\n");
+    fairness.push(fair);
+    let program = load(&text);
+    let formulas = program
+        .checks
+        .iter()
+        .zip(fairness)
+        .map(|(c, fair)| {
+            (
+                Formula::of_property(&c.property).expect("a liveness property"),
+                fair,
+            )
+        })
+        .collect();
+    Generated { text, formulas }
+}
+
+#[test]
+fn verdicts_agree_with_the_brute_force_and_counterexamples_falsify_their_formula() {
+    let mut seen = Seen::default();
+    for seed in 1..=150u64 {
+        let generated = events_and_formulas(seed);
+        let results = against_the_oracle(&generated, &mut seen);
+        for pair in results[..8].chunks(2) {
             let both_hold = pair.iter().all(|r| r.outcome == Outcome::Holds);
+            let text = &generated.text;
             assert!(
                 !both_hold,
                 "{text}\n{} and its negation both hold",
                 pair[0].property
             );
-            for (result, f) in pair.iter().zip(fs) {
-                if result.outcome != Outcome::Violated {
-                    held += 1;
-                    continue;
-                }
-                violated += 1;
-                let (word, next) = run_of(result.trace.as_ref().expect("a counterexample"));
-                let truth = eval(f, &word, &next)[0];
-                assert!(!truth, "{text}\n{}: {word:?} satisfies it", result.property);
-            }
         }
     }
-    assert!(
-        violated > 300 && held > 150,
-        "{violated} violated, {held} held"
+    seen.at_least(400, 600, [("BadPrefix", 300), ("Stuck", 100)]);
+    seen.at_least(
+        400,
+        600,
+        [("Loop { fair: false }", 50), ("Loop { fair: true }", 30)],
+    );
+}
+
+#[test]
+fn values_bound_by_a_call_follow_its_reply_channel() {
+    let mut seen = Seen::default();
+    for seed in 1..=300u64 {
+        against_the_oracle(&calls_and_formulas(seed), &mut seen);
+    }
+    seen.at_least(300, 600, [("BadPrefix", 300), ("Stuck", 200)]);
+    seen.at_least(
+        300,
+        600,
+        [("Loop { fair: false }", 15), ("Loop { fair: true }", 10)],
     );
 }

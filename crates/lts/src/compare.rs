@@ -12,7 +12,7 @@ use crate::lts::Lts;
 use crate::reduce::{Equivalence, branching};
 use crate::refine::{Mode, refine};
 use crate::scc::contract_tau_sccs;
-use crate::shrink::{SHRINK_BUDGET, shrink};
+use crate::shrink::{SHRINK_BUDGET, children, shrink};
 use crate::simplify::normalise;
 use crate::weak::refine_weak;
 use crate::witness::Step;
@@ -33,7 +33,8 @@ pub struct Distinction {
     pub formula: Rc<Formula>,
     /// The formula as read off the refinement history, before simplification.
     pub original: Rc<Formula>,
-    /// Whether re-evaluating `formula` on both inputs confirmed it (always expected).
+    /// Whether re-evaluating `formula` on both inputs confirmed it and it is a formula of the
+    /// equivalence's characterising logic (always expected).
     pub checked: bool,
     /// The side on which `path` realises the positive part of the formula: the left side
     /// for `formula`, the right side when `formula` is a negation `!g` (the path realises `g`).
@@ -98,10 +99,30 @@ pub fn compare_bisim(left: &Lts, right: &Lts, equivalence: Equivalence) -> Bisim
         };
     }
     let formula = Explainer::new(&lts, &part, logic).distinguish(s, t);
+    let mut distinction = explain(left, right, formula);
+    distinction.checked &= in_logic(&distinction.formula, equivalence);
     BisimResult {
         equivalent: false,
-        distinction: Some(explain(left, right, formula)),
+        distinction: Some(distinction),
     }
+}
+
+/// Whether every modality of `f` is one of the logic that characterises `equivalence`
+/// (docs/compare.md): a formula that distinguishes with another modality proves nothing.
+fn in_logic(f: &Formula, equivalence: Equivalence) -> bool {
+    let allowed = match f {
+        Formula::True | Formula::Not(_) | Formula::And(_) => true,
+        Formula::Diamond(..) => equivalence == Equivalence::Strong,
+        Formula::WeakDiamond(..) => equivalence == Equivalence::Weak,
+        Formula::Until(..) => {
+            matches!(
+                equivalence,
+                Equivalence::Branching | Equivalence::DivBranching
+            )
+        }
+        Formula::Diverge(_) => equivalence == Equivalence::DivBranching,
+    };
+    allowed && children(f).into_iter().all(|g| in_logic(g, equivalence))
 }
 
 /// Simplifies `original`, checks the result on both inputs and finds the path that realises

@@ -20,8 +20,9 @@ pub(crate) enum Logic {
     Strong,
     /// `<<a>>f`, for weak bisimulation (needs a `tau`-acyclic LTS).
     Weak,
-    /// `<{g}a>f` and `div{g}`, for (divergence-preserving) branching bisimulation on a
-    /// `tau`-acyclic LTS whose `tau`-self-loops mark divergence.
+    /// `<{g}a>f` (`<{g}(tau)>f`, the step optional, for `tau`) and `div{g}`, for
+    /// (divergence-preserving) branching bisimulation on a `tau`-acyclic LTS whose
+    /// `tau`-self-loops mark divergence.
     Branching,
 }
 
@@ -133,8 +134,9 @@ impl<'a> Explainer<'a> {
                     .map(|m| m.1)
                     .collect();
                 if label == TAU && self.logic == Logic::Branching {
-                    // A `tau`-step may stay inside a contracted `tau`-cycle, so every state
-                    // of the inert region (t included) must fail the target formula too.
+                    // The `tau`-step of `<{g}(tau)>` is optional (and may stay inside a
+                    // contracted `tau`-cycle): every state of the inert region (t included)
+                    // must fail the target formula too.
                     answers.push(t);
                     answers.extend(t_inert.iter().map(|m| m.1));
                 }

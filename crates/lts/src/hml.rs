@@ -7,13 +7,16 @@
 //! | `!f`, `f && g` | negation, conjunction |
 //! | `<a>f` / `[a]f` | some / every `a`-step leads to a state satisfying `f` |
 //! | `<<a>>f` / `[[a]]f` | the same for weak steps `tau* a tau*` (`<<tau>>f`: `tau*`) |
-//! | `<{g}a>f` / `[{g}a]f` | some / every `tau`-path whose states all satisfy `g`, followed by an `a`-step, leads to `f` |
-//! | `<tau* a>f` | `<{true}a>f` |
+//! | `<{g}a>f` / `[{g}a]f` | some / every `tau`-path whose states all satisfy `g`, followed by an `a`-step (`a` visible), leads to `f` |
+//! | `<{g}(tau)>f` / `[{g}(tau)]f` | the same with an optional `tau`-step: some / every `tau`-path through `g`-states ends in `f`, or is followed by a `tau`-step into `f` |
+//! | `<tau* a>f`, `<tau*>f` | `<{true}a>f`, `<{true}(tau)>f` (some state reachable by `tau`-steps satisfies `f`) |
 //! | `div{g}` | an infinite `tau`-path whose states all satisfy `g` |
 //!
 //! Strong bisimilarity is characterised by `<a>`, weak by `<<a>>`, branching by `<{g}a>`
-//! (De Nicola–Vaandrager) and divergence-preserving branching by adding `div{g}`.
-//! Labels are compared by text, so one formula can be evaluated on two LTSs.
+//! (De Nicola–Vaandrager's until; `Until(g, "tau", f)` is always the optional step, as in the
+//! definition of branching bisimulation: a required `tau`-step would tell apart a state from
+//! the same state behind an inert `tau`) and divergence-preserving branching by adding
+//! `div{g}`. Labels are compared by text, so one formula can be evaluated on two LTSs.
 
 use crate::lts::{Lts, TAU};
 use std::collections::VecDeque;
@@ -30,7 +33,7 @@ pub enum Formula {
     Diamond(String, Rc<Formula>),
     /// `<<a>>f`
     WeakDiamond(String, Rc<Formula>),
-    /// `<{g}a>f`
+    /// `<{g}a>f`; for `a = tau` the step is optional (`<{g}(tau)>f`)
     Until(Rc<Formula>, String, Rc<Formula>),
     /// `div{g}`
     Diverge(Rc<Formula>),
@@ -105,13 +108,8 @@ impl fmt::Display for Formula {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Formula::True => write!(f, "true"),
-            Formula::Not(g) => match &**g {
-                Formula::Diamond(a, h) => write!(f, "[{}]{}", Label(a), Negated(h)),
-                Formula::WeakDiamond(a, h) => write!(f, "[[{}]]{}", Label(a), Negated(h)),
-                Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
-                Formula::True => write!(f, "false"),
-                _ => write!(f, "!{}", Atom(g)),
-            },
+            Formula::Not(g) if matches!(**g, Formula::Not(_)) => write!(f, "!{}", Atom(g)),
+            Formula::Not(g) => write!(f, "{}", Negated(g)),
             Formula::And(parts) => {
                 let texts: Vec<String> = parts.iter().map(|p| Atom(p).to_string()).collect();
                 write!(f, "{}", texts.join(" && "))
@@ -124,27 +122,32 @@ impl fmt::Display for Formula {
     }
 }
 
-/// Prints the path part of an until modality: `{g}a`, or `tau* a` when `g` is `true`.
+/// Prints the path part of an until modality: `{g}a`, or `tau* a` when `g` is `true`; the
+/// optional `tau`-step is `(tau)`, and `tau*` alone when `g` is `true` (`true⟨(τ)⟩f` holds
+/// when some state reachable by `tau`-steps satisfies `f`).
 struct Path<'a>(&'a Formula, &'a str);
 
 impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Formula::True => write!(f, "tau* {}", Label(self.1)),
-            g => write!(f, "{{{g}}}{}", Label(self.1)),
+        match (self.0, self.1 == "tau") {
+            (Formula::True, true) => write!(f, "tau*"),
+            (Formula::True, false) => write!(f, "tau* {}", Label(self.1)),
+            (g, true) => write!(f, "{{{g}}}(tau)"),
+            (g, false) => write!(f, "{{{g}}}{}", Label(self.1)),
         }
     }
 }
 
 /// A label as written in a formula: as it is, unless it holds a character of the formula
-/// syntax (`!`, `<`, `[`, `&`, ...), which would make the formula ambiguous; then quoted, as
-/// in a `.aut` file.
+/// syntax (`!`, `<`, `[`, `&`, ...) or starts with `(` (as the optional step `(tau)` does),
+/// which would make the formula ambiguous; then quoted, as in a `.aut` file.
 struct Label<'a>(&'a str);
 
 impl fmt::Display for Label<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let special = |c: char| "!<>[]{}&|\"*\\".contains(c);
-        if !self.0.contains(special) && self.0.trim() == self.0 && !self.0.is_empty() {
+        let plain = !self.0.contains(special) && !self.0.starts_with('(');
+        if plain && self.0.trim() == self.0 && !self.0.is_empty() {
             return f.write_str(self.0);
         }
         write!(
@@ -167,7 +170,8 @@ impl fmt::Display for Atom<'_> {
     }
 }
 
-/// Prints the negation of a formula (for the box modalities).
+/// Prints the negation of a formula: a modality's is its box with the negated target
+/// (`!<a>true` is `[a]false`).
 struct Negated<'a>(&'a Formula);
 
 impl fmt::Display for Negated<'_> {
@@ -175,6 +179,9 @@ impl fmt::Display for Negated<'_> {
         match self.0 {
             Formula::Not(g) => write!(f, "{}", Atom(g)),
             Formula::True => write!(f, "false"),
+            Formula::Diamond(a, h) => write!(f, "[{}]{}", Label(a), Negated(h)),
+            Formula::WeakDiamond(a, h) => write!(f, "[[{}]]{}", Label(a), Negated(h)),
+            Formula::Until(g, a, h) => write!(f, "[{}]{}", Path(g, a), Negated(h)),
             other => write!(f, "!{}", Atom(other)),
         }
     }
@@ -236,12 +243,11 @@ impl<'a> Checker<'a> {
             Formula::Diamond(a, f) => self.pre(self.label(a), &sub(f)),
             Formula::WeakDiamond(a, f) => self.weak_pre(self.label(a), &sub(f)),
             Formula::Until(g, a, f) => {
-                let g = sub(g);
-                let start: Vec<bool> = self
-                    .pre(self.label(a), &sub(f))
-                    .iter()
-                    .zip(&g)
-                    .map(|(x, y)| *x && *y)
+                let (g, f) = (sub(g), sub(f));
+                let a = self.label(a);
+                // For `tau` the step is optional: a `g`-state satisfying `f` ends the path.
+                let start: Vec<bool> = (self.pre(a, &f).iter().zip(&f).zip(&g))
+                    .map(|((&step, &here), &guard)| guard && (step || (here && a == Some(TAU))))
                     .collect();
                 self.tau_closure_within(start, &g)
             }

@@ -38,7 +38,8 @@ fn within(f: &Formula, limit: usize) -> bool {
     count(f, &mut { limit })
 }
 
-fn children(f: &Formula) -> Vec<&Rc<Formula>> {
+/// The immediate subformulas of `f`.
+pub(crate) fn children(f: &Formula) -> Vec<&Rc<Formula>> {
     match f {
         Formula::True => vec![],
         Formula::Not(g) | Formula::Diamond(_, g) | Formula::WeakDiamond(_, g) => vec![g],

@@ -19,7 +19,8 @@ pub(crate) fn is_false(f: &Formula) -> bool {
 
 /// An equivalent formula without the obvious redundancy: `true` conjuncts, repeated
 /// conjuncts, `!!f`, modalities into `false` (`<a>false`, hence `[a]true`), conjunctions
-/// holding `false` or both `f` and `!f`, and `<<tau>>true` (`tau*` always succeeds).
+/// holding `false` or both `f` and `!f`, `<<tau>>true` (`tau*` always succeeds) and
+/// `<{g}(tau)>true` (which is `g`: the optional step may be left out at once).
 pub fn normalise(f: &Rc<Formula>) -> Rc<Formula> {
     normalise_memo(f, &mut FxHashMap::default())
 }
@@ -50,6 +51,9 @@ fn normalise_memo(
             let g = norm(g);
             let h = norm(h);
             if is_false(&g) {
+                g
+            } else if a == "tau" && *h == Formula::True {
+                // `g<(tau)>true`: the empty path ends at once, in a `g`-state.
                 g
             } else {
                 modality(h, |h| Formula::Until(g, a.clone(), h))

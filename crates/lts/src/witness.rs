@@ -16,6 +16,17 @@ pub struct Step {
     pub state: u32,
 }
 
+/// How a modality reads its label (see [`crate::hml`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// `<a>`: exactly one `a`-step.
+    Strong,
+    /// `<<a>>`: `tau* a tau*`, and `tau*` for `tau`.
+    Weak,
+    /// `<{g}a>`: `tau`-steps through `g`, then `a`; for `tau` that step is optional.
+    Until,
+}
+
 /// The satisfaction sets of the subformulas met while building a path, each computed once and
 /// kept as bits: re-evaluating the rest of a formula at every level of it would take time
 /// quadratic in its depth (deep formulas come from long chains of refinement rounds).
@@ -65,13 +76,15 @@ impl Checker<'_> {
             }
             Formula::Diamond(a, f) => {
                 let through = vec![false; self.lts().num_states()];
-                self.search(state, &through, a, f, &memo.sat(f), false)
+                self.search(state, &through, a, f, &memo.sat(f), Reading::Strong)
             }
             Formula::WeakDiamond(a, f) => {
                 let through = vec![true; self.lts().num_states()];
-                self.search(state, &through, a, f, &memo.sat(f), true)
+                self.search(state, &through, a, f, &memo.sat(f), Reading::Weak)
             }
-            Formula::Until(g, a, f) => self.search(state, &memo.sat(g), a, f, &memo.sat(f), false),
+            Formula::Until(g, a, f) => {
+                self.search(state, &memo.sat(g), a, f, &memo.sat(f), Reading::Until)
+            }
             Formula::Diverge(g) => {
                 path.extend(self.lasso(state, &memo.sat(g)));
                 None
@@ -84,9 +97,9 @@ impl Checker<'_> {
         }
     }
 
-    /// Shortest path: `tau`-steps through `through`, then `a`, then (if `weak`) `tau`-steps,
+    /// Shortest path: `tau`-steps through `through`, then `a`, then (if weak) `tau`-steps,
     /// ending in a state of `goal` (those satisfying `f`). Returns the steps and `f` to
-    /// continue with. For a weak `tau` the `a`-step may be left out (`tau*`).
+    /// continue with. For a weak or until `tau` the `a`-step may be left out.
     fn search<'f>(
         &self,
         from: u32,
@@ -94,9 +107,11 @@ impl Checker<'_> {
         a: &str,
         f: &'f Formula,
         goal: &[bool],
-        weak: bool,
+        reading: Reading,
     ) -> Option<(Vec<Step>, &'f Formula)> {
         let a = self.label(a)?;
+        let weak = reading == Reading::Weak;
+        let optional = a == TAU && reading != Reading::Strong;
         // Search nodes are state + n * phase: phase 0 before the `a`-step, 1 after it.
         let n = goal.len();
         let mut parent: Vec<Option<(usize, u32)>> = vec![None; 2 * n];
@@ -105,7 +120,7 @@ impl Checker<'_> {
         let mut queue = VecDeque::from([from as usize]);
         while let Some(node) = queue.pop_front() {
             let (s, phase) = ((node % n) as u32, node / n);
-            if (phase == 1 || (weak && a == TAU)) && goal[s as usize] {
+            if (phase == 1 || optional) && goal[s as usize] {
                 return Some((self.unwind(&parent, node, n), f));
             }
             for (l, t) in self.lts().successors(s) {

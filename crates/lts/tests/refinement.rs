@@ -1,5 +1,7 @@
 //! Refinement checks in the traces, failures and failures-divergences models, with pinned
-//! shortest counterexamples, and a replay of every counterexample on random pairs.
+//! shortest counterexamples, and on random pairs every counterexample replayed and judged
+//! from the models' definitions (not by the library's own normal form): the trace is one of
+//! the implementation's, and what it does after it the specification cannot do.
 
 mod common;
 
@@ -24,10 +26,14 @@ fn render_counterexample(c: &Counterexample) -> String {
     format!("after [{}] the implementation {what}", c.trace.join(", "))
 }
 
-/// Checks `spec [model= implementation` and pins the verdict.
+/// Checks `spec [model= implementation`, pins the verdict and judges the counterexample.
 fn check(spec: &str, implementation: &str, model: Model, expected: &str) {
-    let result = refines(&aut(spec), &aut(implementation), model);
+    let (spec, imp) = (aut(spec), aut(implementation));
+    let result = refines(&spec, &imp, model);
     assert_eq!(render(&result), expected, "{model:?}");
+    if let Some(c) = &result.counterexample {
+        violation_is_real(&spec, &imp, c, model).unwrap();
+    }
 }
 
 const A_BC: &str = "des (0, 3, 4)\n(0, a, 1)\n(1, b, 2)\n(1, c, 3)\n";
@@ -39,16 +45,18 @@ const A_PLUS_B: &str = "des (0, 2, 3)\n(0, a, 1)\n(0, b, 2)\n";
 const B: &str = "des (0, 1, 2)\n(0, b, 1)\n";
 
 /// Checks `left =model= right` (refinement both ways) and pins the verdict: the failing
-/// direction, its counterexample, and whether the other direction fails too.
+/// direction, its counterexample (judged), and whether the other direction fails too.
 fn check_eq(left: &str, right: &str, model: Model, expected: &str) {
-    let result = refinement_equivalent(&aut(left), &aut(right), model);
+    let (left, right) = (aut(left), aut(right));
+    let result = refinement_equivalent(&left, &right, model);
     let rendered = match &result.failure {
         None => "equivalent".to_string(),
         Some(f) => {
-            let direction = match f.spec {
-                Side::Left => "left [= right",
-                Side::Right => "right [= left",
+            let (direction, spec, imp) = match f.spec {
+                Side::Left => ("left [= right", &left, &right),
+                Side::Right => ("right [= left", &right, &left),
             };
+            violation_is_real(spec, imp, &f.counterexample, model).unwrap();
             let other = if f.other_fails { " (both fail)" } else { "" };
             let c = render_counterexample(&f.counterexample);
             format!("{direction} fails{other}: {c}")
@@ -209,7 +217,7 @@ fn replay(imp: &Lts, result: &RefinementResult) {
 /// Refinement is a preorder: every LTS refines itself; traces is the weakest model.
 #[test]
 fn random_pairs_replay_and_respect_the_model_hierarchy() {
-    let mut violations = 0;
+    let (mut violations, mut judged) = (0, [0; 3]);
     for seed in 0..300u64 {
         let spec = common::random_lts(seed, 1 + (seed % 6) as u32, 3, 2);
         let imp = common::random_lts(seed * 31 + 7, 1 + (seed % 5) as u32, 3, 2);
@@ -221,9 +229,20 @@ fn random_pairs_replay_and_respect_the_model_hierarchy() {
         }
         let t = refines(&spec, &imp, Model::Traces);
         let f = refines(&spec, &imp, Model::Failures);
-        replay(&imp, &t);
-        replay(&imp, &f);
-        replay(&imp, &refines(&spec, &imp, Model::FailuresDivergences));
+        let fd = refines(&spec, &imp, Model::FailuresDivergences);
+        for (model, result) in [
+            (Model::Traces, &t),
+            (Model::Failures, &f),
+            (Model::FailuresDivergences, &fd),
+        ] {
+            replay(&imp, result);
+            if let Some(c) = &result.counterexample {
+                if let Err(why) = violation_is_real(&spec, &imp, c, model) {
+                    panic!("seed {seed}, {model:?}: {why}");
+                }
+                judged[model as usize] += 1;
+            }
+        }
         assert!(
             t.refines || !f.refines,
             "seed {seed}: failures refinement without trace refinement"
@@ -234,4 +253,150 @@ fn random_pairs_replay_and_respect_the_model_hierarchy() {
         violations > 30,
         "too few violations ({violations}) to exercise counterexamples"
     );
+    // Counterexamples judged, by model (traces, failures, failures-divergences).
+    assert_eq!(judged, [126, 204, 192]);
+}
+
+/// The `tau`-closure of `states` in `lts`.
+fn tau_closure(lts: &Lts, mut states: Vec<bool>) -> Vec<bool> {
+    let mut stack: Vec<u32> = (0..lts.num_states() as u32)
+        .filter(|&s| states[s as usize])
+        .collect();
+    while let Some(s) = stack.pop() {
+        for t in lts.tau_successors(s) {
+            if !std::mem::replace(&mut states[t as usize], true) {
+                stack.push(t);
+            }
+        }
+    }
+    states
+}
+
+/// The states `lts` can be in after performing the visible `trace` (empty when it cannot).
+fn after(lts: &Lts, trace: &[String]) -> Vec<bool> {
+    let mut now = vec![false; lts.num_states()];
+    now[lts.initial() as usize] = true;
+    now = tau_closure(lts, now);
+    for a in trace {
+        let mut next = vec![false; lts.num_states()];
+        for (s, l, t) in lts.transitions() {
+            if now[s as usize] && lts.label_name(l) == a {
+                next[t as usize] = true;
+            }
+        }
+        now = tau_closure(lts, next);
+    }
+    now
+}
+
+/// The states that can perform `tau` forever: they reach a state on a `tau`-cycle.
+fn divergent(lts: &Lts) -> Vec<bool> {
+    let n = lts.num_states() as u32;
+    let single = |s: u32| {
+        let mut one = vec![false; n as usize];
+        one[s as usize] = true;
+        one
+    };
+    let on_cycle: Vec<bool> = (0..n)
+        .map(|s| {
+            lts.tau_successors(s)
+                .any(|t| tau_closure(lts, single(t))[s as usize])
+        })
+        .collect();
+    (0..n)
+        .map(|s| {
+            let reach = tau_closure(lts, single(s));
+            (0..n as usize).any(|u| reach[u] && on_cycle[u])
+        })
+        .collect()
+}
+
+/// Whether `c` is a counterexample to `spec [model= imp` by the definitions of the models:
+/// the trace (but for its last action, for an action violation) is a trace of both; and the
+/// implementation's behaviour after it is not one of the specification's: an action it
+/// cannot take, a refusal no stable state of it has, or a divergence where it has none. In
+/// failures-divergences, a specification that diverges after a prefix of the trace allows
+/// everything after it.
+fn violation_is_real(
+    spec: &Lts,
+    imp: &Lts,
+    c: &Counterexample,
+    model: Model,
+) -> Result<(), String> {
+    let end = c.path.last().map_or(imp.initial(), |s| s.state);
+    let diverges = divergent(spec);
+    let spec_diverges_on_a_prefix = (0..=c.trace.len()).any(|k| {
+        let states = after(spec, &c.trace[..k]);
+        (0..spec.num_states()).any(|s| states[s] && diverges[s])
+    });
+    if model == Model::FailuresDivergences && spec_diverges_on_a_prefix {
+        return Err("the specification diverges on a prefix of the trace".into());
+    }
+    let offers =
+        |lts: &Lts, s: u32, a: &str| lts.successors(s).any(|(l, _)| lts.label_name(l) == a);
+    let at = |states: &[bool]| {
+        (0..states.len() as u32)
+            .filter(|&s| states[s as usize])
+            .collect::<Vec<_>>()
+    };
+    match &c.violation {
+        Violation::Action(a) => {
+            let (before, last) = c.trace.split_at(c.trace.len().saturating_sub(1));
+            if last != [a.clone()] || at(&after(spec, before)).is_empty() {
+                return Err(format!(
+                    "{:?} does not end in {a} after a trace of the specification",
+                    c.trace
+                ));
+            }
+            if !at(&after(spec, &c.trace)).is_empty() {
+                return Err(format!("the specification can do {:?}", c.trace));
+            }
+        }
+        Violation::Refusal(refused) => {
+            let stable = |lts: &Lts, s: u32| lts.tau_successors(s).next().is_none();
+            if !stable(imp, end) || refused.iter().any(|a| offers(imp, end, a)) {
+                return Err(format!("the implementation does not refuse {refused:?}"));
+            }
+            let states = at(&after(spec, &c.trace));
+            if states.is_empty() {
+                return Err(format!("{:?} is not a trace of the specification", c.trace));
+            }
+            let refusing = states
+                .iter()
+                .find(|&&s| stable(spec, s) && !refused.iter().any(|a| offers(spec, s, a)));
+            if let Some(s) = refusing {
+                return Err(format!(
+                    "the specification's state {s} refuses {refused:?} too"
+                ));
+            }
+        }
+        Violation::Divergence => {
+            if model != Model::FailuresDivergences || !divergent(imp)[end as usize] {
+                return Err("the implementation does not diverge there".into());
+            }
+            if at(&after(spec, &c.trace)).is_empty() {
+                return Err(format!("{:?} is not a trace of the specification", c.trace));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The judge has teeth: what the specification allows is no counterexample.
+#[test]
+fn allowed_behaviour_is_no_counterexample() {
+    let (a, a_loop) = (aut(A), aut(A_LOOP));
+    let fake = |trace: &[&str], violation| Counterexample {
+        trace: trace.iter().map(|t| t.to_string()).collect(),
+        path: Vec::new(),
+        violation,
+    };
+    let action = fake(&["a"], Violation::Action("a".into()));
+    assert!(violation_is_real(&a, &a, &action, Model::Traces).is_err());
+    let refusal = fake(&[], Violation::Refusal(vec!["b".into()]));
+    assert!(violation_is_real(&a, &a, &refusal, Model::Failures).is_err());
+    let divergence = fake(&[], Violation::Divergence);
+    let model = Model::FailuresDivergences;
+    assert!(violation_is_real(&a_loop, &a_loop, &divergence, model).is_err());
+    assert!(violation_is_real(&a, &a_loop, &divergence, model).is_ok());
 }

@@ -20,7 +20,6 @@ impl Rng {
     }
 
     /// True with the given chance.
-    #[allow(dead_code, reason = "ltl_oracle.rs draws without chances")]
     pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
