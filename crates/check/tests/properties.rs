@@ -416,3 +416,82 @@ fn exploration_stops_once_every_check_is_decided() {
         both.states
     );
 }
+
+/// Reads the bundled models and their imports from the repository's `models/`.
+struct Bundled;
+
+impl agentpi_ir::Loader for Bundled {
+    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+        let path = match importer {
+            None => PathBuf::from(name),
+            Some(_) => models.join(format!("{name}.pi")),
+        };
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((path.display().to_string(), text))
+    }
+}
+
+/// The bundled models (`models/**/*.pi`), in a fixed order.
+fn bundled_files() -> Vec<PathBuf> {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&models).unwrap() {
+        let path = entry.unwrap().path();
+        match path.is_dir() {
+            true => files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path())),
+            false => files.push(path),
+        }
+    }
+    files.retain(|p| p.extension().is_some_and(|e| e == "pi"));
+    files.sort();
+    files
+}
+
+/// The oracle on the bundled models too: every counterexample and witness the checker gives
+/// for a check of `models/` is evidence by the property's definition, and every verdict is
+/// decided again by brute force (their expected verdicts, reasoned by hand, are checked
+/// through the binary by crates/cli/tests/verdicts.rs).
+#[test]
+fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
+    let mut decided = 0;
+    for file in bundled_files() {
+        let loaded = agentpi_ir::load(&file.display().to_string(), &Bundled);
+        assert!(
+            !loaded.has_errors(),
+            "{}: {:?}",
+            file.display(),
+            loaded.diagnostics
+        );
+        let program = loaded.program;
+        let sem = Semantics::new(&program);
+        let mut spaces: BTreeMap<usize, Lts> = BTreeMap::new();
+        for (i, c) in program.checks.iter().enumerate() {
+            let name = name(&file, &program, i);
+            let results = run_check(&program, i, (false, false));
+            for r in &results {
+                confirmed(&sem, c, r).unwrap_or_else(|why| {
+                    panic!("{name}: the {} trace is no evidence: {why}", r.property)
+                });
+            }
+            let lts = spaces.entry(c.system).or_insert_with(|| {
+                Lts::explore(&sem, c.system, 100_000).unwrap_or_else(|e| panic!("{name}: {e}"))
+            });
+            let (holds, shortest) =
+                brute_force(&sem, lts, &program, i).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let result = results.iter().find(|r| r.property == c.text).unwrap();
+            let verdict = if holds { "holds" } else { "violated" };
+            assert_eq!(
+                word(&result.outcome),
+                verdict,
+                "{name}: the brute force disagrees"
+            );
+            if let (Some(n), Some(trace)) = (shortest, &result.trace) {
+                assert_eq!(trace.steps.len(), n, "{name}: the trace is not shortest");
+            }
+            decided += 1;
+        }
+    }
+    assert_eq!(decided, 72, "every check of models/");
+}
