@@ -77,7 +77,7 @@ pub struct Semantics<'p> {
     /// For each origin, its buffer (`new c: chan T buffer N`).
     origin_buffer: Vec<Option<BufferSpec>>,
     /// Where components rest validly (rule *Valid-End*).
-    valid_ends: valid_end::Starts,
+    valid_ends: valid_end::ValidEnds,
     /// For each call written in a system's body, its instance (0 for every other term).
     call_instance: Vec<Instance>,
     /// For each system, its calls in order: instance `k` is `calls[system][k - 1]`.
@@ -113,7 +113,7 @@ impl<'p> Semantics<'p> {
             origin_names,
             origin_carries,
             origin_buffer,
-            valid_ends: valid_end::Starts::of_program(program),
+            valid_ends: valid_end::ValidEnds::of_program(program),
             call_instance: vec![0; program.terms.len()],
             calls: Vec::new(),
         };

@@ -8,10 +8,47 @@
 //! followed into the process it calls, so `daemon proc S = Dialogue ; S` rests at the start of
 //! `Dialogue`; those start points count only inside that very sequence, never for a `Dialogue`
 //! running on its own.
+//!
+//! An `end:` label marks a resting point wherever its term runs, as SPIN's end labels do:
+//! also on the left of a sequence (`proc S = end: c?x . e ; S` rests as `(c?x . e) ; S`), at
+//! any depth of sequences.
 
 use crate::state::Proc;
 use agentpi_ir::core::{Program, Term, TermId};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Where components of a program may rest: the starts of daemon bodies and `end:` labels at
+/// the top level of a state, and `end:` labels anywhere.
+#[derive(Debug, Default)]
+pub(crate) struct ValidEnds {
+    top: Starts,
+    ends: Starts,
+}
+
+impl ValidEnds {
+    /// The resting points of every daemon body and `end:` label of the program. Calls at
+    /// the top level are not followed (a daemon that starts by calling a plain process
+    /// rests only where that process would); calls on the left of a sequence are.
+    pub(crate) fn of_program(program: &Program) -> ValidEnds {
+        let daemons = program.defs.iter().filter(|d| d.daemon).map(|d| d.body);
+        let ends = program.end_points.iter().copied();
+        ValidEnds {
+            top: Starts::of(program, daemons.chain(ends.clone())),
+            ends: Starts::of(program, ends),
+        }
+    }
+
+    /// Whether every component of `procs` rests at one of these points.
+    pub(crate) fn admits_all(&self, procs: &[Proc]) -> bool {
+        procs.iter().all(|p| self.top.admits(p) || self.at_end(p))
+    }
+
+    /// Whether `proc` waits at an `end:` label, at any depth of sequences.
+    fn at_end(&self, proc: &Proc) -> bool {
+        self.ends.admits(proc)
+            || matches!(proc, Proc::Seq(inner, _) if inner.iter().all(|p| self.at_end(p)))
+    }
+}
 
 /// The resting points of one place: closures waiting at `leaves`, and sequences whose right
 /// side is a key of `seqs` with a left side resting at that key's points.
@@ -22,16 +59,13 @@ pub(crate) struct Starts {
 }
 
 impl Starts {
-    /// The resting points of every daemon body and `end:` label of the program. Calls at
-    /// the top level are not followed (a daemon that starts by calling a plain process
-    /// rests only where that process would); calls on the left of a sequence are.
-    pub(crate) fn of_program(program: &Program) -> Starts {
-        let daemons = program.defs.iter().filter(|d| d.daemon).map(|d| d.body);
-        let mut starts = Starts::default();
-        for start in daemons.chain(program.end_points.iter().copied()) {
-            starts.walk(program, start, false, &mut FxHashSet::default());
+    /// The resting points of the terms `starts`.
+    fn of(program: &Program, starts: impl Iterator<Item = TermId>) -> Starts {
+        let mut points = Starts::default();
+        for start in starts {
+            points.walk(program, start, false, &mut FxHashSet::default());
         }
-        starts
+        points
     }
 
     /// Adds the points where spawning `term` leaves its components.
@@ -64,7 +98,7 @@ impl Starts {
     }
 
     /// Whether every component of `procs` rests at one of these points.
-    pub(crate) fn admits_all(&self, procs: &[Proc]) -> bool {
+    fn admits_all(&self, procs: &[Proc]) -> bool {
         procs.iter().all(|p| self.admits(p))
     }
 
