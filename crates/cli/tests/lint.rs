@@ -358,6 +358,41 @@ fn false_positives_of_real_servers_are_gone() {
     }
 }
 
+/// A finding whose pointer names a member the tool lacks (P201 at `/tools/0/annotations`, on
+/// server-pdf's `interact`) points at the tool in a saved listing: a line and a SARIF region.
+#[test]
+fn saved_listing_locates_findings_on_missing_members() {
+    let dir = scratch("lint-save-listing-missing");
+    let server = repo().join("crates/cli/tests/lint/servers/fixture_server.py");
+    let fixture = repo().join(INPUTS).join("false_positives.json");
+    let (_, stdout, stderr) = run(
+        dir.to_str().unwrap(),
+        &[
+            "--format",
+            "sarif",
+            "--save-listing",
+            "listing.json",
+            "--timeout",
+            "60",
+            "--",
+            "python3",
+            server.to_str().unwrap(),
+            fixture.to_str().unwrap(),
+        ],
+    );
+    let results = json(&stdout)["runs"][0]["results"].clone();
+    let p201 = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "P201")
+        .unwrap_or_else(|| panic!("no P201: {stdout}{stderr}"));
+    let region = &p201["locations"][0]["physicalLocation"]["region"];
+    // Line 3 of the saved listing opens the first tool: `{`, `"tools": [`, `{`.
+    assert_eq!(region["startLine"], 3, "{p201}");
+    assert_eq!(region["startColumn"], 5, "{p201}");
+}
+
 #[test]
 fn suggest_infers_mcp_plus_blocks() {
     assert_eq!(file("p1_p2_p4.json@suggest", &["--suggest"]).0, 0);
