@@ -20,11 +20,23 @@ pub fn offset(text: &str, pointer: &str) -> Option<usize> {
     Some(at)
 }
 
-/// Byte offset in file `text` (named `name`) of the value a finding points at; `document` is
-/// `name` for whole-file documents, or `name:LINE` for one line of a recorded session.
+/// Byte offset of the value at `pointer`, or, when the pointer names a member its object lacks
+/// (P201 at `/tools/3/annotations`, T101 at `/tools/1/name`), of that object: the finding is
+/// about what the object leaves out.
+pub fn offset_or_parent(text: &str, pointer: &str) -> Option<usize> {
+    offset(text, pointer).or_else(|| {
+        let (parent, _) = pointer.rsplit_once('/')?;
+        let at = offset(text, parent)?;
+        (text.as_bytes().get(at) == Some(&b'{')).then_some(at)
+    })
+}
+
+/// Byte offset in file `text` (named `name`) of the value a finding points at (or of the object
+/// that lacks it, see [`offset_or_parent`]); `document` is `name` for whole-file documents, or
+/// `name:LINE` for one line of a recorded session.
 pub fn in_file(name: &str, text: &str, document: &str, pointer: &str) -> Option<usize> {
     if document == name {
-        return offset(text, pointer);
+        return offset_or_parent(text, pointer);
     }
     let line: usize = document
         .strip_prefix(name)?
@@ -37,7 +49,7 @@ pub fn in_file(name: &str, text: &str, document: &str, pointer: &str) -> Option<
         .map(str::len)
         .sum();
     let line_text = text.get(start..)?.lines().next()?;
-    offset(line_text, pointer).map(|at| start + at)
+    offset_or_parent(line_text, pointer).map(|at| start + at)
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
@@ -134,7 +146,7 @@ fn skip_nested(bytes: &[u8], mut at: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::offset;
+    use super::{offset, offset_or_parent};
 
     const TEXT: &str = r#"{"a": [1, {"b~c": "x\"y", "d/e": [true, null]}], "f": {}}"#;
 
@@ -166,5 +178,16 @@ mod tests {
         assert_eq!(offset(TEXT, "/f/x"), None);
         assert_eq!(offset("[1", "/3"), None);
         assert_eq!(offset("not json", "/a"), None);
+    }
+
+    #[test]
+    fn a_missing_member_points_at_its_object() {
+        let f = TEXT.len() - 3;
+        assert_eq!(offset_or_parent(TEXT, "/f/annotations"), Some(f));
+        assert_eq!(offset_or_parent(TEXT, "/a/1/zz"), Some(10));
+        // Only objects lack members: a missing element or a path through a scalar is not found.
+        assert_eq!(offset_or_parent(TEXT, "/a/2"), None);
+        assert_eq!(offset_or_parent(TEXT, "/a/0/x"), None);
+        assert_eq!(offset_or_parent(TEXT, "/zz/x"), None);
     }
 }

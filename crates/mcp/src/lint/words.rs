@@ -118,6 +118,21 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// The sentences of `text` outside fenced code blocks (between lines that start with three
+/// backticks): a code example is not prose, and its keys and strings are not values.
+pub fn prose_sentences(text: &str) -> Vec<&str> {
+    let mut in_code = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code {
+            out.extend(sentences(line));
+        }
+    }
+    out
+}
+
 /// Whether `before` (the text up to a `.`) ends with an abbreviation that does not end a
 /// sentence: "e.g", "i.e", "etc", "vs".
 fn abbreviated(before: &str) -> bool {
@@ -162,6 +177,12 @@ mod tests {
             sentences("A format, e.g. 'json' or 'text'."),
             ["A format, e.g. 'json' or 'text'."]
         );
+    }
+
+    #[test]
+    fn prose_sentences_skip_fenced_code() {
+        let text = "Send commands.\n```json\n{\"page\": 1, \"mode\": \"fast\"}\n```\nThen stop.";
+        assert_eq!(prose_sentences(text), ["Send commands.", "Then stop."]);
     }
 
     #[test]

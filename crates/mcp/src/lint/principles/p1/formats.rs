@@ -2,7 +2,9 @@
 //! by its description naming one: "the start date") with neither a schema `format`/`pattern`
 //! nor a format named in prose ("ISO 8601", "YYYY-MM-DD", "HH:MM"); a quantity (duration,
 //! size, price...) whose name and description name no unit; a `number` whose values are counts
-//! ("number of", `limit`, `max_results`), which should be an `integer`.
+//! ("number of", `limit`, `max_results`), which should be an `integer`. A name says "time" with
+//! `at` only after another word (`created_at`; a bare `at` is as often a place), and a
+//! description that opens on a place ("Top-left cell.") overrides what the name suggests.
 
 use super::Facts;
 use crate::lint::context::{Context, label};
@@ -15,9 +17,24 @@ const DATE_WORDS: &[&str] = &[
     "timestamp",
     "datetime",
     "deadline",
-    "at",
     "since",
     "until",
+];
+/// Nouns that make a parameter a place rather than a time when its description opens on one
+/// ("Top-left cell.", "Index at which to insert").
+const PLACE_NOUNS: &[&str] = &[
+    "cell",
+    "cells",
+    "position",
+    "index",
+    "offset",
+    "row",
+    "column",
+    "line",
+    "coordinate",
+    "coordinates",
+    "location",
+    "anchor",
 ];
 /// Words of a description that name a date format in prose.
 const DATE_HINTS: &[&str] = &[
@@ -151,13 +168,18 @@ pub fn check(
 }
 
 fn is_date(words: &[String], described: &[String]) -> bool {
-    let named = words.iter().any(|w| DATE_WORDS.contains(&w.as_str()));
-    // "the start date", "a timestamp": the description's head noun is a date.
-    let head = described
-        .iter()
-        .take(6)
-        .any(|w| DATE_NOUNS.contains(&w.as_str()));
-    named || head
+    // `created_at`, `send_at`: `at` after another word; a bare `at` names a place as often.
+    let at = words.len() > 1 && words.last().is_some_and(|w| w == "at");
+    let named = at || words.iter().any(|w| DATE_WORDS.contains(&w.as_str()));
+    // "the start date", "a timestamp": the description's head noun is a date; "Top-left
+    // cell.": it is a place, whatever the name says.
+    let head = |nouns: &[&str]| {
+        described
+            .iter()
+            .take(6)
+            .any(|w| nouns.contains(&w.as_str()))
+    };
+    head(DATE_NOUNS) || (named && !head(PLACE_NOUNS))
 }
 
 fn date(property: &Value, described: &[String]) -> Option<&'static str> {
@@ -190,4 +212,31 @@ fn is_count(words: &[String], described: &[String], text: &str) -> bool {
     let named = words.iter().any(|w| COUNT_WORDS.contains(&w.as_str()));
     let phrased = COUNT_PHRASES.iter().any(|p| lower.contains(p));
     !fractional && (named || phrased)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_date;
+    use crate::lint::words::{name_words, prose_words};
+
+    fn date(name: &str, description: &str) -> bool {
+        is_date(&name_words(name), &prose_words(description))
+    }
+
+    #[test]
+    fn names_and_descriptions_of_dates() {
+        assert!(date("send_at", "When to send it."));
+        assert!(date("created_at", ""));
+        assert!(date("since", "Only commits after it."));
+        assert!(date("start", "The start date of the report"));
+    }
+
+    /// excel-mcp-server's `at` ("Top-left cell.", 7 tools): a place, not a time.
+    #[test]
+    fn places_are_not_dates() {
+        assert!(!date("at", "Top-left cell."));
+        assert!(!date("at", ""));
+        assert!(!date("insert_at", "Index at which to insert the row."));
+        assert!(!date("at", "Top-left destination cell."));
+    }
 }
