@@ -143,20 +143,37 @@ fn steps_of(events: &[Event]) -> Vec<(Dir, String)> {
             out.push((e.dir, summary(e)));
         } else if e.client_closed() {
             let of = k.and_then(|k| carried.get(&k));
-            out.push((Dir::C2s, format!("(closes the stream of #{})", show(of))));
+            out.push((Dir::C2s, close_label(e, of)));
         } else if let Some(last) = agentpi_monitor::http::request_header(e, "last-event-id") {
-            let of = sse.get(last).and_then(|k| carried.get(k));
+            let of = sse.get(last).and_then(|k| carried.get(k)).cloned();
             out.push((
                 Dir::C2s,
-                format!("(GET: resumes the stream of #{})", show(of)),
+                format!("(GET: resumes {})", stream_of(of.as_ref())),
             ));
+            // The resumed stream carries the same request: a later close of it names it.
+            if let (Some(k), Some(of)) = (k, of) {
+                carried.insert(k, of);
+            }
         }
     }
     out
 }
 
-fn show(id: Option<&serde_json::Value>) -> String {
-    id.map_or("?".to_string(), ToString::to_string)
+/// A client's close of a stream in a few words: a modern cancellation closes it, a legacy
+/// client drops it (no cancellation), a bound that passed gives it up.
+fn close_label(e: &Event, of: Option<&serde_json::Value>) -> String {
+    let reason = e.fields.get("reason").and_then(|r| r.as_str());
+    let verb = match reason {
+        Some(agentpi_tester::conn::DROP_REASON) => "drops",
+        Some("timed out") => "gives up",
+        _ => "closes",
+    };
+    format!("({verb} {})", stream_of(of))
+}
+
+/// "the stream of #7", or "a stream" when the request it carried is not in the trace.
+fn stream_of(id: Option<&serde_json::Value>) -> String {
+    id.map_or("a stream".to_string(), |id| format!("the stream of #{id}"))
 }
 
 /// A message in a few words: `tools/call #2`, `result #2`, `notifications/progress`.
