@@ -18,6 +18,9 @@ slow_echo               has slow_echo(text, ms) instead of sleep, and answers a 
                         ms small sees every answer inside the race window)
 quick_echo              has echo(text), answered at once, instead of sleep: no call can be
                         in flight past the race window, so C3 cannot be exercised
+long_poll               has poll(view), answered after 2 s (a long poll by design; stopped by
+                        a cancellation), instead of sleep: with --timeout 1 its calls time
+                        out, which is no failure
 """
 
 import heapq
@@ -48,7 +51,12 @@ SLOW_ECHO = {"name": "slow_echo", "description": "Echoes the text after a delay.
 ECHO = {"name": "echo", "description": "Echoes the text.", "annotations": READ_ONLY,
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
                         "required": ["text"], "additionalProperties": False}}
-if MODE == "slow_echo":
+POLL = {"name": "poll", "description": "Waits for the next command of a viewer.", "annotations": READ_ONLY,
+        "inputSchema": {"type": "object", "properties": {"view": {"type": "string"}},
+                        "required": ["view"], "additionalProperties": False}}
+if MODE == "long_poll":
+    TOOLS[1] = POLL
+elif MODE == "slow_echo":
     TOOLS[1] = SLOW_ECHO
 elif MODE == "quick_echo":
     TOOLS[1] = ECHO
@@ -108,6 +116,9 @@ def call(id_, params):
         return result(id_, {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]})
     if name == "echo":
         return result(id_, {"content": [{"type": "text", "text": args["text"]}]})
+    if name == "poll":
+        pending[json.dumps(id_)] = None
+        return later(2.0, lambda: finish(id_))
     if name == "slow_echo":
         # Not pending: a cancellation does not stop it.
         echo = {"content": [{"type": "text", "text": args["text"]}]}

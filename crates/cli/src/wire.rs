@@ -205,3 +205,39 @@ fn summary(event: &Event) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A legacy stream dropped, resumed by a GET, and the GET given up at its bound: each
+    /// close names the request (before issue 30 the GET's was "(closes the stream of #?)").
+    #[test]
+    fn every_close_in_the_chart_names_its_request() {
+        let drop = agentpi_tester::conn::DROP_REASON;
+        let rows = [
+            serde_json::json!({"t": 0.0, "dir": "c2s", "exchange": 3,
+                "raw": r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#}),
+            serde_json::json!({"t": 0.1, "dir": "s2c", "exchange": 3, "sse_id": "1/5",
+                "raw": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p7","progress":1}}"#}),
+            serde_json::json!({"t": 0.2, "dir": "event", "event": "aborted", "exchange": 3,
+                "side": "client", "closed_by": "client", "reason": drop}),
+            serde_json::json!({"t": 0.3, "dir": "event", "event": "http", "exchange": 4,
+                "method": "GET", "path": "/mcp", "status": 200, "headers": [],
+                "request_headers": [["last-event-id", "1/5"]]}),
+            serde_json::json!({"t": 15.3, "dir": "event", "event": "aborted", "exchange": 4,
+                "side": "client", "closed_by": "client", "reason": "timed out"}),
+        ];
+        let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+        let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
+        let labels: Vec<String> = steps_of(&events).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(
+            labels[2..],
+            [
+                "(drops the stream of #7)",
+                "(GET: resumes the stream of #7)",
+                "(gives up the stream of #7)"
+            ]
+        );
+    }
+}

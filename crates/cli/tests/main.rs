@@ -17,3 +17,4 @@ mod run;
 mod streams;
 mod support;
 mod tester;
+mod tester_ci;

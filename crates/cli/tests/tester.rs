@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn script(name: &str) -> String {
+pub(crate) fn script(name: &str) -> String {
     repo().join("tests/tester").join(name).display().to_string()
 }
 
@@ -38,7 +38,7 @@ fn rmcp_server() -> String {
 }
 
 /// `agentpi ARGS` with `env`; its output.
-fn run(args: &[String], env: &[(&str, String)]) -> Output {
+pub(crate) fn run(args: &[String], env: &[(&str, String)]) -> Output {
     let mut cmd = Command::new(agentpi());
     cmd.args(args);
     for (k, v) in env {
@@ -48,7 +48,12 @@ fn run(args: &[String], env: &[(&str, String)]) -> Output {
 }
 
 /// `agentpi test --format json --record DIR FLAGS -- SERVER`: the exit status and report.
-fn tested(dir: &Path, flags: &[&str], server: &[String], env: &[(&str, String)]) -> (i32, Value) {
+pub(crate) fn tested(
+    dir: &Path,
+    flags: &[&str],
+    server: &[String],
+    env: &[(&str, String)],
+) -> (i32, Value) {
     let mut args = vec!["test".to_string(), "--format".into(), "json".into()];
     args.extend(["--record".into(), dir.display().to_string()]);
     args.extend(flags.iter().map(|f| f.to_string()));
@@ -63,7 +68,7 @@ fn tested(dir: &Path, flags: &[&str], server: &[String], env: &[(&str, String)])
     (out.status.code().unwrap_or(-1), report)
 }
 
-fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
+pub(crate) fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
     let rules = report["rules"].as_array().unwrap();
     let mut out: Vec<&str> = rules
         .iter()
@@ -75,7 +80,7 @@ fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
 }
 
 /// Findings against the tester's own messages: a tester that breaks a client rule.
-fn tester_faults(report: &Value) -> Vec<&Value> {
+pub(crate) fn tester_faults(report: &Value) -> Vec<&Value> {
     let notes = report["notes"].as_array().unwrap();
     notes
         .iter()
@@ -83,7 +88,7 @@ fn tester_faults(report: &Value) -> Vec<&Value> {
         .collect()
 }
 
-fn client_messages(trace: &Path) -> usize {
+pub(crate) fn client_messages(trace: &Path) -> usize {
     let text = std::fs::read_to_string(trace).unwrap();
     text.lines()
         .filter(|l| l.contains("\"dir\":\"c2s\""))
@@ -493,7 +498,7 @@ fn real_servers_give_their_pinned_findings() {
 
 /// `agentpi trace check` of a saved trace: its exit status, after asserting that it reports
 /// `rule`, as `agentpi test` did.
-fn checked(trace: &Path, rule: &str) -> i32 {
+pub(crate) fn checked(trace: &Path, rule: &str) -> i32 {
     let path = trace.display().to_string();
     let args = ["trace", "check", "--format", "json", &path].map(String::from);
     let out = run(&args, &[]);
@@ -520,7 +525,7 @@ fn checked_clean(name: &str) {
 }
 
 /// The events of a saved trace.
-fn events_of(trace: &Path) -> Vec<Value> {
+pub(crate) fn events_of(trace: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(trace).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())

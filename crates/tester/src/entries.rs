@@ -204,8 +204,11 @@ fn longer(t: &TimedOut) -> String {
 
 /// "3 tools not called: they may write".
 fn uncalled(n: usize) -> String {
-    let tools = if n == 1 { "tool" } else { "tools" };
-    format!("{n} {tools} not called: they may write")
+    if n == 1 {
+        "1 tool not called: it may write".into()
+    } else {
+        format!("{n} tools not called: they may write")
+    }
 }
 
 fn failed_why(f: &Failure, done: &[Done]) -> String {

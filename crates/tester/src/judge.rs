@@ -938,6 +938,48 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
     }
 
+    /// A batch over Streamable HTTP whose request the server answered: J9 under 2025-11-25
+    /// (the version `initialize` negotiated, or the frame's `MCP-Protocol-Version`), not in a
+    /// trace that kept the batch alone (no `initialize`, no header: the server may assume
+    /// 2025-03-26, where batches are allowed). Such a shrunk trace no longer shows the
+    /// finding, so shrinking cannot keep it (issue 30: it did, and the saved trace showed a
+    /// conforming server).
+    #[test]
+    fn a_batch_is_malformed_only_under_a_version_without_batches() {
+        let batch =
+            r#"[{"jsonrpc":"2.0","id":"agentpi-batch-9","method":"tools/list","params":{}}]"#;
+        let answer = r#"{"jsonrpc":"2.0","id":"agentpi-batch-9","result":{"tools":[]}}"#;
+        let head = |k: u64, headers: serde_json::Value| {
+            serde_json::json!({"t": 0.1, "dir": "event", "event": "http", "exchange": k,
+                "method": "POST", "path": "/mcp", "status": 200, "headers": [],
+                "request_headers": headers})
+        };
+        let j9 = |rows: Vec<serde_json::Value>| {
+            let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+            let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
+            judge(&events)
+                .violations
+                .iter()
+                .filter(|v| v.rule == "J9")
+                .count()
+        };
+        let sent = |k: u64, raw: &str| serde_json::json!({"t": 0.0, "dir": "c2s", "raw": raw, "exchange": k});
+        let got = |k: u64, raw: &str| serde_json::json!({"t": 0.2, "dir": "s2c", "raw": raw, "exchange": k});
+        let alone = vec![
+            sent(2, batch),
+            head(2, serde_json::json!([])),
+            got(2, answer),
+        ];
+        assert_eq!(j9(alone.clone()), 0);
+        let versioned = serde_json::json!([["mcp-protocol-version", "2025-11-25"]]);
+        let with_header = vec![sent(2, batch), head(2, versioned), got(2, answer)];
+        assert_eq!(j9(with_header), 1);
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+        let mut opened = vec![sent(1, init), head(1, serde_json::json!([])), got(1, READY)];
+        opened.extend(alone);
+        assert_eq!(j9(opened), 1);
+    }
+
     /// S5 of a modern session whose server was killed 3 s after its input closed: judged
     /// over stdio; over HTTP the tester stops the server it started with a signal at every
     /// run's end, which says nothing of S5.

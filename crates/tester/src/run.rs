@@ -499,6 +499,11 @@ impl Run {
             self.send(cancel.to_string().as_bytes());
         }
         self.last_cancel = watched;
+        // Given up: not waited for again (an `initialize`, never cancelled, would otherwise
+        // get a second deadline at the run's end).
+        if let Some(sent) = self.requests.get_mut(&key) {
+            sent.cancelled = true;
+        }
     }
 
     /// Waits for every open request the client did not cancel.

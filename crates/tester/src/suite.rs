@@ -60,6 +60,9 @@ pub struct Config {
     pub tool_timeouts: BTreeMap<String, Duration>,
     /// Which failures fail the test.
     pub policy: Policy,
+    /// How many runs (or shrinks) of a stdio server go at once; `None`: one more than the
+    /// cores, 2 to 4.
+    pub jobs: Option<usize>,
 }
 
 impl Config {
@@ -97,8 +100,11 @@ pub fn test(config: &Config, progress: Progress) -> Result<Outcome, TestError> {
         config.budget.max(1),
         summary(&first)
     ));
-    let mut done = vec![first];
-    for run in 1..config.budget {
+    // The runs after the first are independent (each a fresh server, its client messages
+    // from the seed, the first run's knowledge and its own answers): a stdio server's run
+    // side by side, as its failures are shrunk.
+    let runs: Vec<usize> = (1..config.budget).collect();
+    let later = side_by_side(jobs(config), &runs, |&run| {
         let d = later_run(config, &limits, &know, run)?;
         progress(format!(
             "run {}/{} ({}): {}",
@@ -107,7 +113,11 @@ pub fn test(config: &Config, progress: Progress) -> Result<Outcome, TestError> {
             d.focus.name(),
             summary(&d)
         ));
-        done.push(d);
+        Ok(d)
+    });
+    let mut done = vec![first];
+    for d in later {
+        done.push(d?);
     }
     save_runs(config, &done)?;
     let shrinking = Instant::now();
@@ -430,12 +440,13 @@ fn failures(
     Ok(out)
 }
 
-/// How many rules are shrunk at once.
+/// How many runs, or rules being shrunk, go at once: a stdio server's are independent
+/// processes, mostly waiting (for the server's start, answers, the watch after a
+/// cancellation, the exit); an HTTP server's URL takes one at a time.
 fn jobs(config: &Config) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     match config.target {
-        Target::Command(_) => std::thread::available_parallelism()
-            .map_or(2, |n| n.get() + 1)
-            .clamp(2, 4),
+        Target::Command(_) => config.jobs.unwrap_or((cores + 1).clamp(2, 4)).max(1),
         Target::Url(_) | Target::Served { .. } => 1,
     }
 }

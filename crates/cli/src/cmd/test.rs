@@ -65,6 +65,11 @@ pub struct Args {
     /// Keep a failing run as it was instead of shrinking it.
     #[arg(long)]
     no_shrink: bool,
+    /// How many runs, and shrinks of failed rules, of a stdio server go at once (each a
+    /// server process of its own; default: one more than the cores, 2 to 4). An HTTP server's
+    /// go one at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: Option<u64>,
     /// Test a Streamable HTTP server at this http:// or https:// URL (alone: each run a new
     /// session of the running server). With `-- CMD ARGS...` too, agentpi starts that command
     /// afresh for every run (once the URL's port is free), waits up to --timeout seconds until
@@ -183,6 +188,7 @@ fn config(args: &Args) -> Result<Config, String> {
         shrink: !args.no_shrink,
         tool_timeouts,
         policy: gate(args, file.policy)?,
+        jobs: args.jobs.map(|n| n as usize),
     })
 }
 
