@@ -450,11 +450,11 @@ fn footer(report: &Report) -> String {
     ));
     let counts = [Severity::Error, Severity::Warning, Severity::Note].map(|s| report.count(s));
     out.push_str(&format!(
-        "{}: {}, {}, {}\n",
+        "{}: {} errors, {} warnings, {} notes\n",
         output::count_of(report.tools.len(), "tool"),
-        output::count_of(counts[0], "error"),
-        output::count_of(counts[1], "warning"),
-        output::count_of(counts[2], "note")
+        counts[0],
+        counts[1],
+        counts[2]
     ));
     out
 }
