@@ -66,8 +66,8 @@ pub struct Args {
     #[arg(long)]
     no_shrink: bool,
     /// How many runs, and shrinks of failed rules, of a stdio server go at once (each a
-    /// server process of its own; default: one more than the cores, 2 to 4). An HTTP server's
-    /// go one at a time.
+    /// server process of its own; default: one more than the cores the load average leaves
+    /// idle, 1 to 4). An HTTP server's go one at a time.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
     jobs: Option<u64>,
     /// Test a Streamable HTTP server at this http:// or https:// URL (alone: each run a new
