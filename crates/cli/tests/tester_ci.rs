@@ -363,3 +363,32 @@ fn junit_has_times_descriptions_and_one_list_of_tools_not_called() {
     );
     assert_eq!(junit.matches("wipe").count(), 1, "{junit}");
 }
+
+/// server-pdf's `poll_pdf_commands` long-polls for 30 s by design: with `--allow-writes` (it
+/// is not marked read-only) the calls run calls it, and the call is a `timeout` of J9 with its
+/// tool and time, not the J9 failure "no answer before the deadline" the issue reported. Run
+/// in a folder of its own, in case a tool writes there.
+#[test]
+fn server_pdf_long_poll_is_a_timeout() {
+    let dir = scratch("tester_ci_pdf_poll");
+    let mut args: Vec<String> = "test --allow-writes --budget 3 --no-shrink --format json"
+        .split(' ')
+        .map(String::from)
+        .collect();
+    args.extend(["--record".into(), dir.join("rec").display().to_string()]);
+    args.push("--".into());
+    args.extend(npm_app("pdf"));
+    let out = std::process::Command::new(crate::monitor::agentpi())
+        .args(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (j9, why) = status_of(&report, "J9");
+    assert_eq!(j9, "timeout", "{why}");
+    assert!(
+        why.contains("`poll_pdf_commands` had no answer within 10 s"),
+        "{why}"
+    );
+    assert_eq!(with_status(&report, "failed"), ["G1"], "{report:#}");
+}
