@@ -483,8 +483,10 @@ fn real_servers_give_their_pinned_findings() {
             );
         }
         assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
+        // 23 for server-filesystem and -memory since issue 30 (26 to 28 before): C1, T6, C3
+        // and P2/P4 passed although nothing in their runs could have broken them.
         assert!(
-            with_status(&report, "passed").len() >= 25,
+            with_status(&report, "passed").len() >= 22,
             "{name}: {report:#}"
         );
     });
