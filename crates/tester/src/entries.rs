@@ -4,11 +4,11 @@
 //! and the notes (tools left uncalled once, findings against the tester's own messages).
 
 use crate::catalogue::{self, Cover, Era as RuleEra, Over};
+use crate::config::Config;
 use crate::conn::Target;
 use crate::focus::Focus;
 use crate::know::Knowledge;
 use crate::report::{Failure, Outcome, RuleReport, Status, TimedOut};
-use crate::suite::Config;
 use crate::verdict::Verdict;
 use serde_json::{Map, Value};
 use std::path::PathBuf;

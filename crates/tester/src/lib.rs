@@ -10,11 +10,12 @@
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `wire`,
 //! `serve`, `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
 //! `slow`, `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
-//! `script`, `shrink`; `policy` (which failures fail the test), `report`, `entries` (the
+//! `script`, `shrink`; `config` (what a test is asked), `policy` (which failures fail the test), `report`, `entries` (the
 //! report's entries from the runs); this file.
 
 pub mod args;
 pub mod catalogue;
+mod config;
 pub mod conn;
 mod entries;
 pub mod facts;
@@ -38,6 +39,7 @@ pub mod walk;
 mod suite;
 mod wire;
 
+pub use config::{Config, EraChoice};
 pub use conn::Target;
 pub use report::{Outcome, RuleReport, Status};
-pub use suite::{Config, EraChoice, Progress, TestError, replay, test};
+pub use suite::{Progress, TestError, replay, test};

@@ -3,12 +3,12 @@
 //! stdio server, each replay a process of its own) and saved, and the report says per rule
 //! what became of it (`entries`).
 
+use crate::config::{Config, EraChoice};
 use crate::conn::Target;
 use crate::entries::{self, Done, Saved};
 use crate::focus::{self, Focus, Opening, Scope};
 use crate::know::{Knowledge, LISTS};
 use crate::moves::{Move, Speech};
-use crate::policy::Policy;
 use crate::report::{Failure, Outcome};
 use crate::rng::Rng;
 use crate::run::{Limits, Run};
@@ -20,58 +20,14 @@ use agentpi_mcp::jsonrpc::{LEGACY_VERSION, MODERN_VERSION};
 use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::Event;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Where progress lines go (from the threads that shrink, too).
 pub type Progress<'a> = &'a (dyn Fn(String) + Sync);
-
-/// Which era the test speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EraChoice {
-    /// Modern if the server answers a `server/discover` probe, else legacy.
-    Auto,
-    Legacy,
-    Modern,
-}
-
-/// What to test and how.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub target: Target,
-    pub seed: u64,
-    /// How many runs (each a fresh server).
-    pub budget: usize,
-    /// How long a request may go unanswered.
-    pub timeout: Duration,
-    /// How long the server has to exit once its input is closed (S5).
-    pub exit_grace: Duration,
-    pub allow_writes: bool,
-    pub era: EraChoice,
-    /// Where traces are saved: the shrunk trace of each failed rule as `RULE.jsonl`, and
-    /// with `keep_runs` every run's trace as `run-N.jsonl`.
-    pub dir: PathBuf,
-    pub keep_runs: bool,
-    pub shrink: bool,
-    /// How long a call of each of these tools may go unanswered instead of `timeout`.
-    pub tool_timeouts: BTreeMap<String, Duration>,
-    /// Which failures fail the test.
-    pub policy: Policy,
-    /// How many runs (or shrinks) of a stdio server go at once; `None`: one more than the
-    /// cores, 2 to 4.
-    pub jobs: Option<usize>,
-}
-
-impl Config {
-    fn limits(&self) -> Limits {
-        let mut limits = Limits::new(self.timeout, self.exit_grace);
-        limits.tools = self.tool_timeouts.clone();
-        limits
-    }
-}
 
 /// Why a test could not be done (exit status 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
