@@ -2,7 +2,10 @@
 # Installs the real MCP servers the tests run against, pinned: the npm reference servers
 # (tests/peers/package-lock.json); the Python `mcp` SDK and the PyPI reference servers
 # (tests/peers/requirements.txt) in a virtual environment at tests/peers/.venv; FastMCP 2, which
-# needs mcp 1.x, in its own at tests/peers/.venv-fastmcp (requirements-fastmcp.txt).
+# needs mcp 1.x, in its own at tests/peers/.venv-fastmcp (requirements-fastmcp.txt); the PyPI
+# servers on mcp 1.x (mcp-server-calculator, mcp-server-sqlite) at tests/peers/.venv-mcp1
+# (requirements-mcp1.txt) and those on mcp 2.x (excel-mcp-server, mcp-server-motherduck on
+# FastMCP 4) at tests/peers/.venv-servers (requirements-servers.txt).
 # Idempotent: a stamp file holding the hash of the pin files makes a second run a no-op.
 set -euo pipefail
 
@@ -37,3 +40,5 @@ venv() {
 
 venv .venv requirements.txt
 venv .venv-fastmcp requirements-fastmcp.txt
+venv .venv-mcp1 requirements-mcp1.txt
+venv .venv-servers requirements-servers.txt

@@ -13,6 +13,14 @@ ignore_ping             never answers ping (L13)
 echo_version            echoes whatever protocol version the client asks for (L4)
 progress_backwards      reports progress 2, then 1 (P3)
 answer_twice            answers ping twice (J6)
+slow_echo               has slow_echo(text, ms) instead of sleep, and answers a call after its
+                        ms whether it was cancelled or not (C3, issue 30: a tester that leaves
+                        ms small sees every answer inside the race window)
+quick_echo              has echo(text), answered at once, instead of sleep: no call can be
+                        in flight past the race window, so C3 cannot be exercised
+long_poll               has poll(view), answered after 2 s (a long poll by design; stopped by
+                        a cancellation), instead of sleep: with --timeout 1 its calls time
+                        out, which is no failure
 """
 
 import heapq
@@ -35,6 +43,23 @@ TOOLS = [
      "annotations": {"readOnlyHint": False, "destructiveHint": True},
      "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False}},
 ]
+SLOW_ECHO = {"name": "slow_echo", "description": "Echoes the text after a delay.", "annotations": READ_ONLY,
+             "inputSchema": {"type": "object", "properties": {
+                 "text": {"type": "string"},
+                 "ms": {"type": "integer", "minimum": 0, "description": "delay before the echo, in milliseconds"}},
+                 "required": ["text"], "additionalProperties": False}}
+ECHO = {"name": "echo", "description": "Echoes the text.", "annotations": READ_ONLY,
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                        "required": ["text"], "additionalProperties": False}}
+POLL = {"name": "poll", "description": "Waits for the next command of a viewer.", "annotations": READ_ONLY,
+        "inputSchema": {"type": "object", "properties": {"view": {"type": "string"}},
+                        "required": ["view"], "additionalProperties": False}}
+if MODE == "long_poll":
+    TOOLS[1] = POLL
+elif MODE == "slow_echo":
+    TOOLS[1] = SLOW_ECHO
+elif MODE == "quick_echo":
+    TOOLS[1] = ECHO
 timers = []      # (when, seq, action)
 pending = {}     # id of a call in progress -> its token
 seq = 0
@@ -69,6 +94,8 @@ def valid(tool, args):
         if prop is None:
             return False
         kind = prop["type"]
+        if kind == "string" and not isinstance(value, str):
+            return False
         if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
             return False
         if kind == "number" and (not isinstance(value, (int, float)) or isinstance(value, bool)):
@@ -87,6 +114,15 @@ def call(id_, params):
         return result(id_, {"content": [{"type": "text", "text": "invalid arguments"}], "isError": True})
     if name == "add":
         return result(id_, {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]})
+    if name == "echo":
+        return result(id_, {"content": [{"type": "text", "text": args["text"]}]})
+    if name == "poll":
+        pending[json.dumps(id_)] = None
+        return later(2.0, lambda: finish(id_))
+    if name == "slow_echo":
+        # Not pending: a cancellation does not stop it.
+        echo = {"content": [{"type": "text", "text": args["text"]}]}
+        return later(args.get("ms", 0) / 1000, lambda: result(id_, echo))
     token = params.get("_meta", {}).get("progressToken")
     pending[json.dumps(id_)] = token
     seconds = float(args["seconds"])

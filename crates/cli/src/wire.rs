@@ -143,20 +143,37 @@ fn steps_of(events: &[Event]) -> Vec<(Dir, String)> {
             out.push((e.dir, summary(e)));
         } else if e.client_closed() {
             let of = k.and_then(|k| carried.get(&k));
-            out.push((Dir::C2s, format!("(closes the stream of #{})", show(of))));
+            out.push((Dir::C2s, close_label(e, of)));
         } else if let Some(last) = agentpi_monitor::http::request_header(e, "last-event-id") {
-            let of = sse.get(last).and_then(|k| carried.get(k));
+            let of = sse.get(last).and_then(|k| carried.get(k)).cloned();
             out.push((
                 Dir::C2s,
-                format!("(GET: resumes the stream of #{})", show(of)),
+                format!("(GET: resumes {})", stream_of(of.as_ref())),
             ));
+            // The resumed stream carries the same request: a later close of it names it.
+            if let (Some(k), Some(of)) = (k, of) {
+                carried.insert(k, of);
+            }
         }
     }
     out
 }
 
-fn show(id: Option<&serde_json::Value>) -> String {
-    id.map_or("?".to_string(), ToString::to_string)
+/// A client's close of a stream in a few words: a modern cancellation closes it, a legacy
+/// client drops it (no cancellation), a bound that passed gives it up.
+fn close_label(e: &Event, of: Option<&serde_json::Value>) -> String {
+    let reason = e.fields.get("reason").and_then(|r| r.as_str());
+    let verb = match reason {
+        Some(agentpi_tester::conn::DROP_REASON) => "drops",
+        Some("timed out") => "gives up",
+        _ => "closes",
+    };
+    format!("({verb} {})", stream_of(of))
+}
+
+/// "the stream of #7", or "a stream" when the request it carried is not in the trace.
+fn stream_of(id: Option<&serde_json::Value>) -> String {
+    id.map_or("a stream".to_string(), |id| format!("the stream of #{id}"))
 }
 
 /// A message in a few words: `tools/call #2`, `result #2`, `notifications/progress`.
@@ -186,5 +203,41 @@ fn summary(event: &Event) -> String {
             let short: String = text.chars().take(30).collect();
             format!("(not JSON-RPC: {short})")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A legacy stream dropped, resumed by a GET, and the GET given up at its bound: each
+    /// close names the request (before issue 30 the GET's was "(closes the stream of #?)").
+    #[test]
+    fn every_close_in_the_chart_names_its_request() {
+        let drop = agentpi_tester::conn::DROP_REASON;
+        let rows = [
+            serde_json::json!({"t": 0.0, "dir": "c2s", "exchange": 3,
+                "raw": r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#}),
+            serde_json::json!({"t": 0.1, "dir": "s2c", "exchange": 3, "sse_id": "1/5",
+                "raw": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p7","progress":1}}"#}),
+            serde_json::json!({"t": 0.2, "dir": "event", "event": "aborted", "exchange": 3,
+                "side": "client", "closed_by": "client", "reason": drop}),
+            serde_json::json!({"t": 0.3, "dir": "event", "event": "http", "exchange": 4,
+                "method": "GET", "path": "/mcp", "status": 200, "headers": [],
+                "request_headers": [["last-event-id", "1/5"]]}),
+            serde_json::json!({"t": 15.3, "dir": "event", "event": "aborted", "exchange": 4,
+                "side": "client", "closed_by": "client", "reason": "timed out"}),
+        ];
+        let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+        let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
+        let labels: Vec<String> = steps_of(&events).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(
+            labels[2..],
+            [
+                "(drops the stream of #7)",
+                "(GET: resumes the stream of #7)",
+                "(gives up the stream of #7)"
+            ]
+        );
     }
 }

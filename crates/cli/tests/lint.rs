@@ -271,7 +271,7 @@ fn byte_order_mark_and_deep_schemas_are_read() {
     .unwrap();
     let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["bom.json"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("1 tools: 0 errors"), "{stdout}");
+    assert!(stdout.contains("1 tool: 0 errors"), "{stdout}");
     let deep = |keyword: &str, levels: usize| {
         let open = format!(r#"{{"{keyword}": "#).repeat(levels);
         let close = "}".repeat(levels);

@@ -17,4 +17,5 @@ mod run;
 mod streams;
 mod support;
 mod tester;
+mod tester_ci;
 mod verdicts;

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn script(name: &str) -> String {
+pub(crate) fn script(name: &str) -> String {
     repo().join("tests/tester").join(name).display().to_string()
 }
 
@@ -38,7 +38,7 @@ fn rmcp_server() -> String {
 }
 
 /// `agentpi ARGS` with `env`; its output.
-fn run(args: &[String], env: &[(&str, String)]) -> Output {
+pub(crate) fn run(args: &[String], env: &[(&str, String)]) -> Output {
     let mut cmd = Command::new(agentpi());
     cmd.args(args);
     for (k, v) in env {
@@ -48,7 +48,12 @@ fn run(args: &[String], env: &[(&str, String)]) -> Output {
 }
 
 /// `agentpi test --format json --record DIR FLAGS -- SERVER`: the exit status and report.
-fn tested(dir: &Path, flags: &[&str], server: &[String], env: &[(&str, String)]) -> (i32, Value) {
+pub(crate) fn tested(
+    dir: &Path,
+    flags: &[&str],
+    server: &[String],
+    env: &[(&str, String)],
+) -> (i32, Value) {
     let mut args = vec!["test".to_string(), "--format".into(), "json".into()];
     args.extend(["--record".into(), dir.display().to_string()]);
     args.extend(flags.iter().map(|f| f.to_string()));
@@ -63,7 +68,7 @@ fn tested(dir: &Path, flags: &[&str], server: &[String], env: &[(&str, String)])
     (out.status.code().unwrap_or(-1), report)
 }
 
-fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
+pub(crate) fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
     let rules = report["rules"].as_array().unwrap();
     let mut out: Vec<&str> = rules
         .iter()
@@ -75,7 +80,7 @@ fn with_status<'a>(report: &'a Value, status: &str) -> Vec<&'a str> {
 }
 
 /// Findings against the tester's own messages: a tester that breaks a client rule.
-fn tester_faults(report: &Value) -> Vec<&Value> {
+pub(crate) fn tester_faults(report: &Value) -> Vec<&Value> {
     let notes = report["notes"].as_array().unwrap();
     notes
         .iter()
@@ -83,7 +88,7 @@ fn tester_faults(report: &Value) -> Vec<&Value> {
         .collect()
 }
 
-fn client_messages(trace: &Path) -> usize {
+pub(crate) fn client_messages(trace: &Path) -> usize {
     let text = std::fs::read_to_string(trace).unwrap();
     text.lines()
         .filter(|l| l.contains("\"dir\":\"c2s\""))
@@ -114,7 +119,9 @@ fn broken_servers_fail_exactly_their_rule() {
         // A conforming server answers at once: a deadline only decides when it does not, so
         // its case gets room for a loaded machine (with 2 s it failed now and then in CI).
         let timeout = if rule.is_none() { "10" } else { "2" };
-        let flags = ["--budget", budget, "--timeout", timeout];
+        // One run at a time: with a 2 s deadline, a Python server started beside two others
+        // on a loaded machine has missed it for `initialize`.
+        let flags = ["--budget", budget, "--timeout", timeout, "--jobs", "1"];
         let (status, report) = tested(&dir, &flags, &server, &[]);
         assert_eq!(
             with_status(&report, "failed"),
@@ -433,7 +440,9 @@ fn real_servers_give_their_pinned_findings() {
             Some(command) => command(&python, port),
             None => case.server.clone(),
         };
-        let mut flags = vec!["--no-shrink"];
+        // One run at a time: fourteen servers four at a time are load enough for their
+        // deadlines and exit graces (tester_ci runs side by side).
+        let mut flags = vec!["--no-shrink", "--jobs", "1"];
         flags.extend(&case.flags);
         if !flags.contains(&"--budget") {
             flags.extend(["--budget", "8"]);
@@ -474,8 +483,10 @@ fn real_servers_give_their_pinned_findings() {
             );
         }
         assert_eq!(tester_faults(&report), Vec::<&Value>::new(), "{name}");
+        // 23 for server-filesystem and -memory since issue 30 (26 to 28 before): C1, T6, C3
+        // and P2/P4 passed although nothing in their runs could have broken them.
         assert!(
-            with_status(&report, "passed").len() >= 25,
+            with_status(&report, "passed").len() >= 22,
             "{name}: {report:#}"
         );
     });
@@ -493,7 +504,7 @@ fn real_servers_give_their_pinned_findings() {
 
 /// `agentpi trace check` of a saved trace: its exit status, after asserting that it reports
 /// `rule`, as `agentpi test` did.
-fn checked(trace: &Path, rule: &str) -> i32 {
+pub(crate) fn checked(trace: &Path, rule: &str) -> i32 {
     let path = trace.display().to_string();
     let args = ["trace", "check", "--format", "json", &path].map(String::from);
     let out = run(&args, &[]);
@@ -520,7 +531,7 @@ fn checked_clean(name: &str) {
 }
 
 /// The events of a saved trace.
-fn events_of(trace: &Path) -> Vec<Value> {
+pub(crate) fn events_of(trace: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(trace).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -630,11 +641,12 @@ fn starts(file: &Path) -> usize {
 }
 
 /// The replays that shrinking spent, summed over its progress lines ("G1: shrunk from 9 to
-/// 1 client messages in 2 replays").
+/// 1 client messages in 2 replays, 3.1 s").
 fn shrink_replays(stderr: &str) -> usize {
     stderr
         .lines()
-        .filter_map(|l| l.split(" in ").last()?.strip_suffix(" replays"))
+        .filter(|l| l.contains(": shrunk from "))
+        .filter_map(|l| l.split(" in ").last()?.split(" replays").next())
         .map(|n| n.parse::<usize>().unwrap())
         .sum()
 }
@@ -675,6 +687,14 @@ fn each_http_run_starts_a_fresh_server() {
         assert_eq!(last["event"], "exit", "run {n}: {last}");
     }
     let failed = with_status(&report, "failed");
+    // Every shrunk trace shows its finding to `trace check` too (issue 30).
+    for rule in &failed {
+        assert_eq!(
+            checked(&dir.join(format!("{rule}.jsonl")), rule),
+            1,
+            "{rule}"
+        );
+    }
     let trace = dir.join(format!("{}.jsonl", failed[0]));
     let flags = ["--replay", trace.to_str().unwrap(), "--url", &url];
     let (status, _) = tested(&dir.join("replay"), &flags, &server, &[]);

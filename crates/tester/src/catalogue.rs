@@ -214,6 +214,75 @@ pub fn says(id: &str) -> &'static str {
         "S5" => "the server exits soon after its input closes",
         "H7" => "a request with an invalid Origin gets HTTP 403",
         "C6" => "a dropped SSE stream is no cancellation: resumed, it still brings the answer",
+        "J7" => "a notification carries no id, and nothing is sent in reply to one",
+        "L5" => "a client that does not support the answered version disconnects",
+        "L10" => "both sides use only the negotiated capabilities and version",
+        "L12" => "every request has a timeout, after which the sender cancels it",
+        "M7" => "the server derives no context from earlier requests on the connection",
+        "M8" => "a listing is the same on every connection, in a deterministic order",
+        "M15" => "the server ends a subscription with a complete result or notifications/cancelled",
+        "M16" => "a dual-era client's fallback is not keyed to one error code",
+        "C7" => "an invalid cancellation (unknown, finished, malformed) is ignored, never answered",
+        "C8" => "the canceller ignores late responses",
+        "P5" => "progress is rate-limited with a human-readable message",
+        "T3" => "a tool name is 1-128 characters of [A-Za-z0-9_.-], unique in the server",
+        "T7" => {
+            "tool annotations are consistent (read-only is neither destructive nor non-idempotent)"
+        }
+        "T9" => "x-mcp-header annotations are valid; an HTTP client drops a tool whose are not",
+        "S1" => "one message per line, no raw newline inside a message",
+        "S4" => "the client does not take stderr output for a failure",
+        "S6" => "the client restarts a crashed server and re-issues what was lost",
         _ => "",
+    }
+}
+
+/// How a failure of a rule counts for `--fail-on`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Gate {
+    Should,
+    Must,
+}
+
+/// How a failure of `id` counts for `--fail-on`: a MUST when the catalogue's level has a MUST
+/// in it (a mixed level, "MUST / SHOULD", cannot tell from the rule id which half a finding
+/// broke, so the stricter counts); "derived" rules by what they derive from: J6 and J8 from
+/// JSON-RPC's and the schema's MUSTs, J9 as the catalogue words it ("should get -32700/-32600
+/// rather than silence"); SHOULD, SHOULD NOT and hints as SHOULD.
+pub fn gate(id: &str) -> Gate {
+    let (level, _) = level_and_spec(id);
+    match id {
+        "J6" | "J8" => Gate::Must,
+        "J9" => Gate::Should,
+        _ if level.contains("MUST") => Gate::Must,
+        _ => Gate::Should,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule of the catalogue says what it asks (the JUnit test case's name and the
+    /// text report show it).
+    #[test]
+    fn every_rule_says_what_it_asks() {
+        let silent: Vec<&str> = RULES
+            .iter()
+            .filter(|r| says(r.id).is_empty())
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(silent, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn gates_follow_the_levels() {
+        assert_eq!(gate("G1"), Gate::Should);
+        assert_eq!(gate("X6"), Gate::Must);
+        // The monitor gives T5 (an unknown tool) as a SHOULD.
+        assert_eq!(gate("T5"), Gate::Should);
+        assert_eq!(gate("J9"), Gate::Should);
+        assert_eq!(gate("J6"), Gate::Must);
+        assert_eq!(gate("L8"), Gate::Should);
     }
 }

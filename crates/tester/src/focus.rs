@@ -7,6 +7,7 @@
 use crate::args;
 use crate::know::{Knowledge, LISTS};
 use crate::moves::{INVALID_CURSOR, Malformed, Move, UNKNOWN_TOOL, UNKNOWN_VERSION};
+use crate::slow;
 use crate::walk::{Wait, Walk};
 use agentpi_mcp::jsonrpc::LEGACY_VERSION;
 use serde_json::{Value, json};
@@ -281,10 +282,12 @@ fn calls(walk: &mut Walk, scope: &Scope) {
     }
 }
 
-/// How long a slow call is asked to take: slow enough to cancel in flight, fast enough for
-/// any deadline a user gives.
+/// How long a slow call is asked to take: long enough that a call cancelled at once, or
+/// after its first progress, would still run well past the race window (0.5 s), so that an
+/// answer the server should not send is seen late (C3, C4: `facts::cancels`); well inside
+/// the deadline.
 fn slow_seconds(walk: &Walk) -> f64 {
-    (walk.run.limits.timeout.as_secs_f64() / 4.0).min(1.0)
+    (walk.run.limits.timeout.as_secs_f64() * 0.6).min(1.2)
 }
 
 /// A call of `tool` with valid arguments; the numbers that say how long it takes set so
@@ -296,7 +299,7 @@ fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
         .cloned()
         .unwrap_or(json!({"type": "object"}));
     let seconds = slow.then(|| slow_seconds(walk));
-    let args = timed(&schema, args::valid(&schema, &mut walk.rng)?, seconds);
+    let args = slow::timed(&schema, args::valid(&schema, &mut walk.rng)?, seconds);
     let token = slow || walk.rng.chance(50);
     Some(Move::Call {
         tool: name,
@@ -305,65 +308,11 @@ fn valid_call(walk: &mut Walk, tool: &Value, slow: bool) -> Option<Move> {
     })
 }
 
-/// `args` with duration-like properties set to `slow` seconds (or 1, for an integer) and
-/// step-like ones to 4, or both to 0 when not slow, where the schema still accepts that.
-fn timed(schema: &Value, args: Value, slow: Option<f64>) -> Value {
-    let Ok(validator) = jsonschema::validator_for(schema) else {
-        return args;
-    };
-    let mut out = args.clone();
-    let props = schema.get("properties").and_then(Value::as_object);
-    for name in props.into_iter().flat_map(|p| p.keys()) {
-        let values = match (slowness(name), slow) {
-            (Some(Slowness::Time), Some(s)) => vec![json!(s), json!(1)],
-            (Some(Slowness::Steps), Some(_)) => vec![json!(4)],
-            (Some(_), None) => vec![json!(0)],
-            (None, _) => continue,
-        };
-        for value in values {
-            let mut tried = out.clone();
-            tried[name.as_str()] = value;
-            if validator.is_valid(&tried) {
-                out = tried;
-                break;
-            }
-        }
-    }
-    out
-}
-
-enum Slowness {
-    Time,
-    Steps,
-}
-
-fn slowness(property: &str) -> Option<Slowness> {
-    let p = property.to_ascii_lowercase();
-    if ["duration", "seconds", "delay", "sleep", "wait"]
-        .iter()
-        .any(|w| p.contains(w))
-    {
-        Some(Slowness::Time)
-    } else if p.contains("steps") {
-        Some(Slowness::Steps)
-    } else {
-        None
-    }
-}
-
 /// The callable tool most likely to be slow: one with a duration-like argument, or one
 /// that says it is long-running; else any.
 fn slow_tool<'a>(scope: &Scope<'a>) -> Option<&'a Value> {
     let tools = scope.know.callable(scope.allow_writes);
-    let by_arg = |t: &&&Value| {
-        let props = t
-            .pointer("/inputSchema/properties")
-            .and_then(Value::as_object);
-        props.is_some_and(|p| {
-            p.keys()
-                .any(|k| matches!(slowness(k), Some(Slowness::Time)))
-        })
-    };
+    let by_arg = |t: &&&Value| t.get("inputSchema").is_some_and(slow::has_duration);
     // Whole words: server-everything's get-structured-content returns content "along with"
     // an output schema, and was taken for its slow tool.
     let by_text = |t: &&&Value| {

@@ -68,6 +68,26 @@ const METHODS: &[&str] = &[
 pub struct Judgment {
     pub violations: Vec<Violation>,
     pub exercised: BTreeSet<&'static str>,
+    /// Requests still unanswered when the client's deadline for them passed.
+    pub timeouts: Vec<Timeout>,
+}
+
+/// A request the server had not answered when the client's deadline for it passed. No
+/// finding: a tool may take longer than the tester waits (a long poll), and an answer that
+/// did not come in time says nothing of the rule its answer would have been held to. It is
+/// reported as a status of its own, with the time waited.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeout {
+    /// The rule the answer would have been judged by.
+    pub rule: &'static str,
+    /// The `deadline` event.
+    pub index: usize,
+    pub id: Value,
+    pub method: String,
+    /// The tool of a `tools/call`.
+    pub tool: Option<String>,
+    /// How long the client waited, in seconds.
+    pub after: f64,
 }
 
 /// The limits a trace's `test` event gives (defaults for a trace without one).
@@ -117,7 +137,7 @@ pub fn judge(events: &[Event]) -> Judgment {
         };
         request(&mut j, &cx, a, fate);
     }
-    malformed(&mut j, events, &asked);
+    malformed(&mut j, events, &asked, modern);
     foreign_origin(&mut j, events);
     if modern {
         listing::same_listings(&mut j, events, &asked);
@@ -406,6 +426,11 @@ fn request(j: &mut Judgment, cx: &Cx, a: &Asked, fate: Fate) {
     let what = format!("request {} `{}`", a.id, a.method);
     let (index, why) = match fate {
         Fate::Unjudged => return,
+        // A ping's promptness is L13 itself.
+        Fate::Deadline(i) if !matches!(expect, Expect::Pong) => {
+            j.timeouts.push(timeout(cx.events, a, rule, i));
+            return;
+        }
         Fate::Deadline(i) => (i, format!("{what}: no answer before the deadline")),
         Fate::Ended(i) => (i, format!("{what}: the server ended with it unanswered")),
         Fate::Answered(i, m) => {
@@ -421,6 +446,23 @@ fn request(j: &mut Judgment, cx: &Cx, a: &Asked, fate: Fate) {
     };
     j.exercised.insert(rule);
     push(j, cx.events, index, rule, why);
+}
+
+/// The timeout of request `a`, whose deadline passed at event `index`.
+fn timeout(events: &[Event], a: &Asked, rule: &'static str, index: usize) -> Timeout {
+    let after = events[index].fields.get("after").and_then(Value::as_f64);
+    let tool = a.params.as_ref().and_then(|p| p.get("name"));
+    Timeout {
+        rule,
+        index,
+        id: a.id.clone(),
+        method: a.method.clone(),
+        tool: tool
+            .filter(|_| a.method == "tools/call")
+            .and_then(Value::as_str)
+            .map(String::from),
+        after: after.unwrap_or_else(|| events[index].t.unwrap_or(a.t) - a.t),
+    }
 }
 
 fn push(j: &mut Judgment, events: &[Event], index: usize, rule: &'static str, message: String) {
@@ -528,11 +570,14 @@ fn rejected(result: Option<&Value>, code: Option<i64>) -> Result<(), String> {
 
 /// J9 for each malformed client frame: an error (id null, or the id it carries) before the
 /// server answers a request sent after it (with a little grace), and no exit.
-fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
+fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked], modern: bool) {
     let frames: Vec<usize> = (0..events.len())
         .filter(|&i| {
             let e = &events[i];
-            e.dir == Dir::C2s && !asked.iter().any(|a| a.index == i) && is_malformed(e)
+            e.dir == Dir::C2s
+                && !asked.iter().any(|a| a.index == i)
+                && is_malformed(e)
+                && !(is_batch(e) && batch_allowed(events, asked, i, modern))
         })
         .collect();
     let errors = frame_errors(events, &frames);
@@ -543,6 +588,46 @@ fn malformed(j: &mut Judgment, events: &[Event], asked: &[Asked]) {
             push(j, events, at, "J9", why);
         }
     }
+}
+
+fn is_batch(e: &Event) -> bool {
+    matches!(parse(e), Some(Value::Array(_)))
+}
+
+/// Whether the batch sent at `index` went where batches are allowed: under 2025-03-26 and
+/// before (J8: batches were removed in 2025-06-18). The version is the one `initialize`
+/// negotiated before the frame; over Streamable HTTP without one, the frame's
+/// `MCP-Protocol-Version` header, and without that 2025-03-26, which a server then assumes
+/// (basic/transports). Over stdio with no version negotiated the frame is not judged: a
+/// shrunk trace that lost its `initialize` no longer shows a batch the version forbade.
+fn batch_allowed(events: &[Event], asked: &[Asked], index: usize, modern: bool) -> bool {
+    if modern {
+        return false;
+    }
+    let negotiated = asked
+        .iter()
+        .rev()
+        .filter(|a| a.method == "initialize" && a.index < index)
+        .filter_map(|a| answer_of(events, a).filter(|(at, _)| *at < index))
+        .filter_map(|(_, m)| {
+            m.pointer("/result/protocolVersion")?
+                .as_str()
+                .map(String::from)
+        })
+        .next();
+    let k = events[index].exchange();
+    let header = || {
+        let head = events[index..]
+            .iter()
+            .find(|e| e.kind() == Some("http") && k.is_some() && e.exchange() == k)?;
+        agentpi_monitor::http::request_header(head, "mcp-protocol-version").map(String::from)
+    };
+    let version = match (negotiated, k) {
+        (Some(v), _) => v,
+        (None, Some(_)) => header().unwrap_or_else(|| "2025-03-26".into()),
+        (None, None) => return true,
+    };
+    version.as_str() < "2025-06-18"
 }
 
 /// Which server error answers each malformed stdio frame: an error that carries the frame's
@@ -851,6 +936,48 @@ mod tests {
             (0.5, "s2c", PONG),
         ]);
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    /// A batch over Streamable HTTP whose request the server answered: J9 under 2025-11-25
+    /// (the version `initialize` negotiated, or the frame's `MCP-Protocol-Version`), not in a
+    /// trace that kept the batch alone (no `initialize`, no header: the server may assume
+    /// 2025-03-26, where batches are allowed). Such a shrunk trace no longer shows the
+    /// finding, so shrinking cannot keep it (issue 30: it did, and the saved trace showed a
+    /// conforming server).
+    #[test]
+    fn a_batch_is_malformed_only_under_a_version_without_batches() {
+        let batch =
+            r#"[{"jsonrpc":"2.0","id":"agentpi-batch-9","method":"tools/list","params":{}}]"#;
+        let answer = r#"{"jsonrpc":"2.0","id":"agentpi-batch-9","result":{"tools":[]}}"#;
+        let head = |k: u64, headers: serde_json::Value| {
+            serde_json::json!({"t": 0.1, "dir": "event", "event": "http", "exchange": k,
+                "method": "POST", "path": "/mcp", "status": 200, "headers": [],
+                "request_headers": headers})
+        };
+        let j9 = |rows: Vec<serde_json::Value>| {
+            let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+            let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
+            judge(&events)
+                .violations
+                .iter()
+                .filter(|v| v.rule == "J9")
+                .count()
+        };
+        let sent = |k: u64, raw: &str| serde_json::json!({"t": 0.0, "dir": "c2s", "raw": raw, "exchange": k});
+        let got = |k: u64, raw: &str| serde_json::json!({"t": 0.2, "dir": "s2c", "raw": raw, "exchange": k});
+        let alone = vec![
+            sent(2, batch),
+            head(2, serde_json::json!([])),
+            got(2, answer),
+        ];
+        assert_eq!(j9(alone.clone()), 0);
+        let versioned = serde_json::json!([["mcp-protocol-version", "2025-11-25"]]);
+        let with_header = vec![sent(2, batch), head(2, versioned), got(2, answer)];
+        assert_eq!(j9(with_header), 1);
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+        let mut opened = vec![sent(1, init), head(1, serde_json::json!([])), got(1, READY)];
+        opened.extend(alone);
+        assert_eq!(j9(opened), 1);
     }
 
     /// S5 of a modern session whose server was killed 3 s after its input closed: judged

@@ -9,12 +9,15 @@
 //!
 //! Layering inside the crate, bottom to top: `rng`, `label`, `args`, `catalogue`, `wire`,
 //! `serve`, `conn`; `run` (one run's transport, trace and monitor session); `moves`, `walk`, `know`,
-//! `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
-//! `script`, `shrink`; `report`; this file.
+//! `slow`, `features`, `focus` (the client); `judge`, `facts`, `verdict` (what a run says);
+//! `script`, `shrink`; `config` (what a test is asked), `policy` (which failures fail the test), `report`, `entries` (the
+//! report's entries from the runs); this file.
 
 pub mod args;
 pub mod catalogue;
+mod config;
 pub mod conn;
+mod entries;
 pub mod facts;
 pub mod features;
 pub mod focus;
@@ -22,18 +25,21 @@ pub mod judge;
 pub mod know;
 pub mod label;
 pub mod moves;
+pub mod policy;
 pub mod report;
 pub mod rng;
 pub mod run;
 pub mod script;
 pub mod serve;
 pub mod shrink;
+pub mod slow;
 pub mod verdict;
 pub mod walk;
 
 mod suite;
 mod wire;
 
+pub use config::{Config, EraChoice};
 pub use conn::Target;
 pub use report::{Outcome, RuleReport, Status};
-pub use suite::{Config, EraChoice, TestError, replay, test};
+pub use suite::{Progress, TestError, replay, test};

@@ -17,10 +17,13 @@ fn event_exchange(events: &[Event]) -> Option<u64> {
 }
 
 /// The times a run keeps.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// How long a request may go unanswered (then the client gives up and cancels it).
     pub timeout: Duration,
+    /// How long a call of each of these tools may go unanswered instead (`--timeout
+    /// TOOL=SECONDS`: a tool that long-polls by design).
+    pub tools: BTreeMap<String, Duration>,
     /// How soon a `ping` must be answered (L13's "promptly").
     pub promptly: Duration,
     /// How long after a cancellation the client watches for a late response (C3, C4).
@@ -33,20 +36,44 @@ impl Limits {
     pub fn new(timeout: Duration, exit: Duration) -> Limits {
         Limits {
             timeout,
+            tools: BTreeMap::new(),
             promptly: timeout.min(Duration::from_secs(5)),
             late: Duration::from_millis(1200),
             exit,
         }
     }
 
+    /// How long a call of `tool` may go unanswered.
+    pub fn for_tool(&self, tool: Option<&str>) -> Duration {
+        tool.and_then(|t| self.tools.get(t))
+            .copied()
+            .unwrap_or(self.timeout)
+    }
+
+    /// The longest any request may go unanswered (an HTTP exchange's bound).
+    pub fn longest(&self) -> Duration {
+        self.tools
+            .values()
+            .copied()
+            .fold(self.timeout, Duration::max)
+    }
+
     /// The limits as the `test` event of a trace carries them, for the judgments.
     pub fn fields(&self) -> Map<String, Value> {
-        Map::from_iter([
+        let mut fields = Map::from_iter([
             ("timeout".into(), json!(self.timeout.as_secs_f64())),
             ("promptly".into(), json!(self.promptly.as_secs_f64())),
             ("late".into(), json!(self.late.as_secs_f64())),
             ("exit_grace".into(), json!(self.exit.as_secs_f64())),
-        ])
+        ]);
+        if !self.tools.is_empty() {
+            let tools = self
+                .tools
+                .iter()
+                .map(|(t, d)| (t.clone(), json!(d.as_secs_f64())));
+            fields.insert("tool_timeouts".into(), Value::Object(tools.collect()));
+        }
+        fields
     }
 }
 
@@ -63,6 +90,8 @@ pub struct Sent {
     /// For a `subscriptions/listen`: its acknowledgement came (M13: the stream's first message).
     pub acknowledged: bool,
     pub token: Option<Value>,
+    /// The tool of a `tools/call`.
+    pub tool: Option<String>,
 }
 
 /// A run in progress.
@@ -100,7 +129,7 @@ impl Run {
         header: Map<String, Value>,
         limits: Limits,
     ) -> Result<Run, ClientError> {
-        let conn = target.connect(limits.timeout)?;
+        let conn = target.connect(limits.longest())?;
         let start = Instant::now();
         let mut run = Run {
             conn,
@@ -118,7 +147,7 @@ impl Run {
             exchanges: BTreeMap::new(),
         };
         let mut fields = header;
-        fields.extend(limits.fields());
+        fields.extend(run.limits.fields());
         run.record(Event::process(0.0, "test", fields));
         run.record(Event::process(0.0, "spawn", target.spawn_fields()));
         Ok(run)
@@ -260,7 +289,9 @@ impl Run {
         match (method, id) {
             (Some(method), Some(id)) => {
                 let token = message.pointer("/params/_meta/progressToken").cloned();
+                let tool = message.pointer("/params/name").and_then(Value::as_str);
                 let sent = Sent {
+                    tool: tool.filter(|_| method == "tools/call").map(String::from),
                     method: method.to_string(),
                     at: now,
                     answer: None,
@@ -438,7 +469,7 @@ impl Run {
         let wait = if sent.method == "ping" {
             self.limits.promptly
         } else {
-            self.limits.timeout
+            self.limits.for_tool(sent.tool.as_deref())
         };
         let deadline = sent.at + wait;
         let method = sent.method.clone();
@@ -468,6 +499,11 @@ impl Run {
             self.send(cancel.to_string().as_bytes());
         }
         self.last_cancel = watched;
+        // Given up: not waited for again (an `initialize`, never cancelled, would otherwise
+        // get a second deadline at the run's end).
+        if let Some(sent) = self.requests.get_mut(&key) {
+            sent.cancelled = true;
+        }
     }
 
     /// Waits for every open request the client did not cancel.

@@ -1,7 +1,10 @@
 //! Shrinking a failing run: delta debugging (ddmin) over its client steps, each candidate
-//! replayed against a fresh server. A candidate counts only if it still fails the same rule
-//! and every client message in it is still one the protocol model allows (no finding against
-//! the client), so the lifecycle and the requests a cancellation names stay in.
+//! replayed against a fresh server. A candidate counts only if it still fails the same rule,
+//! `agentpi trace check` of its trace reports that rule too (the saved trace must keep the
+//! evidence: the `initialize` that set the version a batch broke, say), and every client
+//! message in it is still one the protocol model allows (no finding against the client), so
+//! the lifecycle and the requests a cancellation names stay in. A replay that waits for a
+//! deadline or for the server's end costs the whole timeout: at most [`MAX_WAITING`] of them.
 
 use crate::conn::Target;
 use crate::run::Limits;
@@ -13,6 +16,10 @@ use serde_json::{Map, Value};
 /// The most replays one shrink spends.
 pub const MAX_TRIES: usize = 20;
 
+/// The most replays of one shrink that wait for a request's deadline or for the server to
+/// end (each costs the timeout); candidates that would wait are skipped after that.
+pub const MAX_WAITING: usize = 2;
+
 /// A shrunk run: its verdict (whose trace is saved) and how many replays it took.
 #[derive(Debug)]
 pub struct Shrunk {
@@ -22,18 +29,22 @@ pub struct Shrunk {
 
 struct Shrinker<'a> {
     target: &'a Target,
-    limits: Limits,
+    limits: &'a Limits,
     header: &'a Map<String, Value>,
     rule: &'a str,
     tries: usize,
+    waiting: usize,
     best: Option<Verdict>,
+    /// The failing run opened with `initialize`, and sent `notifications/initialized`.
+    initialize: bool,
+    initialized: bool,
 }
 
 /// Shrinks `failing` (a run that fails `rule`) to few client steps; `None` when no replay
 /// fails the rule again (a failure that depends on timing the replay did not meet).
 pub fn shrink(
     target: &Target,
-    limits: Limits,
+    limits: &Limits,
     header: &Map<String, Value>,
     failing: &Verdict,
     rule: &str,
@@ -45,8 +56,18 @@ pub fn shrink(
         header,
         rule,
         tries: 0,
+        waiting: 0,
         best: None,
+        initialize: false,
+        initialized: false,
     };
+    let all = script::steps(&failing.events);
+    s.initialize = all
+        .iter()
+        .any(|st| method(st).as_deref() == Some("initialize"));
+    s.initialized = all
+        .iter()
+        .any(|st| method(st).as_deref() == Some("notifications/initialized"));
     // The likeliest minima first (the opening and listing with the request the finding is
     // about; then with the last two steps too), then the run cut at the failure, then the
     // whole run.
@@ -78,21 +99,59 @@ impl Shrinker<'_> {
     /// Replays `steps`; true (and remembered as the best so far) if the rule fails again
     /// with no finding against the client.
     fn fails(&mut self, steps: &[Step]) -> bool {
-        if self.tries >= MAX_TRIES {
+        let waits = steps
+            .iter()
+            .any(|s| matches!(s, Step::Await { .. } | Step::Closed));
+        if self.tries >= MAX_TRIES
+            || (waits && self.waiting >= MAX_WAITING)
+            || !self.plausible(steps)
+        {
             return false;
         }
         self.tries += 1;
-        let Ok((events, report)) =
-            script::replay(self.target, self.header.clone(), self.limits, steps, true)
-        else {
+        self.waiting += usize::from(waits);
+        let Ok((events, report)) = script::replay(
+            self.target,
+            self.header.clone(),
+            self.limits.clone(),
+            steps,
+            true,
+        ) else {
             return false;
         };
         let verdict = Verdict::of(events, report);
-        let ok = verdict.client.is_empty() && verdict.failure(self.rule).is_some();
+        let ok = verdict.client.is_empty()
+            && verdict.failure(self.rule).is_some()
+            && crate::verdict::checked(&verdict.events, self.rule);
         if ok {
             self.best = Some(verdict);
         }
         ok
+    }
+
+    /// Whether `steps` can be a run whose client messages the model allows, so that a replay
+    /// is worth its server's start: in a run that opened with `initialize`, every other
+    /// message needs it before (L1), and every request but a ping needs
+    /// `notifications/initialized` before (L6). A candidate that breaks this would stop at
+    /// its first message as a fault of the client.
+    fn plausible(&self, steps: &[Step]) -> bool {
+        let mut opened = !self.initialize;
+        let mut ready = !self.initialized;
+        for step in steps {
+            let Some(m) = message(step) else {
+                continue;
+            };
+            match m.get("method").and_then(Value::as_str) {
+                Some("initialize") => opened = true,
+                Some("notifications/initialized") if opened => ready = true,
+                Some("server/discover") => {}
+                Some("ping") if opened => {}
+                _ if !opened => return false,
+                Some(_) if m.get("id").is_some() && !ready => return false,
+                _ => {}
+            }
+        }
+        true
     }
 
     /// Removes chunks of steps while the rule still fails (the complements of ddmin; a
@@ -183,6 +242,10 @@ fn message(step: &Step) -> Option<Value> {
         Step::Send { raw, .. } => serde_json::from_slice(raw).ok(),
         _ => None,
     }
+}
+
+fn method(step: &Step) -> Option<String> {
+    message(step)?.get("method")?.as_str().map(String::from)
 }
 
 fn opening(step: &Step) -> bool {

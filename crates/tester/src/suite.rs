@@ -1,13 +1,15 @@
 //! A whole test: the first run learns the server (era, declarations, listings), the runs
-//! after it play their focus, every failed rule is shrunk and saved, and the report says per
-//! rule what became of it.
+//! after it play their focus, every failed rule is shrunk (the rules side by side for a
+//! stdio server, each replay a process of its own) and saved, and the report says per rule
+//! what became of it (`entries`).
 
-use crate::catalogue::{self, Cover, Era as RuleEra, Over};
+use crate::config::{Config, EraChoice};
 use crate::conn::Target;
+use crate::entries::{self, Done, Saved};
 use crate::focus::{self, Focus, Opening, Scope};
 use crate::know::{Knowledge, LISTS};
 use crate::moves::{Move, Speech};
-use crate::report::{Failure, Outcome, RuleReport, Status};
+use crate::report::{Failure, Outcome};
 use crate::rng::Rng;
 use crate::run::{Limits, Run};
 use crate::script;
@@ -19,37 +21,13 @@ use agentpi_mcp::transport::ClientError;
 use agentpi_monitor::Event;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
-/// Which era the test speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EraChoice {
-    /// Modern if the server answers a `server/discover` probe, else legacy.
-    Auto,
-    Legacy,
-    Modern,
-}
-
-/// What to test and how.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub target: Target,
-    pub seed: u64,
-    /// How many runs (each a fresh server).
-    pub budget: usize,
-    /// How long a request may go unanswered.
-    pub timeout: Duration,
-    /// How long the server has to exit once its input is closed (S5).
-    pub exit_grace: Duration,
-    pub allow_writes: bool,
-    pub era: EraChoice,
-    /// Where traces are saved: the shrunk trace of each failed rule as `RULE.jsonl`, and
-    /// with `keep_runs` every run's trace as `run-N.jsonl`.
-    pub dir: PathBuf,
-    pub keep_runs: bool,
-    pub shrink: bool,
-}
+/// Where progress lines go (from the threads that shrink, too).
+pub type Progress<'a> = &'a (dyn Fn(String) + Sync);
 
 /// Why a test could not be done (exit status 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,51 +46,63 @@ impl std::fmt::Display for TestError {
     }
 }
 
-/// A run's verdict and what it was.
-struct Done {
-    verdict: Verdict,
-    focus: Focus,
-    header: Map<String, Value>,
-}
-
 /// Tests the server; `progress` hears a line per run and per shrink.
-pub fn test(config: &Config, progress: &dyn Fn(String)) -> Result<Outcome, TestError> {
-    let limits = Limits::new(config.timeout, config.exit_grace);
-    let (first, know) = first_run(config, limits)?;
+pub fn test(config: &Config, progress: Progress) -> Result<Outcome, TestError> {
+    let began = Instant::now();
+    let limits = config.limits();
+    let (first, know) = first_run(config, &limits)?;
     progress(format!(
         "run 1/{} (lists): {}",
         config.budget.max(1),
-        summary(&first.verdict)
+        summary(&first)
     ));
-    let mut done = vec![first];
-    for run in 1..config.budget {
-        let d = later_run(config, limits, &know, run)?;
+    // The runs after the first are independent (each a fresh server, its client messages
+    // from the seed, the first run's knowledge and its own answers): a stdio server's run
+    // side by side, as its failures are shrunk.
+    let runs: Vec<usize> = (1..config.budget).collect();
+    let later = side_by_side(jobs(config), &runs, |&run| {
+        let d = later_run(config, &limits, &know, run)?;
         progress(format!(
             "run {}/{} ({}): {}",
             run + 1,
             config.budget,
             d.focus.name(),
-            summary(&d.verdict)
+            summary(&d)
         ));
-        done.push(d);
+        Ok(d)
+    });
+    let mut done = vec![first];
+    for d in later {
+        done.push(d?);
     }
     save_runs(config, &done)?;
-    let failures = failures(config, limits, &done, "", progress)?;
-    Ok(outcome(config, &know, &done, failures))
+    let shrinking = Instant::now();
+    let failures = failures(config, &limits, &done, "", progress)?;
+    let mut outcome = entries::outcome(config, &know, &done, failures);
+    // Wall-clock times: the rules are shrunk side by side.
+    outcome.shrink_seconds = shrinking.elapsed().as_secs_f64();
+    outcome.seconds = began.elapsed().as_secs_f64();
+    Ok(outcome)
 }
 
-fn summary(v: &Verdict) -> String {
+fn summary(d: &Done) -> String {
+    let v = &d.verdict;
     let rules: BTreeSet<&str> = v.failures.iter().map(|f| f.rule.as_str()).collect();
-    if rules.is_empty() {
-        format!("{} client messages, no finding", v.client_messages())
+    let found = if rules.is_empty() {
+        "no finding".to_string()
     } else {
         let rules: Vec<&str> = rules.into_iter().collect();
-        format!(
-            "{} client messages, failed {}",
-            v.client_messages(),
-            rules.join(", ")
-        )
-    }
+        format!("failed {}", rules.join(", "))
+    };
+    let timeouts = match v.timeouts.len() {
+        0 => String::new(),
+        n => format!(", {n} timed out"),
+    };
+    format!(
+        "{} client messages, {found}{timeouts}, {:.1} s",
+        v.client_messages(),
+        d.seconds
+    )
 }
 
 fn header(config: &Config, run: usize, focus: Focus) -> Map<String, Value> {
@@ -121,11 +111,17 @@ fn header(config: &Config, run: usize, focus: Focus) -> Map<String, Value> {
         ("run".into(), json!(run)),
         ("focus".into(), json!(focus.name())),
         ("server".into(), json!(config.target.name())),
+        ("cwd".into(), json!(working_dir())),
     ])
 }
 
-fn start(config: &Config, limits: Limits, header: &Map<String, Value>) -> Result<Run, TestError> {
-    Run::start(&config.target, header.clone(), limits).map_err(unreachable)
+/// The directory the server is started in (agentpi's own).
+fn working_dir() -> String {
+    std::env::current_dir().map_or(String::new(), |d| d.display().to_string())
+}
+
+fn start(config: &Config, limits: &Limits, header: &Map<String, Value>) -> Result<Run, TestError> {
+    Run::start(&config.target, header.clone(), limits.clone()).map_err(unreachable)
 }
 
 fn unreachable(e: ClientError) -> TestError {
@@ -134,7 +130,8 @@ fn unreachable(e: ClientError) -> TestError {
 
 /// Run 1: opens in the era asked (probing with `server/discover` when asked to choose),
 /// reads every list, and learns the server.
-fn first_run(config: &Config, limits: Limits) -> Result<(Done, Knowledge), TestError> {
+fn first_run(config: &Config, limits: &Limits) -> Result<(Done, Knowledge), TestError> {
+    let began = Instant::now();
     let header = header(config, 0, Focus::Lists);
     let run = start(config, limits, &header)?;
     let speech = Speech {
@@ -192,6 +189,7 @@ fn first_run(config: &Config, limits: Limits) -> Result<(Done, Knowledge), TestE
             verdict,
             focus: Focus::Lists,
             header,
+            seconds: began.elapsed().as_secs_f64(),
         },
         know,
     ))
@@ -275,10 +273,11 @@ fn learn(know: &mut Knowledge, walk: &Walk) {
 
 fn later_run(
     config: &Config,
-    limits: Limits,
+    limits: &Limits,
     know: &Knowledge,
     run: usize,
 ) -> Result<Done, TestError> {
+    let began = Instant::now();
     let focus = Focus::of_run(run);
     let header = header(config, run, focus);
     let started = start(config, limits, &header)?;
@@ -303,14 +302,53 @@ fn later_run(
         verdict: Verdict::of(events, report),
         focus,
         header,
+        seconds: began.elapsed().as_secs_f64(),
     })
 }
 
+/// Writes a trace to `path`, unless the file there is not a trace of a test of this same
+/// server (command or URL, and working directory): another server's traces are never
+/// overwritten (exit status 2).
 fn write_trace(path: &Path, events: &[Event]) -> Result<(), TestError> {
+    if let Some(other) = foreign(path, events) {
+        return Err(TestError::Write(format!(
+            "`{}` holds {other}: agentpi test does not overwrite it (give another --record folder, or remove the file)",
+            path.display()
+        )));
+    }
     let text: String = events.iter().map(|e| e.to_line() + "\n").collect();
     std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
         .and_then(|()| std::fs::write(path, text))
         .map_err(|e| TestError::Write(format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// The server a trace tested: its `spawn` event's command and URL, and the working directory
+/// its `test` event names.
+fn tested_server(events: &[Event]) -> (Option<Value>, Option<Value>, Option<Value>) {
+    let field = |kind: &str, key: &str| {
+        let e = events.iter().find(|e| e.kind() == Some(kind))?;
+        e.fields.get(key).cloned()
+    };
+    (
+        field("spawn", "command"),
+        field("spawn", "url"),
+        field("test", "cwd"),
+    )
+}
+
+/// What the file at `path` holds, when it is not a trace of this server's test.
+fn foreign(path: &Path, ours: &[Event]) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let Ok(theirs) = agentpi_monitor::trace::parse(&bytes) else {
+        return Some("a file that is not a trace".into());
+    };
+    let (command, url, cwd) = tested_server(&theirs);
+    if (command.clone(), url.clone(), cwd.clone()) == tested_server(ours) {
+        return None;
+    }
+    let what = command.or(url).map_or("?".to_string(), |v| v.to_string());
+    let cwd = cwd.map(|c| format!(", in {c}")).unwrap_or_default();
+    Some(format!("a trace of another server's test ({what}{cwd})"))
 }
 
 fn save_runs(config: &Config, done: &[Done]) -> Result<(), TestError> {
@@ -326,15 +364,18 @@ fn save_runs(config: &Config, done: &[Done]) -> Result<(), TestError> {
     Ok(())
 }
 
-/// The first failure of each failed rule, shrunk and saved.
+/// The first failure of each failed rule, shrunk and saved. A stdio server's rules are
+/// shrunk side by side (every replay starts a process of its own; most of a replay is
+/// waiting); an HTTP server's one after the other (the URL's port takes one at a time). Each
+/// rule's replays stay in their order, so the same seed saves the same shrunk traces.
 /// `prefix` names the saved traces (a replay's never overwrite the trace it replays).
 fn failures(
     config: &Config,
-    limits: Limits,
+    limits: &Limits,
     done: &[Done],
     prefix: &str,
-    progress: &dyn Fn(String),
-) -> Result<Vec<(String, Failure, PathBuf)>, TestError> {
+    progress: Progress,
+) -> Result<Vec<Saved>, TestError> {
     let mut rules: Vec<(String, usize)> = Vec::new();
     for (run, d) in done.iter().enumerate() {
         for v in &d.verdict.failures {
@@ -343,9 +384,11 @@ fn failures(
             }
         }
     }
+    let shrunk = side_by_side(jobs(config), &rules, |(rule, run)| {
+        shrunk(config, limits, &done[*run], rule, *run, progress)
+    });
     let mut out = Vec::new();
-    for (rule, run) in rules {
-        let failure = shrunk(config, limits, &done[run], &rule, run, progress);
+    for ((rule, _), failure) in rules.into_iter().zip(shrunk) {
         let path = config.dir.join(format!("{prefix}{rule}.jsonl"));
         write_trace(&path, &failure.events)?;
         out.push((rule, failure, path));
@@ -353,14 +396,65 @@ fn failures(
     Ok(out)
 }
 
+/// How many runs, or rules being shrunk, go at once: a stdio server's are independent
+/// processes, mostly waiting (for the server's start, answers, the watch after a
+/// cancellation, the exit); an HTTP server's URL takes one at a time.
+fn jobs(config: &Config) -> usize {
+    match config.target {
+        Target::Command(_) => config.jobs.unwrap_or_else(idle_jobs).max(1),
+        Target::Url(_) | Target::Served { .. } => 1,
+    }
+}
+
+/// One more than the cores the machine leaves idle (by its load average over the last
+/// minute), 1 to 4: a server that starts slowly uses a core for seconds, and started beside
+/// others on busy cores it misses deadlines and exit graces it would keep alone (FastMCP 4
+/// took 11 s a run, three at a time under a load of 11 on two cores, and 2.1 s to exit).
+fn idle_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    let busy = load.floor() as usize;
+    (cores + 1).saturating_sub(busy).clamp(1, 4)
+}
+
+/// `work` of each item, `jobs` at a time; the results in the items' order.
+fn side_by_side<T: Sync, R: Send>(
+    jobs: usize,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = work(item);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    results.into_iter().flatten().collect()
+}
+
 fn shrunk(
     config: &Config,
-    limits: Limits,
+    limits: &Limits,
     d: &Done,
     rule: &str,
     run: usize,
-    progress: &dyn Fn(String),
+    progress: Progress,
 ) -> Failure {
+    let began = Instant::now();
     let original = &d.verdict;
     let from_messages = original.client_messages();
     let found = original.failure(rule).cloned();
@@ -370,22 +464,29 @@ fn shrunk(
         .shrink
         .then(|| shrink::shrink(&config.target, limits, &header, original, rule))
         .flatten();
-    let (verdict, shrunk) = match small {
+    let seconds = began.elapsed().as_secs_f64();
+    let (verdict, shrunk, replays) = match small {
         Some(s) => {
             progress(format!(
-                "{rule}: shrunk from {from_messages} to {} client messages in {} replays",
+                "{rule}: shrunk from {from_messages} to {} client messages in {} replays, {seconds:.1} s",
                 s.verdict.client_messages(),
                 s.tries
             ));
-            (s.verdict, true)
+            (s.verdict, true, s.tries)
         }
-        None => (original.clone(), false),
+        None => (original.clone(), false, 0),
     };
     let violation = verdict
         .failure(rule)
         .cloned()
         .or(found)
         .unwrap_or_else(|| unreachable_violation(rule));
+    let checked = crate::verdict::checked(&verdict.events, rule);
+    if !checked {
+        progress(format!(
+            "{rule}: `agentpi trace check` does not report it from the saved trace"
+        ));
+    }
     Failure {
         messages: verdict.client_messages(),
         violation,
@@ -393,6 +494,9 @@ fn shrunk(
         run,
         from_messages,
         shrunk,
+        replays,
+        seconds,
+        checked,
     }
 }
 
@@ -410,232 +514,28 @@ fn unreachable_violation(rule: &str) -> agentpi_monitor::Violation {
     }
 }
 
-fn outcome(
-    config: &Config,
-    know: &Knowledge,
-    done: &[Done],
-    failures: Vec<(String, Failure, PathBuf)>,
-) -> Outcome {
-    let mut notes = Vec::new();
-    if let Target::Url(url) = &config.target {
-        notes.push(shared_server_note(url));
-    }
-    let withheld = know.withheld(config.allow_writes);
-    if !withheld.is_empty() {
-        notes.push(format!(
-            "not called, they may write (--allow-writes calls them): {}",
-            withheld.join(", ")
-        ));
-    }
-    for (i, d) in done.iter().enumerate() {
-        for v in &d.verdict.client {
-            notes.push(format!(
-                "run {}: a finding against the tester's own message {} ({} {}): {}",
-                i + 1,
-                v.index,
-                v.rule,
-                v.level,
-                v.message
-            ));
-        }
-        for n in &d.verdict.notes {
-            notes.push(format!("run {}: {n}", i + 1));
-        }
-    }
-    let http = config.target.is_http();
-    let rules = catalogue::RULES
-        .iter()
-        .map(|entry| rule_report(entry, know, done, &failures, http, &withheld))
-        .collect();
-    Outcome {
-        server: know.server.clone().unwrap_or_else(|| config.target.name()),
-        era: if know.modern { "modern" } else { "legacy" },
-        protocol_version: Some(know.version.clone()),
-        runs: done.len(),
-        seed: config.seed,
-        rules,
-        notes,
-    }
-}
-
-/// What a test of a server the user started cannot promise: its runs were not independent.
-fn shared_server_note(url: &str) -> String {
-    format!(
-        "every run and shrinking try was a session of the one server process at {url}, which \
-         agentpi did not start: what one run left in it (state, a slow handler) was there for \
-         the next; `--url URL -- CMD` starts a fresh process for each"
-    )
-}
-
-fn rule_report(
-    entry: &catalogue::Entry,
-    know: &Knowledge,
-    done: &[Done],
-    failures: &[(String, Failure, PathBuf)],
-    http: bool,
-    withheld: &[String],
-) -> RuleReport {
-    let not = |why: String| RuleReport {
-        rule: entry.id,
-        status: Status::NotExercised,
-        why,
-        trace: None,
-        failure: None,
-    };
-    if let Some(why) = static_reason(entry, know.modern, http) {
-        return not(why);
-    }
-    if let Some((_, failure, path)) = failures.iter().find(|(r, _, _)| r == entry.id) {
-        return RuleReport {
-            rule: entry.id,
-            status: Status::Failed,
-            why: failed_why(failure, done),
-            trace: Some(path.clone()),
-            failure: Some(failure.clone()),
-        };
-    }
-    let runs = done
-        .iter()
-        .filter(|d| d.verdict.exercised.contains(entry.id))
-        .count();
-    if runs == 0 {
-        return not(dynamic_reason(entry.id, withheld));
-    }
-    let mut why = format!("held in {runs} of {} runs", done.len());
-    if matches!(entry.id, "T10" | "T4") && !withheld.is_empty() {
-        why += &format!("; not called, they may write: {}", withheld.join(", "));
-    }
-    RuleReport {
-        rule: entry.id,
-        status: Status::Passed,
-        why,
-        trace: None,
-        failure: None,
-    }
-}
-
-fn failed_why(f: &Failure, done: &[Done]) -> String {
-    let focus = done.get(f.run).map_or("", |d| d.focus.name());
-    let shrunk = if f.shrunk {
-        format!(
-            "shrunk from {} to {} client messages",
-            f.from_messages, f.messages
-        )
-    } else {
-        format!("{} client messages, not shrunk", f.messages)
-    };
-    format!(
-        "{} (run {}, {focus}; {shrunk})",
-        f.violation.message,
-        f.run + 1
-    )
-}
-
-/// Why a rule cannot be exercised in this test at all.
-fn static_reason(entry: &catalogue::Entry, modern: bool, http: bool) -> Option<String> {
-    match entry.cover {
-        Cover::Not(why) => return Some(why.to_string()),
-        Cover::Client => {
-            return Some("a duty of the client: agentpi test keeps it (a finding against its own messages is reported as a note)".into());
-        }
-        _ => {}
-    }
-    match (entry.era, modern) {
-        (RuleEra::Modern, false) => {
-            return Some(
-                "a rule of the modern era (2026-07-28); the server was tested in the legacy era"
-                    .into(),
-            );
-        }
-        (RuleEra::Legacy, true) => {
-            return Some(
-                "a rule of the legacy era; the server was tested in the modern era (2026-07-28)"
-                    .into(),
-            );
-        }
-        _ => {}
-    }
-    match (entry.over, http) {
-        (Over::Http, false) => {
-            Some("a Streamable HTTP rule: test a server over HTTP with --url".into())
-        }
-        (Over::Stdio, true) => {
-            Some("a stdio rule; the server was tested over Streamable HTTP".into())
-        }
-        _ => None,
-    }
-}
-
-/// Why a rule the test could have exercised was not.
-fn dynamic_reason(rule: &str, withheld: &[String]) -> String {
-    let base = match rule {
-        "J2" | "J3" | "J4" => "the server sent no request",
-        "P2" | "P3" | "P4" => "the server sent no progress notification",
-        "C3" | "C4" | "C5" => "no call was still in flight when the tester cancelled it",
-        "T4" => "no tool with an outputSchema was called",
-        "T10" => "no callable tool has an inputSchema that arguments can break",
-        "T1" | "T2" => "the server declares no tools",
-        "G3" | "M10" => "the server declares no list",
-        "G1" => "the server declares no list (runs with focus `lists` try an invalid cursor)",
-        "T5" => "no call of an unknown tool (runs with focus `invalid` make one)",
-        "C7" => "the tester cancelled no request after its answer (focus `cancel`)",
-        "L4" => {
-            "no initialize asked for a version that does not exist (focus `lifecycle` picks it at random among its openings)"
-        }
-        "S5" => "the server's input was never closed with the session open",
-        "M13" => {
-            "no listen was acknowledged (runs with focus `concurrent` open one when the server declares list changes or resource subscriptions)"
-        }
-        "M15" => "the server ended no listen (the tester ends its own by cancelling it)",
-        "X4" => "the server asked for no sampling",
-        "X5" => "the server asked for no elicitation",
-        "M11" => "no answer was an input-required result (the server asked for no input)",
-        "C6" => {
-            "no dropped stream was resumed (over legacy HTTP the cancellation run drops a slow call's stream; a server whose SSE events carry no id cannot be resumed)"
-        }
-        "T8" | "X7" => {
-            "no call with a task (the server declares no `tasks.requests.tools.call`, or no callable tool has `execution.taskSupport` optional or required)"
-        }
-        "M8" => {
-            "no list was read twice in a run (runs with focus `calls` read the first page of tools/list before and after their calls)"
-        }
-        _ => "nothing in the runs exercised it (--budget 8 or more gives every focus a run)",
-    };
-    if withheld.is_empty()
-        || !matches!(
-            rule,
-            "T4" | "T10" | "P2" | "P3" | "P4" | "C3" | "C4" | "T8" | "X7"
-        )
-    {
-        base.to_string()
-    } else {
-        format!(
-            "{base}; not called, they may write (--allow-writes calls them): {}",
-            withheld.join(", ")
-        )
-    }
-}
-
 /// Replays a saved trace's client messages against the server once, and reports it.
-pub fn replay(
-    config: &Config,
-    events: &[Event],
-    progress: &dyn Fn(String),
-) -> Result<Outcome, TestError> {
-    let limits = Limits::new(config.timeout, config.exit_grace);
+pub fn replay(config: &Config, events: &[Event], progress: Progress) -> Result<Outcome, TestError> {
+    let began = Instant::now();
+    let limits = config.limits();
     let steps = script::steps(events);
     let mut header = header(config, 0, Focus::Random);
     header.insert("replay".into(), json!(true));
-    let (new_events, report) =
-        script::replay(&config.target, header.clone(), limits, &steps, false)
-            .map_err(unreachable)?;
-    let verdict = Verdict::of(new_events, report);
-    progress(format!("replay: {}", summary(&verdict)));
+    let (new_events, report) = script::replay(
+        &config.target,
+        header.clone(),
+        limits.clone(),
+        &steps,
+        false,
+    )
+    .map_err(unreachable)?;
     let done = vec![Done {
-        verdict,
+        verdict: Verdict::of(new_events, report),
         focus: Focus::Random,
         header,
+        seconds: began.elapsed().as_secs_f64(),
     }];
+    progress(format!("replay: {}", summary(&done[0])));
     let mut know = Knowledge::default();
     know.modern = judge_modern(&done[0].verdict.events);
     know.version = if know.modern {
@@ -648,8 +548,8 @@ pub fn replay(
         shrink: false,
         ..config.clone()
     };
-    let failures = failures(&config, limits, &done, "replay-", progress)?;
-    Ok(outcome(&config, &know, &done, failures))
+    let failures = failures(&config, &limits, &done, "replay-", progress)?;
+    Ok(entries::outcome(&config, &know, &done, failures))
 }
 
 fn judge_modern(events: &[Event]) -> bool {

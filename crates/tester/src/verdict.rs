@@ -46,13 +46,15 @@ pub struct Verdict {
     pub client: Vec<Violation>,
     pub exercised: BTreeSet<&'static str>,
     pub notes: Vec<String>,
+    /// Requests that outlived their deadline (no finding: `judge::Timeout`).
+    pub timeouts: Vec<judge::Timeout>,
 }
 
 impl Verdict {
     pub fn of(events: Vec<Event>, report: Report) -> Verdict {
         let judged = judge::judge(&events);
         let mut exercised = facts::exercised(&events);
-        exercised.extend(judged.exercised);
+        exercised.extend(judged.exercised.iter().copied());
         let mut failures = Vec::new();
         let mut client = Vec::new();
         let probed = probes(&events);
@@ -75,6 +77,7 @@ impl Verdict {
             client,
             exercised,
             notes: report.notes,
+            timeouts: judged.timeouts,
         }
     }
 
@@ -87,4 +90,34 @@ impl Verdict {
     pub fn client_messages(&self) -> usize {
         self.events.iter().filter(|e| e.dir == Dir::C2s).count()
     }
+}
+
+/// The findings `agentpi trace check` reports of `events` once saved: the trace written and
+/// read back, checked by a fresh monitor session, and (a trace the tester wrote) judged as the
+/// tester judges its probes, each judgment's finding once (as `cmd/trace.rs` merges them). A
+/// shrunk failure is kept only if this finds its rule too, so that the saved trace shows what
+/// the report says.
+pub fn trace_check(events: &[Event]) -> Vec<Violation> {
+    let text: String = events.iter().map(|e| e.to_line() + "\n").collect();
+    let Ok(read) = agentpi_monitor::trace::parse(text.as_bytes()) else {
+        return Vec::new();
+    };
+    let mut session = agentpi_monitor::Session::new();
+    for event in &read {
+        session.feed(event);
+    }
+    let mut found = session.finish().violations;
+    if read.iter().any(|e| e.kind() == Some("test")) {
+        for v in judge::judge(&read).violations {
+            if !found.iter().any(|o| o.index == v.index && o.rule == v.rule) {
+                found.push(v);
+            }
+        }
+    }
+    found
+}
+
+/// Whether `agentpi trace check` of `events` reports `rule`.
+pub fn checked(events: &[Event], rule: &str) -> bool {
+    trace_check(events).iter().any(|v| v.rule == rule)
 }

@@ -406,9 +406,9 @@ fn header(report: &Report) -> String {
         _ => String::new(),
     };
     format!(
-        "agentpi lint: {} ({era}{} tools)\n",
+        "agentpi lint: {} ({era}{})\n",
         report.origin,
-        report.tools.len()
+        output::count_of(report.tools.len(), "tool")
     )
 }
 
@@ -450,8 +450,8 @@ fn footer(report: &Report) -> String {
     ));
     let counts = [Severity::Error, Severity::Warning, Severity::Note].map(|s| report.count(s));
     out.push_str(&format!(
-        "{} tools: {} errors, {} warnings, {} notes\n",
-        report.tools.len(),
+        "{}: {} errors, {} warnings, {} notes\n",
+        output::count_of(report.tools.len(), "tool"),
         counts[0],
         counts[1],
         counts[2]

@@ -5,9 +5,11 @@
 use crate::output::{self, errln};
 use crate::wire;
 use agentpi_monitor::trace;
-use agentpi_tester::report::Failure;
+use agentpi_tester::policy::{self, Policy};
+use agentpi_tester::report::{Failure, RuleReport};
 use agentpi_tester::{Config, EraChoice, Outcome, Status, Target, TestError};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -33,9 +35,26 @@ pub struct Args {
     /// Also call tools that may write (not marked read-only, or marked destructive).
     #[arg(long)]
     allow_writes: bool,
-    /// Seconds a request may go unanswered before the client gives up on it.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
+    /// Seconds a request may go unanswered before the client gives up on it (default 10);
+    /// `TOOL=SECONDS` for the calls of one tool (repeatable; over [timeouts] in the config
+    /// file). A request that outlives it is reported as `timeout`, not as a failure.
+    #[arg(long, value_name = "SECONDS|TOOL=SECONDS")]
+    timeout: Vec<String>,
+    /// Which failures fail the test (exit status 1): `should` every one, `must` only those of
+    /// rules whose level is a MUST (default: the config file's, else `should`).
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// A failure of RULE does not fail the test (repeatable; the report echoes it as a
+    /// waiver). A reason each is given in the config file's [waivers].
+    #[arg(long, value_name = "RULE")]
+    allow: Vec<String>,
+    /// A failure of RULE fails the test whatever --fail-on says (repeatable).
+    #[arg(long, value_name = "RULE")]
+    deny: Vec<String>,
+    /// Config file: fail_on, deny, [waivers] (RULE = "reason"), [timeouts] (TOOL = SECONDS)
+    /// (default: ./agentpi-test.toml when it exists).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Seconds the server has to exit once its input is closed, before it is stopped (a
     /// later exit fails S5, modern stdio).
     #[arg(long, default_value_t = 2.0)]
@@ -46,6 +65,11 @@ pub struct Args {
     /// Keep a failing run as it was instead of shrinking it.
     #[arg(long)]
     no_shrink: bool,
+    /// How many runs, and shrinks of failed rules, of a stdio server go at once (each a
+    /// server process of its own; default: one more than the cores the load average leaves
+    /// idle, 1 to 4). An HTTP server's go one at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: Option<u64>,
     /// Test a Streamable HTTP server at this http:// or https:// URL (alone: each run a new
     /// session of the running server). With `-- CMD ARGS...` too, agentpi starts that command
     /// afresh for every run (once the URL's port is free), waits up to --timeout seconds until
@@ -66,6 +90,12 @@ enum Format {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    Must,
+    Should,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Era {
     Auto,
     Legacy,
@@ -73,26 +103,22 @@ enum Era {
 }
 
 /// The exit statuses, for `--help`.
-pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed, 1 some rule failed, \
-2 the server could not be started or reached (or said nothing a client can use; with --url \
+pub const EXIT_STATUS: &str = "Exit status: 0 every rule exercised passed (a timeout is no \
+failure; with --fail-on must, --allow or waivers: no failure that fails the test), 1 some rule \
+failed, 2 the server could not be started or reached (or said nothing a client can use; with --url \
 and a command, for any run, the command exited or did not listen within --timeout, or \
-something else listened on the URL's port), a --replay file cannot be read, or a trace or the \
-output could not be written.";
-
-/// The longest `--timeout`, in seconds.
-const MAX_TIMEOUT: f64 = 86_400.0;
+something else listened on the URL's port), a --replay file or the config file cannot be read, \
+a bad flag, a trace or the output could not be written, or the record folder holds another \
+server's traces.";
 
 pub fn run(args: Args) -> u8 {
-    // A day at most: a deadline is an instant, and instants do not reach forever.
-    if !(args.timeout > 0.0 && args.timeout <= MAX_TIMEOUT) {
-        errln!("error: --timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}");
-        return 2;
-    }
-    if !(args.exit_grace > 0.0 && args.exit_grace <= MAX_TIMEOUT) {
-        errln!("error: --exit-grace must be a number of seconds above 0 and at most {MAX_TIMEOUT}");
-        return 2;
-    }
-    let config = config(&args);
+    let config = match config(&args) {
+        Ok(config) => config,
+        Err(why) => {
+            errln!("error: {why}");
+            return 2;
+        }
+    };
     if matches!(config.target, Target::Served { .. }) {
         stop_servers_on_signal();
     }
@@ -131,17 +157,25 @@ fn stop_servers_on_signal() {
     });
 }
 
-fn config(args: &Args) -> Config {
+fn config(args: &Args) -> Result<Config, String> {
+    if !(args.exit_grace > 0.0 && args.exit_grace <= policy::MAX_SECONDS) {
+        return Err(format!(
+            "--exit-grace must be a number of seconds above 0 and at most {}",
+            policy::MAX_SECONDS
+        ));
+    }
+    let file = config_file(args.config.as_deref())?;
+    let (timeout, tool_timeouts) = timeouts(&args.timeout, file.timeouts)?;
     let target = Target::of(args.url.as_deref(), &args.command);
     let dir = args
         .record
         .clone()
         .unwrap_or_else(|| default_dir(&target, args.seed));
-    Config {
+    Ok(Config {
         target,
         seed: args.seed,
         budget: args.budget as usize,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout,
         exit_grace: Duration::from_secs_f64(args.exit_grace),
         allow_writes: args.allow_writes,
         era: match args.era {
@@ -152,10 +186,80 @@ fn config(args: &Args) -> Config {
         keep_runs: args.record.is_some(),
         dir,
         shrink: !args.no_shrink,
-    }
+        tool_timeouts,
+        policy: gate(args, file.policy)?,
+        jobs: args.jobs.map(|n| n as usize),
+    })
 }
 
-/// `$TMPDIR/agentpi-test/NAME-seedN`: the same folder for the same server and seed.
+/// `agentpi-test.toml` (the one named, else the one in the current directory, else none).
+fn config_file(path: Option<&Path>) -> Result<policy::File, String> {
+    let default = Path::new("agentpi-test.toml");
+    let path = match path {
+        Some(path) => path,
+        None if default.is_file() => default,
+        None => return Ok(policy::File::default()),
+    };
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    policy::parse(&name, &text)
+}
+
+/// The `--timeout` flags over the file's [timeouts]: the default and each tool's.
+fn timeouts(
+    flags: &[String],
+    mut tools: BTreeMap<String, Duration>,
+) -> Result<(Duration, BTreeMap<String, Duration>), String> {
+    let mut default = Duration::from_secs(10);
+    for flag in flags {
+        let (tool, seconds) = match flag.rsplit_once('=') {
+            Some((tool, seconds)) => (Some(tool), seconds),
+            None => (None, flag.as_str()),
+        };
+        let d = seconds
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(policy::duration)
+            .ok_or_else(|| {
+                format!(
+                    "--timeout must be a number of seconds above 0 and at most {}, or TOOL=SECONDS: `{flag}`",
+                    policy::MAX_SECONDS
+                )
+            })?;
+        match tool {
+            Some(tool) => tools.insert(tool.to_string(), d),
+            None => {
+                default = d;
+                None
+            }
+        };
+    }
+    Ok((default, tools))
+}
+
+/// The file's policy with `--fail-on`, `--deny` and `--allow` over it.
+fn gate(args: &Args, mut policy: Policy) -> Result<Policy, String> {
+    if let Some(fail_on) = args.fail_on {
+        policy.fail_on = match fail_on {
+            FailOn::Must => agentpi_tester::catalogue::Gate::Must,
+            FailOn::Should => agentpi_tester::catalogue::Gate::Should,
+        };
+    }
+    for rule in &args.deny {
+        policy.deny(rule).map_err(|e| format!("--deny: {e}"))?;
+    }
+    for rule in &args.allow {
+        policy
+            .waive(rule, "--allow on the command line")
+            .map_err(|e| format!("--allow: {e}"))?;
+    }
+    Ok(policy)
+}
+
+/// `$TMPDIR/agentpi-test/NAME-HASH-seedN`: one folder per server and seed, where HASH (a
+/// short FNV-1a of the whole command, the URL and the working directory) keeps apart servers
+/// whose short names agree (two `node index.js --stdio` of different packages).
 fn default_dir(target: &Target, seed: u64) -> PathBuf {
     let name: String = target
         .name()
@@ -170,13 +274,27 @@ fn default_dir(target: &Target, seed: u64) -> PathBuf {
         .collect();
     std::env::temp_dir()
         .join("agentpi-test")
-        .join(format!("{name}-seed{seed}"))
+        .join(format!("{name}-{:08x}-seed{seed}", server_hash(target)))
+}
+
+/// FNV-1a (32 bits) of the server's spawn fields and the working directory: stable across
+/// platforms and versions, unlike `std`'s hasher.
+fn server_hash(target: &Target) -> u32 {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let text = format!(
+        "{}\0{}",
+        serde_json::Value::Object(target.spawn_fields()),
+        cwd.display()
+    );
+    text.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 fn replay(
     config: &Config,
     file: &PathBuf,
-    progress: &dyn Fn(String),
+    progress: agentpi_tester::Progress,
 ) -> Result<Outcome, TestError> {
     let bytes = std::fs::read(file)
         .map_err(|e| TestError::Unreachable(format!("cannot read `{}`: {e}", file.display())))?;
@@ -195,8 +313,10 @@ fn print(args: &Args, outcome: &Outcome) -> u8 {
     output::finish(&text, status)
 }
 
-/// The report as text: each failed rule with its finding and sequence chart, each passed
-/// rule in a line, the rules not exercised grouped by why.
+/// The report as text: each failed rule with its finding and sequence chart (those that
+/// fail the test first), each timed-out rule, each passed rule in a line, the rules not
+/// exercised grouped by why, the notes, the waivers, and the totals with what decided the
+/// exit status.
 fn text(o: &Outcome) -> String {
     let mut out = format!(
         "agentpi test: {} ({} era, {}), {}, seed {}\n",
@@ -206,14 +326,16 @@ fn text(o: &Outcome) -> String {
         output::count_of(o.runs, "run"),
         o.seed
     );
-    for r in o.rules.iter().filter(|r| r.status == Status::Failed) {
-        out += &format!("FAILED {}: {}\n", r.rule, r.why);
-        if let Some(path) = &r.trace {
-            out += &format!("  trace: {}\n", path.display());
-        }
-        if let Some(f) = &r.failure {
-            out += &failure(f);
-        }
+    let failed = |gating: bool| {
+        o.rules
+            .iter()
+            .filter(move |r| r.status == Status::Failed && r.gating == gating)
+    };
+    for r in failed(true).chain(failed(false)) {
+        out += &failed_text(r, o);
+    }
+    for r in o.rules.iter().filter(|r| r.status == Status::Timeout) {
+        out += &format!("TIMEOUT {}: {}\n", r.rule, r.why);
     }
     for r in o.rules.iter().filter(|r| r.status == Status::Passed) {
         out += &format!("passed {}: {}\n", r.rule, r.why);
@@ -222,13 +344,71 @@ fn text(o: &Outcome) -> String {
     for note in &o.notes {
         out += &format!("note: {note}\n");
     }
-    out += &format!(
-        "agentpi test: {} passed, {} failed, {} not exercised\n",
+    for (rule, reason, used) in o.waivers() {
+        let state = if used {
+            "it failed"
+        } else {
+            "it did not fail: the waiver can go"
+        };
+        out += &format!("waived {rule}: {reason} ({state})\n");
+    }
+    out + &totals(o)
+}
+
+/// A failed rule: FAILED when it fails the test, else why it does not.
+fn failed_text(r: &RuleReport, o: &Outcome) -> String {
+    let head = match (&r.waived, r.gating) {
+        (_, true) => format!("FAILED {}", r.rule),
+        (Some(reason), false) => format!("failed {} (waived: {reason})", r.rule),
+        (None, false) => format!(
+            "failed {} (a SHOULD: below --fail-on {})",
+            r.rule,
+            o.policy.fail_on_str()
+        ),
+    };
+    let mut out = format!("{head}: {}\n", r.why);
+    if let Some(path) = &r.trace {
+        out += &format!("  trace: {}\n", path.display());
+    }
+    if let Some(f) = &r.failure {
+        out += &failure(f);
+    }
+    out
+}
+
+/// The last lines: counts, time and shrinking's share, and what fails the test.
+fn totals(o: &Outcome) -> String {
+    let timeouts = match o.count(Status::Timeout) {
+        0 => String::new(),
+        n => format!("{n} timed out, "),
+    };
+    let gating: Vec<&str> = o
+        .rules
+        .iter()
+        .filter(|r| r.gating)
+        .map(|r| r.rule)
+        .collect();
+    let verdict = if gating.is_empty() {
+        format!(
+            "no failure fails the test (--fail-on {})",
+            o.policy.fail_on_str()
+        )
+    } else {
+        format!(
+            "fails the test (--fail-on {}): {}",
+            o.policy.fail_on_str(),
+            gating.join(", ")
+        )
+    };
+    format!(
+        "agentpi test: {} passed, {} failed, {timeouts}{} not exercised; {:.1} s ({:.1} s shrinking, {}); {verdict}\n",
         o.count(Status::Passed),
         o.count(Status::Failed),
-        o.count(Status::NotExercised)
-    );
-    out
+        o.count(Status::NotExercised),
+        o.seconds,
+        o.shrink_seconds,
+        output::count_of(o.shrink_replays, "replay")
+    )
 }
 
 fn failure(f: &Failure) -> String {

@@ -72,8 +72,13 @@ fn adoption(cx: &mut Context, tools: usize) {
     if cx.mcp_plus || tools == 0 {
         return;
     }
+    let its = if tools == 1 {
+        "its one tool carries no".to_string()
+    } else {
+        format!("none of its {tools} tools carries")
+    };
     let message = format!(
-        "the server does not use MCP+: none of its {tools} tools carries `_meta[\"{}\"]` (side effects, approval, failure modes, summary, dependencies)",
+        "the server does not use MCP+: {its} `_meta[\"{}\"]` (side effects, approval, failure modes, summary, dependencies)",
         mcp_plus::KEY
     );
     cx.server("P002", "", message).diagnostic.help = Some(

@@ -3,6 +3,8 @@
 //! cancellation of a call in flight, a page of a list, ...). A rule checked on every
 //! message is only "passed" when the server sent such a message.
 
+mod cancels;
+
 use agentpi_monitor::{Dir, Event};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -18,8 +20,17 @@ struct Facts {
     client_notes: bool,
     progress: bool,
     token_given: bool,
+    /// A cancellation that could have shown a late answer (`cancelled_past_window`).
     cancel_in_flight: bool,
     late_cancel: bool,
+    /// The server sent `notifications/cancelled` (it cancelled one of its requests, or ended
+    /// a listen).
+    server_cancels: bool,
+    /// The server sent a log message, a list-changed notification.
+    log_messages: bool,
+    list_changed: bool,
+    /// The capabilities the server declared (initialize or discover result).
+    declared: Value,
     tools_requests: bool,
     tools_listed: bool,
     typed_results: bool,
@@ -51,7 +62,14 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
         }
     };
     let legacy = !f.modern;
-    when(f.server_messages, &["J1", "J12", "J13", "C1", "T6"]);
+    when(f.server_messages, &["J1", "J12", "J13"]);
+    // A prohibition only a message the server chose to send can break.
+    when(f.server_cancels, &["C1"]);
+    let list_changes = f.declared.pointer("/tools/listChanged") == Some(&Value::Bool(true));
+    when(
+        f.list_changed || (f.server_messages && !list_changes),
+        &["T6"],
+    );
     when(f.server_messages && !f.http, &["S1", "S2"]);
     when(f.server_requests, &["J2", "J3", "J4"]);
     when(f.responses, &["J5", "J6"]);
@@ -68,14 +86,19 @@ pub fn exercised(events: &[Event]) -> BTreeSet<&'static str> {
     when(legacy && f.sampling, &["X4"]);
     when(legacy && f.elicitation, &["X5"]);
     when(legacy && f.init_answered, &["L8", "L10"]);
-    when(legacy && f.server_messages, &["X1", "X2", "X6"]);
+    when(legacy && f.server_messages, &["X1", "X2"]);
+    let logging = f.declared.get("logging").is_some_and(|l| !l.is_null());
+    when(
+        legacy && (f.log_messages || (f.server_messages && !logging)),
+        &["X6"],
+    );
     when(legacy && f.cancel_in_flight, &["C3"]);
     when(f.modern && f.cancel_in_flight, &["C4"]);
     when(f.modern && f.http && f.cancel_in_flight, &["C5"]);
     when(f.late_cancel, &["C7"]);
-    when(f.token_given || f.progress, &["P2"]);
-    when(f.progress, &["P3"]);
-    when(f.token_given && f.responses, &["P4"]);
+    // Progress rules are broken only by progress the server sends.
+    when(f.progress, &["P2", "P3"]);
+    when(f.progress && f.responses, &["P4"]);
     when(f.tools_requests, &["T1"]);
     when(f.tools_listed, &["T2"]);
     when(f.typed_results, &["T4"]);
@@ -102,9 +125,7 @@ fn facts(events: &[Event]) -> Facts {
     let mut carried: HashMap<u64, String> = HashMap::new();
     for e in events {
         f.http |= e.exchange().is_some();
-        if let Some(of) = closed(e, &carried) {
-            // A modern client's close of a request's stream is its cancellation (C5).
-            f.cancel_in_flight |= f.modern && asked.contains_key(of) && !answered.contains(of);
+        if closed(e, &carried).is_some() {
             continue;
         }
         let Some(m) = parse(e).filter(|_| e.is_message()) else {
@@ -124,6 +145,7 @@ fn facts(events: &[Event]) -> Facts {
             _ => {}
         }
     }
+    f.cancel_in_flight = crate::facts::cancels::past_window(events, f.modern);
     f
 }
 
@@ -169,10 +191,8 @@ fn client(
             let of = params
                 .and_then(|p| p.get("requestId"))
                 .map(Value::to_string);
-            match of {
-                Some(of) if answered.contains(&of) => f.late_cancel = true,
-                Some(of) if asked.contains_key(&of) => f.cancel_in_flight = true,
-                _ => {}
+            if of.is_some_and(|of| answered.contains(&of)) {
+                f.late_cancel = true;
             }
         }
         None => f.client_notes = true,
@@ -193,6 +213,9 @@ fn server(
         f.progress |= method == "notifications/progress";
         f.sampling |= method == "sampling/createMessage";
         f.elicitation |= method == "elicitation/create";
+        f.server_cancels |= method == "notifications/cancelled";
+        f.log_messages |= method == "notifications/message";
+        f.list_changed |= method.ends_with("/list_changed");
         let params = m.get("params");
         let meta = params.and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1subscriptionId"));
         f.listen_stream |= meta.is_some();
@@ -218,6 +241,11 @@ fn server(
     f.results = true;
     f.listen_ended |= asked_method == "subscriptions/listen";
     f.input_required |= result.get("resultType").and_then(Value::as_str) == Some("input_required");
+    if matches!(asked_method.as_str(), "initialize" | "server/discover")
+        && let Some(caps) = result.get("capabilities")
+    {
+        f.declared = caps.clone();
+    }
     match asked_method.as_str() {
         "initialize" => {
             f.init_answered = true;
@@ -271,7 +299,7 @@ mod tests {
 
     #[test]
     fn a_modern_close_of_a_call_in_flight_exercises_c4_and_c5() {
-        let bytes = include_bytes!("../../../tests/tester/http_close_cancel.jsonl");
+        let bytes = include_bytes!("../../../../tests/tester/http_close_cancel.jsonl");
         let (events, rules) = exercised_by(bytes);
         assert!(rules.contains("C4") && rules.contains("C5"), "{rules:?}");
         // Without the closes the calls were never cancelled.
@@ -286,7 +314,7 @@ mod tests {
     /// tasks/cancel) exercises T8 and X7.
     #[test]
     fn a_call_with_a_task_exercises_t8_and_x7() {
-        let (_, rules) = exercised_by(include_bytes!("../../../tests/tester/task_cancel.jsonl"));
+        let (_, rules) = exercised_by(include_bytes!("../../../../tests/tester/task_cancel.jsonl"));
         assert!(rules.contains("T8") && rules.contains("X7"), "{rules:?}");
     }
 
@@ -294,7 +322,7 @@ mod tests {
     /// (here the client cancels it, so not until a result for it is added).
     #[test]
     fn an_acknowledged_listen_exercises_m13_and_its_end_m15() {
-        let bytes = include_bytes!("../../../tests/tester/listen_stdio.jsonl");
+        let bytes = include_bytes!("../../../../tests/tester/listen_stdio.jsonl");
         let (mut events, rules) = exercised_by(bytes);
         assert!(rules.contains("M13") && !rules.contains("M15"), "{rules:?}");
         let end = r#"{"t":9.0,"dir":"s2c","raw":"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"resultType\":\"complete\"}}"}"#;
@@ -306,7 +334,7 @@ mod tests {
     #[test]
     fn an_input_required_result_exercises_m11() {
         let bytes = include_bytes!(
-            "../../monitor/tests/traces/modern_input_required_typed_tool_clean.jsonl"
+            "../../../monitor/tests/traces/modern_input_required_typed_tool_clean.jsonl"
         );
         let (events, rules) = exercised_by(bytes);
         assert!(rules.contains("M11"), "{rules:?}");
