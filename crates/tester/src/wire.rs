@@ -334,11 +334,31 @@ mod tests {
         assert_eq!((reply.status, text.as_str()), (202, "{}"));
     }
 
+    /// A server that answers one request with `reply`, then keeps the connection open until
+    /// the returned sender is dropped (a stream that would go on forever).
+    fn serve_held(reply: &'static [u8]) -> (Endpoint, std::sync::mpsc::Sender<()>) {
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(reply);
+            let _ = held.recv();
+        });
+        let e = Endpoint::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+        (e, hold)
+    }
+
+    /// The server holds the stream open for as long as the test runs, so the reader can end
+    /// only by the shutdown (whatever it read first) or, were the shutdown lost, by its
+    /// deadline: a timeout is the failure this test looks for.
     #[test]
-    fn a_shutdown_unblocks_a_reader_and_a_deadline_ends_it() {
+    fn a_shutdown_unblocks_a_reader() {
         let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: 1\r\n\r\n";
-        let e = serve(head, Duration::from_secs(5));
-        let far = Instant::now() + Duration::from_secs(30);
+        let (e, _hold) = serve_held(head);
+        let far = Instant::now() + Duration::from_secs(60);
         let stream = send(&e, "POST", b"{}", &[], far).unwrap();
         let closer = stream.try_clone().unwrap();
         let mut reply = receive(stream, far).unwrap();
@@ -347,15 +367,25 @@ mod tests {
             reply.body.read_to_end(&mut rest).map(|_| rest)
         });
         closer.shutdown(Shutdown::Both).unwrap();
-        // The reader returns (what came before the close may or may not have been read
-        // first): the join would hang for the server's 5 s hold, then the 30 s deadline.
-        let _ = reader.join().unwrap();
-        let e = serve(head, Duration::from_secs(5));
+        let read = reader.join().unwrap();
+        assert!(
+            read.as_ref()
+                .map_or_else(|e| e.kind() != io::ErrorKind::TimedOut, |_| true),
+            "{read:?}"
+        );
+    }
+
+    /// Whichever step the deadline falls in (connecting, the head or the body of a stream
+    /// that never ends), the exchange ends with a timeout, never a hang.
+    #[test]
+    fn a_deadline_ends_an_endless_stream() {
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: 1\r\n\r\n";
+        let (e, _hold) = serve_held(head);
         let soon = Instant::now() + Duration::from_millis(300);
-        let mut reply = receive(send(&e, "POST", b"{}", &[], soon).unwrap(), soon).unwrap();
-        let mut rest = Vec::new();
-        let err = reply.body.read_to_end(&mut rest).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        let ended = send(&e, "POST", b"{}", &[], soon)
+            .and_then(|stream| receive(stream, soon))
+            .and_then(|mut reply| reply.body.read_to_end(&mut Vec::new()));
+        assert_eq!(ended.unwrap_err().kind(), io::ErrorKind::TimedOut);
     }
 
     #[test]
