@@ -47,6 +47,8 @@ pub enum Era {
     Unknown,
     Legacy,
     Modern,
+    /// Sessions of both eras (a report of several sessions only: each session has one era).
+    Mixed,
 }
 
 impl Era {
@@ -55,6 +57,7 @@ impl Era {
             Era::Unknown => "unknown",
             Era::Legacy => "legacy",
             Era::Modern => "modern",
+            Era::Mixed => "mixed",
         }
     }
 }
@@ -69,29 +72,112 @@ pub struct Report {
     pub open_requests: Vec<OpenRequest>,
     /// What limited the checks (the model gave up, the checker fell behind, ...).
     pub notes: Vec<String>,
+    /// Each session's own report, when the trace holds more than one (`Sessions`: several
+    /// clients through one HTTP listener); empty for a trace of one session. The fields above
+    /// then sum them up: every violation and open request, each of one session.
+    pub sessions: Vec<SessionReport>,
+}
+
+/// The report of one session of a trace that holds several.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionReport {
+    /// How the report names it: the `Mcp-Session-Id` the server assigned, `stateless` for
+    /// what belongs to no session (modern requests), `initialize@N` for a legacy session the
+    /// server gave no id (opened by the `initialize` at event N).
+    pub session: String,
+    /// The `Mcp-Session-Id`, when the server assigned one.
+    pub mcp_session_id: Option<String>,
+    pub report: Report,
 }
 
 impl Report {
-    /// The report as MONITOR.md fixes it (plus `raw` per violation and `notes`).
+    /// The report as MONITOR.md fixes it (plus `raw` per violation and `notes`; with several
+    /// sessions, `sessions` and the `session` of each violation and open request).
     pub fn to_json(&self) -> Value {
+        let owner = self.owners();
+        let session = |index: usize| owner.get(&index).map(|s| json!(s));
         let violations: Vec<Value> = self
             .violations
             .iter()
-            .map(|v| {
-                json!({"rule": v.rule, "level": v.level, "index": v.index, "dir": v.dir.as_str(),
-                       "message": v.message, "spec": v.spec, "expected": v.expected,
-                       "raw": String::from_utf8_lossy(&v.raw)})
-            })
+            .map(|v| with_session(violation_json(v), session(v.index)))
             .collect();
         let open: Vec<Value> = self
             .open_requests
             .iter()
-            .map(|o| json!({"index": o.index, "dir": o.dir.as_str(), "id": o.id, "method": o.method}))
+            .map(|o| with_session(open_json(o), session(o.index)))
             .collect();
-        json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
+        let mut report = json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
                "messages": self.messages, "violations": violations, "open_requests": open,
-               "notes": self.notes})
+               "notes": self.notes});
+        if !self.sessions.is_empty() {
+            let sessions: Vec<Value> = self.sessions.iter().map(SessionReport::to_json).collect();
+            report["sessions"] = json!(sessions);
+        }
+        report
     }
+
+    /// The session of each violation and open request, by event index (several sessions
+    /// only: each event belongs to one).
+    fn owners(&self) -> HashMap<usize, &str> {
+        let mut owner = HashMap::new();
+        for s in &self.sessions {
+            let indices = s.report.violations.iter().map(|v| v.index);
+            let open = s.report.open_requests.iter().map(|o| o.index);
+            owner.extend(indices.chain(open).map(|i| (i, s.session.as_str())));
+        }
+        owner
+    }
+
+    /// The session of the violation or open request at event `index`, when the trace holds
+    /// several.
+    pub fn session_at(&self, index: usize) -> Option<&str> {
+        self.sessions
+            .iter()
+            .find(|s| {
+                s.report.violations.iter().any(|v| v.index == index)
+                    || s.report.open_requests.iter().any(|o| o.index == index)
+            })
+            .map(|s| s.session.as_str())
+    }
+}
+
+impl SessionReport {
+    fn to_json(&self) -> Value {
+        let r = &self.report;
+        let named = |v: Value| with_session(v, Some(json!(self.session)));
+        let violations: Vec<Value> = r
+            .violations
+            .iter()
+            .map(|v| named(violation_json(v)))
+            .collect();
+        let open: Vec<Value> = r
+            .open_requests
+            .iter()
+            .map(|o| named(open_json(o)))
+            .collect();
+        json!({"session": self.session, "mcp_session_id": self.mcp_session_id,
+               "era": r.era.as_str(), "protocol_version": r.protocol_version,
+               "messages": r.messages, "violations": violations, "open_requests": open,
+               "notes": r.notes})
+    }
+}
+
+fn violation_json(v: &Violation) -> Value {
+    json!({"rule": v.rule, "level": v.level, "index": v.index, "dir": v.dir.as_str(),
+           "message": v.message, "spec": v.spec, "expected": v.expected,
+           "raw": String::from_utf8_lossy(&v.raw)})
+}
+
+fn open_json(o: &OpenRequest) -> Value {
+    json!({"index": o.index, "dir": o.dir.as_str(), "id": o.id, "method": o.method})
+}
+
+/// `value` with a `session` field, when there is one to name.
+fn with_session(mut value: Value, session: Option<Value>) -> Value {
+    if let Some(session) = session {
+        value["session"] = session;
+    }
+    value
 }
 
 /// A request in flight, by key (`c2s:5`: request 5 sent by the client).
@@ -281,6 +367,13 @@ impl Session {
         self.violations[before..].to_vec()
     }
 
+    /// Takes event `index` of a trace whose other events went to other sessions
+    /// (`Sessions`): the same as [`Session::feed`], with the trace's own numbering.
+    pub(crate) fn feed_at(&mut self, index: usize, event: &Event) -> Vec<Violation> {
+        self.next_index = index;
+        self.feed(event)
+    }
+
     /// Ends the session: checks what still waits on the era and returns the report.
     pub fn finish(mut self) -> Report {
         if !self.waiting.is_empty() {
@@ -311,6 +404,7 @@ impl Session {
             violations: self.violations,
             open_requests: open,
             notes: self.notes,
+            sessions: Vec::new(),
         }
     }
 
@@ -354,7 +448,7 @@ impl Session {
         let model = match self.era {
             Era::Legacy => Some(model::legacy()),
             Era::Modern => Some(model::modern()),
-            Era::Unknown => None,
+            Era::Unknown | Era::Mixed => None,
         };
         if let Some(model) = model {
             match model.and_then(|m| m.start(self.reference)) {
@@ -379,6 +473,14 @@ impl Session {
             }
             let found = self.http.head(event, cx);
             self.report_http(index, event, found);
+            self.refused_without_message(index, event);
+            return;
+        }
+        if self.era != Era::Modern && !event.relayed() {
+            // What a server sent on a stream the client had dropped, which the HTTP proxy
+            // went on reading: the client never got it, and in the legacy era the drop
+            // cancels nothing (C6), so there is nothing to judge (a resumed stream may replay
+            // it: that is the first time the client gets it).
             return;
         }
         self.over_http = event.exchange().is_some();
@@ -432,9 +534,13 @@ impl Session {
                 }
                 self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
-            Message::Response { id, outcome } => {
-                self.response(event.dir, id, outcome, event.t, &mut found)
-            }
+            Message::Response { id, outcome } => match self.refusal(event, id, outcome) {
+                Refusal::OfRequest(asked) => {
+                    self.response(event.dir, &asked, outcome, event.t, &mut found)
+                }
+                Refusal::OfOther => Vec::new(),
+                Refusal::No => self.response(event.dir, id, outcome, event.t, &mut found),
+            },
         };
         let answered = self.answered.take();
         if !enveloped && found.is_empty() {
@@ -444,6 +550,54 @@ impl Session {
         let what = describe(&message);
         for obs in observations {
             self.step(index, event, &obs, &what);
+        }
+    }
+
+    /// Whether response `id` is the JSON-RPC error with a null id that came with an HTTP error
+    /// status (what the transport asks of a server that cannot accept a message: "an HTTP
+    /// error status code (e.g., 400 Bad Request) ... MAY comprise a JSON-RPC error response
+    /// that has no id", and a 400 for an unsupported `MCP-Protocol-Version`): it answers the
+    /// message its exchange carried, a request (which it settles) or a notification or
+    /// response (outside the model, as a refused notification is).
+    fn refusal(&self, event: &Event, id: &Value, outcome: &Result<Value, Value>) -> Refusal {
+        let Some(x) = event.exchange() else {
+            return Refusal::No;
+        };
+        let refused = self.http.status(x).is_some_and(|s| s >= 400);
+        if event.dir != Dir::S2c || !id.is_null() || outcome.is_ok() || !refused {
+            return Refusal::No;
+        }
+        match self.cancelled.request_in(x) {
+            None => Refusal::OfOther,
+            Some(key) => self
+                .requests
+                .get(key)
+                .map_or(Refusal::No, |p| Refusal::OfRequest(p.id.clone())),
+        }
+    }
+
+    /// An HTTP error status whose response carries no message (no body, or one that is no
+    /// JSON-RPC: a 404 for a terminated session, the proxy's 502) answers the request of its
+    /// exchange: the request is settled, as by an error.
+    fn refused_without_message(&mut self, index: usize, event: &Event) {
+        let (Some(x), Some(false)) = (event.exchange(), http::error_status(event)) else {
+            return;
+        };
+        let Some(id) = self
+            .cancelled
+            .request_in(x)
+            .and_then(|key| self.requests.get(key))
+            .map(|p| p.id.clone())
+        else {
+            return;
+        };
+        let mut found = Vec::new();
+        let obs = self.response(Dir::S2c, &id, &Err(json!({})), event.t, &mut found);
+        self.report(index, event, found);
+        let status = event.fields.get("status").map_or(Value::Null, Value::clone);
+        let what = format!("HTTP status {status} for request {id}");
+        for o in obs {
+            self.step(index, event, &o, &what);
         }
     }
 
@@ -894,6 +1048,16 @@ impl Session {
     }
 }
 
+/// What an error with a null id answers over HTTP (see `Session::refusal`).
+enum Refusal {
+    /// The request of its exchange, by its id.
+    OfRequest(Value),
+    /// The notification or response its exchange carried.
+    OfOther,
+    /// Not an HTTP refusal: judged by its id.
+    No,
+}
+
 /// The listen stream a modern notification names in `_meta`.
 fn subscription_id(params: Option<&Value>) -> Option<&Value> {
     params?
@@ -1014,6 +1178,29 @@ mod tests {
                 .all(|l| l.starts_with("s2c("))
         );
         assert_eq!(session.era(), Era::Legacy);
+    }
+
+    /// Over Streamable HTTP, an error with a null id that comes with an HTTP error status
+    /// answers the request its exchange carried (a TypeScript server refusing the Python
+    /// SDK's `server/discover` probe with 400), as does an error status without a message
+    /// (a 404 without a body): neither is J6, and neither request is left open.
+    #[test]
+    fn an_http_error_status_answers_its_request() {
+        let lines = [
+            r#"{"dir":"c2s","exchange":0,"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}"}"#,
+            r#"{"dir":"event","event":"http","method":"POST","path":"/mcp","status":400,"headers":[["content-type","application/json"]],"request_headers":[["accept","application/json, text/event-stream"]],"exchange":0}"#,
+            r#"{"dir":"s2c","exchange":0,"raw":"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request\"},\"id\":null}"}"#,
+            r#"{"dir":"c2s","exchange":1,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"}"#,
+            r#"{"dir":"event","event":"http","method":"POST","path":"/mcp","status":404,"headers":[],"request_headers":[["accept","application/json, text/event-stream"]],"exchange":1}"#,
+        ];
+        let events = crate::trace::parse(lines.join("\n").as_bytes()).unwrap();
+        let mut session = Session::new();
+        for event in &events {
+            assert_eq!(session.feed(event), Vec::new());
+        }
+        let report = session.finish();
+        assert_eq!(report.violations, Vec::new());
+        assert_eq!(report.open_requests, Vec::new());
     }
 
     /// An error with a null id answers a malformed client message (JSON-RPC asks for it);

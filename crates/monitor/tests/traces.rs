@@ -1,19 +1,21 @@
 //! Trace checks, data-driven: each tests/traces/*.jsonl is checked with a fresh `Session`
 //! and its report (as `agentpi trace check --format json` prints it) is pinned as a snapshot.
 //! File names say which rules the trace breaks; `clean` breaks none. `http_*` traces were
-//! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs).
+//! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs). Each trace is
+//! judged as `trace check` judges it: per session (`Sessions`), so that a trace of several
+//! clients behind one listener gives each session's findings alone.
 
-use agentpi_monitor::{Session, trace};
+use agentpi_monitor::{Session, Sessions, trace};
 use std::path::Path;
 
 fn check(file: &Path) -> String {
     let bytes = std::fs::read(file).unwrap();
     let events = trace::parse(&bytes).unwrap();
-    let mut session = Session::new();
+    let mut sessions = Sessions::new();
     for event in &events {
-        session.feed(event);
+        sessions.feed(event);
     }
-    let report = session.finish();
+    let report = sessions.finish();
     serde_json::to_string_pretty(&report.to_json()).unwrap()
 }
 

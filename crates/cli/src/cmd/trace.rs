@@ -2,7 +2,7 @@
 
 use super::Format;
 use crate::{output, wire};
-use agentpi_monitor::{Session, trace};
+use agentpi_monitor::{Event, Sessions, trace};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,16 +44,23 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
-    let mut session = Session::new();
+    let mut sessions = Sessions::new();
     for event in &events {
-        session.feed(event);
+        sessions.feed(event);
     }
-    let mut report = session.finish();
+    let mut report = sessions.finish();
     tested(&events, &mut report);
     let status = u8::from(!report.violations.is_empty());
     let text = match args.format {
         Format::Json => report.to_json().to_string() + "\n",
-        Format::Text => wire::text(&args.file, &report, &|i| wire::chart(&events, 0, i)),
+        Format::Text => {
+            let chart_of = |i: usize| {
+                let session = report.session_at(i);
+                let keep = |e: &Event| session.is_none() || sessions.session_of(e) == session;
+                wire::chart_of_session(&events, 0, i, session, &keep)
+            };
+            wire::text(&args.file, &report, &chart_of)
+        }
     };
     output::finish(&text, status)
 }
