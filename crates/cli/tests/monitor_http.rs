@@ -184,8 +184,21 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "modern_after_response", &["H10", "M14"]),
         ("modern", "modern_request", &["H10"]),
         ("modern_cancel", "good", &["C5"]),
-        // Closing the call's stream is its cancellation: the call is not left open.
-        ("modern_close", "modern_slow", &[]),
+        // Closing the call's stream is its cancellation: the call is not left open. The
+        // monitor reads on what the server still sends for it (the upstream half-closed):
+        // an answer a second later is C4; a server that reads the close sends none.
+        ("modern_close", "modern_slow", &["C4"]),
+        ("modern_close", "modern_slow_honours_close", &[]),
+        // J4 holds the id of a request in flight only: closing its stream ends it, so the
+        // id may name a new request at once; the old one's late answer, on its own stream,
+        // is no answer of the new one (C4, not J6).
+        (
+            "modern_reuse_in_flight",
+            "modern_slow_honours_close",
+            &["J4"],
+        ),
+        ("modern_reuse_after_close", "modern_slow_honours_close", &[]),
+        ("modern_reuse_after_close", "modern_slow", &["C4"]),
         ("modern", "modern_listen_unrequested", &["M13"]),
         ("modern", "modern_listen_log", &["M14"]),
         ("modern", "modern_listen_unmarked", &["M13"]),

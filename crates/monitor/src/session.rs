@@ -231,6 +231,9 @@ pub struct Session {
     /// Messages of each side whose envelope was broken, not yet answered with an error whose
     /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
     unreadable: HashMap<Dir, usize>,
+    /// The request each HTTP POST exchange carried (its id) and what became of it, until
+    /// the response on its stream.
+    streams: HashMap<u64, (Value, Fate)>,
 }
 
 impl Default for Session {
@@ -265,6 +268,7 @@ impl Session {
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
+            streams: HashMap::new(),
         }
     }
 
@@ -514,13 +518,14 @@ impl Session {
         let mut found = Vec::new();
         let observations = match &message {
             Message::Request { id, method, params } => {
-                if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
-                    self.cancelled.request(&format!("c2s:{id}"), x);
-                }
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
                 found.extend(self.ledger.request(id, event.dir, method, p, modern));
-                self.request(index, event.dir, id, method, p, &mut found)
+                let obs = self.request(index, event.dir, id, method, p, &mut found);
+                if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
+                    self.posted(x, id, &obs);
+                }
+                obs
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
@@ -534,12 +539,21 @@ impl Session {
                 }
                 self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
-            Message::Response { id, outcome } => match self.refusal(event, id, outcome) {
-                Refusal::OfRequest(asked) => {
-                    self.response(event.dir, &asked, outcome, event.t, &mut found)
+            Message::Response { id, outcome } => match self.on_stream(event, id) {
+                // Its request reused the id of one in flight (J4): the model has no name
+                // for it.
+                Some(Fate::Again) => Vec::new(),
+                Some(Fate::Superseded(closed)) => {
+                    found.extend(late_answer(id, outcome, closed, event.t));
+                    Vec::new()
                 }
-                Refusal::OfOther => Vec::new(),
-                Refusal::No => self.response(event.dir, id, outcome, event.t, &mut found),
+                _ => match self.refusal(event, id, outcome) {
+                    Refusal::OfRequest(asked) => {
+                        self.response(event.dir, &asked, outcome, event.t, &mut found)
+                    }
+                    Refusal::OfOther => Vec::new(),
+                    Refusal::No => self.response(event.dir, id, outcome, event.t, &mut found),
+                },
             },
         };
         let answered = self.answered.take();
@@ -550,6 +564,29 @@ impl Session {
         let what = describe(&message);
         for obs in observations {
             self.step(index, event, &obs, &what);
+        }
+    }
+
+    /// Request `id` came in POST exchange `x`, taken by the model as `obs` says (a new
+    /// request, or `again`: the id of one in flight).
+    fn posted(&mut self, x: u64, id: &Value, obs: &[Observation]) {
+        let first = obs.first().and_then(|o| o.args.first());
+        let again = matches!(first, Some(Arg::Ctor(name, _)) if name == "again");
+        let key = format!("c2s:{id}");
+        if !again {
+            self.cancelled.request(&key, x);
+        }
+        let fate = if again { Fate::Again } else { Fate::Live };
+        self.streams.insert(x, (id.clone(), fate));
+    }
+
+    /// What a server response on an HTTP POST stream answers, when it has the id of the
+    /// request that stream carried (over HTTP a response comes on its request's own stream).
+    fn on_stream(&mut self, event: &Event, id: &Value) -> Option<Fate> {
+        let x = event.exchange().filter(|_| event.dir == Dir::S2c)?;
+        match self.streams.get(&x) {
+            Some((asked, _)) if asked == id => self.streams.remove(&x).map(|(_, fate)| fate),
+            _ => None,
         }
     }
 
@@ -751,7 +788,13 @@ impl Session {
         }
         if self.cancelled.was_closed(&key) {
             // The old request's stream is closed, so it is no longer in flight: the id names
-            // a new request (J4 forbids reusing the id of a request in flight only).
+            // a new request (J4 forbids reusing the id of a request in flight only). What the
+            // server still sends for the old one comes on the old stream.
+            if let Some(old) = self.cancelled.exchange_of(&key)
+                && let Some((_, fate)) = self.streams.get_mut(&old)
+            {
+                *fate = Fate::Superseded(self.cancelled.cancelled_at(&key));
+            }
             self.cancelled.reuse(&key);
             if let Some(replay) = &mut self.replay {
                 replay.forget(&key);
@@ -1046,6 +1089,41 @@ impl Session {
             );
         }
     }
+}
+
+/// What became of the request an HTTP POST stream carried, for the response on it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fate {
+    /// In the model, by its id.
+    Live,
+    /// It reused the id of a request in flight (J4): not in the model.
+    Again,
+    /// Its client closed the stream (at this time) and a later request has its id.
+    Superseded(Option<f64>),
+}
+
+/// C4 for a response on a stream its client closed (at `closed`) whose id a later request
+/// now has: outside the model, which holds the id for the later request. Within the race
+/// window it crossed the close.
+fn late_answer(
+    id: &Value,
+    outcome: &Result<Value, Value>,
+    closed: Option<f64>,
+    t: Option<f64>,
+) -> Option<Finding> {
+    if let (Some(closed), Some(t)) = (closed, t)
+        && t - closed <= crate::crossing::RACE_WINDOW
+    {
+        return None;
+    }
+    let kind = if outcome.is_ok() { "result" } else { "error" };
+    let says = rules::find("C4").map_or("", |r| r.says);
+    Some((
+        "C4",
+        format!(
+            "{kind} for request {id} on the stream the client closed (a later request has its id): {says}"
+        ),
+    ))
 }
 
 /// What an error with a null id answers over HTTP (see `Session::refusal`).

@@ -15,9 +15,11 @@
 //!
 //! An event without an exchange (stdio, process events) belongs to the `stateless` one: a
 //! stdio trace is one session, judged exactly as [`Session`] alone judges it. A request body
-//! comes before the head of its exchange, which holds the headers that decide: events are
-//! held, in order, until the head of the first one's exchange is known (at most
-//! [`HOLD_LIMIT`] of them; then the body alone decides), so that each session sees its
+//! comes before the head of its exchange, which holds the headers that decide. The monitor
+//! writes the request's `Mcp-Session-Id` on the body's line (`mcp_session_id`, null when it
+//! had none), which decides at once; for a trace without it, events are held, in order,
+//! until the head of the first one's exchange is known (at most [`HOLD_LIMIT`] of them, or
+//! until its client closed it; then the body alone decides), so that each session sees its
 //! events in the order of the trace.
 
 use crate::http::request_header;
@@ -69,6 +71,9 @@ pub struct Sessions {
     route: HashMap<u64, usize>,
     /// What the request body of each exchange not yet routed said.
     bodies: HashMap<u64, Body>,
+    /// The sessions opened by an `initialize` routed by its body, to be named by the id
+    /// their exchange's head assigns.
+    naming: HashMap<u64, usize>,
     /// The legacy session opened last.
     latest: Option<usize>,
     /// Events waiting for the head of an exchange, with their indices.
@@ -100,6 +105,7 @@ impl Sessions {
             by_id: HashMap::new(),
             route: HashMap::new(),
             bodies: HashMap::new(),
+            naming: HashMap::new(),
             latest: None,
             held: VecDeque::new(),
             next_index: 0,
@@ -208,19 +214,60 @@ impl Sessions {
         sum(reports)
     }
 
-    /// What an event tells about routes: the head of an exchange decides its session.
+    /// What an event tells about routes: the head of an exchange decides its session, or
+    /// its request body when the record says which session the request carried
+    /// (`mcp_session_id`, written by `agentpi monitor --listen`).
     fn learn(&mut self, index: usize, event: &Event) {
         let Some(x) = event.exchange() else { return };
-        if self.route.contains_key(&x) {
-            return;
-        }
         if event.kind() == Some("http") {
-            let body = self.bodies.remove(&x);
-            let unit = self.route_head(index, event, body);
-            self.route.insert(x, unit);
+            if let Some(unit) = self.naming.remove(&x) {
+                self.name(unit, response_header(event, "mcp-session-id"));
+            } else if !self.route.contains_key(&x) {
+                let body = self.bodies.remove(&x);
+                let unit = self.route_head(index, event, body);
+                self.route.insert(x, unit);
+            }
+        } else if self.route.contains_key(&x) {
+            // Routed already.
         } else if event.dir == Dir::C2s {
-            self.bodies.insert(x, body_of(event));
+            self.route_body(index, x, event);
+        } else if event.client_closed() && self.bodies.contains_key(&x) {
+            // The client gave up before the head: none may come.
+            self.route_alone(index, x);
         }
+    }
+
+    /// The session of a request body, when its line says which `Mcp-Session-Id` the request
+    /// carried; else it waits for the head.
+    fn route_body(&mut self, index: usize, x: u64, event: &Event) {
+        let body = body_of(event);
+        let unit = match event.fields.get("mcp_session_id") {
+            Some(Value::String(id)) => self.by_id(id.clone()),
+            Some(Value::Null) if body == Body::Initialize => {
+                let unit = self.opened(index, None);
+                // Named by the id its response assigns.
+                self.naming.insert(x, unit);
+                unit
+            }
+            Some(Value::Null) if body == Body::Modern => 0,
+            Some(Value::Null) => self.latest.unwrap_or(0),
+            _ => {
+                self.bodies.insert(x, body);
+                return;
+            }
+        };
+        self.route.insert(x, unit);
+    }
+
+    /// Names session `unit` (opened by an `initialize`) by the id its response assigned,
+    /// unless another session has it.
+    fn name(&mut self, unit: usize, assigned: Option<&str>) {
+        let Some(id) = assigned.filter(|id| !self.by_id.contains_key(*id)) else {
+            return;
+        };
+        self.by_id.insert(id.to_string(), unit);
+        self.units[unit].name = id.to_string();
+        self.units[unit].mcp_session_id = Some(id.to_string());
     }
 
     /// The session of an exchange, from its head (request headers, and the response's
