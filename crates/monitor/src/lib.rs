@@ -8,6 +8,7 @@
 //! `Sessions` sorts the events of a trace that holds several sessions (clients behind one
 //! HTTP listener) and feeds each session's to a `Session` of its own.
 
+pub mod across;
 pub mod base64;
 pub mod bind;
 pub mod crossing;
