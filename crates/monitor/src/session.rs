@@ -548,6 +548,13 @@ impl Session {
                     Vec::new()
                 }
                 _ => match self.refusal(event, id, outcome) {
+                    Refusal::OfRequest(asked) if asked.is_null() => {
+                        // A request whose id is null (J2) refused: the answer JSON-RPC asks
+                        // for a malformed message, outside the model as that message is.
+                        self.answer_unreadable(event.dir);
+                        self.requests.remove("c2s:null");
+                        Vec::new()
+                    }
                     Refusal::OfRequest(asked) => {
                         self.response(event.dir, &asked, outcome, event.t, &mut found)
                     }
