@@ -29,8 +29,8 @@ pub fn line(v: &Violation, session: Option<&str>) -> String {
 }
 
 /// `{name}: ` or, for a finding of one of several sessions, `{name}: session {s}: `.
-fn prefix(name: &str, report: &Report, index: usize) -> String {
-    match report.session_at(index) {
+fn prefix(name: &str, session: Option<&&str>) -> String {
+    match session {
         Some(s) => format!("{name}: session {s}: "),
         None => format!("{name}: "),
     }
@@ -40,10 +40,11 @@ fn prefix(name: &str, report: &Report, index: usize) -> String {
 /// session).
 pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> String {
     let mut out = String::new();
+    let owners = report.owners();
     for v in &report.violations {
         out += &format!(
             "{}message {} ({}): {} {}: {} [{}]\n",
-            prefix(name, report, v.index),
+            prefix(name, owners.get(&v.index)),
             v.index,
             v.dir.as_str(),
             v.rule,
@@ -78,7 +79,7 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
     for o in &report.open_requests {
         out += &format!(
             "{}open at the end: request {} `{}` ({}, message {})\n",
-            prefix(name, report, o.index),
+            prefix(name, owners.get(&o.index)),
             o.id,
             o.method,
             o.dir.as_str(),

@@ -542,3 +542,46 @@ fn several_traces_of_one_server_are_judged_together() {
     let missing = check(&["modern_good", "no_such_trace"], false);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// `trace check` of a recording of two clients through one HTTP listener names the session
+/// of each finding, in the text (the finding, its chart, a summary per session) and the
+/// JSON; the chart shows that session's messages alone (the other client's tool call is not
+/// in it).
+#[test]
+fn a_trace_of_two_sessions_names_them() {
+    let file = repo().join("crates/monitor/tests/traces/http_sessions_h4_in_one_of_two.jsonl");
+    let text = Command::new(agentpi())
+        .args(["trace", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&text.stdout);
+    let second = "c1fe9599-7c13-4b53-af3d-ab39605deaec";
+    assert!(
+        text.contains(&format!("session {second}: message 19 (event): H4 MUST")),
+        "{text}"
+    );
+    let chart: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != format!("  session {second}:"))
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(chart.iter().any(|l| l.contains("initialize #1")), "{text}");
+    assert!(!chart.iter().any(|l| l.contains("tools/call")), "{text}");
+    assert!(
+        text.ends_with("2 sessions, 12 messages, 1 violation, 0 open requests\n"),
+        "{text}"
+    );
+    let json = Command::new(agentpi())
+        .args(["trace", "check", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["violations"][0]["session"], second);
+    let sessions: Vec<&Value> = report["sessions"].as_array().unwrap().iter().collect();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1]["violations"][0]["rule"], "H4");
+    assert_eq!(sessions[0]["violations"], Value::Array(vec![]));
+}

@@ -118,7 +118,7 @@ impl Report {
 
     /// The session of each violation and open request, by event index (several sessions
     /// only: each event belongs to one).
-    fn owners(&self) -> HashMap<usize, &str> {
+    pub fn owners(&self) -> HashMap<usize, &str> {
         let mut owner = HashMap::new();
         for s in &self.sessions {
             let indices = s.report.violations.iter().map(|v| v.index);
@@ -126,18 +126,6 @@ impl Report {
             owner.extend(indices.chain(open).map(|i| (i, s.session.as_str())));
         }
         owner
-    }
-
-    /// The session of the violation or open request at event `index`, when the trace holds
-    /// several.
-    pub fn session_at(&self, index: usize) -> Option<&str> {
-        self.sessions
-            .iter()
-            .find(|s| {
-                s.report.violations.iter().any(|v| v.index == index)
-                    || s.report.open_requests.iter().any(|o| o.index == index)
-            })
-            .map(|s| s.session.as_str())
     }
 }
 

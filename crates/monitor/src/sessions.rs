@@ -180,6 +180,17 @@ impl Sessions {
     pub fn finish(&mut self) -> Report {
         // Violations found now are in the report.
         let _ = self.release(true);
+        let mut reports = self.reports();
+        if reports.len() == 1 {
+            return reports.remove(0).report;
+        }
+        sum(reports)
+    }
+
+    /// Each session's report, in the order they began; the `stateless` one only if it holds
+    /// a message or a finding (it holds at least the process events), else its notes go to
+    /// the first.
+    fn reports(&mut self) -> Vec<SessionReport> {
         let checkers = std::mem::take(&mut self.checkers);
         let mut reports: Vec<(Option<usize>, SessionReport)> = checkers
             .into_iter()
@@ -193,8 +204,6 @@ impl Sessions {
                 (u.first, report)
             })
             .collect();
-        // The stateless session holds at least the process events; it counts only if it holds
-        // a message (or a finding).
         let empty = |r: &Report| r.messages == 0 && r.violations.is_empty();
         if reports.len() > 1 && empty(&reports[0].1.report) {
             let notes = reports.remove(0).1.report.notes;
@@ -205,13 +214,9 @@ impl Sessions {
                 }
             }
         }
-        // In the order they began (a session that took process events only, last).
+        // A session that took process events only goes last.
         reports.sort_by_key(|(first, _)| first.unwrap_or(usize::MAX));
-        let mut reports: Vec<SessionReport> = reports.into_iter().map(|(_, r)| r).collect();
-        if reports.len() == 1 {
-            return reports.remove(0).report;
-        }
-        sum(reports)
+        reports.into_iter().map(|(_, r)| r).collect()
     }
 
     /// What an event tells about routes: the head of an exchange decides its session, or

@@ -86,8 +86,9 @@ fn check(file: &str) -> Result<Checked, u8> {
 
 /// The report of one trace as text, each chart of its finding's session.
 pub(super) fn text_of(c: &Checked) -> String {
+    let owners = c.report.owners();
     let chart_of = |i: usize| {
-        let session = c.report.session_at(i);
+        let session = owners.get(&i).copied();
         let keep = |e: &Event| session.is_none() || c.sessions.session_of(e) == session;
         wire::chart_of_session(&c.events, 0, i, session, &keep)
     };
