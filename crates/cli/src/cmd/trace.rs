@@ -2,8 +2,9 @@
 //! each alone and, when there are several (of one server), together (`trace_across`).
 
 use super::Format;
+use super::trace_across::{self, Checked};
 use crate::{output, wire};
-use agentpi_monitor::{Event, Report, Sessions, trace};
+use agentpi_monitor::{Event, Sessions, trace};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,14 +32,6 @@ pub const EXIT_STATUS: &str = "Exit status: 0 no violation, 1 at least one viola
 trace, or across the traces), 2 a file cannot be read (with FILE:LINE: and why) or the output \
 could not be written.";
 
-/// One trace, checked.
-pub(super) struct Checked {
-    pub file: String,
-    pub events: Vec<Event>,
-    pub sessions: Sessions,
-    pub report: Report,
-}
-
 pub fn run(args: Args) -> u8 {
     let Action::Check(args) = args.action;
     let mut checked = Vec::new();
@@ -56,7 +49,7 @@ pub fn run(args: Args) -> u8 {
         };
         return output::finish(&text, status);
     }
-    let (text, status) = super::trace_across::render(&checked, args.format);
+    let (text, status) = trace_across::render(&checked, args.format, &text_of);
     output::finish(&text, status)
 }
 
@@ -85,7 +78,7 @@ fn check(file: &str) -> Result<Checked, u8> {
 }
 
 /// The report of one trace as text, each chart of its finding's session.
-pub(super) fn text_of(c: &Checked) -> String {
+fn text_of(c: &Checked) -> String {
     let owners = c.report.owners();
     let chart_of = |i: usize| {
         let session = owners.get(&i).copied();

@@ -5,27 +5,43 @@
 //! JSON, `{"traces": [{"file", ...report}], "across": [...]}`.
 
 use super::Format;
-use super::trace::{Checked, text_of};
 use crate::output;
-use agentpi_monitor::Event;
 use agentpi_monitor::across::{self, Across};
+use agentpi_monitor::{Event, Report, Sessions};
 use serde_json::{Value, json};
 
-/// The text or JSON of `checked`, and the exit status (1 for any violation, in a trace or
-/// across them).
-pub(super) fn render(checked: &[Checked], format: Format) -> (String, u8) {
+/// One trace, checked (by `trace`).
+pub(super) struct Checked {
+    pub file: String,
+    pub events: Vec<Event>,
+    pub sessions: Sessions,
+    pub report: Report,
+}
+
+/// The text or JSON of `checked` (each trace's text by `text_of`), and the exit status (1
+/// for any violation, in a trace or across them).
+pub(super) fn render(
+    checked: &[Checked],
+    format: Format,
+    text_of: &dyn Fn(&Checked) -> String,
+) -> (String, u8) {
     let traces: Vec<&[Event]> = checked.iter().map(|c| c.events.as_slice()).collect();
     let found = across::judge(&traces);
     let violations: usize = checked.iter().map(|c| c.report.violations.len()).sum();
     let status = u8::from(violations > 0 || !found.is_empty());
     let text = match format {
         Format::Json => json_of(checked, &found).to_string() + "\n",
-        Format::Text => text(checked, &found, violations),
+        Format::Text => text(checked, &found, violations, text_of),
     };
     (text, status)
 }
 
-fn text(checked: &[Checked], found: &[Across], violations: usize) -> String {
+fn text(
+    checked: &[Checked],
+    found: &[Across],
+    violations: usize,
+    text_of: &dyn Fn(&Checked) -> String,
+) -> String {
     let mut out: String = checked.iter().map(text_of).collect();
     let file = |i: usize| checked.get(i).map_or("?", |c| c.file.as_str());
     for f in found {
