@@ -19,6 +19,10 @@ modern_close      modern, with a second tool call (id 6) whose stream it closes 
                   (the call's cancellation over Streamable HTTP, C5)
 modern_cancel     modern, and then cancels the tool call with notifications/cancelled, which
                   HTTP never uses: closing the stream is the cancellation (C5)
+modern_reuse_in_flight  modern, with a tool call (id 6) whose stream it keeps open while it
+                  sends tools/list with the same id 6 (J4), then closes the call's stream
+modern_reuse_after_close  modern, closes the stream of tool call 6 and at once sends
+                  tools/list with the same id 6: the call is no longer in flight (J4 holds)
 """
 
 import http.client
@@ -46,7 +50,13 @@ def request(verb: str, message=None, **headers) -> http.client.HTTPResponse:
         sent["Content-Type"] = "application/json"
     connection.request(verb, URL.path, body=body, headers=sent)
     response = connection.getresponse()
-    response.read()
+    if verb == "GET":
+        # A real server keeps its GET stream open: what came within a second is enough.
+        connection.sock.settimeout(1.0)
+    try:
+        response.read()
+    except TimeoutError:
+        pass
     connection.close()
     return response
 
@@ -68,9 +78,9 @@ def modern(id_, method, extra=None, meta_extra=None, **headers) -> None:
     rpc(id_, method, {"_meta": meta, **(extra or {})}, **{"Mcp_Method": method, **headers})
 
 
-def close(id_, method, extra) -> None:
-    """Sends a modern request, reads its response head and closes the stream unread: the
-    request's cancellation over Streamable HTTP (C5)."""
+def opened(id_, method, extra) -> http.client.HTTPResponse:
+    """Sends a modern request and reads its response head: its stream stays open until the
+    response is closed."""
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "http-client", "version": "1"}}
@@ -80,8 +90,17 @@ def close(id_, method, extra) -> None:
                        headers={"Accept": BOTH, "Content-Type": "application/json",
                                 "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method,
                                 "Mcp-Name": "weather", "Mcp-Param-Region": "eu"})
-    connection.getresponse().close()
-    connection.close()
+    response = connection.getresponse()
+    connection.close()  # the response holds the stream
+    return response
+
+
+def close(id_, method, extra, then=None) -> None:
+    """Sends a modern request, reads its response head and closes the stream unread: the
+    request's cancellation over Streamable HTTP (C5). `then` runs right after the close."""
+    opened(id_, method, extra).close()
+    if then:
+        then()
     time.sleep(1.5)  # the server's answer comes (and finds the stream gone) meanwhile
 
 
@@ -96,8 +115,16 @@ def main() -> None:
         region = None if MODE == "modern_no_param" else "eu"
         modern(4, "tools/call", {"name": "weather", "arguments": {"region": "eu"}},
                Mcp_Name="weather", Mcp_Param_Region=region)
+        call = {"name": "weather", "arguments": {"region": "eu"}}
         if MODE == "modern_close":
-            close(6, "tools/call", {"name": "weather", "arguments": {"region": "eu"}})
+            close(6, "tools/call", call)
+        if MODE == "modern_reuse_after_close":
+            close(6, "tools/call", call, lambda: modern(6, "tools/list"))
+        if MODE == "modern_reuse_in_flight":
+            stream = opened(6, "tools/call", call)
+            modern(6, "tools/list")
+            stream.close()
+            time.sleep(1.5)
         if MODE == "modern_cancel":
             cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                       "params": {"requestId": 4}}

@@ -25,10 +25,15 @@ A subscriptions/listen is acknowledged, gets the notifications it asked for, the
 modern_listen_unrequested  sends prompts/list_changed on a listen that did not ask for it (M13)
 modern_listen_log   sends a log message on a listen stream (M14)
 modern_listen_unmarked  sends tools/list_changed on a listen stream without its subscriptionId (M13)
-modern_slow         answers tools/call 6 on an SSE stream a second after its head
+modern_slow         answers tools/call 6 on an SSE stream a second after its head, whether
+                    or not the client closed the stream meanwhile (C4 when it did)
+modern_slow_honours_close  the same, but a close of the stream (the end of the connection,
+                    which the monitor passes on as a half-close) cancels the call: no answer
 """
 
 import json
+import select
+import socket
 import time
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -148,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 result = {"resultType": "complete", "content": [{"type": "text", "text": "sunny"}],
                           "_meta": HINTS["_meta"]}
-                if MODE == "modern_slow" and id_ == 6:
+                if MODE.startswith("modern_slow") and id_ == 6:
                     self.slow({"jsonrpc": "2.0", "id": id_, "result": result})
                 else:
                     self.json(200, {"jsonrpc": "2.0", "id": id_, "result": result})
@@ -166,7 +171,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
         self.close_connection = True
-        time.sleep(1.0)
+        if MODE == "modern_slow_honours_close":
+            readable, _, _ = select.select([self.connection], [], [], 1.0)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                return  # the client closed the stream: the call is cancelled
+        else:
+            time.sleep(1.0)
         try:
             self.wfile.write(event(response))
             self.wfile.flush()

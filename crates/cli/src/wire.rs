@@ -1,6 +1,7 @@
 //! How `agentpi monitor` and `agentpi trace check` show what they found: one line per
 //! violation, the report as text (with the last messages before each violation as a sequence
-//! chart) or as JSON.
+//! chart) or as JSON. A trace of several sessions (clients behind one HTTP listener) names
+//! the session of each finding, and its chart shows that session's messages alone.
 
 use crate::{msc, output};
 use agentpi_check::{Trace, TraceStep};
@@ -12,10 +13,12 @@ const CHART_MESSAGES: usize = 8;
 /// How many expected labels the text shows.
 const EXPECTED_SHOWN: usize = 6;
 
-/// One line for a violation, as the monitor writes it to standard error.
-pub fn line(v: &Violation) -> String {
+/// One line for a violation, as the monitor writes it to standard error; `session` names
+/// its session when the trace holds several.
+pub fn line(v: &Violation, session: Option<&str>) -> String {
+    let of = session.map_or(String::new(), |s| format!(" in session {s}"));
     format!(
-        "agentpi monitor: {} {} at message {} ({}): {} [{}]",
+        "agentpi monitor: {} {} at message {} ({}){of}: {} [{}]",
         v.rule,
         v.level,
         v.index,
@@ -25,12 +28,23 @@ pub fn line(v: &Violation) -> String {
     )
 }
 
-/// The report as text; `chart_of(index)` draws the messages up to event `index`.
+/// `{name}: ` or, for a finding of one of several sessions, `{name}: session {s}: `.
+fn prefix(name: &str, session: Option<&&str>) -> String {
+    match session {
+        Some(s) => format!("{name}: session {s}: "),
+        None => format!("{name}: "),
+    }
+}
+
+/// The report as text; `chart_of(index)` draws the messages up to event `index` (of its
+/// session).
 pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> String {
     let mut out = String::new();
+    let owners = report.owners();
     for v in &report.violations {
         out += &format!(
-            "{name}: message {} ({}): {} {}: {} [{}]\n",
+            "{}message {} ({}): {} {}: {} [{}]\n",
+            prefix(name, owners.get(&v.index)),
             v.index,
             v.dir.as_str(),
             v.rule,
@@ -64,7 +78,8 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
     }
     for o in &report.open_requests {
         out += &format!(
-            "{name}: open at the end: request {} `{}` ({}, message {})\n",
+            "{}open at the end: request {} `{}` ({}, message {})\n",
+            prefix(name, owners.get(&o.index)),
             o.id,
             o.method,
             o.dir.as_str(),
@@ -74,8 +89,27 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
     for note in &report.notes {
         out += &format!("{name}: note: {note}\n");
     }
-    out += &format!(
-        "{name}: {} era{}, {}, {}, {}\n",
+    for s in &report.sessions {
+        out += &format!("{name}: session {}: {}", s.session, summary_of(&s.report));
+    }
+    if report.sessions.is_empty() {
+        out += &format!("{name}: {}", summary_of(report));
+    } else {
+        out += &format!(
+            "{name}: {}, {}, {}, {}\n",
+            output::count_of(report.sessions.len(), "session"),
+            output::count_of(report.messages, "message"),
+            output::count_of(report.violations.len(), "violation"),
+            output::count_of(report.open_requests.len(), "open request")
+        );
+    }
+    out
+}
+
+/// `legacy era (2025-11-25), 10 messages, 1 violation, 0 open requests` and a newline.
+fn summary_of(report: &Report) -> String {
+    format!(
+        "{} era{}, {}, {}, {}\n",
         report.era.as_str(),
         report
             .protocol_version
@@ -85,8 +119,7 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
         output::count_of(report.messages, "message"),
         output::count_of(report.violations.len(), "violation"),
         output::count_of(report.open_requests.len(), "open request")
-    );
-    out
+    )
 }
 
 /// The last messages up to event `index` as a sequence chart between client and server;
@@ -94,8 +127,21 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
 /// closes of a request's HTTP stream and its resumptions of one are steps too: they are
 /// what a modern cancellation and a legacy dropped stream (C6) are made of.
 pub fn chart(events: &[Event], first: usize, index: usize) -> String {
+    chart_of_session(events, first, index, None, &|_| true)
+}
+
+/// [`chart`] of the events of one session: those `keep` takes; `session` names it above the
+/// chart.
+pub fn chart_of_session(
+    events: &[Event],
+    first: usize,
+    index: usize,
+    session: Option<&str>,
+    keep: &dyn Fn(&Event) -> bool,
+) -> String {
     let upto = events.len().min((index + 1).saturating_sub(first));
-    let shown: Vec<(Dir, String)> = steps_of(&events[..upto]);
+    let kept: Vec<&Event> = events[..upto].iter().filter(|e| keep(e)).collect();
+    let shown: Vec<(Dir, String)> = steps_of(&kept);
     let from = shown.len().saturating_sub(CHART_MESSAGES);
     let steps = shown[from..]
         .iter()
@@ -114,12 +160,16 @@ pub fn chart(events: &[Event], first: usize, index: usize) -> String {
         steps,
         loop_start: None,
     };
-    msc::render_columns(&trace, &["client", "server"])
+    let chart = msc::render_columns(&trace, &["client", "server"]);
+    match session {
+        Some(s) => format!("session {s}:\n{chart}"),
+        None => chart,
+    }
 }
 
 /// Each message of `events` and each of the client's stream closes and resumptions, with
 /// its direction and its label in a few words.
-fn steps_of(events: &[Event]) -> Vec<(Dir, String)> {
+fn steps_of(events: &[&Event]) -> Vec<(Dir, String)> {
     // The request each exchange carried, and the exchange of each SSE event id.
     let mut carried = std::collections::HashMap::new();
     let mut sse = std::collections::HashMap::new();

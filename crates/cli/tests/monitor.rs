@@ -482,3 +482,106 @@ fn unreadable_traces_name_their_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("t.jsonl:2: not a JSON object"), "{err}");
 }
+
+/// `trace check A B ...` checks each trace alone and then the traces together (M7, M8): the
+/// text gives each trace's summary and one line per finding across them, naming both
+/// traces; the JSON gives each trace's report with its `file` and the `across` findings; a
+/// finding across the traces alone makes the exit status 1. A trace that cannot be read
+/// still exits 2.
+#[test]
+fn several_traces_of_one_server_are_judged_together() {
+    let across = repo().join("crates/monitor/tests/traces/across");
+    let file = |name: &str| across.join(format!("{name}.jsonl")).display().to_string();
+    let check = |names: &[&str], json: bool| {
+        let mut cmd = Command::new(agentpi());
+        cmd.args(["trace", "check"]);
+        if json {
+            cmd.args(["--format", "json"]);
+        }
+        cmd.args(names.iter().map(|n| file(n))).output().unwrap()
+    };
+    let clean = check(&["modern_good", "modern_good2"], false);
+    assert_eq!(clean.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&clean.stdout);
+    assert!(
+        text.ends_with("across: 2 traces, 0 violations in them, 0 violations across them\n"),
+        "{text}"
+    );
+    let listed = check(
+        &["modern_good", "modern_reordered", "modern_other_tools"],
+        false,
+    );
+    assert_eq!(listed.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&listed.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(" M8 ")).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains("modern_reordered.jsonl: message 4 (s2c): M8 SHOULD"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("(against ") && lines[1].contains("modern_good.jsonl message 4"),
+        "{text}"
+    );
+    let json = check(&["modern_context", "modern_context2"], true);
+    assert_eq!(json.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["traces"][1]["file"], file("modern_context2"));
+    assert_eq!(report["traces"][1]["violations"], Value::Array(vec![]));
+    let rules: Vec<&str> = report["across"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["M7", "M7"], "{report:#}");
+    assert_eq!(
+        report["across"][1]["against"]["file"],
+        file("modern_context")
+    );
+    let missing = check(&["modern_good", "no_such_trace"], false);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+/// `trace check` of a recording of two clients through one HTTP listener names the session
+/// of each finding, in the text (the finding, its chart, a summary per session) and the
+/// JSON; the chart shows that session's messages alone (the other client's tool call is not
+/// in it).
+#[test]
+fn a_trace_of_two_sessions_names_them() {
+    let file = repo().join("crates/monitor/tests/traces/http_sessions_h4_in_one_of_two.jsonl");
+    let text = Command::new(agentpi())
+        .args(["trace", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&text.stdout);
+    let second = "c1fe9599-7c13-4b53-af3d-ab39605deaec";
+    assert!(
+        text.contains(&format!("session {second}: message 19 (event): H4 MUST")),
+        "{text}"
+    );
+    let chart: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != format!("  session {second}:"))
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(chart.iter().any(|l| l.contains("initialize #1")), "{text}");
+    assert!(!chart.iter().any(|l| l.contains("tools/call")), "{text}");
+    assert!(
+        text.ends_with("2 sessions, 12 messages, 1 violation, 0 open requests\n"),
+        "{text}"
+    );
+    let json = Command::new(agentpi())
+        .args(["trace", "check", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["violations"][0]["session"], second);
+    let sessions: Vec<&Value> = report["sessions"].as_array().unwrap().iter().collect();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1]["violations"][0]["rule"], "H4");
+    assert_eq!(sessions[0]["violations"], Value::Array(vec![]));
+}

@@ -4,9 +4,11 @@
 //! nothing. A broken peer per HTTP rule (tests/monitor/http_peer.py, a server;
 //! tests/monitor/http_client.py, a client) is caught by that rule and no other, live on
 //! standard error and in the report, which equals `agentpi trace check` of the record.
+//! Real clients that share one listener (TypeScript and Python SDKs, both eras) are judged
+//! each in its own session.
 
 use crate::cases::each_in_parallel;
-use crate::support::{Server, everything, repo};
+use crate::support::{Server, everything, free_port, listening, repo};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -182,8 +184,21 @@ fn broken_http_peers_are_caught_by_their_rule() {
         ("modern", "modern_after_response", &["H10", "M14"]),
         ("modern", "modern_request", &["H10"]),
         ("modern_cancel", "good", &["C5"]),
-        // Closing the call's stream is its cancellation: the call is not left open.
-        ("modern_close", "modern_slow", &[]),
+        // Closing the call's stream is its cancellation: the call is not left open. The
+        // monitor reads on what the server still sends for it (the upstream half-closed):
+        // an answer a second later is C4; a server that reads the close sends none.
+        ("modern_close", "modern_slow", &["C4"]),
+        ("modern_close", "modern_slow_honours_close", &[]),
+        // J4 holds the id of a request in flight only: closing its stream ends it, so the
+        // id may name a new request at once; the old one's late answer, on its own stream,
+        // is no answer of the new one (C4, not J6).
+        (
+            "modern_reuse_in_flight",
+            "modern_slow_honours_close",
+            &["J4"],
+        ),
+        ("modern_reuse_after_close", "modern_slow_honours_close", &[]),
+        ("modern_reuse_after_close", "modern_slow", &["C4"]),
         ("modern", "modern_listen_unrequested", &["M13"]),
         ("modern", "modern_listen_log", &["M14"]),
         ("modern", "modern_listen_unmarked", &["M13"]),
@@ -267,6 +282,113 @@ fn python_client_through_the_monitor_is_recorded_and_clean() {
         assert!(verbs.contains(&verb), "{verbs:?}");
     }
     assert!(trace.iter().all(|e| e["t"].as_f64().is_some()));
+}
+
+/// A real client through the monitor at `url`: `ts` (the TypeScript SDK's `Client`,
+/// legacy), `auto` or `legacy` (the Python SDK's `Client` in that mode). Returns what it
+/// printed.
+fn client(kind: &str, url: &str) -> String {
+    let run = match kind {
+        "ts" => Command::new("node")
+            .arg(repo().join("tests/monitor/ts_http_client.mjs"))
+            .arg(url)
+            .output(),
+        mode => Command::new(repo().join("tests/peers/.venv/bin/python"))
+            .arg(repo().join("tests/monitor/sdk_http_client.py"))
+            .args([url, mode])
+            .output(),
+    }
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{kind}: {stderr}");
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+/// The Python SDK's dual-era server on Streamable HTTP (`tests/tester/sdk_server.py`).
+fn sdk_server() -> (Server, u16) {
+    let port = free_port();
+    let child = Command::new(repo().join("tests/peers/.venv/bin/python"))
+        .arg(repo().join("tests/tester/sdk_server.py"))
+        .args(["--http", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    listening(child, port)
+}
+
+/// The era of each session of a report, in the order they began.
+fn sessions(report: &Value) -> Vec<String> {
+    report["sessions"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|s| s["era"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Real clients one after the other through one listener: each is judged in its own
+/// session (request ids, `initialize`, era), so conforming clients and servers give no
+/// finding at all. Before, the second TypeScript client's `initialize` was J3 and L9; a
+/// modern client after a legacy one broke H5 on every request (the other way round: M1, M2,
+/// H8, H9, J10, M10); and the Python 2.x client's `server/discover`, refused by a
+/// TypeScript server with HTTP 400 and an error whose id is null, was J6 and left open.
+#[test]
+fn real_clients_share_a_listener() {
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        // Two legacy clients, then the Python client's probe refused with 400 before it
+        // falls back to `initialize`: the probe is in `stateless` (era unknown).
+        (
+            "everything",
+            &["ts", "ts", "auto"],
+            &["legacy", "legacy", "unknown", "legacy"],
+        ),
+        // A legacy and a modern client against a dual-era server, both ways round.
+        ("sdk", &["ts", "auto"], &["legacy", "modern"]),
+        ("sdk", &["auto", "ts"], &["modern", "legacy"]),
+        // Three at once: their messages interleave on the listener.
+        (
+            "everything",
+            &["ts", "ts", "legacy", "together"],
+            &["legacy", "legacy", "legacy"],
+        ),
+    ];
+    each_in_parallel(cases, |(server, clients, eras)| {
+        let (_server, port) = match *server {
+            "everything" => everything(),
+            _ => sdk_server(),
+        };
+        let dir = scratch(&format!("shared-{server}-{}", clients.join("-")));
+        let monitor = monitor(port, &dir);
+        let (together, kinds) = match clients.split_last() {
+            Some((&"together", kinds)) => (true, kinds),
+            _ => (false, *clients),
+        };
+        std::thread::scope(|scope| {
+            for kind in kinds {
+                let run = scope.spawn(|| client(kind, &monitor.url));
+                if !together {
+                    run.join().unwrap();
+                }
+            }
+        });
+        let report = finish(monitor, &dir);
+        let name = format!("{clients:?} against {server}");
+        assert_eq!(rules(&report), Vec::<String>::new(), "{name}: {report:#}");
+        assert_eq!(
+            report["open_requests"],
+            Value::Array(vec![]),
+            "{name}: {report:#}"
+        );
+        let mut found = sessions(&report);
+        if together {
+            // Sessions are listed in the order they began: the race's.
+            found.sort();
+        }
+        assert_eq!(found, *eras, "{name}: {report:#}");
+    });
 }
 
 /// When the upstream is gone (a connection to it fails after it has answered), the monitor

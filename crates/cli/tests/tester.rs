@@ -405,7 +405,9 @@ fn real_servers_give_their_pinned_findings() {
             era: "legacy",
             // C6: its sample event store answers a resumption with an event id where the SDK
             // expects the stream's, so the call's answer never reaches the resumed stream.
-            failed: &["C6", "G1", "H7", "J6", "J9", "T5"],
+            // (Its 400 to the `server/discover` probe, with an error whose id is null, answers
+            // the probe: no J6.)
+            failed: &["C6", "G1", "H7", "J9", "T5"],
             holds: &[],
             features: EVERYTHING_FEATURES,
         },

@@ -52,6 +52,12 @@ pub enum EventKind {
         raw: Bytes,
         /// The SSE event's `id`, when the message came in an event that had one.
         sse_id: Option<String>,
+        /// `false` for what a server sent on a response stream after the client closed it:
+        /// read by the proxy (the upstream connection half-closed), not relayed.
+        relayed: bool,
+        /// For a request body: the `Mcp-Session-Id` its request carried (which session it
+        /// belongs to, known before the response's head).
+        session: Option<String>,
     },
     /// The head of a response (or the proxy's own 502 when the upstream could not be reached).
     Http(HttpExchange),
@@ -70,7 +76,7 @@ pub enum EventKind {
 }
 
 /// A request and the head of its response.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HttpExchange {
     pub method: String,
     /// Path and query, as the client sent them.
@@ -83,6 +89,9 @@ pub struct HttpExchange {
     pub response_headers: Vec<(String, String)>,
     /// Why the proxy answered itself (502) instead of relaying the upstream's answer.
     pub error: Option<String>,
+    /// `false` for a head that came after the client had closed its connection: read, not
+    /// relayed.
+    pub relayed: bool,
 }
 
 /// The relay's side of the channel: sending never blocks.

@@ -15,6 +15,7 @@ mod event;
 mod relay;
 mod sse;
 mod tap;
+mod upstream;
 
 pub use event::{Dir, Event, EventKind, HttpExchange, Observer};
 pub use sse::{SseEvent, SseParser};
@@ -22,8 +23,7 @@ pub use sse::{SseEvent, SseParser};
 use hyper::header::HeaderValue;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use relay::Relay;
 use std::io;
@@ -59,7 +59,7 @@ impl std::fmt::Debug for Proxy {
 /// clients are expected to go). Fails if the address cannot be bound or the URL is not
 /// `http://HOST[:PORT]`.
 pub fn serve(listen: SocketAddr, upstream: &Url, observer: Arc<dyn Observer>) -> io::Result<Proxy> {
-    let (origin, host) = origin(upstream)?;
+    let (authority, host) = origin(upstream)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("http-proxy")
@@ -68,16 +68,12 @@ pub fn serve(listen: SocketAddr, upstream: &Url, observer: Arc<dyn Observer>) ->
     let listener = runtime.block_on(TcpListener::bind(listen))?;
     let address = listener.local_addr()?;
     let (events, observer) = event::start(observer)?;
-    let mut client = Client::builder(TokioExecutor::new());
-    client
-        .http1_preserve_header_case(true)
-        .timer(TokioTimer::new());
     let relay = Arc::new(Relay {
-        client: client.build_http(),
-        origin,
+        authority,
         host,
         events,
         next: AtomicU64::new(0),
+        drains: tap::Drains::default(),
     });
     let (stop, stopped) = watch::channel(None);
     let server = runtime.spawn(accept(listener, relay, stopped));
@@ -90,8 +86,8 @@ pub fn serve(listen: SocketAddr, upstream: &Url, observer: Arc<dyn Observer>) ->
     })
 }
 
-/// The upstream's `scheme://authority` and its `Host` header value.
-fn origin(upstream: &Url) -> io::Result<(hyper::Uri, HeaderValue)> {
+/// The upstream's `host:port` and its `Host` header value.
+fn origin(upstream: &Url) -> io::Result<(String, HeaderValue)> {
     let bad = |why: &str| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -106,11 +102,9 @@ fn origin(upstream: &Url) -> io::Result<(hyper::Uri, HeaderValue)> {
         Some(port) => format!("{host}:{port}"),
         None => host.to_string(),
     };
-    let origin = format!("http://{authority}")
-        .parse()
-        .map_err(|_| bad("bad host"))?;
     let header = HeaderValue::from_str(&authority).map_err(|_| bad("bad host"))?;
-    Ok((origin, header))
+    let address = format!("{host}:{}", upstream.port_or_known_default().unwrap_or(80));
+    Ok((address, header))
 }
 
 /// Accepts connections until told to stop, then lets open ones finish for the grace period.
@@ -138,7 +132,13 @@ async fn accept(
         }
     };
     drop(listener);
-    let _ = tokio::time::timeout(grace, graceful.shutdown()).await;
+    let drains = relay.drains.clone();
+    let _ = tokio::time::timeout(grace, async {
+        graceful.shutdown().await;
+        // What servers still send on streams their clients closed is in the record too.
+        drains.done().await;
+    })
+    .await;
 }
 
 fn serve_connection(

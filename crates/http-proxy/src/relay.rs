@@ -2,31 +2,45 @@
 //! headers (header case kept) and body unchanged, only `Host` naming the upstream; the
 //! response comes back the same way, its body relayed frame by frame as it arrives. Both bodies
 //! pass through a [`Tap`] that reports their messages.
+//!
+//! Each exchange has an upstream connection of its own, so that a client's close of one
+//! response stream can be passed on for that exchange alone, as a half-close: the server
+//! reads the end of the connection (the close, which in the modern era cancels the request)
+//! while the proxy goes on reading what it still sends (see `tap`).
 
 use crate::event::{Dir, EventKind, Events, HttpExchange};
-use crate::tap::{Framing, Tap};
+use crate::tap::{DRAIN, Drains, Framing, Tap};
+use crate::upstream::{HalfClosing, Upstream};
 use bytes::Bytes;
-use http_body_util::{Either, Full};
+use http_body_util::{BodyExt, Either, Full};
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioIo;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
 
 /// What a response body is: the upstream's, tapped, or the proxy's own error text.
 pub type ReplyBody = Either<Tap<Incoming>, Full<Bytes>>;
 
 /// What every exchange shares.
 pub struct Relay {
-    pub client: Client<HttpConnector, Tap<Incoming>>,
-    /// `scheme://authority` of the upstream.
-    pub origin: Uri,
+    /// `host:port` of the upstream.
+    pub authority: String,
     pub host: HeaderValue,
     pub events: Events,
     pub next: AtomicU64,
+    /// The response streams the proxy reads on after their client closed them.
+    pub drains: Drains,
 }
+
+/// Why the upstream could not be asked.
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// The task that sends a request upstream and returns the response's head.
+type Sending = JoinHandle<Result<Response<Incoming>, Failure>>;
 
 impl Relay {
     /// Relays one request; never fails (an unreachable upstream is a 502 to the client).
@@ -35,33 +49,23 @@ impl Relay {
         request: Request<Incoming>,
     ) -> Result<Response<ReplyBody>, std::convert::Infallible> {
         let exchange = self.next.fetch_add(1, Ordering::Relaxed);
-        let (mut parts, body) = request.into_parts();
-        let method = parts.method.to_string();
-        let path = parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| "/".to_string(), ToString::to_string);
-        let request_headers = text_headers(&parts.headers);
-        parts.uri = self.upstream_uri(&path);
-        parts.headers.insert(HOST, self.host.clone());
-        let framing = if encoded(&parts.headers) {
-            Framing::Opaque
-        } else {
-            Framing::Whole(Vec::new())
+        let (request, http) = self.upstream_request(request, exchange);
+        let upstream = Arc::new(Upstream::default());
+        let sending = {
+            let (relay, upstream) = (Arc::clone(&self), Arc::clone(&upstream));
+            tokio::spawn(async move { relay.send(request, upstream).await })
         };
-        let body = Tap::new(body, framing, Dir::C2s, exchange, self.events.clone());
-        let mut http = HttpExchange {
-            method,
-            path,
-            status: 0,
-            request_headers,
-            response_headers: Vec::new(),
-            error: None,
+        let waiting = Waiting {
+            relay: Arc::clone(&self),
+            exchange,
+            upstream: Arc::clone(&upstream),
+            pending: Some((sending, http)),
         };
-        let reply = match self.client.request(Request::from_parts(parts, body)).await {
-            Ok(response) => self.tapped(response, exchange),
+        let (sent, mut http) = waiting.head().await;
+        let reply = match sent {
+            Ok(response) => self.tapped(response, exchange, upstream),
             Err(error) => {
-                let reason = describe(&error);
+                let reason = describe(error.as_ref());
                 http.error = Some(reason.clone());
                 bad_gateway(reason)
             }
@@ -72,31 +76,168 @@ impl Relay {
         Ok(reply)
     }
 
-    fn upstream_uri(&self, path: &str) -> Uri {
-        let origin = self.origin.to_string();
-        let joined = format!("{}{path}", origin.trim_end_matches('/'));
-        // The path came parsed from a request line, so it joins into a valid URI.
-        joined.parse().unwrap_or_else(|_| self.origin.clone())
+    /// The request as it goes upstream (origin-form path, `Host` the upstream's, its body
+    /// tapped), and the `http` event of its exchange so far.
+    fn upstream_request(
+        &self,
+        request: Request<Incoming>,
+        exchange: u64,
+    ) -> (Request<Tap<Incoming>>, HttpExchange) {
+        let (mut parts, body) = request.into_parts();
+        let path = parts
+            .uri
+            .path_and_query()
+            .map_or_else(|| "/".to_string(), ToString::to_string);
+        let http = HttpExchange {
+            method: parts.method.to_string(),
+            path: path.clone(),
+            request_headers: text_headers(&parts.headers),
+            relayed: true,
+            ..HttpExchange::default()
+        };
+        let session = parts
+            .headers
+            .get("mcp-session-id")
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        // Origin form: the connection is the upstream's own.
+        parts.uri = path.parse().unwrap_or_else(|_| Uri::from_static("/"));
+        parts.headers.insert(HOST, self.host.clone());
+        let framing = if encoded(&parts.headers) {
+            Framing::Opaque
+        } else {
+            Framing::Whole(Vec::new())
+        };
+        let events = self.events.clone();
+        let body = Tap::new(body, framing, Dir::C2s, exchange, events).of_session(session);
+        (Request::from_parts(parts, body), http)
     }
 
-    fn tapped(&self, response: Response<Incoming>, exchange: u64) -> Response<ReplyBody> {
+    /// Sends `request` on a new connection to the upstream, which half-closes itself once
+    /// `upstream` is abandoned (the client closed the response).
+    async fn send(
+        &self,
+        request: Request<Tap<Incoming>>,
+        upstream: Arc<Upstream>,
+    ) -> Result<Response<Incoming>, Failure> {
+        let stream = TcpStream::connect(&self.authority).await?;
+        // Messages are small and interactive: send each frame at once.
+        stream.set_nodelay(true)?;
+        let stream = HalfClosing::new(stream, upstream);
+        let (mut sender, connection) = hyper::client::conn::http1::Builder::new()
+            .preserve_header_case(true)
+            .handshake(TokioIo::new(stream))
+            .await?;
+        // It runs until the response's body is done (or given up); its error ends that body.
+        tokio::spawn(connection);
+        Ok(sender.send_request(request).await?)
+    }
+
+    fn framing(response: &Response<Incoming>) -> Framing {
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let framing = if encoded(response.headers()) {
+        if encoded(response.headers()) {
             Framing::Opaque
         } else {
             Framing::for_content_type(content_type)
-        };
+        }
+    }
+
+    fn tapped(
+        &self,
+        response: Response<Incoming>,
+        exchange: u64,
+        upstream: Arc<Upstream>,
+    ) -> Response<ReplyBody> {
+        let framing = Relay::framing(&response);
         let events = self.events.clone();
-        response.map(|body| Either::Left(Tap::new(body, framing, Dir::S2c, exchange, events)))
+        let drains = self.drains.clone();
+        response.map(|body| {
+            let tap = Tap::new(body, framing, Dir::S2c, exchange, events);
+            Either::Left(tap.drained_after_close(upstream, drains))
+        })
+    }
+
+    /// The client closed its connection before the response's head came: what the upstream
+    /// still answers (the head, then the body) is read for [`DRAIN`] and reported, not
+    /// relayed.
+    async fn read_on_headless(
+        self: Arc<Self>,
+        sending: Sending,
+        mut http: HttpExchange,
+        exchange: u64,
+    ) {
+        let reading = async {
+            let Ok(Ok(response)) = sending.await else {
+                return;
+            };
+            http.status = response.status().as_u16();
+            http.response_headers = text_headers(response.headers());
+            http.relayed = false;
+            self.events.send(exchange, EventKind::Http(http));
+            let framing = Relay::framing(&response);
+            let body = response.into_body();
+            let mut rest = Tap::new(body, framing, Dir::S2c, exchange, self.events.clone());
+            rest = rest.unrelayed();
+            while let Some(Ok(_)) = rest.frame().await {}
+        };
+        let _ = tokio::time::timeout(DRAIN, reading).await;
+        self.drains.end();
+    }
+}
+
+/// An exchange waiting for the upstream's response head. Dropped while it waits (hyper
+/// drops the exchange of a client that closed its connection), it reports the close, passes
+/// it on to the upstream, and reads on what the upstream still answers.
+struct Waiting {
+    relay: Arc<Relay>,
+    exchange: u64,
+    upstream: Arc<Upstream>,
+    pending: Option<(Sending, HttpExchange)>,
+}
+
+impl Waiting {
+    /// The response, or why there is none; and the `http` event to fill in.
+    async fn head(mut self) -> (Result<Response<Incoming>, Failure>, HttpExchange) {
+        let sent = match self.pending.as_mut() {
+            Some((sending, _)) => sending.await.unwrap_or_else(|e| Err(Box::new(e))),
+            None => Err("nothing was sent".into()),
+        };
+        let http = self
+            .pending
+            .take()
+            .map(|(_, http)| http)
+            .unwrap_or_default();
+        (sent, http)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let Some((sending, http)) = self.pending.take() else {
+            return;
+        };
+        let closed = EventKind::Aborted {
+            dir: Dir::S2c,
+            reason: "the client closed the connection before the response's head".into(),
+            pending: 0,
+            by_receiver: true,
+        };
+        self.relay.events.send(self.exchange, closed);
+        self.upstream.abandon();
+        // Dropped outside the runtime (it is stopping): nothing more to read.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            self.relay.drains.begin();
+            let relay = Arc::clone(&self.relay);
+            runtime.spawn(relay.read_on_headless(sending, http, self.exchange));
+        }
     }
 }
 
 /// The error and every cause, the last of which says what failed (refused, reset).
-fn describe(error: &hyper_util::client::legacy::Error) -> String {
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = format!("the upstream could not be reached: {error}");
     let mut cause = std::error::Error::source(error);
     while let Some(inner) = cause {

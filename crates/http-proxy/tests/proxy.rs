@@ -493,3 +493,120 @@ fn agentpi_client_through_the_proxy() {
         "initialize, initialized and tools/list at least, saw {c2s}"
     );
 }
+
+/// An upstream that answers one request with `head`, waits until it reads the end of the
+/// connection (the proxy passes a client's close on as a half-close), then writes `late`.
+/// With `head_first` false it waits for the end before writing anything.
+fn answers_after_the_close(head: &'static [u8], late: &'static [u8], head_first: bool) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        read_request(&mut stream);
+        if head_first {
+            stream.write_all(head).unwrap();
+        }
+        stream.set_read_timeout(Some(GUARD)).unwrap();
+        let mut byte = [0u8; 1];
+        assert_eq!(stream.read(&mut byte).unwrap(), 0, "no half-close came");
+        if !head_first {
+            stream.write_all(head).unwrap();
+        }
+        stream.write_all(late).unwrap();
+    });
+    port
+}
+
+/// The events until one of `kind` satisfies `done` (guarded).
+fn events_until(events: &Receiver<Event>, done: impl Fn(&EventKind) -> bool) -> Vec<EventKind> {
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|k| !done(k)) {
+        let event = events
+            .recv_timeout(GUARD)
+            .expect("the observer saw too little");
+        seen.push(event.kind);
+    }
+    seen
+}
+
+/// A client that closes its request's stream: the proxy passes the close on as a
+/// half-close (the server reads the end of the connection: a modern request's
+/// cancellation) and goes on reading, so what the server sends after the close is reported,
+/// as not relayed (an answer after a cancellation is judged: C4).
+#[test]
+fn a_closed_stream_is_half_closed_upstream_and_read_on() {
+    let head: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    let port = answers_after_the_close(head, b"data: {\"late\":1}\n\n", true);
+    let (proxy, events) = proxy_to(port);
+    let mut stream = TcpStream::connect(proxy.local_addr()).unwrap();
+    stream.set_read_timeout(Some(GUARD)).unwrap();
+    stream.write_all(&request("POST", b"{}")).unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !received.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut buffer).expect("no head");
+        assert!(n > 0, "the stream ended before its head");
+        received.extend_from_slice(&buffer[..n]);
+    }
+    drop(stream);
+    let late = |k: &EventKind| matches!(k, EventKind::Message { dir: Dir::S2c, .. });
+    let seen = events_until(&events, late);
+    let closed = seen.iter().any(|k| {
+        matches!(
+            k,
+            EventKind::Aborted {
+                dir: Dir::S2c,
+                by_receiver: true,
+                ..
+            }
+        )
+    });
+    assert!(closed, "{seen:?}");
+    let Some(EventKind::Message { raw, relayed, .. }) = seen.last() else {
+        unreachable!()
+    };
+    assert_eq!((raw.to_vec(), *relayed), (b"{\"late\":1}".to_vec(), false));
+    proxy.shutdown(Duration::from_secs(1));
+}
+
+/// A client that gives up before the response's head (a server that answers a long call
+/// with JSON sends its head at the end): the close is reported and passed on, and the head
+/// and body the server sends after it are reported as not relayed.
+#[test]
+fn a_client_gone_before_the_head_is_passed_on_and_read_on() {
+    let body = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let head: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\nConnection: close\r\n\r\n";
+    assert_eq!(body.len(), 36);
+    let port = answers_after_the_close(head, body, false);
+    let (proxy, events) = proxy_to(port);
+    let mut stream = TcpStream::connect(proxy.local_addr()).unwrap();
+    stream.write_all(&request("POST", b"{}")).unwrap();
+    // The request has crossed once the observer has it; then the client goes.
+    let sent = |k: &EventKind| matches!(k, EventKind::Message { dir: Dir::C2s, .. });
+    events_until(&events, sent);
+    drop(stream);
+    let answered = |k: &EventKind| matches!(k, EventKind::Message { dir: Dir::S2c, .. });
+    let seen = events_until(&events, answered);
+    assert!(
+        matches!(
+            seen[0],
+            EventKind::Aborted {
+                dir: Dir::S2c,
+                by_receiver: true,
+                ..
+            }
+        ),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|k| matches!(k, EventKind::Http(h) if !h.relayed && h.status == 200)),
+        "{seen:?}"
+    );
+    let Some(EventKind::Message { raw, relayed, .. }) = seen.last() else {
+        unreachable!()
+    };
+    assert_eq!((raw.to_vec(), *relayed), (body.to_vec(), false));
+    proxy.shutdown(Duration::from_secs(1));
+}

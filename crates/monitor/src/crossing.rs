@@ -51,6 +51,20 @@ impl Crossings {
         self.request_in.insert(k, key.to_string());
     }
 
+    /// The HTTP exchange request `key` came in.
+    pub fn exchange_of(&self, key: &str) -> Option<u64> {
+        self.exchange_of.get(key).copied()
+    }
+
+    /// When request `key` was cancelled (its client closed its stream), if it was and the
+    /// trace has times.
+    pub fn cancelled_at(&self, key: &str) -> Option<f64> {
+        match self.cancelled.get(key) {
+            Some(Cancel::At(t)) => *t,
+            _ => None,
+        }
+    }
+
     /// The request HTTP exchange `k` carried.
     pub fn request_in(&self, k: u64) -> Option<&str> {
         self.request_in.get(&k).map(String::as_str)

@@ -129,6 +129,30 @@ fn header_pairs(value: Option<&Value>) -> impl Iterator<Item = (&str, &str)> {
         .filter_map(|pair| Some((pair.get(0)?.as_str()?, pair.get(1)?.as_str()?)))
 }
 
+/// For an `http` event with an error status (400 and above, the proxy's own 502 included):
+/// whether a message may still come in its body (a JSON or SSE body that is not empty). `None`
+/// for a status that is no error.
+pub fn error_status(event: &Event) -> Option<bool> {
+    let status = event.fields.get("status")?.as_u64()?;
+    if status < 400 {
+        return None;
+    }
+    let answered = |name: &str| {
+        header_pairs(event.fields.get("headers"))
+            .find_map(|(n, v)| n.eq_ignore_ascii_case(name).then_some(v))
+    };
+    let media = answered("content-type").unwrap_or_default();
+    let media = media
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let carries =
+        media == "application/json" || media.ends_with("+json") || media == "text/event-stream";
+    Some(carries && answered("content-length") != Some("0"))
+}
+
 /// The value of request header `name` (any case) of an `http` event, as the client sent it.
 pub fn request_header<'e>(event: &'e Event, name: &str) -> Option<&'e str> {
     header_pairs(event.fields.get("request_headers"))
@@ -188,6 +212,12 @@ impl Http {
         exchange.resumes = head.asked("last-event-id").map(String::from);
         exchange.head = Some(head);
         self.judge(number, cx)
+    }
+
+    /// The HTTP status exchange `number` was answered with, once its head is known.
+    pub fn status(&self, number: u64) -> Option<u64> {
+        let head = self.exchanges.get(&number)?.head.as_ref()?;
+        Some(head.status)
     }
 
     /// A message of exchange `exchange` (a request body, or a message of the response).

@@ -5,7 +5,10 @@
 //!
 //! The checker is fed events one at a time (`Session::feed`) by any transport: the stdio
 //! proxy of `agentpi monitor`, a recorded trace (`agentpi trace check`), or an HTTP proxy.
+//! `Sessions` sorts the events of a trace that holds several sessions (clients behind one
+//! HTTP listener) and feeds each session's to a `Session` of its own.
 
+pub mod across;
 pub mod base64;
 pub mod bind;
 pub mod crossing;
@@ -18,10 +21,12 @@ pub mod rules;
 pub mod sampling;
 pub mod schema;
 pub mod session;
+pub mod sessions;
 pub mod shape;
 pub mod stepper;
 pub mod tasks;
 pub mod trace;
 
-pub use session::{Report, Session, Violation};
+pub use session::{Report, Session, SessionReport, Violation};
+pub use sessions::Sessions;
 pub use trace::{Dir, Event, TraceError};

@@ -47,6 +47,8 @@ pub enum Era {
     Unknown,
     Legacy,
     Modern,
+    /// Sessions of both eras (a report of several sessions only: each session has one era).
+    Mixed,
 }
 
 impl Era {
@@ -55,6 +57,7 @@ impl Era {
             Era::Unknown => "unknown",
             Era::Legacy => "legacy",
             Era::Modern => "modern",
+            Era::Mixed => "mixed",
         }
     }
 }
@@ -69,29 +72,100 @@ pub struct Report {
     pub open_requests: Vec<OpenRequest>,
     /// What limited the checks (the model gave up, the checker fell behind, ...).
     pub notes: Vec<String>,
+    /// Each session's own report, when the trace holds more than one (`Sessions`: several
+    /// clients through one HTTP listener); empty for a trace of one session. The fields above
+    /// then sum them up: every violation and open request, each of one session.
+    pub sessions: Vec<SessionReport>,
+}
+
+/// The report of one session of a trace that holds several.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionReport {
+    /// How the report names it: the `Mcp-Session-Id` the server assigned, `stateless` for
+    /// what belongs to no session (modern requests), `initialize@N` for a legacy session the
+    /// server gave no id (opened by the `initialize` at event N).
+    pub session: String,
+    /// The `Mcp-Session-Id`, when the server assigned one.
+    pub mcp_session_id: Option<String>,
+    pub report: Report,
 }
 
 impl Report {
-    /// The report as MONITOR.md fixes it (plus `raw` per violation and `notes`).
+    /// The report as MONITOR.md fixes it (plus `raw` per violation and `notes`; with several
+    /// sessions, `sessions` and the `session` of each violation and open request).
     pub fn to_json(&self) -> Value {
+        let owner = self.owners();
+        let session = |index: usize| owner.get(&index).map(|s| json!(s));
         let violations: Vec<Value> = self
             .violations
             .iter()
-            .map(|v| {
-                json!({"rule": v.rule, "level": v.level, "index": v.index, "dir": v.dir.as_str(),
-                       "message": v.message, "spec": v.spec, "expected": v.expected,
-                       "raw": String::from_utf8_lossy(&v.raw)})
-            })
+            .map(|v| with_session(violation_json(v), session(v.index)))
             .collect();
         let open: Vec<Value> = self
             .open_requests
             .iter()
-            .map(|o| json!({"index": o.index, "dir": o.dir.as_str(), "id": o.id, "method": o.method}))
+            .map(|o| with_session(open_json(o), session(o.index)))
             .collect();
-        json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
+        let mut report = json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
                "messages": self.messages, "violations": violations, "open_requests": open,
-               "notes": self.notes})
+               "notes": self.notes});
+        if !self.sessions.is_empty() {
+            let sessions: Vec<Value> = self.sessions.iter().map(SessionReport::to_json).collect();
+            report["sessions"] = json!(sessions);
+        }
+        report
     }
+
+    /// The session of each violation and open request, by event index (several sessions
+    /// only: each event belongs to one).
+    pub fn owners(&self) -> HashMap<usize, &str> {
+        let mut owner = HashMap::new();
+        for s in &self.sessions {
+            let indices = s.report.violations.iter().map(|v| v.index);
+            let open = s.report.open_requests.iter().map(|o| o.index);
+            owner.extend(indices.chain(open).map(|i| (i, s.session.as_str())));
+        }
+        owner
+    }
+}
+
+impl SessionReport {
+    fn to_json(&self) -> Value {
+        let r = &self.report;
+        let named = |v: Value| with_session(v, Some(json!(self.session)));
+        let violations: Vec<Value> = r
+            .violations
+            .iter()
+            .map(|v| named(violation_json(v)))
+            .collect();
+        let open: Vec<Value> = r
+            .open_requests
+            .iter()
+            .map(|o| named(open_json(o)))
+            .collect();
+        json!({"session": self.session, "mcp_session_id": self.mcp_session_id,
+               "era": r.era.as_str(), "protocol_version": r.protocol_version,
+               "messages": r.messages, "violations": violations, "open_requests": open,
+               "notes": r.notes})
+    }
+}
+
+fn violation_json(v: &Violation) -> Value {
+    json!({"rule": v.rule, "level": v.level, "index": v.index, "dir": v.dir.as_str(),
+           "message": v.message, "spec": v.spec, "expected": v.expected,
+           "raw": String::from_utf8_lossy(&v.raw)})
+}
+
+fn open_json(o: &OpenRequest) -> Value {
+    json!({"index": o.index, "dir": o.dir.as_str(), "id": o.id, "method": o.method})
+}
+
+/// `value` with a `session` field, when there is one to name.
+fn with_session(mut value: Value, session: Option<Value>) -> Value {
+    if let Some(session) = session {
+        value["session"] = session;
+    }
+    value
 }
 
 /// A request in flight, by key (`c2s:5`: request 5 sent by the client).
@@ -145,6 +219,9 @@ pub struct Session {
     /// Messages of each side whose envelope was broken, not yet answered with an error whose
     /// id is null (JSON-RPC's answer to a message whose id cannot be trusted).
     unreadable: HashMap<Dir, usize>,
+    /// The request each HTTP POST exchange carried (its id) and what became of it, until
+    /// the response on its stream.
+    streams: HashMap<u64, (Value, Fate)>,
 }
 
 impl Default for Session {
@@ -179,6 +256,7 @@ impl Session {
             ledger: Ledger::default(),
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
+            streams: HashMap::new(),
         }
     }
 
@@ -281,6 +359,13 @@ impl Session {
         self.violations[before..].to_vec()
     }
 
+    /// Takes event `index` of a trace whose other events went to other sessions
+    /// (`Sessions`): the same as [`Session::feed`], with the trace's own numbering.
+    pub(crate) fn feed_at(&mut self, index: usize, event: &Event) -> Vec<Violation> {
+        self.next_index = index;
+        self.feed(event)
+    }
+
     /// Ends the session: checks what still waits on the era and returns the report.
     pub fn finish(mut self) -> Report {
         if !self.waiting.is_empty() {
@@ -311,6 +396,7 @@ impl Session {
             violations: self.violations,
             open_requests: open,
             notes: self.notes,
+            sessions: Vec::new(),
         }
     }
 
@@ -354,7 +440,7 @@ impl Session {
         let model = match self.era {
             Era::Legacy => Some(model::legacy()),
             Era::Modern => Some(model::modern()),
-            Era::Unknown => None,
+            Era::Unknown | Era::Mixed => None,
         };
         if let Some(model) = model {
             match model.and_then(|m| m.start(self.reference)) {
@@ -379,6 +465,14 @@ impl Session {
             }
             let found = self.http.head(event, cx);
             self.report_http(index, event, found);
+            self.refused_without_message(index, event);
+            return;
+        }
+        if self.era != Era::Modern && !event.relayed() {
+            // What a server sent on a stream the client had dropped, which the HTTP proxy
+            // went on reading: the client never got it, and in the legacy era the drop
+            // cancels nothing (C6), so there is nothing to judge (a resumed stream may replay
+            // it: that is the first time the client gets it).
             return;
         }
         self.over_http = event.exchange().is_some();
@@ -412,13 +506,14 @@ impl Session {
         let mut found = Vec::new();
         let observations = match &message {
             Message::Request { id, method, params } => {
-                if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
-                    self.cancelled.request(&format!("c2s:{id}"), x);
-                }
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
                 found.extend(self.ledger.request(id, event.dir, method, p, modern));
-                self.request(index, event.dir, id, method, p, &mut found)
+                let obs = self.request(index, event.dir, id, method, p, &mut found);
+                if let (Some(x), Dir::C2s) = (event.exchange(), event.dir) {
+                    self.posted(x, id, &obs);
+                }
+                obs
             }
             Message::Notification { method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
@@ -432,9 +527,29 @@ impl Session {
                 }
                 self.notification(event.dir, method, params.as_ref(), event.t, &mut found)
             }
-            Message::Response { id, outcome } => {
-                self.response(event.dir, id, outcome, event.t, &mut found)
-            }
+            Message::Response { id, outcome } => match self.on_stream(event, id) {
+                // Its request reused the id of one in flight (J4): the model has no name
+                // for it.
+                Some(Fate::Again) => Vec::new(),
+                Some(Fate::Superseded(closed)) => {
+                    found.extend(late_answer(id, outcome, closed, event.t));
+                    Vec::new()
+                }
+                _ => match self.refusal(event, id, outcome) {
+                    Refusal::OfRequest(asked) if asked.is_null() => {
+                        // A request whose id is null (J2) refused: the answer JSON-RPC asks
+                        // for a malformed message, outside the model as that message is.
+                        self.answer_unreadable(event.dir);
+                        self.requests.remove("c2s:null");
+                        Vec::new()
+                    }
+                    Refusal::OfRequest(asked) => {
+                        self.response(event.dir, &asked, outcome, event.t, &mut found)
+                    }
+                    Refusal::OfOther => Vec::new(),
+                    Refusal::No => self.response(event.dir, id, outcome, event.t, &mut found),
+                },
+            },
         };
         let answered = self.answered.take();
         if !enveloped && found.is_empty() {
@@ -444,6 +559,77 @@ impl Session {
         let what = describe(&message);
         for obs in observations {
             self.step(index, event, &obs, &what);
+        }
+    }
+
+    /// Request `id` came in POST exchange `x`, taken by the model as `obs` says (a new
+    /// request, or `again`: the id of one in flight).
+    fn posted(&mut self, x: u64, id: &Value, obs: &[Observation]) {
+        let first = obs.first().and_then(|o| o.args.first());
+        let again = matches!(first, Some(Arg::Ctor(name, _)) if name == "again");
+        let key = format!("c2s:{id}");
+        if !again {
+            self.cancelled.request(&key, x);
+        }
+        let fate = if again { Fate::Again } else { Fate::Live };
+        self.streams.insert(x, (id.clone(), fate));
+    }
+
+    /// What a server response on an HTTP POST stream answers, when it has the id of the
+    /// request that stream carried (over HTTP a response comes on its request's own stream).
+    fn on_stream(&mut self, event: &Event, id: &Value) -> Option<Fate> {
+        let x = event.exchange().filter(|_| event.dir == Dir::S2c)?;
+        match self.streams.get(&x) {
+            Some((asked, _)) if asked == id => self.streams.remove(&x).map(|(_, fate)| fate),
+            _ => None,
+        }
+    }
+
+    /// Whether response `id` is the JSON-RPC error with a null id that came with an HTTP error
+    /// status (what the transport asks of a server that cannot accept a message: "an HTTP
+    /// error status code (e.g., 400 Bad Request) ... MAY comprise a JSON-RPC error response
+    /// that has no id", and a 400 for an unsupported `MCP-Protocol-Version`): it answers the
+    /// message its exchange carried, a request (which it settles) or a notification or
+    /// response (outside the model, as a refused notification is).
+    fn refusal(&self, event: &Event, id: &Value, outcome: &Result<Value, Value>) -> Refusal {
+        let Some(x) = event.exchange() else {
+            return Refusal::No;
+        };
+        let refused = self.http.status(x).is_some_and(|s| s >= 400);
+        if event.dir != Dir::S2c || !id.is_null() || outcome.is_ok() || !refused {
+            return Refusal::No;
+        }
+        match self.cancelled.request_in(x) {
+            None => Refusal::OfOther,
+            Some(key) => self
+                .requests
+                .get(key)
+                .map_or(Refusal::No, |p| Refusal::OfRequest(p.id.clone())),
+        }
+    }
+
+    /// An HTTP error status whose response carries no message (no body, or one that is no
+    /// JSON-RPC: a 404 for a terminated session, the proxy's 502) answers the request of its
+    /// exchange: the request is settled, as by an error.
+    fn refused_without_message(&mut self, index: usize, event: &Event) {
+        let (Some(x), Some(false)) = (event.exchange(), http::error_status(event)) else {
+            return;
+        };
+        let Some(id) = self
+            .cancelled
+            .request_in(x)
+            .and_then(|key| self.requests.get(key))
+            .map(|p| p.id.clone())
+        else {
+            return;
+        };
+        let mut found = Vec::new();
+        let obs = self.response(Dir::S2c, &id, &Err(json!({})), event.t, &mut found);
+        self.report(index, event, found);
+        let status = event.fields.get("status").map_or(Value::Null, Value::clone);
+        let what = format!("HTTP status {status} for request {id}");
+        for o in obs {
+            self.step(index, event, &o, &what);
         }
     }
 
@@ -597,7 +783,13 @@ impl Session {
         }
         if self.cancelled.was_closed(&key) {
             // The old request's stream is closed, so it is no longer in flight: the id names
-            // a new request (J4 forbids reusing the id of a request in flight only).
+            // a new request (J4 forbids reusing the id of a request in flight only). What the
+            // server still sends for the old one comes on the old stream.
+            if let Some(old) = self.cancelled.exchange_of(&key)
+                && let Some((_, fate)) = self.streams.get_mut(&old)
+            {
+                *fate = Fate::Superseded(self.cancelled.cancelled_at(&key));
+            }
             self.cancelled.reuse(&key);
             if let Some(replay) = &mut self.replay {
                 replay.forget(&key);
@@ -894,6 +1086,51 @@ impl Session {
     }
 }
 
+/// What became of the request an HTTP POST stream carried, for the response on it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fate {
+    /// In the model, by its id.
+    Live,
+    /// It reused the id of a request in flight (J4): not in the model.
+    Again,
+    /// Its client closed the stream (at this time) and a later request has its id.
+    Superseded(Option<f64>),
+}
+
+/// C4 for a response on a stream its client closed (at `closed`) whose id a later request
+/// now has: outside the model, which holds the id for the later request. Within the race
+/// window it crossed the close.
+fn late_answer(
+    id: &Value,
+    outcome: &Result<Value, Value>,
+    closed: Option<f64>,
+    t: Option<f64>,
+) -> Option<Finding> {
+    if let (Some(closed), Some(t)) = (closed, t)
+        && t - closed <= crate::crossing::RACE_WINDOW
+    {
+        return None;
+    }
+    let kind = if outcome.is_ok() { "result" } else { "error" };
+    let says = rules::find("C4").map_or("", |r| r.says);
+    Some((
+        "C4",
+        format!(
+            "{kind} for request {id} on the stream the client closed (a later request has its id): {says}"
+        ),
+    ))
+}
+
+/// What an error with a null id answers over HTTP (see `Session::refusal`).
+enum Refusal {
+    /// The request of its exchange, by its id.
+    OfRequest(Value),
+    /// The notification or response its exchange carried.
+    OfOther,
+    /// Not an HTTP refusal: judged by its id.
+    No,
+}
+
 /// The listen stream a modern notification names in `_meta`.
 fn subscription_id(params: Option<&Value>) -> Option<&Value> {
     params?
@@ -1014,6 +1251,29 @@ mod tests {
                 .all(|l| l.starts_with("s2c("))
         );
         assert_eq!(session.era(), Era::Legacy);
+    }
+
+    /// Over Streamable HTTP, an error with a null id that comes with an HTTP error status
+    /// answers the request its exchange carried (a TypeScript server refusing the Python
+    /// SDK's `server/discover` probe with 400), as does an error status without a message
+    /// (a 404 without a body): neither is J6, and neither request is left open.
+    #[test]
+    fn an_http_error_status_answers_its_request() {
+        let lines = [
+            r#"{"dir":"c2s","exchange":0,"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}"}"#,
+            r#"{"dir":"event","event":"http","method":"POST","path":"/mcp","status":400,"headers":[["content-type","application/json"]],"request_headers":[["accept","application/json, text/event-stream"]],"exchange":0}"#,
+            r#"{"dir":"s2c","exchange":0,"raw":"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request\"},\"id\":null}"}"#,
+            r#"{"dir":"c2s","exchange":1,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"}"#,
+            r#"{"dir":"event","event":"http","method":"POST","path":"/mcp","status":404,"headers":[],"request_headers":[["accept","application/json, text/event-stream"]],"exchange":1}"#,
+        ];
+        let events = crate::trace::parse(lines.join("\n").as_bytes()).unwrap();
+        let mut session = Session::new();
+        for event in &events {
+            assert_eq!(session.feed(event), Vec::new());
+        }
+        let report = session.finish();
+        assert_eq!(report.violations, Vec::new());
+        assert_eq!(report.open_requests, Vec::new());
     }
 
     /// An error with a null id answers a malformed client message (JSON-RPC asks for it);

@@ -97,6 +97,13 @@ impl Event {
             && self.fields.get("closed_by").and_then(Value::as_str) == Some("client")
     }
 
+    /// Whether the message reached its receiver: `false` for what a server sent on an HTTP
+    /// stream after the client closed it, which the proxy read on but could not relay
+    /// (`"relayed": false`).
+    pub fn relayed(&self) -> bool {
+        self.fields.get("relayed").and_then(Value::as_bool) != Some(false)
+    }
+
     /// The `event` name of a `dir: event` line (`http`, `exit`, ...).
     pub fn kind(&self) -> Option<&str> {
         if self.dir != Dir::Event {

@@ -2,7 +2,7 @@
 //! bundled trace and generated floods give the same findings, event by event, the same
 //! report, and the same labels allowed next (what `agentpi test` chooses from).
 
-use agentpi_monitor::{Dir, Session, trace};
+use agentpi_monitor::{Dir, Session, Sessions, trace};
 use std::path::Path;
 
 /// Feeds `lines` to both sessions; compares what each event reveals and, when `allowed`,
@@ -22,6 +22,13 @@ fn same_findings(name: &str, text: &str, allowed: bool) {
     }
     let (a, b) = (fast.finish().to_json(), reference.finish().to_json());
     assert_eq!(a, b, "{name}: reports");
+    // The same, each session of the trace on its own (`trace check`'s way).
+    let (mut fast, mut reference) = (Sessions::new(), Sessions::with_reference());
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(fast.feed(event), reference.feed(event), "{name}: event {i}");
+    }
+    let (a, b) = (fast.finish().to_json(), reference.finish().to_json());
+    assert_eq!(a, b, "{name}: reports of its sessions");
 }
 
 #[test]

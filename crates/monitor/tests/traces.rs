@@ -1,19 +1,21 @@
 //! Trace checks, data-driven: each tests/traces/*.jsonl is checked with a fresh `Session`
 //! and its report (as `agentpi trace check --format json` prints it) is pinned as a snapshot.
 //! File names say which rules the trace breaks; `clean` breaks none. `http_*` traces were
-//! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs).
+//! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs). Each trace is
+//! judged as `trace check` judges it: per session (`Sessions`), so that a trace of several
+//! clients behind one listener gives each session's findings alone.
 
-use agentpi_monitor::{Session, trace};
+use agentpi_monitor::{Session, Sessions, trace};
 use std::path::Path;
 
 fn check(file: &Path) -> String {
     let bytes = std::fs::read(file).unwrap();
     let events = trace::parse(&bytes).unwrap();
-    let mut session = Session::new();
+    let mut sessions = Sessions::new();
     for event in &events {
-        session.feed(event);
+        sessions.feed(event);
     }
-    let report = session.finish();
+    let report = sessions.finish();
     serde_json::to_string_pretty(&report.to_json()).unwrap()
 }
 
@@ -98,4 +100,44 @@ fn after_a_gap_nothing_rests_on_the_lost_events() {
         "{:?}",
         report.notes
     );
+}
+
+/// A finding across traces: the trace it is in (by position), its rule and level.
+type Finding = (usize, &'static str, &'static str);
+
+/// Several traces of one server judged together (`across`): each set of
+/// tests/traces/across/*.jsonl (recorded through `agentpi monitor` from
+/// tests/monitor/modern_peer.py, driven by tests/monitor/script_client.py with
+/// modern_session.jsonl: discover, tools/list, discover) and what it breaks across its
+/// traces, as (file, rule, level).
+#[test]
+fn across_traces() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces/across");
+    let cases: &[(&[&str], &[Finding])] = &[
+        (&["modern_good", "modern_good2"], &[]),
+        // The answer to discover counts the requests before it: the later discover of each
+        // process differs from the fresh ones, which agree.
+        (
+            &["modern_context", "modern_context2"],
+            &[(0, "M7", "MUST"), (1, "M7", "MUST")],
+        ),
+        // One fresh discover per server that counts: not two that agree, nothing judged.
+        (&["modern_good", "modern_context"], &[]),
+        (
+            &["modern_good", "modern_reordered", "modern_other_tools"],
+            &[(1, "M8", "SHOULD"), (2, "M8", "MUST")],
+        ),
+    ];
+    for (files, expected) in cases {
+        let traces: Vec<Vec<agentpi_monitor::Event>> = files
+            .iter()
+            .map(|f| trace::parse(&std::fs::read(dir.join(format!("{f}.jsonl"))).unwrap()).unwrap())
+            .collect();
+        let slices: Vec<&[agentpi_monitor::Event]> = traces.iter().map(Vec::as_slice).collect();
+        let found: Vec<Finding> = agentpi_monitor::across::judge(&slices)
+            .iter()
+            .map(|f| (f.file, f.rule, f.level))
+            .collect();
+        assert_eq!(found, *expected, "{files:?}");
+    }
 }

@@ -1,11 +1,12 @@
 //! The checker thread that both of `agentpi monitor`'s relays (stdio and Streamable HTTP)
-//! feed: it steps the session on each event the relay queued, says each violation as it is
-//! found, and draws the charts the summary shows.
+//! feed: it steps the sessions (one over stdio; one per client behind an HTTP listener) on
+//! each event the relay queued, says each violation as it is found, and draws the charts the
+//! summary shows.
 
 use super::Format;
 use super::queue::{Batch, Queue, weight};
 use crate::wire;
-use agentpi_monitor::{Event, Session};
+use agentpi_monitor::{Event, Sessions};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
@@ -52,7 +53,7 @@ pub(super) fn check(
     let _ = agentpi_monitor::model::legacy();
     let _ = agentpi_monitor::model::modern();
     let mut checker = Checker {
-        session: Session::new(),
+        session: Sessions::new(),
         window: VecDeque::new(),
         first: 0,
         charts: Charts::new(),
@@ -102,10 +103,10 @@ pub(super) fn join(
     checker.join().ok()
 }
 
-/// The session, and the last events for the charts (`first`: the index of the window's
+/// The sessions, and the last events for the charts (`first`: the index of the window's
 /// first event).
 struct Checker {
-    session: Session,
+    session: Sessions,
     window: VecDeque<Event>,
     first: usize,
     charts: Charts,
@@ -138,10 +139,12 @@ impl Checker {
             return;
         }
         let events: Vec<Event> = self.window.iter().cloned().collect();
-        for v in found {
-            say(wire::line(&v) + "\n");
-            self.charts
-                .insert(v.index, wire::chart(&events, self.first, v.index));
+        for f in found {
+            let (v, session) = (f.violation, f.session.as_deref());
+            say(wire::line(&v, session) + "\n");
+            let keep = |e: &Event| session.is_none() || self.session.session_of(e) == session;
+            let chart = wire::chart_of_session(&events, self.first, v.index, session, &keep);
+            self.charts.insert(v.index, chart);
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod sgd;
 pub mod sim;
 pub mod test;
 pub mod trace;
+mod trace_across;
 
 /// A report as text for people or JSON for programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -221,7 +221,13 @@ impl Observer for Recorder {
 fn trace_event(event: &Event, t: f64) -> TraceEvent {
     let exchange = ("exchange".to_string(), json!(event.exchange));
     match &event.kind {
-        EventKind::Message { dir, raw, sse_id } => {
+        EventKind::Message {
+            dir,
+            raw,
+            sse_id,
+            relayed,
+            session,
+        } => {
             let dir = match dir {
                 Dir::C2s => agentpi_monitor::Dir::C2s,
                 Dir::S2c => agentpi_monitor::Dir::S2c,
@@ -229,6 +235,16 @@ fn trace_event(event: &Event, t: f64) -> TraceEvent {
             let mut message = TraceEvent::message(t, dir, raw);
             if let Some(id) = sse_id {
                 message.fields.insert("sse_id".into(), json!(id));
+            }
+            if !relayed {
+                // Sent after the client closed the stream: recorded, never relayed.
+                message.fields.insert("relayed".into(), json!(false));
+            }
+            if dir == agentpi_monitor::Dir::C2s {
+                // Which session the request is of, before its response's head says it.
+                message
+                    .fields
+                    .insert("mcp_session_id".into(), json!(session));
             }
             message.fields.extend([exchange]);
             message
@@ -271,6 +287,10 @@ fn http_fields(http: &HttpExchange) -> Map<String, Value> {
     fields.insert("request_headers".into(), pairs(&http.request_headers));
     if let Some(error) = &http.error {
         fields.insert("error".into(), json!(error));
+    }
+    if !http.relayed {
+        // The client had closed its connection: the head was read, not relayed.
+        fields.insert("relayed".into(), json!(false));
     }
     fields
 }
