@@ -102,7 +102,10 @@ impl Ledger {
         exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
         match (modern, dir) {
             (true, Dir::C2s) => {
-                if meta(params, "io.modelcontextprotocol/clientInfo").is_none() {
+                // A dual-era client's legacy handshake names itself in `clientInfo` (M1).
+                if method != "initialize"
+                    && meta(params, "io.modelcontextprotocol/clientInfo").is_none()
+                {
                     found.push((
                         "M2",
                         format!("`{method}` has no `_meta` io.modelcontextprotocol/clientInfo"),

@@ -417,6 +417,11 @@ impl Session {
                     // A probe: its answer tells the era (an error: the client falls back).
                     self.probe_version = meta;
                     Era::Unknown
+                } else if method == "initialize" && self.probe_version.is_some() {
+                    // The probe is unanswered: a client that gave up waiting falls back to
+                    // `initialize`, and a slow modern server may still answer the probe (and
+                    // refuse the handshake). The answers tell the era.
+                    Era::Unknown
                 } else if meta.is_some() {
                     self.protocol_version = meta;
                     Era::Modern
@@ -430,6 +435,12 @@ impl Session {
             {
                 self.protocol_version = self.probe_version.take();
                 Era::Modern
+            }
+            // The result of an `initialize` held back while a probe was unanswered.
+            (Dir::S2c, Message::Response { outcome: Ok(r), .. })
+                if r.get("serverInfo").is_some() && r.get("protocolVersion").is_some() =>
+            {
+                Era::Legacy
             }
             _ => Era::Unknown,
         }

@@ -191,7 +191,11 @@ pub fn params(method: &str, params: Option<&Value>, modern: bool, dir: Dir) -> V
         }
         _ => {}
     }
-    if modern && dir == Dir::C2s && !method.starts_with("notifications/") {
+    // A dual-era client's `initialize` in a modern session is its legacy handshake, tried
+    // before the probe was answered (M16); the server's refusal answers it, and M1 holds of
+    // the modern requests alone.
+    if modern && dir == Dir::C2s && !method.starts_with("notifications/") && method != "initialize"
+    {
         let meta = field("_meta");
         let has = |k: &str| meta.and_then(|m| m.get(k)).is_some();
         if !has("io.modelcontextprotocol/protocolVersion")

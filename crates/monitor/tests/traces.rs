@@ -1,26 +1,49 @@
 //! Trace checks, data-driven: each tests/traces/*.jsonl is checked with a fresh `Session`
 //! and its report (as `agentpi trace check --format json` prints it) is pinned as a snapshot.
-//! File names say which rules the trace breaks; `clean` breaks none. `http_*` traces were
+//! File names say which rules the trace breaks (asserted: exactly those); `clean` breaks
+//! none. `http_*` traces were
 //! recorded by `agentpi monitor --listen` (crates/cli/tests/monitor_http.rs). Each trace is
 //! judged as `trace check` judges it: per session (`Sessions`), so that a trace of several
 //! clients behind one listener gives each session's findings alone.
 
 use agentpi_monitor::{Session, Sessions, trace};
+use std::collections::BTreeSet;
 use std::path::Path;
 
-fn check(file: &Path) -> String {
+/// The report of `file`, judged as `trace check` judges it.
+fn report(file: &Path) -> agentpi_monitor::Report {
     let bytes = std::fs::read(file).unwrap();
     let events = trace::parse(&bytes).unwrap();
     let mut sessions = Sessions::new();
     for event in &events {
         sessions.feed(event);
     }
-    let report = sessions.finish();
-    serde_json::to_string_pretty(&report.to_json()).unwrap()
+    sessions.finish()
 }
 
-#[test]
-fn traces() {
+fn check(file: &Path) -> String {
+    serde_json::to_string_pretty(&report(file).to_json()).unwrap()
+}
+
+/// The rules a trace's file name says it breaks: its words that are rule ids (`c3`, `j13`),
+/// upper-cased; `None` for a name without `clean` nor a rule id (a name that says nothing).
+fn named_rules(name: &str) -> Option<BTreeSet<String>> {
+    let words: Vec<&str> = name.split('_').collect();
+    let is_rule = |w: &&&str| {
+        let mut chars = w.chars();
+        chars.next().is_some_and(|c| c.is_ascii_lowercase())
+            && !chars.as_str().is_empty()
+            && chars.all(|c| c.is_ascii_digit())
+    };
+    let rules: BTreeSet<String> = words
+        .iter()
+        .filter(is_rule)
+        .map(|w| w.to_uppercase())
+        .collect();
+    (words.contains(&"clean") || !rules.is_empty()).then_some(rules)
+}
+
+fn trace_files() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -28,9 +51,28 @@ fn traces() {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
-    for file in files {
+    files
+}
+
+#[test]
+fn traces() {
+    for file in trace_files() {
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
         insta::assert_snapshot!(name, check(&file));
+    }
+}
+
+/// Each trace breaks exactly the rules its file name says, and a `clean` one none: the
+/// names are assertions, not labels.
+#[test]
+fn every_trace_breaks_exactly_the_rules_its_name_says() {
+    for file in trace_files() {
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        let named = named_rules(&name)
+            .unwrap_or_else(|| panic!("{name}: name the rules it breaks, or call it clean"));
+        let report = report(&file);
+        let found: BTreeSet<String> = report.violations.iter().map(|v| v.rule.clone()).collect();
+        assert_eq!(found, named, "{name}: {:#?}", report.violations);
     }
 }
 
