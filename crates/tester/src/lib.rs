@@ -32,7 +32,7 @@ pub mod verdict;
 pub mod walk;
 
 mod suite;
-mod wire;
+pub mod wire;
 
 pub use conn::Target;
 pub use report::{Outcome, RuleReport, Status};
