@@ -59,13 +59,14 @@ build_smoke() {
         --target-dir "$AFL_TARGET_DIR"
 }
 
-# fuzz TARGET SECONDS KIND: one AFL++ run from the seed corpus, in a fresh output folder.
+# fuzz TARGET SECONDS KIND: one AFL++ run from the seed corpus, with the tokens of the input's
+# format (fuzz/dict), in a fresh output folder.
 fuzz() {
     local target=$1 seconds=$2 kind=$3
     local out="$OUT/$kind/$target"
     rm -rf "$out"
     mkdir -p "$out"
-    nice cargo afl fuzz -V "$seconds" -t "$EXEC_TIMEOUT" -m "$MEM_LIMIT" \
+    nice cargo afl fuzz -V "$seconds" -t "$EXEC_TIMEOUT" -m "$MEM_LIMIT" -x "fuzz/dict/$target.dict" \
         -i "fuzz/corpus/$target" -o "$out" -- "$AFL_TARGET_DIR/release/$target" \
         >"$out/afl.log" 2>&1 || {
         echo "fuzz.sh: afl-fuzz failed on $target (log: $out/afl.log):" >&2
