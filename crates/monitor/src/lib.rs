@@ -16,6 +16,7 @@ pub mod exchange;
 pub mod follow;
 pub mod http;
 pub mod ledger;
+pub mod lines;
 pub mod model;
 pub mod rules;
 pub mod sampling;

@@ -3,9 +3,9 @@
 //! `type_`).
 
 /// Words of the language that cannot be names.
-const KEYWORDS: [&str; 22] = [
+const KEYWORDS: [&str; 23] = [
     "type", "const", "chan", "event", "proc", "daemon", "system", "check", "import", "new", "if",
-    "then", "else", "match", "true", "false", "tau", "assert", "not", "and", "or", "par",
+    "then", "else", "match", "true", "false", "tau", "assert", "not", "and", "or", "par", "_",
 ];
 
 /// A lower-case identifier for `name`: CamelCase split at capitals, anything not a letter or
@@ -64,6 +64,8 @@ mod tests {
         assert_eq!(lower("type"), "type_");
         assert_eq!(lower("number_of_seats"), "number_of_seats");
         assert_eq!(lower("2nd-slot"), "x2nd_slot");
+        // `_` alone is the wildcard pattern.
+        assert_eq!(lower("_"), "__");
         assert_eq!(upper("transfer_money"), "TransferMoney");
         assert_eq!(upper("TransferMoney"), "TransferMoney");
     }

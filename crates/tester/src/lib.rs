@@ -37,7 +37,7 @@ pub mod verdict;
 pub mod walk;
 
 mod suite;
-mod wire;
+pub mod wire;
 
 pub use config::{Config, EraChoice};
 pub use conn::Target;

@@ -117,7 +117,13 @@ fn left(deadline: Instant) -> io::Result<Duration> {
 /// Reads the response head from `stream` (skipping interim 1xx heads); every read of the
 /// head and the body ends by `deadline`.
 pub fn receive(stream: TcpStream, deadline: Instant) -> io::Result<Reply> {
-    let mut reader = BufReader::new(Timed { stream, deadline });
+    read_reply(Timed { stream, deadline })
+}
+
+/// Reads a response head from `source` (skipping interim 1xx heads), with its body to read:
+/// the parsing half of [`receive`], on any byte source (the fuzz target feeds it bytes).
+pub fn read_reply<R: Read + Send + 'static>(source: R) -> io::Result<Reply> {
+    let mut reader = BufReader::new(source);
     loop {
         let status_line = line(&mut reader)?;
         let status = status_line
@@ -169,8 +175,8 @@ fn fields(reader: &mut impl BufRead) -> io::Result<Vec<(String, String)>> {
 }
 
 /// The body as its framing says: chunked, `Content-Length` bytes, or up to the close.
-fn body(
-    reader: BufReader<Timed>,
+fn body<R: Read + Send + 'static>(
+    reader: BufReader<R>,
     status: u16,
     headers: &[(String, String)],
 ) -> io::Result<Box<dyn BufRead + Send>> {

@@ -9,6 +9,7 @@ use super::Format;
 use super::checker::{Charts, check, summary};
 use super::queue::Queue;
 use crate::output;
+use agentpi_monitor::lines::Lines;
 use agentpi_monitor::{Dir, Event, Session};
 use serde_json::{Map, json};
 use std::fs::File;
@@ -58,8 +59,6 @@ be written. With --listen: 0 stopped by SIGINT or SIGTERM, 1 the upstream went a
 connection to it failed after it had answered), 2 the listen address cannot be bound, the \
 upstream URL is not http://HOST[:PORT], or a --record or --report file cannot be written.";
 
-/// The longest line the tap holds before it hands it on in pieces.
-const MAX_LINE: usize = 256 * 1024 * 1024;
 /// Bytes read from a stream at a time, and the capacity asked for the pipes to and from the
 /// server. A relay adds a hop, and every byte a hop holds is latency in a flood: with the
 /// kernel's default 64 KiB pipes and 64 KiB reads, the monitor held as much again as the
@@ -406,41 +405,6 @@ fn pause_in_a_burst(chunk: &[u8], room: usize) {
 fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(bytes).and_then(|()| out.flush())
-}
-
-/// Splits a byte stream into lines (without their newline).
-#[derive(Default)]
-struct Lines {
-    partial: Vec<u8>,
-}
-
-impl Lines {
-    fn feed(&mut self, mut bytes: &[u8], mut line: impl FnMut(&[u8])) {
-        while let Some(at) = bytes.iter().position(|&b| b == b'\n') {
-            if self.partial.is_empty() {
-                line(&bytes[..at]);
-            } else {
-                self.partial.extend_from_slice(&bytes[..at]);
-                line(&self.partial);
-                self.partial.clear();
-            }
-            bytes = &bytes[at + 1..];
-        }
-        self.partial.extend_from_slice(bytes);
-        if self.partial.len() > MAX_LINE {
-            // A line this long is tapped in pieces (each a finding of its own) rather than
-            // held without bound; the relay itself never holds more than one chunk.
-            line(&self.partial);
-            self.partial.clear();
-        }
-    }
-
-    /// A last line without its newline (a message cut off by the end of the stream).
-    fn end(&mut self, mut line: impl FnMut(&[u8])) {
-        if !self.partial.is_empty() {
-            line(&self.partial);
-        }
-    }
 }
 
 fn finish(
