@@ -199,8 +199,43 @@ fn a_client_reusing_an_id_breaks_j3() {
     assert_eq!(rules(&report), ["J3"], "{report:#}");
 }
 
-/// A client that stops reading for a while: the server blocks on its full pipe, nothing is
-/// lost or buffered without bound, and everything arrives once the client reads again.
+/// The children of process `pid` (from `/proc`, every thread's list).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let lists = tasks.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok());
+    let mut found: Vec<u32> = lists
+        .flat_map(|l| {
+            l.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+/// Waits (up to a minute, a bound against a hang only) until a child of `pid` sleeps in a
+/// write to a full pipe, as the kernel's `wchan` says (`pipe_write`, `anon_pipe_write`).
+fn wait_for_a_child_blocked_on_its_pipe(pid: u32) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        let blocked = children(pid).into_iter().any(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/wchan"))
+                .is_ok_and(|w| w.contains("pipe_write"))
+        });
+        if blocked {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+/// A client that stops reading for a while: the server comes to block on its full pipe (the
+/// relay passes the client's back-pressure on instead of buffering the 10 MB message), and
+/// every byte arrives, unchanged, once the client reads again.
 #[test]
 fn a_client_that_stops_reading_gets_every_byte_later() {
     use std::io::{Read, Write};
@@ -220,8 +255,12 @@ fn a_client_that_stops_reading_gets_every_byte_later() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(input).unwrap();
     drop(stdin);
-    // Not reading: the 10 MB message fills the pipes and the relay waits on the client.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Not reading: the 10 MB message fills the pipes, the relay waits on the client, and the
+    // server waits on the relay.
+    assert!(
+        wait_for_a_child_blocked_on_its_pipe(child.id()),
+        "the server never blocked on its pipe: the monitor buffers what the client does not read"
+    );
     let mut received = Vec::new();
     child
         .stdout
@@ -412,9 +451,15 @@ fn sigterm_to_the_monitor_ends_a_hung_session_with_a_report() {
         .write_all(first.lines().next().unwrap().as_bytes())
         .unwrap();
     stdin.write_all(b"\n").unwrap();
-    // Wait until the request crossed the monitor (it is recorded before it is passed on).
+    // Wait until the request crossed the monitor (it is recorded before it is passed on);
+    // the bound only keeps a monitor that never records it from hanging the test.
     let record = dir.join("trace.jsonl");
+    let started = std::time::Instant::now();
     while !std::fs::read_to_string(&record).is_ok_and(|t| t.contains("initialize")) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the request never reached the recording"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let killed = Command::new("kill")
