@@ -280,6 +280,7 @@ mod tests {
         ];
         let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
         let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
+        let events: Vec<&agentpi_monitor::Event> = events.iter().collect();
         let labels: Vec<String> = steps_of(&events).into_iter().map(|(_, l)| l).collect();
         assert_eq!(
             labels[2..],
