@@ -72,8 +72,13 @@ fn monitor(args: &Args) -> Result<u8, String> {
         })
     };
     let observer: Arc<dyn Observer> = recorder.clone();
-    let proxy = agentpi_http_proxy::serve(listen, &upstream, observer)
-        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    // An upstream the proxy cannot relay to (`https://`, no host) is the upstream's fault,
+    // said as such, not the listening address's.
+    let proxy =
+        agentpi_http_proxy::serve(listen, &upstream, observer).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidInput => e.to_string(),
+            _ => format!("cannot listen on {listen}: {e}"),
+        })?;
     errln!(
         "agentpi monitor: listening on http://{}{}, relaying to {upstream}",
         proxy.local_addr(),
