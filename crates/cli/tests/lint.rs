@@ -8,12 +8,11 @@
 //! in tests/lint/judged.json, from which the precision reported in docs/lint.md is computed.
 
 use crate::cases::each_in_parallel;
-use crate::support::{Server, free_port, repo};
+use crate::support::{listening_on_any_port, repo};
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// Runs `agentpi lint ARGS` in `cwd` (relative to the repository root).
 fn run(cwd: &str, args: &[&str]) -> (i32, String, String) {
@@ -688,27 +687,19 @@ fn modern_python_server() {
 /// accepts connections, lints it with `--url`, and checks that the report equals the one over
 /// stdio (`stdio`), apart from the header line that names the origin.
 fn same_over_http(command: &[String], env_port: bool, stdio: &[String]) {
-    let port = free_port();
     let mut server = Command::new(repo().join(&command[0]));
     server
         .args(&command[1..])
         .current_dir(repo())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    // Any free port: the one the server got is read back once it listens.
     if env_port {
-        server.env("PORT", port.to_string());
+        server.env("PORT", "0");
     } else {
-        server.arg(port.to_string());
+        server.arg("0");
     }
-    let _server = Server(server.spawn().unwrap());
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{command:?} did not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (_server, port) = listening_on_any_port(server.spawn().unwrap());
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (code, over_http, stderr) = run(".", &["--timeout", REAL_TIMEOUT, "--url", &url]);
     assert_eq!(code, 0, "{stderr}");
@@ -781,26 +772,17 @@ fn http_port_that_never_answers_gets_a_hint() {
 /// `http://[::1]:PORT` names an IPv6 loopback address (brackets, RFC 3986).
 #[test]
 fn streamable_http_over_ipv6_loopback() {
-    let probe = TcpListener::bind("[::1]:0").expect("this test needs IPv6 loopback");
-    let port = probe.local_addr().unwrap().port();
-    drop(probe);
+    drop(TcpListener::bind("[::1]:0").expect("this test needs IPv6 loopback"));
     let server = peer("node_modules/.bin/mcp-server-everything");
     let mut child = Command::new(repo().join(&server));
     child
         .arg("streamableHttp")
-        .env("PORT", port.to_string())
+        .env("PORT", "0")
         .current_dir(repo())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let _server = Server(child.spawn().unwrap());
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("::1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no listener on [::1]:{port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Node listens on `::`, both families: the port it got, on the IPv6 loopback.
+    let (_server, port) = listening_on_any_port(child.spawn().unwrap());
     let url = format!("http://[::1]:{port}/mcp");
     let (code, stdout, stderr) = run(".", &["--url", &url]);
     assert_eq!(code, 0, "{stderr}");

@@ -8,7 +8,7 @@
 //! each in its own session.
 
 use crate::cases::each_in_parallel;
-use crate::support::{Server, everything, free_port, listening, repo};
+use crate::support::{Server, everything, listening_on_any_port, repo};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -306,15 +306,14 @@ fn client(kind: &str, url: &str) -> String {
 
 /// The Python SDK's dual-era server on Streamable HTTP (`tests/tester/sdk_server.py`).
 fn sdk_server() -> (Server, u16) {
-    let port = free_port();
     let child = Command::new(repo().join("tests/peers/.venv/bin/python"))
         .arg(repo().join("tests/tester/sdk_server.py"))
-        .args(["--http", &port.to_string()])
+        .args(["--http", "0"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    listening(child, port)
+    listening_on_any_port(child)
 }
 
 /// The era of each session of a report, in the order they began.

@@ -24,7 +24,9 @@ impl Drop for Server {
     }
 }
 
-/// A port on loopback nobody listens on (now).
+/// A port on loopback nobody listens on (now). Only for a server that `agentpi` itself starts
+/// at a URL it must be given first (`test --url URL -- CMD`); a server a test starts takes
+/// port 0 and the test reads the port it got ([`listening_on_any_port`]).
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -33,20 +35,70 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-/// `child`, once `port` on loopback accepts connections (within 20 s).
-pub(crate) fn listening(child: Child, port: u16) -> (Server, u16) {
+/// The socket inodes process `pid` (or a process it started) holds open.
+fn socket_inodes(pid: u32, into: &mut Vec<u64>) {
+    if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for fd in fds.flatten() {
+            let target = std::fs::read_link(fd.path()).unwrap_or_default();
+            let target = target.to_string_lossy();
+            if let Some(inode) = target
+                .strip_prefix("socket:[")
+                .and_then(|t| t.strip_suffix(']'))
+            {
+                into.extend(inode.parse::<u64>().ok());
+            }
+        }
+    }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return;
+    };
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+            socket_inodes(child, into);
+        }
+    }
+}
+
+/// The TCP port a socket of `inodes` listens on, from the kernel's tables (`/proc/net/tcp*`:
+/// state `0A` is LISTEN; the local address is `HEXADDR:HEXPORT`).
+fn listening_port(inodes: &[u64]) -> Option<u16> {
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for row in text.lines().skip(1) {
+            let cols: Vec<&str> = row.split_whitespace().collect();
+            let (Some(local), Some(state), Some(inode)) = (cols.get(1), cols.get(3), cols.get(9))
+            else {
+                continue;
+            };
+            if *state == "0A" && inode.parse().is_ok_and(|i: u64| inodes.contains(&i)) {
+                let port = local.rsplit(':').next()?;
+                return u16::from_str_radix(port, 16).ok();
+            }
+        }
+    }
+    None
+}
+
+/// `child`, started to listen on port 0 (any free port), once it listens: the port it got
+/// is read from the kernel's socket tables (within 20 s), so no port is chosen before the
+/// server binds it (bind-and-drop races another test for it).
+pub(crate) fn listening_on_any_port(child: Child) -> (Server, u16) {
     let server = Server(child);
     let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    loop {
+        let mut inodes = Vec::new();
+        socket_inodes(server.0.id(), &mut inodes);
+        if let Some(port) = listening_port(&inodes) {
+            return (server, port);
+        }
         assert!(started.elapsed() < Duration::from_secs(20), "no listener");
         std::thread::sleep(Duration::from_millis(50));
     }
-    (server, port)
 }
 
 /// The npm reference server-everything on Streamable HTTP, listening.
 pub(crate) fn everything() -> (Server, u16) {
-    let port = free_port();
     let program = repo().join("tests/peers/node_modules/.bin/mcp-server-everything");
     assert!(
         program.exists(),
@@ -54,10 +106,10 @@ pub(crate) fn everything() -> (Server, u16) {
     );
     let child = Command::new(program)
         .arg("streamableHttp")
-        .env("PORT", port.to_string())
+        .env("PORT", "0")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    listening(child, port)
+    listening_on_any_port(child)
 }

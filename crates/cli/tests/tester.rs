@@ -719,14 +719,13 @@ fn shared_notes(report: &Value) -> usize {
 /// process, and the report says so.
 #[test]
 fn a_server_the_user_runs_is_reported_as_shared() {
-    let port = free_port();
     let child = Command::new(rmcp_server())
-        .args(["--http", &port.to_string()])
+        .args(["--http", "0"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let (_server, port) = crate::support::listening(child, port);
+    let (_server, port) = crate::support::listening_on_any_port(child);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let dir = scratch("tester_http_shared");
     let flags = ["--no-shrink", "--budget", "2", "--url", url.as_str()];
