@@ -44,6 +44,13 @@ need_cargo_afl() {
         echo "fuzz.sh: cargo afl is missing: cargo install cargo-afl --version 0.18.2 --locked" >&2
         exit 2
     fi
+    # The fuzz crate is a workspace of its own with its own lock file, which a change of a
+    # workspace crate's dependencies leaves behind: say how to bring it up to date.
+    if ! cargo metadata --locked --format-version 1 --manifest-path "$MANIFEST" >/dev/null 2>&1; then
+        echo "fuzz.sh: fuzz/Cargo.lock is behind the workspace's crates: run" \
+            "cargo update --workspace --manifest-path fuzz/Cargo.toml and commit it" >&2
+        exit 2
+    fi
 }
 
 build() {
