@@ -4,7 +4,9 @@ for the monitor's multi-session tests: python sdk_http_client.py URL MODE, MODE 
 `initialize` after the probe's error against a legacy one) or `legacy` (the initialize
 handshake). Lists the tools, calls `add` or `echo` when listed, and prints the era it spoke.
 With a third argument `cancel` it also calls `slow` (for 2 s) and gives it up after 0.3 s
-(a modern client closes the call's stream: its cancellation), then lists the tools again."""
+(a modern client closes the call's stream: its cancellation), then lists the tools again.
+With `slow` instead it calls `slow` for 3 s and waits for it: two such clients started at once
+have calls with the same request id in flight together (each numbers its own requests)."""
 
 import asyncio
 import sys
@@ -12,7 +14,7 @@ import sys
 from mcp import Client
 
 
-async def main(url: str, mode: str, cancel: bool) -> None:
+async def main(url: str, mode: str, extra: list[str]) -> None:
     async with Client(url, mode=mode) as client:
         tools = await client.list_tools()
         names = [t.name for t in tools.tools]
@@ -20,7 +22,9 @@ async def main(url: str, mode: str, cancel: bool) -> None:
             await client.call_tool("add", {"a": 1, "b": 2})
         elif "echo" in names:
             await client.call_tool("echo", {"message": "hi"})
-        if cancel:
+        if extra == ["slow"]:
+            await client.call_tool("slow", {"seconds": 3})
+        if extra == ["cancel"]:
             try:
                 await asyncio.wait_for(client.call_tool("slow", {"seconds": 2}), 0.3)
             except TimeoutError:
@@ -30,4 +34,4 @@ async def main(url: str, mode: str, cancel: bool) -> None:
         print(client.session.protocol_version)
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:] == ["cancel"]))
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:]))

@@ -58,6 +58,10 @@ pub enum EventKind {
         /// For a request body: the `Mcp-Session-Id` its request carried (which session it
         /// belongs to, known before the response's head).
         session: Option<String>,
+        /// For a request body: the client connection it came on, numbered from 0 in the order
+        /// connections were accepted (what tells two clients of the modern era apart, whose
+        /// requests carry no session).
+        connection: Option<u64>,
     },
     /// The head of a response (or the proxy's own 502 when the upstream could not be reached).
     Http(HttpExchange),

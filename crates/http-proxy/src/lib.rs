@@ -114,13 +114,14 @@ async fn accept(
     mut stop: watch::Receiver<Option<Duration>>,
 ) {
     let graceful = GracefulShutdown::new();
+    let mut connections = 0..;
     let grace = loop {
         tokio::select! {
             accepted = listener.accept() => {
                 // A failed accept (a reset before it was taken, no descriptors left) concerns
                 // one connection, not the proxy.
-                if let Ok((stream, _)) = accepted {
-                    serve_connection(stream, &relay, &graceful);
+                if let (Ok((stream, _)), Some(connection)) = (accepted, connections.next()) {
+                    serve_connection(stream, connection, &relay, &graceful);
                 }
             }
             changed = stop.changed() => {
@@ -143,13 +144,14 @@ async fn accept(
 
 fn serve_connection(
     stream: tokio::net::TcpStream,
+    connection: u64,
     relay: &Arc<Relay>,
     graceful: &GracefulShutdown,
 ) {
     // Messages are small and interactive: send each frame at once.
     let _ = stream.set_nodelay(true);
     let relay = Arc::clone(relay);
-    let service = service_fn(move |request| Arc::clone(&relay).exchange(request));
+    let service = service_fn(move |request| Arc::clone(&relay).exchange(request, connection));
     let connection = http1::Builder::new()
         .preserve_header_case(true)
         // A date the upstream did not send is a header the client would not otherwise get.

@@ -43,13 +43,15 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 type Sending = JoinHandle<Result<Response<Incoming>, Failure>>;
 
 impl Relay {
-    /// Relays one request; never fails (an unreachable upstream is a 502 to the client).
+    /// Relays one request that came on client connection `connection`; never fails (an
+    /// unreachable upstream is a 502 to the client).
     pub async fn exchange(
         self: Arc<Self>,
         request: Request<Incoming>,
+        connection: u64,
     ) -> Result<Response<ReplyBody>, std::convert::Infallible> {
         let exchange = self.next.fetch_add(1, Ordering::Relaxed);
-        let (request, http) = self.upstream_request(request, exchange);
+        let (request, http) = self.upstream_request(request, exchange, connection);
         let upstream = Arc::new(Upstream::default());
         let sending = {
             let (relay, upstream) = (Arc::clone(&self), Arc::clone(&upstream));
@@ -82,6 +84,7 @@ impl Relay {
         &self,
         request: Request<Incoming>,
         exchange: u64,
+        connection: u64,
     ) -> (Request<Tap<Incoming>>, HttpExchange) {
         let (mut parts, body) = request.into_parts();
         let path = parts
@@ -108,7 +111,8 @@ impl Relay {
             Framing::Whole(Vec::new())
         };
         let events = self.events.clone();
-        let body = Tap::new(body, framing, Dir::C2s, exchange, events).of_session(session);
+        let body =
+            Tap::new(body, framing, Dir::C2s, exchange, events).of_request(session, connection);
         (Request::from_parts(parts, body), http)
     }
 

@@ -91,6 +91,8 @@ pub struct Tap<B> {
     drain: Option<HandOn<B>>,
     /// A request body's `Mcp-Session-Id`.
     session: Option<String>,
+    /// A request body's client connection (numbered from 0 in the order they were accepted).
+    connection: Option<u64>,
 }
 
 /// Takes the rest of a body whose receiver closed it.
@@ -110,6 +112,7 @@ impl<B: Body> Tap<B> {
             relayed: true,
             drain: None,
             session: None,
+            connection: None,
         }
     }
 }
@@ -140,9 +143,11 @@ async fn read_on(mut rest: Tap<hyper::body::Incoming>, drains: Drains) {
 }
 
 impl<B> Tap<B> {
-    /// A request body whose request carried `Mcp-Session-Id` `session` (or none).
-    pub fn of_session(mut self, session: Option<String>) -> Self {
+    /// A request body whose request carried `Mcp-Session-Id` `session` (or none) and came
+    /// on client connection `connection`.
+    pub fn of_request(mut self, session: Option<String>, connection: u64) -> Self {
         self.session = session;
+        self.connection = Some(connection);
         self
     }
 
@@ -159,6 +164,7 @@ impl<B> Tap<B> {
             sse_id,
             relayed: self.relayed,
             session: self.session.clone(),
+            connection: self.connection,
         };
         self.events.send(self.exchange, kind);
     }
@@ -290,6 +296,7 @@ impl<B> Drop for Tap<B> {
                 relayed: false,
                 drain: None,
                 session: None,
+                connection: None,
             };
             hand_on(rest);
         }

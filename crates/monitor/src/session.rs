@@ -222,6 +222,11 @@ pub struct Session {
     /// The request each HTTP POST exchange carried (its id) and what became of it, until
     /// the response on its stream.
     streams: HashMap<u64, (Value, Fate)>,
+    /// The client connection of each HTTP exchange whose request body said it.
+    connections: HashMap<u64, u64>,
+    /// The client connection of the event in hand, when it tells modern clients apart (see
+    /// [`Session::key`]).
+    sender: Option<u64>,
 }
 
 impl Default for Session {
@@ -257,6 +262,8 @@ impl Session {
             header_args: HeaderArgs::default(),
             unreadable: HashMap::new(),
             streams: HashMap::new(),
+            connections: HashMap::new(),
+            sender: None,
         }
     }
 
@@ -465,6 +472,7 @@ impl Session {
     }
 
     fn check(&mut self, index: usize, event: &Event) {
+        self.sender = self.sender_of(event);
         if event.client_closed() {
             self.closed(index, event);
             return;
@@ -551,7 +559,7 @@ impl Session {
                         // A request whose id is null (J2) refused: the answer JSON-RPC asks
                         // for a malformed message, outside the model as that message is.
                         self.answer_unreadable(event.dir);
-                        self.requests.remove("c2s:null");
+                        self.requests.remove(&self.key(Dir::C2s, &Value::Null));
                         Vec::new()
                     }
                     Refusal::OfRequest(asked) => {
@@ -578,7 +586,7 @@ impl Session {
     fn posted(&mut self, x: u64, id: &Value, obs: &[Observation]) {
         let first = obs.first().and_then(|o| o.args.first());
         let again = matches!(first, Some(Arg::Ctor(name, _)) if name == "again");
-        let key = format!("c2s:{id}");
+        let key = self.key(Dir::C2s, id);
         if !again {
             self.cancelled.request(&key, x);
         }
@@ -661,7 +669,9 @@ impl Session {
         self.cancelled.close(key.clone(), event.t);
         let name = Arg::Name(Key::from(key.as_str()));
         let obs = Observation::new("c2s", vec![ctor("cancel", vec![name])]);
-        let what = format!("the client's close of the stream of request {}", &key[4..]);
+        let id = self.requests.get(&key).map(|p| p.id.to_string());
+        let id = id.unwrap_or_else(|| key[4..].to_string());
+        let what = format!("the client's close of the stream of request {id}");
         self.step(index, event, &obs, &what);
     }
 
@@ -771,7 +781,7 @@ impl Session {
         if self.era == Era::Modern && dir == Dir::S2c && !self.over_http {
             found.push(("M6", format!("the server sent request `{method}`")));
         }
-        let key = format!("{}:{id}", dir.as_str());
+        let key = self.key(dir, id);
         let reused = !self.ids_used.insert(key.clone());
         if reused && self.era != Era::Modern {
             found.push((
@@ -784,7 +794,7 @@ impl Session {
             .and_then(|m| m.get("progressToken"));
         let mut tok = Arg::Any;
         if let Some(token) = token {
-            let tok_key = format!("tok:{}:{token}", dir.as_str());
+            let tok_key = format!("tok:{}", self.key(dir, token));
             if self.bound(&tok_key) {
                 found.push(("P1", format!("progress token {token} is already in use")));
             } else {
@@ -856,7 +866,7 @@ impl Session {
             // the message it answers is.
             return Vec::new();
         }
-        let key = format!("{}:{id}", dir.other().as_str());
+        let key = self.key(dir.other(), id);
         let bound = self.bound(&key);
         let pending = self.requests.remove(&key);
         let mut obs = Vec::new();
@@ -943,7 +953,7 @@ impl Session {
         let id = subscription_id(params)?;
         let listen = self
             .requests
-            .get(&format!("c2s:{id}"))
+            .get(&self.key(Dir::C2s, &id))
             .filter(|p| p.method == "subscriptions/listen");
         ledger::listen_stream(method, listen.and_then(|p| p.params.as_ref()))
     }
@@ -982,7 +992,7 @@ impl Session {
                 let Some(token) = field("progressToken") else {
                     return Vec::new();
                 };
-                let key = format!("tok:{}:{token}", dir.other().as_str());
+                let key = format!("tok:{}", self.key(dir.other(), token));
                 if let Some(value) = field("progress").and_then(Value::as_f64) {
                     let last = self.progress.insert(key.clone(), value);
                     if last.is_some_and(|l| value <= l) {
@@ -1022,7 +1032,51 @@ impl Session {
         } else {
             dir
         };
-        format!("{}:{rid}", owner.as_str())
+        let key = self.key(owner, rid);
+        if self.sender.is_none() || owner != Dir::C2s || self.bound(&key) {
+            return key;
+        }
+        // Over HTTP a notification is a POST of its own, on whatever connection: it names
+        // the client's request with that id on any connection, the one in flight when just
+        // one is, else one that was issued (a late cancellation, not a stray one).
+        let prefix = format!("c2s:{rid}#");
+        let of_id = |k: &&String| {
+            k.strip_prefix(&prefix)
+                .is_some_and(|c| c.parse::<u64>().is_ok())
+        };
+        let mut live = self.requests.keys().filter(of_id);
+        if let (Some(only), None) = (live.next(), live.next()) {
+            return only.clone();
+        }
+        let issued = self.ids_used.iter().filter(of_id).min();
+        issued.cloned().unwrap_or(key)
+    }
+
+    /// The name a request of `requester` with id `id` has in the model (and the key of what
+    /// is kept about it). A sender's ids are its own: over Streamable HTTP in the modern era,
+    /// where requests carry no session, a client is known only by its connection, so a
+    /// client's request is named with the connection it came on (`c2s:ID#CONNECTION`), and
+    /// two clients that use the same id at once are not taken for one that reused it (J4,
+    /// P1). What that cannot tell: one client that reuses an id it has in flight on a second
+    /// connection (HTTP/1.1 carries one request at a time per connection) looks like two
+    /// clients, and is not reported. A record without connections (from before they were
+    /// written) is judged as one sender.
+    fn key(&self, requester: Dir, id: &impl std::fmt::Display) -> String {
+        match self.sender {
+            Some(connection) if requester == Dir::C2s => format!("c2s:{id}#{connection}"),
+            _ => format!("{}:{id}", requester.as_str()),
+        }
+    }
+
+    /// The client connection of the request `event` belongs to, when it tells clients apart:
+    /// over HTTP in the modern era (the request body's line names it, `connection`).
+    fn sender_of(&mut self, event: &Event) -> Option<u64> {
+        let x = event.exchange()?;
+        if let Some(connection) = event.connection() {
+            self.connections.insert(x, connection);
+        }
+        let connection = self.connections.get(&x).copied();
+        connection.filter(|_| self.era == Era::Modern)
     }
 
     /// A modern notification on a listen's stream (its `_meta` names the subscription):
@@ -1039,7 +1093,7 @@ impl Session {
             return None;
         }
         let id = subscription_id(params)?;
-        let key = format!("c2s:{id}");
+        let key = self.key(Dir::C2s, &id);
         if !self.bound(&key) {
             return Some(("stray_sub", None));
         }

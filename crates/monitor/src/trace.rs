@@ -90,6 +90,12 @@ impl Event {
         self.fields.get("exchange").and_then(Value::as_u64)
     }
 
+    /// The client connection a request body came on (`connection`, written by `agentpi
+    /// monitor --listen` since it tells modern clients apart; absent in older records).
+    pub fn connection(&self) -> Option<u64> {
+        self.fields.get("connection").and_then(Value::as_u64)
+    }
+
     /// Whether this is the `aborted` event of a response the client stopped reading
     /// (`closed_by: client`): the client closed the request's HTTP stream.
     pub fn client_closed(&self) -> bool {

@@ -232,6 +232,7 @@ fn trace_event(event: &Event, t: f64) -> TraceEvent {
             sse_id,
             relayed,
             session,
+            connection,
         } => {
             let dir = match dir {
                 Dir::C2s => agentpi_monitor::Dir::C2s,
@@ -250,6 +251,10 @@ fn trace_event(event: &Event, t: f64) -> TraceEvent {
                 message
                     .fields
                     .insert("mcp_session_id".into(), json!(session));
+                // Which client connection: what tells modern clients apart (no session).
+                message
+                    .fields
+                    .insert("connection".into(), json!(connection));
             }
             message.fields.extend([exchange]);
             message
