@@ -251,3 +251,26 @@ fn every_mistake_in_the_bridge_is_caught() {
         );
     }
 }
+
+/// The `$ agentpi compare ...` examples of docs/bridge.md print what the page shows (blank
+/// space aside): the page quotes the tool, not a memory of it.
+#[test]
+fn the_page_shows_what_compare_prints() {
+    let page = std::fs::read_to_string(repo().join("docs/bridge.md")).unwrap();
+    let mut shown = 0;
+    for block in page.split("```text\n").skip(1) {
+        let block = block.split("\n```").next().unwrap();
+        for example in block.split("$ agentpi ").skip(1) {
+            let (command, output) = example.split_once('\n').unwrap_or((example, ""));
+            if !command.starts_with("compare ") {
+                continue;
+            }
+            let args: Vec<&str> = command.split_whitespace().collect();
+            let (_, stdout, stderr) = agentpi(&args);
+            let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(words(output), words(&stdout), "{command}\n{stderr}");
+            shown += 1;
+        }
+    }
+    assert_eq!(shown, 7, "the examples of docs/bridge.md");
+}
