@@ -274,3 +274,19 @@ fn the_page_shows_what_compare_prints() {
     }
     assert_eq!(shown, 7, "the examples of docs/bridge.md");
 }
+
+/// Every check holds whatever the number of rounds K the bridge carries (at K = 0 the
+/// exchanges the `reachable` checks ask for cannot happen), and the state counts, pinned as
+/// agentpi gives them, grow by 15 states a round with a legacy client and 16 with a modern one.
+#[test]
+fn the_checks_hold_for_every_k() {
+    for (k, legacy, modern) in [(1, 87, 52), (2, 102, 68), (3, 117, 84), (4, 132, 100)] {
+        let k = format!("K={k}");
+        let (status, stdout, stderr) = agentpi(&["check", MODEL, "-D", &k]);
+        assert_eq!(status, 0, "{k}\n{stdout}{stderr}");
+        for (system, states) in [("LegacyBridged", legacy), ("ModernBridged", modern)] {
+            let line = format!("{system}: deadlock free ... holds ({states} states");
+            assert!(stdout.contains(&line), "{k}: {line}\n{stdout}");
+        }
+    }
+}
