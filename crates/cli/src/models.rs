@@ -41,6 +41,10 @@ pub const MODELS: &[Bundled] = &[
         "the MCP vocabulary (tools, outcomes, the call channel): a library to import"
     ),
     bundled!(
+        "mcp/bridge",
+        "a bridge between MCP's two eras, each direction checked against the era it must look like"
+    ),
+    bundled!(
         "mcp/legacy",
         "MCP on the wire, 2025-06-18 and 2025-11-25: the model `agentpi monitor` steps"
     ),

@@ -1,5 +1,6 @@
 //! The tests of the command line, one module per feature, in one binary (see Cargo.toml).
 
+mod bridge;
 mod cases;
 mod commands;
 mod compare;

@@ -1,0 +1,292 @@
+//! The era bridge as a model (`mcp/bridge`, docs/bridge.md), through the binary: each
+//! direction refines the era session it must look like (trace, failures and
+//! failures-divergences), the eager bridge is caught by `compare` and by its check, each loss
+//! is pinned with the counterexample `compare` prints, and each deliberate mistake in the
+//! bridge's text breaks the checks or the refinement the docs say it breaks. The model's own
+//! verdicts and state counts are pinned by verdicts.rs and models.rs with the other bundled
+//! models.
+
+use crate::models::agentpi;
+use crate::support::repo;
+
+const MODEL: &str = "mcp/bridge";
+const EAGER: &str = "crates/cli/tests/bridge/eager.pi";
+
+/// Runs `agentpi` from the repository root, expects exit status `expected` (0: holds or
+/// refines, 1: violated or does not refine), and pins the standard output.
+fn check(name: &str, args: &[&str], expected: i32) {
+    let (status, stdout, stderr) = agentpi(args);
+    assert_eq!(status, expected, "{name}\n{stdout}{stderr}");
+    let report = format!(
+        "$ agentpi {}\nexit status {status}\n{stdout}",
+        args.join(" ")
+    );
+    insta::assert_snapshot!(name, report);
+}
+
+/// The wire the compared side does not see: `modern` hides the legacy wire (the modern
+/// client's view of the bridge to a legacy server), `legacy` the modern one (the view of a
+/// legacy client, or of a legacy server behind the bridge).
+fn hidden(seen: &str) -> [&'static str; 4] {
+    match seen {
+        "legacy" => ["--hide", "mc2s", "--hide", "ms2c"],
+        _ => ["--hide", "lc2s", "--hide", "ls2c"],
+    }
+}
+
+/// `compare SPEC IMPL --equiv EQUIV`, seen from the `seen` era's wire.
+fn compare(spec: &str, implementation: &str, equiv: &str, seen: &str) -> Vec<String> {
+    let mut args = vec!["compare", spec, implementation, "--equiv", equiv];
+    args.extend(hidden(seen));
+    args.into_iter().map(str::to_string).collect()
+}
+
+fn run(name: &str, args: &[String], expected: i32) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    check(name, &args, expected);
+}
+
+/// Seen by its client, each direction refines the direct session of the client's era.
+#[test]
+fn each_direction_refines_its_era() {
+    for (seen, spec, implementation) in [
+        ("legacy", "LegacyDirect", "LegacyBridged"),
+        ("modern", "ModernDirect", "ModernBridged"),
+    ] {
+        let spec = format!("{MODEL}:{spec}");
+        let implementation = format!("{MODEL}:{implementation}");
+        for equiv in ["trace", "failures", "fd"] {
+            let args = compare(&spec, &implementation, equiv, seen);
+            run(&format!("refines_{seen}_{equiv}"), &args, 0);
+        }
+    }
+}
+
+/// The deliberate mistake: a bridge that forwards before its legacy handshake is done. Its
+/// check is violated, and the failures refinement fails with the error the modern client sees.
+#[test]
+fn the_eager_bridge_is_caught() {
+    check("eager_check", &["check", EAGER], 1);
+    let spec = format!("{MODEL}:ModernDirect");
+    let eager = format!("{EAGER}:EagerBridged");
+    let args = compare(&spec, &eager, "failures", "modern");
+    run("eager_compare", &args, 1);
+}
+
+/// What cannot be carried across: the legacy peer's direct session does what the bridged
+/// one cannot (`XBridged [T= XDirect` fails), seen on the legacy wire: the legacy client's
+/// for logging and tasks, the legacy server's for roots and the undeclared elicitation. Each
+/// with the shortest trace that shows it.
+#[test]
+fn the_losses_have_shortest_counterexamples() {
+    for loss in ["Roots", "Log", "Task", "Declined"] {
+        let bridged = format!("{MODEL}:{loss}Bridged");
+        let direct = format!("{MODEL}:{loss}Direct");
+        let name = format!("loss_{}", loss.to_lowercase());
+        run(&name, &compare(&bridged, &direct, "trace", "legacy"), 1);
+    }
+}
+
+/// A mistake written into the bridge's text: the checks it violates, and whether each
+/// direction's failures refinement still holds (legacy, modern).
+struct Mistake {
+    name: &'static str,
+    from: &'static str,
+    to: &'static str,
+    violated: &'static [&'static str],
+    refines: (bool, bool),
+}
+
+const MISTAKES: &[Mistake] = &[
+    Mistake {
+        name: "answers the modern client after its cancel",
+        from: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i))",
+        to: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i) . ms2c!res(i, ok))",
+        violated: &[
+            "ModernBridged: ltl [] (mc2s(cancel(i)) -> [] not (ms2c(res(i, _)) or ms2c(input_required(i))))",
+        ],
+        refines: (true, false),
+    },
+    Mistake {
+        name: "answers the legacy client after its cancel",
+        from: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i)",
+        to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i) . ls2c!res(i, ok)",
+        violated: &[
+            "LegacyBridged: ltl [] (lc2s(cancel(i)) -> [] not (ls2c(res(i, _)) or ls2c(req(_, elicitation))))",
+        ],
+        refines: (false, true),
+    },
+    Mistake {
+        name: "refuses the legacy client's cancel of an answer on its way",
+        from: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i)",
+        to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok)",
+        violated: &[],
+        refines: (false, true),
+    },
+    Mistake {
+        name: "drops the legacy client's cancel instead of closing the modern request",
+        from: "  + lc2s?cancel(=i) . mc2s!cancel(Call + r)",
+        to: "  + lc2s?cancel(=i)",
+        violated: &[
+            "LegacyBridged: deadlock free",
+            "LegacyBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
+            "LegacyBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
+        ],
+        refines: (true, true),
+    },
+    Mistake {
+        name: "sends elicitation caps the legacy client never declared",
+        from: "mc2s!mreq(Call, tools, c) . TMAwait",
+        to: "mc2s!mreq(Call, tools, elicit) . TMAwait",
+        violated: &[
+            "LegacyBridged: ltl [] (lc2s(req(_, initialize(bare))) -> [] not (mc2s(mreq(_, _, elicit)) or mc2s(retry(_, elicit))))",
+        ],
+        refines: (false, true),
+    },
+    Mistake {
+        name: "asks a modern client that declared no elicitation",
+        from: "    if c == bare then lc2s!res(e, false) . TLHeld(i, c, r)\n    else if",
+        to: "    if false then 0\n    else if",
+        violated: &[
+            "ModernBridged: ltl [] (mc2s(mreq(_, _, bare)) -> [] not ms2c(input_required(_)))",
+            "DeclinedBridged: never lc2s(res(_, true))",
+        ],
+        refines: (true, false),
+    },
+    Mistake {
+        name: "asks the legacy client for more than K elicitations",
+        from: "(if c == elicit and r < K then TMAsk",
+        to: "(if c == elicit then TMAsk",
+        // The round leaves its range (0..K) at the K+1st: the assertion of the range.
+        violated: &[
+            "LegacyBridged: assertions",
+            "LegacyBridged: never ls2c(req(K, elicitation))",
+        ],
+        refines: (false, true),
+    },
+    Mistake {
+        name: "gives the modern client more than K input_required rounds",
+        from: "    else if r < K then",
+        to: "    else if true then",
+        violated: &[
+            "ModernBridged: assertions",
+            "ModernBridged: never ms2c(input_required(Last))",
+            "ModernBridged: never mc2s(retry(Beyond, _))",
+        ],
+        refines: (true, false),
+    },
+    Mistake {
+        name: "waits for a retry forever",
+        from: "  + tau . lc2s!cancel(Call)\n",
+        to: "",
+        violated: &[
+            "ModernBridged: deadlock free",
+            "ModernBridged: ltl [] (lc2s(req(j, _)) -> X <> (ls2c(res(j, _)) or lc2s(cancel(j))))",
+            "ModernBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or lc2s(cancel(Call))))",
+        ],
+        refines: (true, true),
+    },
+];
+
+/// The verdicts other than `holds` that `agentpi check` gives for the model at `path`.
+fn violated(path: &str) -> Vec<String> {
+    let (status, stdout, stderr) = agentpi(&["check", path, "--format", "json"]);
+    assert!(matches!(status, 0 | 1), "{path}: status {status}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let text = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+    let checks = report["checks"].as_array().unwrap();
+    let broken = checks.iter().filter(|c| c["verdict"] != "holds");
+    broken
+        .map(|c| format!("{}: {}", text(&c["system"]), text(&c["property"])))
+        .collect()
+}
+
+/// Whether the failures refinement of `direction` holds for the model at `path`.
+fn refines(path: &str, direction: &str, spec: &str, implementation: &str) -> bool {
+    let spec = format!("{path}:{spec}");
+    let implementation = format!("{path}:{implementation}");
+    let mut args = compare(&spec, &implementation, "failures", direction);
+    args.extend(["--format", "json"].map(str::to_string));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (status, stdout, stderr) = agentpi(&args);
+    assert!(matches!(status, 0 | 1), "{path}: status {status}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    report["verdict"] == "refines"
+}
+
+/// Each mistake is caught, by the checks, the refinement, or both, exactly as the table says;
+/// the unchanged text passes all (so each difference is the mistake's).
+#[test]
+fn every_mistake_in_the_bridge_is_caught() {
+    let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_mistakes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let unchanged = Mistake {
+        name: "none",
+        from: "",
+        to: "",
+        violated: &[],
+        refines: (true, true),
+    };
+    for (i, mistake) in std::iter::once(&unchanged).chain(MISTAKES).enumerate() {
+        let changed = if mistake.from.is_empty() {
+            text.clone()
+        } else {
+            assert_eq!(text.matches(mistake.from).count(), 1, "{}", mistake.name);
+            text.replace(mistake.from, mistake.to)
+        };
+        let path = dir.join(format!("mistake_{i}.pi"));
+        std::fs::write(&path, changed).unwrap();
+        let path = path.to_str().unwrap();
+        assert_eq!(violated(path), mistake.violated, "{}", mistake.name);
+        let found = (
+            refines(path, "legacy", "LegacyDirect", "LegacyBridged"),
+            refines(path, "modern", "ModernDirect", "ModernBridged"),
+        );
+        assert_eq!(found, mistake.refines, "{}", mistake.name);
+        assert!(
+            i == 0 || !mistake.violated.is_empty() || found != (true, true),
+            "{}: nothing catches it",
+            mistake.name
+        );
+    }
+}
+
+/// The `$ agentpi compare ...` examples of docs/bridge.md print what the page shows (blank
+/// space aside): the page quotes the tool, not a memory of it.
+#[test]
+fn the_page_shows_what_compare_prints() {
+    let page = std::fs::read_to_string(repo().join("docs/bridge.md")).unwrap();
+    let mut shown = 0;
+    for block in page.split("```text\n").skip(1) {
+        let block = block.split("\n```").next().unwrap();
+        for example in block.split("$ agentpi ").skip(1) {
+            let (command, output) = example.split_once('\n').unwrap_or((example, ""));
+            if !command.starts_with("compare ") {
+                continue;
+            }
+            let args: Vec<&str> = command.split_whitespace().collect();
+            let (_, stdout, stderr) = agentpi(&args);
+            let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(words(output), words(&stdout), "{command}\n{stderr}");
+            shown += 1;
+        }
+    }
+    assert_eq!(shown, 7, "the examples of docs/bridge.md");
+}
+
+/// Every check holds whatever the number of rounds K the bridge carries (at K = 0 the
+/// exchanges the `reachable` checks ask for cannot happen), and the state counts, pinned as
+/// agentpi gives them, grow by 15 states a round with a legacy client and 16 with a modern one.
+#[test]
+fn the_checks_hold_for_every_k() {
+    for (k, legacy, modern) in [(1, 87, 52), (2, 102, 68), (3, 117, 84), (4, 132, 100)] {
+        let k = format!("K={k}");
+        let (status, stdout, stderr) = agentpi(&["check", MODEL, "-D", &k]);
+        assert_eq!(status, 0, "{k}\n{stdout}{stderr}");
+        for (system, states) in [("LegacyBridged", legacy), ("ModernBridged", modern)] {
+            let line = format!("{system}: deadlock free ... holds ({states} states");
+            assert!(stdout.contains(&line), "{k}: {line}\n{stdout}");
+        }
+    }
+}
