@@ -5,7 +5,7 @@
 use crate::bind;
 use crate::crossing::Crossings;
 use crate::exchange::Exchange;
-use crate::follow::Follow;
+use crate::follow::{Asked, Follow, Journal};
 use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
@@ -188,6 +188,8 @@ pub struct Session {
     replay: Option<Follow>,
     /// Step the reference replay of `agentpi_check` instead of the monitor's own.
     reference: bool,
+    /// Where to write what the session asks of its model (`with_journal`).
+    journal: Option<Journal>,
     next_index: usize,
     messages: usize,
     /// Messages seen while the era is unknown, with their indices.
@@ -242,6 +244,7 @@ impl Session {
             protocol_version: None,
             replay: None,
             reference: false,
+            journal: None,
             next_index: 0,
             messages: 0,
             waiting: Vec::new(),
@@ -275,6 +278,21 @@ impl Session {
             reference: true,
             ..Session::new()
         }
+    }
+
+    /// A session that writes down every question it asks of its model and the answer
+    /// (`journal`): what tests hold the model's replay to an oracle of their own with.
+    pub fn with_journal() -> Session {
+        Session {
+            journal: Some(Journal::default()),
+            ..Session::new()
+        }
+    }
+
+    /// What the session asks of its model, written as it goes (shared: it may be read after
+    /// `finish`); empty without `with_journal`.
+    pub fn journal(&self) -> Journal {
+        self.journal.clone().unwrap_or_default()
     }
 
     /// The era the messages so far tell (`Unknown` until one does).
@@ -462,13 +480,22 @@ impl Session {
         };
         if let Some(model) = model {
             match model.and_then(|m| m.start(self.reference)) {
-                Ok(replay) => self.replay = Some(replay),
+                Ok(replay) => self.replay = Some(self.journaled(replay)),
                 Err(e) => self.note(format!("the {} model cannot start: {e}", self.era.as_str())),
             }
         }
         for (index, event) in std::mem::take(&mut self.waiting) {
             self.check(index, &event);
         }
+    }
+
+    /// `replay`, journaled when the session keeps a journal.
+    fn journaled(&self, replay: Follow) -> Follow {
+        let Some(journal) = &self.journal else {
+            return replay;
+        };
+        journal.borrow_mut().push(Asked::Start(self.era));
+        Follow::Journaled(Box::new(replay), journal.clone())
     }
 
     fn check(&mut self, index: usize, event: &Event) {
