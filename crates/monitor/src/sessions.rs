@@ -22,6 +22,7 @@
 //! until its client closed it; then the body alone decides), so that each session sees its
 //! events in the order of the trace.
 
+use crate::follow::Journal;
 use crate::http::request_header;
 use crate::session::{Era, Report, Session, SessionReport, Violation};
 use crate::shape::{self, Message};
@@ -80,6 +81,8 @@ pub struct Sessions {
     held: VecDeque<(usize, Event)>,
     next_index: usize,
     reference: bool,
+    /// The journal of each session, when they keep one (`with_journals`).
+    journals: Option<Vec<Journal>>,
 }
 
 impl Default for Sessions {
@@ -90,15 +93,26 @@ impl Default for Sessions {
 
 impl Sessions {
     pub fn new() -> Sessions {
-        Sessions::with(false)
+        Sessions::with(false, false)
     }
 
     /// Sessions that step the reference replay (see [`Session::with_reference`]).
     pub fn with_reference() -> Sessions {
-        Sessions::with(true)
+        Sessions::with(true, false)
     }
 
-    fn with(reference: bool) -> Sessions {
+    /// Sessions that each keep a journal of what they ask of their model (see
+    /// [`Session::with_journal`]).
+    pub fn with_journals() -> Sessions {
+        Sessions::with(false, true)
+    }
+
+    /// The journal of each session opened so far, in order (empty without `with_journals`).
+    pub fn journals(&self) -> Vec<Journal> {
+        self.journals.clone().unwrap_or_default()
+    }
+
+    fn with(reference: bool, journals: bool) -> Sessions {
         let mut sessions = Sessions {
             units: Vec::new(),
             checkers: Vec::new(),
@@ -110,15 +124,21 @@ impl Sessions {
             held: VecDeque::new(),
             next_index: 0,
             reference,
+            journals: journals.then(Vec::new),
         };
         sessions.open("stateless".to_string(), None);
         sessions
     }
 
     fn open(&mut self, name: String, mcp_session_id: Option<String>) -> usize {
-        let session = match self.reference {
-            true => Session::with_reference(),
-            false => Session::new(),
+        let session = match (self.reference, &mut self.journals) {
+            (true, _) => Session::with_reference(),
+            (false, Some(journals)) => {
+                let session = Session::with_journal();
+                journals.push(session.journal());
+                session
+            }
+            (false, None) => Session::new(),
         };
         self.units.push(Unit {
             name,
