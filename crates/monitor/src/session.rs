@@ -940,7 +940,11 @@ impl Session {
                 self.remember_schemas(result);
                 self.header_args.listed(result);
             }
-            "initialize" if dir == Dir::S2c => {
+            // In a modern session a legacy handshake's result negotiates nothing: the
+            // session's version stays (the schemas of later messages are its), and the
+            // modern model has no capability gates (no `decl`: a declaration would be
+            // refused, a false MODEL; as for the client's, in `request`).
+            "initialize" if dir == Dir::S2c && self.era != Era::Modern => {
                 if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
                     self.protocol_version = Some(v.to_string());
                 }
