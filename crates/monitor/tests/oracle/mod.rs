@@ -224,18 +224,55 @@ impl<'l> Oracle<'l> {
             .collect();
     }
 
-    /// Every visible edge of every explanation (for walks).
+    /// The visible edges of the explanations, one for each label as printed with bound
+    /// names by their keys, in the order of those texts (for walks: an order that does not
+    /// hang on how the LTS happened to number its states).
     pub fn moves(&mut self) -> Vec<(Expl, Rc<[Edge]>, usize)> {
-        let mut out = Vec::new();
+        let mut out = BTreeMap::new();
         for e in self.expls.clone() {
             let edges = self.lts.edges(e.state);
-            for i in 0..edges.len() {
-                if edges[i].seen == Seen::Visible {
-                    out.push((e.clone(), edges.clone(), i));
+            for (i, edge) in edges.iter().enumerate() {
+                if edge.seen == Seen::Visible {
+                    let text = self.print(&edge.label, &e);
+                    out.entry(text)
+                        .or_insert_with(|| (e.clone(), edges.clone(), i));
                 }
             }
         }
-        out
+        out.into_values().collect()
+    }
+
+    /// The visible labels some explanation takes without a flag after them, printed with
+    /// bound names by their keys (others as `new NAME`), sorted, each once: what the monitor
+    /// says a peer may send next.
+    pub fn expected(&mut self) -> Vec<String> {
+        let mut out = BTreeSet::new();
+        for e in self.expls.clone() {
+            for edge in self.lts.edges(e.state).iter() {
+                if edge.seen != Seen::Visible {
+                    continue;
+                }
+                let level = self.levels(&BTreeSet::from([e.after(&[], edge)]));
+                let stable: Vec<&Expl> = level.keys().filter(|x| self.stable(x)).collect();
+                // No stable state (a hidden cycle): every state is kept, with no flag.
+                let free = stable.is_empty() || stable.iter().any(|x| level[*x] == 0);
+                if free {
+                    out.insert(self.print(&edge.label, &e));
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    fn print(&self, label: &Label, e: &Expl) -> String {
+        let sem = self.lts.sem;
+        sem.fmt_label(label, &mut |c| match c {
+            Chan::Fresh { id, .. } => match e.names.iter().find(|(_, v)| **v == id) {
+                Some((key, _)) => key.to_string(),
+                None => format!("new {}", sem.chan_name(c)),
+            },
+            Chan::Global(_) => sem.chan_name(c).to_string(),
+        })
     }
 
     pub fn step(&mut self, obs: &Observation) -> Answer {
