@@ -144,13 +144,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 96,
-        steps: 1345,
-        accepted: 1303,
-        flagged: 42,
+        sequences: 102,
+        steps: 1439,
+        accepted: 1395,
+        flagged: 44,
         refused: 0,
         refusing: 0,
-        bound: 1030,
+        bound: 1124,
         expected: 0,
     };
     assert_eq!(counts, pinned);
