@@ -3,7 +3,6 @@
 //! may keep a journal of what the session asked of it (`Session::with_journal`), for the
 //! tests that hold it to an oracle of their own.
 
-use crate::session::Era;
 use crate::stepper::Stepper;
 use agentpi_check::replay::{Observation, Replay, ReplayError, Verdict};
 use std::cell::RefCell;
@@ -22,8 +21,8 @@ pub type Journal = Rc<RefCell<Vec<Asked>>>;
 /// One question a session asked of its model, and the answer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Asked {
-    /// The model of this era started (at its initial state).
-    Start(Era),
+    /// The model of this era (`legacy`, `modern`) started, at its initial state.
+    Start(&'static str),
     /// An observation was stepped (an error is kept as its text).
     Step(Observation, Result<Verdict, String>),
     /// A key was let go of.

@@ -494,7 +494,7 @@ impl Session {
         let Some(journal) = &self.journal else {
             return replay;
         };
-        journal.borrow_mut().push(Asked::Start(self.era));
+        journal.borrow_mut().push(Asked::Start(self.era.as_str()));
         Follow::Journaled(Box::new(replay), journal.clone())
     }
 

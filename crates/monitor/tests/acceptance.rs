@@ -164,8 +164,9 @@ fn ask_the_oracle(asked: &[Asked], lts: (&mut Lts, &mut Lts), name: &str, counts
     for (i, ask) in asked.iter().enumerate() {
         let at = format!("{name}: question {i}, {ask:?}");
         match ask {
-            Asked::Start(Era::Legacy) => oracle = Some(Oracle::new(&mut *legacy)),
-            Asked::Start(_) => oracle = Some(Oracle::new(&mut *modern)),
+            Asked::Start("legacy") => oracle = Some(Oracle::new(&mut *legacy)),
+            Asked::Start("modern") => oracle = Some(Oracle::new(&mut *modern)),
+            Asked::Start(era) => panic!("{at}: no model of era {era}"),
             Asked::Step(obs, verdict) => {
                 let oracle = oracle.as_mut().expect("started");
                 let answer = oracle.step(obs);
