@@ -729,6 +729,8 @@ impl Session {
     ) {
         let (level, spec) = match rules::find(rule) {
             Some(r) => (r.level, r.spec),
+            // A MODEL finding: the model of the session's era refused the message.
+            None if self.era == Era::Modern => ("MUST", "models/mcp/modern.pi"),
             None => ("MUST", "models/mcp/legacy.pi"),
         };
         let v = Violation {
