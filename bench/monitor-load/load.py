@@ -196,7 +196,8 @@ def bench(agentpi, sessions, requests):
         direct = run_client(upstream, sessions, requests)
         monitor = subprocess.Popen(
             [agentpi, "monitor", "--listen", "127.0.0.1:0", "--upstream", upstream,
-             "--record", f"{work}/record.jsonl", "--report", f"{work}/report.json"],
+             "--record", f"{work}/record.jsonl", "--report", f"{work}/report.json",
+             *os.environ.get("MONITOR_ARGS", "").split()],
             stderr=subprocess.PIPE, text=True)
         banner = monitor.stderr.readline()
         url = next(w for w in banner.split() if w.startswith("http://")).rstrip(",")
