@@ -214,6 +214,9 @@ def bench(agentpi, sessions, requests):
         done.set()
         sampler.join()
         hwm = kib(monitor.pid, "VmHWM")
+        # How much of the record the observer had written when the load ended (the rest was
+        # still in its channel).
+        written = os.path.getsize(f"{work}/record.jsonl")
         after_kib = kib(monitor.pid, "VmRSS")
         monitor.terminate()
         rest = monitor.stderr.read()
@@ -238,7 +241,8 @@ def bench(agentpi, sessions, requests):
     print()
     print(f"monitor resident memory: {idle_kib / 1024:.1f} MiB listening, peak "
           f"{max(peak[0], hwm) / 1024:.1f} MiB (VmHWM), {after_kib / 1024:.1f} MiB after the "
-          f"load; record {record_mib:.1f} MiB; report: {len(judged)} sessions judged, "
+          f"load; record {record_mib:.1f} MiB "
+          f"({100 * written / 2**20 / record_mib:.0f} % written when the load ended); report: {len(judged)} sessions judged, "
           f"{sum(s['messages'] for s in judged)} messages in them, "
           f"{len(report.get('violations', []))} violations, notes {report.get('notes')}; "
           f"exit status {status}")
