@@ -110,6 +110,7 @@ pub fn serve_with(
     });
     let server = Arc::new(Server {
         slots: Arc::new(Semaphore::new(options.limits.max_connections)),
+        refusing: Arc::new(Semaphore::new(listen::REFUSING)),
         relay,
         tls: options.tls,
     });

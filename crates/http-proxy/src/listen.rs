@@ -22,7 +22,16 @@ pub struct Server {
     pub tls: Option<Tls>,
     /// One permit per client connection open.
     pub slots: Arc<Semaphore>,
+    /// One permit per connection over the limit being answered 503.
+    pub refusing: Arc<Semaphore>,
 }
+
+/// Connections over the limit answered 503 at once; more are closed unanswered, so that a
+/// flood of connections costs a bounded number of tasks.
+pub const REFUSING: usize = 64;
+
+/// How long the accept loop waits after a failed accept.
+const ACCEPT_PAUSE: Duration = Duration::from_millis(10);
 
 /// Accepts connections until told to stop, then lets open ones finish for the grace period.
 pub async fn accept(
@@ -37,14 +46,13 @@ pub async fn accept(
             accepted = listener.accept() => {
                 // A failed accept (a reset before it was taken, no descriptors left) concerns
                 // one connection, not the proxy.
-                if let (Ok((stream, peer)), Some(connection)) = (accepted, connections.next()) {
-                    // Over the limit, the connection is still taken, to be told so (503):
-                    // holding the accept would leave the client waiting without a word.
-                    let permit = Arc::clone(&server.slots).try_acquire_owned().ok();
-                    let full = permit.is_none();
-                    let client = Client { peer, connection, full };
-                    let watcher = graceful.watcher();
-                    tokio::spawn(Arc::clone(&server).connection(stream, client, permit, watcher));
+                match accepted {
+                    Ok((stream, peer)) => {
+                        let connection = connections.next().unwrap_or_default();
+                        server.take(stream, peer, connection, &graceful);
+                    }
+                    // Out of descriptors, say: retrying at once would spin until one frees.
+                    Err(_) => tokio::time::sleep(ACCEPT_PAUSE).await,
                 }
             }
             changed = stop.changed() => {
@@ -66,6 +74,40 @@ pub async fn accept(
 }
 
 impl Server {
+    /// Takes an accepted connection: served within the limit; over it, answered 503 (the
+    /// client is told, rather than left waiting in the accept queue), or closed when even the
+    /// refusals are at their limit.
+    fn take(
+        self: &Arc<Self>,
+        stream: TcpStream,
+        peer: SocketAddr,
+        connection: u64,
+        graceful: &GracefulShutdown,
+    ) {
+        let permit = Arc::clone(&self.slots).try_acquire_owned().ok();
+        let full = permit.is_none();
+        let refusing = if full {
+            match Arc::clone(&self.refusing).try_acquire_owned() {
+                Ok(refusing) => Some(refusing),
+                // Even the refusals are at their limit: closed unanswered.
+                Err(_) => return,
+            }
+        } else {
+            None
+        };
+        let client = Client {
+            peer,
+            connection,
+            full,
+        };
+        let watcher = graceful.watcher();
+        let server = Arc::clone(self);
+        tokio::spawn(async move {
+            server.connection(stream, client, permit, watcher).await;
+            drop(refusing);
+        });
+    }
+
     /// Serves one client connection (after its TLS handshake, for HTTPS); `permit` is `None`
     /// when the proxy has its limit of connections already: each request is answered 503.
     async fn connection(

@@ -376,3 +376,24 @@ fn connections_over_the_limit_are_answered_503() {
     assert!(refused.iter().all(|r| r.status == Some(503)), "{refused:?}");
     assert!(!refused.is_empty());
 }
+
+/// A flood over the limit costs a bounded number of tasks: 64 connections over it at once
+/// wait to be answered 503; the next is closed unanswered.
+#[test]
+fn a_flood_over_the_limit_is_closed_unanswered() {
+    let (upstream, _) = echo();
+    let limits = Limits {
+        max_connections: 1,
+        ..Limits::default()
+    };
+    let (proxy, _events) = start(upstream, limited(limits));
+    // The one place, then 64 connections that send nothing and are owed a 503.
+    let held: Vec<TcpStream> = (0..65).map(|_| connect(&proxy)).collect();
+    let mut flood = connect(&proxy);
+    let _ = flood.write_all(&post("Host: localhost\r\n", b"{}"));
+    let mut answer = Vec::new();
+    let _ = flood.read_to_end(&mut answer);
+    assert_eq!(answer, b"", "{}", String::from_utf8_lossy(&answer));
+    drop(held);
+    proxy.shutdown(Duration::ZERO);
+}
