@@ -327,11 +327,14 @@ fn slow_and_idle_clients_are_let_go() {
     let endless = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaa";
     assert_eq!(dribble(&proxy, b"", endless), b"");
     let mut idle = connect(&proxy);
-    assert_eq!(
-        idle.read(&mut [0u8; 16]).unwrap_or(0),
-        0,
-        "idle connection kept"
-    );
+    match idle.read(&mut [0u8; 16]) {
+        Ok(n) => assert_eq!(n, 0, "the idle connection got an answer"),
+        Err(e) => assert_eq!(
+            e.kind(),
+            ErrorKind::ConnectionReset,
+            "idle connection kept: {e}"
+        ),
+    }
     let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\n";
     let answer = dribble(&proxy, head.as_bytes(), b"{\"jsonrpc\":");
     let answer = String::from_utf8_lossy(&answer);
@@ -392,7 +395,9 @@ fn a_flood_over_the_limit_is_closed_unanswered() {
     let mut flood = connect(&proxy);
     let _ = flood.write_all(&post("Host: localhost\r\n", b"{}"));
     let mut answer = Vec::new();
-    let _ = flood.read_to_end(&mut answer);
+    if let Err(e) = flood.read_to_end(&mut answer) {
+        assert_eq!(e.kind(), ErrorKind::ConnectionReset, "not closed: {e}");
+    }
     assert_eq!(answer, b"", "{}", String::from_utf8_lossy(&answer));
     drop(held);
     proxy.shutdown(Duration::ZERO);
