@@ -12,6 +12,7 @@ mod lint_https;
 mod models;
 mod monitor;
 mod monitor_http;
+mod monitor_listen;
 mod monitor_rmcp;
 mod paper;
 mod run;

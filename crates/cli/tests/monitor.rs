@@ -69,6 +69,12 @@ fn check(
         "{name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A record may hold secrets: it and the report are created readable by their owner only.
+    for file in [&record, &report] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}: {file}");
+    }
     let live: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let offline = Command::new(agentpi())
         .args(["trace", "check", "--format", "json", &record])

@@ -16,15 +16,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// A running monitor, the URL it serves, and the rest of its standard error.
-struct Monitor {
+pub(crate) struct Monitor {
     child: Server,
-    url: String,
+    pub(crate) url: String,
     stderr: BufReader<std::process::ChildStderr>,
 }
 
 impl Monitor {
     /// SIGTERM, then the exit status and what it wrote to standard error after its banner.
-    fn stop(self) -> (Option<i32>, String) {
+    pub(crate) fn stop(self) -> (Option<i32>, String) {
         let killed = Command::new("kill")
             .args(["-TERM", &self.child.0.id().to_string()])
             .status()
@@ -44,6 +44,11 @@ impl Monitor {
 /// Starts the monitor in front of `upstream`, recording to `dir/record.jsonl` and reporting
 /// to `dir/report.json`.
 fn monitor(upstream: u16, dir: &Path) -> Monitor {
+    monitor_with(upstream, dir, &[])
+}
+
+/// [`monitor`] with more arguments.
+pub(crate) fn monitor_with(upstream: u16, dir: &Path, more: &[&str]) -> Monitor {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentpi"))
         .args(["monitor", "--listen", "127.0.0.1:0", "--upstream"])
         .arg(format!("http://127.0.0.1:{upstream}/mcp"))
@@ -51,6 +56,7 @@ fn monitor(upstream: u16, dir: &Path) -> Monitor {
         .arg(dir.join("record.jsonl"))
         .arg("--report")
         .arg(dir.join("report.json"))
+        .args(more)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -59,7 +65,7 @@ fn monitor(upstream: u16, dir: &Path) -> Monitor {
     stderr.read_line(&mut banner).unwrap();
     let url = banner
         .split_whitespace()
-        .find(|word| word.starts_with("http://127.0.0.1:") && word.ends_with(','))
+        .find(|word| word.contains("://127.0.0.1:") && word.ends_with(','))
         .unwrap_or_else(|| panic!("no address in {banner:?}"))
         .trim_end_matches(',')
         .to_string();
@@ -71,7 +77,7 @@ fn monitor(upstream: u16, dir: &Path) -> Monitor {
 }
 
 /// A fresh scratch directory for one run's record and report.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("monitor-http")
         .join(name);
@@ -80,7 +86,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn rules(report: &Value) -> Vec<String> {
+pub(crate) fn rules(report: &Value) -> Vec<String> {
     report["violations"]
         .as_array()
         .unwrap()
@@ -92,13 +98,13 @@ fn rules(report: &Value) -> Vec<String> {
 /// Stops the monitor and returns its report, after checking that it exited 0, that its
 /// standard error had one line per violation, and that `trace check` on the record gives
 /// the same report.
-fn finish(monitor: Monitor, dir: &Path) -> Value {
+pub(crate) fn finish(monitor: Monitor, dir: &Path) -> Value {
     ended(monitor.stop(), 0, dir)
 }
 
 /// The report of a monitor that ended with `(status, stderr)`, held to `expected` status,
 /// its standard error and `trace check` (see [`finish`]).
-fn ended((status, stderr): (Option<i32>, String), expected: i32, dir: &Path) -> Value {
+pub(crate) fn ended((status, stderr): (Option<i32>, String), expected: i32, dir: &Path) -> Value {
     assert_eq!(status, Some(expected), "{stderr}");
     let live: Value =
         serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap();
@@ -121,7 +127,7 @@ fn ended((status, stderr): (Option<i32>, String), expected: i32, dir: &Path) -> 
 }
 
 /// A peer script of tests/monitor: `http_peer.py MODE`, which prints its port first.
-fn peer(mode: &str) -> (Server, u16) {
+pub(crate) fn peer(mode: &str) -> (Server, u16) {
     let mut child = Command::new("python3")
         .arg(repo().join("tests/monitor/http_peer.py"))
         .arg(mode)
@@ -447,7 +453,7 @@ fn the_monitor_ends_with_a_report_when_the_upstream_is_gone() {
     let address = monitor.url["http://".len()..].split('/').next().unwrap();
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     stream
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
         .unwrap();
     let mut status_line = String::new();
     BufReader::new(&stream).read_line(&mut status_line).unwrap();
@@ -459,7 +465,7 @@ fn the_monitor_ends_with_a_report_when_the_upstream_is_gone() {
 }
 
 /// A monitor that cannot start says why on standard error and exits with status 2.
-fn check_refused(args: &[&str], expected: &str) -> String {
+pub(crate) fn check_refused(args: &[&str], expected: &str) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_agentpi"))
         .arg("monitor")
         .args(args)

@@ -77,6 +77,10 @@ pub enum EventKind {
         /// cancellation of its request. `false` when the sender's side failed.
         by_receiver: bool,
     },
+    /// A request or connection the proxy did not relay (a forbidden `Host` or `Origin`, a
+    /// limit): nothing of it reached the upstream. Its `exchange` is no exchange's (the
+    /// number the next exchange will have).
+    Refused(crate::Refusal),
 }
 
 /// A request and the head of its response.

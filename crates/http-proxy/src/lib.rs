@@ -12,19 +12,26 @@
 //! period, and returns once the observer has had every event.
 
 mod event;
+mod guard;
+mod limits;
+mod listen;
+pub mod redact;
+mod refuse;
 mod relay;
 mod sse;
 mod tap;
+mod tls;
 mod upstream;
 
 pub use event::{Dir, Event, EventKind, HttpExchange, Observer};
+pub use guard::{Access, Guard};
+pub use limits::Limits;
+pub use refuse::Refusal;
 pub use sse::{SseEvent, SseParser};
+pub use tls::Tls;
 
 use hyper::header::HeaderValue;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use listen::{Server, accept};
 use relay::Relay;
 use std::io;
 use std::net::SocketAddr;
@@ -34,7 +41,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use url::Url;
 
 /// A running proxy. Dropping it without [`Proxy::shutdown`] stops it abruptly.
@@ -54,12 +61,36 @@ impl std::fmt::Debug for Proxy {
     }
 }
 
+/// How a proxy listens: who may use it, what a client may cost it, and HTTPS.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Who may listen where and send which `Host` and `Origin` ([`Guard`]).
+    pub access: Access,
+    pub limits: Limits,
+    /// Serve HTTPS with this certificate; plain HTTP when `None`.
+    pub tls: Option<Tls>,
+}
+
 /// Starts a proxy on `listen` (port 0 picks a free one: see [`Proxy::local_addr`]) in front of
 /// `upstream`, an `http://` URL whose origin receives every request (its path is only where
-/// clients are expected to go). Fails if the address cannot be bound or the URL is not
-/// `http://HOST[:PORT]`.
+/// clients are expected to go), with the default [`Options`]: loopback only, `Host` and
+/// `Origin` checked, the default [`Limits`], plain HTTP.
 pub fn serve(listen: SocketAddr, upstream: &Url, observer: Arc<dyn Observer>) -> io::Result<Proxy> {
+    serve_with(listen, upstream, observer, Options::default())
+}
+
+/// [`serve`] with `options`. Fails if the address cannot be bound, is not loopback without
+/// [`Access::allow_remote`] (`InvalidInput`), or the URL is not `http://HOST[:PORT]`
+/// (`InvalidInput`, naming the upstream).
+pub fn serve_with(
+    listen: SocketAddr,
+    upstream: &Url,
+    observer: Arc<dyn Observer>,
+    options: Options,
+) -> io::Result<Proxy> {
     let (authority, host) = origin(upstream)?;
+    let guard = Guard::new(listen, &options.access)
+        .map_err(|why| io::Error::new(io::ErrorKind::InvalidInput, why))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("http-proxy")
@@ -74,9 +105,17 @@ pub fn serve(listen: SocketAddr, upstream: &Url, observer: Arc<dyn Observer>) ->
         events,
         next: AtomicU64::new(0),
         drains: tap::Drains::default(),
+        guard,
+        limits: options.limits,
+    });
+    let server = Arc::new(Server {
+        slots: Arc::new(Semaphore::new(options.limits.max_connections)),
+        refusing: Arc::new(Semaphore::new(listen::REFUSING)),
+        relay,
+        tls: options.tls,
     });
     let (stop, stopped) = watch::channel(None);
-    let server = runtime.spawn(accept(listener, relay, stopped));
+    let server = runtime.spawn(accept(listener, server, stopped));
     Ok(Proxy {
         address,
         runtime: Some(runtime),
@@ -105,64 +144,6 @@ fn origin(upstream: &Url) -> io::Result<(String, HeaderValue)> {
     let header = HeaderValue::from_str(&authority).map_err(|_| bad("bad host"))?;
     let address = format!("{host}:{}", upstream.port_or_known_default().unwrap_or(80));
     Ok((address, header))
-}
-
-/// Accepts connections until told to stop, then lets open ones finish for the grace period.
-async fn accept(
-    listener: TcpListener,
-    relay: Arc<Relay>,
-    mut stop: watch::Receiver<Option<Duration>>,
-) {
-    let graceful = GracefulShutdown::new();
-    let mut connections = 0..;
-    let grace = loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                // A failed accept (a reset before it was taken, no descriptors left) concerns
-                // one connection, not the proxy.
-                if let (Ok((stream, _)), Some(connection)) = (accepted, connections.next()) {
-                    serve_connection(stream, connection, &relay, &graceful);
-                }
-            }
-            changed = stop.changed() => {
-                let grace = *stop.borrow();
-                if changed.is_err() || grace.is_some() {
-                    break grace.unwrap_or_default();
-                }
-            }
-        }
-    };
-    drop(listener);
-    let drains = relay.drains.clone();
-    let _ = tokio::time::timeout(grace, async {
-        graceful.shutdown().await;
-        // What servers still send on streams their clients closed is in the record too.
-        drains.done().await;
-    })
-    .await;
-}
-
-fn serve_connection(
-    stream: tokio::net::TcpStream,
-    connection: u64,
-    relay: &Arc<Relay>,
-    graceful: &GracefulShutdown,
-) {
-    // Messages are small and interactive: send each frame at once.
-    let _ = stream.set_nodelay(true);
-    let relay = Arc::clone(relay);
-    let service = service_fn(move |request| Arc::clone(&relay).exchange(request, connection));
-    let connection = http1::Builder::new()
-        .preserve_header_case(true)
-        // A date the upstream did not send is a header the client would not otherwise get.
-        .auto_date_header(false)
-        .timer(TokioTimer::new())
-        .serve_connection(TokioIo::new(stream), service);
-    let connection = graceful.watch(connection);
-    tokio::spawn(async move {
-        // A connection's error (the client went away) ends that connection only.
-        let _ = connection.await;
-    });
 }
 
 impl Proxy {

@@ -9,16 +9,20 @@
 //! while the proxy goes on reading what it still sends (see `tap`).
 
 use crate::event::{Dir, EventKind, Events, HttpExchange};
+use crate::guard::Guard;
+use crate::limits::{Bounded, Broken, Limits};
+use crate::refuse::{Refusal, answer};
 use crate::tap::{DRAIN, Drains, Framing, Tap};
 use crate::upstream::{HalfClosing, Upstream};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
+use hyper::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
-use std::sync::Arc;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
@@ -34,7 +38,24 @@ pub struct Relay {
     pub next: AtomicU64,
     /// The response streams the proxy reads on after their client closed them.
     pub drains: Drains,
+    /// Who may send requests.
+    pub guard: Guard,
+    pub limits: Limits,
 }
+
+/// Where a request came from.
+#[derive(Clone, Copy, Debug)]
+pub struct Client {
+    /// The client's address.
+    pub peer: SocketAddr,
+    /// Its connection, numbered from 0 in the order connections were accepted.
+    pub connection: u64,
+    /// The proxy had its limit of connections when this one came: it is answered 503.
+    pub full: bool,
+}
+
+/// A request body as it goes upstream: held to the limits, tapped.
+type Outgoing = Tap<Bounded<Incoming>>;
 
 /// Why the upstream could not be asked.
 type Failure = Box<dyn std::error::Error + Send + Sync>;
@@ -43,15 +64,19 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 type Sending = JoinHandle<Result<Response<Incoming>, Failure>>;
 
 impl Relay {
-    /// Relays one request that came on client connection `connection`; never fails (an
-    /// unreachable upstream is a 502 to the client).
+    /// Relays one request from `client`, or refuses it; never fails (an unreachable upstream
+    /// is a 502 to the client).
     pub async fn exchange(
         self: Arc<Self>,
         request: Request<Incoming>,
-        connection: u64,
+        client: Client,
     ) -> Result<Response<ReplyBody>, std::convert::Infallible> {
+        if let Err((status, why)) = self.admit(&request, client.full) {
+            return Ok(self.refuse(&request, client.peer, status, why));
+        }
         let exchange = self.next.fetch_add(1, Ordering::Relaxed);
-        let (request, http) = self.upstream_request(request, exchange, connection);
+        let broken = Arc::new(Mutex::new(None));
+        let (request, http) = self.upstream_request(request, exchange, client.connection, &broken);
         let upstream = Arc::new(Upstream::default());
         let sending = {
             let (relay, upstream) = (Arc::clone(&self), Arc::clone(&upstream));
@@ -67,9 +92,18 @@ impl Relay {
         let reply = match sent {
             Ok(response) => self.tapped(response, exchange, upstream),
             Err(error) => {
-                let reason = describe(error.as_ref());
-                http.error = Some(reason.clone());
-                bad_gateway(reason)
+                let (reply, reason) = match broken.lock().ok().and_then(|b| *b) {
+                    Some(limit) => {
+                        let (status, why) = over_limit(limit, &self.limits);
+                        (answer(status, &why).map(Either::Right), why)
+                    }
+                    None => {
+                        let reason = describe(error.as_ref());
+                        (bad_gateway(reason.clone()), reason)
+                    }
+                };
+                http.error = Some(reason);
+                reply
             }
         };
         http.status = reply.status().as_u16();
@@ -78,19 +112,80 @@ impl Relay {
         Ok(reply)
     }
 
+    /// Whether a request may be relayed: its `Host` and `Origin` allowed, its declared length
+    /// within the limit, a connection within the limit; otherwise the answer's status and why.
+    fn admit(&self, request: &Request<Incoming>, full: bool) -> Result<(), (StatusCode, String)> {
+        if full {
+            let why = format!(
+                "the proxy has {} connections open, its limit; try again",
+                self.limits.max_connections
+            );
+            return Err((StatusCode::SERVICE_UNAVAILABLE, why));
+        }
+        self.guard
+            .check(request.headers())
+            .map_err(|why| (StatusCode::FORBIDDEN, why))?;
+        let length = request
+            .headers()
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if length.is_some_and(|n| n > self.limits.max_body) {
+            return Err(over_limit(Broken::TooLarge, &self.limits));
+        }
+        Ok(())
+    }
+
+    /// Answers a request the proxy does not relay, and tells the observer.
+    fn refuse(
+        &self,
+        request: &Request<Incoming>,
+        peer: SocketAddr,
+        status: StatusCode,
+        reason: String,
+    ) -> Response<ReplyBody> {
+        let reply = answer(status, &reason).map(Either::Right);
+        let refusal = Refusal {
+            status: Some(status.as_u16()),
+            reason,
+            peer,
+            method: request.method().to_string(),
+            path: path_of(request.uri()),
+            request_headers: text_headers(request.headers()),
+        };
+        self.tell(refusal);
+        reply
+    }
+
+    /// Tells the observer of a connection the proxy refused before any request of it.
+    pub fn refused(&self, status: Option<u16>, reason: String, peer: SocketAddr) {
+        self.tell(Refusal {
+            status,
+            reason,
+            peer,
+            method: String::new(),
+            path: String::new(),
+            request_headers: Vec::new(),
+        });
+    }
+
+    fn tell(&self, refusal: Refusal) {
+        let next = self.next.load(Ordering::Relaxed);
+        self.events.send(next, EventKind::Refused(refusal));
+    }
+
     /// The request as it goes upstream (origin-form path, `Host` the upstream's, its body
-    /// tapped), and the `http` event of its exchange so far.
+    /// held to the limits, which leaves the one it broke in `broken`, and tapped), and the
+    /// `http` event of its exchange so far.
     fn upstream_request(
         &self,
         request: Request<Incoming>,
         exchange: u64,
         connection: u64,
-    ) -> (Request<Tap<Incoming>>, HttpExchange) {
+        broken: &Arc<Mutex<Option<Broken>>>,
+    ) -> (Request<Outgoing>, HttpExchange) {
         let (mut parts, body) = request.into_parts();
-        let path = parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| "/".to_string(), ToString::to_string);
+        let path = path_of(&parts.uri);
         let http = HttpExchange {
             method: parts.method.to_string(),
             path: path.clone(),
@@ -111,6 +206,7 @@ impl Relay {
             Framing::Whole(Vec::new())
         };
         let events = self.events.clone();
+        let body = Bounded::new(body, &self.limits, Arc::clone(broken));
         let body =
             Tap::new(body, framing, Dir::C2s, exchange, events).of_request(session, connection);
         (Request::from_parts(parts, body), http)
@@ -120,7 +216,7 @@ impl Relay {
     /// `upstream` is abandoned (the client closed the response).
     async fn send(
         &self,
-        request: Request<Tap<Incoming>>,
+        request: Request<Outgoing>,
         upstream: Arc<Upstream>,
     ) -> Result<Response<Incoming>, Failure> {
         let stream = TcpStream::connect(&self.authority).await?;
@@ -249,6 +345,29 @@ fn describe(error: &(dyn std::error::Error + 'static)) -> String {
         cause = inner.source();
     }
     text
+}
+
+/// The path and query of a request as the client sent them.
+fn path_of(uri: &Uri) -> String {
+    uri.path_and_query()
+        .map_or_else(|| "/".to_string(), ToString::to_string)
+}
+
+/// The status that answers a request body over a limit, and why.
+fn over_limit(limit: Broken, limits: &Limits) -> (StatusCode, String) {
+    match limit {
+        Broken::TooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is over {} bytes", limits.max_body),
+        ),
+        Broken::TooSlow => (
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s",
+                limits.body_timeout.as_secs_f64()
+            ),
+        ),
+    }
 }
 
 fn bad_gateway(reason: String) -> Response<ReplyBody> {

@@ -150,7 +150,7 @@ fn send(proxy: &Proxy, request: &[u8]) -> Vec<u8> {
 
 fn request(method: &str, body: &[u8]) -> Vec<u8> {
     let mut request = format!(
-        "{method} /mcp?x=1 HTTP/1.1\r\nHost: proxy\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: 5e55-10n\r\nMCP-Protocol-Version: 2025-11-25\r\nX-Mixed-Case: Kept As Is\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} /mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: 5e55-10n\r\nMCP-Protocol-Version: 2025-11-25\r\nX-Mixed-Case: Kept As Is\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .into_bytes();
@@ -291,7 +291,7 @@ fn sse_events_are_relayed_and_observed_one_by_one() {
     let mut stream = TcpStream::connect(proxy.local_addr()).unwrap();
     stream.set_read_timeout(Some(GUARD)).unwrap();
     stream
-        .write_all(b"GET /mcp HTTP/1.1\r\nHost: p\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n")
+        .write_all(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut received = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -609,4 +609,59 @@ fn a_client_gone_before_the_head_is_passed_on_and_read_on() {
     };
     assert_eq!((raw.to_vec(), *relayed), (body.to_vec(), false));
     proxy.shutdown(Duration::from_secs(1));
+}
+
+/// HTTPS: a proxy serving a certificate made for the test (self-signed, for `localhost`)
+/// relays agentpi's own client (reqwest with rustls, the certificate as its root) to
+/// server-everything, which lists the same tools as directly; the observer sees the
+/// messages in clear. A plain-HTTP request to it gets no answer.
+#[test]
+fn https_with_a_self_signed_certificate() {
+    use agentpi_http_proxy::{Options, Tls, serve_with};
+    use agentpi_mcp::{client, transport::http::Http, transport::http::Trust};
+    let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let dir = std::env::temp_dir().join(format!("agentpi-proxy-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, certified.cert.pem()).unwrap();
+    std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
+    let tls = Tls::from_pem_files(&cert, &key).unwrap();
+    let (_server, port) = everything();
+    let timeout = Duration::from_secs(30);
+    let mut direct = Http::new(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    let direct = client::list_tools(&mut direct, timeout).unwrap();
+    let (sender, events) = channel();
+    let upstream = url::Url::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    let options = Options {
+        tls: Some(tls),
+        ..Options::default()
+    };
+    let listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let proxy = serve_with(listen, &upstream, Arc::new(Recorder(sender)), options).unwrap();
+    let url = format!("https://localhost:{}/mcp", proxy.local_addr().port());
+    let trust = Trust::Extra(certified.cert.pem().into_bytes());
+    let mut proxied = Http::with_trust(&url, &trust).unwrap();
+    let proxied = client::list_tools(&mut proxied, timeout).unwrap();
+    let plain = {
+        let mut stream = TcpStream::connect(proxy.local_addr()).unwrap();
+        stream.set_read_timeout(Some(GUARD)).unwrap();
+        stream.write_all(&request("POST", b"{}")).unwrap();
+        let mut answer = Vec::new();
+        // A TLS alert and the close, or a reset: anything but an HTTP answer.
+        let _ = stream.read_to_end(&mut answer);
+        answer
+    };
+    proxy.shutdown(Duration::from_secs(1));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(format!("{proxied:?}"), format!("{direct:?}"));
+    assert!(!plain.starts_with(b"HTTP/1.1 200"), "{plain:?}");
+    let c2s = events
+        .iter()
+        .filter_map(|e| message(&e))
+        .filter(|(d, raw)| *d == Dir::C2s && raw.starts_with(b"{"))
+        .count();
+    assert!(
+        c2s >= 3,
+        "initialize, initialized and tools/list, saw {c2s}"
+    );
 }

@@ -10,6 +10,7 @@ pub mod minimize;
 pub mod models;
 pub mod monitor;
 pub mod monitor_http;
+mod private;
 mod queue;
 pub mod replay;
 pub mod run;

@@ -46,6 +46,37 @@ pub struct Args {
     /// The Streamable HTTP server (http://) that --listen relays to.
     #[arg(long, value_name = "URL", requires = "listen")]
     upstream: Option<String>,
+    /// With --listen: allow an address other than loopback (reachable from other machines)
+    #[arg(long, requires = "listen")]
+    allow_remote: bool,
+    /// With --listen: a host name clients may use besides localhost and IP addresses
+    /// (repeatable; `*` allows any); a request naming another in `Host` is answered 403
+    /// (DNS rebinding)
+    #[arg(long, value_name = "HOST", requires = "listen")]
+    allow_host: Vec<String>,
+    /// With --listen: an `Origin` browsers may send besides loopback ones (repeatable; `*`
+    /// allows any); another is answered 403
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    allow_origin: Vec<String>,
+    /// With --listen: serve HTTPS with this certificate chain (PEM), and --tls-key
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The private key (PEM) of --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+    /// With --listen: the largest request body relayed, in bytes; a larger one is answered
+    /// 413 [default: 33554432]
+    #[arg(long, value_name = "BYTES", requires = "listen")]
+    max_body: Option<u64>,
+    /// With --listen: client connections open at once; one more is answered 503 [default:
+    /// 4096]
+    #[arg(long, value_name = "N", requires = "listen",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
+    /// With --listen: keep credentials (`Authorization`, `Cookie`, bearer tokens) in the
+    /// --record trace; by default they are redacted there (the checks see them either way)
+    #[arg(long, requires = "listen")]
+    record_secrets: bool,
     /// The server command and its arguments (after `--`)
     #[arg(last = true, required_unless_present = "listen")]
     command: Vec<String>,
@@ -56,8 +87,9 @@ pub const EXIT_STATUS: &str = "Exit status: 0 the server exited with status 0; o
 server's own status (128 + the signal number when a signal ended it), whatever the monitor \
 found; 2 also when the server could not be started or a --record or --report file could not \
 be written. With --listen: 0 stopped by SIGINT or SIGTERM, 1 the upstream went away (a \
-connection to it failed after it had answered), 2 the listen address cannot be bound, the \
-upstream URL is not http://HOST[:PORT], or a --record or --report file cannot be written.";
+connection to it failed after it had answered), 2 the listen address cannot be bound or is not \
+loopback without --allow-remote, the upstream URL is not http://HOST[:PORT], the --tls-cert or \
+--tls-key file cannot be read, or a --record or --report file cannot be written.";
 
 /// Bytes read from a stream at a time, and the capacity asked for the pipes to and from the
 /// server. A relay adds a hop, and every byte a hop holds is latency in a flood: with the
@@ -189,6 +221,15 @@ impl Tap {
 
 pub fn run(args: Args) -> u8 {
     if let (Some(listen), Some(upstream)) = (args.listen.clone(), args.upstream.clone()) {
+        let tls = args.tls_cert.zip(args.tls_key);
+        let limits = agentpi_http_proxy::Limits::default();
+        let limits = agentpi_http_proxy::Limits {
+            max_body: args.max_body.unwrap_or(limits.max_body),
+            max_connections: args
+                .max_connections
+                .map_or(limits.max_connections, |n| n as usize),
+            ..limits
+        };
         return super::monitor_http::run(super::monitor_http::Args {
             listen,
             upstream,
@@ -196,11 +237,24 @@ pub fn run(args: Args) -> u8 {
             report: args.report.map(std::path::PathBuf::from),
             format: args.format,
             no_check: args.no_check,
+            access: agentpi_http_proxy::Access {
+                allow_remote: args.allow_remote,
+                hosts: args.allow_host,
+                origins: args.allow_origin,
+            },
+            tls,
+            limits,
+            record_secrets: args.record_secrets,
         });
     }
     // Caught from the start, so that a signal at any moment still ends in a report.
     let signalled = crate::signals::caught();
-    let record = match args.record.as_deref().map(File::create).transpose() {
+    let record = match args
+        .record
+        .as_deref()
+        .map(|p| super::private::create(p.as_ref()))
+        .transpose()
+    {
         Ok(f) => f.map(BufWriter::new),
         Err(e) => {
             output::errln!(
@@ -420,7 +474,7 @@ fn finish(
         failed = true;
     }
     if let Some(path) = &args.report
-        && let Err(e) = std::fs::write(path, report.to_json().to_string() + "\n")
+        && let Err(e) = super::private::write(path.as_ref(), report.to_json().to_string() + "\n")
     {
         output::errln!("agentpi monitor: error: cannot write `{path}`: {e}");
         failed = true;

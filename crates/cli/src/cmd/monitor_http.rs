@@ -10,7 +10,9 @@ use super::Format;
 use super::checker::{check, summary};
 use super::queue::Queue;
 use crate::output::{self, errln};
-use agentpi_http_proxy::{Dir, Event, EventKind, HttpExchange, Observer};
+use agentpi_http_proxy::{
+    Access, Dir, Event, EventKind, HttpExchange, Limits, Observer, Options, Refusal, Tls, redact,
+};
 use agentpi_monitor::Event as TraceEvent;
 use serde_json::{Map, Value, json};
 use std::fs::File;
@@ -28,6 +30,13 @@ pub struct Args {
     pub report: Option<PathBuf>,
     pub format: Format,
     pub no_check: bool,
+    /// Who may listen where and send which `Host` and `Origin`.
+    pub access: Access,
+    /// The certificate chain and key files to serve HTTPS with.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    pub limits: Limits,
+    /// Keep credentials in the record (they are redacted there by default).
+    pub record_secrets: bool,
 }
 
 /// How long open exchanges (an SSE stream) get to finish once the monitor is to stop.
@@ -49,16 +58,23 @@ fn monitor(args: &Args) -> Result<u8, String> {
     let listen = resolve(&args.listen)?;
     let upstream = url::Url::parse(&args.upstream)
         .map_err(|e| format!("--upstream {:?}: {e}", args.upstream))?;
+    let tls = match &args.tls {
+        Some((cert, key)) => Some(Tls::from_pem_files(cert, key).map_err(|e| e.to_string())?),
+        None => None,
+    };
     let record = match &args.record {
         Some(path) => Some(
-            File::create(path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
+            super::private::create(path)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
         ),
         None => None,
     };
     // Caught from the start, so that a signal at any moment still ends in a report.
     let signalled = crate::signals::caught();
     let (queue, events) = Queue::new();
-    let recorder = Arc::new(Recorder::new(record, queue, !args.no_check));
+    let mut recorder = Recorder::new(record, queue, !args.no_check);
+    recorder.secrets = args.record_secrets;
+    let recorder = Arc::new(recorder);
     let checker = {
         let recorder = recorder.clone();
         std::thread::spawn(move || {
@@ -72,15 +88,23 @@ fn monitor(args: &Args) -> Result<u8, String> {
         })
     };
     let observer: Arc<dyn Observer> = recorder.clone();
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let options = Options {
+        access: args.access.clone(),
+        limits: args.limits,
+        tls,
+    };
     // An upstream the proxy cannot relay to (`https://`, no host) is the upstream's fault,
-    // said as such, not the listening address's.
-    let proxy =
-        agentpi_http_proxy::serve(listen, &upstream, observer).map_err(|e| match e.kind() {
+    // and a remote address not asked for is the guard's: said as such, not as the listening
+    // address's.
+    let proxy = agentpi_http_proxy::serve_with(listen, &upstream, observer, options).map_err(
+        |e| match e.kind() {
             std::io::ErrorKind::InvalidInput => e.to_string(),
             _ => format!("cannot listen on {listen}: {e}"),
-        })?;
+        },
+    )?;
     errln!(
-        "agentpi monitor: listening on http://{}{}, relaying to {upstream}",
+        "agentpi monitor: listening on {scheme}://{}{}, relaying to {upstream}",
         proxy.local_addr(),
         upstream.path()
     );
@@ -91,7 +115,7 @@ fn monitor(args: &Args) -> Result<u8, String> {
         .ok_or_else(|| "the checker failed".to_string())?;
     let mut failed = recorder.failure();
     if let Some(path) = &args.report
-        && let Err(e) = std::fs::write(path, report.to_json().to_string() + "\n")
+        && let Err(e) = super::private::write(path, report.to_json().to_string() + "\n")
     {
         failed.get_or_insert(format!("cannot write `{}`: {e}", path.display()));
     }
@@ -147,6 +171,8 @@ struct Recorder {
     /// The upstream has answered once; it is gone when a connection to it fails after that.
     answered: AtomicBool,
     gone: AtomicBool,
+    /// Credentials are recorded as they are (`--record-secrets`), not redacted.
+    secrets: bool,
 }
 
 impl Recorder {
@@ -161,6 +187,7 @@ impl Recorder {
             hurry: AtomicBool::new(false),
             answered: AtomicBool::new(false),
             gone: AtomicBool::new(false),
+            secrets: false,
         }
     }
 
@@ -182,9 +209,16 @@ impl Recorder {
     /// Records `event`, then queues it for the checker without ever waiting; under one lock,
     /// so that the checker gets the events in the order of the record.
     fn emit(&self, event: TraceEvent) {
+        self.emit_as(event, None);
+    }
+
+    /// Records `recorded` (`event` with its secrets redacted) or else `event`, and queues
+    /// `event` for the checker: the checks see the real values.
+    fn emit_as(&self, event: TraceEvent, recorded: Option<TraceEvent>) {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(writer) = file.as_mut() {
-            let written = writeln!(writer, "{}", event.to_line()).and_then(|()| writer.flush());
+            let line = recorded.as_ref().unwrap_or(&event).to_line();
+            let written = writeln!(writer, "{line}").and_then(|()| writer.flush());
             if let Err(error) = written {
                 let error = format!("cannot write the trace: {error}");
                 errln!("agentpi monitor: {error}; recording stops, relaying goes on");
@@ -218,14 +252,37 @@ impl Observer for Recorder {
         if let EventKind::Http(http) = &event.kind {
             self.watch_upstream(http);
         }
-        self.emit(trace_event(&event, self.seconds(event.at)));
+        let t = self.seconds(event.at);
+        let redacted = (!self.secrets).then(|| redact::redacted(&event.kind));
+        if let EventKind::Refused(refusal) = redacted.as_ref().unwrap_or(&event.kind) {
+            errln!("agentpi monitor: {}", refused_line(refusal));
+        }
+        let recorded = redacted.map(|kind| trace_event(&kind, event.exchange, t));
+        self.emit_as(trace_event(&event.kind, event.exchange, t), recorded);
     }
 }
 
-/// One event of the proxy as a trace event (docs/monitor.md), `exchange` included.
-fn trace_event(event: &Event, t: f64) -> TraceEvent {
-    let exchange = ("exchange".to_string(), json!(event.exchange));
-    match &event.kind {
+/// What the monitor says of a request or connection the proxy refused.
+fn refused_line(refusal: &Refusal) -> String {
+    let answer = refusal
+        .status
+        .map_or("closed".to_string(), |s| format!("answered {s}"));
+    let request = if refusal.method.is_empty() {
+        "a connection".to_string()
+    } else {
+        format!("{} {}", refusal.method, refusal.path)
+    };
+    format!(
+        "refused {request} from {} ({answer}): {}",
+        refusal.peer, refusal.reason
+    )
+}
+
+/// One event of the proxy as a trace event (docs/monitor.md), `exchange` included (but for a
+/// refusal, which is no exchange's).
+fn trace_event(kind: &EventKind, exchange: u64, t: f64) -> TraceEvent {
+    let exchange = ("exchange".to_string(), json!(exchange));
+    match kind {
         EventKind::Message {
             dir,
             raw,
@@ -282,13 +339,28 @@ fn trace_event(event: &Event, t: f64) -> TraceEvent {
             }
             TraceEvent::process(t, "aborted", Map::from_iter(fields))
         }
+        EventKind::Refused(refusal) => TraceEvent::process(t, "refused", refused_fields(refusal)),
     }
 }
 
+fn refused_fields(refusal: &Refusal) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("status".into(), json!(refusal.status));
+    fields.insert("reason".into(), json!(refusal.reason));
+    fields.insert("peer".into(), json!(refusal.peer.to_string()));
+    if !refusal.method.is_empty() {
+        fields.insert("method".into(), json!(refusal.method));
+        fields.insert("path".into(), json!(refusal.path));
+        fields.insert("request_headers".into(), pairs(&refusal.request_headers));
+    }
+    fields
+}
+
+fn pairs(headers: &[(String, String)]) -> Value {
+    headers.iter().map(|(k, v)| json!([k, v])).collect()
+}
+
 fn http_fields(http: &HttpExchange) -> Map<String, Value> {
-    let pairs = |headers: &[(String, String)]| -> Value {
-        headers.iter().map(|(k, v)| json!([k, v])).collect()
-    };
     let mut fields = Map::new();
     fields.insert("method".into(), json!(http.method));
     fields.insert("path".into(), json!(http.path));
