@@ -168,6 +168,7 @@ pub fn check_system(
     drop(goals);
     let graph = match explored {
         Ok(graph) => graph,
+        Err(fault) if fault.kind.is_limit() => return initial_limit(name, program, &defs, fault),
         Err(fault) => return initial_fault(name, fault),
     };
     let mut results = Vec::new();
@@ -212,17 +213,33 @@ pub fn check_system(
     }
 }
 
-fn initial_fault(system: String, fault: Fault) -> SystemReport {
-    let result = CheckResult {
-        property: "assertions".into(),
-        outcome: Outcome::Violated,
-        trace: Some(Trace {
-            steps: Vec::new(),
-            loop_start: None,
-        }),
-        fault: Some(fault),
-        stuck: false,
-    };
+/// The initial state itself lies past a bound of the semantics (process calls nested deeper
+/// than it follows): every check is unknown, none is violated.
+fn initial_limit(
+    system: String,
+    program: &Program,
+    checks: &[&agentpi_ir::core::CheckDef],
+    fault: Fault,
+) -> SystemReport {
+    let limit = Limit::Model(fault);
+    let asserts = has_assertions(program).then(|| "assertions".to_string());
+    let texts = asserts
+        .into_iter()
+        .chain(checks.iter().map(|c| c.text.clone()));
+    let results = texts
+        .map(|text| result(text, Outcome::Unknown(limit.clone()), None))
+        .collect();
+    SystemReport {
+        states: 0,
+        limit: Some(limit.clone()),
+        end: End::Limit(limit),
+        results,
+        ..unexplored(system)
+    }
+}
+
+/// The report of a system whose exploration never started.
+fn unexplored(system: String) -> SystemReport {
     SystemReport {
         system,
         states: 1,
@@ -237,7 +254,24 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         limit: None,
         threads_note: None,
         end: End::Decided,
+        results: Vec::new(),
+    }
+}
+
+fn initial_fault(system: String, fault: Fault) -> SystemReport {
+    let result = CheckResult {
+        property: "assertions".into(),
+        outcome: Outcome::Violated,
+        trace: Some(Trace {
+            steps: Vec::new(),
+            loop_start: None,
+        }),
+        fault: Some(fault),
+        stuck: false,
+    };
+    SystemReport {
         results: vec![result],
+        ..unexplored(system)
     }
 }
 

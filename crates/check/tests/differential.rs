@@ -298,7 +298,7 @@ fn compare(sem: &Semantics<'_>, graph: &Graph, explored: &Explored, what: &str) 
 /// steps the semantics, which recurses through nested sequences, on the calling thread.
 fn on_a_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new().stack_size(512 * 1024 * 1024);
+        let thread = std::thread::Builder::new().stack_size(16 * 1024 * 1024);
         thread.spawn_scoped(scope, f).unwrap().join().unwrap()
     })
 }

@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// The stack the `agentpi` binary runs its commands on (crates/cli/src/main.rs).
-const BINARY_STACK: usize = 512 * 1024 * 1024;
+const BINARY_STACK: usize = 16 * 1024 * 1024;
 /// The state bound every mutant is checked with. (2,000 made mutants whose `;` nesting grows
 /// each step, like `Looper = step . Looper ; done`, take 30 s each: that walk is quadratic.)
 /// (1,000 until the store became hash-consed: a state nested one `;` deeper per step used to

@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod cmd;
+mod limits;
 mod loader;
 mod model;
 mod models;
@@ -75,9 +76,11 @@ enum Command {
     Models(cmd::models::Args),
 }
 
-/// Deeply nested models (long `new` or `if` chains) recurse deeply in the front end and the
-/// semantics; a big stack keeps them from overflowing. Only address space is reserved.
-const STACK_BYTES: usize = 512 * 1024 * 1024;
+/// The stack of the thread every command runs on, the same whatever `ulimit -s` says. What
+/// recurses on input is bounded to fit in half of it (docs/limits.md): the parser at
+/// `agentpi_syntax::MAX_DEPTH` levels, spawning at `agentpi_semantics::MAX_CALL_DEPTH` calls.
+/// Small, because a tight `ulimit -v` counts the address space it reserves.
+pub const STACK_BYTES: usize = 16 * 1024 * 1024;
 
 /// mimalloc, not glibc's allocator: a model with fresh names (`bench/check/rpc.pi`) frees
 /// many small states, and glibc then merges its free lists on every larger allocation

@@ -271,13 +271,14 @@ fn byte_order_mark_and_deep_schemas_are_read() {
     let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["bom.json"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("1 tool: 0 errors"), "{stdout}");
-    let deep = |keyword: &str, levels: usize| {
+    let deep_around = |keyword: &str, levels: usize, leaf: &str| {
         let open = format!(r#"{{"{keyword}": "#).repeat(levels);
         let close = "}".repeat(levels);
         format!(
-            r#"{{"tools": [{{"name": "deep", "description": "A schema nested very deep, still valid.", "inputSchema": {{"type": "object", "properties": {{"x": {open}{{}}{close}}}}}}}]}}"#
+            r#"{{"tools": [{{"name": "deep", "description": "A schema nested very deep, still valid.", "inputSchema": {{"type": "object", "properties": {{"x": {open}{leaf}{close}}}}}}}]}}"#
         )
     };
+    let deep = |keyword: &str, levels: usize| deep_around(keyword, levels, "{}");
     let codes = |name: &str| {
         let (code, stdout, stderr) = run(dir.to_str().unwrap(), &["--format", "json", name]);
         assert_eq!(code, 0, "{stderr}");
@@ -290,17 +291,21 @@ fn byte_order_mark_and_deep_schemas_are_read() {
             .collect();
         codes
     };
-    std::fs::write(dir.join("deep.json"), deep("items", 5_000)).unwrap();
-    // Valid, so no T203; the listing is large (P405) and `x` undescribed (P104).
-    assert_eq!(codes("deep.json"), ["P002", "P405", "P201", "P104"]);
-    // Nested `not`s would cost the validator the square of their depth to compile (T208).
-    std::fs::write(dir.join("not.json"), deep("not", 5_000)).unwrap();
+    // 990 levels of `items` inside the document's 6: near the deepest the linter reads
+    // (`lint::json::MAX_DEPTH`, sized to its 16 MiB stack).
+    std::fs::write(dir.join("deep.json"), deep("items", 990)).unwrap();
+    // Valid, so no T203; `x` is undescribed (P104).
+    assert_eq!(codes("deep.json"), ["P002", "P201", "P104"]);
+    // Nested `not`s cost the validator, to compile, their depth times what they hold (T208).
+    let values: Vec<String> = (0..3_000).map(|i| i.to_string()).collect();
+    let wide = format!(r#"{{"enum": [{}]}}"#, values.join(", "));
+    std::fs::write(dir.join("not.json"), deep_around("not", 990, &wide)).unwrap();
     assert!(codes("not.json").contains(&"T208".to_string()));
-    std::fs::write(dir.join("deeper.json"), deep("items", 20_000)).unwrap();
+    std::fs::write(dir.join("deeper.json"), deep("items", 2_000)).unwrap();
     let (code, _, stderr) = run(dir.to_str().unwrap(), &["deeper.json"]);
     assert_eq!(code, 2);
     assert!(
-        stderr.starts_with("error: deeper.json:1:") && stderr.contains("deeper than 10000 levels"),
+        stderr.starts_with("error: deeper.json:1:") && stderr.contains("deeper than 1000 levels"),
         "{stderr}"
     );
 }

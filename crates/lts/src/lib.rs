@@ -49,7 +49,9 @@ mod witness;
 
 pub use aut::{AutError, read_aut, write_aut};
 pub use builder::LtsBuilder;
-pub use compare::{BisimResult, Distinction, Side, compare_bisim, disjoint_union};
+pub use compare::{
+    BisimResult, Distinction, MAX_EVIDENCE_DEPTH, Side, compare_bisim, disjoint_union,
+};
 pub use dot::write_dot;
 pub use hml::{Checker, Formula};
 pub use lts::{Lts, TAU};

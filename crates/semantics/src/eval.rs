@@ -49,7 +49,11 @@ impl std::fmt::Display for FaultKind {
             FaultKind::Overflow => write!(f, "integer overflow"),
             FaultKind::NoMatch => write!(f, "no arm of the match fits the value"),
             FaultKind::AssertionFailed => write!(f, "assertion failed"),
-            FaultKind::TooDeep => write!(f, "process calls nest too deeply without a prefix"),
+            FaultKind::TooDeep => write!(
+                f,
+                "process calls nest past {} levels without a prefix",
+                crate::MAX_CALL_DEPTH
+            ),
             FaultKind::TooLarge => write!(f, "a value grew past {MAX_VALUE_SIZE} parts"),
             FaultKind::NestedTooDeep => {
                 write!(

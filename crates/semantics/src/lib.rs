@@ -20,6 +20,7 @@ pub use component::{Built, LocalStep, Made, Move, MoveKind, Moves, Received, Sen
 pub use eval::FaultKind;
 pub use label::{Head, Label};
 pub use queue::Queue;
+pub use spawn::MAX_CALL_DEPTH;
 pub use state::{Closure, DEAD, Proc, Renaming, State};
 pub use value::{Chan, Origin, Value};
 

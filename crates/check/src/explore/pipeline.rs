@@ -68,8 +68,12 @@ impl Workers {
 /// their address space twice, which a tight `ulimit -v` refuses.
 static LAST_POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
 
-/// A pool of `workers` threads with big stacks: spawning a deeply nested term recurses (see
-/// the binary's main thread).
+/// The stack of each worker: spawning recurses once per nested process call, up to
+/// `agentpi_semantics::MAX_CALL_DEPTH`, which fits in half of this (docs/limits.md). Every
+/// worker reserves it in address space, which a tight `ulimit -v` counts.
+const WORKER_STACK: usize = 16 * 1024 * 1024;
+
+/// A pool of `workers` threads with [`WORKER_STACK`]s.
 fn pool_of(workers: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
     let mut last = LAST_POOL
         .lock()
@@ -82,7 +86,7 @@ fn pool_of(workers: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBu
     let pool = Arc::new(
         rayon::ThreadPoolBuilder::new()
             .num_threads(workers)
-            .stack_size(256 * 1024 * 1024)
+            .stack_size(WORKER_STACK)
             .build()?,
     );
     *last = Some((workers, Arc::clone(&pool)));

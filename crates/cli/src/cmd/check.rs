@@ -19,7 +19,8 @@ pub struct Args {
     /// Stop exploring after this many states (verdicts left open are `unknown`, exit 3).
     #[arg(long)]
     pub max_states: Option<usize>,
-    /// Stop exploring when the state store holds about this many MiB (exit 3).
+    /// Stop exploring when the state store holds about this many MiB (exit 3). Without it, a
+    /// 32nd of the address-space limit (`ulimit -v`) if one is set (docs/limits.md).
     #[arg(long)]
     pub max_memory: Option<u64>,
     /// Threads in all, the one merging their results included (0: one per core; at most
@@ -71,7 +72,7 @@ pub fn run(args: Args) -> u8 {
     };
     let options = Options {
         max_states: args.max_states,
-        max_memory: args.max_memory.map(|m| m * 1024 * 1024),
+        max_memory: crate::limits::memory_budget(args.max_memory),
         threads: usize::from(args.threads),
         keep_renamings: false,
         drop_edges: false,

@@ -168,7 +168,14 @@ fn text(args: &Args, outcome: &Outcome) -> String {
     let (l, r) = (args.left.display(), args.right.display());
     match outcome {
         Outcome::Bisim(e, result) => match &result.distinction {
-            None => format!("equivalent: {l} and {r} are {} bisimilar\n", adverb(*e)),
+            None if result.equivalent => {
+                format!("equivalent: {l} and {r} are {} bisimilar\n", adverb(*e))
+            }
+            None => format!(
+                "not equivalent: {l} and {r} are not {} bisimilar\n\nno distinguishing formula: it would nest more than {} modalities (docs/limits.md)\n",
+                adverb(*e),
+                agentpi_lts::MAX_EVIDENCE_DEPTH
+            ),
             Some(d) => {
                 let mut out = format!(
                     "not equivalent: {l} and {r} are not {} bisimilar\n\n",

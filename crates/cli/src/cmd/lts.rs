@@ -97,10 +97,18 @@ pub fn build(
     let sem = Semantics::new(&model.program);
     let options = Options {
         max_states,
+        max_memory: crate::limits::memory_budget(None),
         ..Options::default()
     };
     let graph = agentpi_check::explore_system(&sem, system, &options, &Progress::default())
-        .map_err(|f| Refused::Fault(format!("{}: {}", model.sources.position(f.span), f.kind)))?;
+        .map_err(|f| {
+            let at = format!("{}: {}", model.sources.position(f.span), f.kind);
+            if f.kind.is_limit() {
+                Refused::Limit(at)
+            } else {
+                Refused::Fault(at)
+            }
+        })?;
     if let Some(limit @ Limit::Threads(_)) = &graph.limit {
         return Err(Refused::Fault(format!("cannot explore: {limit}")));
     }
