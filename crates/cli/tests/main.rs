@@ -7,6 +7,7 @@ mod compare;
 mod docs;
 mod inputs;
 mod layering;
+mod limits;
 mod lint;
 mod lint_https;
 mod models;
