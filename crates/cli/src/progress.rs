@@ -19,7 +19,9 @@ pub fn while_running<T: Send>(
     }
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| draw_until(&done, name, counters));
+        // A thread the system refuses only costs the progress line.
+        let _ =
+            std::thread::Builder::new().spawn_scoped(scope, || draw_until(&done, name, counters));
         let result = work();
         done.store(true, Ordering::Relaxed);
         result

@@ -145,7 +145,7 @@ pub fn run(args: Args) -> u8 {
 fn stop_servers_on_signal() {
     use std::sync::atomic::Ordering;
     let signalled = crate::signals::caught();
-    std::thread::spawn(move || {
+    let watcher = std::thread::Builder::new().spawn(move || {
         loop {
             let sig = signalled.load(Ordering::Relaxed);
             if sig != 0 {
@@ -155,6 +155,12 @@ fn stop_servers_on_signal() {
             std::thread::sleep(Duration::from_millis(20));
         }
     });
+    // Refused by the system (`ulimit -u`, no memory): the tests still run, and end as usual.
+    if let Err(e) = watcher {
+        crate::output::errln!(
+            "warning: cannot start a thread to stop the servers on Ctrl-C ({e}): a signal may leave them running"
+        );
+    }
 }
 
 fn config(args: &Args) -> Result<Config, String> {

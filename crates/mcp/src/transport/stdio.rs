@@ -63,12 +63,23 @@ impl Stdio {
         let stdin = child.stdin.take();
         let (sender, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("stdout is piped");
-        thread::spawn(move || read_lines(stdout, sender));
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let (done, stderr_done) = mpsc::channel();
         let tail = Arc::clone(&stderr);
         let pipe = child.stderr.take().expect("stderr is piped");
-        thread::spawn(move || drain(pipe, tail, done));
+        // A thread the system refuses (`ulimit -u`, no memory) is an error, not a panic;
+        // the server is stopped, as it would be when the transport is dropped.
+        let started = thread::Builder::new()
+            .spawn(move || read_lines(stdout, sender))
+            .and_then(|_| thread::Builder::new().spawn(move || drain(pipe, tail, done)));
+        if let Err(e) = started {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ClientError::Spawn {
+                command: program.into(),
+                reason: format!("cannot start a thread to read it: {e}"),
+            });
+        }
         Ok(Stdio {
             child,
             stdin,
