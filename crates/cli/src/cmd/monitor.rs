@@ -294,11 +294,15 @@ pub fn run(args: Args) -> u8 {
     );
     let checker = {
         let tap = tap.clone();
-        std::thread::spawn(move || {
+        thread(move || {
             check(events, &tap.queue, &tap.dropped, &tap.hurry, &|l| {
                 tap.say(l)
             })
         })
+    };
+    let checker = match checker {
+        Ok(checker) => checker,
+        Err(e) => return refused_thread(&mut child, &e),
     };
     let status = relay(&mut child, &tap, &signalled);
     tap.queue.end();
@@ -318,24 +322,43 @@ fn relay(child: &mut Child, tap: &Arc<Tap>, signalled: &AtomicUsize) -> u8 {
     if let Some(pipe) = &stdout {
         shrink(pipe);
     }
-    {
+    let started = {
         let tap = tap.clone();
         // Not joined: it may wait on the client's stdin forever after the server has gone.
-        std::thread::spawn(move || client_to_server(stdin, &tap));
-    }
+        thread(move || client_to_server(stdin, &tap))
+    };
     let out = stdout.map(|s| {
         let tap = tap.clone();
-        std::thread::spawn(move || pump(s, to_stdout, Dir::S2c, &tap))
+        thread(move || pump(s, to_stdout, Dir::S2c, &tap))
     });
     let err = stderr.map(|s| {
         let tap = tap.clone();
-        std::thread::spawn(move || pump(s, |b| tap.server_stderr(b), Dir::Stderr, &tap))
+        thread(move || pump(s, |b| tap.server_stderr(b), Dir::Stderr, &tap))
     });
+    let (out, err) = match (started, out.transpose(), err.transpose()) {
+        (Ok(_), Ok(out), Ok(err)) => (out, err),
+        (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => return refused_thread(child, &e),
+    };
     let status = wait(child, tap, signalled);
     for handle in [out, err].into_iter().flatten() {
         let _ = handle.join();
     }
     status
+}
+
+/// Starts a thread, which the system may refuse (`ulimit -u`, no memory left).
+fn thread<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new().spawn(f)
+}
+
+/// A thread the monitor needs was refused: the server is stopped, and that is an error.
+fn refused_thread(child: &mut Child, error: &std::io::Error) -> u8 {
+    let _ = child.kill();
+    let _ = child.wait();
+    output::errln!("error: cannot start a thread to relay the server: {error}");
+    2
 }
 
 /// Asks for a pipe to or from the server of `CHUNK` bytes. Best effort: where the kernel
