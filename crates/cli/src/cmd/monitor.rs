@@ -164,8 +164,20 @@ impl Tap {
 impl Tap {
     /// Records `event` and queues it for the checker.
     fn emit(&self, event: Event) {
-        self.record(&event);
-        self.queue(vec![event]);
+        self.record_and_queue(vec![event]);
+    }
+
+    /// Records the events of one read and queues them for the checker as one batch, both
+    /// under the record's lock: the relays of the two directions (and stderr) run on threads
+    /// of their own, and the checker must take events in the order of the record, or a
+    /// response could be checked before its request (and the live report would not be the
+    /// record's, which `trace check` gives).
+    fn record_and_queue(&self, batch: Vec<Event>) {
+        let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
+        for event in &batch {
+            self.record_one(&mut *record, event);
+        }
+        self.queue(batch);
     }
 
     /// Queues the events of one read for the checker as one batch: one wake-up of the
@@ -184,8 +196,7 @@ impl Tap {
     }
 
     /// Writes `event` to the record, flushed (`--record`).
-    fn record(&self, event: &Event) {
-        let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
+    fn record_one(&self, record: &mut Option<BufWriter<File>>, event: &Event) {
         if let Some(file) = record.as_mut() {
             let line = event.to_line() + "\n";
             if file
@@ -199,15 +210,13 @@ impl Tap {
         }
     }
 
-    /// Taps the lines of one read: each recorded, all queued as one batch.
+    /// Taps the lines of one read: recorded and queued as one batch.
     fn lines(&self, lines: &mut Lines, chunk: &[u8], dir: Dir) {
         let mut batch = Vec::new();
         lines.feed(chunk, |line| {
-            let event = Event::message(self.now(), dir, line);
-            self.record(&event);
-            batch.push(event);
+            batch.push(Event::message(self.now(), dir, line))
         });
-        self.queue(batch);
+        self.record_and_queue(batch);
     }
 
     fn now(&self) -> f64 {
