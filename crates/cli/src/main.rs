@@ -71,6 +71,9 @@ enum Command {
     /// Write the .pi model of a real server's tools, to start a workflow from.
     #[command(after_help = cmd::extract::EXIT_STATUS)]
     Extract(cmd::extract::Args),
+    /// Carry a legacy MCP client to a modern server through the checked model mcp/bridge.
+    #[command(after_help = cmd::bridge::EXIT_STATUS)]
+    Bridge(cmd::bridge::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -136,5 +139,6 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Extract(args) => cmd::extract::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Sgd(args) => cmd::sgd::run(args),
+        Command::Bridge(args) => cmd::bridge::run(args),
     }
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand, and the report format `compare` and `minimize` share.
 
+pub mod bridge;
 pub mod check;
 mod checker;
 pub mod compare;

@@ -1,0 +1,188 @@
+//! The model's messages (`Msg` of `mcp/bridge`: `req(Id, Kind)`, `mreq(Id, Kind, Caps)`, ...)
+//! as Rust values, to and from the semantics' `Value`s by constructor name, so that the
+//! runtime reads and writes exactly the labels the checks explored.
+
+use agentpi_ir::core::{EnumId, Program};
+use agentpi_semantics::Value;
+
+/// The client's capabilities, one bit as the model has it (`rooted` only in the losses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caps {
+    Bare,
+    Elicit,
+    Rooted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Initialize(Caps),
+    Ping,
+    Discover,
+    Tools,
+    Elicitation,
+    Roots,
+    Logging,
+    Task,
+    Initialized,
+    Log,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Msg {
+    Req(i64, Kind),
+    MReq(i64, Kind, Caps),
+    Retry(i64, Caps),
+    Res(i64, bool),
+    InputRequired(i64),
+    Cancel(i64),
+    Note(Kind),
+}
+
+/// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
+pub const INIT: i64 = 0;
+pub const CALL: i64 = 1;
+pub const PING: i64 = 2;
+pub const LEVEL: i64 = 3;
+pub const DISC: i64 = 0;
+
+fn ctor(program: &Program, ty: &str, name: &str, payload: Vec<Value>) -> Value {
+    let e = program
+        .enums
+        .iter()
+        .position(|e| e.name == ty)
+        .expect("mcp/bridge declares its types");
+    let c = program.enums[e]
+        .ctors
+        .iter()
+        .position(|c| c.name == name)
+        .expect("mcp/bridge declares its constructors");
+    Value::Ctor(EnumId(e as u32), c as u32, payload.into_boxed_slice())
+}
+
+/// The constructor's name and payload of an enum value.
+fn open<'v>(program: &Program, v: &'v Value) -> Option<(&'static str, &'v [Value])> {
+    let Value::Ctor(e, c, payload) = v else {
+        return None;
+    };
+    let name = &program.enums[e.0 as usize].ctors[*c as usize].name;
+    // The names are compared with literals only; leak nothing: map to the literal.
+    let known = [
+        "bare",
+        "elicit",
+        "rooted",
+        "initialize",
+        "ping",
+        "discover",
+        "tools",
+        "elicitation",
+        "roots",
+        "logging",
+        "task",
+        "initialized",
+        "log",
+        "req",
+        "mreq",
+        "retry",
+        "res",
+        "input_required",
+        "cancel",
+        "note",
+    ];
+    known
+        .iter()
+        .find(|k| **k == name)
+        .map(|k| (*k, &payload[..]))
+}
+
+impl Caps {
+    fn name(self) -> &'static str {
+        match self {
+            Caps::Bare => "bare",
+            Caps::Elicit => "elicit",
+            Caps::Rooted => "rooted",
+        }
+    }
+
+    fn value(self, p: &Program) -> Value {
+        ctor(p, "Caps", self.name(), Vec::new())
+    }
+
+    fn of(p: &Program, v: &Value) -> Option<Caps> {
+        Some(match open(p, v)?.0 {
+            "bare" => Caps::Bare,
+            "elicit" => Caps::Elicit,
+            "rooted" => Caps::Rooted,
+            _ => return None,
+        })
+    }
+}
+
+impl Kind {
+    fn value(self, p: &Program) -> Value {
+        let plain = |name| ctor(p, "Kind", name, Vec::new());
+        match self {
+            Kind::Initialize(c) => ctor(p, "Kind", "initialize", vec![c.value(p)]),
+            Kind::Ping => plain("ping"),
+            Kind::Discover => plain("discover"),
+            Kind::Tools => plain("tools"),
+            Kind::Elicitation => plain("elicitation"),
+            Kind::Roots => plain("roots"),
+            Kind::Logging => plain("logging"),
+            Kind::Task => plain("task"),
+            Kind::Initialized => plain("initialized"),
+            Kind::Log => plain("log"),
+        }
+    }
+
+    fn of(p: &Program, v: &Value) -> Option<Kind> {
+        let (name, payload) = open(p, v)?;
+        Some(match name {
+            "initialize" => Kind::Initialize(Caps::of(p, payload.first()?)?),
+            "ping" => Kind::Ping,
+            "discover" => Kind::Discover,
+            "tools" => Kind::Tools,
+            "elicitation" => Kind::Elicitation,
+            "roots" => Kind::Roots,
+            "logging" => Kind::Logging,
+            "task" => Kind::Task,
+            "initialized" => Kind::Initialized,
+            "log" => Kind::Log,
+            _ => return None,
+        })
+    }
+}
+
+impl Msg {
+    /// The model's value of this message.
+    pub fn value(self, p: &Program) -> Value {
+        let msg = |name, payload| ctor(p, "Msg", name, payload);
+        match self {
+            Msg::Req(i, k) => msg("req", vec![Value::Int(i), k.value(p)]),
+            Msg::MReq(i, k, c) => msg("mreq", vec![Value::Int(i), k.value(p), c.value(p)]),
+            Msg::Retry(i, c) => msg("retry", vec![Value::Int(i), c.value(p)]),
+            Msg::Res(i, ok) => msg("res", vec![Value::Int(i), Value::Bool(ok)]),
+            Msg::InputRequired(i) => msg("input_required", vec![Value::Int(i)]),
+            Msg::Cancel(i) => msg("cancel", vec![Value::Int(i)]),
+            Msg::Note(k) => msg("note", vec![k.value(p)]),
+        }
+    }
+
+    /// The message a model value is (`None` for a value of another type).
+    pub fn of(p: &Program, v: &Value) -> Option<Msg> {
+        let (name, a) = open(p, v)?;
+        let int = |k: usize| match a.get(k) {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        };
+        Some(match name {
+            "req" => Msg::Req(int(0)?, Kind::of(p, a.get(1)?)?),
+            "mreq" => Msg::MReq(int(0)?, Kind::of(p, a.get(1)?)?, Caps::of(p, a.get(2)?)?),
+            "retry" => Msg::Retry(int(0)?, Caps::of(p, a.get(1)?)?),
+            "res" => Msg::Res(int(0)?, a.get(1)?.as_bool()?),
+            "input_required" => Msg::InputRequired(int(0)?),
+            "cancel" => Msg::Cancel(int(0)?),
+            "note" => Msg::Note(Kind::of(p, a.first()?)?),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,287 @@
+//! The bridge's process: the server it starts (`-- CMD`), a reader thread for the client's
+//! standard input and one for the server's standard output (the server's standard error
+//! goes to ours), and one loop that hands each line to `ToModern` and writes what it says,
+//! in order. It ends when the client's input ends (the server is closed, status 0) or when
+//! the server goes away (every request in flight gets an error, status 1).
+
+use crate::model::{self, TO_MODERN_SYSTEMS};
+use crate::side::Side;
+use crate::to_modern::{To, ToModern};
+use agentpi_monitor::Report;
+use agentpi_monitor::lines::Lines;
+use serde_json::{Map, json};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+/// What `agentpi bridge --to modern` is asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub command: Vec<String>,
+    /// `--record DIR`: one trace per side.
+    pub record: Option<PathBuf>,
+    /// `--report FILE`: both sides' findings.
+    pub report: Option<PathBuf>,
+}
+
+/// How a bridge ended.
+#[derive(Debug)]
+pub struct Ended {
+    /// 0 the client closed; 1 the checks failed or the server went away; 2 bad input.
+    pub status: u8,
+    /// What to tell the user (on standard error).
+    pub message: Option<String>,
+    pub legacy: Option<Report>,
+    pub modern: Option<Report>,
+    /// How many checks of mcp/bridge held at start.
+    pub checks: usize,
+}
+
+impl Ended {
+    fn early(status: u8, message: String) -> Ended {
+        Ended {
+            status,
+            message: Some(message),
+            legacy: None,
+            modern: None,
+            checks: 0,
+        }
+    }
+}
+
+enum Input {
+    Client(Vec<u8>),
+    ClientEnd,
+    Server(Vec<u8>),
+    ServerEnd,
+}
+
+/// Runs the bridge until one side ends.
+pub fn to_modern(options: &Options) -> Ended {
+    let model = match model::model() {
+        Ok(m) => m,
+        Err(e) => return Ended::early(2, e),
+    };
+    let checks = match model::check(model, TO_MODERN_SYSTEMS) {
+        Ok(n) => n,
+        Err(failed) => {
+            let text = format!(
+                "the checks of mcp/bridge for --to modern do not hold, so the bridge does not \
+                 run:\n  {}",
+                failed.join("\n  ")
+            );
+            return Ended::early(1, text);
+        }
+    };
+    let mut ended = match start(model, options) {
+        Ok((bridge, child)) => serve(bridge, child, options),
+        Err(e) => Ended::early(2, e),
+    };
+    ended.checks = checks;
+    ended
+}
+
+fn start(model: &'static model::Model, options: &Options) -> Result<(ToModern, Child), String> {
+    let dir = options.record.as_deref();
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    let now = Instant::now();
+    let legacy = Side::new("legacy", dir, now)?;
+    let mut modern = Side::new("modern", dir, now)?;
+    let (program, args) = options
+        .command
+        .split_first()
+        .ok_or("no server command after `--`")?;
+    let child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    modern.process(
+        "spawn",
+        Map::from_iter([("command".into(), json!(options.command))]),
+    );
+    Ok((ToModern::new(model, legacy, modern)?, child))
+}
+
+fn serve(mut bridge: ToModern, mut child: Child, options: &Options) -> Ended {
+    let (tx, rx) = channel();
+    let stdout = child.stdout.take().expect("piped");
+    let to_server = child.stdin.take();
+    reader(
+        std::io::stdin(),
+        tx.clone(),
+        Input::Client,
+        Input::ClientEnd,
+    );
+    reader(stdout, tx, Input::Server, Input::ServerEnd);
+    let (status, message) = pump(&mut bridge, &rx, to_server, &mut child);
+    finish(bridge, status, message, options)
+}
+
+/// A thread reading lines from `from` into the loop's channel.
+fn reader(
+    mut from: impl Read + Send + 'static,
+    tx: Sender<Input>,
+    line: fn(Vec<u8>) -> Input,
+    end: Input,
+) {
+    std::thread::spawn(move || {
+        let mut lines = Lines::default();
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            lines.feed(&buf[..n], |l| {
+                let _ = tx.send(line(l.to_vec()));
+            });
+        }
+        lines.end(|l| {
+            let _ = tx.send(line(l.to_vec()));
+        });
+        let _ = tx.send(end);
+    });
+}
+
+/// The loop: each line to the bridge, what it writes written. Returns the status.
+fn pump(
+    bridge: &mut ToModern,
+    rx: &Receiver<Input>,
+    mut to_server: Option<ChildStdin>,
+    child: &mut Child,
+) -> (u8, Option<String>) {
+    while let Ok(input) = rx.recv() {
+        match input {
+            Input::Client(line) if !blank(&line) => bridge.client(&line),
+            Input::Server(line) if !blank(&line) => bridge.server(&line),
+            Input::Client(_) | Input::Server(_) => {}
+            Input::ClientEnd => {
+                bridge.legacy.process("eof", side("client"));
+                drop(to_server.take());
+                let code = close(child);
+                bridge.modern.process("exit", code_field(code));
+                return (0, None);
+            }
+            Input::ServerEnd => {
+                bridge.modern.process("eof", side("server"));
+                let code = close(child);
+                bridge.modern.process("exit", code_field(code));
+                let flight = bridge.in_flight();
+                let why = format!(
+                    "exited (status {}) with {flight} request(s) in flight",
+                    show(code)
+                );
+                bridge.server_gone(&why);
+                write(bridge, &mut to_server);
+                return (1, Some(format!("the server {why}")));
+            }
+        }
+        if !write(bridge, &mut to_server) {
+            bridge.legacy.process("eof", side("client"));
+            drop(to_server.take());
+            let code = close(child);
+            bridge.modern.process("exit", code_field(code));
+            return (0, Some("the client stopped reading".into()));
+        }
+    }
+    (1, None)
+}
+
+fn blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+fn side(name: &str) -> Map<String, serde_json::Value> {
+    Map::from_iter([("side".into(), json!(name))])
+}
+
+fn code_field(code: Option<i32>) -> Map<String, serde_json::Value> {
+    Map::from_iter([("code".into(), json!(code))])
+}
+
+fn show(code: Option<i32>) -> String {
+    code.map_or("unknown".into(), |c| c.to_string())
+}
+
+/// Writes what the bridge said, in order; false when the client stopped reading.
+fn write(bridge: &mut ToModern, to_server: &mut Option<ChildStdin>) -> bool {
+    let mut out = std::io::stdout().lock();
+    for (to, mut bytes) in std::mem::take(&mut bridge.out) {
+        bytes.push(b'\n');
+        match to {
+            To::Client => {
+                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                    return false;
+                }
+            }
+            To::Server => {
+                let failed = to_server
+                    .as_mut()
+                    .is_some_and(|s| s.write_all(&bytes).and_then(|()| s.flush()).is_err());
+                if failed {
+                    // The server is going: its end comes on its stdout.
+                    *to_server = None;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Waits for the server to exit after its input closed: a grace of two seconds, then a kill.
+fn close(child: &mut Child) -> Option<i32> {
+    let since = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return exit_code(status),
+            Ok(None) if since.elapsed() > Duration::from_secs(2) => {
+                let _ = child.kill();
+                return child.wait().ok().and_then(exit_code);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => return None,
+        }
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or_else(|| status.signal().map(|s| 128 + s))
+}
+
+/// Both sides' reports, and `--report FILE`.
+fn finish(mut bridge: ToModern, status: u8, message: Option<String>, options: &Options) -> Ended {
+    let (legacy, legacy_failed) = bridge.legacy.finish();
+    let (modern, modern_failed) = bridge.modern.finish();
+    let mut ended = Ended {
+        status,
+        message,
+        legacy: Some(legacy),
+        modern: Some(modern),
+        checks: 0,
+    };
+    if legacy_failed || modern_failed {
+        ended.message = Some("writing a record failed; it is incomplete".into());
+        ended.status = ended.status.max(2);
+    }
+    if let Some(path) = &options.report {
+        let report = json!({
+            "legacy": ended.legacy.as_ref().map(Report::to_json),
+            "modern": ended.modern.as_ref().map(Report::to_json),
+            "bridge": {"notes": bridge.notes},
+        });
+        if let Err(e) = std::fs::write(path, report.to_string() + "\n") {
+            ended.message = Some(format!("cannot write `{}`: {e}", path.display()));
+            ended.status = ended.status.max(2);
+        }
+    }
+    ended
+}

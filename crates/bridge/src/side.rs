@@ -1,0 +1,74 @@
+//! One side of the bridge, monitored live with its era's checks: every message that crosses
+//! it goes to a `Sessions` of the monitor exactly as `agentpi monitor` feeds them, and to
+//! the side's trace (`--record DIR`: `DIR/legacy.jsonl`, `DIR/modern.jsonl`, the MONITOR.md
+//! format). On the legacy side the bridge is the server (`s2c` is what it writes); on the
+//! modern side it is the client (`c2s` is what it writes).
+
+use agentpi_monitor::{Dir, Event, Report, Sessions};
+use serde_json::{Map, Value};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Instant;
+
+pub struct Side {
+    pub name: &'static str,
+    sessions: Sessions,
+    record: Option<BufWriter<File>>,
+    start: Instant,
+    record_failed: bool,
+}
+
+impl Side {
+    /// A side named `name`, recording to `DIR/NAME.jsonl` when `dir` is given.
+    pub fn new(name: &'static str, dir: Option<&Path>, start: Instant) -> Result<Side, String> {
+        let record = match dir {
+            None => None,
+            Some(dir) => {
+                let path = dir.join(format!("{name}.jsonl"));
+                let file = File::create(&path)
+                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+                Some(BufWriter::new(file))
+            }
+        };
+        Ok(Side {
+            name,
+            sessions: Sessions::new(),
+            record,
+            start,
+            record_failed: false,
+        })
+    }
+
+    /// A message that crossed this side, `dir` as this side's monitor sees it.
+    pub fn message(&mut self, dir: Dir, raw: &[u8]) {
+        let event = Event::message(self.start.elapsed().as_secs_f64(), dir, raw);
+        self.observe(&event);
+    }
+
+    /// A process or stream event (`spawn`, `exit`, `eof`).
+    pub fn process(&mut self, kind: &str, fields: Map<String, Value>) {
+        let event = Event::process(self.start.elapsed().as_secs_f64(), kind, fields);
+        self.observe(&event);
+    }
+
+    fn observe(&mut self, event: &Event) {
+        if let Some(file) = self.record.as_mut() {
+            let line = event.to_line() + "\n";
+            if file
+                .write_all(line.as_bytes())
+                .and_then(|()| file.flush())
+                .is_err()
+            {
+                self.record_failed = true;
+                self.record = None;
+            }
+        }
+        let _ = self.sessions.feed(event);
+    }
+
+    /// The side's report, and whether its record is incomplete.
+    pub fn finish(&mut self) -> (Report, bool) {
+        (self.sessions.finish(), self.record_failed)
+    }
+}

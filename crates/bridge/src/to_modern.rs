@@ -1,0 +1,478 @@
+//! `--to modern`: a legacy client reaches a modern server through the process `ToModern` of
+//! `mcp/bridge`. Every message from either peer is read as the model's value and given to
+//! the process that should take it (the session part for the handshake, `Pong` for pings, a
+//! call's own copy of the per-call part for everything about that call); every output of
+//! the process is written as a real message (`wire`). A message no enabled input takes gets
+//! a JSON-RPC error (a request) or is noted and dropped (a notification, a response): the
+//! bridge never guesses. Both sides are monitored as the messages cross (`side`).
+
+use crate::call::Call;
+use crate::machine::{Machine, Refusal};
+use crate::model::Model;
+use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
+use crate::side::Side;
+use crate::wire::{self, Declared, Shape};
+use agentpi_ir::core::ChanId;
+use agentpi_monitor::Dir;
+use serde_json::{Value, json};
+
+/// Where a message the bridge writes goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum To {
+    Client,
+    Server,
+}
+
+/// The JSON-RPC error code of the bridge's own errors (a message no transition takes, a
+/// server that went away, a request the model refuses).
+pub const BRIDGE_ERROR: i64 = -32603;
+
+pub struct ToModern {
+    model: &'static Model,
+    /// The session part: the handshake, then (at `TMServe(c)`) the template of every call.
+    session: Machine,
+    pong: Machine,
+    caps: Caps,
+    declared: Declared,
+    /// The client's `initialize` id and the version it offered, until answered.
+    init: Option<(Value, Option<String>)>,
+    discover_id: Option<Value>,
+    discover: Option<Value>,
+    calls: Vec<Call>,
+    next_id: u64,
+    pub legacy: Side,
+    pub modern: Side,
+    /// What to write, in order.
+    pub out: Vec<(To, Vec<u8>)>,
+    /// What the bridge dropped and why (for the report).
+    pub notes: Vec<String>,
+}
+
+impl ToModern {
+    pub fn new(model: &'static Model, legacy: Side, modern: Side) -> Result<ToModern, String> {
+        Ok(ToModern {
+            model,
+            session: Machine::start(model, "RunToModern")?,
+            pong: Machine::start(model, "RunPong")?,
+            caps: Caps::Bare,
+            declared: Declared::default(),
+            init: None,
+            discover_id: None,
+            discover: None,
+            calls: Vec::new(),
+            next_id: 0,
+            legacy,
+            modern,
+            out: Vec::new(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// How many requests of the client are in flight.
+    pub fn in_flight(&self) -> usize {
+        self.calls.len() + usize::from(self.init.is_some())
+    }
+
+    // ---- Writing ------------------------------------------------------------------------
+
+    fn send(&mut self, to: To, message: &Value) {
+        let bytes = message.to_string().into_bytes();
+        match to {
+            To::Client => self.legacy.message(Dir::S2c, &bytes),
+            To::Server => self.modern.message(Dir::C2s, &bytes),
+        }
+        self.out.push((to, bytes));
+    }
+
+    fn fresh_id(&mut self) -> Value {
+        self.next_id += 1;
+        json!(self.next_id)
+    }
+
+    fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
+    // ---- From the legacy client ---------------------------------------------------------
+
+    /// A line from the legacy client.
+    pub fn client(&mut self, raw: &[u8]) {
+        self.legacy.message(Dir::C2s, raw);
+        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
+            let reply = wire::error(&Value::Null, -32700, "not JSON");
+            return self.send(To::Client, &reply);
+        };
+        match wire::shape(&message) {
+            Shape::Request(id, method) => {
+                let (id, method) = (id.clone(), method.to_string());
+                self.client_request(id, &method, &message);
+            }
+            Shape::Notification(method) => {
+                let method = method.to_string();
+                self.client_notification(&method, &message);
+            }
+            Shape::Response(id) => {
+                let id = id.clone();
+                self.client_response(&id, &message);
+            }
+            Shape::Invalid => {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                self.send(
+                    To::Client,
+                    &wire::error(&id, -32600, "not a JSON-RPC message"),
+                );
+            }
+        }
+    }
+
+    fn client_request(&mut self, id: Value, method: &str, message: &Value) {
+        let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+        let lc2s = self.model.lc2s;
+        match method {
+            "initialize" => {
+                let declared = params.get("capabilities").cloned().unwrap_or(json!({}));
+                let caps = wire::caps(&declared);
+                match self
+                    .session
+                    .input(lc2s, Msg::Req(INIT, Kind::Initialize(caps)))
+                {
+                    Ok(()) => {
+                        self.caps = caps;
+                        self.declared.capabilities = declared;
+                        self.declared.client_info =
+                            params.get("clientInfo").cloned().unwrap_or(json!({}));
+                        let offered = params.get("protocolVersion").and_then(Value::as_str);
+                        self.init = Some((id, offered.map(str::to_string)));
+                        self.pump_session();
+                    }
+                    Err(why) => self.refuse(&id, method, why),
+                }
+            }
+            "ping" => match self.pong.input(lc2s, Msg::Req(PING, Kind::Ping)) {
+                Ok(()) => self.pump_pong(&id),
+                Err(why) => self.refuse(&id, method, why),
+            },
+            _ => {
+                let kind = wire::kind_of(method, &params);
+                let mut machine = self.session.clone();
+                match machine.input(lc2s, Msg::Req(CALL, kind)) {
+                    Ok(()) => {
+                        self.calls
+                            .push(Call::new(id, method, params, kind, machine));
+                        self.pump_call(self.calls.len() - 1);
+                    }
+                    Err(why) => self.refuse(&id, method, why),
+                }
+            }
+        }
+    }
+
+    /// A request no enabled transition takes: an error to its sender, naming it.
+    fn refuse(&mut self, id: &Value, method: &str, why: Refusal) {
+        let text = match why {
+            Refusal::NoInput => format!(
+                "agentpi bridge: `{method}` is not one the bridge can take now (no transition \
+                 of mcp/bridge's ToModern takes it)"
+            ),
+            Refusal::Fault(f) => format!("agentpi bridge: the model faulted on `{method}`: {f}"),
+        };
+        self.note(text.clone());
+        self.send(To::Client, &wire::error(id, BRIDGE_ERROR, &text));
+    }
+
+    fn client_notification(&mut self, method: &str, message: &Value) {
+        let lc2s = self.model.lc2s;
+        match method {
+            "notifications/initialized" => {
+                if self
+                    .session
+                    .input(lc2s, Msg::Note(Kind::Initialized))
+                    .is_err()
+                {
+                    self.note("dropped a notifications/initialized out of place".into());
+                }
+            }
+            "notifications/cancelled" => {
+                let of = message.pointer("/params/requestId").cloned();
+                let at = self
+                    .calls
+                    .iter()
+                    .position(|c| Some(&c.client) == of.as_ref());
+                let Some(k) = at else {
+                    // Crossed the answer (the call is over): nothing to cancel.
+                    return self.note(format!("a cancel of {of:?}, no call in flight"));
+                };
+                match self.calls[k].machine.input(lc2s, Msg::Cancel(CALL)) {
+                    Ok(()) => self.pump_call(k),
+                    Err(_) => self.note(format!("a cancel of {of:?} the call cannot take now")),
+                }
+            }
+            other => self.note(format!("`{other}` from the client is not carried")),
+        }
+    }
+
+    fn client_response(&mut self, id: &Value, message: &Value) {
+        let Some(k) = self.calls.iter().position(|c| c.asked(id)) else {
+            return self.note(format!("a response {id} to nothing the bridge asked"));
+        };
+        let call = &mut self.calls[k];
+        let at = call.asked.iter().position(|(a, _)| a == id).expect("asked");
+        let (_, key) = call.asked.remove(at);
+        match message.get("result") {
+            Some(result) => {
+                call.answers.insert(key, result.clone());
+            }
+            None => call.answered_ok = false,
+        }
+        if !call.asked.is_empty() {
+            return;
+        }
+        let (r, ok) = (call.round(), call.answered_ok);
+        match call.machine.input(self.model.lc2s, Msg::Res(r, ok)) {
+            Ok(()) => self.pump_call(k),
+            Err(_) => self.note(format!("the answers of round {r} were not expected")),
+        }
+    }
+
+    // ---- From the modern server ---------------------------------------------------------
+
+    /// A line from the modern server.
+    pub fn server(&mut self, raw: &[u8]) {
+        self.modern.message(Dir::S2c, raw);
+        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
+            return self.note("a line from the server that is not JSON".into());
+        };
+        match wire::shape(&message) {
+            Shape::Response(id) => {
+                let id = id.clone();
+                self.server_response(&id, message);
+            }
+            Shape::Notification("notifications/cancelled") => {
+                self.note("a notifications/cancelled from the server (no listen)".into());
+            }
+            // Progress, log messages, list changes: relayed as they are (outside the model;
+            // the progress token is the client's own, kept in `_meta` of every retry).
+            Shape::Notification(_) => self.send(To::Client, &message),
+            Shape::Request(id, method) => {
+                let text = format!("a modern server sends no requests (`{method}`)");
+                let id = id.clone();
+                self.note(text.clone());
+                self.send(To::Server, &wire::error(&id, -32601, &text));
+            }
+            Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
+        }
+    }
+
+    fn server_response(&mut self, id: &Value, message: Value) {
+        let ms2c = self.model.ms2c;
+        if self.discover_id.as_ref() == Some(id) {
+            self.discover_id = None;
+            let result = message.get("result").cloned();
+            let ok = result.as_ref().is_some_and(wire::offers_modern);
+            self.discover = result;
+            return match self.session.input(ms2c, Msg::Res(DISC, ok)) {
+                Ok(()) => self.pump_session(),
+                Err(_) => self.note("the discover answer was not expected".into()),
+            };
+        }
+        let Some(k) = self.calls.iter().position(|c| c.in_flight(id)) else {
+            // An answer that crossed a cancel (or names nothing): dropped, as the model's
+            // bridge drops an answer after the cancel.
+            return self.note(format!("dropped the server's answer to {id}"));
+        };
+        let call = &mut self.calls[k];
+        let j = CALL + call.round();
+        let result = message.get("result");
+        let msg = match result
+            .and_then(|r| r.get("resultType"))
+            .and_then(Value::as_str)
+        {
+            Some("input_required") => {
+                let r = result.expect("has a resultType");
+                call.inputs = wire::input_requests(r);
+                call.state = r.get("requestState").cloned();
+                Msg::InputRequired(j)
+            }
+            _ => Msg::Res(j, result.is_some()),
+        };
+        call.answer = Some(message);
+        match call.machine.input(ms2c, msg) {
+            Ok(()) => self.pump_call(k),
+            Err(_) => self.note(format!("dropped the server's answer to {id}: not expected")),
+        }
+    }
+
+    // ---- The outputs of the process -------------------------------------------------------
+
+    fn outputs(&self) -> [ChanId; 2] {
+        [self.model.ls2c, self.model.mc2s]
+    }
+
+    fn pump_session(&mut self) {
+        let chans = self.outputs();
+        while let Ok(Some((chan, msg))) = self.session.output(&chans) {
+            match (chan == self.model.mc2s, msg) {
+                (true, Msg::MReq(_, Kind::Discover, _)) => {
+                    let id = self.fresh_id();
+                    self.discover_id = Some(id.clone());
+                    let params = self.declared.params(None);
+                    self.send(To::Server, &wire::request(&id, "server/discover", params));
+                }
+                (false, Msg::Res(_, ok)) => self.answer_initialize(ok),
+                (_, other) => self.note(format!("unexpected output {other:?} of the session")),
+            }
+        }
+    }
+
+    fn answer_initialize(&mut self, ok: bool) {
+        let Some((id, offered)) = self.init.take() else {
+            return;
+        };
+        let reply = match (ok, &self.discover) {
+            (true, Some(discover)) => {
+                let version = wire::negotiate(offered.as_deref());
+                wire::result(&id, wire::initialize_result(discover, version))
+            }
+            _ => wire::error(
+                &id,
+                BRIDGE_ERROR,
+                "agentpi bridge: the server does not speak 2026-07-28 (server/discover)",
+            ),
+        };
+        self.send(To::Client, &reply);
+    }
+
+    fn pump_pong(&mut self, id: &Value) {
+        let chans = self.outputs();
+        while let Ok(Some((_, msg))) = self.pong.output(&chans) {
+            if let Msg::Res(_, true) = msg {
+                self.send(To::Client, &wire::result(id, json!({})));
+            }
+        }
+    }
+
+    fn pump_call(&mut self, k: usize) {
+        let chans = self.outputs();
+        loop {
+            let step = self.calls[k].machine.output(&chans);
+            let Ok(Some((chan, msg))) = step else {
+                if let Err(why) = step {
+                    self.note(format!("a call's copy faulted: {why:?}"));
+                }
+                break;
+            };
+            let to_server = chan == self.model.mc2s;
+            match (to_server, msg) {
+                (true, Msg::MReq(..)) | (true, Msg::Retry(..)) => self.call_request(k),
+                (true, Msg::Cancel(j)) => self.call_cancel(k, j),
+                (false, Msg::Req(_, Kind::Elicitation)) => self.call_ask(k),
+                (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
+                (_, other) => self.note(format!("unexpected output {other:?} of a call")),
+            }
+        }
+        if self.calls[k].machine.ended() {
+            self.calls.remove(k);
+        }
+    }
+
+    /// `mreq(Call, ...)` or `retry(Call + r + 1, ...)`: the request with a new id, the modern
+    /// `_meta`, and on a retry the answers and `requestState`.
+    fn call_request(&mut self, k: usize) {
+        let id = self.fresh_id();
+        let call = &mut self.calls[k];
+        let mut params = self.declared.params(Some(&call.params));
+        if !call.modern.is_empty() {
+            params = wire::retry_params(&params, &call.answers, call.state.as_ref());
+        }
+        call.modern.push(id.clone());
+        call.answers.clear();
+        call.answered_ok = true;
+        let method = call.method.clone();
+        self.send(To::Server, &wire::request(&id, &method, params));
+    }
+
+    fn call_cancel(&mut self, k: usize, j: i64) {
+        let Some(id) = self.calls[k].modern.get((j - CALL) as usize).cloned() else {
+            return self.note(format!("a cancel of round {j} never sent"));
+        };
+        let reason = "the legacy client cancelled (agentpi bridge)";
+        let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": id, "reason": reason}});
+        self.send(To::Server, &message);
+    }
+
+    /// `req(r, elicitation)`: the round's input requests, each a legacy request to the client.
+    fn call_ask(&mut self, k: usize) {
+        let inputs = std::mem::take(&mut self.calls[k].inputs);
+        if inputs.is_empty() {
+            // Only a `requestState`: nothing to ask; the round is answered at once.
+            let r = self.calls[k].round();
+            let lc2s = self.model.lc2s;
+            let _ = self.calls[k].machine.input(lc2s, Msg::Res(r, true));
+            return;
+        }
+        for (key, method, params) in inputs {
+            let id = self.fresh_id();
+            self.calls[k].asked.push((id.clone(), key));
+            self.send(To::Client, &wire::request(&id, &method, params));
+        }
+    }
+
+    /// `res(i, ok)` to the legacy client: the server's final answer under the client's id,
+    /// or the bridge's error where the model answers `false` on its own.
+    fn call_answer(&mut self, k: usize, ok: bool) {
+        let call = &self.calls[k];
+        let id = call.client.clone();
+        let answer = call.answer.as_ref();
+        let reply = match (ok, call.kind) {
+            (true, Kind::Logging) => {
+                self.declared.log_level = call.params.get("level").cloned();
+                wire::result(&id, json!({}))
+            }
+            (true, _) => {
+                let result = answer
+                    .and_then(|a| a.get("result"))
+                    .cloned()
+                    .unwrap_or(json!({}));
+                wire::result(&id, wire::legacy_result(&result))
+            }
+            (false, Kind::Task) => wire::error(
+                &id,
+                -32601,
+                "agentpi bridge: task-augmented requests are not carried to a 2026-07-28 server",
+            ),
+            (false, _) => match answer.and_then(|a| a.get("error")) {
+                Some(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                None => wire::error(&id, BRIDGE_ERROR, &self.gave_up()),
+            },
+        };
+        self.send(To::Client, &reply);
+    }
+
+    /// Why the model answered an `input_required` with an error.
+    fn gave_up(&self) -> String {
+        match self.caps {
+            Caps::Bare => "agentpi bridge: the server asks for input (elicitation, sampling or \
+                           roots) that this client did not declare"
+                .to_string(),
+            _ => format!(
+                "agentpi bridge: the server asked for input more than K = {} times",
+                crate::model::rounds()
+            ),
+        }
+    }
+
+    // ---- Faults ---------------------------------------------------------------------------
+
+    /// The server went away: every request in flight gets an error (outside the model: the
+    /// model has no crash yet, docs/bridge.md).
+    pub fn server_gone(&mut self, why: &str) {
+        let text = format!("agentpi bridge: the server {why}");
+        if let Some((id, _)) = self.init.take() {
+            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
+        }
+        for call in std::mem::take(&mut self.calls) {
+            self.send(To::Client, &wire::error(&call.client, BRIDGE_ERROR, &text));
+        }
+    }
+}
