@@ -1,0 +1,300 @@
+//! `agentpi bridge --to modern` with real peers. A legacy client, the Python SDK 1.x's
+//! `ClientSession` or the TypeScript SDK 1.x's `Client` (tests/bridge/legacy_client.*), runs
+//! the same session against the dual-era Python SDK 2.x server directly and through the
+//! bridge in front of the same server, which then serves 2026-07-28 only (its era is fixed by
+//! the first message, the bridge's `server/discover`). Each case holds the answers equal, no
+//! finding on either side's report, and each side's recorded trace clean under `agentpi
+//! trace check`. The faults are driven by a scripted client against a server that crashes.
+
+use crate::cases::each_in_parallel;
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::repo;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A client, its scenario, and the server both sessions use.
+struct Case {
+    name: &'static str,
+    client: &'static str,
+    scenario: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "python-all",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "python-concurrent",
+        client: "py",
+        scenario: "concurrent",
+    },
+    Case {
+        name: "typescript-all",
+        client: "ts",
+        scenario: "all",
+    },
+];
+
+fn sdk_server() -> Vec<String> {
+    let script = repo().join("tests/tester/sdk_server.py");
+    vec![peer(".venv/bin/python"), script.display().to_string()]
+}
+
+/// The client's command line, with `server` as the server it starts.
+fn client(kind: &str, scenario: &str, server: &[String]) -> Command {
+    let mut command = match kind {
+        "py" => {
+            let mut c = Command::new(peer(".venv-mcp1/bin/python"));
+            c.arg(repo().join("tests/bridge/legacy_client.py"));
+            c
+        }
+        _ => {
+            let mut c = Command::new("node");
+            c.arg(repo().join("tests/bridge/legacy_client.mjs"));
+            c
+        }
+    };
+    command.arg(scenario).args(server);
+    command
+}
+
+/// The client's answers (its standard output), asserting it ended well.
+fn answers(mut command: Command) -> String {
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the client failed: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn bridge_then(server: &[String], dir: &Path) -> Vec<String> {
+    let mut line = vec![
+        agentpi().to_string(),
+        "bridge".into(),
+        "--to".into(),
+        "modern".into(),
+        "--record".into(),
+        dir.join("rec").display().to_string(),
+        "--report".into(),
+        dir.join("report.json").display().to_string(),
+        "--".into(),
+    ];
+    line.extend(server.iter().cloned());
+    line
+}
+
+/// `agentpi trace check` of one side's record: whether it found nothing, and what it says.
+fn trace_check(path: &Path) -> (bool, String) {
+    let out = Command::new(agentpi())
+        .args(["trace", "check"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    (out.status.success(), text)
+}
+
+fn check(case: &Case) {
+    let direct = answers(client(case.client, case.scenario, &sdk_server()));
+    let dir = scratch(&format!("bridge-{}", case.name));
+    let bridged = answers(client(
+        case.client,
+        case.scenario,
+        &bridge_then(&sdk_server(), &dir),
+    ));
+    assert_eq!(bridged, direct, "{}: the answers differ", case.name);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for (side, era) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
+        assert_eq!(
+            report[side]["protocol_version"], era,
+            "{}: {report}",
+            case.name
+        );
+        assert_eq!(
+            report[side]["violations"],
+            json!([]),
+            "{}: {report}",
+            case.name
+        );
+        let (clean, text) = trace_check(&dir.join("rec").join(format!("{side}.jsonl")));
+        assert!(clean, "{}: {text}", case.name);
+        assert!(
+            text.contains(" 0 violations, 0 open requests"),
+            "{}: {text}",
+            case.name
+        );
+    }
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!([]),
+        "{}: {report}",
+        case.name
+    );
+}
+
+#[test]
+fn legacy_clients_reach_a_modern_server_through_the_bridge() {
+    each_in_parallel(CASES, check);
+}
+
+/// A scripted legacy client: each line is sent; a request's answer is awaited before the
+/// next line when `wait` says so. Returns the lines the bridge wrote, its status and stderr.
+struct Script {
+    name: &'static str,
+    server: &'static str,
+    /// (message, wait for the answer to this id)
+    lines: &'static [(&'static str, Option<i64>)],
+    /// Close the input after the lines (the client goes away) rather than wait for the end.
+    status: i32,
+    /// The ids that get an error, and a piece of each error's message.
+    errors: &'static [(i64, &'static str)],
+    stderr: &'static str,
+    /// The rules `trace check` finds broken on the legacy side (by the scripted client).
+    legacy_rules: &'static [&'static str],
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+const SCRIPTS: &[Script] = &[
+    // The server crashes with two calls in flight: each gets an error, the bridge exits 1.
+    Script {
+        name: "crash",
+        server: "crash",
+        lines: &[
+            (INIT, Some(0)),
+            (INITIALIZED, None),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":5}}}"#,
+                None,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#,
+                Some(2),
+            ),
+        ],
+        status: 1,
+        errors: &[
+            (1, "the server exited (status 3)"),
+            (2, "the server exited (status 3)"),
+        ],
+        stderr: "the server exited (status 3) with 2 request(s) in flight",
+        legacy_rules: &[],
+    },
+    // The client goes away: the bridge closes the server and exits 0.
+    Script {
+        name: "client-gone",
+        server: "sdk",
+        lines: &[(INIT, Some(0)), (INITIALIZED, None)],
+        status: 0,
+        errors: &[],
+        stderr: "findings: legacy side 0, modern side 0",
+        legacy_rules: &[],
+    },
+    // A request before `initialize` is one no transition of ToModern takes: an error to the
+    // client, never a guess; the legacy side's monitor reports the client (L1, and T1: no
+    // `tools` capability declared yet), the modern side saw nothing.
+    Script {
+        name: "refused",
+        server: "sdk",
+        lines: &[(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#, Some(7))],
+        status: 0,
+        errors: &[(7, "no transition of mcp/bridge's ToModern takes it")],
+        stderr: "findings: legacy side 2, modern side 0",
+        legacy_rules: &["L1", "T1"],
+    },
+];
+
+fn run_script(script: &Script) {
+    let server = match script.server {
+        "crash" => vec![
+            peer(".venv/bin/python"),
+            repo()
+                .join("tests/bridge/crash_server.py")
+                .display()
+                .to_string(),
+        ],
+        _ => sdk_server(),
+    };
+    let dir = scratch(&format!("bridge-{}", script.name));
+    let line = bridge_then(&server, &dir);
+    let mut child = Command::new(&line[0])
+        .args(&line[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen: Vec<Value> = Vec::new();
+    for (message, wait) in script.lines {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+        while let Some(id) = wait {
+            let mut text = String::new();
+            if stdout.read_line(&mut text).unwrap() == 0 {
+                break;
+            }
+            let got: Value = serde_json::from_str(&text).unwrap();
+            let done = got["id"] == json!(id);
+            seen.push(got);
+            if done {
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    for text in stdout.lines() {
+        seen.push(serde_json::from_str(&text.unwrap()).unwrap());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(script.status),
+        "{}: {stderr}",
+        script.name
+    );
+    assert!(stderr.contains(script.stderr), "{}: {stderr}", script.name);
+    let errors: Vec<(i64, String)> = seen
+        .iter()
+        .filter(|m| m.get("error").is_some())
+        .map(|m| (m["id"].as_i64().unwrap(), m["error"]["message"].to_string()))
+        .collect();
+    assert_eq!(
+        errors.len(),
+        script.errors.len(),
+        "{}: {seen:?}",
+        script.name
+    );
+    for ((id, text), (want_id, want)) in errors.iter().zip(script.errors) {
+        assert_eq!(id, want_id, "{}: {seen:?}", script.name);
+        assert!(text.contains(want), "{}: {text}", script.name);
+    }
+    let (clean, text) = trace_check(&dir.join("rec/modern.jsonl"));
+    assert!(clean, "{}: {text}", script.name);
+    let (clean, text) = trace_check(&dir.join("rec/legacy.jsonl"));
+    assert_eq!(
+        clean,
+        script.legacy_rules.is_empty(),
+        "{}: {text}",
+        script.name
+    );
+    for rule in script.legacy_rules {
+        assert!(
+            text.contains(&format!(": {rule} MUST")),
+            "{}: {text}",
+            script.name
+        );
+    }
+}
+
+#[test]
+fn faults_end_every_request_in_flight() {
+    each_in_parallel(SCRIPTS, run_script);
+}
