@@ -155,6 +155,8 @@ struct Script {
     stderr: &'static str,
     /// The rules `trace check` finds broken on the legacy side (by the scripted client).
     legacy_rules: &'static [&'static str],
+    /// A message the bridge must have sent the server (a piece of its line in the record).
+    to_server: &'static str,
 }
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
@@ -184,6 +186,7 @@ const SCRIPTS: &[Script] = &[
         ],
         stderr: "the server exited (status 3) with 2 request(s) in flight",
         legacy_rules: &[],
+        to_server: "",
     },
     // The client goes away: the bridge closes the server and exits 0.
     Script {
@@ -194,6 +197,7 @@ const SCRIPTS: &[Script] = &[
         errors: &[],
         stderr: "findings: legacy side 0, modern side 0",
         legacy_rules: &[],
+        to_server: "",
     },
     // A request before `initialize` is one no transition of ToModern takes: an error to the
     // client, never a guess; the legacy side's monitor reports the client (L1, and T1: no
@@ -206,6 +210,32 @@ const SCRIPTS: &[Script] = &[
         errors: &[(7, "no transition of mcp/bridge's ToModern takes it")],
         stderr: "findings: legacy side 2, modern side 0",
         legacy_rules: &["L1", "T1"],
+        to_server: "",
+    },
+    // The client cancels a call in flight: the bridge cancels the modern request (on stdio
+    // `notifications/cancelled` with the modern id: the discover is 1, the call 2), and the
+    // client gets nothing for it; a ping after shows the session goes on.
+    Script {
+        name: "cancel",
+        server: "sdk",
+        lines: &[
+            (INIT, Some(0)),
+            (INITIALIZED, None),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":5}}}"#,
+                None,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+                None,
+            ),
+            (r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, Some(2)),
+        ],
+        status: 0,
+        errors: &[],
+        stderr: "findings: legacy side 0, modern side 0",
+        legacy_rules: &[],
+        to_server: r#"\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2"#,
     },
 ];
 
@@ -285,6 +315,16 @@ fn run_script(script: &Script) {
         "{}: {text}",
         script.name
     );
+    let modern = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert!(
+        modern.contains(script.to_server),
+        "{}: {modern}",
+        script.name
+    );
+    let answered: Vec<&Value> = seen.iter().filter(|m| m["id"] == json!(1)).collect();
+    if script.name == "cancel" {
+        assert_eq!(answered, Vec::<&Value>::new(), "an answer after the cancel");
+    }
     for rule in script.legacy_rules {
         assert!(
             text.contains(&format!(": {rule} MUST")),
