@@ -5,6 +5,7 @@
 //! the server goes away (every request in flight gets an error, status 1).
 
 use crate::model::{self, TO_MODERN_SYSTEMS};
+use crate::refine;
 use crate::side::Side;
 use crate::to_modern::{To, ToModern};
 use agentpi_monitor::Report;
@@ -64,11 +65,15 @@ pub fn to_modern(options: &Options) -> Ended {
         Ok(m) => m,
         Err(e) => return Ended::early(2, e),
     };
-    let checks = match model::check(model, TO_MODERN_SYSTEMS) {
+    let checks = match model::check(model, TO_MODERN_SYSTEMS).and_then(|n| {
+        refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"])
+            .map(|()| n + 1)
+            .map_err(|e| vec![e])
+    }) {
         Ok(n) => n,
         Err(failed) => {
             let text = format!(
-                "the checks of mcp/bridge for --to modern do not hold, so the bridge does not \
+                "the checks of mcp/bridge for --to modern (and its failures refinement) do not hold, so the bridge does not \
                  run:\n  {}",
                 failed.join("\n  ")
             );
