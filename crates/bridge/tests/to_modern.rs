@@ -1,0 +1,244 @@
+//! `ToModern` without processes: scripted messages from each side, and what the bridge writes
+//! in answer, one case per exchange of the model. The real peers are in
+//! crates/cli/tests/bridge_run.rs; these pin what they cannot reach: the K-round bound, a
+//! client that declared no capability, a server that does not speak 2026-07-28, a message no
+//! transition takes.
+
+use agentpi_bridge::model::model;
+use agentpi_bridge::side::Side;
+use agentpi_bridge::to_modern::{To, ToModern};
+use serde_json::Value;
+use std::time::Instant;
+
+/// A line from the client (`c`) or the server (`s`), or what the bridge must have written
+/// since the last check: (`C` to the client, `S` to the server, a piece of each line).
+type Step = (&'static str, &'static str);
+
+struct Case {
+    name: &'static str,
+    steps: &'static [Step],
+}
+
+const INIT_ELICIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INIT_BARE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const DISCOVERED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const CALL: &str =
+    r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"confirm","arguments":{}}}"#;
+const ASKS_2: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1"}}"#;
+const ASKS_3: &str = r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s2"}}"#;
+const ASKS_5: &str = r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s3"}}"#;
+
+const CASES: &[Case] = &[
+    Case {
+        name: "handshake",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("S", r#""method":"server/discover""#),
+            (
+                "S",
+                r#""io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}"#,
+            ),
+            ("s", DISCOVERED),
+            // The version the client offered; the server's info from discover's `_meta`.
+            ("C", r#""protocolVersion":"2025-06-18""#),
+            ("C", r#""serverInfo":{"name":"srv","version":"9"}"#),
+            ("c", INITIALIZED),
+            ("c", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
+            ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
+        ],
+    },
+    Case {
+        name: "no-modern-version",
+        steps: &[
+            ("c", INIT_ELICIT),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2027-01-01"]}}"#,
+            ),
+            ("C", r#""id":0,"error""#),
+            ("C", "does not speak 2026-07-28"),
+            // The session never opened: a request is one no transition takes.
+            ("c", CALL),
+            ("C", "no transition of mcp/bridge's ToModern takes it"),
+        ],
+    },
+    Case {
+        name: "one-round",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("S", r#""id":2,"method":"tools/call""#),
+            ("s", ASKS_2),
+            ("C", r#""id":3,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{}}}"#,
+            ),
+            // The retry: a new id, the answer under its key, the state echoed.
+            ("S", r#""id":4,"method":"tools/call""#),
+            (
+                "S",
+                r#""inputResponses":{"a":{"action":"accept","content":{}}},"requestState":"s1""#,
+            ),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            // One final result under the client's id, without `resultType`.
+            ("C", r#"{"jsonrpc":"2.0","id":5,"result":{"content":[]}}"#),
+        ],
+    },
+    Case {
+        name: "k-rounds",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_2),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"action":"accept"}}"#,
+            ),
+            ("s", ASKS_3),
+            ("C", r#""id":5,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":5,"result":{"action":"accept"}}"#,
+            ),
+            ("S", r#""id":6,"method":"tools/call""#),
+            // A third round is more than K = 2: the client gets an error, nothing is retried.
+            ("s", ASKS_5),
+            ("C", r#""id":5,"error""#),
+            ("C", "more than K = 2 times"),
+        ],
+    },
+    Case {
+        name: "undeclared",
+        steps: &[
+            ("c", INIT_BARE),
+            ("S", r#""io.modelcontextprotocol/clientCapabilities":{}"#),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_2),
+            ("C", r#""id":5,"error""#),
+            ("C", "did not declare"),
+        ],
+    },
+    Case {
+        name: "server-error",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no tool"}}"#,
+            ),
+            (
+                "C",
+                r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"no tool"}}"#,
+            ),
+        ],
+    },
+    Case {
+        name: "crossed-answer",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
+            ),
+            (
+                "S",
+                r#""method":"notifications/cancelled","params":{"requestId":2"#,
+            ),
+            // The server's answer crossed the cancel: dropped, nothing to the client.
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C", ""),
+        ],
+    },
+    Case {
+        name: "task-refused",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x","task":{"ttl":1}}}"#,
+            ),
+            ("C", "task-augmented requests are not carried"),
+        ],
+    },
+];
+
+fn check(case: &Case) {
+    let model = model().unwrap();
+    let now = Instant::now();
+    let sides = (
+        Side::new("legacy", None, now),
+        Side::new("modern", None, now),
+    );
+    let mut bridge = ToModern::new(model, sides.0.unwrap(), sides.1.unwrap()).unwrap();
+    let mut written: Vec<(To, String)> = Vec::new();
+    for (k, (who, text)) in case.steps.iter().enumerate() {
+        let at = format!("{} step {}", case.name, k + 1);
+        match *who {
+            "c" => bridge.client(text.as_bytes()),
+            "s" => bridge.server(text.as_bytes()),
+            to => {
+                let to = if to == "C" { To::Client } else { To::Server };
+                let lines: Vec<&String> = written
+                    .iter()
+                    .filter(|(t, _)| *t == to)
+                    .map(|(_, l)| l)
+                    .collect();
+                if text.is_empty() {
+                    assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else {
+                    assert!(
+                        lines.iter().any(|l| l.contains(text)),
+                        "{at}: {text} not in {lines:?}"
+                    );
+                }
+                continue;
+            }
+        }
+        written = std::mem::take(&mut bridge.out)
+            .into_iter()
+            .map(|(to, bytes)| (to, String::from_utf8(bytes).unwrap()))
+            .collect();
+        for (_, line) in &written {
+            serde_json::from_str::<Value>(line).unwrap();
+        }
+    }
+}
+
+#[test]
+fn each_exchange_of_the_model() {
+    for case in CASES {
+        check(case);
+    }
+}
+
+#[test]
+fn the_checks_of_the_direction_hold() {
+    let model = model().unwrap();
+    let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
+    assert_eq!(held, Ok(16));
+    let refined =
+        agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
+    assert_eq!(refined, Ok(()));
+}
