@@ -43,11 +43,16 @@ pub struct Model {
 /// The model, loaded once per process.
 pub fn model() -> Result<&'static Model, String> {
     static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
-    MODEL.get_or_init(load).as_ref().map_err(Clone::clone)
+    MODEL
+        .get_or_init(|| load(BRIDGE))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
-fn load() -> Result<Model, String> {
-    let loaded = agentpi_ir::load_str("mcp/bridge", &format!("{BRIDGE}{ROOTS}"));
+/// Loads `text` as the bridge model (the bundled one, or a variant a test edits: the runtime
+/// roots are added to it). The model lives for the rest of the process.
+pub fn load(text: &str) -> Result<Model, String> {
+    let loaded = agentpi_ir::load_str("mcp/bridge", &format!("{text}{ROOTS}"));
     if loaded.has_errors() {
         return Err("the bundled model mcp/bridge does not load".to_string());
     }

@@ -265,3 +265,27 @@ fn the_checks_of_the_direction_hold() {
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
 }
+
+/// A bridge edited to carry one round too many: the checks of the direction see it, so the
+/// bridge would not start (`run::to_modern` stops with status 1 on this `Err`).
+#[test]
+fn an_edited_bridge_does_not_pass_its_checks() {
+    let bundled = agentpi_bridge::model::BRIDGE;
+    let guard = "if c == elicit and r < K then TMAsk(i, c, r)";
+    assert!(bundled.contains(guard));
+    let edited = bundled.replace(guard, "if c == elicit and r <= K then TMAsk(i, c, r)");
+    let model = agentpi_bridge::model::load(&edited).unwrap();
+    let model: &'static _ = Box::leak(Box::new(model));
+    let failed =
+        agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS).unwrap_err();
+    let failed: Vec<&str> = failed.iter().map(String::as_str).collect();
+    assert_eq!(
+        failed,
+        // As docs/bridge.md's table of mistakes says: the K-round check, and the range of
+        // `Round` (a fault, reported as the assertions check) before a retry beyond it.
+        [
+            "LegacyBridged: assertions: Violated",
+            "LegacyBridged: never ls2c(req(K, elicitation)): Violated",
+        ]
+    );
+}
