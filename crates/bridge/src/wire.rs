@@ -109,11 +109,27 @@ pub fn initialize_result(discover: &Value, version: &str) -> Value {
         .unwrap_or_else(|| json!({"name": "agentpi-bridge", "version": env!("CARGO_PKG_VERSION")}));
     let mut out = json!({
         "protocolVersion": version,
-        "capabilities": discover.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        "capabilities": carried(discover.get("capabilities")),
         "serverInfo": info,
     });
     if let Some(text) = discover.get("instructions") {
         out["instructions"] = text.clone();
+    }
+    out
+}
+
+/// The server's capabilities less what the bridge does not carry: `resources.subscribe` and
+/// the `listChanged` flags, which a modern server serves through `subscriptions/listen`
+/// (docs/bridge.md, not built): a legacy client is not told of what would never come.
+fn carried(capabilities: Option<&Value>) -> Value {
+    let mut out = capabilities.cloned().unwrap_or_else(|| json!({}));
+    if let Some(object) = out.as_object_mut() {
+        for capability in object.values_mut() {
+            if let Some(flags) = capability.as_object_mut() {
+                flags.remove("subscribe");
+                flags.remove("listChanged");
+            }
+        }
     }
     out
 }

@@ -21,7 +21,7 @@ struct Case {
 
 const INIT_ELICIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
 const INIT_BARE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-const DISCOVERED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
+const DISCOVERED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const CALL: &str =
     r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"confirm","arguments":{}}}"#;
@@ -43,6 +43,8 @@ const CASES: &[Case] = &[
             // The version the client offered; the server's info from discover's `_meta`.
             ("C", r#""protocolVersion":"2025-06-18""#),
             ("C", r#""serverInfo":{"name":"srv","version":"9"}"#),
+            // What the bridge does not carry (subscriptions, list changes) is not declared.
+            ("C", r#""capabilities":{"tools":{},"resources":{}}"#),
             ("c", INITIALIZED),
             ("c", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
             ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
