@@ -175,7 +175,7 @@ impl Tap {
     fn record_and_queue(&self, batch: Vec<Event>) {
         let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
         for event in &batch {
-            self.record_one(&mut *record, event);
+            self.record_one(&mut record, event);
         }
         self.queue(batch);
     }
