@@ -19,6 +19,38 @@ pub fn memory_budget(max_memory_mib: Option<u64>) -> Option<u64> {
     }
 }
 
+/// The address space each explorer worker reserves: its 16 MiB stack and the allocator's
+/// segments for the thread (measured: VmPeak of `check bench/check/rpc.pi` grows by about
+/// 73 MB a worker beyond two, from 1.31 GB at one; most of the base is mimalloc's arena).
+const WORKER_RESERVE: u64 = 80 * 1024 * 1024;
+
+/// The share of an address-space limit that the workers may reserve: a pool the system does
+/// build can still take so much that the heap has no room left, and a failed allocation
+/// aborts (seen: `--threads 1024`, and still 15 threads, under `ulimit -v 1000000`).
+const WORKER_SHARE: u64 = 2;
+
+/// The threads to explore with when `asked` (0: one per core) are asked: no more than the
+/// address-space limit leaves room for, half of it for what the workers reserve; with a warning when
+/// that is fewer than asked. The output does not depend on the thread count.
+pub fn threads_within(asked: usize) -> (usize, Option<String>) {
+    let wanted = match asked {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let Some(limit) = address_space() else {
+        return (asked, None);
+    };
+    let room = usize::try_from(limit / WORKER_SHARE / WORKER_RESERVE).unwrap_or(usize::MAX);
+    let room = room.max(1);
+    if wanted <= room {
+        return (asked, None);
+    }
+    let note = format!(
+        "{wanted} threads asked, {room} used: the address-space limit (`ulimit -v`) leaves room for {room}"
+    );
+    (room, Some(note))
+}
+
 /// The address-space limit (`ulimit -v`, RLIMIT_AS) in bytes, if one is set.
 pub fn address_space() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::As).current

@@ -70,10 +70,14 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
+    let (threads, fewer) = crate::limits::threads_within(usize::from(args.threads));
+    if let Some(note) = fewer {
+        errln!("warning: {note}");
+    }
     let options = Options {
         max_states: args.max_states,
         max_memory: crate::limits::memory_budget(args.max_memory),
-        threads: usize::from(args.threads),
+        threads,
         keep_renamings: false,
         drop_edges: false,
         por: args.por,
