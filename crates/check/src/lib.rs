@@ -21,12 +21,14 @@ mod props;
 pub mod reference;
 pub mod replay;
 mod store;
+pub mod stuck;
 mod symmetry;
 pub mod trace;
 
 pub use engine::Cached;
 pub use explore::{Goals, Options, Progress, explore};
 pub use graph::{End, Graph, Limit};
+pub use stuck::Blocked;
 pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, Term};
@@ -54,6 +56,8 @@ pub struct CheckResult {
     pub fault: Option<Fault>,
     /// For a deadlock: the stuck state's components, by term.
     pub stuck: bool,
+    /// For a deadlock: who waits where in the stuck state, and for what.
+    pub blocked: Vec<Blocked>,
 }
 
 /// All results for one system, with the size of its state space.
@@ -268,6 +272,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         }),
         fault: Some(fault),
         stuck: false,
+        blocked: Vec::new(),
     };
     SystemReport {
         results: vec![result],
@@ -289,6 +294,7 @@ fn result(property: String, outcome: Outcome, trace: Option<Trace>) -> CheckResu
         trace,
         fault: None,
         stuck: false,
+        blocked: Vec::new(),
     }
 }
 
@@ -352,14 +358,15 @@ fn decide(
     };
     match property {
         Property::DeadlockFree => match graph.first_deadlock {
-            Some(s) => CheckResult {
-                stuck: true,
-                ..result(
-                    text,
-                    Outcome::Violated,
-                    render(&steps_to(sem, graph, s), None),
-                )
-            },
+            Some(s) => {
+                let steps = steps_to(sem, graph, s);
+                let (trace, end) = trace::render_to_end(sem, graph, system, &steps, None, None);
+                CheckResult {
+                    stuck: true,
+                    blocked: stuck::blocked(sem, graph, system, &end),
+                    ..result(text, Outcome::Violated, Some(trace))
+                }
+            }
             None => result(text, unknown_or(graph, Outcome::Holds), None),
         },
         Property::Never(_) => match first {

@@ -32,6 +32,19 @@ pub fn render(
     fault: Option<&FaultEdge>,
     loop_start: Option<usize>,
 ) -> Trace {
+    render_to_end(sem, graph, system, steps, fault, loop_start).0
+}
+
+/// [`render`], with the state the trace ends in (the state reached, which under symmetry
+/// reduction may differ from the stored representative in who holds what).
+pub fn render_to_end(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    system: &str,
+    steps: &[Step],
+    fault: Option<&FaultEdge>,
+    loop_start: Option<usize>,
+) -> (Trace, State) {
     let start = steps
         .first()
         .map_or(fault.map_or(0, |f| f.source), |s| s.state);
@@ -59,7 +72,11 @@ pub fn render(
                 .collect(),
         })
         .collect();
-    Trace { steps, loop_start }
+    let end = match taken.last() {
+        Some(t) => t.target.clone(),
+        None => graph.state(start),
+    };
+    (Trace { steps, loop_start }, end)
 }
 
 /// The transition of the semantics that a stored edge stands for: the first with its label,

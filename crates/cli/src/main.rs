@@ -17,6 +17,7 @@ mod progress;
 mod sarif;
 mod signals;
 mod state_space;
+mod stuck;
 mod wire;
 
 use clap::{Parser, Subcommand};

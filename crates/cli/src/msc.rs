@@ -12,15 +12,25 @@ pub fn render(trace: &Trace) -> String {
 /// Draws `trace` with `first` as the leftmost columns, then the others in order of first
 /// appearance (the monitor always puts the client on the left).
 pub fn render_columns(trace: &Trace, first: &[&str]) -> String {
+    render_all(trace, first, &[])
+}
+
+/// Draws `trace`, then one unnumbered row per `(component, note)` where the run ends (who
+/// waits for what in a deadlock); a component that never moved gets its column there.
+pub fn render_with_notes(trace: &Trace, notes: &[(String, String)]) -> String {
+    render_all(trace, &[], notes)
+}
+
+fn render_all(trace: &Trace, first: &[&str], notes: &[(String, String)]) -> String {
     let mut columns: Vec<&str> = first.to_vec();
-    for step in &trace.steps {
-        for actor in &step.actors {
-            if !columns.contains(&actor.as_str()) {
-                columns.push(actor);
-            }
+    let actors = trace.steps.iter().flat_map(|s| s.actors.iter());
+    for actor in actors.chain(notes.iter().map(|n| &n.0)) {
+        if !columns.contains(&actor.as_str()) {
+            columns.push(actor);
         }
     }
-    let width = column_width(trace, &columns);
+    let noted = notes.iter().map(|n| n.1.chars().count() + 6);
+    let width = column_width(trace, &columns).max(noted.max().unwrap_or(0));
     let mut out = String::new();
     out.push_str(&format!("{:5}{}\n", "", header(&columns, width)));
     for (i, step) in trace.steps.iter().enumerate() {
@@ -37,6 +47,11 @@ pub fn render_columns(trace: &Trace, first: &[&str]) -> String {
             i + 1,
             row(&columns, width, &cols, &step.label).trim_end()
         ));
+    }
+    for (actor, note) in notes {
+        let col = columns.iter().position(|c| c == actor).unwrap_or(0);
+        let line = row(&columns, width, &[col], note);
+        out.push_str(&format!("{:5}{}\n", "", line.trim_end()));
     }
     out
 }

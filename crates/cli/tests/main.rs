@@ -11,6 +11,7 @@ mod layering;
 mod limits;
 mod lint;
 mod lint_https;
+mod modeller;
 mod models;
 mod monitor;
 mod monitor_http;

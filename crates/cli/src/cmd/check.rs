@@ -2,7 +2,7 @@
 
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
-use crate::{msc, progress};
+use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -271,7 +271,7 @@ pub(crate) fn text_result(model: &Model, report: &SystemReport, result: &CheckRe
         ));
     }
     if let Some(trace) = &result.trace {
-        out.push_str(&trace_text(result, trace));
+        out.push_str(&trace_text(model, result, trace));
     }
     out
 }
@@ -285,7 +285,7 @@ fn counts(states: usize, transitions: usize) -> String {
     )
 }
 
-fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
+fn trace_text(model: &Model, result: &CheckResult, trace: &agentpi_check::Trace) -> String {
     let kind = match (&result.outcome, trace.loop_start, result.stuck) {
         (Outcome::Holds, _, _) => "witness",
         (_, Some(_), _) => "counterexample (a loop)",
@@ -306,9 +306,11 @@ fn trace_text(result: &CheckResult, trace: &agentpi_check::Trace) -> String {
         let who = step.actors.join(" -> ");
         out.push_str(&format!("  {:>3}. {:<width$}   {who}\n", i + 1, step.label));
     }
-    if !trace.steps.is_empty() {
+    out.push_str(&stuck::text(model, &result.blocked));
+    if !trace.steps.is_empty() || !result.blocked.is_empty() {
         out.push_str("  message sequence chart:\n");
-        for line in msc::render(trace).lines() {
+        let notes = stuck::chart_notes(&result.blocked);
+        for line in msc::render_with_notes(trace, &notes).lines() {
             out.push_str(&format!("  {line}\n"));
         }
     }
@@ -345,6 +347,7 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         "trace": trace,
         "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
         "deadlock": result.stuck,
+        "stuck": stuck::json(model, &result.blocked),
         "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
         "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
     })

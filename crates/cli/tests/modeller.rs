@@ -1,0 +1,52 @@
+//! A modeller's experience, from the small models a new user wrote (`tests/modeller/`, each
+//! with the mistake it makes in its header): what `agentpi` tells them, pinned with exit
+//! status, stdout and stderr (less the timing line of `check`) in one snapshot per item.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `agentpi ARGS` inside `tests/modeller/` and renders what a user would see, without
+/// the statistics line `check` writes to stderr (it holds times).
+fn run(args: &[&str]) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modeller");
+    let output = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr: String = stderr
+        .lines()
+        .filter(|l| !l.contains(" MiB kept ("))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    format!(
+        "$ agentpi {}\nexit: {}\n--- stdout\n{}--- stderr\n{stderr}",
+        args.join(" "),
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout),
+    )
+}
+
+/// Runs every command and pins the output in one snapshot named `name`.
+fn check(name: &str, commands: &[&[&str]]) {
+    let text: Vec<String> = commands.iter().map(|args| run(args)).collect();
+    insta::with_settings!({snapshot_path => "modeller/snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text.join("\n"));
+    });
+}
+
+/// A deadlock says who is stuck where and for what, in text, JSON and the chart, and hints
+/// at `daemon proc` / `end:` when an instance waits to receive at the top of a loop.
+#[test]
+fn a_deadlock_says_who_is_stuck_where() {
+    check(
+        "deadlock",
+        &[
+            &["check", "server.pi"],
+            &["check", "server.pi", "--format", "json"],
+            &["check", "pipeline.pi"],
+            &["check", "replicated.pi"],
+        ],
+    );
+}
