@@ -13,7 +13,7 @@
 //! [`Transition::renaming`], so they survive the canonical renumbering, and vanish with the
 //! name they are bound to.
 
-use agentpi_ir::core::Program;
+use agentpi_ir::core::{LabelDir, Program};
 use agentpi_semantics::{DEAD, Fault, Head, Label, Semantics, State, Transition};
 use explain::{Explanation, Steps, dedup, match_observation};
 use rustc_hash::FxHashSet;
@@ -89,6 +89,9 @@ impl Alphabet {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observation {
     pub head: HeadPat,
+    /// `c!(v)` observes only a send into buffered channel `c`, `c?(v)` only a receive from
+    /// it, `c(v)` either (or a handshake), as labels print them.
+    pub dir: LabelDir,
     pub args: Vec<Arg>,
 }
 
@@ -123,6 +126,7 @@ impl Observation {
     pub fn new(head: &str, args: Vec<Arg>) -> Observation {
         Observation {
             head: HeadPat::Named(head.to_string()),
+            dir: LabelDir::Any,
             args,
         }
     }
@@ -454,10 +458,22 @@ impl Explanation for Hyp {
     }
 }
 
-/// Reads an observation written as a label: `call(c1, search, 2)`, `reply#1(ok(3))`, `tick`.
+/// Reads an observation written as a label: `call(c1, search, 2)`, `reply#1(ok(3))`, `tick`,
+/// `link!(1)` and `link?(1)` (a send into and a receive from a buffered channel).
 /// Constructors and channel names of `program` are themselves; `_` is any value; any other
 /// lower-case name (and a head that is not a channel or event) is an observed identifier.
 pub fn parse_observation(program: &Program, text: &str) -> Result<Observation, String> {
+    parse_observation_at(program, text).map_err(|(column, e)| format!("column {column}: {e}"))
+}
+
+/// [`parse_observation`], an error as the column (from 1, in `text` as given) and what was
+/// expected there.
+pub fn parse_observation_at(program: &Program, text: &str) -> Result<Observation, (usize, String)> {
+    let indent = text.chars().take_while(|c| c.is_whitespace()).count();
+    read_observation(program, text).map_err(|(at, e)| (indent + at + 1, e))
+}
+
+fn read_observation(program: &Program, text: &str) -> Result<Observation, (usize, String)> {
     let mut p = ObsParser {
         program,
         chars: text.trim().chars().collect(),
@@ -474,12 +490,18 @@ pub fn parse_observation(program: &Program, text: &str) -> Result<Observation, S
     } else {
         HeadPat::Name(head.into())
     };
+    let dir = match p.chars.get(p.at) {
+        Some('!') => LabelDir::Send,
+        Some('?') => LabelDir::Receive,
+        _ => LabelDir::Any,
+    };
+    p.at += usize::from(dir != LabelDir::Any);
     let args = if p.eat('(') { p.list(')')? } else { Vec::new() };
     p.skip_space();
     if p.at < p.chars.len() {
         return Err(p.error("the end of the label"));
     }
-    Ok(Observation { head, args })
+    Ok(Observation { head, dir, args })
 }
 
 struct ObsParser<'a> {
@@ -489,8 +511,9 @@ struct ObsParser<'a> {
 }
 
 impl ObsParser<'_> {
-    fn error(&self, wanted: &str) -> String {
-        format!("column {}: expected {wanted}", self.at + 1)
+    /// Where the parser is (from 0) and what it expected there.
+    fn error(&self, wanted: &str) -> (usize, String) {
+        (self.at, format!("expected {wanted}"))
     }
 
     fn skip_space(&mut self) {
@@ -523,7 +546,7 @@ impl ObsParser<'_> {
         (self.at > start).then(|| self.chars[start..self.at].iter().collect())
     }
 
-    fn list(&mut self, close: char) -> Result<Vec<Arg>, String> {
+    fn list(&mut self, close: char) -> Result<Vec<Arg>, (usize, String)> {
         let mut args = Vec::new();
         if self.eat(close) {
             return Ok(args);
@@ -539,7 +562,7 @@ impl ObsParser<'_> {
         }
     }
 
-    fn arg(&mut self) -> Result<Arg, String> {
+    fn arg(&mut self) -> Result<Arg, (usize, String)> {
         self.skip_space();
         if self.eat('(') {
             return Ok(Arg::Tuple(self.list(')')?));

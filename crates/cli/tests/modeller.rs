@@ -50,3 +50,20 @@ fn a_deadlock_says_who_is_stuck_where() {
         ],
     );
 }
+
+/// Every printed label reads back: `replay` takes the `link!(1)` and `link?(1)` that `lts`
+/// and `check` print, and a trace that does not read is an input error (exit 2) at
+/// FILE:LINE:COL, or at its index in a JSON list.
+#[test]
+fn every_printed_label_reads_back() {
+    check(
+        "labels",
+        &[
+            &["lts", "buffer.pi"],
+            &["replay", "buffer.pi", "sent.trace"],
+            &["replay", "buffer.pi", "wrong.trace"],
+            &["replay", "buffer.pi", "unreadable.trace"],
+            &["replay", "buffer.pi", "unreadable.json"],
+        ],
+    );
+}

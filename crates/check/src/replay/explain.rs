@@ -4,6 +4,7 @@
 //! the rules, so that the stepper cannot drift from the reference it is tested against.
 
 use super::{Arg, Class, Flag, HeadPat, Key, Observation, Options, ReplayError};
+use agentpi_ir::core::LabelDir;
 use agentpi_semantics::{Chan, Head, Label, Semantics, State, Transition, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -160,7 +161,13 @@ pub fn match_observation(
         ) => m.name(key, *id),
         _ => false,
     };
-    let args_ok = obs.args.len() == label.args.len()
+    let dir_ok = match obs.dir {
+        LabelDir::Any => true,
+        LabelDir::Send => matches!(label.head, Head::Send(_)),
+        LabelDir::Receive => matches!(label.head, Head::Receive(_)),
+    };
+    let args_ok = dir_ok
+        && obs.args.len() == label.args.len()
         && obs
             .args
             .iter()

@@ -6,6 +6,8 @@ use super::Format;
 use crate::model;
 use crate::output::{self, errln};
 use agentpi_check::accept::{Acceptance, accepts};
+use agentpi_check::replay::parse_observation_at;
+use agentpi_ir::core::Program;
 use serde_json::{Value, json};
 
 #[derive(clap::Args)]
@@ -30,8 +32,8 @@ pub struct Args {
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 the trace is a run of the model, 1 a step is \
     refused (the step, and what the model could do there, are shown), 2 an input error (the \
-    model, the system, the trace file, a hidden name unknown to the model, too many states) or \
-    an output that could not be written.";
+    model, the system, the trace file or a label in it that does not read, as FILE:LINE:COL; a \
+    hidden name unknown to the model, too many states) or an output that could not be written.";
 
 pub fn run(args: Args) -> u8 {
     let (file, system) = match model::split_system(&args.model) {
@@ -53,6 +55,11 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
+    if let Some(error) = unreadable(&loaded.program, &args.trace, &labels) {
+        errln!("error: {error}; nothing was replayed");
+        return 2;
+    }
+    let labels: Vec<String> = labels.into_iter().map(|l| l.text).collect();
     let hidden: Vec<&str> = args.hide.iter().map(String::as_str).collect();
     let outcome = match accepts(&loaded.program, index, &hidden, &labels, args.max_states) {
         Ok(o) => o,
@@ -73,20 +80,56 @@ pub fn run(args: Args) -> u8 {
     output::finish(&report, status)
 }
 
+/// One label of a trace file and where it is: its line (from 1) in a file of labels, or
+/// its index (from 1) in a JSON list.
+pub struct TraceLabel {
+    pub text: String,
+    pub line: Option<usize>,
+    pub index: usize,
+}
+
 /// The labels of a trace file: a JSON list of strings, or one label a line.
-pub fn read_trace(path: &str) -> Result<Vec<String>, String> {
+pub fn read_trace(path: &str) -> Result<Vec<TraceLabel>, String> {
     let text = crate::loader::read_named(path)?;
     if text.trim_start().starts_with('[') {
         let labels: Vec<String> = serde_json::from_str(&text)
             .map_err(|e| format!("{path}: not a JSON list of labels: {e}"))?;
-        return Ok(labels);
+        let labels = labels.into_iter().enumerate();
+        return Ok(labels
+            .map(|(i, text)| TraceLabel {
+                text,
+                line: None,
+                index: i + 1,
+            })
+            .collect());
     }
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
+    let lines = text.lines().enumerate();
+    let labels = lines.filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    Ok(labels
+        .enumerate()
+        .map(|(i, (line, text))| TraceLabel {
+            text: text.trim_end().to_string(),
+            line: Some(line + 1),
+            index: i + 1,
+        })
         .collect())
+}
+
+/// The first label that does not read as a label of `program`, as `FILE:LINE:COL: ...` (or
+/// `FILE: label N of the JSON list, column COL: ...`): a trace that cannot be read is an
+/// input error, not a refusal.
+fn unreadable(program: &Program, path: &str, labels: &[TraceLabel]) -> Option<String> {
+    labels.iter().find_map(|label| {
+        let (column, why) = parse_observation_at(program, &label.text).err()?;
+        let text = label.text.trim();
+        Some(match label.line {
+            Some(line) => format!("{path}:{line}:{column}: `{text}` is not a label: {why}"),
+            None => format!(
+                "{path}: label {} of the JSON list, column {column}: `{text}` is not a label: {why}",
+                label.index
+            ),
+        })
+    })
 }
 
 fn text(file: &str, system: &str, n: usize, outcome: &Acceptance) -> String {
