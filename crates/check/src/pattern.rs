@@ -52,12 +52,12 @@ pub fn match_label(
     Some(bindings)
 }
 
-/// `c` matches a handshake and both steps of a buffered channel; `c!` only sends, `c?` only
-/// receives.
+/// `c` matches a handshake and both steps of a buffered channel; `c!` only sends (those a
+/// lossy channel loses included), `c?` only receives.
 fn direction_fits(dir: LabelDir, head: &Head) -> bool {
     match dir {
         LabelDir::Any => true,
-        LabelDir::Send => matches!(head, Head::Send(_)),
+        LabelDir::Send => matches!(head, Head::Send(_) | Head::Lost(_)),
         LabelDir::Receive => matches!(head, Head::Receive(_)),
     }
 }

@@ -72,7 +72,7 @@ impl Alphabet {
         let name = match &label.head {
             Head::Tau => return Class::Hidden,
             // A buffered channel's sends and receives are both its steps.
-            Head::Chan(c) | Head::Send(c) | Head::Receive(c) => sem.chan_name(*c),
+            Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c) => sem.chan_name(*c),
             Head::Event(e) => &sem.program.events[e.0 as usize].name,
         };
         if self.visible.contains(name) {
@@ -92,6 +92,8 @@ pub struct Observation {
     /// `c!(v)` observes only a send into buffered channel `c`, `c?(v)` only a receive from
     /// it, `c(v)` either (or a handshake), as labels print them.
     pub dir: LabelDir,
+    /// `c!(v) lost`: a send that a lossy channel lost (and not one it queued).
+    pub lost: bool,
     pub args: Vec<Arg>,
 }
 
@@ -127,6 +129,7 @@ impl Observation {
         Observation {
             head: HeadPat::Named(head.to_string()),
             dir: LabelDir::Any,
+            lost: false,
             args,
         }
     }
@@ -498,10 +501,22 @@ fn read_observation(program: &Program, text: &str) -> Result<Observation, (usize
     p.at += usize::from(dir != LabelDir::Any);
     let args = if p.eat('(') { p.list(')')? } else { Vec::new() };
     p.skip_space();
+    let lost = dir == LabelDir::Send && p.word("lost");
+    p.skip_space();
     if p.at < p.chars.len() {
-        return Err(p.error("the end of the label"));
+        let end = if dir == LabelDir::Send {
+            "`lost` or the end of the label"
+        } else {
+            "the end of the label"
+        };
+        return Err(p.error(end));
     }
-    Ok(Observation { head, dir, args })
+    Ok(Observation {
+        head,
+        dir,
+        lost,
+        args,
+    })
 }
 
 struct ObsParser<'a> {
@@ -520,6 +535,16 @@ impl ObsParser<'_> {
         while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
             self.at += 1;
         }
+    }
+
+    /// Takes `word` when it is all that is left.
+    fn word(&mut self, word: &str) -> bool {
+        let rest: String = self.chars[self.at..].iter().collect();
+        let found = rest.trim_end() == word;
+        if found {
+            self.at = self.chars.len();
+        }
+        found
     }
 
     fn eat(&mut self, c: char) -> bool {

@@ -144,6 +144,9 @@ fn space(program: &Program, system: usize) -> Space {
         }
         for e in edges {
             let label = sem.label_text(&graph.labels[e.label as usize]);
+            // The Promela twins set `last` to the send whether the lossy channel keeps the
+            // message or loses it: `c!(v) lost` is `c!(v)` there.
+            let label = label.trim_end_matches(" lost").to_string();
             pairs.insert((e.target, Some(label)));
         }
     }

@@ -67,3 +67,18 @@ fn every_printed_label_reads_back() {
         ],
     );
 }
+
+/// A send that a lossy channel loses says so in its label (`link!(1) lost`), in `lts`,
+/// `check` and `sim` alike, and reads back in `replay`.
+#[test]
+fn a_lost_message_is_named_in_its_label() {
+    check(
+        "lost",
+        &[
+            &["check", "lossy.pi"],
+            &["sim", "lossy.pi", "--random", "--seed", "3"],
+            &["replay", "buffer.pi", "lost.trace"],
+            &["replay", "buffer.pi", "sent.trace"],
+        ],
+    );
+}

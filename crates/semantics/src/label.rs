@@ -11,8 +11,10 @@ pub enum Head {
     Tau,
     /// A communication on this channel (ids in the numbering of the source state).
     Chan(Chan),
-    /// A message put into a buffered channel (`c!(v)`; also when a lossy one loses it).
+    /// A message put into a buffered channel (`c!(v)`).
     Send(Chan),
+    /// A message sent into a lossy buffered channel and lost (`c!(v) lost`).
+    Lost(Chan),
     /// A message taken from a buffered channel (`c?(v)`).
     Receive(Chan),
     Event(EventId),
@@ -22,7 +24,7 @@ impl Head {
     /// The channel of a communication, a send or a receive.
     pub fn chan(&self) -> Option<Chan> {
         match self {
-            Head::Chan(c) | Head::Send(c) | Head::Receive(c) => Some(*c),
+            Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c) => Some(*c),
             Head::Tau | Head::Event(_) => None,
         }
     }
@@ -53,7 +55,7 @@ impl Semantics<'_> {
         let mut out = match &label.head {
             Head::Tau => return "tau".to_string(),
             Head::Chan(c) => chan_name(*c),
-            Head::Send(c) => format!("{}!", chan_name(*c)),
+            Head::Send(c) | Head::Lost(c) => format!("{}!", chan_name(*c)),
             Head::Receive(c) => format!("{}?", chan_name(*c)),
             Head::Event(e) => self.program.events[e.0 as usize].name.clone(),
         };
@@ -61,6 +63,9 @@ impl Semantics<'_> {
             out.push('(');
             self.fmt_list(&mut out, &label.args, chan_name);
             out.push(')');
+        }
+        if let Head::Lost(_) = label.head {
+            out.push_str(" lost");
         }
         out
     }

@@ -167,29 +167,24 @@ impl<'p> Stepper<'_, 'p, '_> {
         let Some(buffer) = self.spawner.sem.buffer(chan) else {
             return;
         };
-        let label = Label {
-            head: Head::Send(chan),
+        let label = |head| Label {
+            head,
             args: values.to_vec().into(),
         };
-        if !(self.keep)(&label) {
-            return;
-        }
         let waiting = find(self.queues, chan).map_or(0, |q| q.messages.len());
-        if waiting < buffer.capacity as usize {
+        let send = label(Head::Send(chan));
+        if waiting < buffer.capacity as usize && (self.keep)(&send) {
             let built = self.alone(offer, offer.frame.clone());
             let queues = push(self.queues, chan, values.to_vec().into());
-            self.finish(
-                label.clone(),
-                built,
-                queues,
-                vec![offer.instance],
-                offer.span,
-            );
+            self.finish(send, built, queues, vec![offer.instance], offer.span);
         }
-        if buffer.lossy {
+        // A lost message is a step of its own label, `c!(v) lost`, so that every printed
+        // label says which of the two happened.
+        let lost = label(Head::Lost(chan));
+        if buffer.lossy && (self.keep)(&lost) {
             let built = self.alone(offer, offer.frame.clone());
             let queues = self.queues.to_vec();
-            self.finish(label, built, queues, vec![offer.instance], offer.span);
+            self.finish(lost, built, queues, vec![offer.instance], offer.span);
         }
     }
 

@@ -138,7 +138,7 @@ impl<'a> Assembly<'a, '_, '_> {
             }
         }
         if effects.lose {
-            self.step(out.send, one, m.span, &replace, None);
+            self.step(out.lost, one, m.span, &replace, None);
         }
     }
 

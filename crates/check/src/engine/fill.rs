@@ -69,6 +69,7 @@ impl Engine<'_, '_> {
                     first: values.first().cloned(),
                     comm: self.labels.id(label(Head::Chan(chan), &values)),
                     send: self.labels.id(label(Head::Send(chan), &values)),
+                    lost: self.labels.id(label(Head::Lost(chan), &values)),
                     msg: self.messages.id(values),
                     then: self.then(interner, then, made),
                 }),

@@ -121,9 +121,11 @@ struct Output {
     chan: Chan,
     msg: u32,
     first: Option<Value>,
-    /// `chan(values)`, its label as a communication; `chan!(values)` as a send.
+    /// `chan(values)`, its label as a communication; `chan!(values)` as a send;
+    /// `chan!(values) lost` as a send a lossy channel loses.
     comm: u32,
     send: u32,
+    lost: u32,
     then: Then,
 }
 

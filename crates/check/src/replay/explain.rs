@@ -149,7 +149,7 @@ pub fn match_observation(
         new: Vec::new(),
     };
     let head_ok = match (&obs.head, &label.head) {
-        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Receive(c)) => {
+        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c)) => {
             sem.chan_name(*c) == n
         }
         (HeadPat::Named(n), Head::Event(e)) => sem.program.events[e.0 as usize].name == *n,
@@ -157,12 +157,14 @@ pub fn match_observation(
             HeadPat::Name(key),
             Head::Chan(Chan::Fresh { id, .. })
             | Head::Send(Chan::Fresh { id, .. })
+            | Head::Lost(Chan::Fresh { id, .. })
             | Head::Receive(Chan::Fresh { id, .. }),
         ) => m.name(key, *id),
         _ => false,
     };
     let dir_ok = match obs.dir {
         LabelDir::Any => true,
+        LabelDir::Send if obs.lost => matches!(label.head, Head::Lost(_)),
         LabelDir::Send => matches!(label.head, Head::Send(_)),
         LabelDir::Receive => matches!(label.head, Head::Receive(_)),
     };

@@ -145,7 +145,7 @@ fn head_matches(sem: &Semantics<'_>, pattern: &LabelPattern, label: &Label, env:
         (LabelHead::Event(e), Head::Event(f)) => return e == f,
         (LabelHead::Tau | LabelHead::Event(_), _) => return false,
         (_, Head::Chan(c)) if pattern.dir == LabelDir::Any => *c,
-        (_, Head::Send(c)) if pattern.dir != LabelDir::Receive => *c,
+        (_, Head::Send(c) | Head::Lost(c)) if pattern.dir != LabelDir::Receive => *c,
         (_, Head::Receive(c)) if pattern.dir != LabelDir::Send => *c,
         _ => return false,
     };

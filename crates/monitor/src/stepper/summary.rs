@@ -133,7 +133,9 @@ fn on(chan: Chan) -> Label {
 pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
     let head: Rc<str> = match &label.head {
         Head::Tau => "tau".into(),
-        Head::Chan(c) | Head::Send(c) | Head::Receive(c) => sem.chan_name(*c).into(),
+        Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c) => {
+            sem.chan_name(*c).into()
+        }
         Head::Event(e) => sem.program.events[e.0 as usize].name.as_str().into(),
     };
     let ctor = match label.args.first() {

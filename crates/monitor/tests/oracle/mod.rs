@@ -134,7 +134,9 @@ impl Lts {
     fn seen(&self, label: &Label) -> Seen {
         let name = match &label.head {
             Head::Tau => return Seen::Hidden,
-            Head::Chan(c) | Head::Send(c) | Head::Receive(c) => self.sem.chan_name(*c),
+            Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c) => {
+                self.sem.chan_name(*c)
+            }
             Head::Event(e) => &self.sem.program.events[e.0 as usize].name,
         };
         match name {
@@ -419,11 +421,12 @@ pub fn matches(
     };
     let head = match (&obs.head, &label.head) {
         (HeadPat::Named(n), Head::Event(e)) => sem.program.events[e.0 as usize].name == *n,
-        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Receive(c)) => {
+        (HeadPat::Named(n), Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c)) => {
             sem.chan_name(*c) == n
         }
         (HeadPat::Name(key), Head::Chan(Chan::Fresh { id, .. })) => m.name(key, *id),
         (HeadPat::Name(key), Head::Send(Chan::Fresh { id, .. })) => m.name(key, *id),
+        (HeadPat::Name(key), Head::Lost(Chan::Fresh { id, .. })) => m.name(key, *id),
         (HeadPat::Name(key), Head::Receive(Chan::Fresh { id, .. })) => m.name(key, *id),
         _ => false,
     };
