@@ -568,6 +568,13 @@ impl ObsParser<'_> {
         {
             self.at += 1;
         }
+        // An element of a channel array prints with its indices: `prepare[0]`, `c[1][red]`.
+        while self.at > start && self.chars.get(self.at) == Some(&'[') {
+            let Some(close) = self.chars[self.at..].iter().position(|&c| c == ']') else {
+                break;
+            };
+            self.at += close + 1;
+        }
         (self.at > start).then(|| self.chars[start..self.at].iter().collect())
     }
 

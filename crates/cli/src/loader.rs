@@ -35,11 +35,21 @@ impl agentpi_ir::Loader for Loader {
                 text.to_string(),
             )),
             None => Err(format!(
-                "no file `{}`, and no bundled model of that name (bundled: {})",
+                "no file `{}`, and no bundled model of that name{} (bundled: {})",
                 path.display(),
+                did_you_mean(name),
                 models::names().join(", ")
             )),
         }
+    }
+}
+
+/// `; did you mean `philosophers`?` when `name` is a typo of a bundled model's name.
+fn did_you_mean(name: &str) -> String {
+    let stem = name.trim_end_matches(".pi");
+    match agentpi_ir::suggest(stem, models::names()) {
+        Some(close) => format!("; did you mean `{close}`?"),
+        None => String::new(),
     }
 }
 

@@ -12,16 +12,27 @@ pub fn render(trace: &Trace) -> String {
 /// Draws `trace` with `first` as the leftmost columns, then the others in order of first
 /// appearance (the monitor always puts the client on the left).
 pub fn render_columns(trace: &Trace, first: &[&str]) -> String {
-    render_all(trace, first, &[])
+    render_all(trace, first, &[], None)
+}
+
+/// [`render_columns`] with row `i` numbered `numbers[i]` (the monitor numbers a trace's
+/// messages by their index in it, and its charts must say the same numbers).
+pub fn render_numbered(trace: &Trace, first: &[&str], numbers: &[usize]) -> String {
+    render_all(trace, first, &[], Some(numbers))
 }
 
 /// Draws `trace`, then one unnumbered row per `(component, note)` where the run ends (who
 /// waits for what in a deadlock); a component that never moved gets its column there.
 pub fn render_with_notes(trace: &Trace, notes: &[(String, String)]) -> String {
-    render_all(trace, &[], notes)
+    render_all(trace, &[], notes, None)
 }
 
-fn render_all(trace: &Trace, first: &[&str], notes: &[(String, String)]) -> String {
+fn render_all(
+    trace: &Trace,
+    first: &[&str],
+    notes: &[(String, String)],
+    numbers: Option<&[usize]>,
+) -> String {
     let mut columns: Vec<&str> = first.to_vec();
     let actors = trace.steps.iter().flat_map(|s| s.actors.iter());
     for actor in actors.chain(notes.iter().map(|n| &n.0)) {
@@ -42,9 +53,10 @@ fn render_all(trace: &Trace, first: &[&str], notes: &[(String, String)]) -> Stri
             .iter()
             .map(|a| columns.iter().position(|c| c == a).unwrap_or(0))
             .collect();
+        let number = numbers.and_then(|n| n.get(i).copied()).unwrap_or(i + 1);
         out.push_str(&format!(
             "{:>4} {}\n",
-            i + 1,
+            number,
             row(&columns, width, &cols, &step.label).trim_end()
         ));
     }

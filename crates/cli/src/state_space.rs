@@ -10,8 +10,10 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-/// Loads the state space `input` names; the error is a rendered diagnostic.
-pub fn load(input: &Path) -> Result<Lts, String> {
+/// Loads the state space `input` names, a model's constants set by `defines` (`-D N=3`,
+/// unused for a `.aut` file); the error is a rendered diagnostic.
+pub fn load(input: &Path, defines: &[String]) -> Result<Lts, String> {
+    let defines = model::parse_defines(defines)?;
     let text = input.to_string_lossy();
     if input.is_dir() {
         return Err(error_report(
@@ -27,7 +29,7 @@ pub fn load(input: &Path) -> Result<Lts, String> {
         };
     }
     match model::split_system(&text) {
-        Some((file, system)) => system_lts(file, system),
+        Some((file, system)) => system_lts(file, system, &defines),
         None if models::find(&text).is_some() => Err(model_without_system(&text)),
         None => Err(error_report(
             "E0703",
@@ -73,8 +75,8 @@ fn model_without_system(file: &str) -> String {
 }
 
 /// The state space of `system` in the model `file` (a path or a bundled model's name).
-fn system_lts(file: &str, system: &str) -> Result<Lts, String> {
-    let model = model::load_quietly(file, &[])?;
+fn system_lts(file: &str, system: &str, defines: &[(String, String)]) -> Result<Lts, String> {
+    let model = model::load_quietly(file, defines)?;
     let Some(index) = model.program.system(system) else {
         let names = model::system_names(&model.program).join(", ");
         return Err(error_report(

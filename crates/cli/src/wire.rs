@@ -140,12 +140,23 @@ pub fn chart_of_session(
     keep: &dyn Fn(&Event) -> bool,
 ) -> String {
     let upto = events.len().min((index + 1).saturating_sub(first));
-    let kept: Vec<&Event> = events[..upto].iter().filter(|e| keep(e)).collect();
-    let shown: Vec<(Dir, String)> = steps_of(&kept);
+    let kept: Vec<(usize, &Event)> = (events[..upto].iter().enumerate())
+        .filter(|(_, e)| keep(e))
+        .map(|(i, e)| (first + i, e))
+        .collect();
+    let numbers: Vec<usize> = kept.iter().map(|(i, _)| *i).collect();
+    let kept: Vec<&Event> = kept.into_iter().map(|(_, e)| e).collect();
+    let shown: Vec<(Dir, String, usize)> = steps_of(&kept)
+        .into_iter()
+        .map(|(dir, label, at)| (dir, label, numbers[at]))
+        .collect();
     let from = shown.len().saturating_sub(CHART_MESSAGES);
+    // Each row is numbered as the findings number messages (the event's index in the
+    // trace), so that "message 7" of a finding is row 7 of its chart.
+    let rows: Vec<usize> = shown[from..].iter().map(|s| s.2).collect();
     let steps = shown[from..]
         .iter()
-        .map(|(dir, label)| {
+        .map(|(dir, label, _)| {
             let actors = match dir {
                 Dir::C2s => vec!["client".to_string(), "server".to_string()],
                 _ => vec!["server".to_string(), "client".to_string()],
@@ -160,7 +171,7 @@ pub fn chart_of_session(
         steps,
         loop_start: None,
     };
-    let chart = msc::render_columns(&trace, &["client", "server"]);
+    let chart = msc::render_numbered(&trace, &["client", "server"], &rows);
     match session {
         Some(s) => format!("session {s}:\n{chart}"),
         None => chart,
@@ -168,13 +179,13 @@ pub fn chart_of_session(
 }
 
 /// Each message of `events` and each of the client's stream closes and resumptions, with
-/// its direction and its label in a few words.
-fn steps_of(events: &[&Event]) -> Vec<(Dir, String)> {
+/// its direction, its label in a few words and its position in `events`.
+fn steps_of(events: &[&Event]) -> Vec<(Dir, String, usize)> {
     // The request each exchange carried, and the exchange of each SSE event id.
     let mut carried = std::collections::HashMap::new();
     let mut sse = std::collections::HashMap::new();
     let mut out = Vec::new();
-    for e in events {
+    for (at, e) in events.iter().enumerate() {
         let k = e.exchange();
         if e.is_message() {
             let id = serde_json::from_slice::<serde_json::Value>(&e.raw).ok();
@@ -190,15 +201,16 @@ fn steps_of(events: &[&Event]) -> Vec<(Dir, String)> {
                 }
                 _ => {}
             }
-            out.push((e.dir, summary(e)));
+            out.push((e.dir, summary(e), at));
         } else if e.client_closed() {
             let of = k.and_then(|k| carried.get(&k));
-            out.push((Dir::C2s, close_label(e, of)));
+            out.push((Dir::C2s, close_label(e, of), at));
         } else if let Some(last) = agentpi_monitor::http::request_header(e, "last-event-id") {
             let of = sse.get(last).and_then(|k| carried.get(k)).cloned();
             out.push((
                 Dir::C2s,
                 format!("(GET: resumes {})", stream_of(of.as_ref())),
+                at,
             ));
             // The resumed stream carries the same request: a later close of it names it.
             if let (Some(k), Some(of)) = (k, of) {
@@ -281,7 +293,7 @@ mod tests {
         let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
         let events = agentpi_monitor::trace::parse(text.as_bytes()).unwrap();
         let events: Vec<&agentpi_monitor::Event> = events.iter().collect();
-        let labels: Vec<String> = steps_of(&events).into_iter().map(|(_, l)| l).collect();
+        let labels: Vec<String> = steps_of(&events).into_iter().map(|(_, l, _)| l).collect();
         assert_eq!(
             labels[2..],
             [

@@ -82,3 +82,35 @@ fn a_lost_message_is_named_in_its_label() {
         ],
     );
 }
+
+/// The small things of the issue, each as the newcomer met it: `-D` in `compare`, `minimize`
+/// and `replay`; `--property` spaced any way; a mistyped bundled model; `eventually (a or
+/// b)`; `sim --random` stopped by `--steps`; an empty family index (one error, not one per
+/// use); `trace check` numbering a finding and its chart alike.
+#[test]
+fn small_things_that_cost_a_newcomer_time() {
+    let trace = "../../../monitor/tests/traces/t1_t6_x6_undeclared.jsonl";
+    check(
+        "small_things",
+        &[
+            &["compare", "family.pi:C", "family.pi:C", "-D", "N=3"],
+            &["minimize", "family.pi:C", "-D", "N=3", "--no-time"],
+            &["minimize", "family.pi:C", "-D", "N"],
+            &["replay", "family.pi:C", "commit.trace", "-D", "N=1"],
+            &[
+                "check",
+                "lossy.pi",
+                "--property",
+                "L:reachable   link!( _ )",
+            ],
+            &["check", "philosopher"],
+            &["check", "eventually.pi"],
+            &["check", "eventually_ltl.pi"],
+            &["sim", "replicated.pi", "--random", "--steps", "1"],
+            &["sim", "replicated.pi", "--random", "--steps", "2"],
+            &["check", "family.pi", "-D", "N=0"],
+            &["check", "family_range.pi"],
+            &["trace", "check", trace],
+        ],
+    );
+}

@@ -30,3 +30,4 @@ mod names;
 mod ty;
 
 pub use load::{Loaded, Loader, MemoryLoader, load, load_str, load_with, load_with_checks};
+pub use names::suggest;

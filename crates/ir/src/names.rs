@@ -194,10 +194,7 @@ pub(crate) fn sorted<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 }
 
 /// The closest candidate to `name` by edit distance, if it is close enough to be a typo.
-pub(crate) fn suggest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {

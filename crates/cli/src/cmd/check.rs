@@ -146,10 +146,32 @@ fn select(model: &Model, property: Option<&str>) -> Result<Vec<(usize, Vec<usize
     Ok(groups)
 }
 
+/// Whether `wanted` is the check's text, with or without its system, spaced any way.
 fn matches_text(model: &Model, check: usize, wanted: &str) -> bool {
     let c = &model.program.checks[check];
     let system = &model.program.systems[c.system].name;
-    c.text == wanted || format!("{system}: {}", c.text) == wanted
+    let wanted = squash(wanted);
+    squash(&c.text) == wanted || squash(&format!("{system}: {}", c.text)) == wanted
+}
+
+/// `text` with spacing that does not separate two words left out: `never accepted(2,1)` and
+/// `never  accepted( 2, 1 )` both become `never accepted(2,1)`.
+fn squash(text: &str) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && out.chars().last().is_some_and(word) && word(c) {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
 }
 
 fn run_checks(

@@ -35,6 +35,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Set a constant of the models compared: `-D N=6` (repeatable; both sides).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -98,8 +101,8 @@ pub fn run(args: Args) -> u8 {
 fn inputs(args: &Args) -> Result<(Lts, Lts), String> {
     let mapping = mapping(args)?;
     let (left, right) = (
-        state_space::load(&args.left)?,
-        state_space::load(&args.right)?,
+        state_space::load(&args.left, &args.define)?,
+        state_space::load(&args.right, &args.define)?,
     );
     if mapping.is_empty() {
         return Ok((left, right));

@@ -28,6 +28,9 @@ pub struct Args {
     /// Output format of the report.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Set a constant of the model: `-D N=6` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 /// The exit statuses, for `--help`.
@@ -57,7 +60,7 @@ impl MinimizeEquiv {
 
 pub fn run(args: Args) -> u8 {
     let start = Instant::now();
-    let lts = match state_space::load(&args.input) {
+    let lts = match state_space::load(&args.input, &args.define) {
         Ok(lts) => lts,
         Err(report) => {
             output::stderr(&report);

@@ -27,6 +27,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Set a constant of the model: `-D N=6` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
 }
 
 /// The exit statuses, for `--help`.
@@ -40,7 +43,7 @@ pub fn run(args: Args) -> u8 {
         Some((f, s)) if !std::path::Path::new(&args.model).exists() => (f, Some(s)),
         _ => (args.model.as_str(), None),
     };
-    let loaded = match model::load_defined(file, &[], "nothing was replayed") {
+    let loaded = match model::load_defined(file, &args.define, "nothing was replayed") {
         Ok(m) => m,
         Err(status) => return status,
     };

@@ -105,12 +105,20 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
     let mut names = RunNames::new(sem, &state);
     let mut out = String::new();
     let mut status = 0;
-    for step in 1..=steps {
+    for step in 1..=steps + 1 {
         let transitions = sem.successors(&state);
         if transitions.is_empty() {
             let steps = count_of(step - 1, "step");
             out.push_str(&format!("after {steps}, {}\n", end_note(sem, &state)));
             status = u8::from(!sem.is_valid_end(&state));
+            break;
+        }
+        if step > steps {
+            // The run could go on: say it was the bound that ended it, not the model.
+            out.push_str(&format!(
+                "stopped after {} (--steps {steps}); the run could go on\n",
+                count_of(steps, "step")
+            ));
             break;
         }
         rng ^= rng << 13;

@@ -31,6 +31,9 @@ pub(crate) struct Domain {
 pub(crate) struct DeclaredChan {
     pub(crate) base: ChanId,
     pub(crate) dims: Vec<Domain>,
+    /// An array whose index type was invalid (reported at the declaration): its uses are not
+    /// checked against dimensions it does not have, which would report every use again.
+    pub(crate) broken: bool,
 }
 
 impl Lowerer<'_> {
@@ -41,6 +44,7 @@ impl Lowerer<'_> {
             let carries: Vec<_> = tys.iter().map(|t| self.core(t)).collect();
             let buffer = decl.buffer.as_ref().and_then(|b| self.buffer_spec(b));
             let dims: Option<Vec<Domain>> = decl.dims.iter().map(|d| self.domain(d)).collect();
+            let broken = dims.is_none();
             let dims = dims.unwrap_or_default();
             let base = ChanId(self.prog.chans.len() as u32);
             for name in element_names(&decl.name.name, &dims) {
@@ -52,7 +56,8 @@ impl Lowerer<'_> {
                 });
                 self.chan_tys.push(tys.clone());
             }
-            self.declared_chans.push(DeclaredChan { base, dims });
+            self.declared_chans
+                .push(DeclaredChan { base, dims, broken });
         }
     }
 
@@ -84,6 +89,7 @@ impl Lowerer<'_> {
             let n = crate::eval::int(&self.const_value(index).0);
             return match n {
                 Some(n) if n >= 1 => self.int_domain(0, n - 1, ty.span()),
+                _ if !self.bad_index_consts.insert(name.name.clone()) => None,
                 _ => self.not_finite(ty.span(), "a constant of at least 1"),
             };
         }
@@ -172,6 +178,9 @@ impl Lowerer<'_> {
             );
             return None;
         };
+        if declared.broken {
+            return None;
+        }
         if declared.dims.len() != index.len() {
             self.index_count_error(name, declared.dims.len(), index.len());
             return None;

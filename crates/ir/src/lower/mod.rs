@@ -77,6 +77,9 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) new_names: Vec<(String, Type)>,
     /// Each `chan` declaration's first channel and dimensions (by declaration).
     pub(crate) declared_chans: Vec<family::DeclaredChan>,
+    /// Constants already reported as an index of fewer than one value (`-D N=0`): reported
+    /// once, at their first use as an index, not at every family they size.
+    pub(crate) bad_index_consts: FxHashSet<String>,
     /// The source of the tool models of `extern` channels, once they are written.
     pub(crate) generated: Option<agentpi_diagnostics::FileId>,
     body: Body,
@@ -136,6 +139,7 @@ impl<'a> Lowerer<'a> {
             used: FxHashSet::default(),
             new_names: Vec::new(),
             declared_chans: Vec::new(),
+            bad_index_consts: FxHashSet::default(),
             generated: None,
             body: Body::default(),
         }

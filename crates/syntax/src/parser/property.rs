@@ -17,6 +17,14 @@ impl Parser<'_> {
             _ => String::new(),
         };
         let takes_label = matches!(self.nth(1), Tok::Ident(_) | Tok::Tau);
+        let ahead = if word == "always" { 2 } else { 1 };
+        if matches!(
+            word.as_str(),
+            "never" | "reachable" | "eventually" | "always"
+        ) && self.formula_in_parens(ahead)
+        {
+            return Err(self.formula_not_label(&word, ahead));
+        }
         match word.as_str() {
             "deadlock" => {
                 self.bump();
@@ -37,6 +45,52 @@ impl Parser<'_> {
             }
             _ => self.leads_to(),
         }
+    }
+
+    /// Whether a parenthesised formula (`(a or b)`, `(not a)`) starts `ahead` tokens on,
+    /// where a label pattern was expected.
+    fn formula_in_parens(&self, ahead: usize) -> bool {
+        if !matches!(self.nth(ahead), Tok::LParen) {
+            return false;
+        }
+        let mut depth = 0;
+        for k in ahead..self.tokens.len() - self.pos {
+            match self.nth(k) {
+                Tok::LParen => depth += 1,
+                Tok::RParen if depth == 1 => return false,
+                Tok::RParen => depth -= 1,
+                Tok::Or | Tok::And | Tok::Not | Tok::BarBar | Tok::AmpAmp => return depth == 1,
+                Tok::Eof => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// `eventually (a or b)`: these forms take one label pattern; `ltl` says the rest.
+    fn formula_not_label(&mut self, word: &str, ahead: usize) -> super::Abandon {
+        let span = self.tokens[self.pos + ahead].span;
+        let (form, help) = match word {
+            "never" => ("never", "write it with `ltl`: `ltl [] not (a or b)`"),
+            "reachable" => (
+                "reachable",
+                "write one `reachable PAT` check for each label",
+            ),
+            "always" => (
+                "always eventually",
+                "write it with `ltl`: `ltl [] <> (a or b)`",
+            ),
+            _ => ("eventually", "write it with `ltl`: `ltl <> (a or b)`"),
+        };
+        let diag = Diagnostic::error(
+            "E0110",
+            format!("`{form}` takes one label pattern, not a formula over labels"),
+        )
+        .at(span)
+        .with_label("a formula")
+        .with_help(format!("{help} (see `ltl FORMULA` in docs/language.md)"));
+        self.report(diag);
+        super::Abandon
     }
 
     fn after_word(&mut self) -> PResult<LabelPat> {
