@@ -269,6 +269,7 @@ fn initial_fault(system: String, fault: Fault) -> SystemReport {
         trace: Some(Trace {
             steps: Vec::new(),
             loop_start: None,
+            states: Vec::new(),
         }),
         fault: Some(fault),
         stuck: false,

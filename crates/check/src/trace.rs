@@ -21,6 +21,9 @@ pub struct Trace {
     pub steps: Vec<TraceStep>,
     /// For a lasso, the index of the first step of the loop.
     pub loop_start: Option<usize>,
+    /// The states along the trace: the one before the first step, then the one after each
+    /// step (`check --states` shows them); empty for a trace not replayed from a model.
+    pub states: Vec<State>,
 }
 
 /// Replays `steps` (and a last faulty transition) through the semantics and prints them.
@@ -72,11 +75,15 @@ pub fn render_to_end(
                 .collect(),
         })
         .collect();
-    let end = match taken.last() {
-        Some(t) => t.target.clone(),
-        None => graph.state(start),
+    let mut states = vec![graph.state(start)];
+    states.extend(taken.iter().map(|t| t.target.clone()));
+    let end = states.last().cloned().expect("the trace starts somewhere");
+    let trace = Trace {
+        steps,
+        loop_start,
+        states,
     };
-    (Trace { steps, loop_start }, end)
+    (trace, end)
 }
 
 /// The transition of the semantics that a stored edge stands for: the first with its label,

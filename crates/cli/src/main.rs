@@ -17,6 +17,7 @@ mod progress;
 mod sarif;
 mod signals;
 mod state_space;
+mod states;
 mod stuck;
 mod wire;
 

@@ -141,6 +141,7 @@ mod tests {
                 step("r(ok)", &["Server", "Client"]),
             ],
             loop_start: None,
+            states: Vec::new(),
         };
         let chart = render(&trace);
         let expected = "     Client          Server\n   1 |--call(r, 1)-->|\n   2 |               | [crash]\n   3 |<-r(ok)--------|\n";

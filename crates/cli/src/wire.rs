@@ -170,6 +170,7 @@ pub fn chart_of_session(
     let trace = Trace {
         steps,
         loop_start: None,
+        states: Vec::new(),
     };
     let chart = msc::render_numbered(&trace, &["client", "server"], &rows);
     match session {

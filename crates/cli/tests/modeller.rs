@@ -114,3 +114,17 @@ fn small_things_that_cost_a_newcomer_time() {
         ],
     );
 }
+
+/// `--states` shows the state along a counterexample or witness: after each step, where each
+/// instance waits (with its values) and what each buffered channel holds.
+#[test]
+fn states_along_a_counterexample() {
+    check(
+        "states",
+        &[
+            &["check", "buffer.pi", "--states"],
+            &["check", "server.pi", "--states"],
+            &["check", "lossy.pi", "--states"],
+        ],
+    );
+}

@@ -41,6 +41,10 @@ pub struct Args {
     /// Set a constant of the model: `-D N=6` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
+    /// Show the state along each counterexample or witness: after each step, where each
+    /// instance's components wait (with their values) and what each buffered channel holds.
+    #[arg(long)]
+    pub states: bool,
 }
 
 /// The exit statuses, for `--help`.
@@ -91,7 +95,7 @@ pub fn run(args: Args) -> u8 {
         return 2;
     }
     let report = match args.format {
-        Format::Text => text_report(&model, &reports),
+        Format::Text => text_report(&model, &reports, args.states),
         Format::Json => {
             serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
         }
@@ -248,11 +252,11 @@ pub(crate) fn verdict_word(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn text_report(model: &Model, reports: &[SystemReport]) -> String {
+fn text_report(model: &Model, reports: &[SystemReport], states: bool) -> String {
     let mut out = String::new();
     for report in reports {
         for result in &report.results {
-            out.push_str(&text_result(model, report, result));
+            out.push_str(&text_result(model, report, result, states));
         }
     }
     let all: Vec<&CheckResult> = reports.iter().flat_map(|r| &r.results).collect();
@@ -268,7 +272,12 @@ fn text_report(model: &Model, reports: &[SystemReport]) -> String {
     out
 }
 
-pub(crate) fn text_result(model: &Model, report: &SystemReport, result: &CheckResult) -> String {
+pub(crate) fn text_result(
+    model: &Model,
+    report: &SystemReport,
+    result: &CheckResult,
+    states: bool,
+) -> String {
     let mut out = format!(
         "{}: {} ... {} ({}{})\n",
         report.system,
@@ -293,7 +302,8 @@ pub(crate) fn text_result(model: &Model, report: &SystemReport, result: &CheckRe
         ));
     }
     if let Some(trace) = &result.trace {
-        out.push_str(&trace_text(model, result, trace));
+        let states = states.then_some(report.system.as_str());
+        out.push_str(&trace_text(model, result, trace, states));
     }
     out
 }
@@ -307,7 +317,19 @@ fn counts(states: usize, transitions: usize) -> String {
     )
 }
 
-fn trace_text(model: &Model, result: &CheckResult, trace: &agentpi_check::Trace) -> String {
+/// The trace of a result; with `states` (the system's name), the state after each step.
+fn trace_text(
+    model: &Model,
+    result: &CheckResult,
+    trace: &agentpi_check::Trace,
+    states: Option<&str>,
+) -> String {
+    let sem = agentpi_semantics::Semantics::new(&model.program);
+    let names = states.map(|s| crate::states::instance_names(&sem, model, s));
+    let state = |i: usize| match (&names, trace.states.get(i)) {
+        (Some(names), Some(s)) => crate::states::describe(&sem, model, names, s, "         "),
+        _ => String::new(),
+    };
     let kind = match (&result.outcome, trace.loop_start, result.stuck) {
         (Outcome::Holds, _, _) => "witness",
         (_, Some(_), _) => "counterexample (a loop)",
@@ -321,12 +343,16 @@ fn trace_text(model: &Model, result: &CheckResult, trace: &agentpi_check::Trace)
         .map(|s| s.label.chars().count())
         .max()
         .unwrap_or(0);
+    if names.is_some() {
+        out.push_str(&format!("    start:\n{}", state(0)));
+    }
     for (i, step) in trace.steps.iter().enumerate() {
         if trace.loop_start == Some(i) {
             out.push_str("    -- the loop starts here and repeats forever --\n");
         }
         let who = step.actors.join(" -> ");
         out.push_str(&format!("  {:>3}. {:<width$}   {who}\n", i + 1, step.label));
+        out.push_str(&state(i + 1));
     }
     out.push_str(&stuck::text(model, &result.blocked));
     if !trace.steps.is_empty() || !result.blocked.is_empty() {

@@ -77,14 +77,14 @@ fn checks_text(model: &Model, verified: Option<&SystemReport>) -> String {
     // A check that holds is one line: its witness (`reachable`) is not what a run is about.
     let line = |r: &agentpi_check::CheckResult| match r.outcome {
         agentpi_check::Outcome::Holds => {
-            text_result(model, report, r)
+            text_result(model, report, r, false)
                 .lines()
                 .next()
                 .unwrap_or("")
                 .to_string()
                 + "\n"
         }
-        _ => text_result(model, report, r),
+        _ => text_result(model, report, r, false),
     };
     report.results.iter().map(line).collect()
 }
@@ -155,6 +155,7 @@ fn trace(path: &Path) -> Trace {
     Trace {
         steps,
         loop_start: None,
+        states: Vec::new(),
     }
 }
 
