@@ -1,22 +1,26 @@
 //! `agentpi bridge`: the era bridge of `mcp/bridge` (docs/bridge.md) run as a process. The
 //! model is checked at start (`model`: the direction's checks; `refine`: its failures
-//! refinement); then the process of the direction (`ToModern`) is
+//! refinement); then the process of the direction (`ToModern`, `ToLegacy`) is
 //! stepped against the real wire (`machine`), its labels read from and written as real
 //! messages (`msg`, `wire`), one copy of its per-call part for each request in flight
 //! (`call`), both sides monitored with their era's checks (`side`). No printing: the binary
 //! renders what `run` returns.
 //!
-//! Layering inside the crate, bottom to top: `msg`, `model`, `wire`; `refine`, `machine`,
-//! `side`, `call`; `to_modern`; `run`.
+//! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `run`.
 
 pub mod call;
+pub mod engine;
+pub mod held;
 pub mod machine;
 pub mod model;
+pub mod modern_wire;
 pub mod msg;
 pub mod refine;
 pub mod run;
 pub mod side;
+pub mod to_legacy;
 pub mod to_modern;
 pub mod wire;
 
-pub use run::{Ended, Options, to_modern};
+pub use run::{Ended, Options, RETRY_TIMEOUT, to_legacy, to_modern};

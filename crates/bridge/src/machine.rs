@@ -114,6 +114,29 @@ impl Machine {
         Ok(None)
     }
 
+    /// Takes the first enabled move of a component alone (the model's `tau`: in `ToLegacy`
+    /// the timeout of a held call whose retry never came); false when there is none.
+    pub fn internal(&mut self) -> Result<bool, Refusal> {
+        let sem = &self.model.sem;
+        for k in 0..self.procs.len() {
+            let moves = sem.component_moves(&self.procs[k], false);
+            for m in moves.offers {
+                let MoveKind::Alone { then, .. } = m.kind else {
+                    continue;
+                };
+                let then = then.map_err(|f| Refusal::Fault(format!("{:?}", f.kind)))?;
+                self.replace(k, then);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether this copy is in the same state as `other` (a copy back at its template).
+    pub fn same_as(&self, other: &Machine) -> bool {
+        self.procs == other.procs
+    }
+
     /// Component `k` becomes `then`; the whole put back in canonical form (a sequence whose
     /// left side ended goes on with its right side).
     fn replace(&mut self, k: usize, then: Vec<Proc>) {

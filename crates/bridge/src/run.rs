@@ -1,26 +1,35 @@
 //! The bridge's process: the server it starts (`-- CMD`), a reader thread for the client's
 //! standard input and one for the server's standard output (the server's standard error
-//! goes to ours), and one loop that hands each line to `ToModern` and writes what it says,
-//! in order. It ends when the client's input ends (the server is closed, status 0) or when
-//! the server goes away (every request in flight gets an error, status 1).
+//! goes to ours), and one loop that hands each line to the direction's process (`ToModern`
+//! or `ToLegacy`, an `Engine`) and writes what it says, in order, and tells it when a held
+//! call's timeout is due. It ends when the client's input ends (the server is closed,
+//! status 0) or when the server goes away (every request in flight gets an error, status 1).
 
-use crate::model::{self, TO_MODERN_SYSTEMS};
+use crate::engine::{Engine, To};
+use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
 use crate::refine;
 use crate::side::Side;
-use crate::to_modern::{To, ToModern};
+use crate::to_legacy::ToLegacy;
+use crate::to_modern::ToModern;
 use agentpi_monitor::Report;
 use agentpi_monitor::lines::Lines;
 use serde_json::{Map, json};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-/// What `agentpi bridge --to modern` is asked.
+/// The default of `--retry-timeout`: how long `--to legacy` holds a legacy call for the
+/// modern client's retry (a person answering an elicitation takes time).
+pub const RETRY_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What `agentpi bridge` is asked.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub command: Vec<String>,
+    /// `--retry-timeout`: how long `--to legacy` holds a call for its retry.
+    pub retry_timeout: Duration,
     /// `--record DIR`: one trace per side.
     pub record: Option<PathBuf>,
     /// `--report FILE`: both sides' findings.
@@ -59,28 +68,43 @@ enum Input {
     ServerEnd,
 }
 
-/// Runs the bridge until one side ends.
+/// The direction's checks and its failures refinement; how many held, or what failed.
+fn checks(
+    model: &model::Model,
+    systems: &[&str],
+    refinement: (&str, &str, &[&str]),
+    flag: &str,
+) -> Result<usize, String> {
+    let (spec, implementation, hidden) = refinement;
+    model::check(model, systems)
+        .and_then(|n| {
+            refine::failures(model, spec, implementation, hidden)
+                .map(|()| n + 1)
+                .map_err(|e| vec![e])
+        })
+        .map_err(|failed| {
+            format!(
+                "the checks of mcp/bridge for {flag} (and its failures refinement) do not hold, \
+                 so the bridge does not run:\n  {}",
+                failed.join("\n  ")
+            )
+        })
+}
+
+/// `--to modern`: runs the bridge until one side ends.
 pub fn to_modern(options: &Options) -> Ended {
     let model = match model::model() {
         Ok(m) => m,
         Err(e) => return Ended::early(2, e),
     };
-    let checks = match model::check(model, TO_MODERN_SYSTEMS).and_then(|n| {
-        refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"])
-            .map(|()| n + 1)
-            .map_err(|e| vec![e])
-    }) {
+    let refinement = ("LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"][..]);
+    let checks = match checks(model, TO_MODERN_SYSTEMS, refinement, "--to modern") {
         Ok(n) => n,
-        Err(failed) => {
-            let text = format!(
-                "the checks of mcp/bridge for --to modern (and its failures refinement) do not hold, so the bridge does not \
-                 run:\n  {}",
-                failed.join("\n  ")
-            );
-            return Ended::early(1, text);
-        }
+        Err(text) => return Ended::early(1, text),
     };
-    let mut ended = match start(model, options) {
+    let mut ended = match start(options, |legacy, modern| {
+        ToModern::new(model, legacy, modern)
+    }) {
         Ok((bridge, child)) => serve(bridge, child, options),
         Err(e) => Ended::early(2, e),
     };
@@ -88,7 +112,35 @@ pub fn to_modern(options: &Options) -> Ended {
     ended
 }
 
-fn start(model: &'static model::Model, options: &Options) -> Result<(ToModern, Child), String> {
+/// `--to legacy`: runs the bridge until one side ends.
+pub fn to_legacy(options: &Options) -> Ended {
+    let model = match model::model() {
+        Ok(m) => m,
+        Err(e) => return Ended::early(2, e),
+    };
+    let refinement = ("ModernDirect", "ModernBridged", &["lc2s", "ls2c"][..]);
+    let checks = match checks(model, TO_LEGACY_SYSTEMS, refinement, "--to legacy") {
+        Ok(n) => n,
+        Err(text) => return Ended::early(1, text),
+    };
+    let timeout = options.retry_timeout;
+    let made = start(options, |legacy, modern| {
+        ToLegacy::new(model, modern, legacy, timeout)
+    });
+    let mut ended = match made {
+        Ok((bridge, child)) => serve(bridge, child, options),
+        Err(e) => Ended::early(2, e),
+    };
+    ended.checks = checks;
+    ended
+}
+
+/// Starts the server and makes the direction's process of the two sides (`legacy`,
+/// `modern`); the server's side records its `spawn`.
+fn start<E: Engine>(
+    options: &Options,
+    make: impl FnOnce(Side, Side) -> Result<E, String>,
+) -> Result<(E, Child), String> {
     let dir = options.record.as_deref();
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
@@ -96,7 +148,7 @@ fn start(model: &'static model::Model, options: &Options) -> Result<(ToModern, C
     }
     let now = Instant::now();
     let legacy = Side::new("legacy", dir, now)?;
-    let mut modern = Side::new("modern", dir, now)?;
+    let modern = Side::new("modern", dir, now)?;
     let (program, args) = options
         .command
         .split_first()
@@ -108,14 +160,15 @@ fn start(model: &'static model::Model, options: &Options) -> Result<(ToModern, C
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-    modern.process(
+    let mut bridge = make(legacy, modern)?;
+    bridge.server_side().process(
         "spawn",
         Map::from_iter([("command".into(), json!(options.command))]),
     );
-    Ok((ToModern::new(model, legacy, modern)?, child))
+    Ok((bridge, child))
 }
 
-fn serve(mut bridge: ToModern, mut child: Child, options: &Options) -> Ended {
+fn serve<E: Engine>(mut bridge: E, mut child: Child, options: &Options) -> Ended {
     let (tx, rx) = channel();
     let stdout = child.stdout.take().expect("piped");
     let to_server = child.stdin.take();
@@ -126,6 +179,9 @@ fn serve(mut bridge: ToModern, mut child: Child, options: &Options) -> Ended {
         Input::ClientEnd,
     );
     reader(stdout, tx, Input::Server, Input::ServerEnd);
+    let mut to_server = to_server;
+    // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
+    write(&mut bridge, &mut to_server);
     let (status, message) = pump(&mut bridge, &rx, to_server, &mut child);
     finish(bridge, status, message, options)
 }
@@ -156,29 +212,36 @@ fn reader(
     });
 }
 
-/// The loop: each line to the bridge, what it writes written. Returns the status.
-fn pump(
-    bridge: &mut ToModern,
+/// The loop: each line to the bridge, what it writes written; a due timeout told. Returns
+/// the status.
+fn pump<E: Engine>(
+    bridge: &mut E,
     rx: &Receiver<Input>,
     mut to_server: Option<ChildStdin>,
     child: &mut Child,
 ) -> (u8, Option<String>) {
-    while let Ok(input) = rx.recv() {
+    loop {
+        let input = match bridge.due() {
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
+        };
         match input {
-            Input::Client(line) if !blank(&line) => bridge.client(&line),
-            Input::Server(line) if !blank(&line) => bridge.server(&line),
-            Input::Client(_) | Input::Server(_) => {}
-            Input::ClientEnd => {
-                bridge.legacy.process("eof", side("client"));
+            Err(RecvTimeoutError::Disconnected) => return (1, None),
+            Err(RecvTimeoutError::Timeout) => bridge.tick(Instant::now()),
+            Ok(Input::Client(line)) if !blank(&line) => bridge.client(&line),
+            Ok(Input::Server(line)) if !blank(&line) => bridge.server(&line),
+            Ok(Input::Client(_) | Input::Server(_)) => {}
+            Ok(Input::ClientEnd) => {
+                bridge.client_side().process("eof", side("client"));
                 drop(to_server.take());
                 let code = close(child);
-                bridge.modern.process("exit", code_field(code));
+                bridge.server_side().process("exit", code_field(code));
                 return (0, None);
             }
-            Input::ServerEnd => {
-                bridge.modern.process("eof", side("server"));
+            Ok(Input::ServerEnd) => {
+                bridge.server_side().process("eof", side("server"));
                 let code = close(child);
-                bridge.modern.process("exit", code_field(code));
+                bridge.server_side().process("exit", code_field(code));
                 let flight = bridge.in_flight();
                 let why = format!(
                     "exited (status {}) with {flight} request(s) in flight",
@@ -190,14 +253,13 @@ fn pump(
             }
         }
         if !write(bridge, &mut to_server) {
-            bridge.legacy.process("eof", side("client"));
+            bridge.client_side().process("eof", side("client"));
             drop(to_server.take());
             let code = close(child);
-            bridge.modern.process("exit", code_field(code));
+            bridge.server_side().process("exit", code_field(code));
             return (0, Some("the client stopped reading".into()));
         }
     }
-    (1, None)
 }
 
 fn blank(line: &[u8]) -> bool {
@@ -217,9 +279,9 @@ fn show(code: Option<i32>) -> String {
 }
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
-fn write(bridge: &mut ToModern, to_server: &mut Option<ChildStdin>) -> bool {
+fn write<E: Engine>(bridge: &mut E, to_server: &mut Option<ChildStdin>) -> bool {
     let mut out = std::io::stdout().lock();
-    for (to, mut bytes) in std::mem::take(&mut bridge.out) {
+    for (to, mut bytes) in bridge.take_out() {
         bytes.push(b'\n');
         match to {
             To::Client => {
@@ -263,9 +325,19 @@ fn exit_code(status: std::process::ExitStatus) -> Option<i32> {
 }
 
 /// Both sides' reports, and `--report FILE`.
-fn finish(mut bridge: ToModern, status: u8, message: Option<String>, options: &Options) -> Ended {
-    let (legacy, legacy_failed) = bridge.legacy.finish();
-    let (modern, modern_failed) = bridge.modern.finish();
+fn finish<E: Engine>(
+    mut bridge: E,
+    status: u8,
+    message: Option<String>,
+    options: &Options,
+) -> Ended {
+    let (client, client_failed) = bridge.client_side().finish();
+    let (server, server_failed) = bridge.server_side().finish();
+    let client_is_legacy = bridge.client_side().name == "legacy";
+    let (legacy, legacy_failed, modern, modern_failed) = match client_is_legacy {
+        true => (client, client_failed, server, server_failed),
+        false => (server, server_failed, client, client_failed),
+    };
     let mut ended = Ended {
         status,
         message,
@@ -281,7 +353,7 @@ fn finish(mut bridge: ToModern, status: u8, message: Option<String>, options: &O
         let report = json!({
             "legacy": ended.legacy.as_ref().map(Report::to_json),
             "modern": ended.modern.as_ref().map(Report::to_json),
-            "bridge": {"notes": bridge.notes},
+            "bridge": {"notes": bridge.notes()},
         });
         if let Err(e) = std::fs::write(path, report.to_string() + "\n") {
             ended.message = Some(format!("cannot write `{}`: {e}", path.display()));

@@ -7,6 +7,7 @@
 //! bridge never guesses. Both sides are monitored as the messages cross (`side`).
 
 use crate::call::Call;
+use crate::engine::Engine;
 use crate::machine::{Machine, Refusal};
 use crate::model::Model;
 use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
@@ -16,12 +17,7 @@ use agentpi_ir::core::ChanId;
 use agentpi_monitor::Dir;
 use serde_json::{Value, json};
 
-/// Where a message the bridge writes goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum To {
-    Client,
-    Server,
-}
+pub use crate::engine::To;
 
 /// The JSON-RPC error code of the bridge's own errors (a message no transition takes, a
 /// server that went away, a request the model refuses).
@@ -43,9 +39,9 @@ pub struct ToModern {
     pub legacy: Side,
     pub modern: Side,
     /// What to write, in order.
-    pub out: Vec<(To, Vec<u8>)>,
+    out: Vec<(To, Vec<u8>)>,
     /// What the bridge dropped and why (for the report).
-    pub notes: Vec<String>,
+    notes: Vec<String>,
 }
 
 impl ToModern {
@@ -69,7 +65,7 @@ impl ToModern {
     }
 
     /// How many requests of the client are in flight.
-    pub fn in_flight(&self) -> usize {
+    fn count_in_flight(&self) -> usize {
         self.calls.len() + usize::from(self.init.is_some())
     }
 
@@ -96,7 +92,7 @@ impl ToModern {
     // ---- From the legacy client ---------------------------------------------------------
 
     /// A line from the legacy client.
-    pub fn client(&mut self, raw: &[u8]) {
+    fn client_line(&mut self, raw: &[u8]) {
         self.legacy.message(Dir::C2s, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             let reply = wire::error(&Value::Null, -32700, "not JSON");
@@ -237,7 +233,7 @@ impl ToModern {
     // ---- From the modern server ---------------------------------------------------------
 
     /// A line from the modern server.
-    pub fn server(&mut self, raw: &[u8]) {
+    fn server_line(&mut self, raw: &[u8]) {
         self.modern.message(Dir::S2c, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             return self.note("a line from the server that is not JSON".into());
@@ -466,7 +462,7 @@ impl ToModern {
 
     /// The server went away: every request in flight gets an error (outside the model: the
     /// model has no crash yet, docs/bridge.md).
-    pub fn server_gone(&mut self, why: &str) {
+    fn gone(&mut self, why: &str) {
         let text = format!("agentpi bridge: the server {why}");
         if let Some((id, _)) = self.init.take() {
             self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
@@ -474,5 +470,39 @@ impl ToModern {
         for call in std::mem::take(&mut self.calls) {
             self.send(To::Client, &wire::error(&call.client, BRIDGE_ERROR, &text));
         }
+    }
+}
+
+impl Engine for ToModern {
+    fn client(&mut self, raw: &[u8]) {
+        self.client_line(raw);
+    }
+
+    fn server(&mut self, raw: &[u8]) {
+        self.server_line(raw);
+    }
+
+    fn in_flight(&self) -> usize {
+        self.count_in_flight()
+    }
+
+    fn server_gone(&mut self, why: &str) {
+        self.gone(why);
+    }
+
+    fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn client_side(&mut self) -> &mut Side {
+        &mut self.legacy
+    }
+
+    fn server_side(&mut self) -> &mut Side {
+        &mut self.modern
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
     }
 }

@@ -121,7 +121,7 @@ pub fn initialize_result(discover: &Value, version: &str) -> Value {
 /// The server's capabilities less what the bridge does not carry: `resources.subscribe` and
 /// the `listChanged` flags, which a modern server serves through `subscriptions/listen`
 /// (docs/bridge.md, not built): a legacy client is not told of what would never come.
-fn carried(capabilities: Option<&Value>) -> Value {
+pub fn carried(capabilities: Option<&Value>) -> Value {
     let mut out = capabilities.cloned().unwrap_or_else(|| json!({}));
     if let Some(object) = out.as_object_mut() {
         for capability in object.values_mut() {

@@ -4,6 +4,7 @@
 //! client that declared no capability, a server that does not speak 2026-07-28, a message no
 //! transition takes.
 
+use agentpi_bridge::engine::Engine;
 use agentpi_bridge::model::model;
 use agentpi_bridge::side::Side;
 use agentpi_bridge::to_modern::{To, ToModern};
@@ -241,7 +242,8 @@ fn check(case: &Case) {
                 continue;
             }
         }
-        written = std::mem::take(&mut bridge.out)
+        written = bridge
+            .take_out()
             .into_iter()
             .map(|(to, bytes)| (to, String::from_utf8(bytes).unwrap()))
             .collect();

@@ -1,18 +1,23 @@
-//! `agentpi bridge --to modern -- CMD ARGS...`: the command a legacy desktop host starts; it
-//! starts the modern stdio server `CMD` and carries the session through the checked process
-//! `ToModern` of `mcp/bridge` (crates/bridge, docs/bridge.md). Thin: options in, the ending
-//! rendered on standard error.
+//! `agentpi bridge --to modern|legacy -- CMD ARGS...`: the command a stdio client starts; it
+//! starts the stdio server `CMD` of the other era and carries the session through the checked
+//! process `ToModern` or `ToLegacy` of `mcp/bridge` (crates/bridge, docs/bridge.md). Thin:
+//! options in, the ending rendered on standard error.
 
 use crate::output;
 use agentpi_bridge::{Ended, Options};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The era of the server: `modern` (a 2026-07-28 server for a legacy client). `legacy`
-    /// (a modern client to a legacy server) is not built yet.
+    /// The era of the server: `modern` (a 2026-07-28 server for a legacy client) or `legacy`
+    /// (a 2025-11-25 server for a modern client)
     #[arg(long, value_enum)]
     to: Era,
+    /// --to legacy: seconds a legacy call is held for the modern client's retry after an
+    /// input_required result; then it is cancelled
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    retry_timeout: f64,
     /// Write one trace per side here (`legacy.jsonl`, `modern.jsonl`; MONITOR.md format)
     #[arg(long, value_name = "DIR")]
     record: Option<PathBuf>,
@@ -37,15 +42,20 @@ closed); 1 a check of mcp/bridge does not hold (nothing is relayed), or the serv
 --report file could not be written.";
 
 pub fn run(args: Args) -> u8 {
-    if args.to == Era::Legacy {
-        output::errln!("agentpi bridge: error: --to legacy is not built yet (docs/bridge.md)");
+    let Ok(retry_timeout) = Duration::try_from_secs_f64(args.retry_timeout) else {
+        output::errln!("agentpi bridge: error: --retry-timeout must be a number of seconds ≥ 0");
         return 2;
-    }
-    let ended = agentpi_bridge::to_modern(&Options {
+    };
+    let options = Options {
         command: args.command,
+        retry_timeout,
         record: args.record,
         report: args.report,
-    });
+    };
+    let ended = match args.to {
+        Era::Modern => agentpi_bridge::to_modern(&options),
+        Era::Legacy => agentpi_bridge::to_legacy(&options),
+    };
     render(&ended);
     ended.status
 }

@@ -1,0 +1,35 @@
+//! What `run` drives: a direction of the bridge (`ToModern`, `ToLegacy`) fed the lines of
+//! its client and its server, saying what to write, in order.
+
+use crate::side::Side;
+use std::time::Instant;
+
+/// Where a message the bridge writes goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum To {
+    Client,
+    Server,
+}
+
+pub trait Engine {
+    /// A line from the client.
+    fn client(&mut self, raw: &[u8]);
+    /// A line from the server.
+    fn server(&mut self, raw: &[u8]);
+    /// How many requests of the client are in flight.
+    fn in_flight(&self) -> usize;
+    /// The server went away: every request in flight gets an error.
+    fn server_gone(&mut self, why: &str);
+    /// When `tick` is next due (a held call's timeout), if ever.
+    fn due(&self) -> Option<Instant> {
+        None
+    }
+    /// Time passed: what is due at `now` happens.
+    fn tick(&mut self, _now: Instant) {}
+    /// What to write, in order.
+    fn take_out(&mut self) -> Vec<(To, Vec<u8>)>;
+    fn client_side(&mut self) -> &mut Side;
+    fn server_side(&mut self) -> &mut Side;
+    /// What the bridge dropped and why (for the report).
+    fn notes(&self) -> &[String];
+}

@@ -1,0 +1,56 @@
+//! One request of the modern client through `ToLegacy`: its own copy of `TLServe` (or
+//! `TLDown`), stepped for that request alone, and the data beside the model's labels: the
+//! modern id of each round (the model's `i`, then each retry's `j`), the legacy call's id
+//! (the model's `Call`), the legacy server's request held for the client (the model's `e`),
+//! the `requestState` that names this call, and when its retry is due.
+
+use crate::machine::Machine;
+use crate::msg::Caps;
+use serde_json::Value;
+use std::time::Instant;
+
+pub struct Held {
+    pub method: String,
+    pub params: Value,
+    pub caps: Caps,
+    pub machine: Machine,
+    /// The modern request of each round: `modern[r]`, the last the one to answer.
+    pub modern: Vec<Value>,
+    /// The bridge's id of the legacy call.
+    pub legacy: Option<Value>,
+    /// The legacy server's request held for the client: its id and method.
+    pub asked: Option<(Value, String)>,
+    /// The answer the client's retry brought for it.
+    pub answer: Option<Value>,
+    /// The `requestState` naming this call (`held-N`).
+    pub state: String,
+    /// When the client's retry is due (set while the call waits for it).
+    pub due: Option<Instant>,
+}
+
+impl Held {
+    pub fn new(id: Value, method: &str, params: Value, caps: Caps, machine: Machine) -> Held {
+        Held {
+            method: method.to_string(),
+            params,
+            caps,
+            machine,
+            modern: vec![id],
+            legacy: None,
+            asked: None,
+            answer: None,
+            state: String::new(),
+            due: None,
+        }
+    }
+
+    /// The round in progress (the model's `r`).
+    pub fn round(&self) -> i64 {
+        self.modern.len() as i64 - 1
+    }
+
+    /// The modern request to answer.
+    pub fn current(&self) -> &Value {
+        self.modern.last().expect("one request at least")
+    }
+}

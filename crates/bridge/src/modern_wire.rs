@@ -1,0 +1,156 @@
+//! The JSON beside the model's labels for `--to legacy`: the bridge's `initialize` to the
+//! legacy server, a `server/discover` result made of its `initialize` result, a modern
+//! request's `_meta` checked and stripped for the legacy session, a legacy result made a
+//! modern one, and the `input_required` result that stands for a legacy server's request in
+//! the middle of a call.
+
+use crate::msg::Caps;
+use crate::wire::{self, LEGACY, MODERN};
+use serde_json::{Value, json};
+
+/// The `_meta` keys of the modern era, which a legacy server must not see.
+const MODERN_KEYS: [&str; 4] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/logLevel",
+];
+
+/// Methods whose complete results carry cache hints (the modern monitor's M10).
+const CACHED: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// The bridge's `initialize`: the model's `initialize(elicit)`, elicitation (both modes: an
+/// input request carries either) and sampling; not roots: a legacy server would ask for them
+/// between calls, where no modern client can answer (docs/bridge.md).
+pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": LEGACY[0],
+        "capabilities": {"elicitation": {"form": {}, "url": {}}, "sampling": {}},
+        "clientInfo": {"name": "agentpi-bridge", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// The `server/discover` result made of the legacy server's `initialize` result.
+pub fn discover_result(init: &Value) -> Value {
+    let mut capabilities = wire::carried(init.get("capabilities"));
+    if let Some(object) = capabilities.as_object_mut() {
+        // Not carried: the log level of one legacy session is not a modern request's, and
+        // tasks of one era are refused by the other (docs/bridge.md).
+        object.remove("logging");
+        object.remove("tasks");
+    }
+    let mut out = json!({
+        "supportedVersions": [MODERN],
+        "capabilities": capabilities,
+        "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "_meta": {"io.modelcontextprotocol/serverInfo": server_info(init)},
+    });
+    if let Some(text) = init.get("instructions") {
+        out["instructions"] = text.clone();
+    }
+    out
+}
+
+fn server_info(init: &Value) -> Value {
+    init.get("serverInfo")
+        .cloned()
+        .unwrap_or_else(|| json!({"name": "agentpi-bridge", "version": env!("CARGO_PKG_VERSION")}))
+}
+
+/// Why a modern request's `_meta` cannot be carried: the protocol version it names, when it
+/// is not the one the bridge speaks (error -32022, M4).
+pub fn check_version(params: &Value) -> Result<(), Value> {
+    let asked = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion");
+    match asked.and_then(Value::as_str) {
+        Some(MODERN) => Ok(()),
+        other => Err(json!({
+            "code": -32022,
+            "message": "agentpi bridge: unsupported protocol version",
+            "data": {"supported": [MODERN], "requested": other.unwrap_or("")},
+        })),
+    }
+}
+
+/// The model's capability bit of a modern request (its `_meta` clientCapabilities).
+pub fn caps(params: &Value) -> Caps {
+    let declared = params.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities");
+    wire::caps(declared.unwrap_or(&Value::Null))
+}
+
+/// The request's params for the legacy session: the modern `_meta` keys, `inputResponses`
+/// and `requestState` removed (a progress token stays).
+pub fn legacy_params(params: &Value) -> Value {
+    let mut out = params.clone();
+    let Some(object) = out.as_object_mut() else {
+        return json!({});
+    };
+    object.remove("inputResponses");
+    object.remove("requestState");
+    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+        for key in MODERN_KEYS {
+            meta.remove(key);
+        }
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+    out
+}
+
+/// A legacy result as a modern client expects it: `resultType`, the server named in
+/// `_meta`, and the cache hints of the methods that have them.
+pub fn modern_result(method: &str, legacy: &Value, init: &Value) -> Value {
+    let mut out = legacy.clone();
+    if !out.is_object() {
+        out = json!({});
+    }
+    let object = out.as_object_mut().expect("made an object");
+    object.insert("resultType".into(), json!("complete"));
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(
+            "io.modelcontextprotocol/serverInfo".into(),
+            server_info(init),
+        );
+    }
+    if CACHED.contains(&method) {
+        object.entry("ttlMs").or_insert(json!(0));
+        object.entry("cacheScope").or_insert(json!("private"));
+    }
+    out
+}
+
+/// The `input_required` result standing for the legacy server's request `method(params)`:
+/// one input request under `key`, the `requestState` that names the held call, and the
+/// server named in `_meta` (of the legacy server's `initialize` result `init`).
+pub fn input_required(key: &str, method: &str, params: &Value, state: &str, init: &Value) -> Value {
+    json!({
+        "resultType": "input_required",
+        "inputRequests": {key: {"method": method, "params": params}},
+        "requestState": state,
+        "_meta": {"io.modelcontextprotocol/serverInfo": server_info(init)},
+    })
+}
+
+/// The bridge's answer to a legacy server's request on behalf of a modern request that did
+/// not declare the capability (the model's `res(e, false)`): an elicitation is declined,
+/// anything else refused.
+pub fn refusal(id: &Value, method: &str) -> Value {
+    match method {
+        "elicitation/create" => wire::result(id, json!({"action": "decline"})),
+        _ => wire::error(
+            id,
+            -32601,
+            "agentpi bridge: the modern client did not declare this capability for the request",
+        ),
+    }
+}

@@ -1,0 +1,537 @@
+//! `--to legacy`: a modern client reaches a legacy server through the process `ToLegacy` of
+//! `mcp/bridge`. The session part (`initialize`, its result, `notifications/initialized`) is
+//! stepped once at start; each request of the client then gets its own copy of the state it
+//! reaches (`TLServe`, or `TLDown` when the server refused the session), stepped for that
+//! request alone until it is back where it started. A legacy server's request in the middle
+//! of a call becomes an `input_required` result, the legacy call held until the client's
+//! retry (its `requestState` names the copy) or the timeout, the model's `tau`. A message no
+//! enabled input takes gets a JSON-RPC error or is noted and dropped: the bridge never
+//! guesses. Both sides are monitored as the messages cross (`side`).
+
+use crate::engine::{Engine, To};
+use crate::held::Held;
+use crate::machine::{Machine, Refusal};
+use crate::model::Model;
+use crate::modern_wire as mw;
+use crate::msg::{CALL, DISC, INIT, Kind, Msg};
+use crate::side::Side;
+use crate::to_modern::BRIDGE_ERROR;
+use crate::wire::{self, Shape};
+use agentpi_ir::core::ChanId;
+use agentpi_monitor::Dir;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+pub struct ToLegacy {
+    model: &'static Model,
+    /// The session part; once `ready`, the template of every request.
+    session: Machine,
+    ready: bool,
+    init_id: Value,
+    /// The legacy server's `initialize` result.
+    init: Value,
+    /// The client's lines that came before the session was open (the model reads none).
+    waiting: Vec<Vec<u8>>,
+    held: Vec<Held>,
+    next_id: u64,
+    next_state: u64,
+    retry_timeout: Duration,
+    pub modern: Side,
+    pub legacy: Side,
+    out: Vec<(To, Vec<u8>)>,
+    notes: Vec<String>,
+}
+
+impl ToLegacy {
+    /// The bridge at its start: the legacy `initialize` is written at once.
+    pub fn new(
+        model: &'static Model,
+        modern: Side,
+        legacy: Side,
+        retry_timeout: Duration,
+    ) -> Result<ToLegacy, String> {
+        let mut bridge = ToLegacy {
+            model,
+            session: Machine::start(model, "RunToLegacy")?,
+            ready: false,
+            init_id: Value::Null,
+            init: json!({}),
+            waiting: Vec::new(),
+            held: Vec::new(),
+            next_id: 0,
+            next_state: 0,
+            retry_timeout,
+            modern,
+            legacy,
+            out: Vec::new(),
+            notes: Vec::new(),
+        };
+        bridge.pump_session();
+        Ok(bridge)
+    }
+
+    fn send(&mut self, to: To, message: &Value) {
+        let bytes = message.to_string().into_bytes();
+        match to {
+            To::Client => self.modern.message(Dir::S2c, &bytes),
+            To::Server => self.legacy.message(Dir::C2s, &bytes),
+        }
+        self.out.push((to, bytes));
+    }
+
+    fn fresh_id(&mut self) -> Value {
+        self.next_id += 1;
+        json!(self.next_id)
+    }
+
+    fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
+    fn outputs(&self) -> [ChanId; 2] {
+        [self.model.ms2c, self.model.lc2s]
+    }
+
+    // ---- The session ----------------------------------------------------------------------
+
+    fn pump_session(&mut self) {
+        let chans = self.outputs();
+        while let Ok(Some((_, msg))) = self.session.output(&chans) {
+            match msg {
+                Msg::Req(_, Kind::Initialize(_)) => {
+                    let id = self.fresh_id();
+                    self.init_id = id.clone();
+                    let init = wire::request(&id, "initialize", mw::initialize_params());
+                    self.send(To::Server, &init);
+                }
+                Msg::Note(Kind::Initialized) => {
+                    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+                    self.send(To::Server, &note);
+                }
+                other => self.note(format!("unexpected output {other:?} of the session")),
+            }
+        }
+    }
+
+    fn session_answer(&mut self, message: &Value) {
+        let result = message.get("result").cloned();
+        let ok = result.is_some();
+        self.init = result.unwrap_or_else(|| json!({}));
+        if self
+            .session
+            .input(self.model.ls2c, Msg::Res(INIT, ok))
+            .is_err()
+        {
+            return self.note("the initialize answer was not expected".into());
+        }
+        self.pump_session();
+        if !ok {
+            self.note("the legacy server refused initialize: every request fails".into());
+        }
+        self.ready = true;
+        for line in std::mem::take(&mut self.waiting) {
+            self.client_line(&line);
+        }
+    }
+
+    // ---- From the modern client -----------------------------------------------------------
+
+    fn client_line(&mut self, raw: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
+            let reply = wire::error(&Value::Null, -32700, "not JSON");
+            return self.send(To::Client, &reply);
+        };
+        match wire::shape(&message) {
+            Shape::Request(id, method) => {
+                let (id, method) = (id.clone(), method.to_string());
+                self.client_request(id, &method, &message);
+            }
+            Shape::Notification("notifications/cancelled") => self.client_cancel(&message),
+            Shape::Notification(method) => {
+                let text = format!("`{method}` from the client is not carried");
+                self.note(text);
+            }
+            Shape::Response(id) => {
+                let text = format!("a response {id} from the client: a modern server asks none");
+                self.note(text);
+            }
+            Shape::Invalid => {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                let reply = wire::error(&id, -32600, "not a JSON-RPC message");
+                self.send(To::Client, &reply);
+            }
+        }
+    }
+
+    fn client_request(&mut self, id: Value, method: &str, message: &Value) {
+        let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+        if let Err(error) = mw::check_version(&params) {
+            let text = format!("`{method}` names no protocol version 2026-07-28 in `_meta`");
+            self.note(text);
+            let reply = json!({"jsonrpc": "2.0", "id": id, "error": error});
+            return self.send(To::Client, &reply);
+        }
+        let caps = mw::caps(&params);
+        let retry = params.get("requestState").is_some() || params.get("inputResponses").is_some();
+        if retry && let Some(k) = self.waiting_for(&params) {
+            return self.retry(k, id, &params);
+        }
+        let msg = match (method, retry) {
+            ("server/discover", _) => Msg::MReq(DISC, Kind::Discover, caps),
+            // A retry whose `requestState` names no held call (it timed out, or was never
+            // the bridge's): the fresh copy answers it with an error.
+            (_, true) => Msg::Retry(CALL + 1, caps),
+            _ => Msg::MReq(CALL, Kind::Tools, caps),
+        };
+        let mut machine = self.session.clone();
+        match machine.input(self.model.mc2s, msg) {
+            Ok(()) => {
+                self.held.push(Held::new(id, method, params, caps, machine));
+                self.pump(self.held.len() - 1);
+            }
+            Err(why) => self.refuse(&id, method, why),
+        }
+    }
+
+    /// The held call a retry's `requestState` names, if it waits for its retry.
+    fn waiting_for(&self, params: &Value) -> Option<usize> {
+        let state = params.get("requestState").and_then(Value::as_str)?;
+        self.held
+            .iter()
+            .position(|h| h.due.is_some() && h.state == state)
+    }
+
+    /// The client's retry of held call `k`: the model's `retry(j, c)`, then its answer to
+    /// the legacy server's request.
+    fn retry(&mut self, k: usize, id: Value, params: &Value) {
+        let held = &mut self.held[k];
+        let j = CALL + held.round() + 1;
+        let msg = Msg::Retry(j, mw::caps(params));
+        if let Err(why) = held.machine.input(self.model.mc2s, msg) {
+            let method = held.method.clone();
+            return self.refuse(&id, &method, why);
+        }
+        held.due = None;
+        held.modern.push(id);
+        held.answer = params
+            .get("inputResponses")
+            .and_then(Value::as_object)
+            .and_then(|answers| answers.get(&held.state).cloned());
+        self.pump(k);
+    }
+
+    fn client_cancel(&mut self, message: &Value) {
+        let of = message.pointer("/params/requestId").cloned();
+        let at = self
+            .held
+            .iter()
+            .position(|h| h.due.is_none() && Some(h.current()) == of.as_ref());
+        let Some(k) = at else {
+            return self.note(format!("a cancel of {of:?}, no request in flight"));
+        };
+        let i = CALL + self.held[k].round();
+        match self.held[k].machine.input(self.model.mc2s, Msg::Cancel(i)) {
+            Ok(()) => self.pump(k),
+            Err(_) => self.note(format!("a cancel of {of:?} the call cannot take now")),
+        }
+    }
+
+    /// A request no enabled transition takes: an error to the client, naming it.
+    fn refuse(&mut self, id: &Value, method: &str, why: Refusal) {
+        let text = match why {
+            Refusal::NoInput => format!(
+                "agentpi bridge: `{method}` is not one the bridge can take now (no transition \
+                 of mcp/bridge's ToLegacy takes it)"
+            ),
+            Refusal::Fault(f) => format!("agentpi bridge: the model faulted on `{method}`: {f}"),
+        };
+        self.note(text.clone());
+        self.send(To::Client, &wire::error(id, BRIDGE_ERROR, &text));
+    }
+
+    // ---- From the legacy server -----------------------------------------------------------
+
+    fn server_response(&mut self, id: &Value, message: &Value) {
+        if !self.ready && *id == self.init_id {
+            return self.session_answer(message);
+        }
+        let at = self.held.iter().position(|h| h.legacy.as_ref() == Some(id));
+        let Some(k) = at else {
+            // An answer that crossed a cancel (or names nothing): dropped.
+            return self.note(format!("dropped the server's answer to {id}"));
+        };
+        let ok = message.get("result").is_some();
+        let held = &mut self.held[k];
+        held.answer = Some(message.clone());
+        match held.machine.input(self.model.ls2c, Msg::Res(CALL, ok)) {
+            Ok(()) => self.pump(k),
+            Err(_) => self.note(format!("dropped the server's answer to {id}: not expected")),
+        }
+    }
+
+    fn server_request(&mut self, id: Value, method: &str, message: &Value) {
+        if method == "ping" {
+            // Answered by the bridge (in the mapping, not in the model).
+            return self.send(To::Server, &wire::result(&id, json!({})));
+        }
+        let mid_call = matches!(
+            method,
+            "elicitation/create" | "sampling/createMessage" | "roots/list"
+        );
+        // The call it is for: the first held call whose copy takes it (a legacy request on
+        // stdio names no call; docs/bridge.md).
+        if mid_call {
+            for k in 0..self.held.len() {
+                let r = self.held[k].round();
+                let held = &mut self.held[k];
+                if held
+                    .machine
+                    .input(self.model.ls2c, Msg::Req(r, Kind::Elicitation))
+                    .is_ok()
+                {
+                    let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+                    held.asked = Some((id, method.to_string()));
+                    held.answer = Some(params);
+                    return self.pump(k);
+                }
+            }
+        }
+        // Between calls: a fresh copy (`TLServe` refuses roots there), or no transition.
+        let kind = if method == "roots/list" {
+            Kind::Roots
+        } else {
+            Kind::Elicitation
+        };
+        let mut machine = self.session.clone();
+        let text = match machine.input(self.model.ls2c, Msg::Req(0, kind)) {
+            Ok(()) => format!("`{method}` from the server between calls is refused"),
+            Err(_) => format!("`{method}` from the server: no transition of ToLegacy takes it"),
+        };
+        self.note(text.clone());
+        self.send(
+            To::Server,
+            &wire::error(&id, BRIDGE_ERROR, &format!("agentpi bridge: {text}")),
+        );
+    }
+
+    // ---- The outputs of a copy --------------------------------------------------------------
+
+    fn pump(&mut self, k: usize) {
+        let chans = self.outputs();
+        loop {
+            let step = self.held[k].machine.output(&chans);
+            let Ok(Some((chan, msg))) = step else {
+                if let Err(why) = step {
+                    self.note(format!("a request's copy faulted: {why:?}"));
+                }
+                break;
+            };
+            match (chan == self.model.lc2s, msg) {
+                (true, Msg::Req(_, Kind::Tools)) => self.call(k),
+                (true, Msg::Cancel(_)) => self.cancel_call(k),
+                (true, Msg::Res(_, ok)) => self.answer_server(k, ok),
+                (false, Msg::Res(_, ok)) => self.answer_client(k, ok),
+                (false, Msg::InputRequired(_)) => self.ask_client(k),
+                (_, other) => self.note(format!("unexpected output {other:?} of a request")),
+            }
+        }
+        if self.held[k].machine.same_as(&self.session) {
+            self.held.remove(k);
+        }
+    }
+
+    /// `lc2s!req(Call, tools)`: the request in the legacy session, its `_meta` stripped.
+    fn call(&mut self, k: usize) {
+        let id = self.fresh_id();
+        let held = &mut self.held[k];
+        held.legacy = Some(id.clone());
+        let (method, params) = (held.method.clone(), mw::legacy_params(&held.params));
+        self.send(To::Server, &wire::request(&id, &method, params));
+    }
+
+    /// `lc2s!cancel(Call)`: the held call cancelled (the client's cancel, K rounds, or the
+    /// timeout); whatever it asked stays unanswered, as the server's cancel rules allow.
+    fn cancel_call(&mut self, k: usize) {
+        let Some(id) = self.held[k].legacy.clone() else {
+            return;
+        };
+        let reason = "agentpi bridge: the modern client cancelled, or its retry did not come";
+        let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": id, "reason": reason}});
+        self.send(To::Server, &message);
+    }
+
+    /// `lc2s!res(e, ok)`: the answer to the server's request held for the client: what the
+    /// retry brought, or the bridge's refusal for a request that did not declare it.
+    fn answer_server(&mut self, k: usize, ok: bool) {
+        let held = &mut self.held[k];
+        let Some((id, method)) = held.asked.take() else {
+            return;
+        };
+        let reply = match (ok, held.answer.take()) {
+            (true, Some(answer)) if held.due.is_none() && held.modern.len() > 1 => {
+                wire::result(&id, answer)
+            }
+            (true, _) => wire::error(
+                &id,
+                BRIDGE_ERROR,
+                "agentpi bridge: the retry brought no answer",
+            ),
+            (false, _) => mw::refusal(&id, &method),
+        };
+        self.send(To::Server, &reply);
+    }
+
+    /// `ms2c!input_required(i)`: the server's request, held, as an input request of a
+    /// result; the call waits for the retry until the timeout.
+    fn ask_client(&mut self, k: usize) {
+        self.next_state += 1;
+        let state = format!("agentpi-bridge-held-{}", self.next_state);
+        let due = Instant::now() + self.retry_timeout;
+        let held = &mut self.held[k];
+        let Some((_, method)) = held.asked.clone() else {
+            return;
+        };
+        let params = held.answer.take().unwrap_or_else(|| json!({}));
+        held.state = state.clone();
+        held.due = Some(due);
+        let id = held.current().clone();
+        let result = mw::input_required(&state, &method, &params, &state, &self.init);
+        self.send(To::Client, &wire::result(&id, result));
+    }
+
+    /// `ms2c!res(i, ok)`: the answer to the modern request in flight.
+    fn answer_client(&mut self, k: usize, ok: bool) {
+        let held = &self.held[k];
+        let id = held.current().clone();
+        let reply = match (ok, held.method.as_str()) {
+            (true, "server/discover") => wire::result(&id, mw::discover_result(&self.init)),
+            (true, method) => {
+                let legacy = held.answer.as_ref().and_then(|a| a.get("result"));
+                let result = mw::modern_result(method, legacy.unwrap_or(&json!({})), &self.init);
+                wire::result(&id, result)
+            }
+            (false, _) => match held.answer.as_ref().and_then(|a| a.get("error")) {
+                Some(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                None => wire::error(&id, BRIDGE_ERROR, &self.why_failed(k)),
+            },
+        };
+        self.send(To::Client, &reply);
+    }
+
+    /// Why the model answered a modern request with an error of its own.
+    fn why_failed(&self, k: usize) -> String {
+        let held = &self.held[k];
+        if !self.init.is_object() || self.init.as_object().is_some_and(|o| o.is_empty()) {
+            "agentpi bridge: the legacy server refused the session (initialize)".into()
+        } else if held.modern.len() == 1 && held.round() == 0 && held.legacy.is_none() {
+            "agentpi bridge: the retry names no held call (it timed out or was cancelled)".into()
+        } else {
+            format!(
+                "agentpi bridge: the server asked for input more than K = {} times",
+                crate::model::rounds()
+            )
+        }
+    }
+}
+
+impl Engine for ToLegacy {
+    fn client(&mut self, raw: &[u8]) {
+        self.modern.message(Dir::C2s, raw);
+        match self.ready {
+            true => self.client_line(raw),
+            false => self.waiting.push(raw.to_vec()),
+        }
+    }
+
+    fn server(&mut self, raw: &[u8]) {
+        self.legacy.message(Dir::S2c, raw);
+        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
+            return self.note("a line from the server that is not JSON".into());
+        };
+        match wire::shape(&message) {
+            Shape::Response(id) => {
+                let id = id.clone();
+                self.server_response(&id, &message);
+            }
+            Shape::Request(id, method) => {
+                let (id, method) = (id.clone(), method.to_string());
+                self.server_request(id, &method, &message);
+            }
+            // Progress, log messages, list changes: a modern client gets notifications only
+            // through `subscriptions/listen` or a request's own stream (not carried).
+            Shape::Notification(method) => {
+                let text = format!("`{method}` from the server is not carried");
+                self.note(text);
+            }
+            Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.held.len() + self.waiting.len()
+    }
+
+    fn server_gone(&mut self, why: &str) {
+        let text = format!("agentpi bridge: the server {why}");
+        for held in std::mem::take(&mut self.held) {
+            if held.due.is_none() {
+                self.send(
+                    To::Client,
+                    &wire::error(held.current(), BRIDGE_ERROR, &text),
+                );
+            }
+        }
+        for line in std::mem::take(&mut self.waiting) {
+            let id = serde_json::from_slice::<Value>(&line)
+                .ok()
+                .and_then(|m| m.get("id").cloned());
+            if let Some(id) = id {
+                self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
+            }
+        }
+    }
+
+    fn due(&self) -> Option<Instant> {
+        self.held.iter().filter_map(|h| h.due).min()
+    }
+
+    /// The timeout: each held call whose retry is overdue takes the model's `tau` (its
+    /// legacy call cancelled).
+    fn tick(&mut self, now: Instant) {
+        while let Some(k) = self
+            .held
+            .iter()
+            .position(|h| h.due.is_some_and(|d| d <= now))
+        {
+            self.held[k].due = None;
+            match self.held[k].machine.internal() {
+                Ok(true) => {
+                    let text = format!("held call {} timed out: cancelled", self.held[k].state);
+                    self.note(text);
+                    self.pump(k);
+                }
+                _ => {
+                    self.note("a held call's timeout is not a transition of it".into());
+                    self.held.remove(k);
+                }
+            }
+        }
+    }
+
+    fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn client_side(&mut self) -> &mut Side {
+        &mut self.modern
+    }
+
+    fn server_side(&mut self) -> &mut Side {
+        &mut self.legacy
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}

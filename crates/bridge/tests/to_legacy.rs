@@ -1,0 +1,267 @@
+//! `ToLegacy` without processes: scripted messages from each side, and what the bridge writes
+//! in answer, one case per exchange of the model. The real peers are in
+//! crates/cli/tests/bridge_legacy.rs; these pin what they cannot reach: the K-round bound, a
+//! request that declared no elicitation, a refused session, a retry whose `requestState` names
+//! nothing, a cancel, the server's `roots/list` between calls and its `ping`, a request
+//! without the modern version, and the timeout.
+
+use agentpi_bridge::engine::{Engine, To};
+use agentpi_bridge::model::model;
+use agentpi_bridge::side::Side;
+use agentpi_bridge::to_legacy::ToLegacy;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// A line from the client (`c`) or the server (`s`), `t` the timeout's tick, or what the
+/// bridge must have written since the last step (`C` to the client, `S` to the server, a
+/// piece of a line; an empty piece: nothing).
+type Step = (&'static str, &'static str);
+
+struct Case {
+    name: &'static str,
+    steps: &'static [Step],
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":"old","version":"1"}}}"#;
+const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+const CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":7}}}"#;
+const BARE_CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+const ELICIT_A: &str =
+    r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}"#;
+const ELICIT_B: &str =
+    r#"{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"message":"again?"}}"#;
+const ELICIT_C: &str =
+    r#"{"jsonrpc":"2.0","id":"e3","method":"elicitation/create","params":{"message":"more?"}}"#;
+const RETRY_1: &str = r#"{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"ask","inputResponses":{"agentpi-bridge-held-1":{"action":"accept","content":{"n":"Ada"}}},"requestState":"agentpi-bridge-held-1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+const RETRY_2: &str = r#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"ask","inputResponses":{"agentpi-bridge-held-2":{"action":"accept","content":{}}},"requestState":"agentpi-bridge-held-2","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+
+const CASES: &[Case] = &[
+    Case {
+        name: "session",
+        steps: &[
+            ("S", r#""method":"initialize""#),
+            (
+                "S",
+                r#""capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}}"#,
+            ),
+            // A request before the session is open waits for it.
+            ("c", DISCOVER),
+            ("C", ""),
+            ("s", INITIALIZED),
+            ("S", r#""method":"notifications/initialized""#),
+            ("C", r#""id":"d","result":{"#),
+            ("C", r#""supportedVersions":["2026-07-28"]"#),
+            // Not carried: list changes, the session's log level.
+            ("C", r#""capabilities":{"tools":{}}"#),
+            (
+                "C",
+                r#""io.modelcontextprotocol/serverInfo":{"name":"old","version":"1"}"#,
+            ),
+            ("s", r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#),
+            ("S", r#"{"jsonrpc":"2.0","id":"p","result":{}}"#),
+        ],
+    },
+    Case {
+        name: "elicitation-round",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            // The modern `_meta` stripped, the progress token kept.
+            (
+                "S",
+                r#""id":2,"method":"tools/call","params":{"name":"ask","_meta":{"progressToken":7}}"#,
+            ),
+            ("s", ELICIT_A),
+            ("C", r#""id":"c1","result":{"#),
+            ("C", r#""resultType":"input_required""#),
+            ("C", r#""requestState":"agentpi-bridge-held-1""#),
+            ("S", ""),
+            ("c", RETRY_1),
+            (
+                "S",
+                r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"n":"Ada"}}}"#,
+            ),
+            ("s", r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
+            (
+                "C",
+                r#""id":"c2","result":{"content":[],"resultType":"complete""#,
+            ),
+        ],
+    },
+    Case {
+        name: "k-rounds",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("s", ELICIT_A),
+            ("c", RETRY_1),
+            ("s", ELICIT_B),
+            ("C", r#""requestState":"agentpi-bridge-held-2""#),
+            ("c", RETRY_2),
+            ("s", ELICIT_C),
+            // A K+1st round: the legacy call cancelled, the client gets an error.
+            (
+                "S",
+                r#""method":"notifications/cancelled","params":{"requestId":2"#,
+            ),
+            ("C", r#""id":"c3","error""#),
+            ("C", "more than K = 2 times"),
+        ],
+    },
+    Case {
+        name: "bare-declined",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", BARE_CALL),
+            ("s", ELICIT_A),
+            (
+                "S",
+                r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}"#,
+            ),
+            ("C", ""),
+        ],
+    },
+    Case {
+        name: "session-refused",
+        steps: &[
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#,
+            ),
+            ("S", ""),
+            ("c", DISCOVER),
+            ("C", r#""id":"d","error""#),
+            ("C", "refused the session"),
+        ],
+    },
+    Case {
+        name: "unknown-retry",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", RETRY_1),
+            ("S", ""),
+            ("C", r#""id":"c2","error""#),
+            ("C", "names no held call"),
+        ],
+    },
+    Case {
+        name: "cancel",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}"#,
+            ),
+            (
+                "S",
+                r#""method":"notifications/cancelled","params":{"requestId":2"#,
+            ),
+            ("S", r#""requestId":2"#),
+            // The answer that crossed the cancel is dropped.
+            ("s", r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
+            ("C", ""),
+        ],
+    },
+    Case {
+        name: "roots-between-calls",
+        steps: &[
+            ("s", INITIALIZED),
+            ("s", r#"{"jsonrpc":"2.0","id":"r","method":"roots/list"}"#),
+            ("S", r#""id":"r","error""#),
+        ],
+    },
+    Case {
+        name: "no-modern-version",
+        steps: &[
+            ("s", INITIALIZED),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#,
+            ),
+            ("C", r#""code":-32022"#),
+            ("S", ""),
+        ],
+    },
+    Case {
+        name: "timeout",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("s", ELICIT_A),
+            ("C", r#""resultType":"input_required""#),
+            ("t", ""),
+            (
+                "S",
+                r#""method":"notifications/cancelled","params":{"requestId":2"#,
+            ),
+            // The retry after the timeout names nothing any more.
+            ("c", RETRY_1),
+            ("C", r#""id":"c2","error""#),
+            ("S", ""),
+        ],
+    },
+];
+
+fn check(case: &Case) {
+    let model = model().unwrap();
+    let now = Instant::now();
+    let modern = Side::new("modern", None, now).unwrap();
+    let legacy = Side::new("legacy", None, now).unwrap();
+    let mut bridge = ToLegacy::new(model, modern, legacy, Duration::ZERO).unwrap();
+    let mut written: Vec<(To, String)> = Vec::new();
+    let take = |bridge: &mut ToLegacy| {
+        bridge
+            .take_out()
+            .into_iter()
+            .map(|(to, bytes)| (to, String::from_utf8(bytes).unwrap()))
+            .collect::<Vec<_>>()
+    };
+    written.extend(take(&mut bridge));
+    for (k, (who, text)) in case.steps.iter().enumerate() {
+        let at = format!("{} step {}", case.name, k + 1);
+        match *who {
+            "c" => bridge.client(text.as_bytes()),
+            "s" => bridge.server(text.as_bytes()),
+            "t" => bridge.tick(Instant::now() + Duration::from_secs(1)),
+            to => {
+                let to = if to == "C" { To::Client } else { To::Server };
+                let lines: Vec<&String> = written
+                    .iter()
+                    .filter(|(t, _)| *t == to)
+                    .map(|(_, l)| l)
+                    .collect();
+                if text.is_empty() {
+                    assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else {
+                    assert!(
+                        lines.iter().any(|l| l.contains(text)),
+                        "{at}: {text} not in {lines:?}"
+                    );
+                }
+                continue;
+            }
+        }
+        written = take(&mut bridge);
+        for (_, line) in &written {
+            serde_json::from_str::<Value>(line).unwrap();
+        }
+    }
+}
+
+#[test]
+fn each_exchange_of_the_model() {
+    for case in CASES {
+        check(case);
+    }
+}
+
+#[test]
+fn the_checks_of_the_direction_hold() {
+    let model = model().unwrap();
+    let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_LEGACY_SYSTEMS);
+    assert_eq!(held, Ok(16));
+    let refined =
+        agentpi_bridge::refine::failures(model, "ModernDirect", "ModernBridged", &["lc2s", "ls2c"]);
+    assert_eq!(refined, Ok(()));
+}
