@@ -303,13 +303,16 @@ fn write<E: Engine>(bridge: &mut E, to_server: &mut Option<ChildStdin>) -> bool 
     true
 }
 
-/// Waits for the server to exit after its input closed: a grace of two seconds, then a kill.
+/// Waits for the server to exit after its input closed: a grace of one second, then a kill.
+/// Shorter than the grace hosts give the bridge itself (the SDKs' stdio clients wait two
+/// seconds, then end the process tree), so that the report and records are written first:
+/// a server with a request of its own still pending (a held call cancelled) may not exit.
 fn close(child: &mut Child) -> Option<i32> {
     let since = Instant::now();
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return exit_code(status),
-            Ok(None) if since.elapsed() > Duration::from_secs(2) => {
+            Ok(None) if since.elapsed() > Duration::from_secs(1) => {
                 let _ = child.kill();
                 return child.wait().ok().and_then(exit_code);
             }

@@ -108,6 +108,23 @@ const CASES: &[Case] = &[
             ("C", "more than K = 2 times"),
         ],
     },
+    // FIXME (docs/bridge.md, Not built yet): the model's capability bit stands for all of
+    // elicitation, sampling and roots, so a request that declared elicitation only still
+    // gets the server's sampling request as an input request, which its monitor reports
+    // (M11). It should be answered for the user, as for a request that declared none.
+    Case {
+        name: "undeclared-sampling",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":"m","method":"sampling/createMessage","params":{}}"#,
+            ),
+            ("C", r#""method":"sampling/createMessage""#),
+            ("S", ""),
+        ],
+    },
     Case {
         name: "bare-declined",
         steps: &[
