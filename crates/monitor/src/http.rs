@@ -310,16 +310,34 @@ impl Http {
             found.extend(self.h5_version(number, &head, body.as_ref(), cx));
             found.extend(h6_get(&head));
         }
-        // The stream rules need no headers: a long session keeps a few bytes per exchange.
-        if let Some(head) = self
+        if !cx.modern && inert(&head, body.as_ref()) {
+            // Nothing later can look at it: a long session keeps only the exchanges that
+            // may still be judged.
+            self.exchanges.remove(&number);
+        } else if let Some(head) = self
             .exchanges
             .get_mut(&number)
             .and_then(|e| e.head.as_mut())
         {
+            // The stream rules need no headers: a few bytes per exchange stay.
             head.request = Vec::new();
             head.response = Vec::new();
         }
         found
+    }
+
+    /// Whether the session's own id was ended: its DELETE succeeded, or a request with it
+    /// got 404 (the server no longer knows it).
+    pub fn terminated(&self) -> bool {
+        let Some(id) = &self.session else {
+            return false;
+        };
+        self.ended.contains_key(id) || self.lost.contains_key(id)
+    }
+
+    /// How many exchanges the session keeps (for tests of what a long session holds).
+    pub fn retained(&self) -> usize {
+        self.exchanges.len()
     }
 
     /// H4: the session id (visible ASCII) from the initialize response is echoed on every
@@ -452,6 +470,19 @@ fn body(message: &Message, cx: Context) -> Body {
         Message::Notification { .. } => Body::Accepted("a notification"),
         Message::Response { .. } => Body::Accepted("a response"),
     }
+}
+
+/// Whether a judged legacy exchange is one that no later event can find fault with, so that
+/// forgetting it changes nothing: what may still come on its stream is judged by `stream`
+/// only for a GET (H6) or a 202 that may carry a body (H2); an error status that may carry a
+/// message is what `status` tells a refusal by; a resumed stream is what `redelivered` and
+/// `h6_replay` look up. For anything else an absent exchange reads as this one would.
+fn inert(head: &Head, body: Option<&Body>) -> bool {
+    let empty = head.answered("content-length") == Some("0");
+    let resuming = head.asked("last-event-id").is_some();
+    let accepted = matches!(body, Some(Body::Accepted(_))) && head.status == 202;
+    let refused = head.status >= 400 && !empty;
+    !resuming && head.method != "GET" && !(accepted && !empty) && !refused
 }
 
 fn is_initialize(body: Option<&Body>) -> bool {

@@ -14,6 +14,7 @@ pub mod bind;
 pub mod crossing;
 pub mod exchange;
 pub mod follow;
+pub mod footprint;
 pub mod http;
 pub mod ledger;
 pub mod lines;

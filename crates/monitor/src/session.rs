@@ -351,6 +351,36 @@ impl Session {
         self.requests.clear();
     }
 
+    /// Whether the session is over: a legacy session whose id was ended (by its DELETE, or
+    /// a 404), with no request in flight and its model still kept. Nothing the model could
+    /// still say about it is left to say.
+    pub fn over(&self) -> bool {
+        let quiet = self.requests.is_empty() && self.waiting.is_empty();
+        self.era == Era::Legacy && self.http.terminated() && quiet && self.replay.is_some()
+    }
+
+    /// Drops what only a live session needs (the model and what follows requests and
+    /// streams), keeping its findings, its message count, the ids it used (J3) and its HTTP
+    /// state (H4: a terminated session's requests get 404): what a session that is
+    /// [`Session::over`] costs while the trace goes on. A message that still comes for it
+    /// gets the shape and HTTP checks, not the model's.
+    pub fn retire(&mut self) {
+        self.replay = None;
+        self.cancelled = Crossings::default();
+        self.tokens_used = HashSet::new();
+        self.progress = HashMap::new();
+        self.schemas = Map::new();
+        self.header_args = HeaderArgs::default();
+        self.streams = HashMap::new();
+        self.connections = HashMap::new();
+    }
+
+    /// Whether the session keeps its model (it was not retired, nor stopped by a gap), and
+    /// how many HTTP exchanges it keeps: what tests of a long trace's memory count.
+    pub fn retained(&self) -> (bool, usize) {
+        (self.replay.is_some(), self.http.retained())
+    }
+
     /// Takes the next event of the trace; returns the violations it revealed (messages held
     /// back while the era is unknown are checked once it is known).
     pub fn feed(&mut self, event: &Event) -> Vec<Violation> {
@@ -1105,11 +1135,14 @@ impl Session {
     /// over HTTP in the modern era (the request body's line names it, `connection`).
     fn sender_of(&mut self, event: &Event) -> Option<u64> {
         let x = event.exchange()?;
+        if self.era != Era::Modern {
+            // Only modern clients are told apart: a legacy session keeps no connection.
+            return None;
+        }
         if let Some(connection) = event.connection() {
             self.connections.insert(x, connection);
         }
-        let connection = self.connections.get(&x).copied();
-        connection.filter(|_| self.era == Era::Modern)
+        self.connections.get(&x).copied()
     }
 
     /// A modern notification on a listen's stream (its `_meta` names the subscription):

@@ -61,6 +61,19 @@ pub struct Found {
     pub violation: Violation,
 }
 
+/// What [`Sessions::retained`] counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retained {
+    /// Sessions (each with its report so far).
+    pub sessions: usize,
+    /// Sessions that keep their model: those not over.
+    pub models: usize,
+    /// HTTP exchanges the sessions keep, to judge what may still come on them.
+    pub exchanges: usize,
+    /// Events waiting for the head of their exchange.
+    pub held: usize,
+}
+
 /// The sessions of a trace, fed its events one at a time.
 pub struct Sessions {
     /// Unit 0 is the `stateless` one.
@@ -177,6 +190,22 @@ impl Sessions {
         self.next_index += dropped;
         for session in &mut self.checkers {
             session.gap(dropped);
+        }
+    }
+
+    /// What the sessions keep now: how many keep their model (those not over), and the HTTP
+    /// exchanges they all keep (for tests that a long trace's memory is bounded by what is
+    /// live, not by what went by).
+    pub fn retained(&self) -> Retained {
+        let each = self.checkers.iter().map(Session::retained);
+        let (models, exchanges) = each.fold((0, 0), |(m, x), (model, kept)| {
+            (m + usize::from(model), x + kept)
+        });
+        Retained {
+            sessions: self.checkers.len(),
+            models,
+            exchanges,
+            held: self.held.len(),
         }
     }
 
@@ -389,6 +418,9 @@ impl Sessions {
             return Vec::new();
         };
         let found = session.feed_at(index, event);
+        if session.over() {
+            session.retire();
+        }
         let session = self.several().then(|| self.units[unit].name.clone());
         found
             .into_iter()
