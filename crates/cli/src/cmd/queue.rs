@@ -2,20 +2,20 @@
 //! budget of bytes rather than a number of batches. A flood of small messages read one at a
 //! time (a batch per line) then waits for the checker, which catches up after the burst,
 //! instead of being dropped once a thousand batches are queued; the memory held is bounded
-//! as before.
+//! as before. An event weighs what it occupies once parsed (`footprint`), not its bytes alone:
+//! an `http` event has no bytes, but its headers are a few KiB of strings.
 
 use agentpi_monitor::Event;
+use agentpi_monitor::footprint;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 /// A batch of events, or `None`: the session is over.
 pub(super) type Batch = Option<Vec<Event>>;
 
-/// What the queue may hold, in bytes: 64 MiB, what 1,024 batches of a 64 KiB read held.
+/// What the queue may hold, in bytes of memory: 64 MiB, what 1,024 batches of a 64 KiB read
+/// held.
 const BUDGET: usize = 64 << 20;
-
-/// What an event costs beyond its bytes (the event itself, its place in the batch).
-const PER_EVENT: usize = 256;
 
 pub(super) struct Queue {
     sender: Sender<Batch>,
@@ -25,7 +25,7 @@ pub(super) struct Queue {
 
 /// What a batch weighs against the budget.
 pub(super) fn weight(batch: &[Event]) -> usize {
-    batch.iter().map(|e| e.raw.len() + PER_EVENT).sum()
+    batch.iter().map(footprint::of_event).sum()
 }
 
 impl Queue {
