@@ -482,7 +482,7 @@ fn inert(head: &Head, body: Option<&Body>) -> bool {
     let resuming = head.asked("last-event-id").is_some();
     let accepted = matches!(body, Some(Body::Accepted(_))) && head.status == 202;
     let refused = head.status >= 400 && !empty;
-    !resuming && head.method != "GET" && !(accepted && !empty) && !refused
+    !resuming && head.method != "GET" && (!accepted || empty) && !refused
 }
 
 fn is_initialize(body: Option<&Body>) -> bool {
