@@ -19,6 +19,7 @@ pub mod msg;
 pub mod refine;
 pub mod run;
 pub mod side;
+pub mod sides;
 pub mod to_legacy;
 pub mod to_modern;
 pub mod wire;

@@ -15,6 +15,7 @@ use crate::model::Model;
 use crate::modern_wire as mw;
 use crate::msg::{CALL, DISC, INIT, Kind, Msg};
 use crate::side::Side;
+use crate::sides::Sides;
 use crate::to_modern::BRIDGE_ERROR;
 use crate::wire::{self, Shape};
 use agentpi_ir::core::ChanId;
@@ -33,13 +34,10 @@ pub struct ToLegacy {
     /// The client's lines that came before the session was open (the model reads none).
     waiting: Vec<Vec<u8>>,
     held: Vec<Held>,
-    next_id: u64,
     next_state: u64,
     retry_timeout: Duration,
-    pub modern: Side,
-    pub legacy: Side,
-    out: Vec<(To, Vec<u8>)>,
-    notes: Vec<String>,
+    /// The modern client's side and the legacy server's.
+    sides: Sides,
 }
 
 impl ToLegacy {
@@ -58,34 +56,24 @@ impl ToLegacy {
             init: json!({}),
             waiting: Vec::new(),
             held: Vec::new(),
-            next_id: 0,
             next_state: 0,
             retry_timeout,
-            modern,
-            legacy,
-            out: Vec::new(),
-            notes: Vec::new(),
+            sides: Sides::new(modern, legacy),
         };
         bridge.pump_session();
         Ok(bridge)
     }
 
     fn send(&mut self, to: To, message: &Value) {
-        let bytes = message.to_string().into_bytes();
-        match to {
-            To::Client => self.modern.message(Dir::S2c, &bytes),
-            To::Server => self.legacy.message(Dir::C2s, &bytes),
-        }
-        self.out.push((to, bytes));
+        self.sides.send(to, message);
     }
 
     fn fresh_id(&mut self) -> Value {
-        self.next_id += 1;
-        json!(self.next_id)
+        self.sides.fresh_id()
     }
 
     fn note(&mut self, text: String) {
-        self.notes.push(text);
+        self.sides.note(text);
     }
 
     fn outputs(&self) -> [ChanId; 2] {
@@ -437,7 +425,7 @@ impl ToLegacy {
 
 impl Engine for ToLegacy {
     fn client(&mut self, raw: &[u8]) {
-        self.modern.message(Dir::C2s, raw);
+        self.sides.client.message(Dir::C2s, raw);
         match self.ready {
             true => self.client_line(raw),
             false => self.waiting.push(raw.to_vec()),
@@ -445,7 +433,7 @@ impl Engine for ToLegacy {
     }
 
     fn server(&mut self, raw: &[u8]) {
-        self.legacy.message(Dir::S2c, raw);
+        self.sides.server.message(Dir::S2c, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             return self.note("a line from the server that is not JSON".into());
         };
@@ -520,18 +508,18 @@ impl Engine for ToLegacy {
     }
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
-        std::mem::take(&mut self.out)
+        self.sides.take_out()
     }
 
     fn client_side(&mut self) -> &mut Side {
-        &mut self.modern
+        &mut self.sides.client
     }
 
     fn server_side(&mut self) -> &mut Side {
-        &mut self.legacy
+        &mut self.sides.server
     }
 
     fn notes(&self) -> &[String] {
-        &self.notes
+        self.sides.notes()
     }
 }

@@ -12,6 +12,7 @@ use crate::machine::{Machine, Refusal};
 use crate::model::Model;
 use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
 use crate::side::Side;
+use crate::sides::Sides;
 use crate::wire::{self, Declared, Shape};
 use agentpi_ir::core::ChanId;
 use agentpi_monitor::Dir;
@@ -35,13 +36,8 @@ pub struct ToModern {
     discover_id: Option<Value>,
     discover: Option<Value>,
     calls: Vec<Call>,
-    next_id: u64,
-    pub legacy: Side,
-    pub modern: Side,
-    /// What to write, in order.
-    out: Vec<(To, Vec<u8>)>,
-    /// What the bridge dropped and why (for the report).
-    notes: Vec<String>,
+    /// The legacy client's side and the modern server's.
+    sides: Sides,
 }
 
 impl ToModern {
@@ -56,11 +52,7 @@ impl ToModern {
             discover_id: None,
             discover: None,
             calls: Vec::new(),
-            next_id: 0,
-            legacy,
-            modern,
-            out: Vec::new(),
-            notes: Vec::new(),
+            sides: Sides::new(legacy, modern),
         })
     }
 
@@ -72,28 +64,22 @@ impl ToModern {
     // ---- Writing ------------------------------------------------------------------------
 
     fn send(&mut self, to: To, message: &Value) {
-        let bytes = message.to_string().into_bytes();
-        match to {
-            To::Client => self.legacy.message(Dir::S2c, &bytes),
-            To::Server => self.modern.message(Dir::C2s, &bytes),
-        }
-        self.out.push((to, bytes));
+        self.sides.send(to, message);
     }
 
     fn fresh_id(&mut self) -> Value {
-        self.next_id += 1;
-        json!(self.next_id)
+        self.sides.fresh_id()
     }
 
     fn note(&mut self, text: String) {
-        self.notes.push(text);
+        self.sides.note(text);
     }
 
     // ---- From the legacy client ---------------------------------------------------------
 
     /// A line from the legacy client.
     fn client_line(&mut self, raw: &[u8]) {
-        self.legacy.message(Dir::C2s, raw);
+        self.sides.client.message(Dir::C2s, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             let reply = wire::error(&Value::Null, -32700, "not JSON");
             return self.send(To::Client, &reply);
@@ -234,7 +220,7 @@ impl ToModern {
 
     /// A line from the modern server.
     fn server_line(&mut self, raw: &[u8]) {
-        self.modern.message(Dir::S2c, raw);
+        self.sides.server.message(Dir::S2c, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             return self.note("a line from the server that is not JSON".into());
         };
@@ -491,18 +477,18 @@ impl Engine for ToModern {
     }
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
-        std::mem::take(&mut self.out)
+        self.sides.take_out()
     }
 
     fn client_side(&mut self) -> &mut Side {
-        &mut self.legacy
+        &mut self.sides.client
     }
 
     fn server_side(&mut self) -> &mut Side {
-        &mut self.modern
+        &mut self.sides.server
     }
 
     fn notes(&self) -> &[String] {
-        &self.notes
+        self.sides.notes()
     }
 }

@@ -1,0 +1,59 @@
+//! The two monitored sides of a running bridge and what it writes to them, shared by both
+//! directions: a message the bridge writes is fed to its side's monitor and queued, in order.
+
+use crate::engine::To;
+use crate::side::Side;
+use agentpi_monitor::Dir;
+use serde_json::{Value, json};
+
+pub struct Sides {
+    /// The side of the client the bridge serves (it writes `s2c` there).
+    pub client: Side,
+    /// The side of the server the bridge is a client of (it writes `c2s` there).
+    pub server: Side,
+    /// What to write, in order.
+    out: Vec<(To, Vec<u8>)>,
+    /// What the bridge dropped and why (for the report).
+    notes: Vec<String>,
+    next_id: u64,
+}
+
+impl Sides {
+    pub fn new(client: Side, server: Side) -> Sides {
+        Sides {
+            client,
+            server,
+            out: Vec::new(),
+            notes: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    /// Writes `message` to one side: fed to that side's monitor, queued for the wire.
+    pub fn send(&mut self, to: To, message: &Value) {
+        let bytes = message.to_string().into_bytes();
+        match to {
+            To::Client => self.client.message(Dir::S2c, &bytes),
+            To::Server => self.server.message(Dir::C2s, &bytes),
+        }
+        self.out.push((to, bytes));
+    }
+
+    /// A request id of the bridge's own, never used before.
+    pub fn fresh_id(&mut self) -> Value {
+        self.next_id += 1;
+        json!(self.next_id)
+    }
+
+    pub fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
+    pub fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
+        std::mem::take(&mut self.out)
+    }
+
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
