@@ -1,6 +1,8 @@
-//! Text message sequence charts: one column per component, an arrow per communication.
+//! Message sequence charts: one column per component, an arrow per communication. [`chart`]
+//! lays a trace out as data; [`text`] draws it as text, `agentpi_report_html::svg` as SVG.
 
 use agentpi_check::Trace;
+use agentpi_report_html::{Chart, Note, Row};
 
 const MIN_WIDTH: usize = 14;
 
@@ -15,12 +17,6 @@ pub fn render_columns(trace: &Trace, first: &[&str]) -> String {
     render_all(trace, first, &[], None)
 }
 
-/// [`render_columns`] with row `i` numbered `numbers[i]` (the monitor numbers a trace's
-/// messages by their index in it, and its charts must say the same numbers).
-pub fn render_numbered(trace: &Trace, first: &[&str], numbers: &[usize]) -> String {
-    render_all(trace, first, &[], Some(numbers))
-}
-
 /// Draws `trace`, then one unnumbered row per `(component, note)` where the run ends (who
 /// waits for what in a deadlock); a component that never moved gets its column there.
 pub fn render_with_notes(trace: &Trace, notes: &[(String, String)]) -> String {
@@ -33,43 +29,88 @@ fn render_all(
     notes: &[(String, String)],
     numbers: Option<&[usize]>,
 ) -> String {
-    let mut columns: Vec<&str> = first.to_vec();
+    text(&chart(trace, first, notes, numbers))
+}
+
+/// The chart of `trace` as data, which the text and the SVG are both drawn from: lifelines
+/// `first` then the others in order of first appearance (a noted component that never moved
+/// included), row `i` numbered `numbers[i]` (else `i + 1`), `notes` at the end.
+pub fn chart(
+    trace: &Trace,
+    first: &[&str],
+    notes: &[(String, String)],
+    numbers: Option<&[usize]>,
+) -> Chart {
+    let mut columns: Vec<String> = first.iter().map(|c| c.to_string()).collect();
     let actors = trace.steps.iter().flat_map(|s| s.actors.iter());
     for actor in actors.chain(notes.iter().map(|n| &n.0)) {
-        if !columns.contains(&actor.as_str()) {
-            columns.push(actor);
+        if !columns.contains(actor) {
+            columns.push(actor.clone());
         }
     }
-    let noted = notes.iter().map(|n| n.1.chars().count() + 6);
-    let width = column_width(trace, &columns).max(noted.max().unwrap_or(0));
+    let at = |a: &String| columns.iter().position(|c| c == a).unwrap_or(0);
+    let rows = trace
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let cols: Vec<usize> = step.actors.iter().map(at).collect();
+            let (from, to) = match cols.as_slice() {
+                [from, to] => (*from, *to),
+                [at, ..] => (*at, *at),
+                [] => (0, 0),
+            };
+            Row {
+                number: numbers.and_then(|n| n.get(i).copied()).unwrap_or(i + 1),
+                from,
+                to,
+                label: step.label.clone(),
+                mark: None,
+            }
+        })
+        .collect();
+    let notes = notes
+        .iter()
+        .map(|(actor, text)| Note {
+            lifeline: at(actor),
+            text: text.clone(),
+        })
+        .collect();
+    Chart {
+        lifelines: columns,
+        rows,
+        loop_start: trace.loop_start,
+        notes,
+        ending: None,
+    }
+}
+
+/// The chart as text: a column per lifeline, a line per row.
+pub fn text(chart: &Chart) -> String {
+    let columns: Vec<&str> = chart.lifelines.iter().map(String::as_str).collect();
+    let noted = chart.notes.iter().map(|n| n.text.chars().count() + 6);
+    let width = column_width(chart, &columns).max(noted.max().unwrap_or(0));
     let mut out = String::new();
     out.push_str(&format!("{:5}{}\n", "", header(&columns, width)));
-    for (i, step) in trace.steps.iter().enumerate() {
-        if trace.loop_start == Some(i) {
+    for (i, r) in chart.rows.iter().enumerate() {
+        if chart.loop_start == Some(i) {
             out.push_str(&format!("{:5}{}\n", "", "- - loop starts here - -"));
         }
-        let cols: Vec<usize> = step
-            .actors
-            .iter()
-            .map(|a| columns.iter().position(|c| c == a).unwrap_or(0))
-            .collect();
-        let number = numbers.and_then(|n| n.get(i).copied()).unwrap_or(i + 1);
         out.push_str(&format!(
             "{:>4} {}\n",
-            number,
-            row(&columns, width, &cols, &step.label).trim_end()
+            r.number,
+            row(&columns, width, &[r.from, r.to], &r.label).trim_end()
         ));
     }
-    for (actor, note) in notes {
-        let col = columns.iter().position(|c| c == actor).unwrap_or(0);
-        let line = row(&columns, width, &[col], note);
+    for n in &chart.notes {
+        let line = row(&columns, width, &[n.lifeline], &n.text);
         out.push_str(&format!("{:5}{}\n", "", line.trim_end()));
     }
     out
 }
 
-fn column_width(trace: &Trace, columns: &[&str]) -> usize {
-    let labels = trace.steps.iter().map(|s| s.label.chars().count() + 6);
+fn column_width(chart: &Chart, columns: &[&str]) -> usize {
+    let labels = chart.rows.iter().map(|s| s.label.chars().count() + 6);
     let names = columns.iter().map(|c| c.chars().count() + 2);
     labels.chain(names).max().unwrap_or(0).max(MIN_WIDTH)
 }

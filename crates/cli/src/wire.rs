@@ -5,6 +5,7 @@
 
 use crate::{msc, output};
 use agentpi_check::{Trace, TraceStep};
+use agentpi_report_html::Chart;
 use agentpi_monitor::shape::{self, Message};
 use agentpi_monitor::{Dir, Event, Report, Violation};
 
@@ -139,6 +140,24 @@ pub fn chart_of_session(
     session: Option<&str>,
     keep: &dyn Fn(&Event) -> bool,
 ) -> String {
+    let chart = msc::text(&session_chart(events, first, index, keep, CHART_MESSAGES));
+    match session {
+        Some(s) => format!("session {s}:\n{chart}"),
+        None => chart,
+    }
+}
+
+/// The chart of the last `window` messages up to event `index` of those `keep` takes, as
+/// data (the text above and the HTML pages draw it): lifelines client and server, each row
+/// numbered as the findings number messages (the event's index in the trace), so that
+/// "message 7" of a finding is row 7 of its chart.
+pub fn session_chart(
+    events: &[Event],
+    first: usize,
+    index: usize,
+    keep: &dyn Fn(&Event) -> bool,
+    window: usize,
+) -> Chart {
     let upto = events.len().min((index + 1).saturating_sub(first));
     let kept: Vec<(usize, &Event)> = (events[..upto].iter().enumerate())
         .filter(|(_, e)| keep(e))
@@ -150,9 +169,7 @@ pub fn chart_of_session(
         .into_iter()
         .map(|(dir, label, at)| (dir, label, numbers[at]))
         .collect();
-    let from = shown.len().saturating_sub(CHART_MESSAGES);
-    // Each row is numbered as the findings number messages (the event's index in the
-    // trace), so that "message 7" of a finding is row 7 of its chart.
+    let from = shown.len().saturating_sub(window);
     let rows: Vec<usize> = shown[from..].iter().map(|s| s.2).collect();
     let steps = shown[from..]
         .iter()
@@ -172,11 +189,7 @@ pub fn chart_of_session(
         loop_start: None,
         states: Vec::new(),
     };
-    let chart = msc::render_numbered(&trace, &["client", "server"], &rows);
-    match session {
-        Some(s) => format!("session {s}:\n{chart}"),
-        None => chart,
-    }
+    msc::chart(&trace, &["client", "server"], &[], Some(&rows))
 }
 
 /// Each message of `events` and each of the client's stream closes and resumptions, with

@@ -4,6 +4,7 @@ use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
 use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
+use agentpi_report_html::Ending;
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -57,6 +58,10 @@ pub const EXIT_STATUS: &str = "Exit status: 0 every property holds (or the model
 pub enum Format {
     Text,
     Json,
+    /// One self-contained HTML page: every check, its statistics, each trace as a chart.
+    Html,
+    /// Each counterexample (or witness) as a sequence chart, in one SVG.
+    Svg,
 }
 
 pub fn run(args: Args) -> u8 {
@@ -99,6 +104,11 @@ pub fn run(args: Args) -> u8 {
         Format::Json => {
             serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
         }
+        Format::Html => {
+            let charts = results(&reports).map(|(_, r)| result_chart(&model, r)).collect::<Vec<_>>();
+            agentpi_report_html::pages::check(&args.file, &json_report(&model, &reports), &charts)
+        }
+        Format::Svg => svg_report(&model, &reports),
     };
     output::finish(&report, exit_status(&reports))
 }
@@ -111,6 +121,8 @@ fn nothing_to_check(args: &Args) -> u8 {
             args.file
         ),
         Format::Json => "{\n  \"checks\": []\n}\n".to_string(),
+        Format::Html => agentpi_report_html::pages::check(&args.file, &json!({"checks": []}), &[]),
+        Format::Svg => agentpi_report_html::svg::document(&[]),
     };
     output::finish(&report, 0)
 }
@@ -399,4 +411,41 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
         "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
     })
+}
+
+/// Every result with its system's report, in report order.
+fn results(reports: &[SystemReport]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
+    reports.iter().flat_map(|r| r.results.iter().map(move |c| (r, c)))
+}
+
+/// The chart of a result's trace, drawn from the data of its text chart, with the deadlock or
+/// the fault it ends in.
+fn result_chart(model: &Model, result: &CheckResult) -> Option<agentpi_report_html::Chart> {
+    let trace = result.trace.as_ref()?;
+    let notes = stuck::chart_notes(&result.blocked);
+    let mut chart = msc::chart(trace, &[], &notes, None);
+    chart.ending = match &result.fault {
+        Some(f) => Some(Ending::Fault(format!("{}: {}", model.sources.position(f.span), f.kind))),
+        None if result.stuck => Some(Ending::Deadlock),
+        None => None,
+    };
+    Some(chart)
+}
+
+/// `--format svg`: each trace's chart, titled with its check and verdict.
+fn svg_report(model: &Model, reports: &[SystemReport]) -> String {
+    let charts: Vec<(String, agentpi_report_html::Chart)> = results(reports)
+        .filter_map(|(report, result)| {
+            let title = format!(
+                "{}: {} ... {}",
+                report.system,
+                result.property,
+                verdict_word(&result.outcome)
+            );
+            result_chart(model, result).map(|c| (title, c))
+        })
+        .collect();
+    let refs: Vec<(String, &agentpi_report_html::Chart)> =
+        charts.iter().map(|(t, c)| (t.clone(), c)).collect();
+    agentpi_report_html::svg::document(&refs)
 }

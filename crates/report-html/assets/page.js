@@ -1,0 +1,29 @@
+(function () {
+  function light(chart, step, on) {
+    chart.querySelectorAll('[data-step="' + step + '"]').forEach(function (e) {
+      e.classList.toggle('hl', on);
+    });
+  }
+  var charts = document.querySelectorAll('.chart');
+  charts.forEach(function (chart) {
+    ['mouseover', 'mouseout'].forEach(function (type) {
+      chart.addEventListener(type, function (ev) {
+        var at = ev.target.closest('[data-step]');
+        if (at) light(chart, at.getAttribute('data-step'), type === 'mouseover');
+      });
+    });
+    chart.addEventListener('click', function (ev) {
+      var at = ev.target.closest('li[data-step]');
+      if (!at) return;
+      var g = chart.querySelector('g.step[data-step="' + at.getAttribute('data-step') + '"]');
+      if (g) g.scrollIntoView({block: 'nearest'});
+    });
+  });
+  var ready = document.createElement('div');
+  ready.id = 'agentpi-ready';
+  ready.hidden = true;
+  ready.setAttribute('data-charts', String(charts.length));
+  ready.setAttribute('data-steps', String(document.querySelectorAll('g.step').length));
+  ready.setAttribute('data-marked', String(document.querySelectorAll('g.step.marked').length));
+  document.body.appendChild(ready);
+})();
