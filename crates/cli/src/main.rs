@@ -13,6 +13,7 @@ mod model;
 mod models;
 mod msc;
 mod output;
+mod pictures;
 mod progress;
 mod sarif;
 mod signals;

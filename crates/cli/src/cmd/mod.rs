@@ -28,3 +28,23 @@ pub enum Format {
     Text,
     Json,
 }
+
+/// A report as text, JSON, one self-contained HTML page, or its sequence charts as SVG
+/// (`trace check`, `compare`, `run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shown {
+    Text,
+    Json,
+    Html,
+    Svg,
+}
+
+impl Shown {
+    /// The plain format: the text for text, else the JSON the pictures are drawn from.
+    pub fn data(self) -> Format {
+        match self {
+            Shown::Text => Format::Text,
+            _ => Format::Json,
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! `agentpi trace check FILE...`: checks recorded traces offline with the monitor's checks,
 //! each alone and, when there are several (of one server), together (`trace_across`).
 
-use super::Format;
+use super::{Format, Shown};
 use super::trace_across::{self, Checked};
-use crate::{output, wire};
+use crate::{output, pictures, wire};
+use agentpi_report_html::pages::Finding;
 use agentpi_monitor::{Event, Sessions, trace};
 
 #[derive(clap::Args)]
@@ -24,7 +25,7 @@ struct CheckArgs {
     #[arg(required = true)]
     files: Vec<String>,
     #[arg(long, value_enum, default_value = "text")]
-    format: Format,
+    format: Shown,
 }
 
 /// The exit statuses, for `--help`.
@@ -44,12 +45,18 @@ pub fn run(args: Args) -> u8 {
     if let [one] = checked.as_slice() {
         let status = u8::from(!one.report.violations.is_empty());
         let text = match args.format {
-            Format::Json => one.report.to_json().to_string() + "\n",
-            Format::Text => text_of(one),
+            Shown::Json => one.report.to_json().to_string() + "\n",
+            Shown::Text => text_of(one),
+            Shown::Html => page_of(one),
+            Shown::Svg => pictures::findings_svg(&findings_of(one)),
         };
         return output::finish(&text, status);
     }
-    let (text, status) = trace_across::render(&checked, args.format, &text_of);
+    if args.format.data() == Format::Json && args.format != Shown::Json {
+        output::errln!("error: --format html and svg take one trace (checking several judges them together; use text or json)");
+        return 2;
+    }
+    let (text, status) = trace_across::render(&checked, args.format.data(), &text_of);
     output::finish(&text, status)
 }
 
@@ -86,6 +93,35 @@ fn text_of(c: &Checked) -> String {
         wire::chart_of_session(&c.events, 0, i, session, &keep)
     };
     wire::text(&c.file, &c.report, &chart_of)
+}
+
+/// Each finding of one trace with its chart (of its session's messages).
+fn findings_of(c: &Checked) -> Vec<Finding> {
+    let owners = c.report.owners();
+    c.report
+        .violations
+        .iter()
+        .map(|v| {
+            let session = owners.get(&v.index).copied();
+            let keep = |e: &Event| session.is_none() || c.sessions.session_of(e) == session;
+            pictures::finding(v, session, pictures::finding_chart(&c.events, v, &keep))
+        })
+        .collect()
+}
+
+/// `--format html`: the summary, the rule table, each finding with its chart.
+fn page_of(c: &Checked) -> String {
+    let text = text_of(c);
+    // The summary is the text's last line (of a trace with several sessions, its last lines).
+    let prefix = format!("{}: ", c.file);
+    let summary: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with(&prefix) && !l.contains("): "))
+        .map(str::to_string)
+        .collect();
+    let title = format!("agentpi trace check {}", c.file);
+    let rules = pictures::trace_rules(&c.report);
+    agentpi_report_html::pages::trace(&title, &summary, &rules, &findings_of(c))
 }
 
 /// A trace that `agentpi test` recorded (it opens with a `test` event, which carries the
