@@ -2,7 +2,7 @@
 //! state spaces, with evidence: a checked distinguishing formula and a path, or a shortest
 //! refinement counterexample (of the failing direction, for an equivalence).
 
-use super::Format;
+use super::{Format, Shown};
 use crate::output;
 use crate::state_space::{self, error_report, located_report};
 use agentpi_lts::{
@@ -32,9 +32,9 @@ pub struct Args {
     /// A mapping file of `hide PATTERN` and `rename FROM=TO` lines, applied after the flags.
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
-    /// Output format.
+    /// Output format (html: one self-contained page; svg: the evidence's path as a chart).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: Shown,
     /// Set a constant of the models compared: `-D N=6` (repeatable; both sides).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
@@ -87,8 +87,17 @@ pub fn run(args: Args) -> u8 {
         Outcome::Refinement(_, c) => c.is_none(),
         Outcome::Mutual(_, r) => r.equivalent(),
     };
-    let report = match args.format {
+    let report = match args.format.data() {
         Format::Text => text(&args, &outcome),
+        Format::Json if args.format == Shown::Html => {
+            let chart = chart(&args, &outcome);
+            agentpi_report_html::pages::compare(&json_report(&args, &outcome), chart.as_ref())
+        }
+        Format::Json if args.format == Shown::Svg => {
+            let title = text(&args, &outcome).lines().next().unwrap_or("").to_string();
+            let chart = chart(&args, &outcome).unwrap_or_default();
+            agentpi_report_html::svg::document(&[(title, &chart)])
+        }
         Format::Json => {
             let json = json_report(&args, &outcome);
             serde_json::to_string_pretty(&json).expect("a JSON value prints") + "\n"
@@ -336,4 +345,61 @@ fn json_counterexample(c: &Counterexample) -> Value {
         Violation::Divergence => json!({"kind": "divergence"}),
     };
     json!({"trace": c.trace, "steps": json_steps(&c.path), "violation": violation})
+}
+
+/// The evidence as a chart of both sides: a lifeline per input, each step of the path an
+/// event on the side it is a path of, and what the other side cannot match at the end.
+fn chart(args: &Args, outcome: &Outcome) -> Option<agentpi_report_html::Chart> {
+    let (path, side, end) = match outcome {
+        Outcome::Bisim(_, r) => {
+            let d = r.distinction.as_ref()?;
+            let what = match d.side {
+                Side::Left => "the formula",
+                Side::Right => "its negation",
+            };
+            (&d.path, d.side, format!("this path realises {what}: {}", d.formula))
+        }
+        Outcome::Refinement(_, c) => {
+            let c = c.as_ref()?;
+            (&c.path, Side::Right, cannot(args.sides(Side::Left), c))
+        }
+        Outcome::Mutual(_, r) => {
+            let f = r.failure.as_ref()?;
+            let imp = if f.spec == Side::Left { Side::Right } else { Side::Left };
+            (&f.counterexample.path, imp, cannot(args.sides(f.spec), &f.counterexample))
+        }
+    };
+    let lane = usize::from(side == Side::Right);
+    let rows = path
+        .iter()
+        .enumerate()
+        .map(|(i, s)| agentpi_report_html::Row {
+            number: i + 1,
+            from: lane,
+            to: lane,
+            label: format!("{} \u{2192} state {}", s.label, s.state),
+            mark: None,
+        })
+        .collect();
+    Some(agentpi_report_html::Chart {
+        lifelines: vec![
+            args.left.display().to_string(),
+            args.right.display().to_string(),
+        ],
+        rows,
+        loop_start: None,
+        notes: Vec::new(),
+        ending: Some(agentpi_report_html::Ending::Said(end)),
+    })
+}
+
+/// What the specification cannot match, in a line.
+fn cannot((spec, imp): (String, String), c: &Counterexample) -> String {
+    match &c.violation {
+        Violation::Action(a) => format!("{spec} cannot perform `{a}` here"),
+        Violation::Refusal(x) => {
+            format!("{imp} is stable and refuses {{{}}}, which {spec} cannot refuse", x.join(", "))
+        }
+        Violation::Divergence => format!("{imp} can perform tau forever, {spec} cannot"),
+    }
 }

@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: super::Format,
+    pub format: super::Shown,
     /// Set a constant of the model: `-D N=6` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
@@ -92,7 +92,7 @@ pub fn run(args: Args) -> u8 {
     let refused = verified.as_ref().is_some_and(violated);
     if refused || args.verify_only {
         let reports = finish(prepared.peers);
-        let text = run_text::refused(&prepared.model, verified.as_ref(), &reports, args.format);
+        let text = run_text::refused(&prepared.model, verified.as_ref(), &reports, args.format.data());
         return output::finish(&text, u8::from(refused));
     }
     execute(prepared, verified, &args)
@@ -274,7 +274,7 @@ fn verify(prepared: &Prepared, args: &Args) -> SystemReport {
     };
     let counters = agentpi_check::Progress::default();
     let name = &program.systems[system].name;
-    let show = args.format == super::Format::Text;
+    let show = args.format == super::Shown::Text;
     crate::progress::while_running(show, name, &counters, || {
         agentpi_check::check_system(program, system, &checks, &options, &counters)
     })

@@ -61,10 +61,17 @@ pub(super) fn refused(
     }
 }
 
-pub(super) fn render(done: &Done, format: Format) -> String {
+pub(super) fn render(done: &Done, format: super::Shown) -> String {
+    use super::Shown;
     match format {
-        Format::Text => text(done),
-        Format::Json => serde_json::to_string_pretty(&json(done)).expect("json") + "\n",
+        Shown::Text => text(done),
+        Shown::Json => serde_json::to_string_pretty(&json(done)).expect("json") + "\n",
+        Shown::Html => agentpi_report_html::pages::run(&json(done), &chart(done)),
+        Shown::Svg => {
+            let name = &done.model.program.systems[done.system].name;
+            let title = format!("run of {name} (seed {}): {}", done.seed, end_text(done));
+            agentpi_report_html::svg::document(&[(title, &chart(done))])
+        }
     }
 }
 
@@ -120,6 +127,18 @@ fn text(done: &Done) -> String {
     out += &servers_text(done);
     out += &format!("ended: {}\n", end_text(done));
     out
+}
+
+/// The run's chart: the text chart's data, with a deadlock or a fault at its end.
+fn chart(done: &Done) -> agentpi_report_html::Chart {
+    let mut chart = msc::chart(&trace(done.path), &[], &[], None);
+    chart.ending = match &done.path.end {
+        End::Deadlock => Some(agentpi_report_html::Ending::Deadlock),
+        End::Fault(_) => Some(agentpi_report_html::Ending::Fault(end_text(done))),
+        End::Valid => None,
+        _ => Some(agentpi_report_html::Ending::Said(end_text(done))),
+    };
+    chart
 }
 
 fn steps_text(done: &Done) -> String {

@@ -3,7 +3,8 @@
 //! sequence chart per failed rule), JSON or JUnit.
 
 use crate::output::{self, errln};
-use crate::wire;
+use crate::{pictures, wire};
+use agentpi_report_html::pages::RuleRow;
 use agentpi_monitor::trace;
 use agentpi_tester::policy::{self, Policy};
 use agentpi_tester::report::{Failure, RuleReport};
@@ -87,6 +88,8 @@ enum Format {
     Text,
     Json,
     Junit,
+    /// One self-contained HTML page: the rule table, each failed rule's trace as a chart.
+    Html,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -315,6 +318,7 @@ fn print(args: &Args, outcome: &Outcome) -> u8 {
         Format::Json => outcome.to_json().to_string() + "\n",
         Format::Junit => outcome.to_junit(),
         Format::Text => text(outcome),
+        Format::Html => page(outcome),
     };
     output::finish(&text, status)
 }
@@ -433,6 +437,43 @@ fn failure(f: &Failure) -> String {
         out += &format!("  {line}\n");
     }
     out
+}
+
+/// `--format html`: the summary, the table of every rule, each failed rule's shrunk trace as
+/// a chart with its finding marked.
+fn page(o: &Outcome) -> String {
+    let text = text(o);
+    let summary: Vec<String> = text.lines().take(1).chain(text.lines().last()).map(str::to_string).collect();
+    let rows: Vec<RuleRow> = o
+        .rules
+        .iter()
+        .map(|r| RuleRow {
+            rule: r.rule.to_string(),
+            level: agentpi_monitor::rules::find(r.rule).map_or("", |k| k.level).to_string(),
+            status: status_word(r.status).to_string(),
+            why: r.trace.as_ref().map_or(r.why.clone(), |t| format!("{} (trace: {})", r.why, t.display())),
+        })
+        .collect();
+    let findings: Vec<_> = o
+        .rules
+        .iter()
+        .filter_map(|r| r.failure.as_ref())
+        .map(|f| {
+            let chart = pictures::finding_chart(&f.events, &f.violation, &|_| true);
+            pictures::finding(&f.violation, None, chart)
+        })
+        .collect();
+    let title = format!("agentpi test {}", o.server);
+    agentpi_report_html::pages::trace(&title, &summary, &rows, &findings)
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::NotExercised => "not exercised",
+        Status::Timeout => "timeout",
+    }
 }
 
 /// How much of an offending message the text shows (the trace has all of it).
