@@ -77,6 +77,9 @@ enum Command {
     /// Carry a legacy MCP client to a modern server through the checked model mcp/bridge.
     #[command(after_help = cmd::bridge::EXIT_STATUS)]
     Bridge(cmd::bridge::Args),
+    /// Write a self-contained HTML viewer of a recorded MCP trace, with the checks' findings.
+    #[command(after_help = cmd::view::EXIT_STATUS)]
+    View(cmd::view::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -143,5 +146,6 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Replay(args) => cmd::replay::run(args),
         Command::Sgd(args) => cmd::sgd::run(args),
         Command::Bridge(args) => cmd::bridge::run(args),
+        Command::View(args) => cmd::view::run(args),
     }
 }

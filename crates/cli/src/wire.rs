@@ -253,7 +253,7 @@ fn stream_of(id: Option<&serde_json::Value>) -> String {
 }
 
 /// A message in a few words: `tools/call #2`, `result #2`, `notifications/progress`.
-fn summary(event: &Event) -> String {
+pub fn summary(event: &Event) -> String {
     match shape::parse(&event.raw, event.dir).0 {
         Some(Message::Request { id, method, .. }) => format!("{method} #{id}"),
         Some(Message::Notification { method, params }) => {

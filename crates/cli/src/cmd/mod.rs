@@ -21,6 +21,7 @@ pub mod sim;
 pub mod test;
 pub mod trace;
 mod trace_across;
+pub mod view;
 
 /// A report as text for people or JSON for programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

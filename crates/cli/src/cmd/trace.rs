@@ -2,7 +2,8 @@
 //! each alone and, when there are several (of one server), together (`trace_across`).
 
 use super::{Format, Shown};
-use super::trace_across::{self, Checked};
+pub(super) use super::trace_across::Checked;
+use super::trace_across;
 use crate::{output, pictures, wire};
 use agentpi_report_html::pages::Finding;
 use agentpi_monitor::{Event, Sessions, trace};
@@ -61,7 +62,7 @@ pub fn run(args: Args) -> u8 {
 }
 
 /// Reads and checks one trace; on failure, says why and gives the exit status.
-fn check(file: &str) -> Result<Checked, u8> {
+pub(super) fn check(file: &str) -> Result<Checked, u8> {
     let bytes = std::fs::read(file).map_err(|e| {
         output::errln!("error: cannot read `{file}`: {e}");
         2
