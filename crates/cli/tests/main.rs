@@ -19,6 +19,7 @@ mod monitor_http;
 mod monitor_listen;
 mod monitor_rmcp;
 mod paper;
+mod pictures;
 mod run;
 mod streams;
 mod support;

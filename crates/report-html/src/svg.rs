@@ -23,6 +23,8 @@ const PAD: u32 = 12;
 pub const REPEAT: usize = 40;
 /// The least width of a column.
 const MIN_COLUMN: u32 = 120;
+/// What the loop's band says.
+const LOOP_TEXT: &str = "\u{21bb} the loop starts here and repeats forever";
 /// The width of the loop's bracket on the right.
 const BRACKET: u32 = 24;
 
@@ -110,7 +112,7 @@ fn layout(chart: &Chart) -> Layout {
         right += marks + 2 * PAD;
     }
     if chart.loop_start.is_some() {
-        right += BRACKET;
+        right = (right + BRACKET).max(gutter + width::of(LOOP_TEXT) + BRACKET + 2 * PAD);
     }
     let ending = chart.ending.as_ref().map_or(0, |e| width::of(&e.text()));
     let width = right.max(gutter + ending + 2 * PAD);
@@ -283,7 +285,7 @@ fn note(chart: &Chart, i: usize, l: &Layout, y: u32) -> String {
 fn loop_band(l: &Layout, y: u32) -> String {
     let line_y = y + LOOP / 2;
     format!(
-        "<g class=\"loop\"><line x1=\"{}\" y1=\"{line_y}\" x2=\"{}\" y2=\"{line_y}\" stroke=\"#36c\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" fill=\"#36c\" font-style=\"italic\">\u{21bb} the loop starts here and repeats forever</text></g>\n",
+        "<g class=\"loop\"><line x1=\"{}\" y1=\"{line_y}\" x2=\"{}\" y2=\"{line_y}\" stroke=\"#36c\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" fill=\"#36c\" font-style=\"italic\">{LOOP_TEXT}</text></g>\n",
         PAD,
         l.width - PAD,
         l.gutter,

@@ -1,0 +1,212 @@
+//! The pictures: `--format svg` and `--format html` of `check`, `compare` and `trace check`,
+//! and `agentpi view`. The SVG charts of bundled models' counterexamples are pinned
+//! (snapshots) and byte-identical whatever the thread count; every page is loaded in headless
+//! Chromium (Debian's `chromium`, which `.ci/run` installs), whose resulting DOM must hold
+//! every step and every finding, the page's own end-of-script marker, and no console message.
+
+use crate::support::repo;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs `agentpi` from the repository root; returns status, standard output and error.
+fn agentpi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agentpi"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agentpi-pictures-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The DOM of `page` after its scripts ran in headless Chromium, failing the test on any
+/// console message (an uncaught error is one) or a missing end-of-script marker.
+fn dom(page: &Path) -> String {
+    let profile = scratch(&format!("profile-{}", page.file_stem().unwrap().to_string_lossy()));
+    let out = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=10000", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("headless Chromium (Debian package `chromium`) runs the page tests");
+    let _ = std::fs::remove_dir_all(&profile);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "{}: console said:\n{}", page.display(), console.join("\n"));
+    let dom = String::from_utf8(out.stdout).unwrap();
+    assert!(!dom.contains("id=\"agentpi-error\""), "{}: an error: {dom}", page.display());
+    assert!(dom.contains("id=\"agentpi-ready\""), "{}: the script did not finish", page.display());
+    dom
+}
+
+/// The value of `attr` on the page's ready marker.
+fn ready(dom: &str, attr: &str) -> usize {
+    let marker = dom.split("id=\"agentpi-ready\"").nth(1).unwrap();
+    let value = marker.split(&format!("{attr}=\"")).nth(1).unwrap();
+    value.split('"').next().unwrap().parse().unwrap()
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+fn save(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Bundled models with a deadlock, a fault, witnesses and many lifelines, and a lasso.
+const MODELS: &[&str] = &[
+    "philosophers",
+    "crash_no_timeout",
+    "orchestration_broken",
+    "ring",
+    "tool_calls",
+    "crates/cli/tests/pictures/lasso.pi",
+];
+
+#[test]
+fn svg_charts_of_bundled_counterexamples_are_pinned_and_deterministic() {
+    for model in MODELS {
+        let (status, svg, _) = agentpi(&["check", model, "--format", "svg", "--threads", "1"]);
+        assert_eq!(status, 1, "{model}");
+        let (_, again, _) = agentpi(&["check", model, "--format", "svg", "--threads", "2"]);
+        assert_eq!(svg, again, "{model}: not the same bytes with 2 threads");
+        let name = Path::new(model).file_stem().unwrap().to_string_lossy();
+        insta::assert_snapshot!(format!("svg_{name}"), svg);
+    }
+}
+
+/// Every check of every model has its row, every step of its trace is a step of the page,
+/// in Chromium.
+#[test]
+fn check_pages_hold_every_check_and_step_in_a_browser() {
+    let dir = scratch("check");
+    for model in MODELS {
+        let (_, html, _) = agentpi(&["check", model, "--format", "html"]);
+        let (_, json, _) = agentpi(&["check", model, "--format", "json"]);
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let checks = json["checks"].as_array().unwrap();
+        let steps: usize = checks.iter().map(|c| c["trace"].as_array().unwrap().len()).sum();
+        let name = Path::new(model).file_stem().unwrap().to_string_lossy();
+        let dom = dom(&save(&dir, &format!("{name}.html"), &html));
+        assert_eq!(ready(&dom, "data-steps"), steps, "{model}");
+        assert_eq!(dom.matches("<li data-step=").count(), steps, "{model}");
+        let rows = dom.split("class=\"t checks\"").nth(1).unwrap().split("</table>").next().unwrap();
+        assert_eq!(rows.matches("<tr>").count(), checks.len() + 1, "{model}");
+    }
+}
+
+#[test]
+fn compare_page_draws_the_evidence_in_a_browser() {
+    let dir = scratch("compare");
+    let args = ["compare", "tool_calls:Sequential", "tool_calls:Concurrent", "--equiv", "trace-eq"];
+    let (status, html, _) = agentpi(&[&args[..], &["--format", "html"]].concat());
+    assert_eq!(status, 1);
+    let (_, json, _) = agentpi(&[&args[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let steps = json["counterexample"]["steps"].as_array().unwrap().len();
+    let dom = dom(&save(&dir, "compare.html", &html));
+    assert_eq!(ready(&dom, "data-steps"), steps);
+    assert!(dom.contains("not-equivalent"));
+}
+
+/// The traces the test suite keeps: each finding is on the trace check's page with its
+/// chart, and on the viewer's, with every event.
+#[test]
+fn trace_pages_and_the_viewer_hold_every_finding_in_a_browser() {
+    let dir = scratch("traces");
+    let traces: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/tester"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert!(traces.len() >= 5);
+    for trace in traces {
+        let file = trace.to_str().unwrap();
+        let name = trace.file_stem().unwrap().to_string_lossy().to_string();
+        let (_, json, _) = agentpi(&["trace", "check", file, "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let found = report["violations"].as_array().unwrap().len();
+        let (_, html, _) = agentpi(&["trace", "check", file, "--format", "html"]);
+        let dom_of_check = dom(&save(&dir, &format!("{name}.check.html"), &html));
+        assert_eq!(dom_of_check.matches("<div class=\"finding\">").count(), found, "{name}");
+        assert_eq!(ready(&dom_of_check, "data-charts"), found, "{name}");
+        let page = dir.join(format!("{name}.view.html"));
+        let (status, _, _) = agentpi(&["view", file, "-o", page.to_str().unwrap()]);
+        assert_eq!(status, 0, "{name}");
+        let events = std::fs::read_to_string(&trace).unwrap().lines().filter(|l| !l.trim().is_empty()).count();
+        let dom_of_view = dom(&page);
+        assert_eq!(ready(&dom_of_view, "data-events"), events, "{name}");
+        assert_eq!(ready(&dom_of_view, "data-findings"), found, "{name}");
+    }
+}
+
+/// A trace of 100,000 messages (the last answers no request: J6): the viewer draws a screenful of rows, not all of them.
+#[test]
+fn the_viewer_draws_only_what_is_on_screen_of_a_flood() {
+    let dir = scratch("flood");
+    let mut text = String::new();
+    let mut line = |dir: &str, raw: serde_json::Value| {
+        text += &serde_json::json!({"dir": dir, "raw": raw.to_string()}).to_string();
+        text.push('\n');
+    };
+    line("c2s", serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}));
+    line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "flood", "version": "1"}}}));
+    line("c2s", serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    for id in 1..49_999 {
+        line("c2s", serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    }
+    line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": 99_999_999, "result": {}}));
+    let trace = save(&dir, "flood.jsonl", &text);
+    let page = dir.join("flood.html");
+    let (status, _, err) = agentpi(&["view", trace.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    assert_eq!(status, 0, "{err}");
+    assert!(err.contains("100000 events, 1 findings"), "{err}");
+    let dom = dom(&page);
+    assert_eq!(ready(&dom, "data-events"), 100_000);
+    assert_eq!(ready(&dom, "data-findings"), 1);
+    let rendered = ready(&dom, "data-rendered");
+    assert!((1..200).contains(&rendered), "{rendered} rows drawn");
+    assert_eq!(dom.matches("class=\"row ").count(), rendered);
+}
+
+/// What a trace says is text on every page, never markup: a method `<script>...` is shown,
+/// not run (the page would write `#agentpi-error` or a console line, and `dom` fails then).
+#[test]
+fn markup_from_input_is_shown_not_run() {
+    let dir = scratch("inject");
+    let evil = "<script>document.title='owned';console.log('owned')</script><img src=x onerror=alert(1)>";
+    let rows = [
+        serde_json::json!({"dir": "c2s", "raw": serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": evil}).to_string()}),
+        serde_json::json!({"dir": "s2c", "raw": serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": evil}}).to_string()}),
+    ];
+    let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+    let trace = save(&dir, "evil.jsonl", &text);
+    let (status, html, _) = agentpi(&["trace", "check", trace.to_str().unwrap(), "--format", "html"]);
+    assert_eq!(status, 1);
+    let page = dir.join("evil.view.html");
+    agentpi(&["view", trace.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    let (_, svg, _) = agentpi(&["trace", "check", trace.to_str().unwrap(), "--format", "svg"]);
+    let view = std::fs::read_to_string(&page).unwrap();
+    for (name, text) in [("check", &html), ("view", &view), ("svg", &svg)] {
+        assert!(!text.contains("<script>document"), "{name}: markup from input");
+        assert!(!text.contains("<img"), "{name}: markup from input");
+    }
+    let dom_of_check = dom(&save(&dir, "evil.check.html", &html));
+    assert!(!dom_of_check.contains("<title>owned"));
+    assert!(dom_of_check.contains("&lt;script&gt;document"));
+    let dom_of_view = dom(&page);
+    assert!(!dom_of_view.contains("<title>owned"));
+}
