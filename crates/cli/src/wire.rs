@@ -5,9 +5,9 @@
 
 use crate::{msc, output};
 use agentpi_check::{Trace, TraceStep};
-use agentpi_report_html::Chart;
 use agentpi_monitor::shape::{self, Message};
 use agentpi_monitor::{Dir, Event, Report, Violation};
+use agentpi_report_html::Chart;
 
 /// How many messages the chart of a violation shows (the offending one last).
 const CHART_MESSAGES: usize = 8;

@@ -33,9 +33,18 @@ fn scratch(name: &str) -> PathBuf {
 /// The DOM of `page` after its scripts ran in headless Chromium, failing the test on any
 /// console message (an uncaught error is one) or a missing end-of-script marker.
 fn dom(page: &Path) -> String {
-    let profile = scratch(&format!("profile-{}", page.file_stem().unwrap().to_string_lossy()));
+    let profile = scratch(&format!(
+        "profile-{}",
+        page.file_stem().unwrap().to_string_lossy()
+    ));
     let out = Command::new("chromium")
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(["--virtual-time-budget=10000", "--dump-dom"])
         .arg(format!("file://{}", page.display()))
@@ -44,10 +53,23 @@ fn dom(page: &Path) -> String {
     let _ = std::fs::remove_dir_all(&profile);
     let err = String::from_utf8_lossy(&out.stderr);
     let console: Vec<&str> = err.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(console.is_empty(), "{}: console said:\n{}", page.display(), console.join("\n"));
+    assert!(
+        console.is_empty(),
+        "{}: console said:\n{}",
+        page.display(),
+        console.join("\n")
+    );
     let dom = String::from_utf8(out.stdout).unwrap();
-    assert!(!dom.contains("id=\"agentpi-error\""), "{}: an error: {dom}", page.display());
-    assert!(dom.contains("id=\"agentpi-ready\""), "{}: the script did not finish", page.display());
+    assert!(
+        !dom.contains("id=\"agentpi-error\""),
+        "{}: an error: {dom}",
+        page.display()
+    );
+    assert!(
+        dom.contains("id=\"agentpi-ready\""),
+        "{}: the script did not finish",
+        page.display()
+    );
     dom
 }
 
@@ -97,12 +119,21 @@ fn check_pages_hold_every_check_and_step_in_a_browser() {
         let (_, json, _) = agentpi(&["check", model, "--format", "json"]);
         let json: serde_json::Value = serde_json::from_str(&json).unwrap();
         let checks = json["checks"].as_array().unwrap();
-        let steps: usize = checks.iter().map(|c| c["trace"].as_array().unwrap().len()).sum();
+        let steps: usize = checks
+            .iter()
+            .map(|c| c["trace"].as_array().unwrap().len())
+            .sum();
         let name = Path::new(model).file_stem().unwrap().to_string_lossy();
         let dom = dom(&save(&dir, &format!("{name}.html"), &html));
         assert_eq!(ready(&dom, "data-steps"), steps, "{model}");
         assert_eq!(dom.matches("<li data-step=").count(), steps, "{model}");
-        let rows = dom.split("class=\"t checks\"").nth(1).unwrap().split("</table>").next().unwrap();
+        let rows = dom
+            .split("class=\"t checks\"")
+            .nth(1)
+            .unwrap()
+            .split("</table>")
+            .next()
+            .unwrap();
         assert_eq!(rows.matches("<tr>").count(), checks.len() + 1, "{model}");
     }
 }
@@ -110,7 +141,13 @@ fn check_pages_hold_every_check_and_step_in_a_browser() {
 #[test]
 fn compare_page_draws_the_evidence_in_a_browser() {
     let dir = scratch("compare");
-    let args = ["compare", "tool_calls:Sequential", "tool_calls:Concurrent", "--equiv", "trace-eq"];
+    let args = [
+        "compare",
+        "tool_calls:Sequential",
+        "tool_calls:Concurrent",
+        "--equiv",
+        "trace-eq",
+    ];
     let (status, html, _) = agentpi(&[&args[..], &["--format", "html"]].concat());
     assert_eq!(status, 1);
     let (_, json, _) = agentpi(&[&args[..], &["--format", "json"]].concat());
@@ -140,12 +177,20 @@ fn trace_pages_and_the_viewer_hold_every_finding_in_a_browser() {
         let found = report["violations"].as_array().unwrap().len();
         let (_, html, _) = agentpi(&["trace", "check", file, "--format", "html"]);
         let dom_of_check = dom(&save(&dir, &format!("{name}.check.html"), &html));
-        assert_eq!(dom_of_check.matches("<div class=\"finding\">").count(), found, "{name}");
+        assert_eq!(
+            dom_of_check.matches("<div class=\"finding\">").count(),
+            found,
+            "{name}"
+        );
         assert_eq!(ready(&dom_of_check, "data-charts"), found, "{name}");
         let page = dir.join(format!("{name}.view.html"));
         let (status, _, _) = agentpi(&["view", file, "-o", page.to_str().unwrap()]);
         assert_eq!(status, 0, "{name}");
-        let events = std::fs::read_to_string(&trace).unwrap().lines().filter(|l| !l.trim().is_empty()).count();
+        let events = std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count();
         let dom_of_view = dom(&page);
         assert_eq!(ready(&dom_of_view, "data-events"), events, "{name}");
         assert_eq!(ready(&dom_of_view, "data-findings"), found, "{name}");
@@ -161,17 +206,40 @@ fn the_viewer_draws_only_what_is_on_screen_of_a_flood() {
         text += &serde_json::json!({"dir": dir, "raw": raw.to_string()}).to_string();
         text.push('\n');
     };
-    line("c2s", serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}));
-    line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "flood", "version": "1"}}}));
-    line("c2s", serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    line(
+        "c2s",
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}),
+    );
+    line(
+        "s2c",
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "flood", "version": "1"}}}),
+    );
+    line(
+        "c2s",
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
     for id in 1..49_999 {
-        line("c2s", serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
-        line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+        line(
+            "c2s",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+        );
+        line(
+            "s2c",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        );
     }
-    line("s2c", serde_json::json!({"jsonrpc": "2.0", "id": 99_999_999, "result": {}}));
+    line(
+        "s2c",
+        serde_json::json!({"jsonrpc": "2.0", "id": 99_999_999, "result": {}}),
+    );
     let trace = save(&dir, "flood.jsonl", &text);
     let page = dir.join("flood.html");
-    let (status, _, err) = agentpi(&["view", trace.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    let (status, _, err) = agentpi(&[
+        "view",
+        trace.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
     assert_eq!(status, 0, "{err}");
     assert!(err.contains("100000 events, 1 findings"), "{err}");
     let dom = dom(&page);
@@ -187,21 +255,36 @@ fn the_viewer_draws_only_what_is_on_screen_of_a_flood() {
 #[test]
 fn markup_from_input_is_shown_not_run() {
     let dir = scratch("inject");
-    let evil = "<script>document.title='owned';console.log('owned')</script><img src=x onerror=alert(1)>";
+    let evil =
+        "<script>document.title='owned';console.log('owned')</script><img src=x onerror=alert(1)>";
     let rows = [
         serde_json::json!({"dir": "c2s", "raw": serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": evil}).to_string()}),
         serde_json::json!({"dir": "s2c", "raw": serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": evil}}).to_string()}),
     ];
     let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
     let trace = save(&dir, "evil.jsonl", &text);
-    let (status, html, _) = agentpi(&["trace", "check", trace.to_str().unwrap(), "--format", "html"]);
+    let (status, html, _) = agentpi(&[
+        "trace",
+        "check",
+        trace.to_str().unwrap(),
+        "--format",
+        "html",
+    ]);
     assert_eq!(status, 1);
     let page = dir.join("evil.view.html");
-    agentpi(&["view", trace.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    agentpi(&[
+        "view",
+        trace.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
     let (_, svg, _) = agentpi(&["trace", "check", trace.to_str().unwrap(), "--format", "svg"]);
     let view = std::fs::read_to_string(&page).unwrap();
     for (name, text) in [("check", &html), ("view", &view), ("svg", &svg)] {
-        assert!(!text.contains("<script>document"), "{name}: markup from input");
+        assert!(
+            !text.contains("<script>document"),
+            "{name}: markup from input"
+        );
         assert!(!text.contains("<img"), "{name}: markup from input");
     }
     let dom_of_check = dom(&save(&dir, "evil.check.html", &html));

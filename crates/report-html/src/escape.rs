@@ -33,6 +33,9 @@ mod tests {
             super::html("<script>alert('x')</script> & \"y\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;y&quot;"
         );
-        assert_eq!(super::script_json(r#"["</script>"]"#), r#"["\u003c/script>"]"#);
+        assert_eq!(
+            super::script_json(r#"["</script>"]"#),
+            r#"["\u003c/script>"]"#
+        );
     }
 }

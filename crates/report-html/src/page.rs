@@ -120,7 +120,11 @@ impl Page {
             });
             out += &format!(
                 "<li data-step=\"{i}\"{}><span class=\"num\">{}</span>{}<span class=\"who\">{}</span>{mark}</li>\n",
-                if row.mark.is_some() { " class=\"marked\"" } else { "" },
+                if row.mark.is_some() {
+                    " class=\"marked\""
+                } else {
+                    ""
+                },
                 row.number,
                 esc(&row.label),
                 esc(&who)
@@ -132,7 +136,12 @@ impl Page {
 
     /// The whole document.
     pub fn finish(self) -> String {
-        document(&self.title, &format!("<style>{CSS}{}</style>", svg::STYLE), &self.body, JS)
+        document(
+            &self.title,
+            &format!("<style>{CSS}{}</style>", svg::STYLE),
+            &self.body,
+            JS,
+        )
     }
 }
 

@@ -3,8 +3,8 @@
 
 mod check;
 mod compare;
-mod run;
 mod rules;
+mod run;
 mod trace;
 
 pub use check::check;

@@ -98,7 +98,12 @@ fn layout(chart: &Chart) -> Layout {
     let names = widest(&mut chart.lifelines.iter().map(|n| width::of(n)));
     let labels = widest(&mut chart.rows.iter().map(|r| width::of(&r.label)));
     let notes = widest(&mut chart.notes.iter().map(|n| width::of(&n.text)));
-    let marks = widest(&mut chart.rows.iter().filter_map(|r| r.mark.as_deref().map(width::of)));
+    let marks = widest(
+        &mut chart
+            .rows
+            .iter()
+            .filter_map(|r| r.mark.as_deref().map(width::of)),
+    );
     let last = chart.rows.last().map_or(0, |r| r.number);
     let gutter = width::of(&format!("!{last}")) + 2 * PAD;
     let column = (labels.max(notes) + 2 * PAD + 16)
@@ -212,7 +217,10 @@ fn step(chart: &Chart, i: usize, id: &str, l: &Layout, y: u32) -> String {
     } else {
         format!("{} \u{2192} {}", name(row.from), name(row.to))
     };
-    let mark = row.mark.as_deref().map_or(String::new(), |m| format!(" \u{2014} {m}"));
+    let mark = row
+        .mark
+        .as_deref()
+        .map_or(String::new(), |m| format!(" \u{2014} {m}"));
     let (class, band) = match row.mark {
         Some(_) => ("step marked", "fill=\"#fde2e2\" fill-opacity=\"1\""),
         None => ("step", "fill=\"#fff\" fill-opacity=\"0\""),
@@ -295,7 +303,10 @@ fn loop_band(l: &Layout, y: u32) -> String {
 
 /// The loop's bracket on the right, from where it starts to its last row.
 fn bracket(l: &Layout, top: u32) -> String {
-    let steps = l.bands.iter().filter(|b| matches!(b.0, Band::Step(_) | Band::Loop | Band::Names));
+    let steps = l
+        .bands
+        .iter()
+        .filter(|b| matches!(b.0, Band::Step(_) | Band::Loop | Band::Names));
     let bottom = steps.map(|b| b.1).sum::<u32>();
     let x = l.width - BRACKET / 2;
     format!(

@@ -9,5 +9,7 @@ pub const CHAR: u32 = 8;
 
 /// The width `text` is counted at, in px.
 pub fn of(text: &str) -> u32 {
-    text.chars().map(|c| if c.is_ascii() { CHAR } else { 2 * CHAR }).sum()
+    text.chars()
+        .map(|c| if c.is_ascii() { CHAR } else { 2 * CHAR })
+        .sum()
 }

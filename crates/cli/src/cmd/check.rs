@@ -105,7 +105,9 @@ pub fn run(args: Args) -> u8 {
             serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
         }
         Format::Html => {
-            let charts = results(&reports).map(|(_, r)| result_chart(&model, r)).collect::<Vec<_>>();
+            let charts = results(&reports)
+                .map(|(_, r)| result_chart(&model, r))
+                .collect::<Vec<_>>();
             agentpi_report_html::pages::check(&args.file, &json_report(&model, &reports), &charts)
         }
         Format::Svg => svg_report(&model, &reports),
@@ -415,7 +417,9 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
 
 /// Every result with its system's report, in report order.
 fn results(reports: &[SystemReport]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
-    reports.iter().flat_map(|r| r.results.iter().map(move |c| (r, c)))
+    reports
+        .iter()
+        .flat_map(|r| r.results.iter().map(move |c| (r, c)))
 }
 
 /// The chart of a result's trace, drawn from the data of its text chart, with the deadlock or
@@ -425,7 +429,11 @@ fn result_chart(model: &Model, result: &CheckResult) -> Option<agentpi_report_ht
     let notes = stuck::chart_notes(&result.blocked);
     let mut chart = msc::chart(trace, &[], &notes, None);
     chart.ending = match &result.fault {
-        Some(f) => Some(Ending::Fault(format!("{}: {}", model.sources.position(f.span), f.kind))),
+        Some(f) => Some(Ending::Fault(format!(
+            "{}: {}",
+            model.sources.position(f.span),
+            f.kind
+        ))),
         None if result.stuck => Some(Ending::Deadlock),
         None => None,
     };

@@ -94,7 +94,11 @@ pub fn run(args: Args) -> u8 {
             agentpi_report_html::pages::compare(&json_report(&args, &outcome), chart.as_ref())
         }
         Format::Json if args.format == Shown::Svg => {
-            let title = text(&args, &outcome).lines().next().unwrap_or("").to_string();
+            let title = text(&args, &outcome)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
             let chart = chart(&args, &outcome).unwrap_or_default();
             agentpi_report_html::svg::document(&[(title, &chart)])
         }
@@ -357,7 +361,11 @@ fn chart(args: &Args, outcome: &Outcome) -> Option<agentpi_report_html::Chart> {
                 Side::Left => "the formula",
                 Side::Right => "its negation",
             };
-            (&d.path, d.side, format!("this path realises {what}: {}", d.formula))
+            (
+                &d.path,
+                d.side,
+                format!("this path realises {what}: {}", d.formula),
+            )
         }
         Outcome::Refinement(_, c) => {
             let c = c.as_ref()?;
@@ -365,8 +373,16 @@ fn chart(args: &Args, outcome: &Outcome) -> Option<agentpi_report_html::Chart> {
         }
         Outcome::Mutual(_, r) => {
             let f = r.failure.as_ref()?;
-            let imp = if f.spec == Side::Left { Side::Right } else { Side::Left };
-            (&f.counterexample.path, imp, cannot(args.sides(f.spec), &f.counterexample))
+            let imp = if f.spec == Side::Left {
+                Side::Right
+            } else {
+                Side::Left
+            };
+            (
+                &f.counterexample.path,
+                imp,
+                cannot(args.sides(f.spec), &f.counterexample),
+            )
         }
     };
     let lane = usize::from(side == Side::Right);
@@ -398,7 +414,10 @@ fn cannot((spec, imp): (String, String), c: &Counterexample) -> String {
     match &c.violation {
         Violation::Action(a) => format!("{spec} cannot perform `{a}` here"),
         Violation::Refusal(x) => {
-            format!("{imp} is stable and refuses {{{}}}, which {spec} cannot refuse", x.join(", "))
+            format!(
+                "{imp} is stable and refuses {{{}}}, which {spec} cannot refuse",
+                x.join(", ")
+            )
         }
         Violation::Divergence => format!("{imp} can perform tau forever, {spec} cannot"),
     }

@@ -92,7 +92,12 @@ pub fn run(args: Args) -> u8 {
     let refused = verified.as_ref().is_some_and(violated);
     if refused || args.verify_only {
         let reports = finish(prepared.peers);
-        let text = run_text::refused(&prepared.model, verified.as_ref(), &reports, args.format.data());
+        let text = run_text::refused(
+            &prepared.model,
+            verified.as_ref(),
+            &reports,
+            args.format.data(),
+        );
         return output::finish(&text, u8::from(refused));
     }
     execute(prepared, verified, &args)

@@ -4,8 +4,8 @@
 
 use crate::output::{self, errln};
 use crate::{pictures, wire};
-use agentpi_report_html::pages::RuleRow;
 use agentpi_monitor::trace;
+use agentpi_report_html::pages::RuleRow;
 use agentpi_tester::policy::{self, Policy};
 use agentpi_tester::report::{Failure, RuleReport};
 use agentpi_tester::{Config, EraChoice, Outcome, Status, Target, TestError};
@@ -443,15 +443,24 @@ fn failure(f: &Failure) -> String {
 /// a chart with its finding marked.
 fn page(o: &Outcome) -> String {
     let text = text(o);
-    let summary: Vec<String> = text.lines().take(1).chain(text.lines().last()).map(str::to_string).collect();
+    let summary: Vec<String> = text
+        .lines()
+        .take(1)
+        .chain(text.lines().last())
+        .map(str::to_string)
+        .collect();
     let rows: Vec<RuleRow> = o
         .rules
         .iter()
         .map(|r| RuleRow {
             rule: r.rule.to_string(),
-            level: agentpi_monitor::rules::find(r.rule).map_or("", |k| k.level).to_string(),
+            level: agentpi_monitor::rules::find(r.rule)
+                .map_or("", |k| k.level)
+                .to_string(),
             status: status_word(r.status).to_string(),
-            why: r.trace.as_ref().map_or(r.why.clone(), |t| format!("{} (trace: {})", r.why, t.display())),
+            why: r.trace.as_ref().map_or(r.why.clone(), |t| {
+                format!("{} (trace: {})", r.why, t.display())
+            }),
         })
         .collect();
     let findings: Vec<_> = o

@@ -1,12 +1,12 @@
 //! `agentpi trace check FILE...`: checks recorded traces offline with the monitor's checks,
 //! each alone and, when there are several (of one server), together (`trace_across`).
 
-use super::{Format, Shown};
-pub(super) use super::trace_across::Checked;
 use super::trace_across;
+pub(super) use super::trace_across::Checked;
+use super::{Format, Shown};
 use crate::{output, pictures, wire};
-use agentpi_report_html::pages::Finding;
 use agentpi_monitor::{Event, Sessions, trace};
+use agentpi_report_html::pages::Finding;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -54,7 +54,9 @@ pub fn run(args: Args) -> u8 {
         return output::finish(&text, status);
     }
     if args.format.data() == Format::Json && args.format != Shown::Json {
-        output::errln!("error: --format html and svg take one trace (checking several judges them together; use text or json)");
+        output::errln!(
+            "error: --format html and svg take one trace (checking several judges them together; use text or json)"
+        );
         return 2;
     }
     let (text, status) = trace_across::render(&checked, args.format.data(), &text_of);

@@ -68,7 +68,13 @@ fn data(c: &Checked) -> Value {
     })
 }
 
-fn event(c: &Checked, i: usize, e: &Event, pair: Option<&usize>, found: Option<&Vec<usize>>) -> Value {
+fn event(
+    c: &Checked,
+    i: usize,
+    e: &Event,
+    pair: Option<&usize>,
+    found: Option<&Vec<usize>>,
+) -> Value {
     let mut row = json!({"i": i, "t": e.t, "d": e.dir.as_str(), "m": label(e)});
     let fields = json!(e.fields);
     if e.dir == Dir::Event {
@@ -98,8 +104,17 @@ fn label(e: &Event) -> String {
         Dir::C2s | Dir::S2c => wire::summary(e),
         Dir::Event => match e.kind() {
             Some("http") => {
-                let f = |k: &str| e.fields.get(k).map_or(String::new(), |v| v.as_str().map_or(v.to_string(), str::to_string));
-                format!("HTTP {} {} \u{2192} {}", f("method"), f("path"), f("status"))
+                let f = |k: &str| {
+                    e.fields.get(k).map_or(String::new(), |v| {
+                        v.as_str().map_or(v.to_string(), str::to_string)
+                    })
+                };
+                format!(
+                    "HTTP {} {} \u{2192} {}",
+                    f("method"),
+                    f("path"),
+                    f("status")
+                )
             }
             Some(kind) => format!("({kind})"),
             None => "(event)".to_string(),
@@ -127,7 +142,11 @@ fn pairs(c: &Checked) -> HashMap<usize, usize> {
         if m.contains_key("method") {
             open.insert((session, e.dir, id.to_string()), i);
         } else {
-            let asker = if e.dir == Dir::C2s { Dir::S2c } else { Dir::C2s };
+            let asker = if e.dir == Dir::C2s {
+                Dir::S2c
+            } else {
+                Dir::C2s
+            };
             if let Some(q) = open.remove(&(session, asker, id.to_string())) {
                 pairs.insert(q, i);
                 pairs.insert(i, q);

@@ -36,7 +36,15 @@ pub fn check(file: &str, report: &serde_json::Value, charts: &[Option<Chart>]) -
             ]
         })
         .collect();
-    let head = ["#", "system", "property", "verdict", "states", "transitions", "explored"];
+    let head = [
+        "#",
+        "system",
+        "property",
+        "verdict",
+        "states",
+        "transitions",
+        "explored",
+    ];
     page.table("checks", &head, &rows);
     for (i, c) in checks.iter().enumerate() {
         let chart = charts.get(i).and_then(Option::as_ref);
@@ -47,10 +55,21 @@ pub fn check(file: &str, report: &serde_json::Value, charts: &[Option<Chart>]) -
         let verdict = text(c, "verdict");
         page.heading(
             2,
-            &format!("{}. {}: {} \u{2014} {verdict}", i + 1, text(c, "system"), text(c, "property")),
+            &format!(
+                "{}. {}: {} \u{2014} {verdict}",
+                i + 1,
+                text(c, "system"),
+                text(c, "property")
+            ),
         );
         if let Some(limit) = c.get("limit").filter(|l| !l.is_null()) {
-            page.para(Some("unknown"), &format!("exploration stopped by {} before this was decided", limit.as_str().unwrap_or("")));
+            page.para(
+                Some("unknown"),
+                &format!(
+                    "exploration stopped by {} before this was decided",
+                    limit.as_str().unwrap_or("")
+                ),
+            );
         }
         if let Some(fault) = c.get("fault").filter(|f| !f.is_null()) {
             page.para(
@@ -84,7 +103,10 @@ fn stuck(page: &mut Page, c: &serde_json::Value) {
     let rows: Vec<Vec<Cell>> = stuck
         .iter()
         .map(|s| {
-            let waits: Vec<String> = list(s, "waits").iter().map(|w| w.as_str().unwrap_or("").to_string()).collect();
+            let waits: Vec<String> = list(s, "waits")
+                .iter()
+                .map(|w| w.as_str().unwrap_or("").to_string())
+                .collect();
             vec![
                 Cell::new(text(s, "instance")),
                 Cell::new(text(s, "position")),

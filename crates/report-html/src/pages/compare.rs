@@ -20,18 +20,27 @@ pub fn compare(report: &serde_json::Value, chart: Option<&Chart>) -> String {
             rows.push(vec![Cell::new(key), Cell::new(text(report, key))]);
         }
     }
-    rows.push(vec![Cell::new("verdict"), Cell::verdict(text(report, "verdict"))]);
+    rows.push(vec![
+        Cell::new("verdict"),
+        Cell::verdict(text(report, "verdict")),
+    ]);
     page.table("compare", &["", ""], &rows);
     if let Some(evidence) = report.get("evidence").filter(|e| !e.is_null()) {
         page.heading(2, "distinguishing formula (holds in left, not in right)");
         page.pre(&text(evidence, "formula"));
         if evidence.get("checked") == Some(&serde_json::Value::Bool(false)) {
-            page.para(Some("unknown"), "this formula could not be confirmed by the model checker");
+            page.para(
+                Some("unknown"),
+                "this formula could not be confirmed by the model checker",
+            );
         }
     }
     if let Some(c) = report.get("counterexample").filter(|c| !c.is_null()) {
         page.heading(2, "counterexample");
-        let trace: Vec<String> = super::list(c, "trace").iter().map(|t| t.as_str().unwrap_or("").to_string()).collect();
+        let trace: Vec<String> = super::list(c, "trace")
+            .iter()
+            .map(|t| t.as_str().unwrap_or("").to_string())
+            .collect();
         page.para(None, &format!("trace: [{}]", trace.join(", ")));
     }
     if let Some(chart) = chart {

@@ -14,7 +14,12 @@ pub fn run(report: &serde_json::Value, chart: &Chart) -> String {
     ));
     let checks: Vec<Vec<Cell>> = list(report, "checks")
         .iter()
-        .map(|c| vec![Cell::new(text(c, "property")), Cell::verdict(text(c, "verdict"))])
+        .map(|c| {
+            vec![
+                Cell::new(text(c, "property")),
+                Cell::verdict(text(c, "verdict")),
+            ]
+        })
         .collect();
     if !checks.is_empty() {
         page.heading(2, "checks before the run");
@@ -42,7 +47,11 @@ pub fn run(report: &serde_json::Value, chart: &Chart) -> String {
         })
         .collect();
     page.heading(2, &format!("calls ({})", calls.len()));
-    page.table("calls", &["#", "channel", "tool", "arguments", "outcome", "detail"], &calls);
+    page.table(
+        "calls",
+        &["#", "channel", "tool", "arguments", "outcome", "detail"],
+        &calls,
+    );
     let servers: Vec<Vec<Cell>> = list(report, "servers")
         .iter()
         .map(|s| {
@@ -56,7 +65,14 @@ pub fn run(report: &serde_json::Value, chart: &Chart) -> String {
         })
         .collect();
     page.heading(2, "servers");
-    page.table("servers", &["server", "protocol", "messages", "violations"], &servers);
-    page.para(Some(&text(report, "end")), &format!("ended: {}", text(report, "end_text")));
+    page.table(
+        "servers",
+        &["server", "protocol", "messages", "violations"],
+        &servers,
+    );
+    page.para(
+        Some(&text(report, "end")),
+        &format!("ended: {}", text(report, "end_text")),
+    );
     page.finish()
 }
