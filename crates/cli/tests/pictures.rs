@@ -293,3 +293,107 @@ fn markup_from_input_is_shown_not_run() {
     let dom_of_view = dom(&page);
     assert!(!dom_of_view.contains("<title>owned"));
 }
+
+/// `agentpi test` of a server that breaks G3 (tests/tester/broken.py): the page's rule
+/// table holds every rule of the JSON report, and the failed rule's shrunk trace is charted.
+#[test]
+fn test_page_holds_every_rule_and_the_failure_in_a_browser() {
+    let dir = scratch("test");
+    let record = dir.join("record");
+    let server = repo().join("tests/tester/broken.py");
+    let args = |format: &'static str| {
+        let record = record.to_str().unwrap().to_string();
+        let server = server.to_str().unwrap().to_string();
+        [
+            "test",
+            "--budget",
+            "1",
+            "--format",
+            format,
+            "--record",
+            &record,
+            "--",
+            "python3",
+            &server,
+            "cursor_loop",
+        ]
+        .map(String::from)
+    };
+    let run = |format| {
+        let args = args(format);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        agentpi(&args)
+    };
+    let (status, html, err) = run("html");
+    assert_eq!(status, 1, "{err}");
+    let (_, json, _) = run("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rules = json["rules"].as_array().unwrap();
+    let failed = rules.iter().filter(|r| r["status"] == "failed").count();
+    assert!(failed >= 1);
+    let dom = dom(&save(&dir, "test.html", &html));
+    let table = dom
+        .split("class=\"t rules\"")
+        .nth(1)
+        .unwrap()
+        .split("</table>")
+        .next()
+        .unwrap();
+    assert_eq!(table.matches("<tr>").count(), rules.len() + 1);
+    assert_eq!(dom.matches("<div class=\"finding\">").count(), failed);
+    assert_eq!(ready(&dom, "data-charts"), failed);
+    assert!(dom.contains("G3"));
+}
+
+/// `agentpi run` of the orchestration against tests/run/tools.py: every step of the run's
+/// path (the JSON report's, with the same seed) is on the page.
+#[test]
+fn run_page_holds_every_step_in_a_browser() {
+    let dir = scratch("run");
+    let python = repo().join("tests/peers/.venv/bin/python");
+    let server = format!(
+        "py={} {}",
+        python.display(),
+        repo().join("tests/run/tools.py").display()
+    );
+    let run = |format: &str| {
+        agentpi(&[
+            "run",
+            "tests/run/orchestration.pi",
+            "--no-verify",
+            "--seed",
+            "3",
+            "--server",
+            &server,
+            "--bind",
+            r#"fetch_a=py.fetch {"source": "a"}"#,
+            "--bind",
+            r#"fetch_b=py.fetch {"source": "b"}"#,
+            "--bind",
+            r#"publish_x=py.publish {"channel": "x", "text": "t"}"#,
+            "--bind",
+            r#"publish_y=py.publish {"channel": "y", "text": "t"}"#,
+            "--format",
+            format,
+        ])
+    };
+    let (status, html, err) = run("html");
+    assert_eq!(status, 0, "{err}");
+    let (_, json, _) = run("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let steps = json["path"].as_array().unwrap().len();
+    assert!(steps > 0);
+    let dom = dom(&save(&dir, "run.html", &html));
+    assert_eq!(ready(&dom, "data-steps"), steps);
+    let calls = dom
+        .split("class=\"t calls\"")
+        .nth(1)
+        .unwrap()
+        .split("</table>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        calls.matches("<tr>").count(),
+        json["calls"].as_array().unwrap().len() + 1
+    );
+}

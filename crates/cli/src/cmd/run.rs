@@ -92,12 +92,17 @@ pub fn run(args: Args) -> u8 {
     let refused = verified.as_ref().is_some_and(violated);
     if refused || args.verify_only {
         let reports = finish(prepared.peers);
-        let text = run_text::refused(
+        let mut text = run_text::refused(
             &prepared.model,
             verified.as_ref(),
             &reports,
             args.format.data(),
         );
+        if args.format == super::Shown::Html {
+            // Nothing ran: the page holds the checks and the servers, and no chart.
+            let report = serde_json::from_str(&text).unwrap_or_default();
+            text = agentpi_report_html::pages::run(&report, None);
+        }
         return output::finish(&text, u8::from(refused));
     }
     execute(prepared, verified, &args)

@@ -66,7 +66,7 @@ pub(super) fn render(done: &Done, format: super::Shown) -> String {
     match format {
         Shown::Text => text(done),
         Shown::Json => serde_json::to_string_pretty(&json(done)).expect("json") + "\n",
-        Shown::Html => agentpi_report_html::pages::run(&json(done), &chart(done)),
+        Shown::Html => agentpi_report_html::pages::run(&json(done), Some(&chart(done))),
         Shown::Svg => {
             let name = &done.model.program.systems[done.system].name;
             let title = format!("run of {name} (seed {}): {}", done.seed, end_text(done));

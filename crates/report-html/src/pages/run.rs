@@ -5,13 +5,18 @@ use super::{list, text};
 use crate::chart::Chart;
 use crate::page::{Cell, Page};
 
-/// The page of `run`'s JSON report; `chart` is the run's path.
-pub fn run(report: &serde_json::Value, chart: &Chart) -> String {
-    let mut page = Page::new(&format!(
-        "agentpi run {} (seed {})",
-        text(report, "system"),
-        text(report, "seed")
-    ));
+/// The page of `run`'s JSON report; `chart` is the run's path (none when the run was refused
+/// by its checks).
+pub fn run(report: &serde_json::Value, chart: Option<&Chart>) -> String {
+    let title = match chart {
+        Some(_) => format!(
+            "agentpi run {} (seed {})",
+            text(report, "system"),
+            text(report, "seed")
+        ),
+        None => "agentpi run: not run".to_string(),
+    };
+    let mut page = Page::new(&title);
     let checks: Vec<Vec<Cell>> = list(report, "checks")
         .iter()
         .map(|c| {
@@ -25,6 +30,13 @@ pub fn run(report: &serde_json::Value, chart: &Chart) -> String {
         page.heading(2, "checks before the run");
         page.table("checks", &["property", "verdict"], &checks);
     }
+    let Some(chart) = chart else {
+        page.para(
+            Some("violated"),
+            "refused: a check of the workflow is violated, or --verify-only; nothing was run",
+        );
+        return page.finish();
+    };
     page.heading(2, &format!("the run, {} steps", chart.rows.len()));
     page.chart(chart);
     let calls: Vec<Vec<Cell>> = list(report, "calls")
