@@ -160,6 +160,8 @@
   [fdir, fmethod, ffound].forEach(function (c) { c.addEventListener('change', filter); });
   window.addEventListener('resize', draw);
   filter();
+  // `view.html#12` opens with event 12 shown.
+  if (/^#\d+$/.test(location.hash)) go(Number(location.hash.slice(1)));
   var ready = el('div');
   ready.id = 'agentpi-ready';
   ready.hidden = true;

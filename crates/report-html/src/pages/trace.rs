@@ -1,6 +1,6 @@
-//! `agentpi trace check --format html` and `agentpi test --format html`: a summary, the
-//! per-rule table, and each finding with what it says, its message and its chart (the
-//! finding's row marked).
+//! `agentpi trace check --format html` and `agentpi test --format html`: a summary, each
+//! finding with what it says, its message and its chart (the finding's row marked), and the
+//! per-rule table.
 
 use super::rules::{RuleRow, rules};
 use crate::chart::Chart;
@@ -24,8 +24,6 @@ pub fn trace(title: &str, summary: &[String], table: &[RuleRow], findings: &[Fin
     for line in summary {
         page.para(Some("summary"), line);
     }
-    page.heading(2, "rules");
-    rules(&mut page, table);
     page.heading(2, &format!("findings ({})", findings.len()));
     for f in findings {
         page.open("finding");
@@ -39,5 +37,7 @@ pub fn trace(title: &str, summary: &[String], table: &[RuleRow], findings: &[Fin
         }
         page.close();
     }
+    page.heading(2, "rules");
+    rules(&mut page, table);
     page.finish()
 }
