@@ -2,9 +2,11 @@
 //! finding with the chart of the messages before it (those of its session), its row marked.
 //! The charts are the text charts' data (`wire::session_chart`), with more messages shown.
 
+use agentpi_monitor::session::Era;
 use agentpi_monitor::{Event, Report, Violation};
 use agentpi_report_html::pages::{Finding, RuleRow};
 use agentpi_report_html::{Chart, Ending, svg};
+use agentpi_tester::catalogue;
 
 /// How many messages a finding's chart shows in a page (the text shows fewer).
 const WINDOW: usize = 40;
@@ -45,10 +47,11 @@ pub fn finding(v: &Violation, session: Option<&str>, chart: Chart) -> Finding {
     }
 }
 
-/// The rule table of a trace: each rule a finding broke first (failed), then every other
-/// rule of the monitor's catalogue, of which a trace alone cannot say more than that no
-/// message broke it.
-pub fn trace_rules(report: &Report) -> Vec<RuleRow> {
+/// The rule table of a trace: each rule a finding broke (failed), then every other rule of
+/// the catalogue: not exercised when it is of the other era or transport than the trace's,
+/// else "no finding" (a trace alone cannot say that a rule was put to the test, as
+/// `agentpi test` can of its own runs).
+pub fn trace_rules(report: &Report, events: &[Event]) -> Vec<RuleRow> {
     let mut failed: Vec<RuleRow> = Vec::new();
     for v in &report.violations {
         match failed.iter_mut().find(|r| r.rule == v.rule) {
@@ -61,16 +64,40 @@ pub fn trace_rules(report: &Report) -> Vec<RuleRow> {
             }),
         }
     }
-    let rest = agentpi_monitor::rules::RULES
+    let http = events.iter().any(|e| e.kind() == Some("http"));
+    let rest = catalogue::RULES
         .iter()
         .filter(|r| count(report, r.id) == 0)
-        .map(|r| RuleRow {
-            rule: r.id.to_string(),
-            level: r.level.to_string(),
-            status: "no finding".to_string(),
-            why: r.says.to_string(),
+        .map(|r| {
+            let (status, why) = match outside(r, report.era, http) {
+                Some(why) => ("not exercised", why.to_string()),
+                None => ("no finding", catalogue::says(r.id).to_string()),
+            };
+            RuleRow {
+                rule: r.id.to_string(),
+                level: r.level.to_string(),
+                status: status.to_string(),
+                why,
+            }
         });
     failed.into_iter().chain(rest).collect()
+}
+
+/// Why rule `r` has nothing to say of a trace of `era`, over HTTP or not.
+fn outside(r: &catalogue::Entry, era: Era, http: bool) -> Option<&'static str> {
+    match (r.era, era, r.over, http) {
+        (catalogue::Era::Modern, Era::Legacy, _, _) => {
+            Some("a rule of the modern era; the trace is legacy")
+        }
+        (catalogue::Era::Legacy, Era::Modern, _, _) => {
+            Some("a rule of the legacy era; the trace is modern")
+        }
+        (_, _, catalogue::Over::Http, false) => {
+            Some("a rule of Streamable HTTP; the trace has no HTTP exchange")
+        }
+        (_, _, catalogue::Over::Stdio, true) => Some("a rule of stdio; the trace is over HTTP"),
+        _ => None,
+    }
 }
 
 fn count(report: &Report, rule: &str) -> usize {

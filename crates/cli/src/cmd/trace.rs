@@ -123,7 +123,7 @@ fn page_of(c: &Checked) -> String {
         .map(str::to_string)
         .collect();
     let title = format!("agentpi trace check {}", c.file);
-    let rules = pictures::trace_rules(&c.report);
+    let rules = pictures::trace_rules(&c.report, &c.events);
     agentpi_report_html::pages::trace(&title, &summary, &rules, &findings_of(c))
 }
 
