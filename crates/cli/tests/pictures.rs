@@ -136,6 +136,8 @@ fn check_pages_hold_every_check_and_step_in_a_browser() {
             .unwrap();
         assert_eq!(rows.matches("<tr>").count(), checks.len() + 1, "{model}");
     }
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -156,10 +158,10 @@ fn compare_page_draws_the_evidence_in_a_browser() {
     let dom = dom(&save(&dir, "compare.html", &html));
     assert_eq!(ready(&dom, "data-steps"), steps);
     assert!(dom.contains("not-equivalent"));
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The traces the test suite keeps: each finding is on the trace check's page with its
-/// chart, and on the viewer's, with every event.
 #[test]
 fn trace_pages_and_the_viewer_hold_every_finding_in_a_browser() {
     let dir = scratch("traces");
@@ -195,9 +197,10 @@ fn trace_pages_and_the_viewer_hold_every_finding_in_a_browser() {
         assert_eq!(ready(&dom_of_view, "data-events"), events, "{name}");
         assert_eq!(ready(&dom_of_view, "data-findings"), found, "{name}");
     }
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A trace of 100,000 messages (the last answers no request: J6): the viewer draws a screenful of rows, not all of them.
 #[test]
 fn the_viewer_draws_only_what_is_on_screen_of_a_flood() {
     let dir = scratch("flood");
@@ -248,10 +251,10 @@ fn the_viewer_draws_only_what_is_on_screen_of_a_flood() {
     let rendered = ready(&dom, "data-rendered");
     assert!((1..200).contains(&rendered), "{rendered} rows drawn");
     assert_eq!(dom.matches("class=\"row ").count(), rendered);
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// What a trace says is text on every page, never markup: a method `<script>...` is shown,
-/// not run (the page would write `#agentpi-error` or a console line, and `dom` fails then).
 #[test]
 fn markup_from_input_is_shown_not_run() {
     let dir = scratch("inject");
@@ -292,10 +295,10 @@ fn markup_from_input_is_shown_not_run() {
     assert!(dom_of_check.contains("&lt;script&gt;document"));
     let dom_of_view = dom(&page);
     assert!(!dom_of_view.contains("<title>owned"));
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `agentpi test` of a server that breaks G3 (tests/tester/broken.py): the page's rule
-/// table holds every rule of the JSON report, and the failed rule's shrunk trace is charted.
 #[test]
 fn test_page_holds_every_rule_and_the_failure_in_a_browser() {
     let dir = scratch("test");
@@ -343,10 +346,10 @@ fn test_page_holds_every_rule_and_the_failure_in_a_browser() {
     assert_eq!(dom.matches("<div class=\"finding\">").count(), failed);
     assert_eq!(ready(&dom, "data-charts"), failed);
     assert!(dom.contains("G3"));
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `agentpi run` of the orchestration against tests/run/tools.py: every step of the run's
-/// path (the JSON report's, with the same seed) is on the page.
 #[test]
 fn run_page_holds_every_step_in_a_browser() {
     let dir = scratch("run");
@@ -396,4 +399,6 @@ fn run_page_holds_every_step_in_a_browser() {
         calls.matches("<tr>").count(),
         json["calls"].as_array().unwrap().len() + 1
     );
+    // Kept when the test fails, for a look at the pages.
+    let _ = std::fs::remove_dir_all(&dir);
 }
