@@ -33,6 +33,11 @@ fn scratch(name: &str) -> PathBuf {
 /// The DOM of `page` after its scripts ran in headless Chromium, failing the test on any
 /// console message (an uncaught error is one) or a missing end-of-script marker.
 fn dom(page: &Path) -> String {
+    dom_at(page, "")
+}
+
+/// [`dom`] of the page opened at `#fragment` (`#selftest`: the page hovers its steps).
+fn dom_at(page: &Path, fragment: &str) -> String {
     let profile = scratch(&format!(
         "profile-{}",
         page.file_stem().unwrap().to_string_lossy()
@@ -47,7 +52,7 @@ fn dom(page: &Path) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(["--virtual-time-budget=10000", "--dump-dom"])
-        .arg(format!("file://{}", page.display()))
+        .arg(format!("file://{}{fragment}", page.display()))
         .output()
         .expect("headless Chromium (Debian package `chromium`) runs the page tests");
     let _ = std::fs::remove_dir_all(&profile);
@@ -124,8 +129,10 @@ fn check_pages_hold_every_check_and_step_in_a_browser() {
             .map(|c| c["trace"].as_array().unwrap().len())
             .sum();
         let name = Path::new(model).file_stem().unwrap().to_string_lossy();
-        let dom = dom(&save(&dir, &format!("{name}.html"), &html));
+        let dom = dom_at(&save(&dir, &format!("{name}.html"), &html), "#selftest");
         assert_eq!(ready(&dom, "data-steps"), steps, "{model}");
+        // Hovering each step of the list lights its arrow, and hovering the arrow the step.
+        assert_eq!(ready(&dom, "data-lit"), steps, "{model}");
         assert_eq!(dom.matches("<li data-step=").count(), steps, "{model}");
         let rows = dom
             .split("class=\"t checks\"")
