@@ -20,6 +20,11 @@
     var m = ev.m.split(' ')[0];
     return m === 'result' || m === 'error' ? '(response)' : m;
   }
+  // The HTTP head of each exchange, so that a message shows the headers it travelled with.
+  var heads = {};
+  events.forEach(function (ev, i) {
+    if (ev.r && ev.r.event === 'http' && ev.r.exchange != null) heads[ev.r.exchange] = i;
+  });
   var methods = {};
   events.forEach(function (ev) { var m = method(ev); if (m) methods[m] = true; });
   Object.keys(methods).sort().forEach(function (m) { fmethod.appendChild(el('option', '', m)); });
@@ -133,6 +138,15 @@
       body.appendChild(json(ev.r, 0));
     }
     detail.appendChild(body);
+    var head = ev.x && heads[ev.x.exchange];
+    if (head != null) {
+      var h = events[head].r;
+      var link = el('a', 'go', 'its HTTP exchange: #' + head);
+      link.onclick = function () { go(head); };
+      detail.appendChild(link);
+      detail.appendChild(headers('request ' + h.method + ' ' + h.path, h.request_headers));
+      detail.appendChild(headers('response ' + h.status, h.headers));
+    }
     if (ev.x) { detail.appendChild(el('h3', '', 'fields')); detail.appendChild(json(ev.x, 0)); }
     draw();
   }
