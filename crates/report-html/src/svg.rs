@@ -52,10 +52,20 @@ struct Layout {
     height: u32,
 }
 
-/// A standalone SVG document of `charts`, one below the other, each under its title.
+/// A standalone SVG document of `charts`, one below the other, each under its title (with
+/// none, a line saying so: still a picture, never an empty file).
 pub fn document(charts: &[(String, &Chart)]) -> String {
     let mut body = String::new();
     let (mut y, mut width) = (0, 0);
+    if charts.is_empty() {
+        let said = "no trace to draw: no counterexample, witness or finding";
+        body += &format!(
+            "<text x=\"{PAD}\" y=\"{}\">{said}</text>\n",
+            PAD + width::FONT
+        );
+        y = 2 * PAD + width::FONT;
+        width = width::of(said) + 2 * PAD;
+    }
     for (i, (title, chart)) in charts.iter().enumerate() {
         y += PAD;
         body += &format!(
