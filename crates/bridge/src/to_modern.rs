@@ -36,6 +36,8 @@ pub struct ToModern {
     discover_id: Option<Value>,
     discover: Option<Value>,
     calls: Vec<Call>,
+    /// The bridge's requests to the client it withdrew (`cancel(r)`), whose answers may cross.
+    withdrawn: Vec<Value>,
     /// The legacy client's side and the modern server's.
     sides: Sides,
 }
@@ -52,6 +54,7 @@ impl ToModern {
             discover_id: None,
             discover: None,
             calls: Vec::new(),
+            withdrawn: Vec::new(),
             sides: Sides::new(legacy, modern),
         })
     }
@@ -195,6 +198,12 @@ impl ToModern {
 
     fn client_response(&mut self, id: &Value, message: &Value) {
         let Some(k) = self.calls.iter().position(|c| c.asked(id)) else {
+            if let Some(w) = self.withdrawn.iter().position(|w| w == id) {
+                self.withdrawn.remove(w);
+                return self.note(format!(
+                    "dropped the answer to {id}: it crossed its withdrawal"
+                ));
+            }
             return self.note(format!("a response {id} to nothing the bridge asked"));
         };
         let call = &mut self.calls[k];
@@ -348,6 +357,7 @@ impl ToModern {
                 (true, Msg::MReq(..)) | (true, Msg::Retry(..)) => self.call_request(k),
                 (true, Msg::Cancel(j)) => self.call_cancel(k, j),
                 (false, Msg::Req(_, Kind::Elicitation)) => self.call_ask(k),
+                (false, Msg::Cancel(_)) => self.call_withdraw(k),
                 (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
                 (_, other) => self.note(format!("unexpected output {other:?} of a call")),
             }
@@ -397,6 +407,20 @@ impl ToModern {
             let id = self.fresh_id();
             self.calls[k].asked.push((id.clone(), key));
             self.send(To::Client, &wire::request(&id, &method, params));
+        }
+    }
+
+    /// `cancel(r)` to the legacy client: the call was cancelled (or its server went away) while
+    /// the round's requests to the client were pending; each is withdrawn, and an answer that
+    /// crosses the withdrawal is dropped (`withdrawn`).
+    fn call_withdraw(&mut self, k: usize) {
+        let asked = std::mem::take(&mut self.calls[k].asked);
+        for (id, _) in asked {
+            let reason = "agentpi bridge: the call this asked for is over";
+            let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": id, "reason": reason}});
+            self.send(To::Client, &message);
+            self.withdrawn.push(id);
         }
     }
 

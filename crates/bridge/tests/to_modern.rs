@@ -172,12 +172,11 @@ const CASES: &[Case] = &[
             ("C", ""),
         ],
     },
-    // FIXME: a legacy client may cancel its call while the bridge's elicitation for it is
-    // pending (the SDKs can), but `mcp/bridge`'s `TMAsk`, once the elicitation is sent, waits
-    // for its answer only (and the model's legacy client answers before it cancels), so the
-    // copy refuses the cancel: nothing reaches the server (whose request is over anyway) and
-    // the call waits for an answer that may never come. The model should take the cancel
-    // there (and the client model make it), with its check, before the runtime does.
+    // The client cancels its call while the bridge's elicitation for it is pending: the
+    // modern request is over (it ended with `input_required`), so nothing goes to the server;
+    // the bridge withdraws its elicitation (the model's `cancel(r)`), never retries, and drops
+    // the answer that crossed the withdrawal (the Python SDK 1.x answers a cancelled request
+    // with an error).
     Case {
         name: "cancel-mid-elicitation",
         steps: &[
@@ -191,8 +190,20 @@ const CASES: &[Case] = &[
                 "c",
                 r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
             ),
+            (
+                "C",
+                r#""method":"notifications/cancelled","params":{"requestId":3"#,
+            ),
+            ("S", ""),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"error":{"code":0,"message":"Request cancelled"}}"#,
+            ),
             ("C", ""),
             ("S", ""),
+            // The session goes on.
+            ("c", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
+            ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
         ],
     },
     Case {
@@ -264,7 +275,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(16));
+    assert_eq!(held, Ok(18));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
