@@ -38,6 +38,8 @@ pub struct ToModern {
     calls: Vec<Call>,
     /// The bridge's requests to the client it withdrew (`cancel(r)`), whose answers may cross.
     withdrawn: Vec<Value>,
+    /// What a request in flight when the server went away is told (the model's `gone(i)`).
+    gone_text: String,
     /// The legacy client's side and the modern server's.
     sides: Sides,
 }
@@ -55,6 +57,7 @@ impl ToModern {
             discover: None,
             calls: Vec::new(),
             withdrawn: Vec::new(),
+            gone_text: String::new(),
             sides: Sides::new(legacy, modern),
         })
     }
@@ -310,6 +313,7 @@ impl ToModern {
                     self.send(To::Server, &wire::request(&id, "server/discover", params));
                 }
                 (false, Msg::Res(_, ok)) => self.answer_initialize(ok),
+                (false, Msg::Gone(_)) => self.answer_initialize_gone(),
                 (_, other) => self.note(format!("unexpected output {other:?} of the session")),
             }
         }
@@ -331,6 +335,14 @@ impl ToModern {
             ),
         };
         self.send(To::Client, &reply);
+    }
+
+    /// `gone(i)` for the client's `initialize`: the server went away during `server/discover`.
+    fn answer_initialize_gone(&mut self) {
+        if let Some((id, _)) = self.init.take() {
+            let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+            self.send(To::Client, &reply);
+        }
     }
 
     fn pump_pong(&mut self, id: &Value) {
@@ -359,6 +371,11 @@ impl ToModern {
                 (false, Msg::Req(_, Kind::Elicitation)) => self.call_ask(k),
                 (false, Msg::Cancel(_)) => self.call_withdraw(k),
                 (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
+                (false, Msg::Gone(_)) => {
+                    let id = self.calls[k].client.clone();
+                    let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+                    self.send(To::Client, &reply);
+                }
                 (_, other) => self.note(format!("unexpected output {other:?} of a call")),
             }
         }
@@ -470,15 +487,36 @@ impl ToModern {
 
     // ---- Faults ---------------------------------------------------------------------------
 
-    /// The server went away: every request in flight gets an error (outside the model: the
-    /// model has no crash yet, docs/bridge.md).
+    /// The server went away: the model's `down`, given to the session part (a discover in
+    /// flight: `gone` for the client's `initialize`) and to every call's copy (`gone(i)` for
+    /// its request, its pending elicitations withdrawn first), each stepped as the checks
+    /// explored it. A copy that takes no `down` is a bug of the model's coverage: noted, and
+    /// its client still gets the error (the bridge is about to end).
     fn gone(&mut self, why: &str) {
-        let text = format!("agentpi bridge: the server {why}");
-        if let Some((id, _)) = self.init.take() {
-            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
+        self.gone_text = format!("agentpi bridge: the server {why}");
+        let (ms2c, down) = (self.model.ms2c, Msg::Down);
+        if self.init.is_some() && self.session.input(ms2c, down).is_ok() {
+            self.pump_session();
         }
-        for call in std::mem::take(&mut self.calls) {
-            self.send(To::Client, &wire::error(&call.client, BRIDGE_ERROR, &text));
+        // In the order the calls came; a copy that ends is removed by `pump_call`.
+        let mut k = 0;
+        while k < self.calls.len() {
+            let before = self.calls.len();
+            match self.calls[k].machine.input(ms2c, down) {
+                Ok(()) => self.pump_call(k),
+                Err(why) => {
+                    let call = self.calls.remove(k);
+                    let text = format!("the server's end is no transition of a call: {why:?}");
+                    self.note(text);
+                    let reply = wire::error(&call.client, BRIDGE_ERROR, &self.gone_text);
+                    self.send(To::Client, &reply);
+                }
+            }
+            k += usize::from(self.calls.len() == before);
+        }
+        if let Some((id, _)) = self.init.take() {
+            self.note("the server's end is no transition of the session".into());
+            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));
         }
     }
 }

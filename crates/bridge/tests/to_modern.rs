@@ -11,7 +11,8 @@ use agentpi_bridge::to_modern::{To, ToModern};
 use serde_json::Value;
 use std::time::Instant;
 
-/// A line from the client (`c`) or the server (`s`), or what the bridge must have written
+/// A line from the client (`c`) or the server (`s`), `x` the server's end (the model's
+/// `down`), or what the bridge must have written
 /// since the last check: (`C` to the client, `S` to the server, a piece of each line).
 type Step = (&'static str, &'static str);
 
@@ -206,6 +207,43 @@ const CASES: &[Case] = &[
             ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
         ],
     },
+    // The server goes away with one call asking the client and another in flight: the
+    // pending elicitation is withdrawn, then each call gets `gone` (an error naming the
+    // exit); nothing more goes to the server.
+    Case {
+        name: "server-gone",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_2),
+            ("C", r#""id":3,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            ),
+            ("x", ""),
+            (
+                "C",
+                r#""method":"notifications/cancelled","params":{"requestId":3"#,
+            ),
+            ("C", r#""id":5,"error""#),
+            ("C", r#""id":8,"error""#),
+            ("C", "the server exited (status 3)"),
+            ("S", ""),
+        ],
+    },
+    // The server goes away during `server/discover`: the client's `initialize` gets `gone`.
+    Case {
+        name: "server-gone-at-start",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("x", ""),
+            ("C", r#""id":0,"error""#),
+            ("C", "the server exited (status 3)"),
+        ],
+    },
     Case {
         name: "task-refused",
         steps: &[
@@ -235,6 +273,7 @@ fn check(case: &Case) {
         match *who {
             "c" => bridge.client(text.as_bytes()),
             "s" => bridge.server(text.as_bytes()),
+            "x" => bridge.server_gone("exited (status 3)"),
             to => {
                 let to = if to == "C" { To::Client } else { To::Server };
                 let lines: Vec<&String> = written
@@ -275,7 +314,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(18));
+    assert_eq!(held, Ok(26));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
@@ -301,6 +340,7 @@ fn an_edited_bridge_does_not_pass_its_checks() {
         [
             "LegacyBridged: assertions: Violated",
             "LegacyBridged: never ls2c(req(K, elicitation)): Violated",
+            "LegacyCrashBridged: assertions: Violated",
         ]
     );
 }

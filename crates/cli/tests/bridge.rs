@@ -52,12 +52,15 @@ fn each_direction_refines_its_era() {
     for (seen, spec, implementation) in [
         ("legacy", "LegacyDirect", "LegacyBridged"),
         ("modern", "ModernDirect", "ModernBridged"),
+        ("legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+        ("modern", "ModernCrashDirect", "ModernCrashBridged"),
     ] {
         let spec = format!("{MODEL}:{spec}");
         let implementation = format!("{MODEL}:{implementation}");
         for equiv in ["trace", "failures", "fd"] {
             let args = compare(&spec, &implementation, equiv, seen);
-            run(&format!("refines_{seen}_{equiv}"), &args, 0);
+            let faults = if spec.contains("Crash") { "_crash" } else { "" };
+            run(&format!("refines_{seen}{faults}_{equiv}"), &args, 0);
         }
     }
 }
@@ -88,24 +91,26 @@ fn the_losses_have_shortest_counterexamples() {
 }
 
 /// A mistake written into the bridge's text: the checks it violates, and whether each
-/// direction's failures refinement still holds (legacy, modern).
+/// direction's failures refinement still holds: legacy, modern, and each with a server that
+/// may go away (`LegacyCrash`, `ModernCrash`).
 struct Mistake {
     name: &'static str,
     from: &'static str,
     to: &'static str,
     violated: &'static [&'static str],
-    refines: (bool, bool),
+    refines: [bool; 4],
 }
 
 const MISTAKES: &[Mistake] = &[
     Mistake {
         name: "answers the modern client after its cancel",
-        from: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i))",
-        to: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i) . ms2c!res(i, ok))",
+        from: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) . TLServe + mc2s?cancel(=i) . TLServe)",
+        to: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) . TLServe + mc2s?cancel(=i) . ms2c!res(i, ok) . TLServe)",
         violated: &[
             "ModernBridged: ltl [] (mc2s(cancel(i)) -> [] not (ms2c(res(i, _)) or ms2c(input_required(i))))",
+            "ModernCrashBridged: ltl [] (mc2s(cancel(i)) -> [] not (ms2c(res(i, _)) or ms2c(input_required(i)) or ms2c(gone(i))))",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
     },
     Mistake {
         name: "answers the legacy client after its cancel",
@@ -113,33 +118,37 @@ const MISTAKES: &[Mistake] = &[
         to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i) . ls2c!res(i, ok)",
         violated: &[
             "LegacyBridged: ltl [] (lc2s(cancel(i)) -> [] not (ls2c(res(i, _)) or ls2c(req(_, elicitation))))",
+            "LegacyCrashBridged: ltl [] (lc2s(cancel(i)) -> [] not (ls2c(res(i, _)) or ls2c(gone(i)) or ls2c(req(_, elicitation))))",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "refuses the legacy client's cancel of an answer on its way",
         from: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i)",
         to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok)",
         violated: &[],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "drops the legacy client's cancel instead of closing the modern request",
-        from: "  + lc2s?cancel(=i) . mc2s!cancel(Call + r)",
+        from: "  + lc2s?cancel(=i) . (mc2s!cancel(Call + r) + ms2c?down)",
         to: "  + lc2s?cancel(=i)",
         violated: &[
             "LegacyBridged: deadlock free",
             "LegacyBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
             "LegacyBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
+            "LegacyCrashBridged: deadlock free",
+            "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
+            "LegacyCrashBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
         ],
-        refines: (true, true),
+        refines: [true, true, true, true],
     },
     Mistake {
         name: "refuses the legacy client's cancel in the middle of an elicitation",
         from: "  + lc2s?cancel(=i) . Withdraw(r)\n",
         to: "",
         violated: &["LegacyBridged: reachable ls2c(cancel(_))"],
-        refines: (false, true),
+        refines: [false, true, true, true],
     },
     Mistake {
         name: "takes the cancel in the middle of an elicitation but leaves the elicitation open",
@@ -149,8 +158,10 @@ const MISTAKES: &[Mistake] = &[
             "LegacyBridged: deadlock free",
             "LegacyBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
             "LegacyBridged: reachable ls2c(cancel(_))",
+            "LegacyCrashBridged: deadlock free",
+            "LegacyCrashBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "sends elicitation caps the legacy client never declared",
@@ -159,17 +170,17 @@ const MISTAKES: &[Mistake] = &[
         violated: &[
             "LegacyBridged: ltl [] (lc2s(req(_, initialize(bare))) -> [] not (mc2s(mreq(_, _, elicit)) or mc2s(retry(_, elicit))))",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "asks a modern client that declared no elicitation",
-        from: "    if c == bare then lc2s!res(e, false) . TLHeld(i, c, r)\n    else if",
+        from: "    if c == bare then lc2s!res(e, false) . TLHeld(i, c, r) + ls2c?down . MGone(i)\n    else if",
         to: "    if false then 0\n    else if",
         violated: &[
             "ModernBridged: ltl [] (mc2s(mreq(_, _, bare)) -> [] not ms2c(input_required(_)))",
             "DeclinedBridged: never lc2s(res(_, true))",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
     },
     Mistake {
         name: "asks the legacy client for more than K elicitations",
@@ -179,8 +190,9 @@ const MISTAKES: &[Mistake] = &[
         violated: &[
             "LegacyBridged: assertions",
             "LegacyBridged: never ls2c(req(K, elicitation))",
+            "LegacyCrashBridged: assertions",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "gives the modern client more than K input_required rounds",
@@ -190,19 +202,34 @@ const MISTAKES: &[Mistake] = &[
             "ModernBridged: assertions",
             "ModernBridged: never ms2c(input_required(Last))",
             "ModernBridged: never mc2s(retry(Beyond, _))",
+            "ModernCrashBridged: assertions",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
+    },
+    Mistake {
+        name: "does not take the modern server's end with a call in flight",
+        from: "  + ms2c?down . LGone(i)\n",
+        to: "",
+        violated: &[],
+        refines: [true, true, false, true],
+    },
+    Mistake {
+        name: "does not take the legacy server's end with a call in flight",
+        from: "  + ls2c?down . MGone(i)\nproc TLAsked",
+        to: "proc TLAsked",
+        violated: &[],
+        refines: [true, true, true, false],
     },
     Mistake {
         name: "waits for a retry forever",
-        from: "  + tau . lc2s!cancel(Call)\n",
+        from: "  + tau . (lc2s!cancel(Call) . TLServe + ls2c?down . TLGone)\n",
         to: "",
         violated: &[
             "ModernBridged: deadlock free",
             "ModernBridged: ltl [] (lc2s(req(j, _)) -> X <> (ls2c(res(j, _)) or lc2s(cancel(j))))",
             "ModernBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or lc2s(cancel(Call))))",
         ],
-        refines: (true, true),
+        refines: [true, true, true, true],
     },
 ];
 
@@ -244,7 +271,7 @@ fn every_mistake_in_the_bridge_is_caught() {
         from: "",
         to: "",
         violated: &[],
-        refines: (true, true),
+        refines: [true; 4],
     };
     for (i, mistake) in std::iter::once(&unchanged).chain(MISTAKES).enumerate() {
         let changed = if mistake.from.is_empty() {
@@ -257,13 +284,15 @@ fn every_mistake_in_the_bridge_is_caught() {
         std::fs::write(&path, changed).unwrap();
         let path = path.to_str().unwrap();
         assert_eq!(violated(path), mistake.violated, "{}", mistake.name);
-        let found = (
+        let found = [
             refines(path, "legacy", "LegacyDirect", "LegacyBridged"),
             refines(path, "modern", "ModernDirect", "ModernBridged"),
-        );
+            refines(path, "legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+            refines(path, "modern", "ModernCrashDirect", "ModernCrashBridged"),
+        ];
         assert_eq!(found, mistake.refines, "{}", mistake.name);
         assert!(
-            i == 0 || !mistake.violated.is_empty() || found != (true, true),
+            i == 0 || !mistake.violated.is_empty() || found != [true; 4],
             "{}: nothing catches it",
             mistake.name
         );
@@ -295,14 +324,27 @@ fn the_page_shows_what_compare_prints() {
 
 /// Every check holds whatever the number of rounds K the bridge carries (at K = 0 the
 /// exchanges the `reachable` checks ask for cannot happen), and the state counts, pinned as
-/// agentpi gives them, grow by 18 states a round with a legacy client and 16 with a modern one.
+/// agentpi gives them, grow by 18 states a round with a legacy client and 16 with a modern
+/// one; with a server that may go away (`...CrashBridged`), by 30 and 28.
 #[test]
 fn the_checks_hold_for_every_k() {
-    for (k, legacy, modern) in [(1, 90, 52), (2, 108, 68), (3, 126, 84), (4, 144, 100)] {
+    let counts = [
+        (1, [90, 52, 129, 79]),
+        (2, [108, 68, 159, 107]),
+        (3, [126, 84, 189, 135]),
+        (4, [144, 100, 219, 163]),
+    ];
+    let systems = [
+        "LegacyBridged",
+        "ModernBridged",
+        "LegacyCrashBridged",
+        "ModernCrashBridged",
+    ];
+    for (k, states) in counts {
         let k = format!("K={k}");
         let (status, stdout, stderr) = agentpi(&["check", MODEL, "-D", &k]);
         assert_eq!(status, 0, "{k}\n{stdout}{stderr}");
-        for (system, states) in [("LegacyBridged", legacy), ("ModernBridged", modern)] {
+        for (system, states) in systems.iter().zip(states) {
             let line = format!("{system}: deadlock free ... holds ({states} states");
             assert!(stdout.contains(&line), "{k}: {line}\n{stdout}");
         }
