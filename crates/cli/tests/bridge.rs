@@ -350,3 +350,45 @@ fn the_checks_hold_for_every_k() {
         }
     }
 }
+
+/// The refinements hold whatever K (`compare -D`, both sides), K = 1 to 3; and `-D` reaches
+/// them: a bridge whose bound is the literal 2 rather than K refines only at K = 2.
+#[test]
+fn the_refinements_hold_for_every_k() {
+    let pairs = [
+        ("legacy", "LegacyDirect", "LegacyBridged"),
+        ("modern", "ModernDirect", "ModernBridged"),
+        ("legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+        ("modern", "ModernCrashDirect", "ModernCrashBridged"),
+    ];
+    let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
+    let bound = "if c == elicit and r < K then TMAsk(i, c, r)";
+    assert_eq!(text.matches(bound).count(), 1);
+    let fixed = text.replace(bound, "if c == elicit and r < 2 then TMAsk(i, c, r)");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_k");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixed_path = dir.join("fixed.pi");
+    std::fs::write(&fixed_path, fixed).unwrap();
+    let fixed_path = fixed_path.to_str().unwrap();
+    for k in 1..=3 {
+        let define = format!("K={k}");
+        for (seen, spec, implementation) in pairs {
+            for equiv in ["failures", "fd"] {
+                let spec = format!("{MODEL}:{spec}");
+                let implementation = format!("{MODEL}:{implementation}");
+                let mut args = compare(&spec, &implementation, equiv, seen);
+                args.extend(["-D".to_string(), define.clone()]);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let (status, stdout, stderr) = agentpi(&args);
+                assert_eq!(status, 0, "{define}: {args:?}\n{stdout}{stderr}");
+            }
+        }
+        let spec = format!("{fixed_path}:LegacyDirect");
+        let implementation = format!("{fixed_path}:LegacyBridged");
+        let mut args = compare(&spec, &implementation, "failures", "legacy");
+        args.extend(["-D".to_string(), define.clone()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, stdout, _) = agentpi(&args);
+        assert_eq!(status, if k == 2 { 0 } else { 1 }, "{define}: {stdout}");
+    }
+}
