@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// A line from the client (`c`) or the server (`s`), `t` the timeout's tick, `x` the
 /// server's end (the model's `down`), or what the
 /// bridge must have written since the last step (`C` to the client, `S` to the server, a
-/// piece of a line; an empty piece: nothing).
+/// piece of a line; an empty piece: nothing; `C1`, `S1`: exactly one line, with the piece).
 type Step = (&'static str, &'static str);
 
 struct Case {
@@ -116,6 +116,38 @@ const CASES: &[Case] = &[
             (
                 "C",
                 r#""id":"c2","result":{"content":[],"resultType":"complete""#,
+            ),
+        ],
+    },
+    // Two calls in flight, one held for its retry: each copy gets only its own answers, and
+    // each answer reaches only its own modern request (`C1`: exactly one line).
+    Case {
+        name: "two-calls",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("S", r#""id":2,"method":"tools/call""#),
+            ("c", BARE_CALL_9),
+            ("S", r#""id":3,"method":"tools/call""#),
+            ("s", ELICIT_A),
+            ("C1", r#""id":"c1","result":{"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            (
+                "C1",
+                r#""id":"c9","result":{"content":[{"type":"text","text":"B"}]"#,
+            ),
+            ("c", RETRY_1),
+            ("S1", r#"{"jsonrpc":"2.0","id":"e1","result":{"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"A"}]}}"#,
+            ),
+            (
+                "C1",
+                r#""id":"c2","result":{"content":[{"type":"text","text":"A"}]"#,
             ),
         ],
     },
@@ -274,7 +306,12 @@ fn check(case: &Case) {
             "t" => bridge.tick(Instant::now() + Duration::from_secs(1)),
             "x" => bridge.server_gone("exited (status 3)"),
             to => {
-                let to = if to == "C" { To::Client } else { To::Server };
+                let one = to.ends_with('1');
+                let to = if to.starts_with('C') {
+                    To::Client
+                } else {
+                    To::Server
+                };
                 let lines: Vec<&String> = written
                     .iter()
                     .filter(|(t, _)| *t == to)
@@ -282,6 +319,11 @@ fn check(case: &Case) {
                     .collect();
                 if text.is_empty() {
                     assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else if one {
+                    assert!(
+                        lines.len() == 1 && lines[0].contains(text),
+                        "{at}: {lines:?}"
+                    );
                 } else {
                     assert!(
                         lines.iter().any(|l| l.contains(text)),

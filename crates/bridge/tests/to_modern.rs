@@ -13,7 +13,8 @@ use std::time::Instant;
 
 /// A line from the client (`c`) or the server (`s`), `x` the server's end (the model's
 /// `down`), or what the bridge must have written
-/// since the last check: (`C` to the client, `S` to the server, a piece of each line).
+/// since the last check: (`C` to the client, `S` to the server, a piece of each line; `C1`,
+/// `S1`: exactly one line, with that piece).
 type Step = (&'static str, &'static str);
 
 struct Case {
@@ -244,6 +245,53 @@ const CASES: &[Case] = &[
             ("C", "the server exited (status 3)"),
         ],
     },
+    // Two calls in flight, one asking the client: each copy gets only its own answers, and
+    // each answer reaches only its own client request (`C1`: exactly one line).
+    Case {
+        name: "two-calls",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("S", r#""id":2,"method":"tools/call""#),
+            ("s", ASKS_2),
+            ("C1", r#""id":3,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            ),
+            ("S", r#""id":4,"method":"tools/call""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            // A stale answer for the first call's ended request reaches no one.
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C", ""),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{}}}"#,
+            ),
+            ("S", r#""id":5,"method":"tools/call""#),
+            ("S", r#""requestState":"s1""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","content":[{"type":"text","text":"A"}]}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"A"}]}}"#,
+            ),
+        ],
+    },
     Case {
         name: "task-refused",
         steps: &[
@@ -275,7 +323,12 @@ fn check(case: &Case) {
             "s" => bridge.server(text.as_bytes()),
             "x" => bridge.server_gone("exited (status 3)"),
             to => {
-                let to = if to == "C" { To::Client } else { To::Server };
+                let one = to.ends_with('1');
+                let to = if to.starts_with('C') {
+                    To::Client
+                } else {
+                    To::Server
+                };
                 let lines: Vec<&String> = written
                     .iter()
                     .filter(|(t, _)| *t == to)
@@ -283,6 +336,11 @@ fn check(case: &Case) {
                     .collect();
                 if text.is_empty() {
                     assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else if one {
+                    assert!(
+                        lines.len() == 1 && lines[0].contains(text),
+                        "{at}: {lines:?}"
+                    );
                 } else {
                     assert!(
                         lines.iter().any(|l| l.contains(text)),
