@@ -351,7 +351,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_LEGACY_SYSTEMS);
-    assert_eq!(held, Ok(24));
+    assert_eq!(held, Ok(26));
     let refined =
         agentpi_bridge::refine::failures(model, "ModernDirect", "ModernBridged", &["lc2s", "ls2c"]);
     assert_eq!(refined, Ok(()));
