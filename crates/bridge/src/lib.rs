@@ -12,16 +12,19 @@
 pub mod call;
 pub mod engine;
 pub mod held;
+pub mod input;
 pub mod machine;
 pub mod model;
 pub mod modern_wire;
 pub mod msg;
+pub mod post;
 pub mod refine;
 pub mod run;
 pub mod side;
 pub mod sides;
 pub mod to_legacy;
 pub mod to_modern;
+pub mod upstream;
 pub mod wire;
 
 pub use run::{Ended, Options, RETRY_TIMEOUT, to_legacy, to_modern};

@@ -1,5 +1,6 @@
-//! `agentpi bridge --to modern|legacy -- CMD ARGS...`: the command a stdio client starts; it
-//! starts the stdio server `CMD` of the other era and carries the session through the checked
+//! `agentpi bridge --to modern|legacy (-- CMD ARGS... | --upstream URL)`: the command a stdio
+//! client starts; it starts the stdio server `CMD` (or reaches the Streamable HTTP server at
+//! `URL`) of the other era and carries the session through the checked
 //! process `ToModern` or `ToLegacy` of `mcp/bridge` (crates/bridge, docs/bridge.md). Thin:
 //! options in, the ending rendered on standard error.
 
@@ -24,8 +25,12 @@ pub struct Args {
     /// Write both sides' findings here (JSON: `legacy`, `modern`, and the bridge's notes)
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// The server is a Streamable HTTP one at this URL (`http://` or `https://`), instead of
+    /// a command the bridge starts
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
     /// The server command and its arguments (after `--`)
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "upstream")]
     command: Vec<String>,
 }
 
@@ -48,6 +53,7 @@ pub fn run(args: Args) -> u8 {
     };
     let options = Options {
         command: args.command,
+        upstream: args.upstream,
         retry_timeout,
         record: args.record,
         report: args.report,
@@ -61,6 +67,9 @@ pub fn run(args: Args) -> u8 {
 }
 
 fn render(ended: &Ended) {
+    for note in &ended.upstream {
+        output::errln!("agentpi bridge: note: {note}");
+    }
     if let Some(message) = &ended.message {
         let level = if ended.status == 0 { "note" } else { "error" };
         output::errln!("agentpi bridge: {level}: {message}");

@@ -1,0 +1,44 @@
+//! What the bridge's one loop is told, by the threads and tasks that read its two sides: a
+//! line of a stdio peer, the end of one, or what happened on an HTTP exchange with the
+//! upstream (`upstream`) or with a client of the listening side (`listen`).
+
+use serde_json::Value;
+
+pub enum Input {
+    Client(Vec<u8>),
+    ClientEnd,
+    Server(Vec<u8>),
+    ServerEnd,
+    Upstream(Up),
+}
+
+/// What happened on exchange `exchange` with the upstream (numbered by the bridge in the
+/// order it posted).
+pub enum Up {
+    /// The response's head: status and headers (names lower case).
+    Head {
+        exchange: u64,
+        status: u16,
+        headers: Vec<(String, String)>,
+    },
+    /// One message of the response: its JSON body, or the data of one SSE event.
+    Message {
+        exchange: u64,
+        raw: Vec<u8>,
+        sse_id: Option<String>,
+    },
+    /// The response's body ended.
+    End { exchange: u64 },
+    /// The bridge closed the response's stream (a modern request cancelled).
+    Closed { exchange: u64 },
+    /// No response: the upstream could not be reached, or the connection broke.
+    Failed { exchange: u64, why: String },
+}
+
+/// The JSON-RPC id of a message, as text (a map key), if it has one.
+pub fn id_key(message: &Value) -> Option<String> {
+    message
+        .get("id")
+        .filter(|id| !id.is_null())
+        .map(Value::to_string)
+}
