@@ -65,6 +65,12 @@ async def memory(client):
     show("graph", await client.call_tool("read_graph", {}))
 
 
+async def adder(client):
+    show("tools", await client.list_tools())
+    show("add", await client.call_tool("add", {"a": 2, "b": 3}))
+    show("echo", await client.call_tool("echo", {"text": "over HTTP"}))
+
+
 async def crash(client):
     async def call(name, arguments):
         try:
@@ -104,6 +110,8 @@ async def main(mode, scenario, command):
             await filesystem(client, command[-1])
         elif scenario == "memory":
             await memory(client)
+        elif scenario == "adder":
+            await adder(client)
         elif scenario == "crash":
             await crash(client)
         elif scenario == "timeout":

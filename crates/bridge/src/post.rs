@@ -84,18 +84,27 @@ async fn exchange(
     };
     let mut response = match sent {
         Ok(r) => r,
-        Err(e) => return tell(Up::Failed { exchange, why: describe(&e) }),
+        Err(e) => {
+            return tell(Up::Failed {
+                exchange,
+                why: describe(&e),
+            });
+        }
     };
     let head: Vec<(String, String)> = response
         .headers()
         .iter()
         .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
         .collect();
-    let sse = head
-        .iter()
-        .any(|(k, v)| k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream"));
+    let sse = head.iter().any(|(k, v)| {
+        k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
+    });
     let status = response.status().as_u16();
-    tell(Up::Head { exchange, status, headers: head });
+    tell(Up::Head {
+        exchange,
+        status,
+        headers: head,
+    });
     let mut done = Some(done);
     if wait == Wait::Head {
         let _ = done.take().map(|d| d.send(()));
@@ -115,17 +124,30 @@ async fn exchange(
                 for event in parser.feed(&bytes) {
                     let (raw, sse_id) = (event.data, event.id);
                     if !raw.iter().all(u8::is_ascii_whitespace) {
-                        tell(Up::Message { exchange, raw, sse_id });
+                        tell(Up::Message {
+                            exchange,
+                            raw,
+                            sse_id,
+                        });
                     }
                 }
             }
             Ok(Some(bytes)) => json.extend_from_slice(&bytes),
             Ok(None) => break,
-            Err(e) => return tell(Up::Failed { exchange, why: describe(&e) }),
+            Err(e) => {
+                return tell(Up::Failed {
+                    exchange,
+                    why: describe(&e),
+                });
+            }
         }
     }
     if !json.iter().all(u8::is_ascii_whitespace) {
-        tell(Up::Message { exchange, raw: json, sse_id: None });
+        tell(Up::Message {
+            exchange,
+            raw: json,
+            sse_id: None,
+        });
     }
     tell(Up::End { exchange });
     drop(done);

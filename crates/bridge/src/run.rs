@@ -144,7 +144,7 @@ pub(crate) enum Server {
         child: Child,
         stdin: Option<ChildStdin>,
     },
-    Http(Upstream),
+    Http(Box<Upstream>),
 }
 
 /// Starts the server (or sets up the upstream) and makes the direction's process of the two
@@ -161,13 +161,16 @@ fn start<E: Engine>(
             .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
     let now = Instant::now();
-    let legacy = Side::new("legacy", dir, now)?;
-    let modern = Side::new("modern", dir, now)?;
+    let mut legacy = Side::new("legacy", dir, now)?;
+    let mut modern = Side::new("modern", dir, now)?;
     if let Some(url) = &options.upstream {
         let upstream = Upstream::new(url, era, tx.clone())?;
-        let mut bridge = make(legacy, modern)?;
-        bridge.server_side().set_http();
-        return Ok((bridge, Server::Http(upstream)));
+        // Before the process is made: `ToLegacy` writes its `initialize` at once.
+        match era {
+            Era::Modern => modern.set_http(),
+            Era::Legacy => legacy.set_http(),
+        }
+        return Ok((make(legacy, modern)?, Server::Http(Box::new(upstream))));
     }
     let (program, args) = options
         .command

@@ -268,7 +268,12 @@ impl Upstream {
             Up::End { exchange } => self.end(exchange, bridge),
             Up::Closed { exchange } => {
                 let side = bridge.server_side();
-                aborted(side, exchange, "the bridge closed the stream: cancelled", true);
+                aborted(
+                    side,
+                    exchange,
+                    "the bridge closed the stream: cancelled",
+                    true,
+                );
                 self.sent.remove(&exchange);
             }
             Up::Failed { exchange, why } => return self.failed(exchange, why, bridge),
@@ -276,7 +281,13 @@ impl Upstream {
         Ok(())
     }
 
-    fn head(&mut self, exchange: u64, status: u16, headers: Vec<(String, String)>, side: &mut Side) {
+    fn head(
+        &mut self,
+        exchange: u64,
+        status: u16,
+        headers: Vec<(String, String)>,
+        side: &mut Side,
+    ) {
         let Some(sent) = self.sent.get_mut(&exchange) else {
             return;
         };
@@ -346,7 +357,8 @@ impl Upstream {
         let Some(sent) = self.sent.get_mut(&exchange) else {
             return bridge.server(&raw);
         };
-        let answer = sent.id.is_some() && id_key(&message) == sent.id && message.get("method").is_none();
+        let answer =
+            sent.id.is_some() && id_key(&message) == sent.id && message.get("method").is_none();
         if answer {
             sent.answered = true;
             let result = message.get("result");
@@ -354,7 +366,9 @@ impl Upstream {
                 let version = result.and_then(|r| r.get("protocolVersion"));
                 self.version = version.and_then(Value::as_str).map(str::to_string);
             }
-            if sent.method == "tools/list" && let Some(result) = result {
+            if sent.method == "tools/list"
+                && let Some(result) = result
+            {
                 self.header_args.listed(result);
             }
         }
@@ -400,7 +414,12 @@ impl Upstream {
         }
     }
 
-    fn failed<E: Engine>(&mut self, exchange: u64, why: String, bridge: &mut E) -> Result<(), String> {
+    fn failed<E: Engine>(
+        &mut self,
+        exchange: u64,
+        why: String,
+        bridge: &mut E,
+    ) -> Result<(), String> {
         let Some(sent) = self.sent.get(&exchange) else {
             return Ok(());
         };

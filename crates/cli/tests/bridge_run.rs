@@ -55,13 +55,13 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn sdk_server() -> Vec<String> {
+pub(crate) fn sdk_server() -> Vec<String> {
     let script = repo().join("tests/tester/sdk_server.py");
     vec![peer(".venv/bin/python"), script.display().to_string()]
 }
 
 /// The client's command line, with `server` as the server it starts.
-fn client(kind: &str, scenario: &str, server: &[String]) -> Command {
+pub(crate) fn client(kind: &str, scenario: &str, server: &[String]) -> Command {
     let mut command = match kind {
         "py" => {
             let mut c = Command::new(peer(".venv-mcp1/bin/python"));
@@ -79,7 +79,7 @@ fn client(kind: &str, scenario: &str, server: &[String]) -> Command {
 }
 
 /// The client's answers (its standard output), asserting it ended well.
-fn answers(mut command: Command) -> String {
+pub(crate) fn answers(mut command: Command) -> String {
     let out = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the client failed: {stderr}");
@@ -103,7 +103,7 @@ fn bridge_then(server: &[String], dir: &Path) -> Vec<String> {
 }
 
 /// `agentpi trace check` of one side's record: whether it found nothing, and what it says.
-fn trace_check(path: &Path) -> (bool, String) {
+pub(crate) fn trace_check(path: &Path) -> (bool, String) {
     let out = Command::new(agentpi())
         .args(["trace", "check"])
         .arg(path)

@@ -1,0 +1,387 @@
+//! `agentpi bridge --upstream URL` with real peers over Streamable HTTP on loopback. Each
+//! pairing runs a client's session against the server directly (stdio, the server's era or
+//! the dual-era server's legacy one) and through the bridge in front of the same server
+//! listening on HTTP: the answers are equal, both sides' reports have no finding, and both
+//! recorded traces pass `agentpi trace check`. The faults are driven by a scripted client:
+//! a legacy HTTP server restarted in the middle of the session (its 404 for the lost session
+//! makes the bridge open a new one, and nothing is lost), an upstream nobody listens on, and
+//! a legacy cancel that closes the modern request's stream.
+
+use crate::bridge_legacy;
+use crate::bridge_run;
+use crate::cases::each_in_parallel;
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::{Server, everything, free_port, listening_on_any_port, repo};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A pairing: the bridge's direction, the server (run on HTTP behind it, on stdio for the
+/// reference), the client and its scenario.
+struct Case {
+    name: &'static str,
+    to: &'static str,
+    server: &'static str,
+    /// `py`, `ts` (legacy clients) or `modern` (the Python SDK 2.x client).
+    client: &'static str,
+    scenario: &'static str,
+}
+
+const CASES: &[Case] = &[
+    // A legacy client reaches a modern HTTP server (what mcp-remote users need): the Python
+    // SDK 2.x server, which serves 2026-07-28 to the bridge's `_meta` requests.
+    Case {
+        name: "modern-sdk-python-all",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "modern-sdk-python-concurrent",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "concurrent",
+    },
+    Case {
+        name: "modern-sdk-typescript-all",
+        to: "modern",
+        server: "sdk",
+        client: "ts",
+        scenario: "all",
+    },
+    // A modern client reaches legacy HTTP servers: server-everything (elicitation and
+    // sampling in the middle of a call, on the call's SSE stream) and the Python SDK 1.x.
+    Case {
+        name: "legacy-everything",
+        to: "legacy",
+        server: "everything",
+        client: "modern",
+        scenario: "everything",
+    },
+    Case {
+        name: "legacy-fastmcp1",
+        to: "legacy",
+        server: "fastmcp1",
+        client: "modern",
+        scenario: "adder",
+    },
+];
+
+fn fastmcp1(port: Option<u16>) -> Command {
+    let mut c = Command::new(peer(".venv-mcp1/bin/python"));
+    c.arg(repo().join("tests/bridge/legacy_http_server.py"));
+    c.args(port.map(|p| p.to_string()));
+    c
+}
+
+/// The server of a case listening on HTTP, and its URL.
+fn listening(server: &str) -> (Server, String) {
+    let (server, port) = match server {
+        "everything" => everything(),
+        "sdk" => {
+            let mut c = Command::new(peer(".venv/bin/python"));
+            c.arg(repo().join("tests/tester/sdk_server.py"));
+            c.args(["--http", "0"]);
+            listening_on_any_port(c.stderr(Stdio::null()).spawn().unwrap())
+        }
+        _ => listening_on_any_port(fastmcp1(Some(0)).stderr(Stdio::null()).spawn().unwrap()),
+    };
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// The same server on stdio: the reference.
+fn direct(server: &str) -> Vec<String> {
+    match server {
+        "everything" => vec![peer("node_modules/.bin/mcp-server-everything")],
+        "sdk" => bridge_run::sdk_server(),
+        _ => {
+            let c = fastmcp1(None);
+            let mut line = vec![c.get_program().to_string_lossy().into_owned()];
+            line.extend(c.get_args().map(|a| a.to_string_lossy().into_owned()));
+            line
+        }
+    }
+}
+
+fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
+    let mut line = vec![agentpi().to_string(), "bridge".into(), "--to".into()];
+    line.extend([to.to_string(), "--upstream".into(), url.to_string()]);
+    for (flag, path) in [("--record", "rec"), ("--report", "report.json")] {
+        line.push(flag.into());
+        line.push(dir.join(path).display().to_string());
+    }
+    line
+}
+
+/// The client's answers with `command` as its server; `bridged` tells the mode of the
+/// modern client (auto through the bridge, legacy directly) and drops its era line.
+fn answers(case: &Case, command: &[String], dir: &Path, bridged: bool) -> String {
+    if case.client != "modern" {
+        return bridge_run::answers(bridge_run::client(case.client, case.scenario, command));
+    }
+    let mode = if bridged { "auto" } else { "legacy" };
+    let memory = dir.join(format!("{mode}.json"));
+    let (out, _) = bridge_legacy::client(mode, case.scenario, command, &memory);
+    let (answers, era) = bridge_legacy::split_era(&out);
+    let want = if bridged { "2026-07-28" } else { "2025-11-25" };
+    assert_eq!(era, format!(r#"{{"era": "{want}"}}"#), "{}", case.name);
+    answers
+}
+
+fn report(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+}
+
+/// Both sides: the era each speaks, no finding, each trace clean under `trace check`.
+fn clean_sides(name: &str, dir: &Path) -> Value {
+    let report = report(dir);
+    for (side, era) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
+        assert_eq!(report[side]["protocol_version"], era, "{name}: {report}");
+        assert_eq!(report[side]["violations"], json!([]), "{name}: {report}");
+        let (clean, text) = bridge_run::trace_check(&dir.join("rec").join(format!("{side}.jsonl")));
+        assert!(clean, "{name} {side}: {text}");
+        assert!(
+            text.contains(" 0 violations, 0 open requests"),
+            "{name} {side}: {text}"
+        );
+    }
+    report
+}
+
+fn check(case: &Case) {
+    let dir = scratch(&format!("bridge-http-{}", case.name));
+    let reference = answers(case, &direct(case.server), &dir, false);
+    let (_server, url) = listening(case.server);
+    let bridged = answers(case, &bridge_to(case.to, &url, &dir), &dir, true);
+    assert_eq!(bridged, reference, "{}: the answers differ", case.name);
+    let report = clean_sides(case.name, &dir);
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!([]),
+        "{}: {report}",
+        case.name
+    );
+    assert_eq!(
+        report["upstream"]["notes"],
+        json!([]),
+        "{}: {report}",
+        case.name
+    );
+    // Over HTTP every message is its own exchange, with the era's headers.
+    let server_side = if case.to == "modern" {
+        "modern"
+    } else {
+        "legacy"
+    };
+    let record = std::fs::read_to_string(dir.join("rec").join(format!("{server_side}.jsonl")));
+    let record = record.unwrap();
+    let header = if case.to == "modern" {
+        r#"["mcp-name","add"]"#
+    } else {
+        r#"["mcp-session-id","#
+    };
+    assert!(record.contains(header), "{}: {header}", case.name);
+}
+
+#[test]
+fn clients_reach_http_servers_of_the_other_era_through_the_bridge() {
+    each_in_parallel(CASES, check);
+}
+
+/// One step of a scripted client: a message to send (and what to wait for before the next
+/// step), or the server restarted on its port.
+enum Step {
+    Send(&'static str, Wait),
+    Restart,
+}
+
+enum Wait {
+    None,
+    Id(i64),
+    Method(&'static str),
+}
+
+/// A scripted client through the bridge `line`: the messages it got, the bridge's status
+/// and its stderr. `restart` starts the server again.
+fn drive(
+    line: &[String],
+    steps: &[Step],
+    mut restart: impl FnMut(),
+) -> (Vec<Value>, Option<i32>, String) {
+    let mut child = Command::new(&line[0])
+        .args(&line[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen: Vec<Value> = Vec::new();
+    for step in steps {
+        let wait = match step {
+            Step::Restart => {
+                restart();
+                continue;
+            }
+            Step::Send(message, wait) => {
+                writeln!(stdin, "{message}").unwrap();
+                stdin.flush().unwrap();
+                wait
+            }
+        };
+        while !matches!(wait, Wait::None) {
+            let mut text = String::new();
+            if stdout.read_line(&mut text).unwrap() == 0 {
+                break;
+            }
+            let got: Value = serde_json::from_str(&text).unwrap();
+            let done = match wait {
+                Wait::Id(id) => got["id"] == json!(id),
+                Wait::Method(m) => got["method"] == json!(m),
+                Wait::None => true,
+            };
+            seen.push(got);
+            if done {
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    for text in stdout.lines() {
+        seen.push(serde_json::from_str(&text.unwrap()).unwrap());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (seen, out.status.code(), stderr)
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}"#;
+
+/// The legacy session is lost when the server restarts: the next call gets a 404, the
+/// bridge opens a new session (initialize again), sends the call in it and answers the
+/// client; it says so, and both sides stay clean.
+#[test]
+fn a_lost_legacy_session_is_opened_again() {
+    let dir = scratch("bridge-http-lost-session");
+    let (server, port) =
+        listening_on_any_port(fastmcp1(Some(0)).stderr(Stdio::null()).spawn().unwrap());
+    let mut server = Some(server);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let discover =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
+    let call = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":3}},{META}}}}}"#
+        )
+    };
+    let (first, second) = (call(2), call(3));
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let steps = [
+        Step::Send(leak(discover), Wait::Id(1)),
+        Step::Send(leak(first), Wait::Id(2)),
+        Step::Restart,
+        Step::Send(leak(second), Wait::Id(3)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
+        drop(server.take());
+        let child = fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
+        server = Some(listening_on_any_port(child).0);
+    });
+    assert_eq!(status, Some(0), "{stderr}");
+    for id in [2, 3] {
+        let answer = seen.iter().find(|m| m["id"] == json!(id)).unwrap();
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"],
+            json!(5),
+            "{seen:?}"
+        );
+    }
+    let note = "the legacy server lost the session (HTTP 404): initialize again";
+    assert!(stderr.contains(note), "{stderr}");
+    let report = report(&dir);
+    assert_eq!(report["upstream"]["notes"], json!([note]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    let (clean, text) = bridge_run::trace_check(&dir.join("rec/modern.jsonl"));
+    assert!(clean, "{text}");
+    // The legacy side: two sessions. The lost one holds the server's own fault: the Python
+    // SDK 1.x answers the 404 with a JSON-RPC error whose id is "server-error", a response
+    // to no request (J6); and the call that got the 404 stays open there (the monitor does
+    // not take an HTTP 404 as the end of a request). The new session is clean.
+    let legacy = &report["legacy"];
+    let rules: Vec<&Value> = legacy["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["rule"])
+        .collect();
+    assert_eq!(rules, [&json!("J6")], "{report}");
+    assert!(
+        legacy["violations"][0]["raw"]
+            .as_str()
+            .unwrap()
+            .contains("server-error")
+    );
+    assert_eq!(legacy["open_requests"][0]["id"], json!(3), "{report}");
+    let sessions = legacy["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{report}");
+    assert_eq!(sessions[1]["violations"], json!([]), "{report}");
+    assert_eq!(sessions[1]["open_requests"], json!([]), "{report}");
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let inits = record.matches(r#"\"method\":\"initialize\""#).count();
+    assert_eq!(inits, 2, "{record}");
+    assert!(record.contains(r#""status":404"#), "{record}");
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// An upstream nobody listens on: the client's `initialize` gets an error saying so, the
+/// bridge exits 1.
+#[test]
+fn an_unreachable_upstream_is_a_clear_error() {
+    let dir = scratch("bridge-http-unreachable");
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let steps = [Step::Send(INIT, Wait::Id(0))];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the upstream {url} cannot be reached")),
+        "{stderr}"
+    );
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let error = seen[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("cannot be reached"), "{seen:?}");
+}
+
+/// A legacy client's cancel of a call in flight closes the modern request's stream (no
+/// `notifications/cancelled` is posted); the client gets nothing for the call, the session
+/// goes on, and the modern side's monitor reads the close as the cancellation.
+#[test]
+fn a_legacy_cancel_closes_the_modern_stream() {
+    let dir = scratch("bridge-http-cancel");
+    let (_server, url) = listening("sdk");
+    let steps = [
+        Step::Send(INIT, Wait::Id(0)),
+        Step::Send(INITIALIZED, Wait::None),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":5},"_meta":{"progressToken":"p"}}}"#,
+            Wait::Method("notifications/progress"),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            Wait::None,
+        ),
+        Step::Send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, Wait::Id(2)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(seen.iter().all(|m| m["id"] != json!(1)), "{seen:?}");
+    clean_sides("cancel", &dir);
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert!(record.contains(r#""closed_by":"client""#), "{record}");
+    assert!(!record.contains("notifications/cancelled"), "{record}");
+}
