@@ -16,6 +16,7 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
 
 
 # The `cancel` scenario: the session while the call is to be cancelled, and an event set once
@@ -90,9 +91,13 @@ async def cancel(session):
 
 async def main():
     scenario, command = sys.argv[1], sys.argv[2:]
-    server = StdioServerParameters(command=command[0], args=command[1:])
     caps = types.SamplingCapability(tools=types.SamplingToolsCapability())
-    async with stdio_client(server) as (read, write):
+    # A URL: the bridge (or a server) listening on Streamable HTTP.
+    if command[0].startswith("http"):
+        connect = streamablehttp_client(command[0])
+    else:
+        connect = stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
+    async with connect as (read, write, *_):
         async with ClientSession(
             read, write, sampling_callback=sample, elicitation_callback=elicit,
             sampling_capabilities=caps,

@@ -6,6 +6,7 @@ the calls of SCENARIO, printing one JSON line per answer, so that a session thro
 can be compared with a session with the legacy server directly. The last line is the era.
 
 python modern_client.py MODE SCENARIO -- CMD ARGS...
+python modern_client.py MODE SCENARIO -- URL           (Streamable HTTP)
   SCENARIO: `everything` (server-everything: tools, echo, get-sum, an elicitation, a
   sampling, a prompt, a resource), `filesystem` (allowed directories, a listing, a read; the
   directory is CMD's last argument), `memory` (create entities, read the graph), `crash`
@@ -102,7 +103,11 @@ async def timeout(client):
 
 
 async def main(mode, scenario, command):
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    # A URL: the bridge (or a server) listening on Streamable HTTP.
+    if command[0].startswith("http"):
+        params = command[0]
+    else:
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     async with Client(params, mode=mode, elicitation_callback=elicit, sampling_callback=sample) as client:
         if scenario == "everything":
             await everything(client)

@@ -10,6 +10,10 @@ pub enum Input {
     Server(Vec<u8>),
     ServerEnd,
     Upstream(Up),
+    /// A POST of a client of the listening side.
+    Listen(crate::serve_http::Posted),
+    /// A request the listening side's guard refused.
+    Refused(crate::serve_http::Refused),
 }
 
 /// What happened on exchange `exchange` with the upstream (numbered by the bridge in the

@@ -7,16 +7,20 @@
 
 use crate::engine::{Engine, To};
 use crate::input::Input;
+use crate::listen::Listener;
 use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
 use crate::refine;
+use crate::serve_http;
 use crate::side::Side;
 use crate::to_legacy::ToLegacy;
 use crate::to_modern::ToModern;
 use crate::upstream::{Era, Upstream};
+use agentpi_http_proxy::{Access, Limits};
 use agentpi_monitor::Report;
 use agentpi_monitor::lines::Lines;
 use serde_json::{Map, json};
 use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -32,6 +36,13 @@ pub struct Options {
     pub command: Vec<String>,
     /// `--upstream URL`: the server is a Streamable HTTP one there (no command).
     pub upstream: Option<String>,
+    /// `--listen HOST:PORT`: the client side is Streamable HTTP there (not stdio).
+    pub listen: Option<SocketAddr>,
+    /// Who may use the listening side (`--allow-remote`, `--allow-host`, `--allow-origin`).
+    pub access: Access,
+    pub limits: Limits,
+    /// Told the address the listening side got (the command line prints it).
+    pub listening: fn(SocketAddr),
     /// `--retry-timeout`: how long `--to legacy` holds a call for its retry.
     pub retry_timeout: Duration,
     /// `--record DIR`: one trace per side.
@@ -194,6 +205,34 @@ fn start<E: Engine>(
     Ok((bridge, Server::Child { child, stdin }))
 }
 
+/// The client side: the standard streams, or a Streamable HTTP server.
+pub(crate) enum Client {
+    Stdio,
+    Http(Box<Listener>),
+}
+
+/// The client side: `--listen` starts the HTTP server (its address told), else the
+/// standard input is read.
+fn client_side<E: Engine>(
+    bridge: &mut E,
+    era: Era,
+    tx: Sender<Input>,
+    options: &Options,
+) -> Result<Client, String> {
+    let Some(listen) = options.listen else {
+        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd);
+        return Ok(Client::Stdio);
+    };
+    let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
+    bridge.client_side().set_http();
+    (options.listening)(listening.address);
+    let client_era = match era {
+        Era::Modern => Era::Legacy,
+        Era::Legacy => Era::Modern,
+    };
+    Ok(Client::Http(Box::new(Listener::new(client_era, listening))))
+}
+
 fn serve<E: Engine>(
     mut bridge: E,
     mut server: Server,
@@ -201,17 +240,31 @@ fn serve<E: Engine>(
     rx: &Receiver<Input>,
     options: &Options,
 ) -> Ended {
-    reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd);
+    let era = match bridge.client_side().name {
+        "legacy" => Era::Modern,
+        _ => Era::Legacy,
+    };
+    let mut client = match client_side(&mut bridge, era, tx, options) {
+        Ok(c) => c,
+        Err(e) => {
+            end_server(&mut bridge, &mut server);
+            return Ended::early(2, e);
+        }
+    };
     // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
-    write(&mut bridge, &mut server);
-    let (status, message) = pump(&mut bridge, rx, &mut server, options);
-    let notes = match &mut server {
+    write(&mut bridge, &mut server, &mut client);
+    let (status, message) = pump(&mut bridge, rx, &mut server, &mut client, options);
+    let mut notes = match &mut server {
         Server::Http(upstream) => {
             upstream.close();
             std::mem::take(&mut upstream.notes)
         }
         Server::Child { .. } => Vec::new(),
     };
+    if let Client::Http(listener) = &mut client {
+        listener.close();
+        notes.append(&mut listener.notes);
+    }
     let mut ended = finish(bridge, status, message, options, &notes);
     ended.upstream = notes;
     ended
@@ -249,6 +302,7 @@ fn pump<E: Engine>(
     bridge: &mut E,
     rx: &Receiver<Input>,
     server: &mut Server,
+    client: &mut Client,
     options: &Options,
 ) -> (u8, Option<String>) {
     loop {
@@ -262,6 +316,16 @@ fn pump<E: Engine>(
             Ok(Input::Client(line)) if !blank(&line) => bridge.client(&line),
             Ok(Input::Server(line)) if !blank(&line) => bridge.server(&line),
             Ok(Input::Client(_) | Input::Server(_)) => {}
+            Ok(Input::Listen(posted)) => {
+                if let Client::Http(listener) = client {
+                    listener.posted(posted, bridge);
+                }
+            }
+            Ok(Input::Refused(refused)) => {
+                if let Client::Http(listener) = client {
+                    listener.refused(&refused, bridge.client_side());
+                }
+            }
             Ok(Input::Upstream(up)) => {
                 let Server::Http(upstream) = server else {
                     continue;
@@ -273,7 +337,7 @@ fn pump<E: Engine>(
                         "upstream {url} cannot be reached ({why}); {flight} request(s) in flight"
                     );
                     bridge.server_gone(&why);
-                    write(bridge, server);
+                    write(bridge, server, client);
                     return (1, Some(format!("the {why}")));
                 }
             }
@@ -291,11 +355,11 @@ fn pump<E: Engine>(
                     show(code)
                 );
                 bridge.server_gone(&why);
-                write(bridge, server);
+                write(bridge, server, client);
                 return (1, Some(format!("the server {why}")));
             }
         }
-        if !write(bridge, server) {
+        if !write(bridge, server, client) {
             bridge.client_side().process("eof", side("client"));
             end_server(bridge, server);
             return (0, Some("the client stopped reading".into()));
@@ -337,18 +401,21 @@ fn show(code: Option<i32>) -> String {
 }
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
-fn write<E: Engine>(bridge: &mut E, server: &mut Server) -> bool {
+fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
     let mut out = std::io::stdout().lock();
     for (to, mut bytes) in bridge.take_out() {
-        match (to, &mut *server) {
-            (To::Client, _) => {
+        match (to, &mut *server, &mut *client) {
+            (To::Client, _, Client::Http(listener)) => {
+                listener.write(bytes, bridge.client_side());
+            }
+            (To::Client, _, Client::Stdio) => {
                 bytes.push(b'\n');
                 if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                     return false;
                 }
             }
-            (To::Server, Server::Http(upstream)) => upstream.post(bytes, bridge.server_side()),
-            (To::Server, Server::Child { stdin, .. }) => {
+            (To::Server, Server::Http(upstream), _) => upstream.post(bytes, bridge.server_side()),
+            (To::Server, Server::Child { stdin, .. }, _) => {
                 bytes.push(b'\n');
                 let failed = stdin
                     .as_mut()

@@ -29,6 +29,20 @@ pub struct Args {
     /// a command the bridge starts
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<String>,
+    /// Serve the client side as Streamable HTTP on HOST:PORT (port 0: any free one) instead
+    /// of the standard streams; loopback only unless --allow-remote
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// --listen: allow listening on an address other than loopback
+    #[arg(long)]
+    allow_remote: bool,
+    /// --listen: a host name clients may use in `Host` besides IP addresses and localhost
+    /// (repeatable; `*`: any)
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// --listen: an `Origin` browsers may send besides loopback ones (repeatable; `*`: any)
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
     /// The server command and its arguments (after `--`)
     #[arg(last = true, required_unless_present = "upstream")]
     command: Vec<String>,
@@ -51,7 +65,22 @@ pub fn run(args: Args) -> u8 {
         output::errln!("agentpi bridge: error: --retry-timeout must be a number of seconds ≥ 0");
         return 2;
     };
+    let listen = match args.listen.as_deref().map(resolve).transpose() {
+        Ok(listen) => listen,
+        Err(e) => {
+            output::errln!("agentpi bridge: error: {e}");
+            return 2;
+        }
+    };
     let options = Options {
+        listen,
+        access: agentpi_http_proxy::Access {
+            allow_remote: args.allow_remote,
+            hosts: args.allow_host,
+            origins: args.allow_origin,
+        },
+        limits: agentpi_http_proxy::Limits::default(),
+        listening: |address| output::errln!("agentpi bridge: listening on http://{address}/mcp"),
         command: args.command,
         upstream: args.upstream,
         retry_timeout,
@@ -64,6 +93,17 @@ pub fn run(args: Args) -> u8 {
     };
     render(&ended);
     ended.status
+}
+
+/// `HOST:PORT`, the host a name or an address (`[::1]:8080` for IPv6).
+fn resolve(listen: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let mut addresses = listen
+        .to_socket_addrs()
+        .map_err(|e| format!("--listen {listen:?}: {e} (give HOST:PORT)"))?;
+    addresses
+        .next()
+        .ok_or_else(|| format!("--listen {listen:?}: no address"))
 }
 
 fn render(ended: &Ended) {
