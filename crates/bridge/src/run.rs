@@ -62,8 +62,8 @@ pub struct Ended {
     pub modern: Option<Report>,
     /// How many checks of mcp/bridge held at start.
     pub checks: usize,
-    /// What the upstream's transport did outside the model (a lost session opened again).
-    pub upstream: Vec<String>,
+    /// What the transports did outside the model (a lost session opened again, a refusal).
+    pub transport: Vec<String>,
 }
 
 impl Ended {
@@ -74,7 +74,7 @@ impl Ended {
             legacy: None,
             modern: None,
             checks: 0,
-            upstream: Vec::new(),
+            transport: Vec::new(),
         }
     }
 }
@@ -266,7 +266,7 @@ fn serve<E: Engine>(
         notes.append(&mut listener.notes);
     }
     let mut ended = finish(bridge, status, message, options, &notes);
-    ended.upstream = notes;
+    ended.transport = notes;
     ended
 }
 
@@ -460,7 +460,7 @@ fn finish<E: Engine>(
     status: u8,
     message: Option<String>,
     options: &Options,
-    upstream: &[String],
+    transport: &[String],
 ) -> Ended {
     let (client, client_failed) = bridge.client_side().finish();
     let (server, server_failed) = bridge.server_side().finish();
@@ -475,7 +475,7 @@ fn finish<E: Engine>(
         legacy: Some(legacy),
         modern: Some(modern),
         checks: 0,
-        upstream: Vec::new(),
+        transport: Vec::new(),
     };
     if legacy_failed || modern_failed {
         ended.message = Some("writing a record failed; it is incomplete".into());
@@ -486,7 +486,7 @@ fn finish<E: Engine>(
             "legacy": ended.legacy.as_ref().map(Report::to_json),
             "modern": ended.modern.as_ref().map(Report::to_json),
             "bridge": {"notes": bridge.notes()},
-            "upstream": {"notes": upstream},
+            "transport": {"notes": transport},
         });
         if let Err(e) = std::fs::write(path, report.to_string() + "\n") {
             ended.message = Some(format!("cannot write `{}`: {e}", path.display()));

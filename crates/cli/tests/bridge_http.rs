@@ -5,7 +5,8 @@
 //! recorded traces pass `agentpi trace check`. The faults are driven by a scripted client:
 //! a legacy HTTP server restarted in the middle of the session (its 404 for the lost session
 //! makes the bridge open a new one, and nothing is lost), an upstream nobody listens on, and
-//! a legacy cancel that closes the modern request's stream.
+//! a legacy cancel that closes the modern request's stream. The listening side's guard refuses
+//! a DNS-rebinding request (403) and a non-loopback address without `--allow-remote`.
 
 use crate::bridge_legacy;
 use crate::bridge_run;
@@ -21,6 +22,9 @@ use std::process::{Command, Stdio};
 /// reference), the client and its scenario.
 struct Case {
     name: &'static str,
+    /// The side over HTTP: `upstream` (the server, on HTTP behind the bridge) or `listen`
+    /// (the client, which reaches the bridge at its URL; the server on stdio behind it).
+    side: &'static str,
     to: &'static str,
     server: &'static str,
     /// `py`, `ts` (legacy clients) or `modern` (the Python SDK 2.x client).
@@ -33,6 +37,7 @@ const CASES: &[Case] = &[
     // SDK 2.x server, which serves 2026-07-28 to the bridge's `_meta` requests.
     Case {
         name: "modern-sdk-python-all",
+        side: "upstream",
         to: "modern",
         server: "sdk",
         client: "py",
@@ -40,6 +45,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "modern-sdk-python-concurrent",
+        side: "upstream",
         to: "modern",
         server: "sdk",
         client: "py",
@@ -47,6 +53,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "modern-sdk-typescript-all",
+        side: "upstream",
         to: "modern",
         server: "sdk",
         client: "ts",
@@ -56,6 +63,7 @@ const CASES: &[Case] = &[
     // sampling in the middle of a call, on the call's SSE stream) and the Python SDK 1.x.
     Case {
         name: "legacy-everything",
+        side: "upstream",
         to: "legacy",
         server: "everything",
         client: "modern",
@@ -63,10 +71,45 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "legacy-fastmcp1",
+        side: "upstream",
         to: "legacy",
         server: "fastmcp1",
         client: "modern",
         scenario: "adder",
+    },
+    // The client side over HTTP: legacy clients to the modern server on stdio (a legacy
+    // session with its `Mcp-Session-Id`), the modern client to server-everything on stdio.
+    Case {
+        name: "listen-modern-sdk-python-all",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "listen-modern-sdk-python-concurrent",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "concurrent",
+    },
+    Case {
+        name: "listen-modern-sdk-typescript-all",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "ts",
+        scenario: "all",
+    },
+    Case {
+        name: "listen-legacy-everything",
+        side: "listen",
+        to: "legacy",
+        server: "everything",
+        client: "modern",
+        scenario: "everything",
     },
 ];
 
@@ -106,13 +149,24 @@ fn direct(server: &str) -> Vec<String> {
     }
 }
 
-fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
-    let mut line = vec![agentpi().to_string(), "bridge".into(), "--to".into()];
-    line.extend([to.to_string(), "--upstream".into(), url.to_string()]);
+/// `agentpi bridge --to TO --record DIR/rec --report DIR/report.json`.
+fn bridge_line(to: &str, dir: &Path) -> Vec<String> {
+    let mut line = vec![
+        agentpi().to_string(),
+        "bridge".into(),
+        "--to".into(),
+        to.into(),
+    ];
     for (flag, path) in [("--record", "rec"), ("--report", "report.json")] {
         line.push(flag.into());
         line.push(dir.join(path).display().to_string());
     }
+    line
+}
+
+fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
+    let mut line = bridge_line(to, dir);
+    line.extend(["--upstream".to_string(), url.to_string()]);
     line
 }
 
@@ -151,39 +205,105 @@ fn clean_sides(name: &str, dir: &Path) -> Value {
     report
 }
 
+/// A bridge listening on HTTP, the URL it serves, and its standard error.
+struct Bridge {
+    child: Server,
+    url: String,
+    stderr: BufReader<std::process::ChildStderr>,
+}
+
+impl Bridge {
+    /// `agentpi bridge --to TO --listen 127.0.0.1:0 ... MORE`, once it listens.
+    fn listen(to: &str, dir: &Path, more: &[String]) -> Bridge {
+        let mut line = bridge_line(to, dir);
+        line.extend(["--listen".to_string(), "127.0.0.1:0".to_string()]);
+        line.extend(more.iter().cloned());
+        let mut child = Command::new(&line[0])
+            .args(&line[1..])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let url = loop {
+            let mut banner = String::new();
+            assert!(stderr.read_line(&mut banner).unwrap() > 0, "no banner");
+            if let Some(at) = banner.find("listening on ") {
+                break banner[at + "listening on ".len()..].trim().to_string();
+            }
+        };
+        Bridge {
+            child: Server(child),
+            url,
+            stderr,
+        }
+    }
+
+    /// SIGTERM, then the exit status and the rest of its standard error.
+    fn stop(mut self) -> (Option<i32>, String) {
+        let pid = self.child.0.id().to_string();
+        let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(killed.success());
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut self.stderr, &mut rest).unwrap();
+        (self.child.0.wait().unwrap().code(), rest)
+    }
+}
+
+/// The answers through the bridge: in front of the server on HTTP (`upstream`), or
+/// listening with the server on stdio behind it (`listen`).
+fn through(case: &Case, dir: &Path) -> String {
+    if case.side == "upstream" {
+        let (_server, url) = listening(case.server);
+        return answers(case, &bridge_to(case.to, &url, dir), dir, true);
+    }
+    let mut server = vec!["--".to_string()];
+    server.extend(direct(case.server));
+    let bridge = Bridge::listen(case.to, dir, &server);
+    let bridged = answers(case, std::slice::from_ref(&bridge.url), dir, true);
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{}: {stderr}", case.name);
+    bridged
+}
+
 fn check(case: &Case) {
     let dir = scratch(&format!("bridge-http-{}", case.name));
     let reference = answers(case, &direct(case.server), &dir, false);
-    let (_server, url) = listening(case.server);
-    let bridged = answers(case, &bridge_to(case.to, &url, &dir), &dir, true);
+    let bridged = through(case, &dir);
     assert_eq!(bridged, reference, "{}: the answers differ", case.name);
     let report = clean_sides(case.name, &dir);
     assert_eq!(
         report["bridge"]["notes"],
-        json!([]),
+        json!(notes(case)),
         "{}: {report}",
         case.name
     );
     assert_eq!(
-        report["upstream"]["notes"],
+        report["transport"]["notes"],
         json!([]),
         "{}: {report}",
         case.name
     );
-    // Over HTTP every message is its own exchange, with the era's headers.
-    let server_side = if case.to == "modern" {
-        "modern"
-    } else {
-        "legacy"
+    // Over HTTP every message is its own exchange, with the era's headers: a modern
+    // request's `Mcp-Method` (and `Mcp-Name`), a legacy session's `Mcp-Session-Id`.
+    let http_side = match (case.side, case.to) {
+        ("upstream", "modern") | ("listen", "legacy") => "modern",
+        _ => "legacy",
     };
-    let record = std::fs::read_to_string(dir.join("rec").join(format!("{server_side}.jsonl")));
-    let record = record.unwrap();
-    let header = if case.to == "modern" {
-        r#"["mcp-name","add"]"#
-    } else {
-        r#"["mcp-session-id","#
+    let record = std::fs::read_to_string(dir.join("rec").join(format!("{http_side}.jsonl")));
+    let header = match http_side {
+        "modern" => r#"["mcp-method","tools/call"]"#,
+        _ => r#"["mcp-session-id","#,
     };
-    assert!(record.contains(header), "{}: {header}", case.name);
+    assert!(record.unwrap().contains(header), "{}: {header}", case.name);
+}
+
+/// What the bridge notes it did not carry: server-everything's list changes on stdio.
+fn notes(case: &Case) -> Vec<&'static str> {
+    match (case.side, case.server) {
+        ("listen", "everything") => vec![bridge_legacy::LIST_CHANGED; 4],
+        _ => Vec::new(),
+    }
 }
 
 #[test]
@@ -233,21 +353,8 @@ fn drive(
                 wait
             }
         };
-        while !matches!(wait, Wait::None) {
-            let mut text = String::new();
-            if stdout.read_line(&mut text).unwrap() == 0 {
-                break;
-            }
-            let got: Value = serde_json::from_str(&text).unwrap();
-            let done = match wait {
-                Wait::Id(id) => got["id"] == json!(id),
-                Wait::Method(m) => got["method"] == json!(m),
-                Wait::None => true,
-            };
-            seen.push(got);
-            if done {
-                break;
-            }
+        if !matches!(wait, Wait::None) {
+            read_until(&mut stdout, wait, &mut seen);
         }
     }
     drop(stdin);
@@ -257,6 +364,26 @@ fn drive(
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (seen, out.status.code(), stderr)
+}
+
+/// Reads what the bridge writes into `seen` until `wait` is met (or the output ends).
+fn read_until(stdout: &mut impl BufRead, wait: &Wait, seen: &mut Vec<Value>) {
+    loop {
+        let mut text = String::new();
+        if stdout.read_line(&mut text).unwrap() == 0 {
+            return;
+        }
+        let got: Value = serde_json::from_str(&text).unwrap();
+        let done = match wait {
+            Wait::Id(id) => got["id"] == json!(id),
+            Wait::Method(m) => got["method"] == json!(m),
+            Wait::None => true,
+        };
+        seen.push(got);
+        if done {
+            return;
+        }
+    }
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}"#;
@@ -303,7 +430,7 @@ fn a_lost_legacy_session_is_opened_again() {
     let note = "the legacy server lost the session (HTTP 404): initialize again";
     assert!(stderr.contains(note), "{stderr}");
     let report = report(&dir);
-    assert_eq!(report["upstream"]["notes"], json!([note]), "{report}");
+    assert_eq!(report["transport"]["notes"], json!([note]), "{report}");
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     let (clean, text) = bridge_run::trace_check(&dir.join("rec/modern.jsonl"));
     assert!(clean, "{text}");
@@ -384,4 +511,64 @@ fn a_legacy_cancel_closes_the_modern_stream() {
     let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
     assert!(record.contains(r#""closed_by":"client""#), "{record}");
     assert!(!record.contains("notifications/cancelled"), "{record}");
+}
+
+/// The listening side follows the listening monitor's safety rules (http-proxy's `Guard`): a
+/// request naming another host (DNS rebinding) or a foreign `Origin` is answered 403 and
+/// never reaches the bridge's process; the refusal is recorded and noted. A non-loopback
+/// address needs `--allow-remote`.
+#[test]
+fn the_listening_side_refuses_rebinding() {
+    use std::io::Read;
+    use std::net::TcpStream;
+    let dir = scratch("bridge-http-rebinding");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("sdk"));
+    let bridge = Bridge::listen("modern", &dir, &server);
+    let address = bridge
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let body = INIT;
+    for (host, origin) in [
+        ("evil.example".to_string(), None),
+        (address.to_string(), Some("http://evil.example")),
+    ] {
+        let mut stream = TcpStream::connect(address).unwrap();
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
+    }
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("note: refused POST /mcp").count(),
+        2,
+        "{stderr}"
+    );
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(
+        record.matches(r#""event":"refused""#).count(),
+        2,
+        "{record}"
+    );
+    assert!(!record.contains(r#""dir":"c2s""#), "{record}");
+    let out = Command::new(agentpi())
+        .args(["bridge", "--to", "modern", "--listen", "0.0.0.0:0", "--"])
+        .args(direct("sdk"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --allow-remote"), "{stderr}");
 }

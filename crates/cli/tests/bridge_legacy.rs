@@ -23,7 +23,8 @@ struct Case {
     notes: &'static [&'static str],
 }
 
-const LIST_CHANGED: &str = "`notifications/tools/list_changed` from the server is not carried";
+pub(crate) const LIST_CHANGED: &str =
+    "`notifications/tools/list_changed` from the server is not carried";
 
 const CASES: &[Case] = &[
     // server-everything registers its elicitation and sampling tools once the client's

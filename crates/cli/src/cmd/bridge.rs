@@ -107,7 +107,7 @@ fn resolve(listen: &str) -> Result<std::net::SocketAddr, String> {
 }
 
 fn render(ended: &Ended) {
-    for note in &ended.upstream {
+    for note in &ended.transport {
         output::errln!("agentpi bridge: note: {note}");
     }
     if let Some(message) = &ended.message {
