@@ -6,8 +6,12 @@
 //! (`call`), both sides monitored with their era's checks (`side`). No printing: the binary
 //! renders what `run` returns.
 //!
+//! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
+//! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
+//!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `run`.
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `input`,
+//! `post`, `upstream`, `serve_http`, `listen`; `run`.
 
 pub mod call;
 pub mod engine;

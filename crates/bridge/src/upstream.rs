@@ -22,7 +22,7 @@ use crate::wire::{self, MODERN};
 use agentpi_monitor::http::{HeaderArgs, encode_header_value};
 use agentpi_monitor::{Dir, Event};
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::Sender;
 use tokio::sync::{mpsc, oneshot};
 
@@ -56,6 +56,9 @@ pub struct Upstream {
     jobs: mpsc::UnboundedSender<Job>,
     next: u64,
     sent: HashMap<u64, Sent>,
+    /// Exchanges whose stream the bridge closed: what their task read before it saw the
+    /// close was never taken (not recorded, not handed on).
+    closed: HashSet<u64>,
     session: Option<String>,
     version: Option<String>,
     header_args: HeaderArgs,
@@ -102,6 +105,7 @@ impl Upstream {
             jobs,
             next: 0,
             sent: HashMap::new(),
+            closed: HashSet::new(),
             session: None,
             version: None,
             header_args: HeaderArgs::default(),
@@ -120,7 +124,7 @@ impl Upstream {
         };
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         if self.era == Era::Modern && method == "notifications/cancelled" {
-            return self.close_stream(&message);
+            return self.close_stream(&message, side);
         }
         if let Some((_, waiting)) = self.reopening.as_mut() {
             return waiting.push(raw);
@@ -232,16 +236,25 @@ impl Upstream {
             .collect()
     }
 
-    /// A modern cancel: the stream of the request it names is closed, nothing posted.
-    fn close_stream(&mut self, cancel: &Value) {
+    /// A modern cancel: the stream of the request it names is closed, nothing posted. The
+    /// close is recorded now, in the order the bridge did it (the task that reads the stream
+    /// may tell of it only after the bridge has ended).
+    fn close_stream(&mut self, cancel: &Value, side: &mut Side) {
         let of = cancel.pointer("/params/requestId").map(Value::to_string);
         let open = self
             .sent
-            .values_mut()
-            .find(|s| s.id.is_some() && s.id == of && !s.answered);
-        match open.and_then(|s| s.cancel.take()) {
-            Some(fire) => {
+            .iter_mut()
+            .find(|(_, s)| s.id.is_some() && s.id == of && !s.answered);
+        match open.and_then(|(e, s)| Some((*e, s.cancel.take()?))) {
+            Some((exchange, fire)) => {
                 let _ = fire.send(());
+                self.sent.remove(&exchange);
+                aborted(
+                    side,
+                    exchange,
+                    "the bridge closed the stream: cancelled",
+                    true,
+                );
             }
             // Answered already: the cancel crossed the answer.
             None => self.notes.push(format!(
@@ -254,6 +267,9 @@ impl Upstream {
     /// What happened on an exchange: recorded on `bridge`'s server side and handed on.
     /// `Err(why)` when the upstream cannot be reached (the bridge ends).
     pub fn on<E: Engine>(&mut self, up: Up, bridge: &mut E) -> Result<(), String> {
+        if self.closed.contains(&exchange_of(&up)) {
+            return Ok(());
+        }
         match up {
             Up::Head {
                 exchange,
@@ -454,6 +470,16 @@ impl Upstream {
 impl Drop for Upstream {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+fn exchange_of(up: &Up) -> u64 {
+    match up {
+        Up::Head { exchange, .. }
+        | Up::Message { exchange, .. }
+        | Up::End { exchange }
+        | Up::Closed { exchange }
+        | Up::Failed { exchange, .. } => *exchange,
     }
 }
 
