@@ -654,3 +654,49 @@ fn a_legacy_client_reaches_rmcp_through_the_bridge() {
         assert_eq!(rules, [&json!("M2"), &json!("M2")], "{over}: {report}");
     }
 }
+
+/// A tool's `x-mcp-header` argument goes with the modern call as its `Mcp-Param-*` header, as
+/// the listing that crossed the bridge declares it: the Python SDK 2.x server's `weather`
+/// (on the third page of its listing) takes `city` as `Mcp-Param-City`, checks it against
+/// the body, and answers; a value that is not plain ASCII goes base64-encoded.
+#[test]
+fn a_modern_call_carries_its_param_headers() {
+    let dir = scratch("bridge-http-param-headers");
+    let (_server, url) = listening("sdk");
+    let steps = [
+        Step::Send(INIT, Wait::Id(0)),
+        Step::Send(INITIALIZED, Wait::None),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            Wait::Id(1),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"2"}}"#,
+            Wait::Id(2),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"4"}}"#,
+            Wait::Id(3),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Zürich"}}}"#,
+            Wait::Id(4),
+        ),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(0), "{stderr}");
+    let answer = seen.iter().find(|m| m["id"] == json!(4)).unwrap();
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let weather: Value = serde_json::from_str(text).unwrap_or_default();
+    assert_eq!(
+        weather,
+        json!({"city": "Zürich", "celsius": 21}),
+        "{seen:?}"
+    );
+    clean_sides("param-headers", &dir);
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    let header = r#"["mcp-param-city","=?base64?WsO8cmljaA==?="]"#;
+    assert!(record.contains(header), "{record}");
+}
