@@ -12,6 +12,8 @@ pub enum Input {
     Upstream(Up),
     /// A POST of a client of the listening side.
     Listen(crate::serve_http::Posted),
+    /// The client closed a response stream before its end (`serve_http`'s number of it).
+    StreamClosed(u64),
     /// A request the listening side's guard refused.
     Refused(crate::serve_http::Refused),
 }

@@ -21,6 +21,8 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A request's response stream, open until its answer.
 struct Open {
     id: String,
+    /// `serve_http`'s number of the stream.
+    stream: u64,
     exchange: u64,
     answer: UnboundedSender<Out>,
 }
@@ -90,6 +92,7 @@ impl Listener {
             let answer = posted.answer.clone();
             self.open.push(Open {
                 id,
+                stream: posted.stream,
                 exchange,
                 answer,
             });
@@ -141,6 +144,36 @@ impl Listener {
             // Dropping the sender ends the stream.
             self.open.remove(at);
         }
+    }
+
+    /// The client closed a request's stream before its answer: recorded as the listening
+    /// monitor records it (`aborted`, closed by the client), and, from a modern client, handed
+    /// to the process as the cancel of that request (the modern era's cancellation; from a
+    /// legacy client a closed stream cancels nothing: noted).
+    pub fn stream_closed<E: Engine>(&mut self, stream: u64, bridge: &mut E) {
+        let Some(at) = self.open.iter().position(|o| o.stream == stream) else {
+            return;
+        };
+        let open = self.open.remove(at);
+        let side = bridge.client_side();
+        let fields = Map::from_iter([
+            ("side".into(), json!("server")),
+            ("reason".into(), json!("the client closed the stream")),
+            ("pending_bytes".into(), json!(0)),
+            ("exchange".into(), json!(open.exchange)),
+            ("closed_by".into(), json!("client")),
+        ]);
+        side.event(&Event::process(side.now(), "aborted", fields));
+        if self.era == Era::Legacy {
+            return self
+                .notes
+                .push(format!("the client closed the stream of {}", open.id));
+        }
+        let id: Value = serde_json::from_str(&open.id).unwrap_or_default();
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": id, "reason": "the client closed the stream"}});
+        // Not recorded as a message: it never crossed the wire, the close did.
+        bridge.client(cancel.to_string().as_bytes());
     }
 
     /// A request the guard refused (403), recorded as the listening monitor records it.

@@ -321,6 +321,11 @@ fn pump<E: Engine>(
                     listener.posted(posted, bridge);
                 }
             }
+            Ok(Input::StreamClosed(stream)) => {
+                if let Client::Http(listener) = client {
+                    listener.stream_closed(stream, bridge);
+                }
+            }
             Ok(Input::Refused(refused)) => {
                 if let Client::Http(listener) = client {
                     listener.refused(&refused, bridge.client_side());

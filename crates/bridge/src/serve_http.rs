@@ -31,6 +31,8 @@ pub enum Out {
 
 /// One POST for the loop: its body, headers, connection and where its answer goes.
 pub struct Posted {
+    /// The number of its response stream (told back when the client closes it).
+    pub stream: u64,
     pub raw: Vec<u8>,
     pub headers: Vec<(String, String)>,
     pub connection: u64,
@@ -171,7 +173,9 @@ async fn handle(
         Err(_) => return Ok(plain(StatusCode::REQUEST_TIMEOUT, "body too slow")),
     };
     let (answer, mut answers) = mpsc::unbounded_channel();
+    let posted_key = next_stream();
     let posted = Posted {
+        stream: posted_key,
         raw,
         headers,
         connection,
@@ -190,7 +194,12 @@ async fn handle(
             "the bridge is ending",
         ));
     };
-    let mut reply = Response::new(Box::pin(Stream(answers)) as _);
+    let stream = Stream {
+        answers,
+        ended: false,
+        closed: Some((tx, posted_key)),
+    };
+    let mut reply = Response::new(Box::pin(stream) as _);
     *reply.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     for (name, value) in head {
         if let (Ok(n), Ok(v)) = (
@@ -203,8 +212,19 @@ async fn handle(
     Ok(reply)
 }
 
-/// A response body fed by the loop; it ends when the loop drops its sender.
-struct Stream(mpsc::UnboundedReceiver<Out>);
+/// A number for each response stream, unique in the process.
+fn next_stream() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A response body fed by the loop; it ends when the loop drops its sender. Dropped before
+/// its end, the client closed it: the loop is told (a modern client's cancellation).
+struct Stream {
+    answers: mpsc::UnboundedReceiver<Out>,
+    ended: bool,
+    closed: Option<(Sender<Input>, u64)>,
+}
 
 impl Body for Stream {
     type Data = Bytes;
@@ -214,11 +234,22 @@ impl Body for Stream {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        match self.0.poll_recv(cx) {
+        match self.answers.poll_recv(cx) {
             Poll::Ready(Some(Out::Data(bytes))) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
             Poll::Ready(Some(Out::Head(..))) => Poll::Ready(Some(Ok(Frame::data(Bytes::new())))),
-            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Ready(None) => {
+                self.ended = true;
+                Poll::Ready(None)
+            }
             Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if let (false, Some((tx, stream))) = (self.ended, self.closed.take()) {
+            let _ = tx.send(Input::StreamClosed(stream));
         }
     }
 }

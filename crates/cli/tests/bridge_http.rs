@@ -700,3 +700,68 @@ fn a_modern_call_carries_its_param_headers() {
     let header = r#"["mcp-param-city","=?base64?WsO8cmljaA==?="]"#;
     assert!(record.contains(header), "{record}");
 }
+
+/// A raw POST of `body` to a listening bridge at `address` (`Connection: close`), with the
+/// modern headers `Mcp-Method` and, when given, `Mcp-Name`; with `whole`, the whole answer,
+/// else only its head (and the connection is then closed).
+fn raw_post(address: &str, body: &str, whole: bool) -> String {
+    let message: Value = serde_json::from_str(body).unwrap();
+    let mut extra = format!("Mcp-Method: {}\r\n", message["method"].as_str().unwrap());
+    if let Some(name) = message["params"]["name"].as_str() {
+        extra.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while whole || !answer.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => answer.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A modern HTTP client that closes a call's stream cancels the call (the modern era's
+/// cancellation): the bridge cancels the legacy call (`notifications/cancelled` to the
+/// server), the client gets nothing for it, and the session goes on; no finding on either
+/// side.
+#[test]
+fn a_modern_client_closing_its_stream_cancels_the_call() {
+    let dir = scratch("bridge-http-stream-closed");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("everything"));
+    let bridge = Bridge::listen("legacy", &dir, &server);
+    let address = bridge
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let request = |id: i64, method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{META}}}}}"#)
+    };
+    let discover = raw_post(&address, &request(1, "server/discover", ""), true);
+    assert!(discover.contains("supportedVersions"), "{discover}");
+    let slow = r#""name":"trigger-long-running-operation","arguments":{"duration":5,"steps":5},"#;
+    let head = raw_post(&address, &request(2, "tools/call", slow), false);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let echo = r#""name":"echo","arguments":{"message":"after"},"#;
+    let after = raw_post(&address, &request(3, "tools/call", echo), true);
+    assert!(after.contains("Echo: after"), "{after}");
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    clean_sides("stream-closed", &dir);
+    let legacy = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert!(legacy.contains("notifications/cancelled"), "{legacy}");
+    let modern = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert!(modern.contains(r#""closed_by":"client""#), "{modern}");
+}
