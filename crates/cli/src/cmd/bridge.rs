@@ -56,9 +56,11 @@ enum Era {
 
 /// The exit statuses, for `--help`.
 pub const EXIT_STATUS: &str = "Exit status: 0 the client closed its input (the server is then \
-closed); 1 a check of mcp/bridge does not hold (nothing is relayed), or the server went away \
-(every request in flight got an error); 2 the server could not be started, or a --record or \
---report file could not be written.";
+closed), or a --listen bridge got SIGINT or SIGTERM; 1 a check of mcp/bridge does not hold \
+(nothing is relayed), or the server went away or the --upstream cannot be reached (every \
+request in flight got an error); 2 the server could not be started, --listen could not \
+listen (or is not loopback without --allow-remote), or a --record or --report file could not \
+be written.";
 
 pub fn run(args: Args) -> u8 {
     let Ok(retry_timeout) = Duration::try_from_secs_f64(args.retry_timeout) else {
