@@ -383,6 +383,7 @@ fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
             code
         }
         Server::Http(upstream) => {
+            upstream.end_session(bridge.server_side());
             upstream.close();
             None
         }

@@ -51,6 +51,8 @@ struct Sent {
 
 pub struct Upstream {
     era: Era,
+    url: reqwest::Url,
+    client: reqwest::Client,
     path: String,
     runtime: Option<tokio::runtime::Runtime>,
     jobs: mpsc::UnboundedSender<Job>,
@@ -97,9 +99,11 @@ impl Upstream {
             .build()
             .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
         let path = parsed.path().to_string();
-        let jobs = post::start(&runtime, client, parsed, tx);
+        let jobs = post::start(&runtime, client.clone(), parsed.clone(), tx);
         Ok(Upstream {
             era,
+            url: parsed,
+            client,
             path,
             runtime: Some(runtime),
             jobs,
@@ -457,6 +461,49 @@ impl Upstream {
         }
         self.end(exchange, bridge);
         Ok(())
+    }
+
+    /// Ends the legacy session, as a client should when it is done: a DELETE with its id
+    /// (a server may answer 405), recorded with its answer's head; within two seconds.
+    pub fn end_session(&mut self, side: &mut Side) {
+        let (Era::Legacy, Some(session), Some(runtime)) =
+            (self.era, self.session.take(), self.runtime.as_ref())
+        else {
+            return;
+        };
+        let mut headers = vec![("mcp-session-id".to_string(), session)];
+        if let Some(version) = &self.version {
+            headers.push(("mcp-protocol-version".into(), version.clone()));
+        }
+        let mut request = self.client.delete(self.url.clone());
+        for (name, value) in &headers {
+            request = request.header(name, value);
+        }
+        let sent = runtime.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(2), request.send()).await
+        });
+        let Ok(Ok(response)) = sent else {
+            return self
+                .notes
+                .push("the DELETE of the legacy session got no answer".into());
+        };
+        let head: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+            .collect();
+        let exchange = self.next;
+        self.next += 1;
+        let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("method".into(), json!("DELETE")),
+            ("path".into(), json!(self.path)),
+            ("status".into(), json!(response.status().as_u16())),
+            ("headers".into(), pairs(&head)),
+            ("request_headers".into(), pairs(&headers)),
+            ("exchange".into(), json!(exchange)),
+        ]);
+        side.event(&Event::process(side.now(), "http", fields));
     }
 
     /// Stops every exchange still open.

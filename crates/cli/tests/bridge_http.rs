@@ -461,6 +461,9 @@ fn a_lost_legacy_session_is_opened_again() {
     let inits = record.matches(r#"\"method\":\"initialize\""#).count();
     assert_eq!(inits, 2, "{record}");
     assert!(record.contains(r#""status":404"#), "{record}");
+    // At the end the bridge ends the new session, as a client should.
+    let deleted = r#""event":"http","method":"DELETE","path":"/mcp","status":200"#;
+    assert!(record.contains(deleted), "{record}");
 }
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
