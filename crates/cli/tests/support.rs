@@ -84,6 +84,12 @@ fn listening_port(inodes: &[u64]) -> Option<u16> {
 /// is read from the kernel's socket tables (within 20 s), so no port is chosen before the
 /// server binds it (bind-and-drop races another test for it).
 pub(crate) fn listening_on_any_port(child: Child) -> (Server, u16) {
+    listening_within(child, Duration::from_secs(20))
+}
+
+/// [`listening_on_any_port`] with a longer deadline, for a test that starts several Python
+/// servers at once on a loaded machine (the SDK's imports alone take seconds each).
+pub(crate) fn listening_within(child: Child, deadline: Duration) -> (Server, u16) {
     let server = Server(child);
     let started = Instant::now();
     loop {
@@ -92,7 +98,7 @@ pub(crate) fn listening_on_any_port(child: Child) -> (Server, u16) {
         if let Some(port) = listening_port(&inodes) {
             return (server, port);
         }
-        assert!(started.elapsed() < Duration::from_secs(20), "no listener");
+        assert!(started.elapsed() < deadline, "no listener");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
