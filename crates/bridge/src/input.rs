@@ -14,6 +14,8 @@ pub enum Input {
     Listen(crate::serve_http::Posted),
     /// The client closed a response stream before its end (`serve_http`'s number of it).
     StreamClosed(u64),
+    /// A GET or DELETE of the listening side, answered 405.
+    NotAllowed(crate::serve_http::NotAllowed),
     /// A request the listening side's guard refused.
     Refused(crate::serve_http::Refused),
 }

@@ -10,7 +10,7 @@
 
 use crate::engine::Engine;
 use crate::input::id_key;
-use crate::serve_http::{Listening, Out, Posted, Refused};
+use crate::serve_http::{Listening, NotAllowed, Out, Posted, Refused};
 use crate::side::Side;
 use crate::upstream::Era;
 use agentpi_monitor::{Dir, Event};
@@ -98,7 +98,14 @@ impl Listener {
             });
         }
         let status = if request.is_some() { 200 } else { 202 };
-        http_event(side, exchange, status, &head, &posted.headers);
+        let answered = Head {
+            method: "POST",
+            path: &posted.path,
+            status,
+            headers: &head,
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
         let _ = posted.answer.send(Out::Head(status, head));
         bridge.client(&posted.raw);
     }
@@ -109,7 +116,14 @@ impl Listener {
             _ => "agentpi bridge: no such session",
         };
         let head = vec![("content-type".to_string(), "application/json".to_string())];
-        http_event(side, exchange, status, &head, &posted.headers);
+        let answered = Head {
+            method: "POST",
+            path: &posted.path,
+            status,
+            headers: &head,
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
         let body =
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": text}});
         let _ = posted.answer.send(Out::Head(status, head));
@@ -176,6 +190,22 @@ impl Listener {
         bridge.client(cancel.to_string().as_bytes());
     }
 
+    /// A GET or DELETE, answered 405 (there is no server-to-client stream; a legacy client
+    /// may end its session by closing, as a server may refuse DELETE).
+    pub fn not_allowed(&mut self, request: &NotAllowed, side: &mut Side) {
+        let exchange = self.next;
+        self.next += 1;
+        let headers = vec![("content-type".to_string(), "application/json".to_string())];
+        let answered = Head {
+            method: &request.method,
+            path: &request.path,
+            status: 405,
+            headers: &headers,
+            request: &request.headers,
+        };
+        http_event(side, exchange, &answered);
+    }
+
     /// A request the guard refused (403), recorded as the listening monitor records it.
     pub fn refused(&mut self, refused: &Refused, side: &mut Side) {
         let pairs: Value = refused.headers.iter().map(|(k, v)| json!([k, v])).collect();
@@ -200,20 +230,23 @@ impl Listener {
     }
 }
 
-fn http_event(
-    side: &mut Side,
-    exchange: u64,
+/// The head of an answer: the request's method and path, and both sides' headers.
+struct Head<'a> {
+    method: &'a str,
+    path: &'a str,
     status: u16,
-    head: &[(String, String)],
-    request: &[(String, String)],
-) {
+    headers: &'a [(String, String)],
+    request: &'a [(String, String)],
+}
+
+fn http_event(side: &mut Side, exchange: u64, head: &Head) {
     let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
     let fields = Map::from_iter([
-        ("method".into(), json!("POST")),
-        ("path".into(), json!("/mcp")),
-        ("status".into(), json!(status)),
-        ("headers".into(), pairs(head)),
-        ("request_headers".into(), pairs(request)),
+        ("method".into(), json!(head.method)),
+        ("path".into(), json!(head.path)),
+        ("status".into(), json!(head.status)),
+        ("headers".into(), pairs(head.headers)),
+        ("request_headers".into(), pairs(head.request)),
         ("exchange".into(), json!(exchange)),
     ]);
     side.event(&Event::process(side.now(), "http", fields));

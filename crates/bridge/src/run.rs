@@ -326,6 +326,11 @@ fn pump<E: Engine>(
                     listener.stream_closed(stream, bridge);
                 }
             }
+            Ok(Input::NotAllowed(request)) => {
+                if let Client::Http(listener) = client {
+                    listener.not_allowed(&request, bridge.client_side());
+                }
+            }
             Ok(Input::Refused(refused)) => {
                 if let Client::Http(listener) = client {
                     listener.refused(&refused, bridge.client_side());

@@ -31,6 +31,7 @@ pub enum Out {
 
 /// One POST for the loop: its body, headers, connection and where its answer goes.
 pub struct Posted {
+    pub path: String,
     /// The number of its response stream (told back when the client closes it).
     pub stream: u64,
     pub raw: Vec<u8>,
@@ -38,6 +39,13 @@ pub struct Posted {
     pub connection: u64,
     pub peer: SocketAddr,
     pub answer: mpsc::UnboundedSender<Out>,
+}
+
+/// A GET or DELETE, answered 405 (recorded by the loop).
+pub struct NotAllowed {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
 }
 
 /// A request the guard refused (recorded by the loop).
@@ -159,7 +167,14 @@ async fn handle(
         let _ = tx.send(Input::Refused(refused));
         return Ok(plain(StatusCode::FORBIDDEN, &reason));
     }
+    let path = request.uri().path().to_string();
     if request.method() != hyper::Method::POST {
+        let not_allowed = NotAllowed {
+            method: request.method().to_string(),
+            path,
+            headers,
+        };
+        let _ = tx.send(Input::NotAllowed(not_allowed));
         return Ok(plain(
             StatusCode::METHOD_NOT_ALLOWED,
             "agentpi bridge: only POST (no server-to-client stream)",
@@ -175,6 +190,7 @@ async fn handle(
     let (answer, mut answers) = mpsc::unbounded_channel();
     let posted_key = next_stream();
     let posted = Posted {
+        path,
         stream: posted_key,
         raw,
         headers,
