@@ -12,12 +12,11 @@ use crate::bridge_legacy;
 use crate::bridge_run;
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
-use crate::support::{Server, free_port, listening_within, repo};
+use crate::support::{Server, free_port, listening_on_any_port, repo};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 /// A pairing: the bridge's direction, the server (run on HTTP behind it, on stdio for the
 /// reference), the client and its scenario.
@@ -119,12 +118,6 @@ fn fastmcp1(port: Option<u16>) -> Command {
     c.arg(repo().join("tests/bridge/legacy_http_server.py"));
     c.args(port.map(|p| p.to_string()));
     c
-}
-
-/// A server started to listen on port 0, once it listens, and the port it got: the deadline
-/// is long, as several Python servers start at once in these tests.
-fn listening_on_any_port(child: std::process::Child) -> (Server, u16) {
-    listening_within(child, Duration::from_secs(120))
 }
 
 /// server-everything on Streamable HTTP (`PORT=0`).

@@ -81,15 +81,12 @@ fn listening_port(inodes: &[u64]) -> Option<u16> {
 }
 
 /// `child`, started to listen on port 0 (any free port), once it listens: the port it got
-/// is read from the kernel's socket tables (within 20 s), so no port is chosen before the
-/// server binds it (bind-and-drop races another test for it).
+/// is read from the kernel's socket tables, so no port is chosen before the server binds it
+/// (bind-and-drop races another test for it). The deadline only ends a test that fails
+/// anyway, so it is generous: on a loaded machine, several Python servers starting at once
+/// took over 20 s (the SDK's imports alone take seconds each).
 pub(crate) fn listening_on_any_port(child: Child) -> (Server, u16) {
-    listening_within(child, Duration::from_secs(20))
-}
-
-/// [`listening_on_any_port`] with a longer deadline, for a test that starts several Python
-/// servers at once on a loaded machine (the SDK's imports alone take seconds each).
-pub(crate) fn listening_within(child: Child, deadline: Duration) -> (Server, u16) {
+    let deadline = Duration::from_secs(120);
     let server = Server(child);
     let started = Instant::now();
     loop {
