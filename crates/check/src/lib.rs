@@ -21,6 +21,7 @@ mod props;
 pub mod reference;
 pub mod replay;
 mod store;
+mod strong;
 pub mod stuck;
 mod symmetry;
 pub mod trace;
@@ -133,6 +134,8 @@ fn goals_of<'a>(sem: &'a Semantics<'a>, checks: &'a [&'a agentpi_ir::core::Check
 }
 
 /// Checks the properties `checks` (indices into `Program::checks`) of system `system`.
+/// Relations (`refines`, `equivalent`, `deterministic`) are about whole state spaces and are
+/// left to the caller (`agentpi_lts` decides them): they are skipped here.
 pub fn check_system(
     program: &Program,
     system: usize,
@@ -140,6 +143,12 @@ pub fn check_system(
     options: &Options,
     progress: &Progress,
 ) -> SystemReport {
+    let checks: Vec<usize> = checks
+        .iter()
+        .copied()
+        .filter(|&c| !matches!(program.checks[c].property, Property::Relation(_)))
+        .collect();
+    let checks = &checks[..];
     let sem = Semantics::new(program);
     let name = program.systems[system].name.clone();
     // `leads to` and formulas with `A -> f` follow bound fresh channels across steps.
@@ -190,12 +199,17 @@ pub fn check_system(
             _ => None,
         };
         let property = (&check.property, found);
+        let fair = match (check.strong, check.fair) {
+            (true, _) => product::Fairness::Strong,
+            (false, true) => product::Fairness::Weak,
+            (false, false) => product::Fairness::None,
+        };
         results.push(decide(
             &sem,
             &graph,
             &name,
             property,
-            check.fair,
+            fair,
             check.text.clone(),
         ));
     }
@@ -337,7 +351,7 @@ fn decide(
     graph: &Graph,
     system: &str,
     (property, first): (&Property, Option<(u32, u32)>),
-    fair: bool,
+    fair: product::Fairness,
     text: String,
 ) -> CheckResult {
     let first = first.map(|(state, edge)| Step { state, edge });
@@ -382,5 +396,6 @@ fn decide(
         Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
         Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, l, r, fair)),
         Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, fair)),
+        Property::Relation(_) => unreachable!("relations are skipped by check_system"),
     }
 }

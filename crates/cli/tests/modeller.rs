@@ -128,3 +128,20 @@ fn states_along_a_counterexample() {
         ],
     );
 }
+
+/// Refinement, equivalence and determinism in the model file, as FDR users write them
+/// (`check Impl: refines Spec failures`, `check A: equivalent B branching`, `check S:
+/// deterministic`): decided as `compare` decides them, with the same evidence, in text and
+/// JSON; mistakes in them are input errors.
+#[test]
+fn relations_in_the_model_file() {
+    check(
+        "relations",
+        &[
+            &["check", "relations.pi"],
+            &["check", "relations.pi", "--format", "json", "--property", "13"],
+            &["check", "relations.pi", "--property", "1", "--max-states", "5"],
+            &["check", "relation_errors.pi"],
+        ],
+    );
+}

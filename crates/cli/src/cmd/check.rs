@@ -2,8 +2,10 @@
 
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
+use super::relation::{self, RelationReport};
 use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
+use agentpi_ir::core::Property;
 use agentpi_report_html::Ending;
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -92,13 +94,14 @@ pub fn run(args: Args) -> u8 {
         por: args.por,
         symmetry: args.symmetry,
     };
-    let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
-    if let Some(why) = reports.iter().find_map(no_threads) {
-        errln!(
-            "error: cannot explore: {why}; not even one worker thread could be started (is the address space limited, `ulimit -v`?)"
-        );
-        return 2;
-    }
+    let limits = (args.max_states, args.max_memory);
+    let reports = match run_all(&model, &selected, &options, args.format, limits) {
+        Ok(reports) => reports,
+        Err(why) => {
+            errln!("error: {why}");
+            return 2;
+        }
+    };
     let report = match args.format {
         Format::Text => text_report(&model, &reports, args.states),
         Format::Json => {
@@ -113,6 +116,53 @@ pub fn run(args: Args) -> u8 {
         Format::Svg => svg_report(&model, &reports),
     };
     output::finish(&report, exit_status(&reports))
+}
+
+/// The report of a group of checks of one system, or of one relation between systems.
+enum Entry {
+    System(SystemReport),
+    Relation(RelationReport),
+}
+
+impl Entry {
+    /// The verdict words of the entry's checks.
+    fn verdicts(&self) -> Vec<&'static str> {
+        match self {
+            Entry::System(r) => r.results.iter().map(|c| verdict_word(&c.outcome)).collect(),
+            Entry::Relation(r) => vec![r.verdict()],
+        }
+    }
+}
+
+/// Runs every selected check: each system's properties in one exploration, then each of
+/// its relations on the state spaces it names. An error stops the run (exit 2).
+fn run_all(
+    model: &Model,
+    groups: &[(usize, Vec<usize>)],
+    options: &Options,
+    format: Format,
+    limits: (Option<usize>, Option<u64>),
+) -> Result<Vec<Entry>, String> {
+    let is_relation = |c: &usize| matches!(model.program.checks[*c].property, Property::Relation(_));
+    let mut entries = Vec::new();
+    for (system, checks) in groups {
+        let (relations, properties): (Vec<usize>, Vec<usize>) =
+            checks.iter().partition(|c| is_relation(c));
+        if !properties.is_empty() {
+            let group = [(*system, properties)];
+            let reports = run_checks(model, &group, options, format == Format::Text);
+            if let Some(why) = reports.iter().find_map(no_threads) {
+                return Err(format!(
+                    "cannot explore: {why}; not even one worker thread could be started (is the address space limited, `ulimit -v`?)"
+                ));
+            }
+            entries.extend(reports.into_iter().map(Entry::System));
+        }
+        for c in relations {
+            entries.push(Entry::Relation(relation::decide(model, c, limits)?));
+        }
+    }
+    Ok(entries)
 }
 
 /// A model without a `check` (a library such as `mcp_basic`): said plainly, and not an error.
@@ -243,15 +293,11 @@ fn no_threads(report: &SystemReport) -> Option<&str> {
     }
 }
 
-fn exit_status(reports: &[SystemReport]) -> u8 {
-    let outcomes = || {
-        reports
-            .iter()
-            .flat_map(|r| r.results.iter().map(|c| &c.outcome))
-    };
-    if outcomes().any(|o| *o == Outcome::Violated) {
+fn exit_status(reports: &[Entry]) -> u8 {
+    let verdicts: Vec<&str> = reports.iter().flat_map(Entry::verdicts).collect();
+    if verdicts.contains(&"violated") {
         1
-    } else if outcomes().any(|o| matches!(o, Outcome::Unknown(_))) {
+    } else if verdicts.contains(&"unknown") {
         3
     } else {
         0
@@ -266,22 +312,27 @@ pub(crate) fn verdict_word(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn text_report(model: &Model, reports: &[SystemReport], states: bool) -> String {
+fn text_report(model: &Model, reports: &[Entry], states: bool) -> String {
     let mut out = String::new();
-    for report in reports {
-        for result in &report.results {
-            out.push_str(&text_result(model, report, result, states));
+    for entry in reports {
+        match entry {
+            Entry::System(report) => {
+                for result in &report.results {
+                    out.push_str(&text_result(model, report, result, states));
+                }
+            }
+            Entry::Relation(report) => out.push_str(&relation::text(report)),
         }
     }
-    let all: Vec<&CheckResult> = reports.iter().flat_map(|r| &r.results).collect();
-    let count = |o: fn(&Outcome) -> bool| all.iter().filter(|r| o(&r.outcome)).count();
-    let holding = count(|o| *o == Outcome::Holds);
+    let all: Vec<&str> = reports.iter().flat_map(Entry::verdicts).collect();
+    let count = |v: &str| all.iter().filter(|w| **w == v).count();
+    let holding = count("holds");
     out.push_str(&format!(
         "{}: {holding} {}, {} violated, {} unknown\n",
         count_of(all.len(), "check"),
         if holding == 1 { "holds" } else { "hold" },
-        count(|o| *o == Outcome::Violated),
-        count(|o| matches!(o, Outcome::Unknown(_)))
+        count("violated"),
+        count("unknown")
     ));
     out
 }
@@ -379,14 +430,16 @@ fn trace_text(
     out
 }
 
-fn json_report(model: &Model, reports: &[SystemReport]) -> Value {
+fn json_report(model: &Model, reports: &[Entry]) -> Value {
     let checks: Vec<Value> = reports
         .iter()
-        .flat_map(|report| {
-            report
+        .flat_map(|entry| match entry {
+            Entry::System(report) => report
                 .results
                 .iter()
-                .map(move |result| json_result(model, report, result))
+                .map(|result| json_result(model, report, result))
+                .collect(),
+            Entry::Relation(report) => vec![relation::json(report)],
         })
         .collect();
     json!({ "checks": checks })

@@ -14,6 +14,7 @@ mod pattern;
 mod prefix;
 mod process;
 mod property;
+mod relation;
 mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};

@@ -16,13 +16,18 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
             unknown_system(lw, &decl.system);
             continue;
         };
-        let Some(property) = lower_property(lw, &decl.property) else {
+        let property = match &decl.property {
+            ast::Property::Relation(r) => super::relation::lower_relation(lw, &decl, r),
+            p => lower_property(lw, p),
+        };
+        let Some(property) = property else {
             continue;
         };
         let check = CheckDef {
             system,
             property,
             fair: decl.fair,
+            strong: decl.strong,
             text: decl.text.clone(),
             span: decl.span,
         };
@@ -30,7 +35,7 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
     }
 }
 
-fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
+pub(super) fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
     let names = sorted(lw.g.systems.keys().copied());
     let mut diag = Diagnostic::error("E0206", format!("unknown system `{}`", name.name))
         .at(name.span)
@@ -63,7 +68,7 @@ fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property
             }
             Property::Ltl(formula)
         }
-        ast::Property::Error => return None,
+        ast::Property::Relation(_) | ast::Property::Error => return None,
     })
 }
 

@@ -10,6 +10,7 @@ mod items;
 mod ltl;
 mod process;
 mod property;
+mod relation;
 
 use crate::MAX_DEPTH;
 use crate::ast::Ident;

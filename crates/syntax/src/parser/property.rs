@@ -8,10 +8,14 @@ use crate::token::Tok;
 use agentpi_diagnostics::Diagnostic;
 
 const FORMS: &str = "a property is one of `deadlock free`, `never PAT`, `reachable PAT`, \
-`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair`";
+`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair` \
+or `strong fair`; or `refines System`, `equivalent System`, `deterministic`";
 
 impl Parser<'_> {
     pub(super) fn property(&mut self) -> PResult<Property> {
+        if self.at_relation() {
+            return self.relation();
+        }
         let word = match self.tok() {
             Tok::Ident(word) => word.clone(),
             _ => String::new(),
