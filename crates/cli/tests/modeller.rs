@@ -145,3 +145,17 @@ fn relations_in_the_model_file() {
         ],
     );
 }
+
+/// `strong fair`: a retransmitting sender over a lossy channel delivers under strong
+/// fairness (of instances and channels) but not under weak fairness; two cases where strong
+/// fairness is not enough (a channel shared by two senders, a choice inside one instance).
+#[test]
+fn strong_fairness_over_a_lossy_channel() {
+    check(
+        "strong_fair",
+        &[
+            &["check", "retransmit.pi"],
+            &["check", "retransmit.pi", "--format", "json", "--property", "5"],
+        ],
+    );
+}
