@@ -80,6 +80,8 @@ pub struct SystemReport {
     pub por_off: bool,
     /// With `--symmetry`: the classes of interchangeable instances found.
     pub symmetric_classes: usize,
+    /// Whether exploration was depth first: its traces are real runs, not always shortest.
+    pub depth_first: bool,
     pub limit: Option<Limit>,
     /// Set when fewer threads than asked could be started (the output is the same).
     pub threads_note: Option<String>,
@@ -172,6 +174,9 @@ pub fn check_system(
         drop_edges: options.drop_edges || (safety && !options.por && !options.symmetry),
         por: options.por && safety,
         symmetry: options.symmetry && safety,
+        // Liveness needs the whole graph with its edges: breadth first (the command line
+        // refuses to mix them).
+        depth_first: options.depth_first && safety,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -224,6 +229,7 @@ pub fn check_system(
         reduced: graph.reduced,
         por_off: asked && !safety,
         symmetric_classes: graph.symmetric_classes(),
+        depth_first: options.depth_first,
         limit: graph.limit.clone(),
         threads_note: graph.threads_note.clone(),
         end: graph.end.clone(),
@@ -269,6 +275,7 @@ fn unexplored(system: String) -> SystemReport {
         reduced: 0,
         por_off: false,
         symmetric_classes: 0,
+        depth_first: false,
         limit: None,
         threads_note: None,
         end: End::Decided,

@@ -1,8 +1,8 @@
 //! `agentpi check FILE`: runs the checks of a model and prints verdicts with counterexamples.
 
+use super::relation::{self, RelationReport};
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
-use super::relation::{self, RelationReport};
 use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
 use agentpi_ir::core::Property;
@@ -48,6 +48,17 @@ pub struct Args {
     /// instance's components wait (with their values) and what each buffered channel holds.
     #[arg(long)]
     pub states: bool,
+    /// The search order: `bfs` (shortest counterexamples, the default) or `dfs` (depth first
+    /// on one thread: finds deep violations after a small part of a large state space; its
+    /// counterexamples may not be the shortest; safety checks only).
+    #[arg(long, value_enum, default_value = "bfs")]
+    pub search: Search,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    Bfs,
+    Dfs,
 }
 
 /// The exit statuses, for `--help`.
@@ -81,6 +92,12 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
+    if args.search == Search::Dfs
+        && let Some(message) = not_depth_first(&model, &selected)
+    {
+        errln!("error: {message}");
+        return 2;
+    }
     let (threads, fewer) = crate::limits::threads_within(usize::from(args.threads));
     if let Some(note) = fewer {
         errln!("warning: {note}");
@@ -93,6 +110,7 @@ pub fn run(args: Args) -> u8 {
         drop_edges: false,
         por: args.por,
         symmetry: args.symmetry,
+        depth_first: args.search == Search::Dfs,
     };
     let limits = (args.max_states, args.max_memory);
     let reports = match run_all(&model, &selected, &options, args.format, limits) {
@@ -143,7 +161,8 @@ fn run_all(
     format: Format,
     limits: (Option<usize>, Option<u64>),
 ) -> Result<Vec<Entry>, String> {
-    let is_relation = |c: &usize| matches!(model.program.checks[*c].property, Property::Relation(_));
+    let is_relation =
+        |c: &usize| matches!(model.program.checks[*c].property, Property::Relation(_));
     let mut entries = Vec::new();
     for (system, checks) in groups {
         let (relations, properties): (Vec<usize>, Vec<usize>) =
@@ -163,6 +182,29 @@ fn run_all(
         }
     }
     Ok(entries)
+}
+
+/// Why `--search dfs` cannot run the selected checks: the first that is not decided while
+/// exploring (liveness, `ltl`; relations explore their systems their own way and are fine).
+fn not_depth_first(model: &Model, groups: &[(usize, Vec<usize>)]) -> Option<String> {
+    let program = &model.program;
+    let checks = groups
+        .iter()
+        .flat_map(|(_, c)| c.iter().map(|&c| &program.checks[c]));
+    let live = checks.into_iter().find(|c| {
+        !matches!(
+            c.property,
+            Property::DeadlockFree
+                | Property::Never(_)
+                | Property::Reachable(_)
+                | Property::Relation(_)
+        )
+    })?;
+    let system = &program.systems[live.system].name;
+    Some(format!(
+        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is a liveness check; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
+        live.text
+    ))
 }
 
 /// A model without a `check` (a library such as `mcp_basic`): said plainly, and not an error.
@@ -368,7 +410,12 @@ pub(crate) fn text_result(
     }
     if let Some(trace) = &result.trace {
         let states = states.then_some(report.system.as_str());
-        out.push_str(&trace_text(model, result, trace, states));
+        out.push_str(&trace_text(
+            model,
+            result,
+            trace,
+            (states, report.depth_first),
+        ));
     }
     out
 }
@@ -387,7 +434,7 @@ fn trace_text(
     model: &Model,
     result: &CheckResult,
     trace: &agentpi_check::Trace,
-    states: Option<&str>,
+    (states, depth_first): (Option<&str>, bool),
 ) -> String {
     let sem = agentpi_semantics::Semantics::new(&model.program);
     let names = states.map(|s| crate::states::instance_names(&sem, model, s));
@@ -401,7 +448,14 @@ fn trace_text(
         (_, None, true) => "counterexample (ends in a deadlock)",
         _ => "counterexample",
     };
-    let mut out = format!("  {kind}, {}:\n", count_of(trace.steps.len(), "step"));
+    let order = match depth_first {
+        true => " (depth first: may not be the shortest)",
+        false => "",
+    };
+    let mut out = format!(
+        "  {kind}{order}, {}:\n",
+        count_of(trace.steps.len(), "step")
+    );
     let width = trace
         .steps
         .iter()
@@ -452,7 +506,7 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         .flat_map(|t| &t.steps)
         .map(|s| json!({ "label": s.label, "actors": s.actors }))
         .collect();
-    json!({
+    let mut json = json!({
         "system": report.system,
         "property": result.property,
         "verdict": verdict_word(&result.outcome),
@@ -465,7 +519,13 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         "stuck": stuck::json(model, &result.blocked),
         "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
         "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
-    })
+    });
+    if report.depth_first {
+        // Said only when searched depth first, so that the default output keeps its fields.
+        json["search"] = json!("dfs");
+        json["shortest"] = json!(false);
+    }
+    json
 }
 
 /// Every result with its system's report, in report order.

@@ -324,7 +324,11 @@ fn json_report(args: &Args, outcome: &Outcome) -> Value {
 
 /// A distinguishing formula (it holds in the left side) and the path that realises it.
 pub(crate) fn json_distinction(d: &agentpi_lts::Distinction) -> Value {
-    let side = if d.side == Side::Left { "left" } else { "right" };
+    let side = if d.side == Side::Left {
+        "left"
+    } else {
+        "right"
+    };
     json!({"formula": d.formula.to_string(), "checked": d.checked, "holds_in": "left",
            "path": {"side": side, "realises": if side == "left" { "formula" } else { "negation" },
                     "steps": json_steps(&d.path)}})

@@ -308,7 +308,10 @@ fn relation_json(report: &RelationReport) -> Value {
         .iter()
         .map(|(s, n, t)| json!({"system": s, "states": n, "transitions": t}))
         .collect();
-    let other = report.other.clone().unwrap_or_else(|| report.system.clone());
+    let other = report
+        .other
+        .clone()
+        .unwrap_or_else(|| report.system.clone());
     let files = json!({"left": report.system, "right": other});
     let decided = match &report.decided {
         None => json!(null),
