@@ -41,7 +41,8 @@ pub struct Options {
     /// other properties.
     pub por: bool,
     /// Depth first, on one thread (see `explore/dfs.rs`): counterexamples are real paths
-    /// but not always shortest. Only for the checks decided while exploring.
+    /// but not always shortest. Only for the checks decided while exploring, with
+    /// `drop_edges` and without reductions (otherwise exploration is breadth first).
     pub depth_first: bool,
 }
 
@@ -99,8 +100,10 @@ pub fn explore_named(
     progress: &Progress,
 ) -> Graph {
     let mut run = Run::new(sem, options, goals);
-    if options.depth_first {
-        return depth_first(run, (initial, instances), progress);
+    // Depth first keeps no edges and uses no reduction (see `check_system`); asked for more,
+    // exploration is breadth first.
+    if options.depth_first && options.drop_edges && !options.por && !options.symmetry {
+        return depth_first(run, initial, progress);
     }
     let pool = match Workers::new(options.threads) {
         Ok((pool, note)) => {
@@ -141,17 +144,9 @@ pub fn explore_named(
 }
 
 /// Explores depth first, on this thread (see `explore/dfs.rs`).
-fn depth_first(
-    mut run: Run<'_, '_, '_>,
-    (initial, instances): (State, &[String]),
-    progress: &Progress,
-) -> Graph {
+fn depth_first(mut run: Run<'_, '_, '_>, initial: State, progress: &Progress) -> Graph {
     let key = run.graph.store.intern(&initial);
     run.graph.store.insert(&key);
-    if run.options.symmetry {
-        let interner = run.graph.store.interner_mut();
-        run.graph.symmetry = Symmetry::of(run.sem.program, instances, interner, &key.ids);
-    }
     let mut engine = Engine::new(run.sem, run.options.por);
     engine.prepare(&mut run.graph.store, 0);
     hold_labels_to_goals(&mut engine, run.goals);

@@ -167,16 +167,24 @@ pub fn check_system(
         )
     });
     let asked = options.por || options.symmetry;
+    // Depth first numbers states as it reaches them and expands them in another order, so
+    // it keeps no edges (they are stored in the order of expansion) and so no reduction,
+    // whose counterexamples need the edges the stubborn set kept.
+    let depth_first = options.depth_first && safety;
+    let (por, symmetry) = (
+        options.por && safety && !depth_first,
+        options.symmetry && safety && !depth_first,
+    );
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
         // A reduced graph keeps its edges: the semantics alone cannot tell which of a
         // state's transitions the stubborn set kept, for printing a counterexample.
-        drop_edges: options.drop_edges || (safety && !options.por && !options.symmetry),
-        por: options.por && safety,
-        symmetry: options.symmetry && safety,
+        drop_edges: options.drop_edges || (safety && !por && !symmetry),
+        por,
+        symmetry,
         // Liveness needs the whole graph with its edges: breadth first (the command line
         // refuses to mix them).
-        depth_first: options.depth_first && safety,
+        depth_first,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -227,7 +235,7 @@ pub fn check_system(
         expanded: graph.expanded,
         fast: graph.fast,
         reduced: graph.reduced,
-        por_off: asked && !safety,
+        por_off: asked && (!safety || depth_first),
         symmetric_classes: graph.symmetric_classes(),
         depth_first: options.depth_first,
         limit: graph.limit.clone(),

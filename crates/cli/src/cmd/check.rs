@@ -303,7 +303,9 @@ fn run_checks(
             if let Some(note) = &report.threads_note {
                 errln!("{name}: warning: {note}");
             }
-            if report.por_off {
+            if report.por_off && report.depth_first {
+                errln!("{name}: partial-order and symmetry reduction are off with --search dfs");
+            } else if report.por_off {
                 errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
             } else if options.symmetry {
                 match report.symmetric_classes {
