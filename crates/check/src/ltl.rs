@@ -303,7 +303,12 @@ fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
 
 /// Searches for a path of the state space that violates `formula`: a lasso, a path into a
 /// stuck state, or a path after which every continuation violates.
-pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, fair: Fairness) -> Option<Lasso> {
+pub fn violation(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    formula: &Ltl,
+    fair: Fairness,
+) -> Option<Lasso> {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
     let start = vec![(root, 0)];

@@ -59,9 +59,7 @@ pub use mapping::{MapError, Mapping};
 pub use mutual::{MutualFailure, MutualResult, refinement_equivalent};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
-pub use refinement::{
-    Counterexample, Model, RefinementResult, Violation, deterministic, refines,
-};
+pub use refinement::{Counterexample, Model, RefinementResult, Violation, deterministic, refines};
 pub use scc::{contract_tau_sccs, tau_sccs};
 pub use shrink::shrink;
 pub use simplify::normalise;

@@ -78,7 +78,10 @@ impl Formula {
                 always(Formula::Bind(Atom::Pattern(l.clone()), Box::new(answered)))
             }
             Property::Ltl(f) => Formula::from_ltl(f),
-            Property::DeadlockFree | Property::Never(_) | Property::Reachable(_) => return None,
+            Property::DeadlockFree
+            | Property::Never(_)
+            | Property::Reachable(_)
+            | Property::Relation(_) => return None,
         })
     }
 }

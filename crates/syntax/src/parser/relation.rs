@@ -13,10 +13,12 @@ impl Parser<'_> {
         let system_next = matches!(self.nth(1), Tok::Ident(w) if w.starts_with(char::is_uppercase));
         match self.tok() {
             Tok::Ident(w) if w == "refines" || w == "equivalent" => system_next,
-            Tok::Ident(w) if w == "deterministic" => !matches!(
-                self.nth(1),
-                Tok::LParen | Tok::LBracket | Tok::Bang | Tok::Question
-            ) && !self.word_at(1, "leads"),
+            Tok::Ident(w) if w == "deterministic" => {
+                !matches!(
+                    self.nth(1),
+                    Tok::LParen | Tok::LBracket | Tok::Bang | Tok::Question
+                ) && !self.word_at(1, "leads")
+            }
             _ => false,
         }
     }
@@ -57,11 +59,13 @@ impl Parser<'_> {
 
     /// `traces`, `failures` (the default) or `fd`.
     fn csp_model(&mut self) -> PResult<CspModel> {
-        Ok(match self.mode_word(&["traces", "failures", "fd"])?.as_deref() {
-            Some("traces") => CspModel::Traces,
-            Some("fd") => CspModel::FailuresDivergences,
-            _ => CspModel::Failures,
-        })
+        Ok(
+            match self.mode_word(&["traces", "failures", "fd"])?.as_deref() {
+                Some("traces") => CspModel::Traces,
+                Some("fd") => CspModel::FailuresDivergences,
+                _ => CspModel::Failures,
+            },
+        )
     }
 
     /// `failures` or `fd` (the default, as FDR's `:[deterministic]`).
