@@ -17,7 +17,7 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
             continue;
         };
         let property = match &decl.property {
-            ast::Property::Relation(r) => super::relation::lower_relation(lw, &decl, r),
+            ast::Property::Relation(r) => super::relation::lower_relation(lw, decl, r),
             p => lower_property(lw, p),
         };
         let Some(property) = property else {
