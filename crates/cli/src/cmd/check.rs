@@ -126,8 +126,13 @@ pub fn run(args: Args) -> u8 {
             serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
         }
         Format::Html => {
-            let charts = results(&reports)
-                .map(|(_, r)| result_chart(&model, r))
+            // One chart (or none) for each check of the JSON, relations included.
+            let charts = reports
+                .iter()
+                .flat_map(|entry| match entry {
+                    Entry::System(r) => r.results.iter().map(|c| result_chart(&model, c)).collect(),
+                    Entry::Relation(_) => vec![None],
+                })
                 .collect::<Vec<_>>();
             agentpi_report_html::pages::check(&args.file, &json_report(&model, &reports), &charts)
         }
@@ -530,10 +535,15 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
     json
 }
 
-/// Every result with its system's report, in report order.
-fn results(reports: &[SystemReport]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
+/// Every result of a system's properties with its report, in report order (relations have
+/// no chart).
+fn results(reports: &[Entry]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
     reports
         .iter()
+        .filter_map(|e| match e {
+            Entry::System(r) => Some(r),
+            Entry::Relation(_) => None,
+        })
         .flat_map(|r| r.results.iter().map(move |c| (r, c)))
 }
 
@@ -556,7 +566,7 @@ fn result_chart(model: &Model, result: &CheckResult) -> Option<agentpi_report_ht
 }
 
 /// `--format svg`: each trace's chart, titled with its check and verdict.
-fn svg_report(model: &Model, reports: &[SystemReport]) -> String {
+fn svg_report(model: &Model, reports: &[Entry]) -> String {
     let charts: Vec<(String, agentpi_report_html::Chart)> = results(reports)
         .filter_map(|(report, result)| {
             let title = format!(
