@@ -140,6 +140,27 @@ pub fn find_lasso(product: &Product, graph: &Graph, fair: Fairness) -> Option<La
     })
 }
 
+/// The product as [`crate::strong`] sees it.
+impl crate::strong::Product for Product {
+    fn state(&self, n: u32) -> u32 {
+        self.state[n as usize]
+    }
+
+    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)> {
+        let members: FxHashSet<u32> = part.iter().copied().collect();
+        let inside = internal(self, part, &members);
+        inside.map(|e| (e.step.state, e.step.edge)).collect()
+    }
+
+    fn pending(&self, part: &[u32]) -> u64 {
+        always_pending(self, part)
+    }
+
+    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>> {
+        tarjan_within(self, roots, &|n| keep.contains(&n))
+    }
+}
+
 fn bad_sccs(product: &Product, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
     let mut sccs = accepting_sccs(product);
     match fair {
@@ -167,7 +188,7 @@ pub fn accepting_sccs(product: &Product) -> Vec<Vec<u32>> {
 }
 
 /// Inside edges of `scc` that stay in it.
-pub(crate) fn internal<'a>(
+fn internal<'a>(
     product: &'a Product,
     scc: &'a [u32],
     members: &'a FxHashSet<u32>,
@@ -187,7 +208,7 @@ fn pending_bits(product: &Product, scc: &[u32]) -> (u64, u64) {
     })
 }
 
-pub(crate) fn always_pending(product: &Product, scc: &[u32]) -> u64 {
+fn always_pending(product: &Product, scc: &[u32]) -> u64 {
     pending_bits(product, scc).0
 }
 
@@ -201,11 +222,7 @@ fn tarjan(product: &Product) -> Vec<Vec<u32>> {
 
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
 /// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
-pub(crate) fn tarjan_within(
-    product: &Product,
-    roots: &[u32],
-    keep: &dyn Fn(u32) -> bool,
-) -> Vec<Vec<u32>> {
+fn tarjan_within(product: &Product, roots: &[u32], keep: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
     let n = product.state.len();
     let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
     let (mut on_stack, mut stack, mut out) = (vec![false; n], Vec::new(), Vec::new());
@@ -266,7 +283,7 @@ pub(crate) fn tarjan_within(
     out
 }
 
-pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
+fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
     graph
         .successors(state)
         .iter()
@@ -324,7 +341,7 @@ fn cycle_through(
         // Every obligation enabled somewhere in the part is taken on one of its edges.
         for goal in crate::strong::obligations_of(product, graph, scc) {
             let taken = |_: u32, e: Option<&ProductEdge>| {
-                e.is_some_and(|e| crate::strong::takes(graph, e, &goal))
+                e.is_some_and(|e| crate::strong::takes(graph, (e.step.state, e.step.edge), &goal))
             };
             let (path, end) = search(product, &members, at, &taken);
             steps.extend(path);
@@ -366,7 +383,7 @@ fn cycle_through(
 
 /// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
 /// edge (`goal(source, Some(edge))`, which is then taken). Returns the steps and the end node.
-pub(crate) fn search(
+fn search(
     product: &Product,
     members: &FxHashSet<u32>,
     from: u32,

@@ -14,7 +14,6 @@
 //! is left are examined the same way. Each round removes at least one node, so it ends.
 
 use crate::graph::Graph;
-use crate::product::{Product, ProductEdge, always_pending, internal, tarjan_within};
 use agentpi_semantics::Actor;
 use agentpi_semantics::label::Head;
 use agentpi_semantics::value::Chan;
@@ -47,9 +46,22 @@ fn taken_by(graph: &Graph, state: u32, edge: u32) -> impl Iterator<Item = Obliga
     actors.chain(channel(graph, e.label))
 }
 
-/// Whether product edge `e` takes `goal`.
-pub(crate) fn takes(graph: &Graph, e: &ProductEdge, goal: &Obligation) -> bool {
-    taken_by(graph, e.step.state, e.step.edge).any(|o| o == *goal)
+/// Whether the `edge`-th transition of `state` takes `goal`.
+pub(crate) fn takes(graph: &Graph, (state, edge): (u32, u32), goal: &Obligation) -> bool {
+    taken_by(graph, state, edge).any(|o| o == *goal)
+}
+
+/// What the search needs of the product (a trait, so that this module does not depend on
+/// the product's, which calls it).
+pub(crate) trait Product {
+    /// The system state of node `n`.
+    fn state(&self, n: u32) -> u32;
+    /// The system transitions, as (state, edge), of the inside edges of `part` that stay in it.
+    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)>;
+    /// The eventualities pending on every inside edge of `part`.
+    fn pending(&self, part: &[u32]) -> u64;
+    /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`.
+    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>>;
 }
 
 /// The obligations enabled in system state `state`.
@@ -60,10 +72,14 @@ fn enabled(graph: &Graph, state: u32) -> FxHashSet<Obligation> {
 }
 
 /// The obligations enabled somewhere in `part`, sorted.
-pub(crate) fn obligations_of(product: &Product, graph: &Graph, part: &[u32]) -> Vec<Obligation> {
+pub(crate) fn obligations_of(
+    product: &impl Product,
+    graph: &Graph,
+    part: &[u32],
+) -> Vec<Obligation> {
     let all: FxHashSet<Obligation> = part
         .iter()
-        .flat_map(|&n| enabled(graph, product.state[n as usize]))
+        .flat_map(|&n| enabled(graph, product.state(n)))
         .collect();
     let mut all: Vec<Obligation> = all.into_iter().collect();
     all.sort();
@@ -71,16 +87,17 @@ pub(crate) fn obligations_of(product: &Product, graph: &Graph, part: &[u32]) -> 
 }
 
 /// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle.
-pub(crate) fn fair_parts(product: &Product, graph: &Graph, scc: Vec<u32>) -> Vec<Vec<u32>> {
+pub(crate) fn fair_parts(product: &impl Product, graph: &Graph, scc: Vec<u32>) -> Vec<Vec<u32>> {
     let mut work = vec![scc];
     let mut out = Vec::new();
     while let Some(part) = work.pop() {
-        if always_pending(product, &part) != 0 {
+        if product.pending(&part) != 0 {
             continue;
         }
-        let members: FxHashSet<u32> = part.iter().copied().collect();
-        let taken: FxHashSet<Obligation> = internal(product, &part, &members)
-            .flat_map(|e| taken_by(graph, e.step.state, e.step.edge))
+        let taken: FxHashSet<Obligation> = product
+            .steps(&part)
+            .into_iter()
+            .flat_map(|(state, edge)| taken_by(graph, state, edge))
             .collect();
         let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part)
             .into_iter()
@@ -94,12 +111,12 @@ pub(crate) fn fair_parts(product: &Product, graph: &Graph, scc: Vec<u32>) -> Vec
             .iter()
             .copied()
             .filter(|&n| {
-                let here = enabled(graph, product.state[n as usize]);
+                let here = enabled(graph, product.state(n));
                 here.is_disjoint(&unmet)
             })
             .collect();
         let roots: Vec<u32> = part.iter().copied().filter(|n| keep.contains(n)).collect();
-        work.extend(tarjan_within(product, &roots, &|n| keep.contains(&n)));
+        work.extend(product.sccs(&roots, &keep));
     }
     out.sort();
     out

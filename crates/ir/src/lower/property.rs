@@ -5,7 +5,7 @@
 use super::{Kind, Lowerer};
 use crate::core::ltl::{Ltl, MAX_UNTILS, Unsupported};
 use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, Type};
-use crate::names::{Value, sorted, suggest};
+use crate::names::{Value, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
 use agentpi_syntax::ast::{self, PatternKind};
@@ -13,7 +13,7 @@ use agentpi_syntax::ast::{self, PatternKind};
 pub(crate) fn lower_checks(lw: &mut Lowerer) {
     for decl in lw.g.checks.clone() {
         let Some(&(system, _)) = lw.g.systems.get(decl.system.name.as_str()) else {
-            unknown_system(lw, &decl.system);
+            super::unknown_system(lw, &decl.system);
             continue;
         };
         let property = match &decl.property {
@@ -33,18 +33,6 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
         };
         lw.prog.checks.push(check);
     }
-}
-
-pub(super) fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
-    let names = sorted(lw.g.systems.keys().copied());
-    let mut diag = Diagnostic::error("E0206", format!("unknown system `{}`", name.name))
-        .at(name.span)
-        .with_label("no system of this name");
-    diag = match suggest(&name.name, names) {
-        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
-        None => diag.with_help(format!("define it with `system {} = ...`", name.name)),
-    };
-    lw.error(diag);
 }
 
 fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property> {

@@ -24,7 +24,7 @@ pub(super) fn lower_relation(
         Some(name) => match lw.g.systems.get(name.name.as_str()) {
             Some(&(index, _)) => Some(index),
             None => {
-                super::property::unknown_system(lw, name);
+                super::unknown_system(lw, name);
                 return None;
             }
         },
