@@ -10,7 +10,8 @@
 
 use crate::engine::Engine;
 use crate::input::id_key;
-use crate::serve_http::{Listening, NotAllowed, Out, Posted, Refused};
+use crate::input::{NotAllowed, Out, Posted, Refused};
+use crate::serve_http::Listening;
 use crate::side::Side;
 use crate::upstream::Era;
 use agentpi_monitor::{Dir, Event};

@@ -6,7 +6,7 @@
 //! what the loop answers on it (`Out`: the head, messages as SSE events or one JSON body, the
 //! end); GET and DELETE are answered 405 here. SIGINT and SIGTERM end the client side.
 
-use crate::input::Input;
+use crate::input::{Input, NotAllowed, Out, Posted, Refused};
 use agentpi_http_proxy::{Access, Guard, Limits};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -22,40 +22,6 @@ use std::sync::mpsc::Sender;
 use std::task::{Context, Poll};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
-
-/// What the loop answers on one POST.
-pub enum Out {
-    Head(u16, Vec<(String, String)>),
-    Data(Bytes),
-}
-
-/// One POST for the loop: its body, headers, connection and where its answer goes.
-pub struct Posted {
-    pub path: String,
-    /// The number of its response stream (told back when the client closes it).
-    pub stream: u64,
-    pub raw: Vec<u8>,
-    pub headers: Vec<(String, String)>,
-    pub connection: u64,
-    pub peer: SocketAddr,
-    pub answer: mpsc::UnboundedSender<Out>,
-}
-
-/// A GET or DELETE, answered 405 (recorded by the loop).
-pub struct NotAllowed {
-    pub method: String,
-    pub path: String,
-    pub headers: Vec<(String, String)>,
-}
-
-/// A request the guard refused (recorded by the loop).
-pub struct Refused {
-    pub reason: String,
-    pub peer: SocketAddr,
-    pub method: String,
-    pub path: String,
-    pub headers: Vec<(String, String)>,
-}
 
 /// The running server: dropping it stops it.
 pub struct Listening {
