@@ -200,7 +200,10 @@ fn start<E: Engine>(
         Map::from_iter([("command".into(), json!(options.command))]),
     );
     let stdout = child.stdout.take().expect("piped");
-    reader(stdout, tx.clone(), Input::Server, Input::ServerEnd);
+    if let Err(e) = reader(stdout, tx.clone(), Input::Server, Input::ServerEnd) {
+        let _ = child.kill();
+        return Err(e);
+    }
     let stdin = child.stdin.take();
     Ok((bridge, Server::Child { child, stdin }))
 }
@@ -220,7 +223,7 @@ fn client_side<E: Engine>(
     options: &Options,
 ) -> Result<Client, String> {
     let Some(listen) = options.listen else {
-        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd);
+        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd)?;
         return Ok(Client::Stdio);
     };
     let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
@@ -270,14 +273,15 @@ fn serve<E: Engine>(
     ended
 }
 
-/// A thread reading lines from `from` into the loop's channel.
+/// A thread reading lines from `from` into the loop's channel; an error if the system will
+/// not start one.
 fn reader(
     mut from: impl Read + Send + 'static,
     tx: Sender<Input>,
     line: fn(Vec<u8>) -> Input,
     end: Input,
-) {
-    std::thread::spawn(move || {
+) -> Result<(), String> {
+    let spawned = std::thread::Builder::new().spawn(move || {
         let mut lines = Lines::default();
         let mut buf = vec![0u8; 16 * 1024];
         loop {
@@ -294,6 +298,9 @@ fn reader(
         });
         let _ = tx.send(end);
     });
+    spawned
+        .map(drop)
+        .map_err(|e| format!("cannot start a thread to read a side: {e}"))
 }
 
 /// The loop: each line to the bridge, what it writes written; a due timeout told. Returns
