@@ -258,12 +258,15 @@ fn tools_list(result: &Value, found: &mut Vec<Finding>) {
     };
     for tool in tools {
         let named = tool.get("name").is_some_and(Value::is_string);
+        // The root of the input schema is `type: "object"` (a tool takes named arguments),
+        // not merely a JSON object.
         let schema = tool.get("inputSchema");
-        if !named || !schema.is_some_and(Value::is_object) {
+        let object = schema.is_some_and(|s| s.get("type") == Some(&Value::from("object")));
+        if !named || !object {
             found.push((
                 "T2",
                 format!(
-                    "tool {} has no name or no object inputSchema",
+                    "tool {} has no name or no inputSchema whose root is type \"object\"",
                     tool.get("name").unwrap_or(&Value::Null)
                 ),
             ));
