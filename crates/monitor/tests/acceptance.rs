@@ -144,13 +144,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 102,
-        steps: 1439,
-        accepted: 1395,
-        flagged: 44,
+        sequences: 146,
+        steps: 1713,
+        accepted: 1665,
+        flagged: 48,
         refused: 0,
         refusing: 0,
-        bound: 1124,
+        bound: 1318,
         expected: 0,
     };
     assert_eq!(counts, pinned);
