@@ -636,3 +636,33 @@ fn a_trace_of_two_sessions_names_them() {
     assert_eq!(sessions[1]["violations"][0]["rule"], "H4");
     assert_eq!(sessions[0]["violations"], Value::Array(vec![]));
 }
+
+/// `trace check` on every bundled trace of crates/monitor/tests/traces: a trace whose name
+/// says it breaks a rule exits 1, a `clean` one 0 (the names are checked against the
+/// findings in crates/monitor/tests/traces.rs; here, the exit status that scripts read).
+#[test]
+fn bundled_traces_exit_as_their_names_say() {
+    let dir = repo().join("crates/monitor/tests/traces");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    each_in_parallel(&files, |file| {
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        let clean = name.split('_').any(|w| w == "clean");
+        let out = Command::new(agentpi())
+            .args(["trace", "check"])
+            .arg(file)
+            .output()
+            .unwrap();
+        let expected = if clean { 0 } else { 1 };
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    });
+}
