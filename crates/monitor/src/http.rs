@@ -532,7 +532,13 @@ fn h1_post(head: &Head, body: Option<&Body>) -> Option<Found> {
         .asked("accept")
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let lists = |media: &str| accept.split(',').any(|m| m.trim().starts_with(media));
+    // A media range is compared whole (before its parameters): `application/json-seq` is
+    // not `application/json`.
+    let lists = |media: &str| {
+        accept
+            .split(',')
+            .any(|m| m.split(';').next().unwrap_or_default().trim() == media)
+    };
     if lists("application/json") && lists("text/event-stream") {
         return None;
     }
