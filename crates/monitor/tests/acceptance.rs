@@ -144,13 +144,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 148,
-        steps: 1725,
-        accepted: 1677,
+        sequences: 152,
+        steps: 1749,
+        accepted: 1701,
         flagged: 48,
         refused: 0,
         refusing: 0,
-        bound: 1326,
+        bound: 1342,
         expected: 0,
     };
     assert_eq!(counts, pinned);
