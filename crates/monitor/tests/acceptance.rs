@@ -144,13 +144,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 154,
-        steps: 1769,
-        accepted: 1721,
+        sequences: 158,
+        steps: 1801,
+        accepted: 1753,
         flagged: 48,
         refused: 0,
         refusing: 0,
-        bound: 1362,
+        bound: 1386,
         expected: 0,
     };
     assert_eq!(counts, pinned);
