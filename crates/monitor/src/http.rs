@@ -533,11 +533,18 @@ fn h1_post(head: &Head, body: Option<&Body>) -> Option<Found> {
         .unwrap_or_default()
         .to_ascii_lowercase();
     // A media range is compared whole (before its parameters): `application/json-seq` is
-    // not `application/json`.
+    // not `application/json`; one with `q=0` says the type is not acceptable (RFC 9110
+    // section 12.4.2), so it is not listed as supported.
     let lists = |media: &str| {
-        accept
-            .split(',')
-            .any(|m| m.split(';').next().unwrap_or_default().trim() == media)
+        accept.split(',').any(|range| {
+            let mut parts = range.split(';').map(str::trim);
+            let refused = |p: &str| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f64>().ok())
+                    .is_some_and(|q| q == 0.0)
+            };
+            parts.next() == Some(media) && !parts.any(refused)
+        })
     };
     if lists("application/json") && lists("text/event-stream") {
         return None;

@@ -144,13 +144,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 158,
-        steps: 1801,
-        accepted: 1753,
+        sequences: 160,
+        steps: 1813,
+        accepted: 1765,
         flagged: 48,
         refused: 0,
         refusing: 0,
-        bound: 1386,
+        bound: 1394,
         expected: 0,
     };
     assert_eq!(counts, pinned);
