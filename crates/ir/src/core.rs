@@ -8,6 +8,8 @@
 //! can still use: two components that differ only in dead variables are one state.
 
 pub mod ltl;
+pub mod state;
+pub use state::{AtPoint, Point, StateCheck, StatePred};
 
 use agentpi_diagnostics::Span;
 
@@ -288,6 +290,8 @@ pub enum Property {
     LeadsTo(LabelPattern, LabelPattern),
     /// `ltl FORMULA`.
     Ltl(ltl::Ltl),
+    /// `never PRED`, `reachable PRED`, `always PRED` over states.
+    State(StateCheck, StatePred),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -382,6 +386,8 @@ pub struct Program {
     /// Terms marked `end:`: a component waiting at one (through parallel composition, `new`,
     /// `if` and `match` at its start) is at a valid end, as at the start of a `daemon proc`.
     pub end_points: Vec<TermId>,
+    /// Named points `l: P`, where `at Proc.l` looks.
+    pub points: Vec<Point>,
     /// The channels declared `extern`, in declaration order.
     pub externs: Vec<Extern>,
 }

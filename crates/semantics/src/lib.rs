@@ -191,7 +191,7 @@ impl<'p> Semantics<'p> {
     }
 
     /// `Name(v1, ...)`: how a process call with these values prints.
-    pub(crate) fn call_text(&self, def: DefId, values: &[Value]) -> String {
+    pub fn call_text(&self, def: DefId, values: &[Value]) -> String {
         let mut text = self.program.def(def).name.clone();
         if !values.is_empty() {
             text.push('(');

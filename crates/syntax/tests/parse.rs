@@ -123,6 +123,7 @@ fn proc(p: &Proc) -> String {
         ProcKind::Repl(body) => format!("(! {})", proc(body)),
         ProcKind::ParFor(i, t, body) => format!("(par {} {} {})", i.name, ty(t), proc(body)),
         ProcKind::End(body) => format!("(end {})", proc(body)),
+        ProcKind::Point(l, body) => format!("({}: {})", l.name, proc(body)),
         ProcKind::If(c, a, b) => format!("(if {} {} {})", expr(c), proc(a), proc(b)),
         ProcKind::Match(e, arms) => {
             let arms: Vec<_> = arms
@@ -195,6 +196,11 @@ fn property(p: &Property) -> String {
         Property::AlwaysEventually(l) => format!("(always-eventually {})", label(l)),
         Property::LeadsTo(a, b) => format!("(leads-to {} {})", label(a), label(b)),
         Property::Ltl(f) => format!("(ltl {})", ltl(f)),
+        Property::Forall(bs, body) => {
+            let bs: Vec<String> = bs.iter().map(|b| format!("{}:{}", b.name.name, ty(&b.ty))).collect();
+            format!("(forall [{}] {})", bs.join(" "), property(body))
+        }
+        Property::State(c, p) => format!("({c:?} {p:?})"),
         Property::Error => "ERR".into(),
     }
 }
@@ -205,6 +211,7 @@ fn ltl(f: &Ltl) -> String {
         LtlKind::True => "true".into(),
         LtlKind::False => "false".into(),
         LtlKind::Atom(l) => label(l),
+        LtlKind::State(p) => format!("{p:?}"),
         LtlKind::Not(a) => format!("(not {})", ltl(a)),
         LtlKind::Always(a) => format!("([] {})", ltl(a)),
         LtlKind::Eventually(a) => format!("(<> {})", ltl(a)),

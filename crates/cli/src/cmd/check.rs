@@ -169,7 +169,20 @@ fn matches_text(model: &Model, check: usize, wanted: &str) -> bool {
     let c = &model.program.checks[check];
     let system = &model.program.systems[c.system].name;
     let wanted = squash(wanted);
-    squash(&c.text) == wanted || squash(&format!("{system}: {}", c.text)) == wanted
+    let texts = [c.text.as_str(), forall_text(&c.text)];
+    texts.iter().any(|text| {
+        squash(text) == wanted || squash(&format!("{system}: {text}")) == wanted
+    })
+}
+
+/// The text of a `forall` as written, for one of its instances (`forall i in T: P [i = 2]`):
+/// `--property` with that text runs every instance.
+fn forall_text(text: &str) -> &str {
+    let forall = text.strip_prefix("fair ").unwrap_or(text).starts_with("forall ");
+    match text.rsplit_once(" [").filter(|_| forall) {
+        Some((written, _)) => written,
+        None => text,
+    }
 }
 
 /// `text` with spacing that does not separate two words left out: `never accepted(2,1)` and
@@ -213,13 +226,16 @@ fn run_checks(
             }
             if report.por_off {
                 errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
-            } else if options.symmetry {
+            } else if report.por_off_states {
+                errln!("{name}: partial-order reduction is off: a property reads states (`at`, `len`, `contains`), which it does not keep");
+            }
+            if !report.por_off && options.symmetry {
                 match report.symmetric_classes {
                     0 => errln!("{name}: symmetry reduction found no interchangeable instances (or the model makes fresh names)"),
                     n => errln!("{name}: symmetry reduction over {n} {} of interchangeable instances", if n == 1 { "class" } else { "classes" }),
                 }
             }
-            if !report.por_off && options.por {
+            if !report.por_off && !report.por_off_states && options.por {
                 errln!("{name}: {} of {} states expanded by a stubborn set (partial-order reduction)", report.reduced, report.expanded);
             }
             let per_state = report.bytes as f64 / report.states.max(1) as f64;

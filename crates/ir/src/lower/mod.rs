@@ -9,10 +9,12 @@ mod decls;
 mod expr;
 mod externs;
 mod family;
+mod forall;
 pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
 mod process;
+mod state;
 mod property;
 mod unused;
 
@@ -324,5 +326,20 @@ impl Lowerer<'_> {
     /// Checks an expression that may use only globals (property arguments).
     pub(crate) fn global_expr(&mut self, expr: &ast::Expr, expected: &Ty) -> crate::core::Expr {
         self.in_global_scope(|lw| lw.check_expr(expr, expected))
+    }
+}
+
+/// Drops the diagnostics since `first` that repeat an earlier one: the same mistake in every
+/// copy of a `par` or instance of a `forall` is one mistake.
+pub(crate) fn dedup_diags(lw: &mut Lowerer, first: usize) {
+    let mut seen = FxHashSet::default();
+    let mut index = first;
+    while index < lw.diags.len() {
+        let d = &lw.diags[index];
+        if seen.insert((d.code.clone(), d.message.clone(), d.span())) {
+            index += 1;
+        } else {
+            lw.diags.remove(index);
+        }
     }
 }

@@ -6,10 +6,12 @@
 
 mod expr;
 mod externs;
+mod forall;
 mod items;
 mod ltl;
 mod process;
 mod property;
+mod state;
 
 use crate::MAX_DEPTH;
 use crate::ast::Ident;
