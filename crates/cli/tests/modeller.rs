@@ -116,7 +116,8 @@ fn small_things_that_cost_a_newcomer_time() {
 }
 
 /// `--states` shows the state along a counterexample or witness: after each step, where each
-/// instance waits (with its values) and what each buffered channel holds.
+/// instance waits (with its variables by name) and what each buffered channel holds; in text,
+/// in JSON (`start_state`, each step's `state`) and in `sim --random`.
 #[test]
 fn states_along_a_counterexample() {
     check(
@@ -125,6 +126,8 @@ fn states_along_a_counterexample() {
             &["check", "buffer.pi", "--states"],
             &["check", "server.pi", "--states"],
             &["check", "lossy.pi", "--states"],
+            &["check", "server.pi", "--states", "--format", "json"],
+            &["sim", "queue.pi", "--random", "--states", "--steps", "4"],
         ],
     );
 }
@@ -168,5 +171,14 @@ fn state_predicates() {
             &["check", "mutex.pi", "--property", "Two: reachable at Careful(0).printing", "--symmetry"],
             &["check", "mutex_typo.pi"],
         ],
+    );
+}
+
+/// `sim` says who takes a bare `tau` and where: its label alone names nobody.
+#[test]
+fn sim_says_who_takes_a_tau() {
+    check(
+        "sim_tau",
+        &[&["sim", "pingpong.pi", "--random", "--steps", "6", "--seed", "4"]],
     );
 }

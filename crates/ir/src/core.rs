@@ -198,6 +198,8 @@ pub struct Def {
     pub daemon: bool,
     /// Number of slots in the frame.
     pub frame: u32,
+    /// The name of each slot of the frame (parameters first), for showing states.
+    pub slot_names: Vec<String>,
     pub span: Span,
 }
 
@@ -232,6 +234,8 @@ pub struct SystemDef {
     pub name: String,
     pub body: TermId,
     pub frame: u32,
+    /// The name of each slot of the frame, for showing states.
+    pub slot_names: Vec<String>,
     pub span: Span,
 }
 

@@ -102,7 +102,8 @@ pub fn run(args: Args) -> u8 {
     let report = match args.format {
         Format::Text => text_report(&model, &reports, args.states),
         Format::Json => {
-            serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
+            let json = json_report(&model, &reports, args.states);
+            serde_json::to_string_pretty(&json).expect("json") + "\n"
         }
         Format::Html => {
             let charts = results(&reports)
@@ -395,14 +396,30 @@ fn trace_text(
     out
 }
 
-fn json_report(model: &Model, reports: &[SystemReport]) -> Value {
+/// With `states`, each check with a trace also has `start_state`, the state before the first
+/// step, and each step its `state` after it.
+fn json_report(model: &Model, reports: &[SystemReport], states: bool) -> Value {
+    let sem = agentpi_semantics::Semantics::new(&model.program);
     let checks: Vec<Value> = reports
         .iter()
         .flat_map(|report| {
-            report
-                .results
-                .iter()
-                .map(move |result| json_result(model, report, result))
+            let names = states.then(|| crate::states::instance_names(&sem, model, &report.system));
+            let sem = &sem;
+            report.results.iter().map(move |result| {
+                let mut value = json_result(model, report, result);
+                if let (Some(names), Some(trace)) = (&names, &result.trace) {
+                    let shown = |i: usize| match trace.states.get(i) {
+                        Some(s) => crate::states::json(sem, model, names, s),
+                        None => Value::Null,
+                    };
+                    value["start_state"] = shown(0);
+                    let steps = value["trace"].as_array_mut().into_iter().flatten();
+                    for (i, step) in steps.enumerate() {
+                        step["state"] = shown(i + 1);
+                    }
+                }
+                value
+            })
         })
         .collect();
     json!({ "checks": checks })

@@ -171,9 +171,11 @@ impl<'a> Lowerer<'a> {
             }
             let body = self.proc(&decl.body);
             let frame = self.finish_body();
+            let slot_names = self.slot_names();
             let def = &mut self.prog.defs[index];
             def.body = body;
             def.frame = frame;
+            def.slot_names = slot_names;
         }
         for index in 0..self.g.system_decls.len() {
             let decl = self.g.system_decls[index];
@@ -182,13 +184,20 @@ impl<'a> Lowerer<'a> {
             let frame = self.finish_body();
             let name = decl.name.name.clone();
             let span = decl.span;
+            let slot_names = self.slot_names();
             self.prog.systems.push(crate::core::SystemDef {
                 name,
                 body,
                 frame,
+                slot_names,
                 span,
             });
         }
+    }
+
+    /// The names of the body's slots, in frame order.
+    fn slot_names(&self) -> Vec<String> {
+        self.body.slots.iter().map(|s| s.name.clone()).collect()
     }
 
     fn start_body(&mut self, owner: Option<DefId>) {
