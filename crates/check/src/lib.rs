@@ -17,10 +17,10 @@ pub mod pattern;
 mod por;
 pub mod product;
 mod props;
-pub mod state;
 #[doc(hidden)]
 pub mod reference;
 pub mod replay;
+pub mod state;
 mod store;
 pub mod stuck;
 mod symmetry;
@@ -136,7 +136,9 @@ fn goals_of<'a>(
             Property::State(check, p) => {
                 let pred = state::Compiled::new(sem, p, instances);
                 let wanted = *check != StateCheck::Always;
-                goals.states.push(Box::new(move |s| pred.holds(s) == wanted));
+                goals
+                    .states
+                    .push(Box::new(move |s| pred.holds(s) == wanted));
             }
             _ => goals.whole = true,
         }
@@ -172,7 +174,9 @@ pub fn check_system(
         )
     });
     // Stubborn sets keep labels, not states: a property that reads states turns them off.
-    let reads_state = checks.iter().any(|&c| reads_state(&program.checks[c].property));
+    let reads_state = checks
+        .iter()
+        .any(|&c| reads_state(&program.checks[c].property));
     let asked = options.por || options.symmetry;
     let por_off_states = options.por && safety && reads_state;
     let options = Options {
@@ -187,7 +191,10 @@ pub fn check_system(
     let defs: Vec<&agentpi_ir::core::CheckDef> =
         checks.iter().map(|&c| &program.checks[c]).collect();
     let instances = match reads_state {
-        true => sem.initial_with_instances(system).map(|(_, i)| i).unwrap_or_default(),
+        true => sem
+            .initial_with_instances(system)
+            .map(|(_, i)| i)
+            .unwrap_or_default(),
         false => Vec::new(),
     };
     let goals = goals_of(&sem, &defs, &instances);

@@ -56,9 +56,12 @@ impl Compiled {
     pub fn holds(&self, state: &State) -> bool {
         match self {
             Compiled::At { leaves, instances } => state.leaves().iter().any(|c| {
-                leaves.contains(&c.term) && instances.as_ref().is_none_or(|is| is.contains(&c.instance))
+                leaves.contains(&c.term)
+                    && instances.as_ref().is_none_or(|is| is.contains(&c.instance))
             }),
-            Compiled::Len { chan, op, value } => compare(queue(state, *chan).len() as i64, *op, *value),
+            Compiled::Len { chan, op, value } => {
+                compare(queue(state, *chan).len() as i64, *op, *value)
+            }
             Compiled::Contains { chan, args } => {
                 queue(state, *chan).iter().any(|m| match_values(args, m))
             }
@@ -97,7 +100,9 @@ fn walk(program: &Program, term: TermId, out: &mut FxHashSet<TermId>) {
         Term::Match(_, arms) => arms.iter().for_each(|(_, t)| walk(program, *t, out)),
         Term::Seq(left, _) => walk(program, *left, out),
         // `!!P` spawns as `!P` (law Repl-Repl).
-        Term::Repl(body) if matches!(program.term(*body), Term::Repl(_)) => walk(program, *body, out),
+        Term::Repl(body) if matches!(program.term(*body), Term::Repl(_)) => {
+            walk(program, *body, out)
+        }
         _ => {
             out.insert(term);
         }

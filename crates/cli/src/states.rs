@@ -93,7 +93,12 @@ pub fn describe(
 
 /// `state` as JSON: `{"components": [{"instance", "at", "values"}], "queues": [{"channel",
 /// "messages": [[value, ...], ...]}]}`, values as printed.
-pub fn json(sem: &Semantics<'_>, model: &Model, names: &[String], state: &State) -> serde_json::Value {
+pub fn json(
+    sem: &Semantics<'_>,
+    model: &Model,
+    names: &[String],
+    state: &State,
+) -> serde_json::Value {
     let mut leaves = state.leaves();
     leaves.sort_by_key(|leaf| leaf.instance);
     let text = |v: &Value| {
@@ -104,7 +109,9 @@ pub fn json(sem: &Semantics<'_>, model: &Model, names: &[String], state: &State)
     let components: Vec<_> = leaves
         .iter()
         .map(|leaf| {
-            let who = names.get(leaf.instance as usize).map_or("?", String::as_str);
+            let who = names
+                .get(leaf.instance as usize)
+                .map_or("?", String::as_str);
             let at = model.sources.position(model.program.info(leaf.term).span);
             let slots = slot_names(model, leaf.term);
             let values: Vec<_> = leaf
@@ -120,8 +127,11 @@ pub fn json(sem: &Semantics<'_>, model: &Model, names: &[String], state: &State)
         .queues
         .iter()
         .map(|q| {
-            let messages: Vec<Vec<String>> =
-                q.messages.iter().map(|m| m.iter().map(text).collect()).collect();
+            let messages: Vec<Vec<String>> = q
+                .messages
+                .iter()
+                .map(|m| m.iter().map(text).collect())
+                .collect();
             json!({ "channel": sem.chan_name(q.chan), "messages": messages })
         })
         .collect();

@@ -166,9 +166,27 @@ fn state_predicates() {
             &["check", "mutex.pi"],
             &["check", "queue.pi"],
             &["check", "queue.pi", "--property", "2", "--states"],
-            &["check", "mutex.pi", "--property", "Two: always at Lock.busy or not at Careful.printing"],
-            &["check", "mutex.pi", "--property", "Two: always at Lock.busy or not at Careful.printing", "--symmetry", "--por"],
-            &["check", "mutex.pi", "--property", "Two: reachable at Careful(0).printing", "--symmetry"],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: always at Lock.busy or not at Careful.printing",
+            ],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: always at Lock.busy or not at Careful.printing",
+                "--symmetry",
+                "--por",
+            ],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: reachable at Careful(0).printing",
+                "--symmetry",
+            ],
             &["check", "mutex_typo.pi"],
         ],
     );
@@ -179,6 +197,14 @@ fn state_predicates() {
 fn sim_says_who_takes_a_tau() {
     check(
         "sim_tau",
-        &[&["sim", "pingpong.pi", "--random", "--steps", "6", "--seed", "4"]],
+        &[&[
+            "sim",
+            "pingpong.pi",
+            "--random",
+            "--steps",
+            "6",
+            "--seed",
+            "4",
+        ]],
     );
 }

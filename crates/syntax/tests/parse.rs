@@ -197,7 +197,10 @@ fn property(p: &Property) -> String {
         Property::LeadsTo(a, b) => format!("(leads-to {} {})", label(a), label(b)),
         Property::Ltl(f) => format!("(ltl {})", ltl(f)),
         Property::Forall(bs, body) => {
-            let bs: Vec<String> = bs.iter().map(|b| format!("{}:{}", b.name.name, ty(&b.ty))).collect();
+            let bs: Vec<String> = bs
+                .iter()
+                .map(|b| format!("{}:{}", b.name.name, ty(&b.ty)))
+                .collect();
             format!("(forall [{}] {})", bs.join(" "), property(body))
         }
         Property::State(c, p) => format!("({c:?} {p:?})"),

@@ -171,15 +171,18 @@ fn matches_text(model: &Model, check: usize, wanted: &str) -> bool {
     let system = &model.program.systems[c.system].name;
     let wanted = squash(wanted);
     let texts = [c.text.as_str(), forall_text(&c.text)];
-    texts.iter().any(|text| {
-        squash(text) == wanted || squash(&format!("{system}: {text}")) == wanted
-    })
+    texts
+        .iter()
+        .any(|text| squash(text) == wanted || squash(&format!("{system}: {text}")) == wanted)
 }
 
 /// The text of a `forall` as written, for one of its instances (`forall i in T: P [i = 2]`):
 /// `--property` with that text runs every instance.
 fn forall_text(text: &str) -> &str {
-    let forall = text.strip_prefix("fair ").unwrap_or(text).starts_with("forall ");
+    let forall = text
+        .strip_prefix("fair ")
+        .unwrap_or(text)
+        .starts_with("forall ");
     match text.rsplit_once(" [").filter(|_| forall) {
         Some((written, _)) => written,
         None => text,

@@ -88,7 +88,10 @@ fn label(view: &View<'_, '_>, names: &RunNames, t: &Transition) -> String {
     match (&t.fault, t.at) {
         (Some(f), _) => format!("{text}  !! {}: {}", model.sources.position(f.span), f.kind),
         (None, Some(at)) if matches!(t.label.head, Head::Tau) => {
-            let who = t.actors.first().and_then(|&a| view.instances.get(a as usize));
+            let who = t
+                .actors
+                .first()
+                .and_then(|&a| view.instances.get(a as usize));
             let who = who.map_or("?", String::as_str);
             format!("{text}   by {who} at {}", model.sources.position(at))
         }
@@ -153,7 +156,12 @@ fn end_note(sem: &Semantics<'_>, state: &State) -> &'static str {
 
 /// A random run; status 1 when it ends in a deadlock or a failing step. With `show`, the
 /// state before the first step and after each.
-fn random_run(view: &View<'_, '_>, mut state: State, (seed, steps): (u64, usize), show: bool) -> u8 {
+fn random_run(
+    view: &View<'_, '_>,
+    mut state: State,
+    (seed, steps): (u64, usize),
+    show: bool,
+) -> u8 {
     let sem = view.sem;
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut names = RunNames::new(sem, &state);

@@ -21,9 +21,16 @@ pub enum StatePred {
     /// `at P.l`, `at P(v, ...).l`.
     At(AtPoint),
     /// `len(c) OP n`.
-    Len { chan: ChanId, op: BinOp, value: i64 },
+    Len {
+        chan: ChanId,
+        op: BinOp,
+        value: i64,
+    },
     /// `c contains p`: some message waiting in `c` matches the patterns.
-    Contains { chan: ChanId, args: Vec<ArgPattern> },
+    Contains {
+        chan: ChanId,
+        args: Vec<ArgPattern>,
+    },
     Not(Box<StatePred>),
     And(Box<StatePred>, Box<StatePred>),
     Or(Box<StatePred>, Box<StatePred>),

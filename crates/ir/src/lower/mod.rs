@@ -14,8 +14,8 @@ pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
 mod process;
-mod state;
 mod property;
+mod state;
 mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};

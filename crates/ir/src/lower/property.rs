@@ -4,7 +4,9 @@
 
 use super::{Kind, Lowerer};
 use crate::core::ltl::{Ltl, MAX_STATE_PREDS, MAX_UNTILS, Unsupported};
-use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, StateCheck, Type};
+use crate::core::{
+    ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, StateCheck, Type,
+};
 use crate::names::{Value, sorted, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;

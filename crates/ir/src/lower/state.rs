@@ -162,7 +162,12 @@ fn buffered(lw: &mut Lowerer, name: &ast::Ident, index: &[ast::Expr]) -> Option<
     let (chan, _) = lw.global_chan(name, decl, index)?;
     let Expr::Chan(id) = chan else {
         let help = "index it by constants or `forall` variables";
-        lw.not_a(name, "indexed by a non-constant", "one buffered channel", help);
+        lw.not_a(
+            name,
+            "indexed by a non-constant",
+            "one buffered channel",
+            help,
+        );
         return None;
     };
     if lw.prog.chans[id.0 as usize].buffer.is_none() {

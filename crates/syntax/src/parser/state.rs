@@ -20,7 +20,9 @@ impl Parser<'_> {
     /// Whether a state atom starts `ahead` tokens on.
     pub(super) fn starts_state_atom(&self, ahead: usize) -> bool {
         match self.nth(ahead) {
-            Tok::Ident(w) if w == "at" => matches!(self.nth(ahead + 1), Tok::Ident(p) if is_upper(p)),
+            Tok::Ident(w) if w == "at" => {
+                matches!(self.nth(ahead + 1), Tok::Ident(p) if is_upper(p))
+            }
             Tok::Ident(w) if w == "len" && self.nth(ahead + 1) == &Tok::LParen => {
                 let close = self.closing(ahead + 1);
                 compare_op(self.nth(close + 1)).is_some()
@@ -149,7 +151,10 @@ impl Parser<'_> {
             true => Some(self.list(&Tok::RParen, |p| p.expr())?),
             false => None,
         };
-        self.expect(&Tok::Dot, "`.` and the name of a point, as in `at Client.ready`")?;
+        self.expect(
+            &Tok::Dot,
+            "`.` and the name of a point, as in `at Client.ready`",
+        )?;
         let point = self.ident("the name of a point (`ready:` in the process)")?;
         Ok(StatePredKind::At { proc, args, point })
     }
