@@ -36,7 +36,8 @@ pub enum StatePred {
     Or(Box<StatePred>, Box<StatePred>),
 }
 
-/// A component waits at one of `terms` (the point `point:` of `proc def`), and, when
+/// A component waits at one of `terms` (the point `point:` of `proc def`, or with an
+/// instance, when `def` has none, the points of that name in any process), and, when
 /// `instance` is given, belongs to the instance started by the call `def(instance...)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AtPoint {

@@ -1,5 +1,6 @@
-//! State predicates of properties: `at P.l` and `at P(e, ...).l` resolved to the terms the
-//! point `l:` of `proc P` marks, `len(c) OP e` and `c contains p` to a declared buffered
+//! State predicates of properties: `at P.l` resolved to the terms the point `l:` of `proc P`
+//! marks, `at P(e, ...).l` to those of `P`'s point `l:` or, when `P` has none, of any
+//! process's (an instance runs what it calls), `len(c) OP e` and `c contains p` to a declared buffered
 //! channel (an element of an array by constant or `forall` indices).
 
 use super::{Kind, Lowerer};
@@ -72,13 +73,19 @@ fn at(
         return None;
     };
     lw.use_global(Kind::Proc, &proc.name);
-    let terms: Vec<_> = lw
-        .prog
-        .points
-        .iter()
-        .filter(|p| p.def == Some(def) && p.name == point.name)
-        .map(|p| p.term)
-        .collect();
+    let named = |lw: &Lowerer, own: bool| -> Vec<_> {
+        let points = lw.prog.points.iter();
+        points
+            .filter(|p| p.name == point.name && (!own || p.def == Some(def)))
+            .map(|p| p.term)
+            .collect()
+    };
+    // An instance runs the processes it calls too: `at Node(3).waiting` may name a point
+    // of `Relay`, which `Node` calls. A process alone names its own points.
+    let mut terms = named(lw, true);
+    if terms.is_empty() && args.is_some() {
+        terms = named(lw, false);
+    }
     if terms.is_empty() {
         unknown_point(lw, def, proc, point);
         return None;
@@ -87,11 +94,34 @@ fn at(
         None => None,
         Some(args) => Some(instance_args(lw, def, proc, args)?),
     };
+    if instance.is_some() && !started_by_a_system(lw, def) {
+        let diag = Diagnostic::error(
+            "E0202",
+            format!("no system starts an instance of `{}`", proc.name),
+        )
+        .at(proc.span)
+        .with_label("not called in any system's body")
+        .with_help(format!(
+            "`at {}(...).l` names an instance by the call that starts it in the system; \
+             write `at {}.l` for any component at that point",
+            proc.name, proc.name
+        ));
+        lw.error(diag);
+        return None;
+    }
     Some(AtPoint {
         def,
         instance,
         point: point.name.clone(),
         terms,
+    })
+}
+
+/// Whether some system's body calls `def` (each such call starts an instance).
+fn started_by_a_system(lw: &Lowerer, def: DefId) -> bool {
+    let terms = lw.prog.terms.iter().zip(&lw.prog.info);
+    terms.into_iter().any(|(t, info)| {
+        info.owner.is_none() && matches!(t, crate::core::Term::Call(d, _) if *d == def)
     })
 }
 
