@@ -109,7 +109,8 @@ pub fn run(args: Args) -> u8 {
             let charts = results(&reports)
                 .map(|(_, r)| result_chart(&model, r))
                 .collect::<Vec<_>>();
-            agentpi_report_html::pages::check(&args.file, &json_report(&model, &reports), &charts)
+            let json = json_report(&model, &reports, false);
+            agentpi_report_html::pages::check(&args.file, &json, &charts)
         }
         Format::Svg => svg_report(&model, &reports),
     };
