@@ -21,8 +21,17 @@ pub(super) fn split(property: &ast::Property) -> (Vec<&ast::ForallBinder>, &ast:
     (binders, inner)
 }
 
+/// How the property under the binders is lowered (`property::lower_property`, passed in so
+/// that the two modules do not import each other).
+type LowerProperty = fn(&mut Lowerer, &ast::Property) -> Option<crate::core::Property>;
+
 /// Lowers `decl`, a `forall`, into one check per combination of its index values.
-pub(super) fn lower(lw: &mut Lowerer, decl: &ast::CheckDecl, system: usize) {
+pub(super) fn lower(
+    lw: &mut Lowerer,
+    decl: &ast::CheckDecl,
+    system: usize,
+    inner_of: LowerProperty,
+) {
     let (binders, inner) = split(&decl.property);
     let domains: Option<Vec<Domain>> = binders.iter().map(|b| lw.domain(&b.ty)).collect();
     let Some(domains) = domains else {
@@ -39,7 +48,7 @@ pub(super) fn lower(lw: &mut Lowerer, decl: &ast::CheckDecl, system: usize) {
             lw.body.scope.push((b.name.name.clone(), *slot));
             lw.body.fixed.insert(*slot, value.clone());
         }
-        let property = super::property::lower_property(lw, inner);
+        let property = inner_of(lw, inner);
         lw.body.scope.clear();
         lw.body.fixed.clear();
         let Some(property) = property else {

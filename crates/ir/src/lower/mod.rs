@@ -10,6 +10,7 @@ mod expr;
 mod externs;
 mod family;
 mod forall;
+mod label_args;
 pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;

@@ -4,13 +4,11 @@
 
 use super::{Kind, Lowerer};
 use crate::core::ltl::{Ltl, MAX_STATE_PREDS, MAX_UNTILS, Unsupported};
-use crate::core::{
-    ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, StateCheck, Type,
-};
+use crate::core::{ArgPattern, CheckDef, LabelHead, LabelPattern, Property, StateCheck, Type};
 use crate::names::{Value, sorted, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
-use agentpi_syntax::ast::{self, PatternKind};
+use agentpi_syntax::ast;
 
 pub(crate) fn lower_checks(lw: &mut Lowerer) {
     // Properties see globals and `forall` variables only.
@@ -21,7 +19,7 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
             continue;
         };
         if matches!(decl.property, ast::Property::Forall(..)) {
-            super::forall::lower(lw, decl, system);
+            super::forall::lower(lw, decl, system, lower_property);
             continue;
         }
         let Some(property) = lower_property(lw, &decl.property) else {
@@ -191,7 +189,9 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
         None => None,
         Some(pats) => {
             let what = format!("label `{}`", name.name);
-            Some(carried_args(lw, pats, carried, label.span, &what)?)
+            Some(super::label_args::carried_args(
+                lw, pats, carried, label.span, &what,
+            )?)
         }
     };
     let dir = match label.dir {
@@ -205,55 +205,6 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
         args,
         span: label.span,
     })
-}
-
-/// Argument patterns checked against the values a channel or event carries (`None`: not
-/// known); `what` names it in an arity error.
-pub(super) fn carried_args(
-    lw: &mut Lowerer,
-    pats: &[ast::Pattern],
-    carried: Option<Vec<Ty>>,
-    span: agentpi_diagnostics::Span,
-    what: &str,
-) -> Option<Vec<ArgPattern>> {
-    Some(match carried {
-        Some(tys) if pats.len() > 1 && tuple_len(lw, &tys) == Some(pats.len()) => {
-            // `jobs(add, 3)` for a channel carrying one pair, as in `jobs!(add, 3)`.
-            let items = args(lw, pats, Some(tuple_items(lw, &tys)));
-            vec![ArgPattern::Tuple(items)]
-        }
-        Some(tys) if pats.len() != tys.len() => {
-            lw.arity_error(span, what, tys.len(), pats.len(), "values");
-            return None;
-        }
-        tys => args(lw, pats, tys),
-    })
-}
-
-fn args(lw: &mut Lowerer, pats: &[ast::Pattern], tys: Option<Vec<Ty>>) -> Vec<ArgPattern> {
-    let tys = tys.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
-    pats.iter()
-        .zip(&tys)
-        .map(|(p, t)| arg_pattern(lw, p, t))
-        .collect()
-}
-
-/// The length of the tuple a channel carries, if it carries exactly one tuple.
-fn tuple_len(lw: &Lowerer, tys: &[Ty]) -> Option<usize> {
-    match tys {
-        [one] => match lw.u.shallow(one) {
-            Ty::Tuple(items) => Some(items.len()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn tuple_items(lw: &Lowerer, tys: &[Ty]) -> Vec<Ty> {
-    match tys.first().map(|t| lw.u.shallow(t)) {
-        Some(Ty::Tuple(items)) => items,
-        _ => Vec::new(),
-    }
 }
 
 /// The head of a label and the types it carries (`None` if unknown, as for variables).
@@ -316,81 +267,6 @@ fn unknown_label(lw: &mut Lowerer, name: &ast::Ident) {
             .with_help("a label names a channel (by its `chan` or `new` name), an event, or `tau`"),
     };
     lw.error(diag);
-}
-
-/// An argument pattern of a label, checked against the carried type when it is known.
-fn arg_pattern(lw: &mut Lowerer, pat: &ast::Pattern, ty: &Ty) -> ArgPattern {
-    match &pat.kind {
-        PatternKind::Wild | PatternKind::Error => ArgPattern::Wild,
-        PatternKind::Name(name) => name_arg(lw, name, ty),
-        PatternKind::Typed(name, _) => ArgPattern::Var(name.name.clone()),
-        PatternKind::Eq(expr) => ArgPattern::Value(closed_expr(lw, expr, ty)),
-        PatternKind::Ctor(name, items) => {
-            let Some((e, i)) = lw.ctor(&name.name) else {
-                lw.error(
-                    Diagnostic::error("E0208", format!("unknown constructor `{}`", name.name))
-                        .at(name.span)
-                        .with_label("not a constructor of any enum type"),
-                );
-                return ArgPattern::Wild;
-            };
-            lw.expect_type(ty, &Ty::Enum(e), pat.span);
-            let fields = lw.ctor_fields(e, i);
-            if fields.len() != items.len() {
-                lw.arity_error(
-                    pat.span,
-                    &format!("constructor `{}`", name.name),
-                    fields.len(),
-                    items.len(),
-                    "values",
-                );
-                return ArgPattern::Wild;
-            }
-            ArgPattern::Ctor(
-                e,
-                i,
-                items
-                    .iter()
-                    .zip(&fields)
-                    .map(|(p, f)| arg_pattern(lw, p, &Ty::from_core(f)))
-                    .collect(),
-            )
-        }
-        PatternKind::Tuple(items) => {
-            let tys = match lw.u.shallow(ty) {
-                Ty::Tuple(tys) if tys.len() == items.len() => tys,
-                _ => vec![Ty::Error; items.len()],
-            };
-            ArgPattern::Tuple(
-                items
-                    .iter()
-                    .zip(&tys)
-                    .map(|(p, t)| arg_pattern(lw, p, t))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// A constructor, a `chan` name or constant as a value; any other name is a variable.
-fn name_arg(lw: &mut Lowerer, name: &ast::Ident, ty: &Ty) -> ArgPattern {
-    let global = lw.g.values.get(name.name.as_str()).map(|v| v.0);
-    let is_upper = name.name.starts_with(|c: char| c.is_ascii_uppercase());
-    match global {
-        Some(Value::Ctor(..) | Value::Chan(_) | Value::Const(_)) => {}
-        _ if is_upper || lw.lookup_local(&name.name).is_some() => {}
-        _ => return ArgPattern::Var(name.name.clone()),
-    }
-    let expr = ast::Expr {
-        kind: ast::ExprKind::Name(name.clone()),
-        span: name.span,
-    };
-    ArgPattern::Value(closed_expr(lw, &expr, ty))
-}
-
-/// An expression over globals and `forall` variables (the only locals of a property).
-fn closed_expr(lw: &mut Lowerer, expr: &ast::Expr, ty: &Ty) -> Expr {
-    lw.check_expr(expr, ty)
 }
 
 /// The head for a declared channel: the channel, one element of an array (`c[2]`), or any

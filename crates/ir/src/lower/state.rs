@@ -38,7 +38,7 @@ pub(super) fn lower(lw: &mut Lowerer, pred: &ast::StatePred) -> Option<StatePred
             let id = buffered(lw, chan, index)?;
             let carried = lw.chan_tys.get(id.0 as usize).cloned();
             let what = format!("channel `{}`", chan.name);
-            let args = super::property::carried_args(lw, args, carried, pred.span, &what)?;
+            let args = super::label_args::carried_args(lw, args, carried, pred.span, &what)?;
             no_variables(lw, &args, pred)?;
             StatePred::Contains { chan: id, args }
         }
