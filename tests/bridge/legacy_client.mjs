@@ -3,6 +3,7 @@
 // confirm, think, a resource, a prompt, a ping), one JSON line per answer.
 //
 // node legacy_client.mjs all CMD ARGS...
+// node legacy_client.mjs all URL          (Streamable HTTP)
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 
@@ -10,6 +11,7 @@ const sdk = path.join(import.meta.dirname, "../peers/node_modules/@modelcontextp
 const load = (file) => import(pathToFileURL(path.join(sdk, file)));
 const { Client } = await load("client/index.js");
 const { StdioClientTransport } = await load("client/stdio.js");
+const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
 const { CreateMessageRequestSchema, ElicitRequestSchema } = await load("types.js");
 
 const [, , scenario, command, ...args] = process.argv;
@@ -34,7 +36,11 @@ function sorted(value) {
 }
 const show = (name, result) => console.log(JSON.stringify({ [name]: sorted(result) }));
 
-await client.connect(new StdioClientTransport({ command, args, stderr: "inherit" }));
+// A URL: the bridge (or a server) listening on Streamable HTTP.
+const transport = command.startsWith("http")
+  ? new StreamableHTTPClientTransport(new URL(command))
+  : new StdioClientTransport({ command, args, stderr: "inherit" });
+await client.connect(transport);
 console.log(JSON.stringify({ server: client.getServerVersion()?.name }));
 if (scenario === "all") {
   const tools = await client.listTools();

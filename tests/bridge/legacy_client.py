@@ -5,8 +5,10 @@ printing one JSON line per answer, so that a session through the bridge can be c
 with a session with a dual-era server directly.
 
 python legacy_client.py SCENARIO CMD ARGS...
-  SCENARIO: `all` (lists, add, echo, confirm, think, a resource, a prompt) or `concurrent`
-  (three calls in flight at once, two of which ask the client)
+  SCENARIO: `all` (lists, add, echo, confirm, think, a resource, a prompt), `concurrent`
+  (three calls in flight at once, two of which ask the client) or `cancel` (`confirm`
+  cancelled by the client while its elicitation is pending, the elicitation's answer crossing
+  the cancel; then a ping and `add` show the session goes on)
 """
 import asyncio
 import json
@@ -14,10 +16,28 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+
+# The `cancel` scenario: the session while the call is to be cancelled, and an event set once
+# the elicitation callback has sent the cancel.
+CANCEL = {"session": None, "sent": None}
 
 
 async def elicit(context, params):
-    return types.ElicitResult(action="accept", content={"agree": True})
+    if CANCEL["session"] is None:
+        return types.ElicitResult(action="accept", content={"agree": True})
+    session = CANCEL["session"]
+    # The call in flight is the last request the session sent. The SDK 1.x runs this callback
+    # inside its receive loop, so nothing (the server's withdrawal of this elicitation
+    # either) is read until it returns: the user gives up, the call is cancelled, and the
+    # callback's answer crosses whatever the server does with the cancel.
+    call = session._request_id - 1
+    cancel = types.CancelledNotification(
+        params=types.CancelledNotificationParams(requestId=call, reason="the user gave up"))
+    await session.send_notification(types.ClientNotification(cancel))
+    CANCEL["sent"].set()
+    return types.ElicitResult(action="cancel")
 
 
 async def sample(context, params):
@@ -56,18 +76,35 @@ async def concurrent(session):
         show(name, result)
 
 
+async def cancel(session):
+    CANCEL["session"], CANCEL["sent"] = session, asyncio.Event()
+    call = asyncio.create_task(session.call_tool("confirm", {}))
+    await CANCEL["sent"].wait()
+    CANCEL["session"] = None
+    # The ping's answer comes after the server has read the cancel and the crossing answer
+    # (stdio keeps the order): no answer comes for the cancelled call, so stop waiting.
+    await session.send_ping()
+    call.cancel()
+    print(json.dumps({"confirm": "cancelled mid-elicitation", "ping": "ok"}), flush=True)
+    show("add", await session.call_tool("add", {"a": 2, "b": 3}))
+
+
 async def main():
     scenario, command = sys.argv[1], sys.argv[2:]
-    server = StdioServerParameters(command=command[0], args=command[1:])
     caps = types.SamplingCapability(tools=types.SamplingToolsCapability())
-    async with stdio_client(server) as (read, write):
+    # A URL: the bridge (or a server) listening on Streamable HTTP.
+    if command[0].startswith("http"):
+        connect = streamablehttp_client(command[0])
+    else:
+        connect = stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
+    async with connect as (read, write, *_):
         async with ClientSession(
             read, write, sampling_callback=sample, elicitation_callback=elicit,
             sampling_capabilities=caps,
         ) as session:
             init = await session.initialize()
             print(json.dumps({"version": init.protocolVersion}), flush=True)
-            await {"all": everything, "concurrent": concurrent}[scenario](session)
+            await {"all": everything, "concurrent": concurrent, "cancel": cancel}[scenario](session)
 
 
 asyncio.run(main())

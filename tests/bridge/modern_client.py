@@ -6,6 +6,7 @@ the calls of SCENARIO, printing one JSON line per answer, so that a session thro
 can be compared with a session with the legacy server directly. The last line is the era.
 
 python modern_client.py MODE SCENARIO -- CMD ARGS...
+python modern_client.py MODE SCENARIO -- URL           (Streamable HTTP)
   SCENARIO: `everything` (server-everything: tools, echo, get-sum, an elicitation, a
   sampling, a prompt, a resource), `filesystem` (allowed directories, a listing, a read; the
   directory is CMD's last argument), `memory` (create entities, read the graph), `crash`
@@ -65,6 +66,12 @@ async def memory(client):
     show("graph", await client.call_tool("read_graph", {}))
 
 
+async def adder(client):
+    show("tools", await client.list_tools())
+    show("add", await client.call_tool("add", {"a": 2, "b": 3}))
+    show("echo", await client.call_tool("echo", {"text": "over HTTP"}))
+
+
 async def crash(client):
     async def call(name, arguments):
         try:
@@ -96,7 +103,11 @@ async def timeout(client):
 
 
 async def main(mode, scenario, command):
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    # A URL: the bridge (or a server) listening on Streamable HTTP.
+    if command[0].startswith("http"):
+        params = command[0]
+    else:
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     async with Client(params, mode=mode, elicitation_callback=elicit, sampling_callback=sample) as client:
         if scenario == "everything":
             await everything(client)
@@ -104,6 +115,8 @@ async def main(mode, scenario, command):
             await filesystem(client, command[-1])
         elif scenario == "memory":
             await memory(client)
+        elif scenario == "adder":
+            await adder(client)
         elif scenario == "crash":
             await crash(client)
         elif scenario == "timeout":

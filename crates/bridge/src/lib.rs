@@ -6,22 +6,31 @@
 //! (`call`), both sides monitored with their era's checks (`side`). No printing: the binary
 //! renders what `run` returns.
 //!
+//! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
+//! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
+//!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `run`.
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `input`,
+//! `post`, `upstream`, `serve_http`, `listen`; `run`.
 
 pub mod call;
 pub mod engine;
 pub mod held;
+pub mod input;
+pub mod listen;
 pub mod machine;
 pub mod model;
 pub mod modern_wire;
 pub mod msg;
+pub mod post;
 pub mod refine;
 pub mod run;
+pub mod serve_http;
 pub mod side;
 pub mod sides;
 pub mod to_legacy;
 pub mod to_modern;
+pub mod upstream;
 pub mod wire;
 
 pub use run::{Ended, Options, RETRY_TIMEOUT, to_legacy, to_modern};

@@ -19,11 +19,21 @@ system RunToLegacy = ToLegacy(false, elicit)
 
 /// The systems whose checks guard `--to modern`: the bridged session and the losses that go
 /// through `ToModern`.
-pub const TO_MODERN_SYSTEMS: &[&str] = &["LegacyBridged", "LogBridged", "TaskBridged"];
+pub const TO_MODERN_SYSTEMS: &[&str] = &[
+    "LegacyBridged",
+    "LegacyCrashBridged",
+    "LogBridged",
+    "TaskBridged",
+];
 
 /// The systems whose checks guard `--to legacy`: the bridged session and the losses that go
 /// through `ToLegacy`.
-pub const TO_LEGACY_SYSTEMS: &[&str] = &["ModernBridged", "RootsBridged", "DeclinedBridged"];
+pub const TO_LEGACY_SYSTEMS: &[&str] = &[
+    "ModernBridged",
+    "ModernCrashBridged",
+    "RootsBridged",
+    "DeclinedBridged",
+];
 
 /// K, the `input_required` rounds the bridge carries (`const K` of the model; constants are
 /// inlined when it is lowered, so it is read from the text).

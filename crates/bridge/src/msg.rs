@@ -36,6 +36,10 @@ pub enum Msg {
     InputRequired(i64),
     Cancel(i64),
     Note(Kind),
+    /// An error for a request in flight: the server went away.
+    Gone(i64),
+    /// The server's end (stdio: its output closed).
+    Down,
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -138,6 +142,8 @@ impl Msg {
             Msg::InputRequired(i) => msg("input_required", vec![Value::Int(i)]),
             Msg::Cancel(i) => msg("cancel", vec![Value::Int(i)]),
             Msg::Note(k) => msg("note", vec![k.value(p)]),
+            Msg::Gone(i) => msg("gone", vec![Value::Int(i)]),
+            Msg::Down => msg("down", Vec::new()),
         }
     }
 
@@ -156,6 +162,8 @@ impl Msg {
             "input_required" => Msg::InputRequired(int(0)?),
             "cancel" => Msg::Cancel(int(0)?),
             "note" => Msg::Note(Kind::of(p, a.first()?)?),
+            "gone" => Msg::Gone(int(0)?),
+            "down" => Msg::Down,
             _ => return None,
         })
     }

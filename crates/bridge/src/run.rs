@@ -6,15 +6,21 @@
 //! status 0) or when the server goes away (every request in flight gets an error, status 1).
 
 use crate::engine::{Engine, To};
+use crate::input::Input;
+use crate::listen::Listener;
 use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
 use crate::refine;
+use crate::serve_http;
 use crate::side::Side;
 use crate::to_legacy::ToLegacy;
 use crate::to_modern::ToModern;
+use crate::upstream::{Era, Upstream};
+use agentpi_http_proxy::{Access, Limits};
 use agentpi_monitor::Report;
 use agentpi_monitor::lines::Lines;
 use serde_json::{Map, json};
 use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -28,6 +34,15 @@ pub const RETRY_TIMEOUT: Duration = Duration::from_secs(300);
 #[derive(Clone, Debug)]
 pub struct Options {
     pub command: Vec<String>,
+    /// `--upstream URL`: the server is a Streamable HTTP one there (no command).
+    pub upstream: Option<String>,
+    /// `--listen HOST:PORT`: the client side is Streamable HTTP there (not stdio).
+    pub listen: Option<SocketAddr>,
+    /// Who may use the listening side (`--allow-remote`, `--allow-host`, `--allow-origin`).
+    pub access: Access,
+    pub limits: Limits,
+    /// Told the address the listening side got (the command line prints it).
+    pub listening: fn(SocketAddr),
     /// `--retry-timeout`: how long `--to legacy` holds a call for its retry.
     pub retry_timeout: Duration,
     /// `--record DIR`: one trace per side.
@@ -47,6 +62,8 @@ pub struct Ended {
     pub modern: Option<Report>,
     /// How many checks of mcp/bridge held at start.
     pub checks: usize,
+    /// What the transports did outside the model (a lost session opened again, a refusal).
+    pub transport: Vec<String>,
 }
 
 impl Ended {
@@ -57,15 +74,9 @@ impl Ended {
             legacy: None,
             modern: None,
             checks: 0,
+            transport: Vec::new(),
         }
     }
-}
-
-enum Input {
-    Client(Vec<u8>),
-    ClientEnd,
-    Server(Vec<u8>),
-    ServerEnd,
 }
 
 /// The direction's checks and its failures refinement; how many held, or what failed.
@@ -102,10 +113,12 @@ pub fn to_modern(options: &Options) -> Ended {
         Ok(n) => n,
         Err(text) => return Ended::early(1, text),
     };
-    let mut ended = match start(options, |legacy, modern| {
+    let (tx, rx) = channel();
+    let made = start(options, Era::Modern, &tx, |legacy, modern| {
         ToModern::new(model, legacy, modern)
-    }) {
-        Ok((bridge, child)) => serve(bridge, child, options),
+    });
+    let mut ended = match made {
+        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
         Err(e) => Ended::early(2, e),
     };
     ended.checks = checks;
@@ -124,36 +137,57 @@ pub fn to_legacy(options: &Options) -> Ended {
         Err(text) => return Ended::early(1, text),
     };
     let timeout = options.retry_timeout;
-    let made = start(options, |legacy, modern| {
+    let (tx, rx) = channel();
+    let made = start(options, Era::Legacy, &tx, |legacy, modern| {
         ToLegacy::new(model, modern, legacy, timeout)
     });
     let mut ended = match made {
-        Ok((bridge, child)) => serve(bridge, child, options),
+        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
         Err(e) => Ended::early(2, e),
     };
     ended.checks = checks;
     ended
 }
 
-/// Starts the server and makes the direction's process of the two sides (`legacy`,
-/// `modern`); the server's side records its `spawn`.
+/// The server side: a stdio server the bridge started, or a Streamable HTTP upstream.
+pub(crate) enum Server {
+    Child {
+        child: Child,
+        stdin: Option<ChildStdin>,
+    },
+    Http(Box<Upstream>),
+}
+
+/// Starts the server (or sets up the upstream) and makes the direction's process of the two
+/// sides (`legacy`, `modern`); a started server's side records its `spawn`.
 fn start<E: Engine>(
     options: &Options,
+    era: Era,
+    tx: &Sender<Input>,
     make: impl FnOnce(Side, Side) -> Result<E, String>,
-) -> Result<(E, Child), String> {
+) -> Result<(E, Server), String> {
     let dir = options.record.as_deref();
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
     let now = Instant::now();
-    let legacy = Side::new("legacy", dir, now)?;
-    let modern = Side::new("modern", dir, now)?;
+    let mut legacy = Side::new("legacy", dir, now)?;
+    let mut modern = Side::new("modern", dir, now)?;
+    if let Some(url) = &options.upstream {
+        let upstream = Upstream::new(url, era, tx.clone())?;
+        // Before the process is made: `ToLegacy` writes its `initialize` at once.
+        match era {
+            Era::Modern => modern.set_http(),
+            Era::Legacy => legacy.set_http(),
+        }
+        return Ok((make(legacy, modern)?, Server::Http(Box::new(upstream))));
+    }
     let (program, args) = options
         .command
         .split_first()
-        .ok_or("no server command after `--`")?;
-    let child = Command::new(program)
+        .ok_or("no server command after `--` (or give --upstream URL)")?;
+    let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -165,35 +199,89 @@ fn start<E: Engine>(
         "spawn",
         Map::from_iter([("command".into(), json!(options.command))]),
     );
-    Ok((bridge, child))
-}
-
-fn serve<E: Engine>(mut bridge: E, mut child: Child, options: &Options) -> Ended {
-    let (tx, rx) = channel();
     let stdout = child.stdout.take().expect("piped");
-    let to_server = child.stdin.take();
-    reader(
-        std::io::stdin(),
-        tx.clone(),
-        Input::Client,
-        Input::ClientEnd,
-    );
-    reader(stdout, tx, Input::Server, Input::ServerEnd);
-    let mut to_server = to_server;
-    // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
-    write(&mut bridge, &mut to_server);
-    let (status, message) = pump(&mut bridge, &rx, to_server, &mut child);
-    finish(bridge, status, message, options)
+    if let Err(e) = reader(stdout, tx.clone(), Input::Server, Input::ServerEnd) {
+        let _ = child.kill();
+        return Err(e);
+    }
+    let stdin = child.stdin.take();
+    Ok((bridge, Server::Child { child, stdin }))
 }
 
-/// A thread reading lines from `from` into the loop's channel.
+/// The client side: the standard streams, or a Streamable HTTP server.
+pub(crate) enum Client {
+    Stdio,
+    Http(Box<Listener>),
+}
+
+/// The client side: `--listen` starts the HTTP server (its address told), else the
+/// standard input is read.
+fn client_side<E: Engine>(
+    bridge: &mut E,
+    era: Era,
+    tx: Sender<Input>,
+    options: &Options,
+) -> Result<Client, String> {
+    let Some(listen) = options.listen else {
+        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd)?;
+        return Ok(Client::Stdio);
+    };
+    let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
+    bridge.client_side().set_http();
+    (options.listening)(listening.address);
+    let client_era = match era {
+        Era::Modern => Era::Legacy,
+        Era::Legacy => Era::Modern,
+    };
+    Ok(Client::Http(Box::new(Listener::new(client_era, listening))))
+}
+
+fn serve<E: Engine>(
+    mut bridge: E,
+    mut server: Server,
+    tx: Sender<Input>,
+    rx: &Receiver<Input>,
+    options: &Options,
+) -> Ended {
+    let era = match bridge.client_side().name {
+        "legacy" => Era::Modern,
+        _ => Era::Legacy,
+    };
+    let mut client = match client_side(&mut bridge, era, tx, options) {
+        Ok(c) => c,
+        Err(e) => {
+            end_server(&mut bridge, &mut server);
+            return Ended::early(2, e);
+        }
+    };
+    // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
+    write(&mut bridge, &mut server, &mut client);
+    let (status, message) = pump(&mut bridge, rx, &mut server, &mut client, options);
+    let mut notes = match &mut server {
+        Server::Http(upstream) => {
+            upstream.close();
+            std::mem::take(&mut upstream.notes)
+        }
+        Server::Child { .. } => Vec::new(),
+    };
+    if let Client::Http(listener) = &mut client {
+        listener.close();
+        notes.append(&mut listener.notes);
+    }
+    let mut ended = finish(bridge, status, message, options, &notes);
+    ended.transport = notes;
+    ended
+}
+
+/// A thread reading lines from `from` into the loop's channel; an error if the system will
+/// not start one.
 fn reader(
     mut from: impl Read + Send + 'static,
     tx: Sender<Input>,
     line: fn(Vec<u8>) -> Input,
     end: Input,
-) {
-    std::thread::spawn(move || {
+) -> Result<(), String> {
+    let spawned = std::thread::Builder::new().spawn(move || {
         let mut lines = Lines::default();
         let mut buf = vec![0u8; 16 * 1024];
         loop {
@@ -210,6 +298,9 @@ fn reader(
         });
         let _ = tx.send(end);
     });
+    spawned
+        .map(drop)
+        .map_err(|e| format!("cannot start a thread to read a side: {e}"))
 }
 
 /// The loop: each line to the bridge, what it writes written; a due timeout told. Returns
@@ -217,8 +308,9 @@ fn reader(
 fn pump<E: Engine>(
     bridge: &mut E,
     rx: &Receiver<Input>,
-    mut to_server: Option<ChildStdin>,
-    child: &mut Child,
+    server: &mut Server,
+    client: &mut Client,
+    options: &Options,
 ) -> (u8, Option<String>) {
     loop {
         let input = match bridge.due() {
@@ -231,33 +323,81 @@ fn pump<E: Engine>(
             Ok(Input::Client(line)) if !blank(&line) => bridge.client(&line),
             Ok(Input::Server(line)) if !blank(&line) => bridge.server(&line),
             Ok(Input::Client(_) | Input::Server(_)) => {}
+            Ok(Input::Listen(posted)) => {
+                if let Client::Http(listener) = client {
+                    listener.posted(posted, bridge);
+                }
+            }
+            Ok(Input::StreamClosed(stream)) => {
+                if let Client::Http(listener) = client {
+                    listener.stream_closed(stream, bridge);
+                }
+            }
+            Ok(Input::NotAllowed(request)) => {
+                if let Client::Http(listener) = client {
+                    listener.not_allowed(&request, bridge.client_side());
+                }
+            }
+            Ok(Input::Refused(refused)) => {
+                if let Client::Http(listener) = client {
+                    listener.refused(&refused, bridge.client_side());
+                }
+            }
+            Ok(Input::Upstream(up)) => {
+                let Server::Http(upstream) = server else {
+                    continue;
+                };
+                if let Err(why) = upstream.on(up, bridge) {
+                    let url = options.upstream.as_deref().unwrap_or_default();
+                    let flight = bridge.in_flight();
+                    let why = format!(
+                        "upstream {url} cannot be reached ({why}); {flight} request(s) in flight"
+                    );
+                    bridge.server_gone(&why);
+                    write(bridge, server, client);
+                    return (1, Some(format!("the {why}")));
+                }
+            }
             Ok(Input::ClientEnd) => {
                 bridge.client_side().process("eof", side("client"));
-                drop(to_server.take());
-                let code = close(child);
-                bridge.server_side().process("exit", code_field(code));
+                end_server(bridge, server);
                 return (0, None);
             }
             Ok(Input::ServerEnd) => {
                 bridge.server_side().process("eof", side("server"));
-                let code = close(child);
-                bridge.server_side().process("exit", code_field(code));
+                let code = end_server(bridge, server);
                 let flight = bridge.in_flight();
                 let why = format!(
                     "exited (status {}) with {flight} request(s) in flight",
                     show(code)
                 );
                 bridge.server_gone(&why);
-                write(bridge, &mut to_server);
+                write(bridge, server, client);
                 return (1, Some(format!("the server {why}")));
             }
         }
-        if !write(bridge, &mut to_server) {
+        if !write(bridge, server, client) {
             bridge.client_side().process("eof", side("client"));
-            drop(to_server.take());
+            end_server(bridge, server);
+            return (0, Some("the client stopped reading".into()));
+        }
+    }
+}
+
+/// Closes the server: a started one's input closed and its exit waited for (and recorded);
+/// an upstream's open exchanges stopped.
+fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
+    match server {
+        Server::Child { child, stdin } => {
+            drop(stdin.take());
             let code = close(child);
             bridge.server_side().process("exit", code_field(code));
-            return (0, Some("the client stopped reading".into()));
+            code
+        }
+        Server::Http(upstream) => {
+            upstream.end_session(bridge.server_side());
+            upstream.close();
+            None
         }
     }
 }
@@ -279,23 +419,28 @@ fn show(code: Option<i32>) -> String {
 }
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
-fn write<E: Engine>(bridge: &mut E, to_server: &mut Option<ChildStdin>) -> bool {
+fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
     let mut out = std::io::stdout().lock();
     for (to, mut bytes) in bridge.take_out() {
-        bytes.push(b'\n');
-        match to {
-            To::Client => {
+        match (to, &mut *server, &mut *client) {
+            (To::Client, _, Client::Http(listener)) => {
+                listener.write(bytes, bridge.client_side());
+            }
+            (To::Client, _, Client::Stdio) => {
+                bytes.push(b'\n');
                 if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                     return false;
                 }
             }
-            To::Server => {
-                let failed = to_server
+            (To::Server, Server::Http(upstream), _) => upstream.post(bytes, bridge.server_side()),
+            (To::Server, Server::Child { stdin, .. }, _) => {
+                bytes.push(b'\n');
+                let failed = stdin
                     .as_mut()
                     .is_some_and(|s| s.write_all(&bytes).and_then(|()| s.flush()).is_err());
                 if failed {
                     // The server is going: its end comes on its stdout.
-                    *to_server = None;
+                    *stdin = None;
                 }
             }
         }
@@ -333,6 +478,7 @@ fn finish<E: Engine>(
     status: u8,
     message: Option<String>,
     options: &Options,
+    transport: &[String],
 ) -> Ended {
     let (client, client_failed) = bridge.client_side().finish();
     let (server, server_failed) = bridge.server_side().finish();
@@ -347,6 +493,7 @@ fn finish<E: Engine>(
         legacy: Some(legacy),
         modern: Some(modern),
         checks: 0,
+        transport: Vec::new(),
     };
     if legacy_failed || modern_failed {
         ended.message = Some("writing a record failed; it is incomplete".into());
@@ -357,6 +504,7 @@ fn finish<E: Engine>(
             "legacy": ended.legacy.as_ref().map(Report::to_json),
             "modern": ended.modern.as_ref().map(Report::to_json),
             "bridge": {"notes": bridge.notes()},
+            "transport": {"notes": transport},
         });
         if let Err(e) = std::fs::write(path, report.to_string() + "\n") {
             ended.message = Some(format!("cannot write `{}`: {e}", path.display()));

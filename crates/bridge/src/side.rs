@@ -17,6 +17,9 @@ pub struct Side {
     record: Option<BufWriter<File>>,
     start: Instant,
     record_failed: bool,
+    /// The side is Streamable HTTP: its transport records each message with its exchange
+    /// (`event`), so what the bridge hands `message` is not recorded twice.
+    http: bool,
 }
 
 impl Side {
@@ -37,11 +40,15 @@ impl Side {
             record,
             start,
             record_failed: false,
+            http: false,
         })
     }
 
     /// A message that crossed this side, `dir` as this side's monitor sees it.
     pub fn message(&mut self, dir: Dir, raw: &[u8]) {
+        if self.http {
+            return;
+        }
         let event = Event::message(self.start.elapsed().as_secs_f64(), dir, raw);
         self.observe(&event);
     }
@@ -50,6 +57,23 @@ impl Side {
     pub fn process(&mut self, kind: &str, fields: Map<String, Value>) {
         let event = Event::process(self.start.elapsed().as_secs_f64(), kind, fields);
         self.observe(&event);
+    }
+
+    /// From now on the side's transport records its messages itself (`event`), with their
+    /// HTTP exchange.
+    pub fn set_http(&mut self) {
+        self.http = true;
+    }
+
+    /// Seconds since the bridge started, as the side's trace writes them.
+    pub fn now(&self) -> f64 {
+        (self.start.elapsed().as_secs_f64() * 1e6).round() / 1e6
+    }
+
+    /// An event of the side's transport (a message with its exchange, an `http` head, an
+    /// `aborted` stream), recorded and monitored as it is.
+    pub fn event(&mut self, event: &Event) {
+        self.observe(event);
     }
 
     fn observe(&mut self, event: &Event) {

@@ -36,6 +36,8 @@ pub struct ToLegacy {
     held: Vec<Held>,
     next_state: u64,
     retry_timeout: Duration,
+    /// What a request in flight when the server went away is told (the model's `gone(i)`).
+    gone_text: String,
     /// The modern client's side and the legacy server's.
     sides: Sides,
 }
@@ -58,6 +60,7 @@ impl ToLegacy {
             held: Vec::new(),
             next_state: 0,
             retry_timeout,
+            gone_text: String::new(),
             sides: Sides::new(modern, legacy),
         };
         bridge.pump_session();
@@ -302,6 +305,44 @@ impl ToLegacy {
         );
     }
 
+    // ---- The server's end -------------------------------------------------------------------
+
+    /// The server went away: the model's `down`. During the handshake the session part takes
+    /// it (`TLGone`: the requests that waited for the session each get `gone`, stepped from
+    /// a copy of it); each request's copy takes it (`TLHeld`: `gone(i)` for the modern request
+    /// in flight; `TLWaitRetry`: nothing now, its retry would get `gone`). A copy that takes no
+    /// `down` is noted, and its request still gets the error (the bridge is about to end).
+    fn gone(&mut self, why: &str) {
+        self.gone_text = format!("agentpi bridge: the server {why}");
+        let ls2c = self.model.ls2c;
+        if !self.ready && self.session.input(ls2c, Msg::Down).is_ok() {
+            self.ready = true;
+            for line in std::mem::take(&mut self.waiting) {
+                self.client_line(&line);
+            }
+        }
+        // In the order the requests came; a copy back at its template is removed by `pump`.
+        let mut k = 0;
+        while k < self.held.len() {
+            let before = self.held.len();
+            match self.held[k].machine.input(ls2c, Msg::Down) {
+                Ok(()) => self.pump(k),
+                Err(why) => {
+                    let held = self.held.remove(k);
+                    let text = format!("the server's end is no transition of a request: {why:?}");
+                    self.note(text);
+                    if held.due.is_none() {
+                        let reply = wire::error(held.current(), BRIDGE_ERROR, &self.gone_text);
+                        self.send(To::Client, &reply);
+                    }
+                }
+            }
+            k += usize::from(self.held.len() == before);
+        }
+        // The bridge ends with the server: no copy is kept.
+        self.held.clear();
+    }
+
     // ---- The outputs of a copy --------------------------------------------------------------
 
     fn pump(&mut self, k: usize) {
@@ -320,6 +361,11 @@ impl ToLegacy {
                 (true, Msg::Res(_, ok)) => self.answer_server(k, ok),
                 (false, Msg::Res(_, ok)) => self.answer_client(k, ok),
                 (false, Msg::InputRequired(_)) => self.ask_client(k),
+                (false, Msg::Gone(_)) => {
+                    let id = self.held[k].current().clone();
+                    let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+                    self.send(To::Client, &reply);
+                }
                 (_, other) => self.note(format!("unexpected output {other:?} of a request")),
             }
         }
@@ -461,23 +507,7 @@ impl Engine for ToLegacy {
     }
 
     fn server_gone(&mut self, why: &str) {
-        let text = format!("agentpi bridge: the server {why}");
-        for held in std::mem::take(&mut self.held) {
-            if held.due.is_none() {
-                self.send(
-                    To::Client,
-                    &wire::error(held.current(), BRIDGE_ERROR, &text),
-                );
-            }
-        }
-        for line in std::mem::take(&mut self.waiting) {
-            let id = serde_json::from_slice::<Value>(&line)
-                .ok()
-                .and_then(|m| m.get("id").cloned());
-            if let Some(id) = id {
-                self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
-            }
-        }
+        self.gone(why);
     }
 
     fn due(&self) -> Option<Instant> {

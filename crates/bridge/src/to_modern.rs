@@ -36,6 +36,10 @@ pub struct ToModern {
     discover_id: Option<Value>,
     discover: Option<Value>,
     calls: Vec<Call>,
+    /// The bridge's requests to the client it withdrew (`cancel(r)`), whose answers may cross.
+    withdrawn: Vec<Value>,
+    /// What a request in flight when the server went away is told (the model's `gone(i)`).
+    gone_text: String,
     /// The legacy client's side and the modern server's.
     sides: Sides,
 }
@@ -52,6 +56,8 @@ impl ToModern {
             discover_id: None,
             discover: None,
             calls: Vec::new(),
+            withdrawn: Vec::new(),
+            gone_text: String::new(),
             sides: Sides::new(legacy, modern),
         })
     }
@@ -195,6 +201,12 @@ impl ToModern {
 
     fn client_response(&mut self, id: &Value, message: &Value) {
         let Some(k) = self.calls.iter().position(|c| c.asked(id)) else {
+            if let Some(w) = self.withdrawn.iter().position(|w| w == id) {
+                self.withdrawn.remove(w);
+                return self.note(format!(
+                    "dropped the answer to {id}: it crossed its withdrawal"
+                ));
+            }
             return self.note(format!("a response {id} to nothing the bridge asked"));
         };
         let call = &mut self.calls[k];
@@ -301,6 +313,7 @@ impl ToModern {
                     self.send(To::Server, &wire::request(&id, "server/discover", params));
                 }
                 (false, Msg::Res(_, ok)) => self.answer_initialize(ok),
+                (false, Msg::Gone(_)) => self.answer_initialize_gone(),
                 (_, other) => self.note(format!("unexpected output {other:?} of the session")),
             }
         }
@@ -322,6 +335,14 @@ impl ToModern {
             ),
         };
         self.send(To::Client, &reply);
+    }
+
+    /// `gone(i)` for the client's `initialize`: the server went away during `server/discover`.
+    fn answer_initialize_gone(&mut self) {
+        if let Some((id, _)) = self.init.take() {
+            let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+            self.send(To::Client, &reply);
+        }
     }
 
     fn pump_pong(&mut self, id: &Value) {
@@ -348,7 +369,13 @@ impl ToModern {
                 (true, Msg::MReq(..)) | (true, Msg::Retry(..)) => self.call_request(k),
                 (true, Msg::Cancel(j)) => self.call_cancel(k, j),
                 (false, Msg::Req(_, Kind::Elicitation)) => self.call_ask(k),
+                (false, Msg::Cancel(_)) => self.call_withdraw(k),
                 (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
+                (false, Msg::Gone(_)) => {
+                    let id = self.calls[k].client.clone();
+                    let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+                    self.send(To::Client, &reply);
+                }
                 (_, other) => self.note(format!("unexpected output {other:?} of a call")),
             }
         }
@@ -400,6 +427,20 @@ impl ToModern {
         }
     }
 
+    /// `cancel(r)` to the legacy client: the call was cancelled (or its server went away) while
+    /// the round's requests to the client were pending; each is withdrawn, and an answer that
+    /// crosses the withdrawal is dropped (`withdrawn`).
+    fn call_withdraw(&mut self, k: usize) {
+        let asked = std::mem::take(&mut self.calls[k].asked);
+        for (id, _) in asked {
+            let reason = "agentpi bridge: the call this asked for is over";
+            let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": id, "reason": reason}});
+            self.send(To::Client, &message);
+            self.withdrawn.push(id);
+        }
+    }
+
     /// `res(i, ok)` to the legacy client: the server's final answer under the client's id,
     /// or the bridge's error where the model answers `false` on its own.
     fn call_answer(&mut self, k: usize, ok: bool) {
@@ -446,15 +487,36 @@ impl ToModern {
 
     // ---- Faults ---------------------------------------------------------------------------
 
-    /// The server went away: every request in flight gets an error (outside the model: the
-    /// model has no crash yet, docs/bridge.md).
+    /// The server went away: the model's `down`, given to the session part (a discover in
+    /// flight: `gone` for the client's `initialize`) and to every call's copy (`gone(i)` for
+    /// its request, its pending elicitations withdrawn first), each stepped as the checks
+    /// explored it. A copy that takes no `down` is a bug of the model's coverage: noted, and
+    /// its client still gets the error (the bridge is about to end).
     fn gone(&mut self, why: &str) {
-        let text = format!("agentpi bridge: the server {why}");
-        if let Some((id, _)) = self.init.take() {
-            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &text));
+        self.gone_text = format!("agentpi bridge: the server {why}");
+        let (ms2c, down) = (self.model.ms2c, Msg::Down);
+        if self.init.is_some() && self.session.input(ms2c, down).is_ok() {
+            self.pump_session();
         }
-        for call in std::mem::take(&mut self.calls) {
-            self.send(To::Client, &wire::error(&call.client, BRIDGE_ERROR, &text));
+        // In the order the calls came; a copy that ends is removed by `pump_call`.
+        let mut k = 0;
+        while k < self.calls.len() {
+            let before = self.calls.len();
+            match self.calls[k].machine.input(ms2c, down) {
+                Ok(()) => self.pump_call(k),
+                Err(why) => {
+                    let call = self.calls.remove(k);
+                    let text = format!("the server's end is no transition of a call: {why:?}");
+                    self.note(text);
+                    let reply = wire::error(&call.client, BRIDGE_ERROR, &self.gone_text);
+                    self.send(To::Client, &reply);
+                }
+            }
+            k += usize::from(self.calls.len() == before);
+        }
+        if let Some((id, _)) = self.init.take() {
+            self.note("the server's end is no transition of the session".into());
+            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));
         }
     }
 }

@@ -12,9 +12,10 @@ use agentpi_bridge::to_legacy::ToLegacy;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// A line from the client (`c`) or the server (`s`), `t` the timeout's tick, or what the
+/// A line from the client (`c`) or the server (`s`), `t` the timeout's tick, `x` the
+/// server's end (the model's `down`), or what the
 /// bridge must have written since the last step (`C` to the client, `S` to the server, a
-/// piece of a line; an empty piece: nothing).
+/// piece of a line; an empty piece: nothing; `C1`, `S1`: exactly one line, with the piece).
 type Step = (&'static str, &'static str);
 
 struct Case {
@@ -26,6 +27,7 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion"
 const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 const CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":7}}}"#;
 const BARE_CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+const BARE_CALL_9: &str = r#"{"jsonrpc":"2.0","id":"c9","method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 const ELICIT_A: &str =
     r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}"#;
 const ELICIT_B: &str =
@@ -36,6 +38,35 @@ const RETRY_1: &str = r#"{"jsonrpc":"2.0","id":"c2","method":"tools/call","param
 const RETRY_2: &str = r#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"ask","inputResponses":{"agentpi-bridge-held-2":{"action":"accept","content":{}}},"requestState":"agentpi-bridge-held-2","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
 
 const CASES: &[Case] = &[
+    // The server goes away with a call held for its retry and one in flight: the one in
+    // flight gets `gone` (an error naming the exit), the held one nothing now (`TLGone`
+    // would give its retry `gone`); nothing is written to the server.
+    Case {
+        name: "server-gone",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("s", ELICIT_A),
+            ("C", r#""resultType":"input_required""#),
+            ("c", BARE_CALL_9),
+            ("x", ""),
+            ("C", r#""id":"c9","error""#),
+            ("C", "the server exited (status 3)"),
+            ("S", ""),
+        ],
+    },
+    // The server goes away during the handshake: the request that waited for the session
+    // gets `gone` from a copy of `TLGone`.
+    Case {
+        name: "server-gone-at-start",
+        steps: &[
+            ("c", DISCOVER),
+            ("x", ""),
+            ("C", r#""id":"d","error""#),
+            ("C", "the server exited (status 3)"),
+            ("S", ""),
+        ],
+    },
     Case {
         name: "session",
         steps: &[
@@ -85,6 +116,38 @@ const CASES: &[Case] = &[
             (
                 "C",
                 r#""id":"c2","result":{"content":[],"resultType":"complete""#,
+            ),
+        ],
+    },
+    // Two calls in flight, one held for its retry: each copy gets only its own answers, and
+    // each answer reaches only its own modern request (`C1`: exactly one line).
+    Case {
+        name: "two-calls",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("S", r#""id":2,"method":"tools/call""#),
+            ("c", BARE_CALL_9),
+            ("S", r#""id":3,"method":"tools/call""#),
+            ("s", ELICIT_A),
+            ("C1", r#""id":"c1","result":{"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            (
+                "C1",
+                r#""id":"c9","result":{"content":[{"type":"text","text":"B"}]"#,
+            ),
+            ("c", RETRY_1),
+            ("S1", r#"{"jsonrpc":"2.0","id":"e1","result":{"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"A"}]}}"#,
+            ),
+            (
+                "C1",
+                r#""id":"c2","result":{"content":[{"type":"text","text":"A"}]"#,
             ),
         ],
     },
@@ -241,8 +304,14 @@ fn check(case: &Case) {
             "c" => bridge.client(text.as_bytes()),
             "s" => bridge.server(text.as_bytes()),
             "t" => bridge.tick(Instant::now() + Duration::from_secs(1)),
+            "x" => bridge.server_gone("exited (status 3)"),
             to => {
-                let to = if to == "C" { To::Client } else { To::Server };
+                let one = to.ends_with('1');
+                let to = if to.starts_with('C') {
+                    To::Client
+                } else {
+                    To::Server
+                };
                 let lines: Vec<&String> = written
                     .iter()
                     .filter(|(t, _)| *t == to)
@@ -250,6 +319,11 @@ fn check(case: &Case) {
                     .collect();
                 if text.is_empty() {
                     assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else if one {
+                    assert!(
+                        lines.len() == 1 && lines[0].contains(text),
+                        "{at}: {lines:?}"
+                    );
                 } else {
                     assert!(
                         lines.iter().any(|l| l.contains(text)),
@@ -277,7 +351,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_LEGACY_SYSTEMS);
-    assert_eq!(held, Ok(16));
+    assert_eq!(held, Ok(26));
     let refined =
         agentpi_bridge::refine::failures(model, "ModernDirect", "ModernBridged", &["lc2s", "ls2c"]);
     assert_eq!(refined, Ok(()));

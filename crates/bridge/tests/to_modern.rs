@@ -11,8 +11,10 @@ use agentpi_bridge::to_modern::{To, ToModern};
 use serde_json::Value;
 use std::time::Instant;
 
-/// A line from the client (`c`) or the server (`s`), or what the bridge must have written
-/// since the last check: (`C` to the client, `S` to the server, a piece of each line).
+/// A line from the client (`c`) or the server (`s`), `x` the server's end (the model's
+/// `down`), or what the bridge must have written
+/// since the last check: (`C` to the client, `S` to the server, a piece of each line; `C1`,
+/// `S1`: exactly one line, with that piece).
 type Step = (&'static str, &'static str);
 
 struct Case {
@@ -172,12 +174,11 @@ const CASES: &[Case] = &[
             ("C", ""),
         ],
     },
-    // FIXME: a legacy client may cancel its call while the bridge's elicitation for it is
-    // pending (the SDKs can), but `mcp/bridge`'s `TMAsk`, once the elicitation is sent, waits
-    // for its answer only (and the model's legacy client answers before it cancels), so the
-    // copy refuses the cancel: nothing reaches the server (whose request is over anyway) and
-    // the call waits for an answer that may never come. The model should take the cancel
-    // there (and the client model make it), with its check, before the runtime does.
+    // The client cancels its call while the bridge's elicitation for it is pending: the
+    // modern request is over (it ended with `input_required`), so nothing goes to the server;
+    // the bridge withdraws its elicitation (the model's `cancel(r)`), never retries, and drops
+    // the answer that crossed the withdrawal (the Python SDK 1.x answers a cancelled request
+    // with an error).
     Case {
         name: "cancel-mid-elicitation",
         steps: &[
@@ -191,8 +192,104 @@ const CASES: &[Case] = &[
                 "c",
                 r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
             ),
+            (
+                "C",
+                r#""method":"notifications/cancelled","params":{"requestId":3"#,
+            ),
+            ("S", ""),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"error":{"code":0,"message":"Request cancelled"}}"#,
+            ),
             ("C", ""),
             ("S", ""),
+            // The session goes on.
+            ("c", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
+            ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
+        ],
+    },
+    // The server goes away with one call asking the client and another in flight: the
+    // pending elicitation is withdrawn, then each call gets `gone` (an error naming the
+    // exit); nothing more goes to the server.
+    Case {
+        name: "server-gone",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_2),
+            ("C", r#""id":3,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            ),
+            ("x", ""),
+            (
+                "C",
+                r#""method":"notifications/cancelled","params":{"requestId":3"#,
+            ),
+            ("C", r#""id":5,"error""#),
+            ("C", r#""id":8,"error""#),
+            ("C", "the server exited (status 3)"),
+            ("S", ""),
+        ],
+    },
+    // The server goes away during `server/discover`: the client's `initialize` gets `gone`.
+    Case {
+        name: "server-gone-at-start",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("x", ""),
+            ("C", r#""id":0,"error""#),
+            ("C", "the server exited (status 3)"),
+        ],
+    },
+    // Two calls in flight, one asking the client: each copy gets only its own answers, and
+    // each answer reaches only its own client request (`C1`: exactly one line).
+    Case {
+        name: "two-calls",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("S", r#""id":2,"method":"tools/call""#),
+            ("s", ASKS_2),
+            ("C1", r#""id":3,"method":"elicitation/create""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":{}}}"#,
+            ),
+            ("S", r#""id":4,"method":"tools/call""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"B"}]}}"#,
+            ),
+            // A stale answer for the first call's ended request reaches no one.
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C", ""),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{}}}"#,
+            ),
+            ("S", r#""id":5,"method":"tools/call""#),
+            ("S", r#""requestState":"s1""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","content":[{"type":"text","text":"A"}]}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"A"}]}}"#,
+            ),
         ],
     },
     Case {
@@ -224,8 +321,14 @@ fn check(case: &Case) {
         match *who {
             "c" => bridge.client(text.as_bytes()),
             "s" => bridge.server(text.as_bytes()),
+            "x" => bridge.server_gone("exited (status 3)"),
             to => {
-                let to = if to == "C" { To::Client } else { To::Server };
+                let one = to.ends_with('1');
+                let to = if to.starts_with('C') {
+                    To::Client
+                } else {
+                    To::Server
+                };
                 let lines: Vec<&String> = written
                     .iter()
                     .filter(|(t, _)| *t == to)
@@ -233,6 +336,11 @@ fn check(case: &Case) {
                     .collect();
                 if text.is_empty() {
                     assert!(lines.is_empty(), "{at}: wrote {lines:?}");
+                } else if one {
+                    assert!(
+                        lines.len() == 1 && lines[0].contains(text),
+                        "{at}: {lines:?}"
+                    );
                 } else {
                     assert!(
                         lines.iter().any(|l| l.contains(text)),
@@ -264,7 +372,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(16));
+    assert_eq!(held, Ok(26));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
@@ -290,6 +398,7 @@ fn an_edited_bridge_does_not_pass_its_checks() {
         [
             "LegacyBridged: assertions: Violated",
             "LegacyBridged: never ls2c(req(K, elicitation)): Violated",
+            "LegacyCrashBridged: assertions: Violated",
         ]
     );
 }

@@ -9,6 +9,7 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
+mod dfs;
 mod pipeline;
 use pipeline::Workers;
 
@@ -39,6 +40,10 @@ pub struct Options {
     /// `never` and `reachable`, whose verdicts it keeps; `check_system` turns it off for
     /// other properties.
     pub por: bool,
+    /// Depth first, on one thread (see `explore/dfs.rs`): counterexamples are real paths
+    /// but not always shortest. Only for the checks decided while exploring, with
+    /// `drop_edges` and without reductions (otherwise exploration is breadth first).
+    pub depth_first: bool,
 }
 
 /// A label to watch for: true for a label that decides a property.
@@ -101,6 +106,11 @@ pub fn explore_named(
     progress: &Progress,
 ) -> Graph {
     let mut run = Run::new(sem, options, goals);
+    // Depth first keeps no edges and uses no reduction (see `check_system`); asked for more,
+    // exploration is breadth first.
+    if options.depth_first && options.drop_edges && !options.por && !options.symmetry {
+        return depth_first(run, initial, progress);
+    }
     let pool = match Workers::new(options.threads) {
         Ok((pool, note)) => {
             run.graph.threads_note = note;
@@ -135,6 +145,19 @@ pub fn explore_named(
             run.graph.max_depth += 1;
         }
         record(progress, &run.graph);
+    }
+    run.finish(progress)
+}
+
+/// Explores depth first, on this thread (see `explore/dfs.rs`).
+fn depth_first(mut run: Run<'_, '_, '_>, initial: State, progress: &Progress) -> Graph {
+    let key = run.graph.store.intern(&initial);
+    run.graph.store.insert(&key);
+    let mut engine = Engine::new(run.sem, run.options.por);
+    engine.prepare(&mut run.graph.store, 0);
+    hold_labels_to_goals(&mut engine, run.goals);
+    if let Some(end) = run.depth_first(&mut engine, progress) {
+        run.graph.end = end;
     }
     run.finish(progress)
 }

@@ -22,6 +22,7 @@ pub mod reference;
 pub mod replay;
 pub mod state;
 mod store;
+mod strong;
 pub mod stuck;
 mod symmetry;
 pub mod trace;
@@ -82,6 +83,8 @@ pub struct SystemReport {
     pub por_off_states: bool,
     /// With `--symmetry`: the classes of interchangeable instances found.
     pub symmetric_classes: usize,
+    /// Whether exploration was depth first: its traces are real runs, not always shortest.
+    pub depth_first: bool,
     pub limit: Option<Limit>,
     /// Set when fewer threads than asked could be started (the output is the same).
     pub threads_note: Option<String>,
@@ -147,6 +150,8 @@ fn goals_of<'a>(
 }
 
 /// Checks the properties `checks` (indices into `Program::checks`) of system `system`.
+/// Relations (`refines`, `equivalent`, `deterministic`) are about whole state spaces and are
+/// left to the caller (`agentpi_lts` decides them): they are skipped here.
 pub fn check_system(
     program: &Program,
     system: usize,
@@ -154,6 +159,12 @@ pub fn check_system(
     options: &Options,
     progress: &Progress,
 ) -> SystemReport {
+    let checks: Vec<usize> = checks
+        .iter()
+        .copied()
+        .filter(|&c| !matches!(program.checks[c].property, Property::Relation(_)))
+        .collect();
+    let checks = &checks[..];
     let sem = Semantics::new(program);
     let name = program.systems[system].name.clone();
     // `leads to` and formulas with `A -> f` follow bound fresh channels across steps.
@@ -179,13 +190,24 @@ pub fn check_system(
         .any(|&c| reads_state(&program.checks[c].property));
     let asked = options.por || options.symmetry;
     let por_off_states = options.por && safety && reads_state;
+    // Depth first numbers states as it reaches them and expands them in another order, so
+    // it keeps no edges (they are stored in the order of expansion) and so no reduction,
+    // whose counterexamples need the edges the stubborn set kept.
+    let depth_first = options.depth_first && safety;
+    let (por, symmetry) = (
+        options.por && safety && !depth_first && !reads_state,
+        options.symmetry && safety && !depth_first,
+    );
     let options = Options {
         keep_renamings: options.keep_renamings || leads_to,
         // A reduced graph keeps its edges: the semantics alone cannot tell which of a
         // state's transitions the stubborn set kept, for printing a counterexample.
-        drop_edges: options.drop_edges || (safety && !options.por && !options.symmetry),
-        por: options.por && safety && !reads_state,
-        symmetry: options.symmetry && safety,
+        drop_edges: options.drop_edges || (safety && !por && !symmetry),
+        por,
+        symmetry,
+        // Liveness needs the whole graph with its edges: breadth first (the command line
+        // refuses to mix them).
+        depth_first,
         ..options.clone()
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
@@ -225,12 +247,17 @@ pub fn check_system(
             _ => None,
         };
         let property = (&check.property, found);
+        let fair = match (check.strong, check.fair) {
+            (true, _) => product::Fairness::Strong,
+            (false, true) => product::Fairness::Weak,
+            (false, false) => product::Fairness::None,
+        };
         results.push(decide(
             &sem,
             &graph,
             &name,
             property,
-            check.fair,
+            fair,
             check.text.clone(),
         ));
     }
@@ -243,9 +270,10 @@ pub fn check_system(
         expanded: graph.expanded,
         fast: graph.fast,
         reduced: graph.reduced,
-        por_off: asked && !safety,
+        por_off: asked && (!safety || depth_first),
         por_off_states,
         symmetric_classes: graph.symmetric_classes(),
+        depth_first: options.depth_first,
         limit: graph.limit.clone(),
         threads_note: graph.threads_note.clone(),
         end: graph.end.clone(),
@@ -292,6 +320,7 @@ fn unexplored(system: String) -> SystemReport {
         por_off: false,
         por_off_states: false,
         symmetric_classes: 0,
+        depth_first: false,
         limit: None,
         threads_note: None,
         end: End::Decided,
@@ -374,7 +403,7 @@ fn decide(
     graph: &Graph,
     system: &str,
     (property, first): (&Property, Option<(u32, u32)>),
-    fair: bool,
+    fair: product::Fairness,
     text: String,
 ) -> CheckResult {
     let first = first.map(|(state, edge)| Step { state, edge });
@@ -429,6 +458,7 @@ fn decide(
                 None => result(text, unknown_or(graph, miss), None),
             }
         }
+        Property::Relation(_) => unreachable!("relations are skipped by check_system"),
     }
 }
 

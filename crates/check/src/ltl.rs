@@ -16,7 +16,7 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Lasso, Product, Step, accepting_sccs, find_lasso};
+use crate::product::{Fairness, Lasso, Product, Step, accepting_sccs, find_lasso};
 use crate::props::Builder;
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
@@ -359,7 +359,12 @@ fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
 
 /// Searches for a path of the state space that violates `formula`: a lasso, a path into a
 /// stuck state, or a path after which every continuation violates.
-pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, fair: bool) -> Option<Lasso> {
+pub fn violation(
+    sem: &Semantics<'_>,
+    graph: &Graph,
+    formula: &Ltl,
+    fair: Fairness,
+) -> Option<Lasso> {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();

@@ -2,15 +2,29 @@
 //!
 //! A liveness property fails when some path reaches the monitor's *avoid* region (a response is
 //! owed, or the awaited action has not happened) and then either stops there (a stuck state) or
-//! cycles there forever, under weak fairness when asked. Cycles are found with Tarjan's SCCs on
-//! the avoid region; an SCC holds a fair cycle exactly when every component enabled in all its
-//! states moves on some edge inside it. The counterexample is a lasso: the shortest stem (the
-//! product is numbered breadth-first) and a cycle through the SCC.
+//! cycles there forever, under weak or strong fairness when asked. Cycles are found with
+//! Tarjan's SCCs on the avoid region; an SCC holds a weakly fair cycle exactly when every
+//! component enabled in all its states moves on some edge inside it. Strong fairness is
+//! decided the Emerson–Lei way (see [`crate::strong`]). The counterexample is a lasso: the
+//! shortest stem (the product is numbered breadth-first) and a cycle through the SCC.
 
 use crate::graph::Graph;
 use agentpi_semantics::Actor;
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
+
+/// Which paths count for a liveness property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fairness {
+    /// Every path.
+    None,
+    /// Weakly fair paths (`fair`): no instance enabled in every state from some point on
+    /// without moving.
+    Weak,
+    /// Strongly fair paths (`strong fair`): no instance and no channel enabled infinitely
+    /// often and taken only finitely often.
+    Strong,
+}
 
 /// A system transition: the `edge`-th transition of `state` in the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +102,7 @@ pub struct Lasso {
 
 /// Searches the product for a path that stays in the avoid region forever (through an
 /// accepting cycle), stops where stopping violates, or reaches a universal node.
-pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso> {
+pub fn find_lasso(product: &Product, graph: &Graph, fair: Fairness) -> Option<Lasso> {
     let cycles = bad_sccs(product, graph, fair);
     let mut in_bad = vec![usize::MAX; product.state.len()];
     for (i, scc) in cycles.iter().enumerate() {
@@ -126,10 +140,43 @@ pub fn find_lasso(product: &Product, graph: &Graph, fair: bool) -> Option<Lasso>
     })
 }
 
-fn bad_sccs(product: &Product, graph: &Graph, fair: bool) -> Vec<Vec<u32>> {
+/// The product as [`crate::strong`] sees it.
+impl crate::strong::Product for Product {
+    fn state(&self, n: u32) -> u32 {
+        self.state[n as usize]
+    }
+
+    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)> {
+        let members: FxHashSet<u32> = part.iter().copied().collect();
+        let inside = internal(self, part, &members);
+        inside.map(|e| (e.step.state, e.step.edge)).collect()
+    }
+
+    fn pending(&self, part: &[u32]) -> u64 {
+        always_pending(self, part)
+    }
+
+    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>> {
+        tarjan_within(self, roots, &|n| keep.contains(&n))
+    }
+}
+
+fn bad_sccs(product: &Product, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
     let mut sccs = accepting_sccs(product);
-    sccs.retain(|scc| !fair || fairness_gap(product, graph, scc).is_empty());
-    sccs
+    match fair {
+        Fairness::None => sccs,
+        Fairness::Weak => {
+            sccs.retain(|scc| fairness_gap(product, graph, scc).is_empty());
+            sccs
+        }
+        Fairness::Strong => {
+            let mut fair = Vec::new();
+            for scc in sccs {
+                fair.extend(crate::strong::fair_parts(product, graph, scc));
+            }
+            fair
+        }
+    }
 }
 
 /// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
@@ -167,11 +214,20 @@ fn always_pending(product: &Product, scc: &[u32]) -> u64 {
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
 fn tarjan(product: &Product) -> Vec<Vec<u32>> {
+    let roots: Vec<u32> = (0..product.state.len() as u32)
+        .filter(|&r| product.avoid[r as usize])
+        .collect();
+    tarjan_within(product, &roots, &|_| true)
+}
+
+/// Strongly connected components, holding a cycle, of the graph of inside edges between
+/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
+fn tarjan_within(product: &Product, roots: &[u32], keep: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
     let n = product.state.len();
     let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
     let (mut on_stack, mut stack, mut out) = (vec![false; n], Vec::new(), Vec::new());
     let mut counter = 0u32;
-    for root in (0..n).filter(|&r| product.avoid[r]) {
+    for root in roots.iter().map(|&r| r as usize) {
         if index[root] != u32::MAX {
             continue;
         }
@@ -183,7 +239,7 @@ fn tarjan(product: &Product) -> Vec<Vec<u32>> {
         on_stack[root] = true;
         while let Some(&mut (v, ref mut next)) = work.last_mut() {
             let edges = &product.adj[v as usize];
-            let found = (*next..edges.len()).find(|&i| edges[i].inside);
+            let found = (*next..edges.len()).find(|&i| edges[i].inside && keep(edges[i].to));
             if let Some(i) = found {
                 *next = i + 1;
                 let w = edges[i].to as usize;
@@ -216,7 +272,7 @@ fn tarjan(product: &Product) -> Vec<Vec<u32>> {
                 if scc.len() > 1
                     || product.adj[v as usize]
                         .iter()
-                        .any(|e| e.inside && e.to == v)
+                        .any(|e| e.inside && e.to == v && keep(v))
                 {
                     scc.sort_unstable();
                     out.push(scc);
@@ -276,12 +332,23 @@ fn cycle_through(
     graph: &Graph,
     scc: &[u32],
     start: u32,
-    fair: bool,
+    fair: Fairness,
 ) -> Vec<Step> {
     let members: FxHashSet<u32> = scc.iter().copied().collect();
     let mut steps = Vec::new();
     let mut at = start;
-    if fair {
+    if fair == Fairness::Strong {
+        // Every obligation enabled somewhere in the part is taken on one of its edges.
+        for goal in crate::strong::obligations_of(product, graph, scc) {
+            let taken = |_: u32, e: Option<&ProductEdge>| {
+                e.is_some_and(|e| crate::strong::takes(graph, (e.step.state, e.step.edge), &goal))
+            };
+            let (path, end) = search(product, &members, at, &taken);
+            steps.extend(path);
+            at = end;
+        }
+    }
+    if fair == Fairness::Weak {
         let actors: FxHashSet<Actor> = scc
             .iter()
             .flat_map(|&n| enabled(graph, product.state[n as usize]))

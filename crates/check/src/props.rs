@@ -2,7 +2,7 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Lasso, Product, ProductEdge, Step, find_lasso};
+use crate::product::{Fairness, Lasso, Product, ProductEdge, Step, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use rustc_hash::FxHashMap;
@@ -13,7 +13,7 @@ pub fn eventually(
     sem: &Semantics<'_>,
     graph: &Graph,
     pattern: &LabelPattern,
-    fair: bool,
+    fair: Fairness,
 ) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
     let mut builder = Builder::new(0u32, 0, true);
@@ -114,7 +114,7 @@ pub fn always_eventually(
     sem: &Semantics<'_>,
     graph: &Graph,
     pattern: &LabelPattern,
-    fair: bool,
+    fair: Fairness,
 ) -> Option<Lasso> {
     let matching = label_mask(sem, graph, pattern);
     let mut product = Product::default();
@@ -153,7 +153,7 @@ pub fn leads_to(
     graph: &Graph,
     left: &LabelPattern,
     right: &LabelPattern,
-    fair: bool,
+    fair: Fairness,
 ) -> Option<Lasso> {
     let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.

@@ -553,8 +553,8 @@ fn kind(result: &CheckResult) -> Option<&'static str> {
     }
 }
 
-/// Partial-order and symmetry reduction, alone and together, keep every verdict of deadlock
-/// freedom, assertions, `never` and `reachable` on system `system` (its checks of those
+/// Partial-order and symmetry reduction, alone and together, and depth-first search keep
+/// every verdict of deadlock freedom, assertions, `never` and `reachable` on system `system` (its checks of those
 /// kinds); returns how many states a stubborn set expanded and whether symmetric instances
 /// were found.
 fn same_verdicts_reduced(
@@ -576,24 +576,43 @@ fn same_verdicts_reduced(
             )
         })
         .collect();
-    let run = |(por, symmetry)| {
+    let run = |(por, symmetry, depth_first)| {
         let options = Options {
             max_states: Some(max_states),
             por,
             symmetry,
+            depth_first,
             ..Options::default()
         };
         agentpi_check::check_system(program, system, &checks, &options, &Progress::default())
     };
-    let full = run((false, false));
+    let full = run((false, false, false));
     let (mut reduced, mut symmetric) = (0, false);
-    for reductions in [(true, false), (false, true), (true, true)] {
+    // Depth-first search, alone and with the reductions, keeps the verdicts too; explored
+    // in full it finds the same state space.
+    let orders = [
+        (true, false, false),
+        (false, true, false),
+        (true, true, false),
+        (false, false, true),
+        (true, true, true),
+    ];
+    for reductions in orders {
         let report = run(reductions);
-        let what = format!("{what}: (por, symmetry) {reductions:?}");
+        let what = format!("{what}: (por, symmetry, depth first) {reductions:?}");
+        // Depth first may go deep before meeting what breadth first met near the start.
         assert!(
-            report.states <= full.states || full.limit.is_some(),
+            reductions.2 || report.states <= full.states || full.limit.is_some(),
             "{what}"
         );
+        let whole = |r: &agentpi_check::SystemReport| r.end == End::Complete;
+        if reductions == (false, false, true) && whole(&full) && whole(&report) {
+            assert_eq!(
+                (report.states, report.transitions),
+                (full.states, full.transitions),
+                "{what}"
+            );
+        }
         for (a, b) in full.results.iter().zip(&report.results) {
             if let (Some(x), Some(y)) = (kind(a), kind(b)) {
                 assert_eq!(x, y, "{what}: {}", a.property);

@@ -493,5 +493,5 @@ fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
             decided += 1;
         }
     }
-    assert_eq!(decided, 108, "every check of models/");
+    assert_eq!(decided, 128, "every check of models/");
 }

@@ -6,8 +6,8 @@
 /// links: what `--max-memory` weighs) is not all it uses: the engine's caches, the chunks
 /// in flight and the thread stacks come on top. Peak resident memory was 7 to 23 times the
 /// bytes kept on the models measured (`bench/check/rpc.pi`: 12 MiB kept, 277 MiB resident),
-/// so a 32nd leaves room; an allocation that fails still aborts the process (Rust's
-/// allocator does, and this crate forbids the `unsafe` a hook would need).
+/// so a 32nd leaves room; an allocation that fails anyway ends the process with a message
+/// and status 3 (`oom.rs`).
 const ADDRESS_SPACE_SHARE: u64 = 32;
 
 /// The memory bound of an exploration: `--max-memory` (in MiB) if given, else a share of the

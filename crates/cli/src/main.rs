@@ -12,6 +12,7 @@ mod loader;
 mod model;
 mod models;
 mod msc;
+mod oom;
 mod output;
 mod pictures;
 mod progress;
@@ -95,8 +96,9 @@ pub const STACK_BYTES: usize = 16 * 1024 * 1024;
 /// many small states, and glibc then merges its free lists on every larger allocation
 /// (`malloc_consolidate`, a fifth of that run). mimalloc took it from 3.0-3.9 s to 2.3-2.4 s
 /// on one thread (docs/check.md, *The allocator*); version 2, whose peak memory is lower than 3's.
+/// Wrapped so that running out of memory is a message and exit status 3, not an abort.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: oom::Allocator = oom::Allocator;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -52,12 +52,15 @@ fn each_direction_refines_its_era() {
     for (seen, spec, implementation) in [
         ("legacy", "LegacyDirect", "LegacyBridged"),
         ("modern", "ModernDirect", "ModernBridged"),
+        ("legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+        ("modern", "ModernCrashDirect", "ModernCrashBridged"),
     ] {
         let spec = format!("{MODEL}:{spec}");
         let implementation = format!("{MODEL}:{implementation}");
         for equiv in ["trace", "failures", "fd"] {
             let args = compare(&spec, &implementation, equiv, seen);
-            run(&format!("refines_{seen}_{equiv}"), &args, 0);
+            let faults = if spec.contains("Crash") { "_crash" } else { "" };
+            run(&format!("refines_{seen}{faults}_{equiv}"), &args, 0);
         }
     }
 }
@@ -88,24 +91,26 @@ fn the_losses_have_shortest_counterexamples() {
 }
 
 /// A mistake written into the bridge's text: the checks it violates, and whether each
-/// direction's failures refinement still holds (legacy, modern).
+/// direction's failures refinement still holds: legacy, modern, and each with a server that
+/// may go away (`LegacyCrash`, `ModernCrash`).
 struct Mistake {
     name: &'static str,
     from: &'static str,
     to: &'static str,
     violated: &'static [&'static str],
-    refines: (bool, bool),
+    refines: [bool; 4],
 }
 
 const MISTAKES: &[Mistake] = &[
     Mistake {
         name: "answers the modern client after its cancel",
-        from: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i))",
-        to: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) + mc2s?cancel(=i) . ms2c!res(i, ok))",
+        from: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) . TLServe + mc2s?cancel(=i) . TLServe)",
+        to: "    ls2c?res(=Call, ok) . (ms2c!res(i, ok) . TLServe + mc2s?cancel(=i) . ms2c!res(i, ok) . TLServe)",
         violated: &[
             "ModernBridged: ltl [] (mc2s(cancel(i)) -> [] not (ms2c(res(i, _)) or ms2c(input_required(i))))",
+            "ModernCrashBridged: ltl [] (mc2s(cancel(i)) -> [] not (ms2c(res(i, _)) or ms2c(input_required(i)) or ms2c(gone(i))))",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
     },
     Mistake {
         name: "answers the legacy client after its cancel",
@@ -113,26 +118,50 @@ const MISTAKES: &[Mistake] = &[
         to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i) . ls2c!res(i, ok)",
         violated: &[
             "LegacyBridged: ltl [] (lc2s(cancel(i)) -> [] not (ls2c(res(i, _)) or ls2c(req(_, elicitation))))",
+            "LegacyCrashBridged: ltl [] (lc2s(cancel(i)) -> [] not (ls2c(res(i, _)) or ls2c(gone(i)) or ls2c(req(_, elicitation))))",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "refuses the legacy client's cancel of an answer on its way",
         from: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok) + lc2s?cancel(=i)",
         to: "proc LAnswer(i: Id, ok: Bool) = ls2c!res(i, ok)",
         violated: &[],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "drops the legacy client's cancel instead of closing the modern request",
-        from: "  + lc2s?cancel(=i) . mc2s!cancel(Call + r)",
+        from: "  + lc2s?cancel(=i) . (mc2s!cancel(Call + r) + ms2c?down)",
         to: "  + lc2s?cancel(=i)",
         violated: &[
             "LegacyBridged: deadlock free",
             "LegacyBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
             "LegacyBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
+            "LegacyCrashBridged: deadlock free",
+            "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
+            "LegacyCrashBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
         ],
-        refines: (true, true),
+        refines: [true, true, true, true],
+    },
+    Mistake {
+        name: "refuses the legacy client's cancel in the middle of an elicitation",
+        from: "  + lc2s?cancel(=i) . Withdraw(r)\n",
+        to: "",
+        violated: &["LegacyBridged: reachable ls2c(cancel(_))"],
+        refines: [false, true, true, true],
+    },
+    Mistake {
+        name: "takes the cancel in the middle of an elicitation but leaves the elicitation open",
+        from: "  + lc2s?cancel(=i) . Withdraw(r)\n",
+        to: "  + lc2s?cancel(=i)\n",
+        violated: &[
+            "LegacyBridged: deadlock free",
+            "LegacyBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
+            "LegacyBridged: reachable ls2c(cancel(_))",
+            "LegacyCrashBridged: deadlock free",
+            "LegacyCrashBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
+        ],
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "sends elicitation caps the legacy client never declared",
@@ -141,17 +170,17 @@ const MISTAKES: &[Mistake] = &[
         violated: &[
             "LegacyBridged: ltl [] (lc2s(req(_, initialize(bare))) -> [] not (mc2s(mreq(_, _, elicit)) or mc2s(retry(_, elicit))))",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "asks a modern client that declared no elicitation",
-        from: "    if c == bare then lc2s!res(e, false) . TLHeld(i, c, r)\n    else if",
+        from: "    if c == bare then lc2s!res(e, false) . TLHeld(i, c, r) + ls2c?down . MGone(i)\n    else if",
         to: "    if false then 0\n    else if",
         violated: &[
             "ModernBridged: ltl [] (mc2s(mreq(_, _, bare)) -> [] not ms2c(input_required(_)))",
             "DeclinedBridged: never lc2s(res(_, true))",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
     },
     Mistake {
         name: "asks the legacy client for more than K elicitations",
@@ -161,8 +190,9 @@ const MISTAKES: &[Mistake] = &[
         violated: &[
             "LegacyBridged: assertions",
             "LegacyBridged: never ls2c(req(K, elicitation))",
+            "LegacyCrashBridged: assertions",
         ],
-        refines: (false, true),
+        refines: [false, true, false, true],
     },
     Mistake {
         name: "gives the modern client more than K input_required rounds",
@@ -172,19 +202,47 @@ const MISTAKES: &[Mistake] = &[
             "ModernBridged: assertions",
             "ModernBridged: never ms2c(input_required(Last))",
             "ModernBridged: never mc2s(retry(Beyond, _))",
+            "ModernCrashBridged: assertions",
         ],
-        refines: (true, false),
+        refines: [true, false, true, false],
+    },
+    Mistake {
+        name: "does not take the modern server's end with a call in flight",
+        from: "  + ms2c?down . LGone(i)\n",
+        to: "",
+        violated: &[],
+        refines: [true, true, false, true],
+    },
+    Mistake {
+        name: "does not take the legacy server's end with a call in flight",
+        from: "  + ls2c?down . MGone(i)\n  // The session lost",
+        to: "  // The session lost",
+        violated: &[],
+        refines: [true, true, true, false],
+    },
+    Mistake {
+        name: "sends the call again in the lost session, not a new one",
+        from: "  + ls2c?lost(=Call) . (TLReopen ; lc2s!req(Call, tools) . TLHeld(i, c, r))",
+        to: "  + ls2c?lost(=Call) . lc2s!req(Call, tools) . TLHeld(i, c, r)",
+        violated: &[
+            "ModernCrashBridged: deadlock free",
+            "ModernCrashBridged: ltl [] (mc2s(mreq(i, _, _)) -> X <> (ms2c(res(i, _)) or ms2c(input_required(i)) or ms2c(gone(i)) or mc2s(cancel(i))))",
+        ],
+        refines: [true, true, true, false],
     },
     Mistake {
         name: "waits for a retry forever",
-        from: "  + tau . lc2s!cancel(Call)\n",
+        from: "  + tau . (lc2s!cancel(Call) . TLServe + ls2c?down . TLGone)\n",
         to: "",
         violated: &[
             "ModernBridged: deadlock free",
             "ModernBridged: ltl [] (lc2s(req(j, _)) -> X <> (ls2c(res(j, _)) or lc2s(cancel(j))))",
             "ModernBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or lc2s(cancel(Call))))",
+            "ModernCrashBridged: deadlock free",
+            "ModernCrashBridged: ltl [] (lc2s(req(j, _)) -> X <> (ls2c(res(j, _)) or ls2c(lost(j)) or ls2c(down) or lc2s(cancel(j))))",
+            "ModernCrashBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(down) or ls2c(lost(Call)) or lc2s(cancel(Call))))",
         ],
-        refines: (true, true),
+        refines: [true, true, true, true],
     },
 ];
 
@@ -226,7 +284,7 @@ fn every_mistake_in_the_bridge_is_caught() {
         from: "",
         to: "",
         violated: &[],
-        refines: (true, true),
+        refines: [true; 4],
     };
     for (i, mistake) in std::iter::once(&unchanged).chain(MISTAKES).enumerate() {
         let changed = if mistake.from.is_empty() {
@@ -239,13 +297,15 @@ fn every_mistake_in_the_bridge_is_caught() {
         std::fs::write(&path, changed).unwrap();
         let path = path.to_str().unwrap();
         assert_eq!(violated(path), mistake.violated, "{}", mistake.name);
-        let found = (
+        let found = [
             refines(path, "legacy", "LegacyDirect", "LegacyBridged"),
             refines(path, "modern", "ModernDirect", "ModernBridged"),
-        );
+            refines(path, "legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+            refines(path, "modern", "ModernCrashDirect", "ModernCrashBridged"),
+        ];
         assert_eq!(found, mistake.refines, "{}", mistake.name);
         assert!(
-            i == 0 || !mistake.violated.is_empty() || found != (true, true),
+            i == 0 || !mistake.violated.is_empty() || found != [true; 4],
             "{}: nothing catches it",
             mistake.name
         );
@@ -277,16 +337,72 @@ fn the_page_shows_what_compare_prints() {
 
 /// Every check holds whatever the number of rounds K the bridge carries (at K = 0 the
 /// exchanges the `reachable` checks ask for cannot happen), and the state counts, pinned as
-/// agentpi gives them, grow by 15 states a round with a legacy client and 16 with a modern one.
+/// agentpi gives them, grow by 18 states a round with a legacy client and 16 with a modern
+/// one; with a server that may go away (`...CrashBridged`, the legacy one also losing its
+/// session), by 30 and 48.
 #[test]
 fn the_checks_hold_for_every_k() {
-    for (k, legacy, modern) in [(1, 87, 52), (2, 102, 68), (3, 117, 84), (4, 132, 100)] {
+    let counts = [
+        (1, [90, 52, 129, 117]),
+        (2, [108, 68, 159, 165]),
+        (3, [126, 84, 189, 213]),
+        (4, [144, 100, 219, 261]),
+    ];
+    let systems = [
+        "LegacyBridged",
+        "ModernBridged",
+        "LegacyCrashBridged",
+        "ModernCrashBridged",
+    ];
+    for (k, states) in counts {
         let k = format!("K={k}");
         let (status, stdout, stderr) = agentpi(&["check", MODEL, "-D", &k]);
         assert_eq!(status, 0, "{k}\n{stdout}{stderr}");
-        for (system, states) in [("LegacyBridged", legacy), ("ModernBridged", modern)] {
+        for (system, states) in systems.iter().zip(states) {
             let line = format!("{system}: deadlock free ... holds ({states} states");
             assert!(stdout.contains(&line), "{k}: {line}\n{stdout}");
         }
+    }
+}
+
+/// The refinements hold whatever K (`compare -D`, both sides), K = 1 to 3; and `-D` reaches
+/// them: a bridge whose bound is the literal 2 rather than K refines only at K = 2.
+#[test]
+fn the_refinements_hold_for_every_k() {
+    let pairs = [
+        ("legacy", "LegacyDirect", "LegacyBridged"),
+        ("modern", "ModernDirect", "ModernBridged"),
+        ("legacy", "LegacyCrashDirect", "LegacyCrashBridged"),
+        ("modern", "ModernCrashDirect", "ModernCrashBridged"),
+    ];
+    let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
+    let bound = "if c == elicit and r < K then TMAsk(i, c, r)";
+    assert_eq!(text.matches(bound).count(), 1);
+    let fixed = text.replace(bound, "if c == elicit and r < 2 then TMAsk(i, c, r)");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_k");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixed_path = dir.join("fixed.pi");
+    std::fs::write(&fixed_path, fixed).unwrap();
+    let fixed_path = fixed_path.to_str().unwrap();
+    for k in 1..=3 {
+        let define = format!("K={k}");
+        for (seen, spec, implementation) in pairs {
+            for equiv in ["failures", "fd"] {
+                let spec = format!("{MODEL}:{spec}");
+                let implementation = format!("{MODEL}:{implementation}");
+                let mut args = compare(&spec, &implementation, equiv, seen);
+                args.extend(["-D".to_string(), define.clone()]);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let (status, stdout, stderr) = agentpi(&args);
+                assert_eq!(status, 0, "{define}: {args:?}\n{stdout}{stderr}");
+            }
+        }
+        let spec = format!("{fixed_path}:LegacyDirect");
+        let implementation = format!("{fixed_path}:LegacyBridged");
+        let mut args = compare(&spec, &implementation, "failures", "legacy");
+        args.extend(["-D".to_string(), define.clone()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, stdout, _) = agentpi(&args);
+        assert_eq!(status, if k == 2 { 0 } else { 1 }, "{define}: {stdout}");
     }
 }

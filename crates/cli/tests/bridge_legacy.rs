@@ -23,7 +23,8 @@ struct Case {
     notes: &'static [&'static str],
 }
 
-const LIST_CHANGED: &str = "`notifications/tools/list_changed` from the server is not carried";
+pub(crate) const LIST_CHANGED: &str =
+    "`notifications/tools/list_changed` from the server is not carried";
 
 const CASES: &[Case] = &[
     // server-everything registers its elicitation and sampling tools once the client's
@@ -69,7 +70,12 @@ fn server(name: &str, dir: &Path) -> Vec<String> {
 }
 
 /// The client in `mode` running `scenario` against `command`; its output and status.
-fn client(mode: &str, scenario: &str, command: &[String], memory: &Path) -> (String, bool) {
+pub(crate) fn client(
+    mode: &str,
+    scenario: &str,
+    command: &[String],
+    memory: &Path,
+) -> (String, bool) {
     let out = Command::new(peer(".venv/bin/python"))
         .arg(repo().join("tests/bridge/modern_client.py"))
         .args([mode, scenario, "--"])
@@ -97,7 +103,7 @@ fn bridge_then(server: &[String], dir: &Path, extra: &[&str]) -> Vec<String> {
 }
 
 /// The answers without the last line (the era, which differs by design), and the era.
-fn split_era(out: &str) -> (String, String) {
+pub(crate) fn split_era(out: &str) -> (String, String) {
     let mut lines: Vec<&str> = out.lines().collect();
     let era = lines.pop().unwrap_or_default().to_string();
     (lines.join("\n"), era)

@@ -12,20 +12,26 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `agentpi ARGS < STDIN` from the repository root, under the limit or not. `sh` sets the
-/// limit and execs the binary, so the limit is the binary's from its first instruction.
+/// `agentpi ARGS < STDIN` from the repository root, under the limit or not.
 fn agentpi(args: &[String], stdin: &str, limited: bool) -> Output {
-    let limit = if limited {
-        format!("ulimit -v {LIMIT_KIB}; ")
-    } else {
-        String::new()
+    let limit = limited.then_some(LIMIT_KIB);
+    agentpi_in(&root(), args, stdin, limit)
+}
+
+/// `agentpi ARGS < STDIN` in `dir`, under an address-space limit of `limit` KiB if given.
+/// `sh` sets the limit and execs the binary, so the limit is the binary's from its first
+/// instruction.
+fn agentpi_in(dir: &Path, args: &[String], stdin: &str, limit: Option<u64>) -> Output {
+    let limit = match limit {
+        Some(kib) => format!("ulimit -v {kib}; "),
+        None => String::new(),
     };
     Command::new("sh")
         .arg("-c")
         .arg(format!(r#"{limit}exec "$0" "$@" < "{stdin}""#))
         .arg(env!("CARGO_BIN_EXE_agentpi"))
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
@@ -298,5 +304,43 @@ fn deep_inputs_give_a_verdict_or_a_clean_error() {
             // The error names its place: FILE:LINE:COL.
             assert!(text.contains(&format!("{name}:1:")), "{args:?}: {text}");
         }
+    }
+}
+
+/// A small address-space limit (200 MB, in KiB): every command starts under it (mimalloc's
+/// arena and a 16 MiB stack fit), and the inputs below do not fit.
+const SMALL_LIMIT_KIB: u64 = 200_000;
+
+/// An input too big for the memory at hand is a clean error: the allocator's message and exit
+/// status 3 (as `unknown`: the question was not answered within the resources given), never
+/// Rust's abort ("memory allocation of N bytes failed", SIGABRT) — `compare` and `minimize`
+/// have no bound of their own, and `lts` reads the whole source before its bound applies.
+#[test]
+fn running_out_of_memory_is_a_clean_error() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("limits");
+    std::fs::create_dir_all(&dir).unwrap();
+    // (command, input kind, size): a 46 MB .aut of 2 million states, a 4 MB .pi of a million
+    // prefixes (measured: each took the process past 200 MB and aborted).
+    let cases: &[(&str, &str, usize)] = &[
+        ("compare", "chain", 2_000_000),
+        ("minimize", "chain", 2_000_000),
+        ("lts", "prefixes", 1_000_000),
+    ];
+    for &(command, kind, n) in cases {
+        let (name, text) = deep_input(kind, n);
+        std::fs::write(dir.join(&name), text).unwrap();
+        let mut args = vec![command.to_string(), name.clone()];
+        if command == "compare" {
+            args.push(name.clone());
+        }
+        let out = agentpi_in(&dir, &args, "/dev/null", Some(SMALL_LIMIT_KIB));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("agentpi: out of memory: could not allocate "),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("memory allocation of"), "{args:?}: {err}");
+        // A signal (the abort) leaves no exit code.
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
     }
 }

@@ -1,6 +1,7 @@
 //! The tests of the command line, one module per feature, in one binary (see Cargo.toml).
 
 mod bridge;
+mod bridge_http;
 mod bridge_legacy;
 mod bridge_run;
 mod cases;

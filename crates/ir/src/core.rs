@@ -296,14 +296,26 @@ pub enum Property {
     Ltl(ltl::Ltl),
     /// `never PRED`, `reachable PRED`, `always PRED` over states.
     State(StateCheck, StatePred),
+    /// `refines Spec`, `equivalent Other`, `deterministic`: decided on the state spaces as
+    /// `agentpi compare` decides them, not by `agentpi_check::check_system`.
+    Relation(Relation),
+}
+
+/// A relation of the check's system with another system (`None`: itself, `deterministic`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relation {
+    pub kind: agentpi_syntax::ast::RelationKind,
+    pub other: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckDef {
     pub system: usize,
     pub property: Property,
-    /// Weak fairness of components (`fair ...`).
+    /// Weak fairness of components (`fair ...`); set by `strong fair` too.
     pub fair: bool,
+    /// Strong fairness of instances and channels (`strong fair ...`).
+    pub strong: bool,
     /// The property as written, for reports.
     pub text: String,
     pub span: Span,

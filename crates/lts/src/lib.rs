@@ -9,7 +9,7 @@
 //!   two LTSs and explains a difference with a [`Formula`] checked by [`Checker`], made
 //!   smaller by [`shrink`] (every step confirmed by the checker).
 //! - [`refines`] checks `SPEC [T= IMPL` (and `[F=`, `[FD=`) with a shortest [`Counterexample`];
-//!   [`refinement_equivalent`] checks both directions.
+//!   [`refinement_equivalent`] checks both directions; [`deterministic`] checks determinism.
 //! - [`Mapping`] hides and renames actions before a comparison.
 //!
 //! ```
@@ -59,7 +59,7 @@ pub use mapping::{MapError, Mapping};
 pub use mutual::{MutualFailure, MutualResult, refinement_equivalent};
 pub use partition::Partition;
 pub use reduce::{Equivalence, Reduction, minimize, reachable_part};
-pub use refinement::{Counterexample, Model, RefinementResult, Violation, refines};
+pub use refinement::{Counterexample, Model, RefinementResult, Violation, deterministic, refines};
 pub use scc::{contract_tau_sccs, tau_sccs};
 pub use shrink::shrink;
 pub use simplify::normalise;

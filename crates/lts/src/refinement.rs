@@ -163,6 +163,18 @@ pub fn refines(spec: &Lts, implementation: &Lts, model: Model) -> RefinementResu
     Product::new(spec, implementation, model).run()
 }
 
+/// Checks whether `lts` is deterministic in `model` (`Failures` or `FailuresDivergences`, as
+/// FDR's `:[deterministic [F]]` and `:[deterministic [FD]]`): after no trace can it both
+/// perform an action and, stable, refuse it (nor, in `FailuresDivergences`, diverge). The
+/// product of `lts` with its own normal form is explored breadth-first, so the counterexample
+/// has a shortest trace: a [`Violation::Refusal`] of actions it can also perform after that
+/// trace, or a [`Violation::Divergence`].
+pub fn deterministic(lts: &Lts, model: Model) -> RefinementResult {
+    let mut product = Product::new(lts, lts, model);
+    product.determinism = true;
+    product.run()
+}
+
 /// The on-the-fly product exploration.
 struct Product<'a> {
     norm: Normal<'a>,
@@ -174,6 +186,8 @@ struct Product<'a> {
     pairs: Vec<(u32, u32)>,
     parent: Vec<Option<(usize, u32)>>,
     seen: FxHashMap<(u32, u32), usize>,
+    /// Checking determinism (the specification is the implementation's own normal form).
+    determinism: bool,
 }
 
 impl<'a> Product<'a> {
@@ -188,6 +202,7 @@ impl<'a> Product<'a> {
             pairs: vec![],
             parent: vec![],
             seen: FxHashMap::default(),
+            determinism: false,
         }
     }
 
@@ -233,13 +248,20 @@ impl<'a> Product<'a> {
     ) -> Option<Violation> {
         let (i, node) = self.pairs[index];
         let fd = self.model == Model::FailuresDivergences;
-        if fd && self.norm.divergent(node) {
+        if fd && !self.determinism && self.norm.divergent(node) {
             return None;
         }
         if fd && self.imp_facts.cyclic[i as usize] {
             return Some(Violation::Divergence);
         }
-        if self.model != Model::Traces
+        if self.determinism
+            && self.imp_facts.stable[i as usize]
+            && let Some(refused) = self.also_possible(i, node)
+        {
+            return Some(Violation::Refusal(refused));
+        }
+        if !self.determinism
+            && self.model != Model::Traces
             && self.imp_facts.stable[i as usize]
             && let Some(refused) = self.refusal(i, node)
         {
@@ -288,6 +310,21 @@ impl<'a> Product<'a> {
         refused.sort();
         refused.dedup();
         Some(refused)
+    }
+
+    /// At stable state `i` reached by the trace of `node`: the actions some state of `node`
+    /// can perform (after `tau`-steps) that `i` refuses, if any.
+    fn also_possible(&self, i: u32, node: u32) -> Option<Vec<String>> {
+        let offered: Vec<u32> = self.imp.successors(i).map(|(l, _)| l).collect();
+        let mut possible: Vec<String> = Vec::new();
+        for &s in self.norm.nodes[node as usize].iter() {
+            let missing = self.imp.successors(s).map(|(l, _)| l);
+            let missing = missing.filter(|&l| l != TAU && !offered.contains(&l));
+            possible.extend(missing.map(|l| self.imp.label_name(l).to_string()));
+        }
+        possible.sort();
+        possible.dedup();
+        (!possible.is_empty()).then_some(possible)
     }
 
     fn counterexample(self, index: usize, violation: Violation) -> RefinementResult {

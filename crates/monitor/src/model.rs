@@ -4,9 +4,12 @@
 
 use crate::follow::Follow;
 use crate::stepper::Stepper;
+use agentpi_check::replay::memo::{Memo, SHARED_WEIGHT};
 use agentpi_check::replay::{Alphabet, Options, Replay};
 use agentpi_ir::core::Program;
 use agentpi_semantics::Semantics;
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 pub const LEGACY: &str = include_str!("../../../models/mcp/legacy.pi");
@@ -58,7 +61,29 @@ pub fn modern() -> Result<&'static Model, String> {
         .map_err(Clone::clone)
 }
 
+thread_local! {
+    /// Per model (by address), the memo of transitions the steppers of this thread share.
+    static MEMOS: RefCell<Vec<(usize, Rc<RefCell<Memo>>)>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Model {
+    /// The memo every session of this model on this thread steps with: its transitions are
+    /// the model's, whichever session asks (a session's states recur in the others: the same
+    /// lifecycle, the same requests), so one memo under one bound serves them all, instead
+    /// of one per session (about 280 KiB each at 1,000 live sessions: docs/monitor.md).
+    /// Per thread, as the memo is not shared across threads; the checker is one thread.
+    fn memo(&'static self) -> Rc<RefCell<Memo>> {
+        let key = std::ptr::from_ref(self) as usize;
+        MEMOS.with_borrow_mut(|memos| {
+            if let Some((_, memo)) = memos.iter().find(|(k, _)| *k == key) {
+                return memo.clone();
+            }
+            let memo = Rc::new(RefCell::new(Memo::with_bound(SHARED_WEIGHT)));
+            memos.push((key, memo.clone()));
+            memo
+        })
+    }
+
     /// The model at its start: the monitor's replay, or the reference (`reference`).
     pub fn start(&'static self, reference: bool) -> Result<Follow, String> {
         let options = Options {
@@ -71,7 +96,7 @@ impl Model {
                 .map(|(replay, _)| Follow::Reference(Box::new(replay)))
                 .map_err(|e| e.to_string());
         }
-        Stepper::new(&self.sem, self.system, alphabet, options)
+        Stepper::with_memo(&self.sem, self.system, alphabet, options, self.memo())
             .map(|stepper| Follow::Stepper(Box::new(stepper)))
             .map_err(|e| e.to_string())
     }

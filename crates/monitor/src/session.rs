@@ -205,6 +205,9 @@ pub struct Session {
     notes: Vec<String>,
     /// Events relayed that the checker never saw.
     unchecked: usize,
+    /// Whether events went by unchecked (here, or before this session began: see
+    /// [`Session::gap`]): from then on only the rules a message breaks alone are reported.
+    gapped: bool,
     /// The version a `server/discover` probe asked for, until its answer tells the era.
     probe_version: Option<String>,
     /// The HTTP exchanges of a trace recorded by `agentpi monitor --listen`.
@@ -230,6 +233,11 @@ pub struct Session {
     /// [`Session::key`]).
     sender: Option<u64>,
 }
+
+/// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
+/// (J1), its id's type (J2), its error codes (J11), its `_meta` keys (J12). The only ones a
+/// session still reports after a gap (see [`Session::gap`]).
+const PER_MESSAGE: &[&str] = &["J1", "J2", "J11", "J12"];
 
 impl Default for Session {
     fn default() -> Self {
@@ -257,6 +265,7 @@ impl Session {
             violations: Vec::new(),
             notes: Vec::new(),
             unchecked: 0,
+            gapped: false,
             probe_version: None,
             http: Http::default(),
             over_http: false,
@@ -340,11 +349,17 @@ impl Session {
         }
     }
 
-    /// `dropped` events were relayed but never reached the checker (it fell behind): the
-    /// model can no longer follow the session, so its checks stop; shape checks go on.
+    /// `dropped` events were relayed but never reached the checker (it fell behind; 0: they
+    /// came before this session began and may have been its own). What the session saw no
+    /// longer tells what it is in: a later message may be right because of what was lost
+    /// (its request, the `initialize` that negotiated its version, a listing). So every
+    /// check that rests on what came before stops, the model's and the ledger's and the
+    /// per-request ones, and only the rules a message breaks by itself go on
+    /// ([`PER_MESSAGE`]): a gap gives "unchecked", never a violation.
     pub fn gap(&mut self, dropped: usize) {
         self.next_index += dropped;
         self.unchecked += dropped;
+        self.gapped = true;
         self.replay = None;
         self.ledger.forget();
         // Their answers may be among the lost events: not listed as open at the end.
@@ -429,7 +444,7 @@ impl Session {
         if self.unchecked > 0 {
             let n = self.unchecked;
             self.note(format!(
-                "the checker fell behind: {n} events were relayed unchecked; model checks stopped at the first, and requests in flight then are not listed as open"
+                "the checker fell behind: {n} events were relayed unchecked; the checks that rest on what came before (the model's, the per-request and per-session rules) stopped at the first, and requests in flight then are not listed as open"
             ));
         }
         let mut open: Vec<OpenRequest> = self
@@ -508,7 +523,8 @@ impl Session {
             Era::Modern => Some(model::modern()),
             Era::Unknown | Era::Mixed => None,
         };
-        if let Some(model) = model {
+        // After a gap the model would start from the middle of the session.
+        if let Some(model) = model.filter(|_| !self.gapped) {
             match model.and_then(|m| m.start(self.reference)) {
                 Ok(replay) => self.replay = Some(self.journaled(replay)),
                 Err(e) => self.note(format!("the {} model cannot start: {e}", self.era.as_str())),
@@ -757,6 +773,9 @@ impl Session {
         text: String,
         expected: Vec<String>,
     ) {
+        if self.gapped && !PER_MESSAGE.contains(&rule.to_uppercase().as_str()) {
+            return;
+        }
         let (level, spec) = match rules::find(rule) {
             Some(r) => (r.level, r.spec),
             // A MODEL finding: the model of the session's era refused the message.

@@ -93,6 +93,8 @@ pub struct Sessions {
     /// Events waiting for the head of an exchange, with their indices.
     held: VecDeque<(usize, Event)>,
     next_index: usize,
+    /// Whether events went by unchecked: a session opened since may have lost its first.
+    gapped: bool,
     reference: bool,
     /// The journal of each session, when they keep one (`with_journals`).
     journals: Option<Vec<Journal>>,
@@ -136,6 +138,7 @@ impl Sessions {
             latest: None,
             held: VecDeque::new(),
             next_index: 0,
+            gapped: false,
             reference,
             journals: journals.then(Vec::new),
         };
@@ -144,7 +147,7 @@ impl Sessions {
     }
 
     fn open(&mut self, name: String, mcp_session_id: Option<String>) -> usize {
-        let session = match (self.reference, &mut self.journals) {
+        let mut session = match (self.reference, &mut self.journals) {
             (true, _) => Session::with_reference(),
             (false, Some(journals)) => {
                 let session = Session::with_journal();
@@ -153,6 +156,9 @@ impl Sessions {
             }
             (false, None) => Session::new(),
         };
+        if self.gapped {
+            session.gap(0);
+        }
         self.units.push(Unit {
             name,
             mcp_session_id,
@@ -188,6 +194,7 @@ impl Sessions {
     /// session's, so the model checks of every session stop (see [`Session::gap`]).
     pub fn gap(&mut self, dropped: usize) {
         self.next_index += dropped;
+        self.gapped = true;
         for session in &mut self.checkers {
             session.gap(dropped);
         }

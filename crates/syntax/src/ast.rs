@@ -171,11 +171,14 @@ pub struct OutcomeArm {
     pub value: Expr,
 }
 
-/// `check S: [fair] property`.
+/// `check S: [[strong] fair] property`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckDecl {
     pub system: Ident,
+    /// Some fairness (`fair`, or `strong fair`).
     pub fair: bool,
+    /// `strong fair`: strong fairness of instances and channels (implies `fair`).
+    pub strong: bool,
     pub property: Property,
     /// The property as written (after the colon), whitespace normalised.
     pub text: String,
@@ -196,7 +199,46 @@ pub enum Property {
     Forall(Vec<ForallBinder>, Box<Property>),
     /// `never PRED`, `reachable PRED`, `always PRED` over states (see [`StatePred`]).
     State(StateCheck, StatePred),
+    /// `refines Spec`, `equivalent Other`, `deterministic`: a relation between state spaces.
+    Relation(Relation),
     Error,
+}
+
+/// `refines Spec [traces|failures|fd]`, `equivalent Other [strong|branching|dpbranching|weak|
+/// traces|failures|fd]`, `deterministic [failures|fd]`: the check's system compared with
+/// another system's state space (or with itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relation {
+    pub kind: RelationKind,
+    /// The other system (`None` for `deterministic`).
+    pub other: Option<Ident>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationKind {
+    /// The check's system refines the other (FDR's `Other [X= System`).
+    Refines(CspModel),
+    /// Both ways in a CSP model.
+    EquivalentIn(CspModel),
+    Bisimilar(Bisimulation),
+    Deterministic(CspModel),
+}
+
+/// A semantic model of CSP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CspModel {
+    Traces,
+    Failures,
+    FailuresDivergences,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bisimulation {
+    Strong,
+    Branching,
+    /// Divergence-preserving branching bisimulation.
+    DivBranching,
+    Weak,
 }
 
 /// `i in T` after `forall`: an index variable and its finite type.

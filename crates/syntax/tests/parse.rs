@@ -196,6 +196,13 @@ fn property(p: &Property) -> String {
         Property::AlwaysEventually(l) => format!("(always-eventually {})", label(l)),
         Property::LeadsTo(a, b) => format!("(leads-to {} {})", label(a), label(b)),
         Property::Ltl(f) => format!("(ltl {})", ltl(f)),
+        Property::Relation(r) => {
+            let other = r
+                .other
+                .as_ref()
+                .map_or(String::new(), |o| format!(" {}", o.name));
+            format!("({:?}{other})", r.kind)
+        }
         Property::Forall(bs, body) => {
             let bs: Vec<String> = bs
                 .iter()
@@ -299,6 +306,29 @@ fn match_arms_and_properties() {
     );
 }
 
+/// Relations as FDR users write them, with their default models; `strong fair`; and the
+/// words used as label names where no relation can start.
+#[test]
+fn relations_and_strong_fairness() {
+    check(
+        "check I: refines S\ncheck I: refines S fd\ncheck A: equivalent B\n\
+         check A: equivalent B dpbranching\ncheck A: equivalent B traces\n\
+         check S: deterministic\ncheck S: deterministic failures\n\
+         check S: strong fair eventually done\ncheck S: never deterministic(1)\n\
+         check S: refines leads to equivalent",
+        r#"(check I fair=false (Refines(Failures) S) "refines S")
+(check I fair=false (Refines(FailuresDivergences) S) "refines S fd")
+(check A fair=false (Bisimilar(Strong) B) "equivalent B")
+(check A fair=false (Bisimilar(DivBranching) B) "equivalent B dpbranching")
+(check A fair=false (EquivalentIn(Traces) B) "equivalent B traces")
+(check S fair=false (Deterministic(FailuresDivergences)) "deterministic")
+(check S fair=false (Deterministic(Failures)) "deterministic failures")
+(check S fair=true (eventually done) "strong fair eventually done")
+(check S fair=false (never deterministic(=1)) "never deterministic(1)")
+(check S fair=false (leads-to refines equivalent) "refines leads to equivalent")"#,
+    );
+}
+
 #[test]
 fn ltl_precedence_prefix_then_until_and_or_implies() {
     check(
@@ -381,7 +411,7 @@ t.pi:4:10: error[E0113]: expected a property
   |
 4 | check S: nevr crash
   |          ^^^^ not a property
-  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair`"#,
+  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair` or `strong fair`; or `refines System`, `equivalent System`, `deterministic`"#,
     );
 }
 

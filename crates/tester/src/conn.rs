@@ -354,7 +354,14 @@ impl HttpConn {
         let shared = self.shared();
         let deadline = Instant::now() + timeout;
         if let Some(begun) = begin(&shared, k, "POST", raw, &headers, deadline) {
-            std::thread::spawn(move || finish(&shared, k, "POST", begun, &headers, deadline));
+            let reader = Reader {
+                shared,
+                k,
+                method: "POST",
+                headers,
+                deadline,
+            };
+            reader.start(begun, self.shared());
         }
         Some(self.exchange_fields(k))
     }
@@ -378,6 +385,36 @@ fn routing(message: &Value) -> Vec<(String, String)> {
         out.push(("mcp-name".into(), encode_header_value(name)));
     }
     out
+}
+
+/// What reads one exchange's answer, on a thread of its own.
+struct Reader {
+    shared: Shared,
+    k: u64,
+    method: &'static str,
+    headers: Vec<(String, String)>,
+    deadline: Instant,
+}
+
+impl Reader {
+    /// Reads the answer begun as `begun` on a new thread. When the system starts no thread
+    /// (too many, no address space left), the exchange fails with that reason through
+    /// `also` (the same connection's): the tester's environment, said as such, not a server
+    /// that never answered, and no panic.
+    fn start(self, begun: Begun, also: Shared) {
+        let k = self.k;
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let r = self;
+            finish(&r.shared, r.k, r.method, begun, &r.headers, r.deadline);
+        });
+        if let Err(e) = spawned {
+            failed(
+                &also,
+                k,
+                &format!("cannot start a thread to read the answer: {e}"),
+            );
+        }
+    }
 }
 
 /// What a thread of one exchange shares with the connection.
@@ -462,7 +499,14 @@ impl Conn for HttpConn {
         let shared = self.shared();
         let deadline = Instant::now() + self.exchange_bound();
         if let Some(begun) = begin(&shared, k, "GET", &[], &headers, deadline) {
-            std::thread::spawn(move || finish(&shared, k, "GET", begun, &headers, deadline));
+            let reader = Reader {
+                shared,
+                k,
+                method: "GET",
+                headers,
+                deadline,
+            };
+            reader.start(begun, self.shared());
         }
         Some(self.exchange_fields(k))
     }

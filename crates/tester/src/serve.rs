@@ -74,7 +74,7 @@ impl Served {
             ));
         }
         let mut child = spawn(program, args)?;
-        let (tail, readers) = kept_output(&mut child);
+        let (tail, readers, refused) = kept_output(&mut child);
         let group = Pid::from_child(&child);
         let mut served = Served {
             child,
@@ -83,6 +83,12 @@ impl Served {
             readers,
             stopped: false,
         };
+        if let Some(e) = refused {
+            // Dropping `served` ends the server: its output would fill a pipe nobody reads.
+            return Err(format!(
+                "cannot start a thread to read the server's output: {e}"
+            ));
+        }
         served.await_listening(&place, &addresses, within)?;
         Ok(served)
     }
@@ -314,23 +320,40 @@ fn describe(status: ExitStatus) -> String {
 }
 
 /// The last lines of the child's stdout and stderr, read on threads of their own (a full pipe
-/// would block the server).
-fn kept_output(child: &mut Child) -> (Tail, Vec<std::thread::JoinHandle<()>>) {
+/// would block the server); and why a reader did not start, if one did not (the system
+/// starts no more threads).
+type Readers = Vec<std::thread::JoinHandle<()>>;
+
+fn kept_output(child: &mut Child) -> (Tail, Readers, Option<std::io::Error>) {
     let tail = Tail::default();
     let mut readers = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        readers.push(keep_tail(out, &tail));
+    let mut refused = None;
+    let pipes = [
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    ];
+    for pipe in pipes.into_iter().flatten() {
+        match keep_tail(pipe, &tail) {
+            Ok(reader) => readers.push(reader),
+            Err(e) => refused = Some(e),
+        }
     }
-    if let Some(err) = child.stderr.take() {
-        readers.push(keep_tail(err, &tail));
-    }
-    (tail, readers)
+    (tail, readers, refused)
 }
 
 /// Reads `from` to its end on a thread of its own, keeping its last lines in `tail`.
-fn keep_tail(from: impl Read + Send + 'static, tail: &Tail) -> std::thread::JoinHandle<()> {
+fn keep_tail(
+    from: impl Read + Send + 'static,
+    tail: &Tail,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
     let tail = tail.clone();
-    std::thread::spawn(move || {
+    std::thread::Builder::new().spawn(move || {
         for line in BufReader::new(from).lines() {
             let Ok(line) = line else { break };
             if let Ok(mut t) = tail.lock() {

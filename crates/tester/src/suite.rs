@@ -428,19 +428,23 @@ fn side_by_side<T: Sync, R: Send>(
 ) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(items.len()) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = work(item);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(r);
-                    }
-                }
-            });
+    let worker = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = work(item);
+            if let Ok(mut results) = results.lock() {
+                results[i] = Some(r);
+            }
         }
+    };
+    std::thread::scope(|scope| {
+        // The calling thread is one of the jobs: when the system starts no more threads
+        // (too many, no address space left), the items are still all worked, by fewer.
+        for _ in 1..jobs.min(items.len()) {
+            let _ = std::thread::Builder::new().spawn_scoped(scope, worker);
+        }
+        worker();
     });
     let results = results.into_inner().unwrap_or_default();
     results.into_iter().flatten().collect()

@@ -14,18 +14,42 @@ pub const SMALL_STATE: usize = 64;
 /// How much a memo holds before it starts over (about 4,096 small states' worth).
 const MEMO_WEIGHT: usize = 1 << 16;
 
+/// The bound of a memo that many replays of one model share (the monitor's sessions): what
+/// one session's memo held, four times over, for all of them.
+pub const SHARED_WEIGHT: usize = 1 << 18;
+
 /// Per state, its hidden and flagged transitions, and per small state its visible ones and
-/// which of those raise no flag after them.
-#[derive(Default)]
+/// which of those raise no flag after them. What it holds is a function of the state alone
+/// (for one model and alphabet), so replays of one model may share one: it changes what a
+/// step costs, never what it finds.
 pub struct Memo {
     hidden: FxHashMap<State, Rc<[Transition]>>,
     visible: FxHashMap<State, Rc<[Transition]>>,
     free: FxHashMap<State, Rc<[bool]>>,
     /// The memo's size: per state, (transitions + 1) x (components + 1).
     weight: usize,
+    /// The size past which it starts over.
+    bound: usize,
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo::with_bound(MEMO_WEIGHT)
+    }
 }
 
 impl Memo {
+    /// An empty memo that starts over past `bound` (see [`SHARED_WEIGHT`]).
+    pub fn with_bound(bound: usize) -> Memo {
+        Memo {
+            hidden: FxHashMap::default(),
+            visible: FxHashMap::default(),
+            free: FxHashMap::default(),
+            weight: 0,
+            bound,
+        }
+    }
+
     /// The transitions of `state` (`visible` ones, or the hidden and flagged ones), from the
     /// memo or else from `compute`, then remembered.
     pub fn transitions(
@@ -60,7 +84,7 @@ impl Memo {
 
     /// Counts `weight` more, starting over first when it would pass the bound.
     fn add_weight(&mut self, weight: usize) {
-        if self.weight + weight > MEMO_WEIGHT {
+        if self.weight + weight > self.bound {
             self.hidden.clear();
             self.visible.clear();
             self.free.clear();

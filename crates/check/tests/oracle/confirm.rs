@@ -36,6 +36,9 @@ impl Claim {
             Property::AlwaysEventually(p) => Claim::AlwaysEventually(atom(p)),
             Property::LeadsTo(l, r) => Claim::LeadsTo(atom(l), atom(r)),
             Property::Ltl(f) => Claim::Ltl(Formula::from_ltl(f)),
+            Property::Relation(_) => {
+                panic!("a relation is decided on two state spaces by agentpi_lts, not here")
+            }
             // FIXME: the oracle reads labels only; state predicates are checked against
             // their `ltl` form (tests/sugar.rs) and across reductions (differential.rs).
             Property::State(..) => panic!("the oracle has no state predicates"),

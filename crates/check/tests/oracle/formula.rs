@@ -83,6 +83,7 @@ impl Formula {
             Property::DeadlockFree
             | Property::Never(_)
             | Property::Reachable(_)
+            | Property::Relation(_)
             | Property::State(..) => return None,
         })
     }

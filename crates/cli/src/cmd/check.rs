@@ -1,9 +1,11 @@
 //! `agentpi check FILE`: runs the checks of a model and prints verdicts with counterexamples.
 
+use super::relation::{self, RelationReport};
 use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
 use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
+use agentpi_ir::core::Property;
 use agentpi_report_html::Ending;
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -46,6 +48,17 @@ pub struct Args {
     /// instance's components wait (with their values) and what each buffered channel holds.
     #[arg(long)]
     pub states: bool,
+    /// The search order: `bfs` (shortest counterexamples, the default) or `dfs` (depth first
+    /// on one thread: finds deep violations after a small part of a large state space; its
+    /// counterexamples may not be the shortest; safety checks only).
+    #[arg(long, value_enum, default_value = "bfs")]
+    pub search: Search,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    Bfs,
+    Dfs,
 }
 
 /// The exit statuses, for `--help`.
@@ -79,6 +92,12 @@ pub fn run(args: Args) -> u8 {
             return 2;
         }
     };
+    if args.search == Search::Dfs
+        && let Some(message) = not_depth_first(&model, &selected)
+    {
+        errln!("error: {message}");
+        return 2;
+    }
     let (threads, fewer) = crate::limits::threads_within(usize::from(args.threads));
     if let Some(note) = fewer {
         errln!("warning: {note}");
@@ -91,14 +110,16 @@ pub fn run(args: Args) -> u8 {
         drop_edges: false,
         por: args.por,
         symmetry: args.symmetry,
+        depth_first: args.search == Search::Dfs,
     };
-    let reports = run_checks(&model, &selected, &options, args.format == Format::Text);
-    if let Some(why) = reports.iter().find_map(no_threads) {
-        errln!(
-            "error: cannot explore: {why}; not even one worker thread could be started (is the address space limited, `ulimit -v`?)"
-        );
-        return 2;
-    }
+    let limits = (args.max_states, args.max_memory);
+    let reports = match run_all(&model, &selected, &options, args.format, limits) {
+        Ok(reports) => reports,
+        Err(why) => {
+            errln!("error: {why}");
+            return 2;
+        }
+    };
     let report = match args.format {
         Format::Text => text_report(&model, &reports, args.states),
         Format::Json => {
@@ -106,8 +127,13 @@ pub fn run(args: Args) -> u8 {
             serde_json::to_string_pretty(&json).expect("json") + "\n"
         }
         Format::Html => {
-            let charts = results(&reports)
-                .map(|(_, r)| result_chart(&model, r))
+            // One chart (or none) for each check of the JSON, relations included.
+            let charts = reports
+                .iter()
+                .flat_map(|entry| match entry {
+                    Entry::System(r) => r.results.iter().map(|c| result_chart(&model, c)).collect(),
+                    Entry::Relation(_) => vec![None],
+                })
                 .collect::<Vec<_>>();
             let json = json_report(&model, &reports, false);
             agentpi_report_html::pages::check(&args.file, &json, &charts)
@@ -115,6 +141,77 @@ pub fn run(args: Args) -> u8 {
         Format::Svg => svg_report(&model, &reports),
     };
     output::finish(&report, exit_status(&reports))
+}
+
+/// The report of a group of checks of one system, or of one relation between systems.
+enum Entry {
+    System(SystemReport),
+    Relation(RelationReport),
+}
+
+impl Entry {
+    /// The verdict words of the entry's checks.
+    fn verdicts(&self) -> Vec<&'static str> {
+        match self {
+            Entry::System(r) => r.results.iter().map(|c| verdict_word(&c.outcome)).collect(),
+            Entry::Relation(r) => vec![r.verdict()],
+        }
+    }
+}
+
+/// Runs every selected check: each system's properties in one exploration, then each of
+/// its relations on the state spaces it names. An error stops the run (exit 2).
+fn run_all(
+    model: &Model,
+    groups: &[(usize, Vec<usize>)],
+    options: &Options,
+    format: Format,
+    limits: (Option<usize>, Option<u64>),
+) -> Result<Vec<Entry>, String> {
+    let is_relation =
+        |c: &usize| matches!(model.program.checks[*c].property, Property::Relation(_));
+    let mut entries = Vec::new();
+    for (system, checks) in groups {
+        let (relations, properties): (Vec<usize>, Vec<usize>) =
+            checks.iter().partition(|c| is_relation(c));
+        if !properties.is_empty() {
+            let group = [(*system, properties)];
+            let reports = run_checks(model, &group, options, format == Format::Text);
+            if let Some(why) = reports.iter().find_map(no_threads) {
+                return Err(format!(
+                    "cannot explore: {why}; not even one worker thread could be started (is the address space limited, `ulimit -v`?)"
+                ));
+            }
+            entries.extend(reports.into_iter().map(Entry::System));
+        }
+        for c in relations {
+            entries.push(Entry::Relation(relation::decide(model, c, limits)?));
+        }
+    }
+    Ok(entries)
+}
+
+/// Why `--search dfs` cannot run the selected checks: the first that is not decided while
+/// exploring (liveness, `ltl`; relations explore their systems their own way and are fine).
+fn not_depth_first(model: &Model, groups: &[(usize, Vec<usize>)]) -> Option<String> {
+    let program = &model.program;
+    let checks = groups
+        .iter()
+        .flat_map(|(_, c)| c.iter().map(|&c| &program.checks[c]));
+    let live = checks.into_iter().find(|c| {
+        !matches!(
+            c.property,
+            Property::DeadlockFree
+                | Property::Never(_)
+                | Property::Reachable(_)
+                | Property::Relation(_)
+        )
+    })?;
+    let system = &program.systems[live.system].name;
+    Some(format!(
+        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is a liveness check; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
+        live.text
+    ))
 }
 
 /// A model without a `check` (a library such as `mcp_basic`): said plainly, and not an error.
@@ -229,7 +326,9 @@ fn run_checks(
             if let Some(note) = &report.threads_note {
                 errln!("{name}: warning: {note}");
             }
-            if report.por_off {
+            if report.por_off && report.depth_first {
+                errln!("{name}: partial-order and symmetry reduction are off with --search dfs");
+            } else if report.por_off {
                 errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
             } else if report.por_off_states {
                 errln!("{name}: partial-order reduction is off: a property reads states (`at`, `len`, `contains`), which it does not keep");
@@ -264,15 +363,11 @@ fn no_threads(report: &SystemReport) -> Option<&str> {
     }
 }
 
-fn exit_status(reports: &[SystemReport]) -> u8 {
-    let outcomes = || {
-        reports
-            .iter()
-            .flat_map(|r| r.results.iter().map(|c| &c.outcome))
-    };
-    if outcomes().any(|o| *o == Outcome::Violated) {
+fn exit_status(reports: &[Entry]) -> u8 {
+    let verdicts: Vec<&str> = reports.iter().flat_map(Entry::verdicts).collect();
+    if verdicts.contains(&"violated") {
         1
-    } else if outcomes().any(|o| matches!(o, Outcome::Unknown(_))) {
+    } else if verdicts.contains(&"unknown") {
         3
     } else {
         0
@@ -287,22 +382,27 @@ pub(crate) fn verdict_word(outcome: &Outcome) -> &'static str {
     }
 }
 
-fn text_report(model: &Model, reports: &[SystemReport], states: bool) -> String {
+fn text_report(model: &Model, reports: &[Entry], states: bool) -> String {
     let mut out = String::new();
-    for report in reports {
-        for result in &report.results {
-            out.push_str(&text_result(model, report, result, states));
+    for entry in reports {
+        match entry {
+            Entry::System(report) => {
+                for result in &report.results {
+                    out.push_str(&text_result(model, report, result, states));
+                }
+            }
+            Entry::Relation(report) => out.push_str(&relation::text(report)),
         }
     }
-    let all: Vec<&CheckResult> = reports.iter().flat_map(|r| &r.results).collect();
-    let count = |o: fn(&Outcome) -> bool| all.iter().filter(|r| o(&r.outcome)).count();
-    let holding = count(|o| *o == Outcome::Holds);
+    let all: Vec<&str> = reports.iter().flat_map(Entry::verdicts).collect();
+    let count = |v: &str| all.iter().filter(|w| **w == v).count();
+    let holding = count("holds");
     out.push_str(&format!(
         "{}: {holding} {}, {} violated, {} unknown\n",
         count_of(all.len(), "check"),
         if holding == 1 { "holds" } else { "hold" },
-        count(|o| *o == Outcome::Violated),
-        count(|o| matches!(o, Outcome::Unknown(_)))
+        count("violated"),
+        count("unknown")
     ));
     out
 }
@@ -338,7 +438,12 @@ pub(crate) fn text_result(
     }
     if let Some(trace) = &result.trace {
         let states = states.then_some(report.system.as_str());
-        out.push_str(&trace_text(model, result, trace, states));
+        out.push_str(&trace_text(
+            model,
+            result,
+            trace,
+            (states, report.depth_first),
+        ));
     }
     out
 }
@@ -357,7 +462,7 @@ fn trace_text(
     model: &Model,
     result: &CheckResult,
     trace: &agentpi_check::Trace,
-    states: Option<&str>,
+    (states, depth_first): (Option<&str>, bool),
 ) -> String {
     let sem = agentpi_semantics::Semantics::new(&model.program);
     let names = states.map(|s| crate::states::instance_names(&sem, model, s));
@@ -371,7 +476,14 @@ fn trace_text(
         (_, None, true) => "counterexample (ends in a deadlock)",
         _ => "counterexample",
     };
-    let mut out = format!("  {kind}, {}:\n", count_of(trace.steps.len(), "step"));
+    let order = match depth_first {
+        true => " (depth first: may not be the shortest)",
+        false => "",
+    };
+    let mut out = format!(
+        "  {kind}{order}, {}:\n",
+        count_of(trace.steps.len(), "step")
+    );
     let width = trace
         .steps
         .iter()
@@ -402,31 +514,45 @@ fn trace_text(
 
 /// With `states`, each check with a trace also has `start_state`, the state before the first
 /// step, and each step its `state` after it.
-fn json_report(model: &Model, reports: &[SystemReport], states: bool) -> Value {
+fn json_report(model: &Model, reports: &[Entry], states: bool) -> Value {
     let sem = agentpi_semantics::Semantics::new(&model.program);
     let checks: Vec<Value> = reports
         .iter()
-        .flat_map(|report| {
-            let names = states.then(|| crate::states::instance_names(&sem, model, &report.system));
-            let sem = &sem;
-            report.results.iter().map(move |result| {
-                let mut value = json_result(model, report, result);
-                if let (Some(names), Some(trace)) = (&names, &result.trace) {
-                    let shown = |i: usize| match trace.states.get(i) {
-                        Some(s) => crate::states::json(sem, model, names, s),
-                        None => Value::Null,
-                    };
-                    value["start_state"] = shown(0);
-                    let steps = value["trace"].as_array_mut().into_iter().flatten();
-                    for (i, step) in steps.enumerate() {
-                        step["state"] = shown(i + 1);
-                    }
-                }
-                value
-            })
+        .flat_map(|entry| match entry {
+            Entry::System(report) => report
+                .results
+                .iter()
+                .map(|result| with_states(&sem, model, report, result, states))
+                .collect(),
+            Entry::Relation(report) => vec![relation::json(report)],
         })
         .collect();
     json!({ "checks": checks })
+}
+
+/// A check's JSON; with `states`, its trace's `start_state` and each step's `state`.
+fn with_states(
+    sem: &agentpi_semantics::Semantics<'_>,
+    model: &Model,
+    report: &SystemReport,
+    result: &CheckResult,
+    states: bool,
+) -> Value {
+    let mut value = json_result(model, report, result);
+    let (true, Some(trace)) = (states, &result.trace) else {
+        return value;
+    };
+    let names = crate::states::instance_names(sem, model, &report.system);
+    let shown = |i: usize| match trace.states.get(i) {
+        Some(s) => crate::states::json(sem, model, &names, s),
+        None => Value::Null,
+    };
+    value["start_state"] = shown(0);
+    let steps = value["trace"].as_array_mut().into_iter().flatten();
+    for (i, step) in steps.enumerate() {
+        step["state"] = shown(i + 1);
+    }
+    value
 }
 
 pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {
@@ -436,7 +562,7 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         .flat_map(|t| &t.steps)
         .map(|s| json!({ "label": s.label, "actors": s.actors }))
         .collect();
-    json!({
+    let mut json = json!({
         "system": report.system,
         "property": result.property,
         "verdict": verdict_word(&result.outcome),
@@ -449,13 +575,24 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         "stuck": stuck::json(model, &result.blocked),
         "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
         "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
-    })
+    });
+    if report.depth_first {
+        // Said only when searched depth first, so that the default output keeps its fields.
+        json["search"] = json!("dfs");
+        json["shortest"] = json!(false);
+    }
+    json
 }
 
-/// Every result with its system's report, in report order.
-fn results(reports: &[SystemReport]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
+/// Every result of a system's properties with its report, in report order (relations have
+/// no chart).
+fn results(reports: &[Entry]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
     reports
         .iter()
+        .filter_map(|e| match e {
+            Entry::System(r) => Some(r),
+            Entry::Relation(_) => None,
+        })
         .flat_map(|r| r.results.iter().map(move |c| (r, c)))
 }
 
@@ -478,7 +615,7 @@ fn result_chart(model: &Model, result: &CheckResult) -> Option<agentpi_report_ht
 }
 
 /// `--format svg`: each trace's chart, titled with its check and verdict.
-fn svg_report(model: &Model, reports: &[SystemReport]) -> String {
+fn svg_report(model: &Model, reports: &[Entry]) -> String {
     let charts: Vec<(String, agentpi_report_html::Chart)> = results(reports)
         .filter_map(|(report, result)| {
             let title = format!(

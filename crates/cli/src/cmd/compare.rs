@@ -163,7 +163,7 @@ fn decide(left: &Lts, right: &Lts, equiv: CompareEquiv) -> Outcome {
     }
 }
 
-fn adverb(e: Equivalence) -> &'static str {
+pub(crate) fn adverb(e: Equivalence) -> &'static str {
     match e {
         Equivalence::Strong => "strongly",
         Equivalence::Branching => "branching",
@@ -172,7 +172,7 @@ fn adverb(e: Equivalence) -> &'static str {
     }
 }
 
-fn model_name(model: Model) -> (&'static str, &'static str) {
+pub(crate) fn model_name(model: Model) -> (&'static str, &'static str) {
     match model {
         Model::Traces => ("traces", "[T="),
         Model::Failures => ("failures", "[F="),
@@ -267,7 +267,7 @@ fn mutual_text(args: &Args, model: Model, result: &MutualResult) -> String {
 }
 
 /// The path of the implementation and what the specification cannot match.
-fn counterexample_text((l, r): (String, String), c: &Counterexample) -> String {
+pub(crate) fn counterexample_text((l, r): (String, String), c: &Counterexample) -> String {
     let mut out = format!("counterexample, a path of {r}:\n{}", steps(&c.path));
     let trace = c.trace.join(", ");
     out += &match &c.violation {
@@ -287,7 +287,7 @@ fn counterexample_text((l, r): (String, String), c: &Counterexample) -> String {
 }
 
 /// Numbered steps, one a line.
-fn steps(path: &[Step]) -> String {
+pub(crate) fn steps(path: &[Step]) -> String {
     if path.is_empty() {
         return "  (the initial state)\n".to_string();
     }
@@ -309,12 +309,7 @@ fn json_report(args: &Args, outcome: &Outcome) -> Value {
         json!({"left": args.left.display().to_string(), "right": args.right.display().to_string()});
     match outcome {
         Outcome::Bisim(e, result) => {
-            let evidence = result.distinction.as_ref().map(|d| {
-                let side = if d.side == Side::Left { "left" } else { "right" };
-                json!({"formula": d.formula.to_string(), "checked": d.checked, "holds_in": "left",
-                       "path": {"side": side, "realises": if side == "left" { "formula" } else { "negation" },
-                                "steps": json_steps(&d.path)}})
-            });
+            let evidence = result.distinction.as_ref().map(json_distinction);
             json!({"check": "bisimulation", "equivalence": e.name(), "inputs": files,
                    "verdict": if result.equivalent { "equivalent" } else { "not-equivalent" }, "evidence": evidence})
         }
@@ -327,9 +322,21 @@ fn json_report(args: &Args, outcome: &Outcome) -> Value {
     }
 }
 
+/// A distinguishing formula (it holds in the left side) and the path that realises it.
+pub(crate) fn json_distinction(d: &agentpi_lts::Distinction) -> Value {
+    let side = if d.side == Side::Left {
+        "left"
+    } else {
+        "right"
+    };
+    json!({"formula": d.formula.to_string(), "checked": d.checked, "holds_in": "left",
+           "path": {"side": side, "realises": if side == "left" { "formula" } else { "negation" },
+                    "steps": json_steps(&d.path)}})
+}
+
 /// `direction` names the failing check by role (`spec`, `impl`: `left` or `right`);
 /// `other_direction` says whether the reverse check `holds` or `fails`.
-fn json_mutual(model: Model, result: &MutualResult, files: Value) -> Value {
+pub(crate) fn json_mutual(model: Model, result: &MutualResult, files: Value) -> Value {
     let f = result.failure.as_ref();
     let direction = f.map(|f| match f.spec {
         Side::Left => json!({"spec": "left", "impl": "right"}),
@@ -342,7 +349,7 @@ fn json_mutual(model: Model, result: &MutualResult, files: Value) -> Value {
            "counterexample": f.map(|f| json_counterexample(&f.counterexample))})
 }
 
-fn json_counterexample(c: &Counterexample) -> Value {
+pub(crate) fn json_counterexample(c: &Counterexample) -> Value {
     let violation = match &c.violation {
         Violation::Action(a) => json!({"kind": "action", "action": a}),
         Violation::Refusal(x) => json!({"kind": "refusal", "refused": x}),

@@ -94,10 +94,20 @@ pub fn build(
     keep_restricted: bool,
     max_states: Option<usize>,
 ) -> Result<Lts, Refused> {
+    build_within(model, system, keep_restricted, (max_states, None))
+}
+
+/// As [`build`], within `--max-states` and `--max-memory` (MiB; see `crate::limits`).
+pub fn build_within(
+    model: &Model,
+    system: usize,
+    keep_restricted: bool,
+    (max_states, max_memory): (Option<usize>, Option<u64>),
+) -> Result<Lts, Refused> {
     let sem = Semantics::new(&model.program);
     let options = Options {
         max_states,
-        max_memory: crate::limits::memory_budget(None),
+        max_memory: crate::limits::memory_budget(max_memory),
         ..Options::default()
     };
     let graph = agentpi_check::explore_system(&sem, system, &options, &Progress::default())

@@ -13,6 +13,7 @@ pub mod monitor;
 pub mod monitor_http;
 mod private;
 mod queue;
+mod relation;
 pub mod replay;
 pub mod run;
 mod run_text;

@@ -77,7 +77,7 @@ fn monitor(args: &Args) -> Result<u8, String> {
     let recorder = Arc::new(recorder);
     let checker = {
         let recorder = recorder.clone();
-        std::thread::spawn(move || {
+        std::thread::Builder::new().spawn(move || {
             check(
                 events,
                 &recorder.queue,
@@ -87,6 +87,8 @@ fn monitor(args: &Args) -> Result<u8, String> {
             )
         })
     };
+    // Nothing is listening yet: a checker that cannot start is an error before any traffic.
+    let checker = checker.map_err(|e| format!("cannot start the checker thread: {e}"))?;
     let observer: Arc<dyn Observer> = recorder.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
     let options = Options {

@@ -281,6 +281,7 @@ fn verify(prepared: &Prepared, args: &Args) -> SystemReport {
         drop_edges: false,
         por: false,
         symmetry: false,
+        depth_first: false,
     };
     let counters = agentpi_check::Progress::default();
     let name = &program.systems[system].name;

@@ -203,11 +203,12 @@ pub fn binds(p: &LabelPattern) -> bool {
 
 /// The fixed shapes as formulas: `never P` is `[] not P` (and `reachable P` holds exactly when
 /// that is violated), `eventually P` is `<> P`, `always eventually P` is `[] <> P`, and
-/// `L leads to R` is `[] (L -> X <> R)`. `deadlock free` is about states, not labels: `None`.
+/// `L leads to R` is `[] (L -> X <> R)`. `deadlock free` is about states, not labels, and a relation about
+/// two state spaces: `None`.
 pub fn of_property(property: &Property) -> Option<Ltl> {
     let atom = |p: &LabelPattern| Box::new(Ltl::Atom(p.clone()));
     Some(match property {
-        Property::DeadlockFree => return None,
+        Property::DeadlockFree | Property::Relation(_) => return None,
         Property::Never(p) | Property::Reachable(p) => Ltl::Always(Box::new(Ltl::Not(atom(p)))),
         Property::Eventually(p) => Ltl::Eventually(atom(p)),
         Property::AlwaysEventually(p) => Ltl::Always(Box::new(Ltl::Eventually(atom(p)))),

@@ -63,6 +63,7 @@ pub(super) fn lower(
             system,
             property,
             fair: decl.fair,
+            strong: decl.strong,
             text: format!("{} [{}]", decl.text, named.join(", ")),
             span: decl.span,
         });

@@ -16,11 +16,12 @@ mod pattern;
 mod prefix;
 mod process;
 mod property;
+mod relation;
 mod state;
 mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};
-use crate::names::Globals;
+use crate::names::{Globals, sorted, suggest};
 use crate::ty::{Ty, Unifier};
 use agentpi_diagnostics::{Diagnostic, Span};
 use agentpi_syntax::ast;
@@ -352,4 +353,18 @@ pub(crate) fn dedup_diags(lw: &mut Lowerer, first: usize) {
             lw.diags.remove(index);
         }
     }
+}
+
+/// A check names a system the model does not define (the check's own, or the other side of
+/// a relation).
+pub(super) fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
+    let names = sorted(lw.g.systems.keys().copied());
+    let mut diag = Diagnostic::error("E0206", format!("unknown system `{}`", name.name))
+        .at(name.span)
+        .with_label("no system of this name");
+    diag = match suggest(&name.name, names) {
+        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
+        None => diag.with_help(format!("define it with `system {} = ...`", name.name)),
+    };
+    lw.error(diag);
 }

@@ -5,7 +5,7 @@
 use super::{Kind, Lowerer};
 use crate::core::ltl::{Ltl, MAX_STATE_PREDS, MAX_UNTILS, Unsupported};
 use crate::core::{ArgPattern, CheckDef, LabelHead, LabelPattern, Property, StateCheck, Type};
-use crate::names::{Value, sorted, suggest};
+use crate::names::{Value, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
 use agentpi_syntax::ast;
@@ -15,38 +15,31 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
     let saved = std::mem::take(&mut lw.body);
     for decl in lw.g.checks.clone() {
         let Some(&(system, _)) = lw.g.systems.get(decl.system.name.as_str()) else {
-            unknown_system(lw, &decl.system);
+            super::unknown_system(lw, &decl.system);
             continue;
         };
         if matches!(decl.property, ast::Property::Forall(..)) {
             super::forall::lower(lw, decl, system, lower_property);
             continue;
         }
-        let Some(property) = lower_property(lw, &decl.property) else {
+        let property = match &decl.property {
+            ast::Property::Relation(r) => super::relation::lower_relation(lw, decl, r),
+            p => lower_property(lw, p),
+        };
+        let Some(property) = property else {
             continue;
         };
         let check = CheckDef {
             system,
             property,
             fair: decl.fair,
+            strong: decl.strong,
             text: decl.text.clone(),
             span: decl.span,
         };
         lw.prog.checks.push(check);
     }
     lw.body = saved;
-}
-
-fn unknown_system(lw: &mut Lowerer, name: &ast::Ident) {
-    let names = sorted(lw.g.systems.keys().copied());
-    let mut diag = Diagnostic::error("E0206", format!("unknown system `{}`", name.name))
-        .at(name.span)
-        .with_label("no system of this name");
-    diag = match suggest(&name.name, names) {
-        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
-        None => diag.with_help(format!("define it with `system {} = ...`", name.name)),
-    };
-    lw.error(diag);
 }
 
 pub(super) fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property> {
@@ -79,7 +72,9 @@ pub(super) fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Opti
             Property::State(check, super::state::lower(lw, pred)?)
         }
         // Nested `forall`s are flattened by `forall::split`.
-        ast::Property::Forall(..) | ast::Property::Error => return None,
+        ast::Property::Forall(..) | ast::Property::Relation(_) | ast::Property::Error => {
+            return None;
+        }
     })
 }
 

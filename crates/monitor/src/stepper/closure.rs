@@ -84,21 +84,27 @@ impl Hyp {
     }
 }
 
-/// The rules, with the memo of transitions they share across messages.
+/// The rules, with the memo of transitions they share across messages (and with the other
+/// sessions of their model: [`crate::model::Model::start`]).
 pub struct Rules {
     pub sem: &'static Semantics<'static>,
     pub alphabet: Alphabet,
     pub options: Options,
-    memo: RefCell<Memo>,
+    memo: Rc<RefCell<Memo>>,
 }
 
 impl Rules {
-    pub fn new(sem: &'static Semantics<'static>, alphabet: Alphabet, options: Options) -> Rules {
+    pub fn new(
+        sem: &'static Semantics<'static>,
+        alphabet: Alphabet,
+        options: Options,
+        memo: Rc<RefCell<Memo>>,
+    ) -> Rules {
         Rules {
             sem,
             alphabet,
             options,
-            memo: RefCell::default(),
+            memo,
         }
     }
 

@@ -25,12 +25,14 @@ mod summary;
 mod window;
 
 use agentpi_check::replay::Arg;
+use agentpi_check::replay::memo::Memo;
 use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
 use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
 use split::{GroupId, Split};
+use std::cell::RefCell;
 use std::rc::Rc;
 use summary::Summaries;
 
@@ -59,16 +61,29 @@ impl Stepper {
         global.chain(fresh).all(|c| sem.buffer(c).is_none())
     }
 
-    /// Starts at system `system`'s initial state, closed over hidden steps.
+    /// Starts at system `system`'s initial state, closed over hidden steps, with a memo of
+    /// its own.
     pub fn new(
         sem: &'static Semantics<'static>,
         system: usize,
         alphabet: Alphabet,
         options: Options,
     ) -> Result<Stepper, ReplayError> {
+        Stepper::with_memo(sem, system, alphabet, options, Rc::default())
+    }
+
+    /// [`Stepper::new`], remembering transitions in `memo`, which steppers of one model (and
+    /// alphabet and options) may share.
+    pub fn with_memo(
+        sem: &'static Semantics<'static>,
+        system: usize,
+        alphabet: Alphabet,
+        options: Options,
+        memo: Rc<RefCell<Memo>>,
+    ) -> Result<Stepper, ReplayError> {
         let initial = sem.initial(system).map_err(ReplayError::Initial)?;
         let mut stepper = Stepper {
-            rules: Rules::new(sem, alphabet, options),
+            rules: Rules::new(sem, alphabet, options, memo),
             hyps: Vec::new(),
             summaries: Summaries::default(),
             counter: 0,

@@ -268,20 +268,34 @@ impl Parser<'_> {
         let system = self.ident("the name of a system")?;
         self.expect(&Tok::Colon, "`:` and a property")?;
         let from = self.span();
-        let fair = matches!(self.tok(), Tok::Ident(w) if w == "fair");
-        if fair {
-            self.bump();
-        }
+        let (fair, strong) = self.fairness();
         let property = self.property()?;
         let written = self.text_of(from.to(self.prev_span()));
         let text = written.split_whitespace().collect::<Vec<_>>().join(" ");
         Ok(CheckDecl {
             system,
             fair,
+            strong,
             property,
             text,
             span: start.to(self.prev_span()),
         })
+    }
+}
+
+impl Parser<'_> {
+    /// `fair` (weak fairness) or `strong fair` before a property: (fair, strong).
+    fn fairness(&mut self) -> (bool, bool) {
+        if self.word_at(0, "strong") && self.word_at(1, "fair") {
+            self.bump();
+            self.bump();
+            return (true, true);
+        }
+        let fair = self.word_at(0, "fair");
+        if fair {
+            self.bump();
+        }
+        (fair, false)
     }
 }
 

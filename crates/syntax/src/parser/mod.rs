@@ -11,6 +11,7 @@ mod items;
 mod ltl;
 mod process;
 mod property;
+mod relation;
 mod state;
 
 use crate::MAX_DEPTH;

@@ -10,10 +10,14 @@ use agentpi_diagnostics::Diagnostic;
 const FORMS: &str = "a property is one of `deadlock free`, `never PAT`, `reachable PAT`, \
 `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, `never PRED`, \
 `reachable PRED`, `always PRED` (PRED over states: `at Proc.point`, `len(c) == n`, \
-`c contains v`), optionally after `fair` or `forall i in T:`";
+`c contains v`), optionally after `fair`, `strong fair` or `forall i in T:`; or \
+`refines System`, `equivalent System`, `deterministic`";
 
 impl Parser<'_> {
     pub(super) fn property(&mut self) -> PResult<Property> {
+        if self.at_relation() {
+            return self.relation();
+        }
         let word = match self.tok() {
             Tok::Ident(word) => word.clone(),
             _ => String::new(),

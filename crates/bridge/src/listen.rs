@@ -1,0 +1,262 @@
+//! `--listen HOST:PORT`: the client side over Streamable HTTP, kept by the loop. Each POST
+//! (from `serve_http`) is recorded on the client's side with its exchange and handed to the
+//! direction's process as a stdio line would be: a request's answer goes back on its own
+//! response, an SSE stream opened at once (with, for a legacy client's `initialize`, the
+//! session's `Mcp-Session-Id`); a notification or response is answered 202. What the bridge
+//! sends the client besides answers (a legacy client's elicitation in the middle of a call,
+//! a server's progress) goes on the stream of the latest request still open: with one call
+//! at a time that is the call it belongs to. A legacy client's later requests must carry the
+//! session's id (400 without, 404 with another); a modern client has no session.
+
+use crate::engine::Engine;
+use crate::input::id_key;
+use crate::input::{NotAllowed, Out, Posted, Refused};
+use crate::serve_http::Listening;
+use crate::side::Side;
+use crate::upstream::Era;
+use agentpi_monitor::{Dir, Event};
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// A request's response stream, open until its answer.
+struct Open {
+    id: String,
+    /// `serve_http`'s number of the stream.
+    stream: u64,
+    exchange: u64,
+    answer: UnboundedSender<Out>,
+}
+
+pub struct Listener {
+    /// The client's era.
+    era: Era,
+    next: u64,
+    session: Option<String>,
+    open: Vec<Open>,
+    pub notes: Vec<String>,
+    /// The HTTP server, stopped when the listener is dropped.
+    _server: Listening,
+}
+
+impl Listener {
+    pub fn new(era: Era, server: Listening) -> Listener {
+        Listener {
+            _server: server,
+            era,
+            next: 0,
+            session: None,
+            open: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A POST of the client.
+    pub fn posted<E: Engine>(&mut self, posted: Posted, bridge: &mut E) {
+        let exchange = self.next;
+        self.next += 1;
+        let header = |name: &str| {
+            posted
+                .headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let carried = header("mcp-session-id");
+        let side = bridge.client_side();
+        let mut event = Event::message(side.now(), Dir::C2s, &posted.raw);
+        event.fields.insert("mcp_session_id".into(), json!(carried));
+        event
+            .fields
+            .insert("connection".into(), json!(posted.connection));
+        event.fields.insert("exchange".into(), json!(exchange));
+        side.event(&event);
+        let message = serde_json::from_slice::<Value>(&posted.raw).unwrap_or_default();
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let request = id_key(&message).filter(|_| !method.is_empty());
+        let refusal = match (self.era, &self.session, &carried, method) {
+            (Era::Legacy, Some(_), None, m) if m != "initialize" => Some(400),
+            (Era::Legacy, Some(s), Some(c), _) if s != c => Some(404),
+            _ => None,
+        };
+        if let Some(status) = refusal {
+            return self.refuse(exchange, status, &posted, side);
+        }
+        let mut head = vec![];
+        if let Some(id) = request.clone() {
+            head.push(("content-type".into(), "text/event-stream".into()));
+            head.push(("cache-control".into(), "no-cache".into()));
+            if self.era == Era::Legacy && method == "initialize" {
+                let session = self.session.get_or_insert_with(new_session).clone();
+                head.push(("mcp-session-id".into(), session));
+            }
+            let answer = posted.answer.clone();
+            self.open.push(Open {
+                id,
+                stream: posted.stream,
+                exchange,
+                answer,
+            });
+        }
+        let status = if request.is_some() { 200 } else { 202 };
+        let answered = Head {
+            method: "POST",
+            path: &posted.path,
+            status,
+            headers: &head,
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
+        let _ = posted.answer.send(Out::Head(status, head));
+        bridge.client(&posted.raw);
+    }
+
+    fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
+        let text = match status {
+            400 => "agentpi bridge: Mcp-Session-Id missing",
+            _ => "agentpi bridge: no such session",
+        };
+        let head = vec![("content-type".to_string(), "application/json".to_string())];
+        let answered = Head {
+            method: "POST",
+            path: &posted.path,
+            status,
+            headers: &head,
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
+        let body =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": text}});
+        let _ = posted.answer.send(Out::Head(status, head));
+        let _ = posted.answer.send(Out::Data(Bytes::from(body.to_string())));
+    }
+
+    /// A message the bridge writes to the client: an answer on its request's stream (which
+    /// it ends), anything else on the latest open stream.
+    pub fn write(&mut self, bytes: Vec<u8>, side: &mut Side) {
+        let message = serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
+        let answer = message.get("method").is_none();
+        let key = id_key(&message);
+        let at = match answer {
+            true => self.open.iter().position(|o| Some(&o.id) == key.as_ref()),
+            false => self.open.len().checked_sub(1),
+        };
+        let Some(at) = at else {
+            return self.notes.push(format!(
+                "no open stream for a message to the client: {}",
+                String::from_utf8_lossy(&bytes)
+            ));
+        };
+        let exchange = self.open[at].exchange;
+        let mut event = Event::message(side.now(), Dir::S2c, &bytes);
+        event.fields.insert("exchange".into(), json!(exchange));
+        side.event(&event);
+        let mut frame = b"event: message\ndata: ".to_vec();
+        frame.extend_from_slice(&bytes);
+        frame.extend_from_slice(b"\n\n");
+        let _ = self.open[at].answer.send(Out::Data(Bytes::from(frame)));
+        if answer {
+            // Dropping the sender ends the stream.
+            self.open.remove(at);
+        }
+    }
+
+    /// The client closed a request's stream before its answer: recorded as the listening
+    /// monitor records it (`aborted`, closed by the client), and, from a modern client, handed
+    /// to the process as the cancel of that request (the modern era's cancellation; from a
+    /// legacy client a closed stream cancels nothing: noted).
+    pub fn stream_closed<E: Engine>(&mut self, stream: u64, bridge: &mut E) {
+        let Some(at) = self.open.iter().position(|o| o.stream == stream) else {
+            return;
+        };
+        let open = self.open.remove(at);
+        let side = bridge.client_side();
+        let fields = Map::from_iter([
+            ("side".into(), json!("server")),
+            ("reason".into(), json!("the client closed the stream")),
+            ("pending_bytes".into(), json!(0)),
+            ("exchange".into(), json!(open.exchange)),
+            ("closed_by".into(), json!("client")),
+        ]);
+        side.event(&Event::process(side.now(), "aborted", fields));
+        if self.era == Era::Legacy {
+            return self
+                .notes
+                .push(format!("the client closed the stream of {}", open.id));
+        }
+        let id: Value = serde_json::from_str(&open.id).unwrap_or_default();
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": id, "reason": "the client closed the stream"}});
+        // Not recorded as a message: it never crossed the wire, the close did.
+        bridge.client(cancel.to_string().as_bytes());
+    }
+
+    /// A GET or DELETE, answered 405 (there is no server-to-client stream; a legacy client
+    /// may end its session by closing, as a server may refuse DELETE).
+    pub fn not_allowed(&mut self, request: &NotAllowed, side: &mut Side) {
+        let exchange = self.next;
+        self.next += 1;
+        let headers = vec![("content-type".to_string(), "application/json".to_string())];
+        let answered = Head {
+            method: &request.method,
+            path: &request.path,
+            status: 405,
+            headers: &headers,
+            request: &request.headers,
+        };
+        http_event(side, exchange, &answered);
+    }
+
+    /// A request the guard refused (403), recorded as the listening monitor records it.
+    pub fn refused(&mut self, refused: &Refused, side: &mut Side) {
+        let pairs: Value = refused.headers.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("status".into(), json!(403)),
+            ("reason".into(), json!(refused.reason)),
+            ("peer".into(), json!(refused.peer.to_string())),
+            ("method".into(), json!(refused.method)),
+            ("path".into(), json!(refused.path)),
+            ("request_headers".into(), pairs),
+        ]);
+        side.event(&Event::process(side.now(), "refused", fields));
+        self.notes.push(format!(
+            "refused {} {} from {}: {}",
+            refused.method, refused.path, refused.peer, refused.reason
+        ));
+    }
+
+    /// The streams still open are ended (the bridge is ending).
+    pub fn close(&mut self) {
+        self.open.clear();
+    }
+}
+
+/// The head of an answer: the request's method and path, and both sides' headers.
+struct Head<'a> {
+    method: &'a str,
+    path: &'a str,
+    status: u16,
+    headers: &'a [(String, String)],
+    request: &'a [(String, String)],
+}
+
+fn http_event(side: &mut Side, exchange: u64, head: &Head) {
+    let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
+    let fields = Map::from_iter([
+        ("method".into(), json!(head.method)),
+        ("path".into(), json!(head.path)),
+        ("status".into(), json!(head.status)),
+        ("headers".into(), pairs(head.headers)),
+        ("request_headers".into(), pairs(head.request)),
+        ("exchange".into(), json!(exchange)),
+    ]);
+    side.event(&Event::process(side.now(), "http", fields));
+}
+
+/// A session id nobody can guess from the last one: the time's nanoseconds and the process.
+fn new_session() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("agentpi-bridge-{:x}-{:x}", std::process::id(), nanos)
+}

@@ -1,0 +1,165 @@
+//! The upstream's HTTP exchanges, on a tokio runtime of their own: each message the bridge
+//! sends is one POST (`Job`), its response read as it arrives (a JSON body, or SSE events
+//! one by one) and told to the loop (`Up`). A poster task starts them in the order the
+//! bridge sent them, and waits for the head of a notification or response (and for the
+//! whole answer of `initialize`) before the next, so that `notifications/initialized` is in
+//! before the first request and the session's id and version are known. A request's stream
+//! can be closed (`cancel`): the modern era's cancellation.
+
+use crate::input::{Input, Up};
+use agentpi_http_proxy::SseParser;
+use std::sync::mpsc::Sender;
+use tokio::sync::{mpsc, oneshot};
+
+/// What the poster waits for before it starts the next exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    Nothing,
+    Head,
+    End,
+}
+
+pub struct Job {
+    pub exchange: u64,
+    pub body: Vec<u8>,
+    pub headers: Vec<(String, String)>,
+    pub wait: Wait,
+    /// Fired to close the response's stream.
+    pub cancel: oneshot::Receiver<()>,
+}
+
+/// Starts the poster on `runtime`; the jobs sent to the returned queue are posted to `url`.
+pub fn start(
+    runtime: &tokio::runtime::Runtime,
+    client: reqwest::Client,
+    url: reqwest::Url,
+    tx: Sender<Input>,
+) -> mpsc::UnboundedSender<Job> {
+    let (jobs, mut queue) = mpsc::unbounded_channel::<Job>();
+    runtime.spawn(async move {
+        while let Some(job) = queue.recv().await {
+            let (done, started) = oneshot::channel();
+            let wait = job.wait;
+            let task = exchange(client.clone(), url.clone(), job, tx.clone(), done);
+            tokio::spawn(task);
+            if wait != Wait::Nothing {
+                let _ = started.await;
+            }
+        }
+    });
+    jobs
+}
+
+/// Resolves when `cancel` is fired; never when its sender is only dropped.
+async fn fired(cancel: &mut oneshot::Receiver<()>) {
+    if cancel.await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+async fn exchange(
+    client: reqwest::Client,
+    url: reqwest::Url,
+    job: Job,
+    tx: Sender<Input>,
+    done: oneshot::Sender<()>,
+) {
+    let Job {
+        exchange,
+        body,
+        headers,
+        wait,
+        mut cancel,
+    } = job;
+    let tell = |up: Up| {
+        let _ = tx.send(Input::Upstream(up));
+    };
+    let mut request = client.post(url).body(body);
+    for (name, value) in &headers {
+        request = request.header(name, value);
+    }
+    let sent = tokio::select! {
+        r = request.send() => r,
+        () = fired(&mut cancel) => return tell(Up::Closed { exchange }),
+    };
+    let mut response = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return tell(Up::Failed {
+                exchange,
+                why: describe(&e),
+            });
+        }
+    };
+    let head: Vec<(String, String)> = response
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+        .collect();
+    let sse = head.iter().any(|(k, v)| {
+        k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
+    });
+    let status = response.status().as_u16();
+    tell(Up::Head {
+        exchange,
+        status,
+        headers: head,
+    });
+    let mut done = Some(done);
+    if wait == Wait::Head {
+        let _ = done.take().map(|d| d.send(()));
+    }
+    let mut parser = SseParser::default();
+    let mut json = Vec::new();
+    loop {
+        let chunk = tokio::select! {
+            c = response.chunk() => c,
+            () = fired(&mut cancel) => {
+                drop(response);
+                return tell(Up::Closed { exchange });
+            }
+        };
+        match chunk {
+            Ok(Some(bytes)) if sse => {
+                for event in parser.feed(&bytes) {
+                    let (raw, sse_id) = (event.data, event.id);
+                    if !raw.iter().all(u8::is_ascii_whitespace) {
+                        tell(Up::Message {
+                            exchange,
+                            raw,
+                            sse_id,
+                        });
+                    }
+                }
+            }
+            Ok(Some(bytes)) => json.extend_from_slice(&bytes),
+            Ok(None) => break,
+            Err(e) => {
+                return tell(Up::Failed {
+                    exchange,
+                    why: describe(&e),
+                });
+            }
+        }
+    }
+    if !json.iter().all(u8::is_ascii_whitespace) {
+        tell(Up::Message {
+            exchange,
+            raw: json,
+            sse_id: None,
+        });
+    }
+    tell(Up::End { exchange });
+    drop(done);
+}
+
+/// An error with every cause (the last says what failed: refused, reset, certificate).
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(&format!(": {inner}"));
+        cause = inner.source();
+    }
+    text
+}

@@ -1,0 +1,545 @@
+//! `--upstream URL`: the server side over Streamable HTTP. Each message the bridge writes to
+//! the server is one POST (`post`), with the headers of the server's era: a modern request
+//! carries `MCP-Protocol-Version` (its `_meta`'s), `Mcp-Method`, `Mcp-Name` and the
+//! `Mcp-Param-*` of its tool's `x-mcp-header` arguments (as the tool listings that crossed
+//! declare them); a legacy one the session's `Mcp-Session-Id` and negotiated version. What
+//! comes back is handed to the direction's process as a stdio line would be, and recorded
+//! on the server's side with its exchange (the `agentpi monitor --listen` trace format).
+//!
+//! Outside the model, as the transport's own: a modern `notifications/cancelled` is not
+//! posted but closes the request's stream (the modern era's cancellation); a legacy session
+//! the server lost (404 to a request that carried its id) is opened again with the bridge's
+//! own `initialize` and `notifications/initialized`, and what got the 404 is sent again in
+//! it (nothing lost); a request whose response ends without its answer gets an error; an
+//! upstream that cannot be reached ends the bridge as a server that exits does.
+
+use crate::engine::Engine;
+use crate::input::{Input, Up, id_key};
+use crate::post::{self, Job, Wait};
+use crate::side::Side;
+use crate::to_modern::BRIDGE_ERROR;
+use crate::wire::{self, MODERN};
+use agentpi_monitor::http::{HeaderArgs, encode_header_value};
+use agentpi_monitor::{Dir, Event};
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::Sender;
+use tokio::sync::{mpsc, oneshot};
+
+/// The era of the server behind the URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Modern,
+    Legacy,
+}
+
+/// One message posted, until its response has ended.
+struct Sent {
+    raw: Vec<u8>,
+    method: String,
+    /// The id of a request (as text).
+    id: Option<String>,
+    request_headers: Vec<(String, String)>,
+    /// The legacy session it was sent in.
+    session: Option<String>,
+    status: Option<u16>,
+    answered: bool,
+    /// Its response is the bridge's own business (a 404 to send again, a re-opening).
+    internal: bool,
+    cancel: Option<oneshot::Sender<()>>,
+}
+
+pub struct Upstream {
+    era: Era,
+    url: reqwest::Url,
+    client: reqwest::Client,
+    path: String,
+    runtime: Option<tokio::runtime::Runtime>,
+    jobs: mpsc::UnboundedSender<Job>,
+    next: u64,
+    sent: HashMap<u64, Sent>,
+    /// Exchanges whose stream the bridge closed: what their task read before it saw the
+    /// close was never taken (not recorded, not handed on).
+    closed: HashSet<u64>,
+    session: Option<String>,
+    version: Option<String>,
+    header_args: HeaderArgs,
+    /// The bridge's `initialize` and `notifications/initialized` (legacy), to open a lost
+    /// session again.
+    init: Option<Vec<u8>>,
+    initialized: Option<Vec<u8>>,
+    /// While a lost session is opened again: the new `initialize`'s exchange, and what waits
+    /// to be sent in the new session.
+    reopening: Option<(u64, Vec<Vec<u8>>)>,
+    /// How many times a lost session was opened again.
+    pub reopened: usize,
+    pub notes: Vec<String>,
+}
+
+impl Upstream {
+    /// An upstream at `url` (`http://` or `https://`) whose answers go to `tx`.
+    pub fn new(url: &str, era: Era, tx: Sender<Input>) -> Result<Upstream, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("--upstream {url:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(format!(
+                "--upstream {url:?}: give http://HOST[:PORT]/PATH or https://..."
+            ));
+        }
+        // The provider is process-wide; a second install fails harmlessly.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .tls_backend_rustls()
+            .build()
+            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("bridge-upstream")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+        let path = parsed.path().to_string();
+        let jobs = post::start(&runtime, client.clone(), parsed.clone(), tx);
+        Ok(Upstream {
+            era,
+            url: parsed,
+            client,
+            path,
+            runtime: Some(runtime),
+            jobs,
+            next: 0,
+            sent: HashMap::new(),
+            closed: HashSet::new(),
+            session: None,
+            version: None,
+            header_args: HeaderArgs::default(),
+            init: None,
+            initialized: None,
+            reopening: None,
+            reopened: 0,
+            notes: Vec::new(),
+        })
+    }
+
+    /// Sends one message the bridge wrote to the server.
+    pub fn post(&mut self, raw: Vec<u8>, side: &mut Side) {
+        let Ok(message) = serde_json::from_slice::<Value>(&raw) else {
+            return;
+        };
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        if self.era == Era::Modern && method == "notifications/cancelled" {
+            return self.close_stream(&message, side);
+        }
+        if let Some((_, waiting)) = self.reopening.as_mut() {
+            return waiting.push(raw);
+        }
+        if self.era == Era::Legacy {
+            match method {
+                "initialize" => self.init = Some(raw.clone()),
+                "notifications/initialized" => self.initialized = Some(raw.clone()),
+                _ => {}
+            }
+        }
+        self.send(raw, &message, side);
+    }
+
+    fn send(&mut self, raw: Vec<u8>, message: &Value, side: &mut Side) -> u64 {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let headers = self.headers(&raw, message, method);
+        let exchange = self.next;
+        self.next += 1;
+        let mut event = Event::message(side.now(), Dir::C2s, &raw);
+        event
+            .fields
+            .insert("mcp_session_id".into(), json!(self.session));
+        event.fields.insert("connection".into(), json!(0));
+        event.fields.insert("exchange".into(), json!(exchange));
+        side.event(&event);
+        let id = id_key(message).filter(|_| !method.is_empty());
+        let wait = match (method, &id) {
+            ("initialize", _) => Wait::End,
+            (_, Some(_)) => Wait::Nothing,
+            _ => Wait::Head,
+        };
+        let (cancel, closed) = oneshot::channel();
+        self.sent.insert(
+            exchange,
+            Sent {
+                raw: raw.clone(),
+                method: method.to_string(),
+                id,
+                request_headers: headers.clone(),
+                session: self.session.clone(),
+                status: None,
+                answered: false,
+                internal: false,
+                cancel: Some(cancel),
+            },
+        );
+        let job = Job {
+            exchange,
+            body: raw,
+            headers,
+            wait,
+            cancel: closed,
+        };
+        // The poster outlives the loop: a send fails only after `close`.
+        let _ = self.jobs.send(job);
+        exchange
+    }
+
+    /// The headers of one POST.
+    fn headers(&self, raw: &[u8], message: &Value, method: &str) -> Vec<(String, String)> {
+        let mut out = vec![
+            ("content-type".to_string(), "application/json".to_string()),
+            (
+                "accept".to_string(),
+                "application/json, text/event-stream".to_string(),
+            ),
+        ];
+        match self.era {
+            Era::Modern => {
+                let version = message
+                    .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(MODERN);
+                out.push(("mcp-protocol-version".into(), version.into()));
+                if !method.is_empty() {
+                    out.push(("mcp-method".into(), encode_header_value(method)));
+                }
+                let name = match method {
+                    "tools/call" | "prompts/get" => message.pointer("/params/name"),
+                    "resources/read" => message.pointer("/params/uri"),
+                    _ => None,
+                };
+                if let Some(name) = name.and_then(Value::as_str) {
+                    out.push(("mcp-name".into(), encode_header_value(name)));
+                }
+                out.extend(self.param_headers(raw));
+            }
+            Era::Legacy => {
+                if let Some(session) = &self.session {
+                    out.push(("mcp-session-id".into(), session.clone()));
+                }
+                if let (Some(version), false) = (&self.version, method == "initialize") {
+                    out.push(("mcp-protocol-version".into(), version.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// `Mcp-Param-{Name}` of a `tools/call`'s `x-mcp-header` arguments.
+    fn param_headers(&self, raw: &[u8]) -> Vec<(String, String)> {
+        let (Some(message), _) = agentpi_monitor::shape::parse(raw, Dir::C2s) else {
+            return Vec::new();
+        };
+        let expected = self.header_args.expected(&message).into_iter();
+        expected
+            .map(|(name, value)| (name.to_ascii_lowercase(), encode_header_value(&value)))
+            .collect()
+    }
+
+    /// A modern cancel: the stream of the request it names is closed, nothing posted. The
+    /// close is recorded now, in the order the bridge did it (the task that reads the stream
+    /// may tell of it only after the bridge has ended).
+    fn close_stream(&mut self, cancel: &Value, side: &mut Side) {
+        let of = cancel.pointer("/params/requestId").map(Value::to_string);
+        let open = self
+            .sent
+            .iter_mut()
+            .find(|(_, s)| s.id.is_some() && s.id == of && !s.answered);
+        match open.and_then(|(e, s)| Some((*e, s.cancel.take()?))) {
+            Some((exchange, fire)) => {
+                let _ = fire.send(());
+                self.sent.remove(&exchange);
+                aborted(
+                    side,
+                    exchange,
+                    "the bridge closed the stream: cancelled",
+                    true,
+                );
+            }
+            // Answered already: the cancel crossed the answer.
+            None => self.notes.push(format!(
+                "a cancel of {}: no stream open",
+                of.unwrap_or_default()
+            )),
+        }
+    }
+
+    /// What happened on an exchange: recorded on `bridge`'s server side and handed on.
+    /// `Err(why)` when the upstream cannot be reached (the bridge ends).
+    pub fn on<E: Engine>(&mut self, up: Up, bridge: &mut E) -> Result<(), String> {
+        if self.closed.contains(&exchange_of(&up)) {
+            return Ok(());
+        }
+        match up {
+            Up::Head {
+                exchange,
+                status,
+                headers,
+            } => self.head(exchange, status, headers, bridge.server_side()),
+            Up::Message {
+                exchange,
+                raw,
+                sse_id,
+            } => self.message(exchange, raw, sse_id, bridge),
+            Up::End { exchange } => self.end(exchange, bridge),
+            Up::Closed { exchange } => {
+                let side = bridge.server_side();
+                aborted(
+                    side,
+                    exchange,
+                    "the bridge closed the stream: cancelled",
+                    true,
+                );
+                self.sent.remove(&exchange);
+            }
+            Up::Failed { exchange, why } => return self.failed(exchange, why, bridge),
+        }
+        Ok(())
+    }
+
+    fn head(
+        &mut self,
+        exchange: u64,
+        status: u16,
+        headers: Vec<(String, String)>,
+        side: &mut Side,
+    ) {
+        let Some(sent) = self.sent.get_mut(&exchange) else {
+            return;
+        };
+        sent.status = Some(status);
+        let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("method".into(), json!("POST")),
+            ("path".into(), json!(self.path)),
+            ("status".into(), json!(status)),
+            ("headers".into(), pairs(&headers)),
+            ("request_headers".into(), pairs(&sent.request_headers)),
+            ("exchange".into(), json!(exchange)),
+        ]);
+        side.event(&Event::process(side.now(), "http", fields));
+        let session = headers
+            .iter()
+            .find(|(k, _)| k == "mcp-session-id")
+            .map(|(_, v)| v.clone());
+        if sent.method == "initialize" && status < 300 && session.is_some() {
+            self.session = session;
+        }
+        let lost = self.era == Era::Legacy && status == 404 && sent.session.is_some();
+        if lost {
+            sent.internal = true;
+            let raw = sent.raw.clone();
+            self.lost(raw, side);
+        }
+    }
+
+    /// A 404 to a message sent in the session: the session is opened again (once for all
+    /// the messages that crossed it) and the message waits to be sent in the new one.
+    fn lost(&mut self, raw: Vec<u8>, side: &mut Side) {
+        if let Some((_, waiting)) = self.reopening.as_mut() {
+            return waiting.push(raw);
+        }
+        let Some(init) = self.init.clone() else {
+            return self.notes.push("a 404 before the session was open".into());
+        };
+        self.session = None;
+        self.version = None;
+        self.reopened += 1;
+        self.notes
+            .push("the legacy server lost the session (HTTP 404): initialize again".into());
+        let message: Value = serde_json::from_slice(&init).unwrap_or_default();
+        let exchange = self.send(init, &message, side);
+        if let Some(sent) = self.sent.get_mut(&exchange) {
+            sent.internal = true;
+        }
+        self.reopening = Some((exchange, vec![raw]));
+    }
+
+    fn message<E: Engine>(
+        &mut self,
+        exchange: u64,
+        raw: Vec<u8>,
+        sse_id: Option<String>,
+        bridge: &mut E,
+    ) {
+        let side = bridge.server_side();
+        let mut event = Event::message(side.now(), Dir::S2c, &raw);
+        if let Some(id) = &sse_id {
+            event.fields.insert("sse_id".into(), json!(id));
+        }
+        event.fields.insert("exchange".into(), json!(exchange));
+        side.event(&event);
+        let message: Value = serde_json::from_slice(&raw).unwrap_or_default();
+        let Some(sent) = self.sent.get_mut(&exchange) else {
+            return bridge.server(&raw);
+        };
+        let answer =
+            sent.id.is_some() && id_key(&message) == sent.id && message.get("method").is_none();
+        if answer {
+            sent.answered = true;
+            let result = message.get("result");
+            if sent.method == "initialize" {
+                let version = result.and_then(|r| r.get("protocolVersion"));
+                self.version = version.and_then(Value::as_str).map(str::to_string);
+            }
+            if sent.method == "tools/list"
+                && let Some(result) = result
+            {
+                self.header_args.listed(result);
+            }
+        }
+        if !sent.internal {
+            return bridge.server(&raw);
+        }
+        let reopened = self.reopening.as_ref().is_some_and(|(e, _)| *e == exchange);
+        if answer && reopened {
+            self.reopened_session(bridge.server_side());
+        }
+    }
+
+    /// The new session is open: `notifications/initialized`, then what waited for it.
+    fn reopened_session(&mut self, side: &mut Side) {
+        let Some((_, waiting)) = self.reopening.take() else {
+            return;
+        };
+        for raw in self.initialized.clone().into_iter().chain(waiting) {
+            let message: Value = serde_json::from_slice(&raw).unwrap_or_default();
+            self.send(raw, &message, side);
+        }
+    }
+
+    /// The response ended: a request it did not answer gets an error (not the server's).
+    fn end<E: Engine>(&mut self, exchange: u64, bridge: &mut E) {
+        let Some(sent) = self.sent.remove(&exchange) else {
+            return;
+        };
+        if sent.answered || sent.internal {
+            return;
+        }
+        if let Some(id) = sent.id {
+            let status = sent.status.unwrap_or(0);
+            let text = format!(
+                "agentpi bridge: the upstream answered `{}` with HTTP {status} and no JSON-RPC \
+                 response",
+                sent.method
+            );
+            self.notes.push(text.clone());
+            let id: Value = serde_json::from_str(&id).unwrap_or_default();
+            let reply = wire::error(&id, BRIDGE_ERROR, &text);
+            bridge.server(reply.to_string().as_bytes());
+        }
+    }
+
+    fn failed<E: Engine>(
+        &mut self,
+        exchange: u64,
+        why: String,
+        bridge: &mut E,
+    ) -> Result<(), String> {
+        let Some(sent) = self.sent.get(&exchange) else {
+            return Ok(());
+        };
+        if sent.status.is_none() {
+            // No answer at all: the upstream is not there.
+            let fields = Map::from_iter([
+                ("method".into(), json!("POST")),
+                ("path".into(), json!(self.path)),
+                ("error".into(), json!(why)),
+                ("exchange".into(), json!(exchange)),
+            ]);
+            let side = bridge.server_side();
+            side.event(&Event::process(side.now(), "unreachable", fields));
+            return Err(why);
+        }
+        aborted(bridge.server_side(), exchange, &why, false);
+        if let Some(sent) = self.sent.get_mut(&exchange) {
+            sent.status = Some(0);
+        }
+        self.end(exchange, bridge);
+        Ok(())
+    }
+
+    /// Ends the legacy session, as a client should when it is done: a DELETE with its id
+    /// (a server may answer 405), recorded with its answer's head; within two seconds.
+    pub fn end_session(&mut self, side: &mut Side) {
+        let (Era::Legacy, Some(session), Some(runtime)) =
+            (self.era, self.session.take(), self.runtime.as_ref())
+        else {
+            return;
+        };
+        let mut headers = vec![("mcp-session-id".to_string(), session)];
+        if let Some(version) = &self.version {
+            headers.push(("mcp-protocol-version".into(), version.clone()));
+        }
+        let mut request = self.client.delete(self.url.clone());
+        for (name, value) in &headers {
+            request = request.header(name, value);
+        }
+        let sent = runtime.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(2), request.send()).await
+        });
+        let Ok(Ok(response)) = sent else {
+            return self
+                .notes
+                .push("the DELETE of the legacy session got no answer".into());
+        };
+        let head: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+            .collect();
+        let exchange = self.next;
+        self.next += 1;
+        let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("method".into(), json!("DELETE")),
+            ("path".into(), json!(self.path)),
+            ("status".into(), json!(response.status().as_u16())),
+            ("headers".into(), pairs(&head)),
+            ("request_headers".into(), pairs(&headers)),
+            ("exchange".into(), json!(exchange)),
+        ]);
+        side.event(&Event::process(side.now(), "http", fields));
+    }
+
+    /// Stops every exchange still open.
+    pub fn close(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn exchange_of(up: &Up) -> u64 {
+    match up {
+        Up::Head { exchange, .. }
+        | Up::Message { exchange, .. }
+        | Up::End { exchange }
+        | Up::Closed { exchange }
+        | Up::Failed { exchange, .. } => *exchange,
+    }
+}
+
+/// A response body that ended early: closed by the bridge (a cancel) or broken.
+fn aborted(side: &mut Side, exchange: u64, reason: &str, by_bridge: bool) {
+    let mut fields = Map::from_iter([
+        ("side".into(), json!("server")),
+        ("reason".into(), json!(reason)),
+        ("pending_bytes".into(), json!(0)),
+        ("exchange".into(), json!(exchange)),
+    ]);
+    if by_bridge {
+        fields.insert("closed_by".into(), json!("client"));
+    }
+    side.event(&Event::process(side.now(), "aborted", fields));
+}

@@ -1,0 +1,123 @@
+//! Strong fairness (`strong fair`): a path is strongly fair when every *obligation* enabled
+//! infinitely often along it is taken infinitely often. The obligations are the instances
+//! (enabled when one of their components can take a transition, taken when one moves) and
+//! the channels (enabled when a communication on the channel can happen: a handshake, a
+//! message put into its buffer or taken out of it; taken when one does; a message a `lossy`
+//! channel loses is no communication), a channel being its `chan` declaration (each element
+//! of an array its own) or the `new` that made it.
+//!
+//! The check is Emerson and Lei's: an SCC of the avoid region holds a strongly fair accepting
+//! cycle when every obligation enabled somewhere in it is taken on one of its edges (a cycle
+//! through all its edges is then strongly fair) and every eventuality is cleared somewhere.
+//! Otherwise each obligation enabled in it but never taken there must not be enabled on a fair
+//! cycle infinitely often: the states where it is enabled are removed, and the SCCs of what
+//! is left are examined the same way. Each round removes at least one node, so it ends.
+
+use crate::graph::Graph;
+use agentpi_semantics::Actor;
+use agentpi_semantics::label::Head;
+use agentpi_semantics::value::Chan;
+use rustc_hash::FxHashSet;
+
+/// An instance or a channel (`(0, id)` a declared channel, `(1, origin)` a `new`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Obligation {
+    Instance(Actor),
+    Channel(u8, u32),
+}
+
+/// The channel a graph edge communicates on, if it does (a lost message does not).
+fn channel(graph: &Graph, label: u32) -> Option<Obligation> {
+    let chan = match graph.labels[label as usize].head {
+        Head::Chan(c) | Head::Send(c) | Head::Receive(c) => c,
+        Head::Lost(_) | Head::Tau | Head::Event(_) => return None,
+    };
+    Some(match chan {
+        Chan::Global(id) => Obligation::Channel(0, id.0),
+        Chan::Fresh { origin, .. } => Obligation::Channel(1, origin),
+    })
+}
+
+/// The obligations the `edge`-th transition of `state` takes.
+fn taken_by(graph: &Graph, state: u32, edge: u32) -> impl Iterator<Item = Obligation> + '_ {
+    let e = &graph.successors(state)[edge as usize];
+    let actors = graph.actor_sets[e.actors as usize].iter();
+    let actors = actors.map(|&a| Obligation::Instance(a));
+    actors.chain(channel(graph, e.label))
+}
+
+/// Whether the `edge`-th transition of `state` takes `goal`.
+pub(crate) fn takes(graph: &Graph, (state, edge): (u32, u32), goal: &Obligation) -> bool {
+    taken_by(graph, state, edge).any(|o| o == *goal)
+}
+
+/// What the search needs of the product (a trait, so that this module does not depend on
+/// the product's, which calls it).
+pub(crate) trait Product {
+    /// The system state of node `n`.
+    fn state(&self, n: u32) -> u32;
+    /// The system transitions, as (state, edge), of the inside edges of `part` that stay in it.
+    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)>;
+    /// The eventualities pending on every inside edge of `part`.
+    fn pending(&self, part: &[u32]) -> u64;
+    /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`.
+    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>>;
+}
+
+/// The obligations enabled in system state `state`.
+fn enabled(graph: &Graph, state: u32) -> FxHashSet<Obligation> {
+    (0..graph.successors(state).len() as u32)
+        .flat_map(|i| taken_by(graph, state, i))
+        .collect()
+}
+
+/// The obligations enabled somewhere in `part`, sorted.
+pub(crate) fn obligations_of(
+    product: &impl Product,
+    graph: &Graph,
+    part: &[u32],
+) -> Vec<Obligation> {
+    let all: FxHashSet<Obligation> = part
+        .iter()
+        .flat_map(|&n| enabled(graph, product.state(n)))
+        .collect();
+    let mut all: Vec<Obligation> = all.into_iter().collect();
+    all.sort();
+    all
+}
+
+/// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle.
+pub(crate) fn fair_parts(product: &impl Product, graph: &Graph, scc: Vec<u32>) -> Vec<Vec<u32>> {
+    let mut work = vec![scc];
+    let mut out = Vec::new();
+    while let Some(part) = work.pop() {
+        if product.pending(&part) != 0 {
+            continue;
+        }
+        let taken: FxHashSet<Obligation> = product
+            .steps(&part)
+            .into_iter()
+            .flat_map(|(state, edge)| taken_by(graph, state, edge))
+            .collect();
+        let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part)
+            .into_iter()
+            .filter(|o| !taken.contains(o))
+            .collect();
+        if unmet.is_empty() {
+            out.push(part);
+            continue;
+        }
+        let keep: FxHashSet<u32> = part
+            .iter()
+            .copied()
+            .filter(|&n| {
+                let here = enabled(graph, product.state(n));
+                here.is_disjoint(&unmet)
+            })
+            .collect();
+        let roots: Vec<u32> = part.iter().copied().filter(|n| keep.contains(n)).collect();
+        work.extend(product.sccs(&roots, &keep));
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,124 @@
+//! The global allocator: mimalloc, wrapped so that an allocation that fails is a clean error
+//! (a message and exit status 3), not Rust's abort ("memory allocation of N bytes failed",
+//! SIGABRT). The only `unsafe` code of the workspace (docs/architecture.md, *Invariants*).
+//!
+//! A failure is final: nothing here returns null, so a `try_reserve` anywhere in the process
+//! also ends it with status 3 rather than an `Err` (no code of the workspace uses one).
+
+// SAFETY (the module): `GlobalAlloc` is an unsafe trait and its methods unsafe functions;
+// each method below forwards its arguments unchanged to mimalloc's, whose contract is the
+// same as the caller's, and only looks at the pointer it returns. The message is written
+// with `write(2)` on a stack buffer and the process ended with `_exit(2)`: neither
+// allocates, takes a lock or runs a destructor, so they are safe from within the
+// allocator, on any thread, even when several threads fail at once.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::os::fd::AsFd;
+
+/// The exit status of a run that ran out of memory: the same as `unknown`, since the
+/// question was not answered within the resources given.
+pub const STATUS: i32 = 3;
+
+/// mimalloc (docs/check.md, *The allocator*), ending the process cleanly when it has no
+/// memory to give.
+pub struct Allocator;
+
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is mimalloc's.
+        got(unsafe { mimalloc::MiMalloc.alloc(layout) }, layout.size())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc_zeroed` is mimalloc's.
+        got(
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) },
+            layout.size(),
+        )
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, that is from mimalloc, with `layout`.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from mimalloc with `layout`; the caller's contract is its.
+        got(
+            unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) },
+            new_size,
+        )
+    }
+}
+
+/// `ptr`, unless it is null: then the process ends (see [`out_of_memory`]).
+fn got(ptr: *mut u8, size: usize) -> *mut u8 {
+    if ptr.is_null() {
+        out_of_memory(size);
+    }
+    ptr
+}
+
+/// Says that `size` bytes could not be had and ends the process with [`STATUS`].
+///
+/// `_exit`, not `std::process::exit`: `exit` flushes Rust's standard output (a lock another
+/// thread may hold while it waits on this one), runs the C library's `atexit` handlers
+/// (which may allocate) and is not safe to call from two threads at once (two workers may
+/// fail together). `_exit` does none of that: what standard output buffered is lost, which
+/// is right for a run that did not finish.
+fn out_of_memory(size: usize) -> ! {
+    let mut buf = [0u8; 192];
+    let len = message(&mut buf, size);
+    // Nothing to do if standard error is closed: the status still says it.
+    let _ = rustix::io::write(std::io::stderr().as_fd(), &buf[..len]);
+    // SAFETY: `_exit` has no precondition; it ends the process without returning.
+    unsafe { libc::_exit(STATUS) }
+}
+
+/// Writes the message for `size` bytes into `buf` without allocating; returns its length.
+fn message(buf: &mut [u8; 192], size: usize) -> usize {
+    const HEAD: &[u8] = b"agentpi: out of memory: could not allocate ";
+    const TAIL: &[u8] =
+        b" bytes (address-space limit? see `ulimit -v`); `check --max-memory MIB` bounds exploration\n";
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    for part in [HEAD, decimal(size, &mut digits), TAIL] {
+        buf[len..len + part.len()].copy_from_slice(part);
+        len += part.len();
+    }
+    len
+}
+
+/// `n` in decimal, written at the end of `digits` (20 digits hold any `u64`).
+fn decimal(mut n: usize, digits: &mut [u8; 20]) -> &[u8] {
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &digits[start..];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_message_names_the_size() {
+        let mut buf = [0u8; 192];
+        for (size, says) in [(0, " 0 bytes"), (123_456, " 123456 bytes")] {
+            let len = super::message(&mut buf, size);
+            let text = std::str::from_utf8(&buf[..len]).unwrap();
+            assert!(text.contains(says), "{text}");
+            assert!(text.ends_with('\n'), "{text}");
+        }
+        let len = super::message(&mut buf, usize::MAX);
+        assert!(
+            std::str::from_utf8(&buf[..len])
+                .unwrap()
+                .contains("18446744073709551615")
+        );
+    }
+}

@@ -1,0 +1,782 @@
+//! `agentpi bridge --upstream URL` with real peers over Streamable HTTP on loopback. Each
+//! pairing runs a client's session against the server directly (stdio, the server's era or
+//! the dual-era server's legacy one) and through the bridge in front of the same server
+//! listening on HTTP: the answers are equal, both sides' reports have no finding, and both
+//! recorded traces pass `agentpi trace check`. The faults are driven by a scripted client:
+//! a legacy HTTP server restarted in the middle of the session (its 404 for the lost session
+//! makes the bridge open a new one, and nothing is lost), an upstream nobody listens on, and
+//! a legacy cancel that closes the modern request's stream. The listening side's guard refuses
+//! a DNS-rebinding request (403) and a non-loopback address without `--allow-remote`.
+
+use crate::bridge_legacy;
+use crate::bridge_run;
+use crate::cases::each_in_parallel;
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::{Server, free_port, listening_on_any_port, repo};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A pairing: the bridge's direction, the server (run on HTTP behind it, on stdio for the
+/// reference), the client and its scenario.
+struct Case {
+    name: &'static str,
+    /// The side over HTTP: `upstream` (the server, on HTTP behind the bridge) or `listen`
+    /// (the client, which reaches the bridge at its URL; the server on stdio behind it).
+    side: &'static str,
+    to: &'static str,
+    server: &'static str,
+    /// `py`, `ts` (legacy clients) or `modern` (the Python SDK 2.x client).
+    client: &'static str,
+    scenario: &'static str,
+}
+
+const CASES: &[Case] = &[
+    // A legacy client reaches a modern HTTP server (what mcp-remote users need): the Python
+    // SDK 2.x server, which serves 2026-07-28 to the bridge's `_meta` requests.
+    Case {
+        name: "modern-sdk-python-all",
+        side: "upstream",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "modern-sdk-python-concurrent",
+        side: "upstream",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "concurrent",
+    },
+    Case {
+        name: "modern-sdk-typescript-all",
+        side: "upstream",
+        to: "modern",
+        server: "sdk",
+        client: "ts",
+        scenario: "all",
+    },
+    // A modern client reaches legacy HTTP servers: server-everything (elicitation and
+    // sampling in the middle of a call, on the call's SSE stream) and the Python SDK 1.x.
+    Case {
+        name: "legacy-everything",
+        side: "upstream",
+        to: "legacy",
+        server: "everything",
+        client: "modern",
+        scenario: "everything",
+    },
+    Case {
+        name: "legacy-fastmcp1",
+        side: "upstream",
+        to: "legacy",
+        server: "fastmcp1",
+        client: "modern",
+        scenario: "adder",
+    },
+    // The client side over HTTP: legacy clients to the modern server on stdio (a legacy
+    // session with its `Mcp-Session-Id`), the modern client to server-everything on stdio.
+    Case {
+        name: "listen-modern-sdk-python-all",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "listen-modern-sdk-python-concurrent",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "concurrent",
+    },
+    Case {
+        name: "listen-modern-sdk-typescript-all",
+        side: "listen",
+        to: "modern",
+        server: "sdk",
+        client: "ts",
+        scenario: "all",
+    },
+    Case {
+        name: "listen-legacy-everything",
+        side: "listen",
+        to: "legacy",
+        server: "everything",
+        client: "modern",
+        scenario: "everything",
+    },
+];
+
+fn fastmcp1(port: Option<u16>) -> Command {
+    let mut c = Command::new(peer(".venv-mcp1/bin/python"));
+    c.arg(repo().join("tests/bridge/legacy_http_server.py"));
+    c.args(port.map(|p| p.to_string()));
+    c
+}
+
+/// server-everything on Streamable HTTP (`PORT=0`).
+fn everything() -> (Server, u16) {
+    let child = Command::new(peer("node_modules/.bin/mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    listening_on_any_port(child)
+}
+
+/// The server of a case listening on HTTP, and its URL.
+fn listening(server: &str) -> (Server, String) {
+    let (server, port) = match server {
+        "everything" => everything(),
+        "sdk" => {
+            let mut c = Command::new(peer(".venv/bin/python"));
+            c.arg(repo().join("tests/tester/sdk_server.py"));
+            c.args(["--http", "0"]);
+            listening_on_any_port(c.stderr(Stdio::null()).spawn().unwrap())
+        }
+        _ => listening_on_any_port(fastmcp1(Some(0)).stderr(Stdio::null()).spawn().unwrap()),
+    };
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// The same server on stdio: the reference.
+fn direct(server: &str) -> Vec<String> {
+    match server {
+        "everything" => vec![peer("node_modules/.bin/mcp-server-everything")],
+        "sdk" => bridge_run::sdk_server(),
+        _ => {
+            let c = fastmcp1(None);
+            let mut line = vec![c.get_program().to_string_lossy().into_owned()];
+            line.extend(c.get_args().map(|a| a.to_string_lossy().into_owned()));
+            line
+        }
+    }
+}
+
+/// `agentpi bridge --to TO --record DIR/rec --report DIR/report.json`.
+fn bridge_line(to: &str, dir: &Path) -> Vec<String> {
+    let mut line = vec![
+        agentpi().to_string(),
+        "bridge".into(),
+        "--to".into(),
+        to.into(),
+    ];
+    for (flag, path) in [("--record", "rec"), ("--report", "report.json")] {
+        line.push(flag.into());
+        line.push(dir.join(path).display().to_string());
+    }
+    line
+}
+
+fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
+    let mut line = bridge_line(to, dir);
+    line.extend(["--upstream".to_string(), url.to_string()]);
+    line
+}
+
+/// The client's answers with `command` as its server; `bridged` tells the mode of the
+/// modern client (auto through the bridge, legacy directly) and drops its era line.
+fn answers(case: &Case, command: &[String], dir: &Path, bridged: bool) -> String {
+    if case.client != "modern" {
+        return bridge_run::answers(bridge_run::client(case.client, case.scenario, command));
+    }
+    let mode = if bridged { "auto" } else { "legacy" };
+    let memory = dir.join(format!("{mode}.json"));
+    let (out, _) = bridge_legacy::client(mode, case.scenario, command, &memory);
+    let (answers, era) = bridge_legacy::split_era(&out);
+    let want = if bridged { "2026-07-28" } else { "2025-11-25" };
+    assert_eq!(era, format!(r#"{{"era": "{want}"}}"#), "{}", case.name);
+    answers
+}
+
+fn report(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+}
+
+/// Both sides: the era each speaks, no finding, each trace clean under `trace check`.
+fn clean_sides(name: &str, dir: &Path) -> Value {
+    let report = report(dir);
+    for (side, era) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
+        assert_eq!(report[side]["protocol_version"], era, "{name}: {report}");
+        assert_eq!(report[side]["violations"], json!([]), "{name}: {report}");
+        let (clean, text) = bridge_run::trace_check(&dir.join("rec").join(format!("{side}.jsonl")));
+        assert!(clean, "{name} {side}: {text}");
+        assert!(
+            text.contains(" 0 violations, 0 open requests"),
+            "{name} {side}: {text}"
+        );
+    }
+    report
+}
+
+/// A bridge listening on HTTP, the URL it serves, and its standard error.
+struct Bridge {
+    child: Server,
+    url: String,
+    stderr: BufReader<std::process::ChildStderr>,
+}
+
+impl Bridge {
+    /// `agentpi bridge --to TO --listen 127.0.0.1:0 ... MORE`, once it listens.
+    fn listen(to: &str, dir: &Path, more: &[String]) -> Bridge {
+        let mut line = bridge_line(to, dir);
+        line.extend(["--listen".to_string(), "127.0.0.1:0".to_string()]);
+        line.extend(more.iter().cloned());
+        let mut child = Command::new(&line[0])
+            .args(&line[1..])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let url = loop {
+            let mut banner = String::new();
+            assert!(stderr.read_line(&mut banner).unwrap() > 0, "no banner");
+            if let Some(at) = banner.find("listening on ") {
+                break banner[at + "listening on ".len()..].trim().to_string();
+            }
+        };
+        Bridge {
+            child: Server(child),
+            url,
+            stderr,
+        }
+    }
+
+    /// SIGTERM, then the exit status and the rest of its standard error.
+    fn stop(mut self) -> (Option<i32>, String) {
+        let pid = self.child.0.id().to_string();
+        let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(killed.success());
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut self.stderr, &mut rest).unwrap();
+        (self.child.0.wait().unwrap().code(), rest)
+    }
+}
+
+/// The answers through the bridge: in front of the server on HTTP (`upstream`), or
+/// listening with the server on stdio behind it (`listen`).
+fn through(case: &Case, dir: &Path) -> String {
+    if case.side == "upstream" {
+        let (_server, url) = listening(case.server);
+        return answers(case, &bridge_to(case.to, &url, dir), dir, true);
+    }
+    let mut server = vec!["--".to_string()];
+    server.extend(direct(case.server));
+    let bridge = Bridge::listen(case.to, dir, &server);
+    let bridged = answers(case, std::slice::from_ref(&bridge.url), dir, true);
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{}: {stderr}", case.name);
+    bridged
+}
+
+fn check(case: &Case) {
+    let dir = scratch(&format!("bridge-http-{}", case.name));
+    let reference = answers(case, &direct(case.server), &dir, false);
+    let bridged = through(case, &dir);
+    assert_eq!(bridged, reference, "{}: the answers differ", case.name);
+    let report = clean_sides(case.name, &dir);
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!(notes(case)),
+        "{}: {report}",
+        case.name
+    );
+    assert_eq!(
+        report["transport"]["notes"],
+        json!([]),
+        "{}: {report}",
+        case.name
+    );
+    // Over HTTP every message is its own exchange, with the era's headers: a modern
+    // request's `Mcp-Method` (and `Mcp-Name`), a legacy session's `Mcp-Session-Id`.
+    let http_side = match (case.side, case.to) {
+        ("upstream", "modern") | ("listen", "legacy") => "modern",
+        _ => "legacy",
+    };
+    let record = std::fs::read_to_string(dir.join("rec").join(format!("{http_side}.jsonl")));
+    let header = match http_side {
+        "modern" => r#"["mcp-method","tools/call"]"#,
+        _ => r#"["mcp-session-id","#,
+    };
+    assert!(record.unwrap().contains(header), "{}: {header}", case.name);
+}
+
+/// What the bridge notes it did not carry: server-everything's list changes on stdio.
+fn notes(case: &Case) -> Vec<&'static str> {
+    match (case.side, case.server) {
+        ("listen", "everything") => vec![bridge_legacy::LIST_CHANGED; 4],
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn clients_reach_http_servers_of_the_other_era_through_the_bridge() {
+    each_in_parallel(CASES, check);
+}
+
+/// One step of a scripted client: a message to send (and what to wait for before the next
+/// step), or the server restarted on its port.
+enum Step {
+    Send(&'static str, Wait),
+    Restart,
+}
+
+enum Wait {
+    None,
+    Id(i64),
+    Method(&'static str),
+}
+
+/// A scripted client through the bridge `line`: the messages it got, the bridge's status
+/// and its stderr. `restart` starts the server again.
+fn drive(
+    line: &[String],
+    steps: &[Step],
+    mut restart: impl FnMut(),
+) -> (Vec<Value>, Option<i32>, String) {
+    let mut child = Command::new(&line[0])
+        .args(&line[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen: Vec<Value> = Vec::new();
+    for step in steps {
+        let wait = match step {
+            Step::Restart => {
+                restart();
+                continue;
+            }
+            Step::Send(message, wait) => {
+                writeln!(stdin, "{message}").unwrap();
+                stdin.flush().unwrap();
+                wait
+            }
+        };
+        if !matches!(wait, Wait::None) {
+            read_until(&mut stdout, wait, &mut seen);
+        }
+    }
+    drop(stdin);
+    for text in stdout.lines() {
+        seen.push(serde_json::from_str(&text.unwrap()).unwrap());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (seen, out.status.code(), stderr)
+}
+
+/// Reads what the bridge writes into `seen` until `wait` is met (or the output ends).
+fn read_until(stdout: &mut impl BufRead, wait: &Wait, seen: &mut Vec<Value>) {
+    loop {
+        let mut text = String::new();
+        if stdout.read_line(&mut text).unwrap() == 0 {
+            return;
+        }
+        let got: Value = serde_json::from_str(&text).unwrap();
+        let done = match wait {
+            Wait::Id(id) => got["id"] == json!(id),
+            Wait::Method(m) => got["method"] == json!(m),
+            Wait::None => true,
+        };
+        seen.push(got);
+        if done {
+            return;
+        }
+    }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}"#;
+
+/// The legacy session is lost when the server restarts: the next call gets a 404, the
+/// bridge opens a new session (initialize again), sends the call in it and answers the
+/// client; it says so, and both sides stay clean.
+#[test]
+fn a_lost_legacy_session_is_opened_again() {
+    let dir = scratch("bridge-http-lost-session");
+    let (server, port) =
+        listening_on_any_port(fastmcp1(Some(0)).stderr(Stdio::null()).spawn().unwrap());
+    let mut server = Some(server);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let discover =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
+    let call = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":3}},{META}}}}}"#
+        )
+    };
+    let (first, second) = (call(2), call(3));
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let steps = [
+        Step::Send(leak(discover), Wait::Id(1)),
+        Step::Send(leak(first), Wait::Id(2)),
+        Step::Restart,
+        Step::Send(leak(second), Wait::Id(3)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
+        drop(server.take());
+        let child = fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
+        server = Some(listening_on_any_port(child).0);
+    });
+    assert_eq!(status, Some(0), "{stderr}");
+    for id in [2, 3] {
+        let answer = seen.iter().find(|m| m["id"] == json!(id)).unwrap();
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"],
+            json!(5),
+            "{seen:?}"
+        );
+    }
+    let note = "the legacy server lost the session (HTTP 404): initialize again";
+    assert!(stderr.contains(note), "{stderr}");
+    let report = report(&dir);
+    assert_eq!(report["transport"]["notes"], json!([note]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    let (clean, text) = bridge_run::trace_check(&dir.join("rec/modern.jsonl"));
+    assert!(clean, "{text}");
+    // The legacy side: two sessions. The lost one holds the server's own fault: the Python
+    // SDK 1.x answers the 404 with a JSON-RPC error whose id is "server-error", a response
+    // to no request (J6); and the call that got the 404 stays open there (the monitor does
+    // not take an HTTP 404 as the end of a request). The new session is clean.
+    let legacy = &report["legacy"];
+    let rules: Vec<&Value> = legacy["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["rule"])
+        .collect();
+    assert_eq!(rules, [&json!("J6")], "{report}");
+    assert!(
+        legacy["violations"][0]["raw"]
+            .as_str()
+            .unwrap()
+            .contains("server-error")
+    );
+    assert_eq!(legacy["open_requests"][0]["id"], json!(3), "{report}");
+    let sessions = legacy["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{report}");
+    assert_eq!(sessions[1]["violations"], json!([]), "{report}");
+    assert_eq!(sessions[1]["open_requests"], json!([]), "{report}");
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let inits = record.matches(r#"\"method\":\"initialize\""#).count();
+    assert_eq!(inits, 2, "{record}");
+    assert!(record.contains(r#""status":404"#), "{record}");
+    // At the end the bridge ends the new session, as a client should.
+    let deleted = r#""event":"http","method":"DELETE","path":"/mcp","status":200"#;
+    assert!(record.contains(deleted), "{record}");
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// An upstream nobody listens on: the client's `initialize` gets an error saying so, the
+/// bridge exits 1.
+#[test]
+fn an_unreachable_upstream_is_a_clear_error() {
+    let dir = scratch("bridge-http-unreachable");
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let steps = [Step::Send(INIT, Wait::Id(0))];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the upstream {url} cannot be reached")),
+        "{stderr}"
+    );
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let error = seen[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("cannot be reached"), "{seen:?}");
+}
+
+/// A legacy client's cancel of a call in flight closes the modern request's stream (no
+/// `notifications/cancelled` is posted); the client gets nothing for the call, the session
+/// goes on, and the modern side's monitor reads the close as the cancellation.
+#[test]
+fn a_legacy_cancel_closes_the_modern_stream() {
+    let dir = scratch("bridge-http-cancel");
+    let (_server, url) = listening("sdk");
+    let steps = [
+        Step::Send(INIT, Wait::Id(0)),
+        Step::Send(INITIALIZED, Wait::None),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":5},"_meta":{"progressToken":"p"}}}"#,
+            Wait::Method("notifications/progress"),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            Wait::None,
+        ),
+        Step::Send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, Wait::Id(2)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(seen.iter().all(|m| m["id"] != json!(1)), "{seen:?}");
+    clean_sides("cancel", &dir);
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert!(record.contains(r#""closed_by":"client""#), "{record}");
+    assert!(!record.contains("notifications/cancelled"), "{record}");
+}
+
+/// The listening side follows the listening monitor's safety rules (http-proxy's `Guard`): a
+/// request naming another host (DNS rebinding) or a foreign `Origin` is answered 403 and
+/// never reaches the bridge's process; the refusal is recorded and noted. A non-loopback
+/// address needs `--allow-remote`.
+#[test]
+fn the_listening_side_refuses_rebinding() {
+    use std::io::Read;
+    use std::net::TcpStream;
+    let dir = scratch("bridge-http-rebinding");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("sdk"));
+    let bridge = Bridge::listen("modern", &dir, &server);
+    let address = bridge
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let body = INIT;
+    for (host, origin) in [
+        ("evil.example".to_string(), None),
+        (address.to_string(), Some("http://evil.example")),
+    ] {
+        let mut stream = TcpStream::connect(address).unwrap();
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
+    }
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("note: refused POST /mcp").count(),
+        2,
+        "{stderr}"
+    );
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(
+        record.matches(r#""event":"refused""#).count(),
+        2,
+        "{record}"
+    );
+    assert!(!record.contains(r#""dir":"c2s""#), "{record}");
+    let out = Command::new(agentpi())
+        .args(["bridge", "--to", "modern", "--listen", "0.0.0.0:0", "--"])
+        .args(direct("sdk"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --allow-remote"), "{stderr}");
+}
+
+/// The rmcp server example (crates/cli/examples/rmcp_server.rs), built with the tests.
+fn rmcp_server() -> String {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    profile.join("examples/rmcp_server").display().to_string()
+}
+
+/// rmcp 3.11 speaks 2026-07-28 (`server/discover`, no `initialize`): a scripted legacy
+/// client reaches it through `--to modern`, on stdio and over HTTP (`--upstream`), and gets
+/// its answers. FIXME(rmcp): its modern results carry no `io.modelcontextprotocol/serverInfo`
+/// in `_meta` (M2, the server's fault), pinned here: one finding per result after discover.
+#[test]
+fn a_legacy_client_reaches_rmcp_through_the_bridge() {
+    let steps = [
+        Step::Send(INIT, Wait::Id(0)),
+        Step::Send(INITIALIZED, Wait::None),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            Wait::Id(1),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+            Wait::Id(2),
+        ),
+    ];
+    for over in ["stdio", "http"] {
+        let dir = scratch(&format!("bridge-http-rmcp-{over}"));
+        let (_server, line) = match over {
+            "stdio" => {
+                let mut line = bridge_line("modern", &dir);
+                line.extend(["--".to_string(), rmcp_server()]);
+                (None, line)
+            }
+            _ => {
+                let child = Command::new(rmcp_server())
+                    .args(["--http", "0"])
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                let (server, port) = listening_on_any_port(child);
+                let url = format!("http://127.0.0.1:{port}/mcp");
+                (Some(server), bridge_to("modern", &url, &dir))
+            }
+        };
+        let (seen, status, stderr) = drive(&line, &steps, || {});
+        assert_eq!(status, Some(0), "{over}: {stderr}");
+        assert_eq!(
+            seen[0]["result"]["protocolVersion"],
+            json!("2025-11-25"),
+            "{over}"
+        );
+        assert_eq!(
+            seen[0]["result"]["serverInfo"]["name"],
+            json!("agentpi-rmcp-fixture"),
+            "{over}"
+        );
+        assert_eq!(
+            seen[2]["result"]["content"][0]["text"],
+            json!("5"),
+            "{over}: {seen:?}"
+        );
+        let report = report(&dir);
+        assert_eq!(
+            report["legacy"]["violations"],
+            json!([]),
+            "{over}: {report}"
+        );
+        assert_eq!(
+            report["modern"]["protocol_version"],
+            json!("2026-07-28"),
+            "{over}"
+        );
+        let rules: Vec<&Value> = report["modern"]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| &v["rule"])
+            .collect();
+        assert_eq!(rules, [&json!("M2"), &json!("M2")], "{over}: {report}");
+    }
+}
+
+/// A tool's `x-mcp-header` argument goes with the modern call as its `Mcp-Param-*` header, as
+/// the listing that crossed the bridge declares it: the Python SDK 2.x server's `weather`
+/// (on the third page of its listing) takes `city` as `Mcp-Param-City`, checks it against
+/// the body, and answers; a value that is not plain ASCII goes base64-encoded.
+#[test]
+fn a_modern_call_carries_its_param_headers() {
+    let dir = scratch("bridge-http-param-headers");
+    let (_server, url) = listening("sdk");
+    let steps = [
+        Step::Send(INIT, Wait::Id(0)),
+        Step::Send(INITIALIZED, Wait::None),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            Wait::Id(1),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"2"}}"#,
+            Wait::Id(2),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"4"}}"#,
+            Wait::Id(3),
+        ),
+        Step::Send(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Zürich"}}}"#,
+            Wait::Id(4),
+        ),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("modern", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(0), "{stderr}");
+    let answer = seen.iter().find(|m| m["id"] == json!(4)).unwrap();
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let weather: Value = serde_json::from_str(text).unwrap_or_default();
+    assert_eq!(
+        weather,
+        json!({"city": "Zürich", "celsius": 21}),
+        "{seen:?}"
+    );
+    clean_sides("param-headers", &dir);
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    let header = r#"["mcp-param-city","=?base64?WsO8cmljaA==?="]"#;
+    assert!(record.contains(header), "{record}");
+}
+
+/// A raw POST of `body` to a listening bridge at `address` (`Connection: close`), with the
+/// modern headers `Mcp-Method` and, when given, `Mcp-Name`; with `whole`, the whole answer,
+/// else only its head (and the connection is then closed).
+fn raw_post(address: &str, body: &str, whole: bool) -> String {
+    let message: Value = serde_json::from_str(body).unwrap();
+    let mut extra = format!("Mcp-Method: {}\r\n", message["method"].as_str().unwrap());
+    if let Some(name) = message["params"]["name"].as_str() {
+        extra.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while whole || !answer.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => answer.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A modern HTTP client that closes a call's stream cancels the call (the modern era's
+/// cancellation): the bridge cancels the legacy call (`notifications/cancelled` to the
+/// server), the client gets nothing for it, and the session goes on; no finding on either
+/// side.
+#[test]
+fn a_modern_client_closing_its_stream_cancels_the_call() {
+    let dir = scratch("bridge-http-stream-closed");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("everything"));
+    let bridge = Bridge::listen("legacy", &dir, &server);
+    let address = bridge
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let request = |id: i64, method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{META}}}}}"#)
+    };
+    let discover = raw_post(&address, &request(1, "server/discover", ""), true);
+    assert!(discover.contains("supportedVersions"), "{discover}");
+    let slow = r#""name":"trigger-long-running-operation","arguments":{"duration":5,"steps":5},"#;
+    let head = raw_post(&address, &request(2, "tools/call", slow), false);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let echo = r#""name":"echo","arguments":{"message":"after"},"#;
+    let after = raw_post(&address, &request(3, "tools/call", echo), true);
+    assert!(after.contains("Echo: after"), "{after}");
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    clean_sides("stream-closed", &dir);
+    let legacy = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert!(legacy.contains("notifications/cancelled"), "{legacy}");
+    let modern = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert!(modern.contains(r#""closed_by":"client""#), "{modern}");
+}

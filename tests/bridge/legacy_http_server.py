@@ -1,0 +1,29 @@
+"""A legacy MCP server (the Python `mcp` SDK 1.x, FastMCP: 2025-11-25 only) on Streamable HTTP,
+for `agentpi bridge --to legacy --upstream URL`: `add` and `echo`. It keeps its sessions in
+memory, so a restart on the same port loses them: a request with an old `Mcp-Session-Id`
+gets 404 (the bridge's re-established session is tested that way).
+
+python legacy_http_server.py           (stdio: the reference, the same server directly)
+python legacy_http_server.py PORT      (http://127.0.0.1:PORT/mcp; 0: any free port)
+"""
+import sys
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("agentpi-legacy-http-fixture", host="127.0.0.1", port=int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    """Says `text` back."""
+    return text
+
+
+if __name__ == "__main__":
+    mcp.run(transport="streamable-http" if len(sys.argv) > 1 else "stdio")
