@@ -193,7 +193,7 @@ pub fn check_system(
     // Depth first numbers states as it reaches them and expands them in another order, so
     // it keeps no edges (they are stored in the order of expansion) and so no reduction,
     // whose counterexamples need the edges the stubborn set kept.
-    let depth_first = options.depth_first && safety;
+    let depth_first = options.depth_first && safety && !reads_state;
     let (por, symmetry) = (
         options.por && safety && !depth_first && !reads_state,
         options.symmetry && safety && !depth_first,

@@ -208,8 +208,14 @@ fn not_depth_first(model: &Model, groups: &[(usize, Vec<usize>)]) -> Option<Stri
         )
     })?;
     let system = &program.systems[live.system].name;
+    // State predicates are read as breadth first expands each state, which depth first
+    // does not do.
+    let what = match live.property {
+        Property::State(..) => "a check over states (`at`, `len`, `contains`)",
+        _ => "a liveness check",
+    };
     Some(format!(
-        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is a liveness check; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
+        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is {what}; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
         live.text
     ))
 }
