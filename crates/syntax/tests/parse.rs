@@ -411,7 +411,7 @@ t.pi:4:10: error[E0113]: expected a property
   |
 4 | check S: nevr crash
   |          ^^^^ not a property
-  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair` or `strong fair`; or `refines System`, `equivalent System`, `deterministic`"#,
+  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, `never PRED`, `reachable PRED`, `always PRED` (PRED over states: `at Proc.point`, `len(c) == n`, `c contains v`), optionally after `fair`, `strong fair` or `forall i in T:`; or `refines System`, `equivalent System`, `deterministic`"#,
     );
 }
 
