@@ -49,6 +49,9 @@ pub struct Options {
 /// A label to watch for: true for a label that decides a property.
 pub type LabelGoal<'a> = Box<dyn Fn(&Label) -> bool + Sync + 'a>;
 
+/// A state to watch for: true for a state that decides a property.
+pub type StateGoal<'a> = Box<dyn Fn(&State) -> bool + Sync + 'a>;
+
 /// What exploration watches for, so that it can stop as soon as every property has its
 /// verdict: a deadlock, a fault, or a transition whose label matches. With `whole` set (some
 /// property needs the whole state space) or nothing to watch, it explores everything.
@@ -57,12 +60,15 @@ pub struct Goals<'a> {
     pub deadlock: bool,
     pub fault: bool,
     pub labels: Vec<LabelGoal<'a>>,
+    /// Checked on every state as it is expanded (state predicates).
+    pub states: Vec<StateGoal<'a>>,
     pub whole: bool,
 }
 
 impl Goals<'_> {
     fn everything(&self) -> bool {
-        self.whole || (!self.deadlock && !self.fault && self.labels.is_empty())
+        self.whole
+            || (!self.deadlock && !self.fault && self.labels.is_empty() && self.states.is_empty())
     }
 }
 
@@ -208,7 +214,8 @@ struct Run<'g, 's, 'p> {
     last_added: usize,
     /// The states the current chunk added.
     recent: Recent,
-    /// Whether the merge may run alongside the workers: not when `--max-memory` (which
+    /// Whether the merge may run alongside the workers: not when state goals read states,
+    /// `--max-memory` (which
     /// weighs the store as it grows) or symmetry reduction (which interns) needs the store.
     alongside: bool,
 }
@@ -221,7 +228,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             engine_actors: FxHashMap::default(),
             options,
             goals,
-            graph: Graph::new(!options.drop_edges, goals.labels.len()),
+            graph: Graph::new(!options.drop_edges, goals.labels.len(), goals.states.len()),
             names: Names::default(),
             met: vec![false; goals.labels.len()],
             fault_found: false,
@@ -232,7 +239,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             near: (u32::MAX, Levels::default()),
             last_added: 0,
             recent: Recent::default(),
-            alongside: !options.symmetry && options.max_memory.is_none(),
+            // State goals read each state as it is expanded, from the store.
+            alongside: !options.symmetry && options.max_memory.is_none() && goals.states.is_empty(),
         }
     }
 
@@ -558,7 +566,24 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 self.graph.first_deadlock = Some(source);
             }
         }
+        self.hold_state_to_goals(source);
         self.decided().then_some(End::Decided)
+    }
+
+    /// Records `source` for the state goals it is the first to meet (states are expanded in
+    /// breadth-first order, so the first is one nearest the start).
+    fn hold_state_to_goals(&mut self, source: u32) {
+        let open = |g: &Graph| g.first_states.iter().any(Option::is_none);
+        if !open(&self.graph) {
+            return;
+        }
+        let state = self.graph.state(source);
+        let goals = self.goals.states.iter();
+        for (first, goal) in self.graph.first_states.iter_mut().zip(goals) {
+            if first.is_none() && goal(&state) {
+                *first = Some(source);
+            }
+        }
     }
 
     fn stop(&mut self, limit: Limit) -> End {
@@ -754,6 +779,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             && (!goals.deadlock || self.graph.first_deadlock.is_some())
             && (!goals.fault || self.fault_found)
             && self.met.iter().all(|&m| m)
+            && self.graph.first_states.iter().all(Option::is_some)
     }
 
     fn finish(self, progress: &Progress) -> Graph {

@@ -108,6 +108,9 @@ pub struct Graph {
     /// For each label goal of the exploration ([`crate::Goals::labels`]), the first edge in
     /// breadth-first order whose label meets it, as (source, edge index within the source).
     pub first_matches: Vec<Option<(u32, u32)>>,
+    /// For each state goal ([`crate::Goals::states`]), the first expanded state in
+    /// breadth-first order that meets it.
+    pub first_states: Vec<Option<u32>>,
     /// The classes of interchangeable instances, with `--symmetry`: states are stored as
     /// representatives of their orbits.
     pub(crate) symmetry: Option<crate::symmetry::Symmetry>,
@@ -119,7 +122,7 @@ pub struct Graph {
 type Numbers = (FxHashMap<Label, u32>, FxHashMap<Vec<Actor>, u32>);
 
 impl Graph {
-    pub(crate) fn new(edges_kept: bool, goals: usize) -> Graph {
+    pub(crate) fn new(edges_kept: bool, goals: usize, state_goals: usize) -> Graph {
         Graph {
             store: Store::default(),
             edges_kept,
@@ -142,6 +145,7 @@ impl Graph {
             transitions: 0,
             first_deadlock: None,
             first_matches: vec![None; goals],
+            first_states: vec![None; state_goals],
             numbers: std::sync::OnceLock::new(),
             symmetry: None,
         }

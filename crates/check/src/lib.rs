@@ -20,6 +20,7 @@ mod props;
 #[doc(hidden)]
 pub mod reference;
 pub mod replay;
+pub mod state;
 mod store;
 mod strong;
 pub mod stuck;
@@ -32,7 +33,7 @@ pub use graph::{End, Graph, Limit};
 pub use stuck::Blocked;
 pub use trace::{Trace, TraceStep};
 
-use agentpi_ir::core::{Prefix, Program, Property, Term};
+use agentpi_ir::core::{Prefix, Program, Property, StateCheck, Term};
 use agentpi_semantics::{Fault, Semantics};
 use product::{Lasso, Step};
 
@@ -78,6 +79,8 @@ pub struct SystemReport {
     /// Whether partial-order or symmetry reduction was asked for but is off: a property it
     /// does not keep.
     pub por_off: bool,
+    /// Whether partial-order reduction was asked for but is off: a property reads states.
+    pub por_off_states: bool,
     /// With `--symmetry`: the classes of interchangeable instances found.
     pub symmetric_classes: usize,
     /// Whether exploration was depth first: its traces are real runs, not always shortest.
@@ -118,7 +121,11 @@ pub fn explore_until(
 
 /// What exploring for these checks must watch for: violations of safety properties and
 /// witnesses of `reachable` end it early; liveness needs the whole state space.
-fn goals_of<'a>(sem: &'a Semantics<'a>, checks: &'a [&'a agentpi_ir::core::CheckDef]) -> Goals<'a> {
+fn goals_of<'a>(
+    sem: &'a Semantics<'a>,
+    checks: &'a [&'a agentpi_ir::core::CheckDef],
+    instances: &[String],
+) -> Goals<'a> {
     let mut goals = Goals {
         fault: has_assertions(sem.program),
         ..Goals::default()
@@ -129,6 +136,13 @@ fn goals_of<'a>(sem: &'a Semantics<'a>, checks: &'a [&'a agentpi_ir::core::Check
             Property::Never(p) | Property::Reachable(p) => goals.labels.push(Box::new(move |l| {
                 pattern::match_label(sem, p, l, &Vec::new()).is_some()
             })),
+            Property::State(check, p) => {
+                let pred = state::Compiled::new(sem, p, instances);
+                let wanted = *check != StateCheck::Always;
+                goals
+                    .states
+                    .push(Box::new(move |s| pred.holds(s) == wanted));
+            }
             _ => goals.whole = true,
         }
     }
@@ -159,20 +173,29 @@ pub fn check_system(
         Property::Ltl(f) => agentpi_ir::ltl::binds_values(f),
         _ => false,
     });
-    // Deadlocks, assertions, `never` and `reachable` are decided while exploring: no edges.
+    // Deadlocks, assertions, `never`, `reachable` and `always` are decided while exploring:
+    // no edges.
     let safety = checks.iter().all(|&c| {
         matches!(
             program.checks[c].property,
-            Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
+            Property::DeadlockFree
+                | Property::Never(_)
+                | Property::Reachable(_)
+                | Property::State(..)
         )
     });
+    // Stubborn sets keep labels, not states: a property that reads states turns them off.
+    let reads_state = checks
+        .iter()
+        .any(|&c| reads_state(&program.checks[c].property));
     let asked = options.por || options.symmetry;
+    let por_off_states = options.por && safety && reads_state;
     // Depth first numbers states as it reaches them and expands them in another order, so
     // it keeps no edges (they are stored in the order of expansion) and so no reduction,
     // whose counterexamples need the edges the stubborn set kept.
-    let depth_first = options.depth_first && safety;
+    let depth_first = options.depth_first && safety && !reads_state;
     let (por, symmetry) = (
-        options.por && safety && !depth_first,
+        options.por && safety && !depth_first && !reads_state,
         options.symmetry && safety && !depth_first,
     );
     let options = Options {
@@ -189,7 +212,14 @@ pub fn check_system(
     };
     let defs: Vec<&agentpi_ir::core::CheckDef> =
         checks.iter().map(|&c| &program.checks[c]).collect();
-    let goals = goals_of(&sem, &defs);
+    let instances = match reads_state {
+        true => sem
+            .initial_with_instances(system)
+            .map(|(_, i)| i)
+            .unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let goals = goals_of(&sem, &defs, &instances);
     let explored = explore_until(&sem, system, &options, &goals, progress);
     drop(goals);
     let graph = match explored {
@@ -201,13 +231,18 @@ pub fn check_system(
     if !graph.faults.is_empty() || has_assertions(program) {
         results.push(assertions(&sem, &graph, &name));
     }
-    let mut goal = 0;
+    let (mut goal, mut state_goal) = (0, 0);
     for &c in checks {
         let check = &program.checks[c];
         let found = match &check.property {
             Property::Never(_) | Property::Reachable(_) => {
                 goal += 1;
                 graph.first_matches[goal - 1]
+            }
+            Property::State(..) => {
+                state_goal += 1;
+                // A state is reached by the path into it: no step of its own.
+                graph.first_states[state_goal - 1].map(|s| (s, u32::MAX))
             }
             _ => None,
         };
@@ -236,6 +271,7 @@ pub fn check_system(
         fast: graph.fast,
         reduced: graph.reduced,
         por_off: asked && (!safety || depth_first),
+        por_off_states,
         symmetric_classes: graph.symmetric_classes(),
         depth_first: options.depth_first,
         limit: graph.limit.clone(),
@@ -282,6 +318,7 @@ fn unexplored(system: String) -> SystemReport {
         fast: 0,
         reduced: 0,
         por_off: false,
+        por_off_states: false,
         symmetric_classes: 0,
         depth_first: false,
         limit: None,
@@ -411,6 +448,39 @@ fn decide(
         Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
         Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, l, r, fair)),
         Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, fair)),
+        Property::State(check, _) => {
+            let (hit, miss) = match check {
+                StateCheck::Reachable => (Outcome::Holds, Outcome::Violated),
+                _ => (Outcome::Violated, Outcome::Holds),
+            };
+            match first {
+                Some(step) => result(text, hit, render(&steps_to(sem, graph, step.state), None)),
+                None => result(text, unknown_or(graph, miss), None),
+            }
+        }
         Property::Relation(_) => unreachable!("relations are skipped by check_system"),
+    }
+}
+
+/// Whether a property reads states (`at`, `len`, `contains`).
+fn reads_state(property: &Property) -> bool {
+    fn ltl_reads(f: &agentpi_ir::ltl::Ltl) -> bool {
+        use agentpi_ir::ltl::Ltl as L;
+        match f {
+            L::State(_) => true,
+            L::True | L::False | L::Atom(_) => false,
+            L::Not(a) | L::Always(a) | L::Eventually(a) | L::Next(a) => ltl_reads(a),
+            L::And(a, b)
+            | L::Or(a, b)
+            | L::Implies(a, b)
+            | L::Until(a, b)
+            | L::Release(a, b)
+            | L::WeakUntil(a, b) => ltl_reads(a) || ltl_reads(b),
+        }
+    }
+    match property {
+        Property::State(..) => true,
+        Property::Ltl(f) => ltl_reads(f),
+        _ => false,
     }
 }

@@ -10,13 +10,16 @@
 //! fair cycle that clears every bit somewhere, a stuck state where stuttering forever is
 //! accepted, or a node with no obligation left (every continuation violates: a bad prefix).
 //!
-//! The stutter step that extends a finite maximal path matches no label pattern.
+//! The stutter step that extends a finite maximal path matches no label pattern. A state
+//! predicate holds at a step whose source state satisfies it (at the stutter step, the state
+//! the path stops in).
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Fairness, Lasso, Product, Step, accepting_sccs, find_lasso};
 use crate::props::Builder;
-use agentpi_ir::core::LabelPattern;
+use crate::state::Compiled;
+use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
 use agentpi_semantics::Semantics;
 use rustc_hash::FxHashMap;
@@ -28,6 +31,8 @@ enum Node {
     False,
     Atom(usize),
     NotAtom(usize),
+    /// A state predicate, by its bit in a state's valuation.
+    State(u32),
     And(u32, u32),
     Or(u32, u32),
     Next(u32),
@@ -44,11 +49,20 @@ type Ob = (u32, u32);
 /// An obligation set that can follow a step, with the eventualities it postpones.
 type Successor = (Vec<Ob>, u64);
 
-/// What expansion reads: a transition's label, by index, or the stutter step.
+/// What expansion reads: a transition's label, by index, or the stutter step, each with the
+/// valuation of the state predicates in its source state (one bit each).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Letter {
-    Label(u32),
-    Stutter,
+    Label(u32, u64),
+    Stutter(u64),
+}
+
+impl Letter {
+    fn valuation(self) -> u64 {
+        match self {
+            Letter::Label(_, v) | Letter::Stutter(v) => v,
+        }
+    }
 }
 
 struct Automaton<'a> {
@@ -60,8 +74,10 @@ struct Automaton<'a> {
     plain: Vec<Vec<bool>>,
     envs: Vec<Bindings>,
     env_index: FxHashMap<Bindings, u32>,
+    /// The state predicates of the formula, each once.
+    states: Vec<StatePred>,
     expansions: FxHashMap<(Vec<Ob>, Letter), Vec<Successor>>,
-    stutter_ok: FxHashMap<Vec<Ob>, bool>,
+    stutter_ok: FxHashMap<(Vec<Ob>, u64), bool>,
     untils: u32,
 }
 
@@ -85,6 +101,7 @@ impl<'a> Automaton<'a> {
             plain: Vec::new(),
             envs: vec![Vec::new()],
             env_index: FxHashMap::from_iter([(Vec::new(), 0)]),
+            states: Vec::new(),
             expansions: FxHashMap::default(),
             stutter_ok: FxHashMap::default(),
             untils: 0,
@@ -98,6 +115,7 @@ impl<'a> Automaton<'a> {
             Nnf::False => Node::False,
             Nnf::Atom(p) => Node::Atom(self.pattern(p)),
             Nnf::NotAtom(p) => Node::NotAtom(self.pattern(p)),
+            Nnf::State(p) => Node::State(self.state_bit(p)),
             Nnf::And(a, b) => Node::And(self.add(a), self.add(b)),
             Nnf::Or(a, b) => Node::Or(self.add(a), self.add(b)),
             Nnf::Next(a) => Node::Next(self.add(a)),
@@ -125,6 +143,38 @@ impl<'a> Automaton<'a> {
         self.patterns.len() - 1
     }
 
+    /// The bit of a state predicate (at most 64 distinct ones: lowering refuses more).
+    fn state_bit(&mut self, p: &StatePred) -> u32 {
+        match self.states.iter().position(|q| q == p) {
+            Some(i) => i as u32,
+            None => {
+                self.states.push(p.clone());
+                self.states.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Which state predicates each state satisfies, one bit each.
+    fn valuations(&self) -> Vec<u64> {
+        if self.states.is_empty() {
+            return vec![0; self.graph.state_count()];
+        }
+        let sem = self.sem;
+        let compiled: Vec<Compiled> = self
+            .states
+            .iter()
+            .map(|p| Compiled::new(sem, p, &self.graph.instances))
+            .collect();
+        (0..self.graph.state_count() as u32)
+            .map(|s| {
+                let state = self.graph.state(s);
+                let bits = compiled.iter().enumerate();
+                bits.filter(|(_, c)| c.holds(&state))
+                    .fold(0, |v, (i, _)| v | 1 << i)
+            })
+            .collect()
+    }
+
     fn env(&mut self, bindings: Bindings) -> u32 {
         if let Some(&i) = self.env_index.get(&bindings) {
             return i;
@@ -136,7 +186,7 @@ impl<'a> Automaton<'a> {
 
     /// The bindings of pattern `p` on `step` under environment `env`, if it matches.
     fn matches(&self, p: usize, env: u32, step: Letter) -> Option<Bindings> {
-        let Letter::Label(l) = step else {
+        let Letter::Label(l, _) = step else {
             return None;
         };
         if env == 0 && !self.plain[p][l as usize] {
@@ -191,6 +241,11 @@ impl<'a> Automaton<'a> {
             }
             Node::NotAtom(p) => {
                 if self.matches(p, env, step).is_none() {
+                    work.push(cover);
+                }
+            }
+            Node::State(bit) => {
+                if step.valuation() & (1 << bit) != 0 {
                     work.push(cover);
                 }
             }
@@ -262,8 +317,9 @@ impl<'a> Automaton<'a> {
 
     /// Whether stuttering forever from `obs` is a run of the negated formula: a path that
     /// stops in a state with these obligations violates the property.
-    fn accepts_stutter(&mut self, obs: &[Ob]) -> bool {
-        if let Some(&known) = self.stutter_ok.get(obs) {
+    fn accepts_stutter(&mut self, obs: &[Ob], valuation: u64) -> bool {
+        let key = (obs.to_vec(), valuation);
+        if let Some(&known) = self.stutter_ok.get(&key) {
             return known;
         }
         let mut builder: Builder<Vec<Ob>> = Builder::new(obs.to_vec(), 0, true);
@@ -272,13 +328,13 @@ impl<'a> Automaton<'a> {
         while let Some((n, q)) = builder.next() {
             let q = q.clone();
             universal |= q.is_empty();
-            for (next, pending) in self.expand(&q, Letter::Stutter) {
+            for (next, pending) in self.expand(&q, Letter::Stutter(valuation)) {
                 let to = builder.node(next, 0, true, n);
                 builder.edge_pending(n, to, step, true, pending);
             }
         }
         let ok = universal || !accepting_sccs(&builder.product).is_empty();
-        self.stutter_ok.insert(obs.to_vec(), ok);
+        self.stutter_ok.insert(key, ok);
         ok
     }
 }
@@ -311,11 +367,12 @@ pub fn violation(
 ) -> Option<Lasso> {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
+    let valuations = aut.valuations();
     let start = vec![(root, 0)];
     let mut builder: Builder<(u32, Vec<Ob>)> = Builder::new((0, start.clone()), 0, true);
     // Every state is reached with some obligations: the product has at least as many nodes.
     builder.reserve(graph.state_count());
-    mark(&mut aut, &mut builder.product, 0, &start);
+    mark(&mut aut, &mut builder.product, (0, valuations[0]), &start);
     while let Some((n, (s, q))) = builder.next() {
         let (s, q) = (*s, q.clone());
         if q.is_empty() {
@@ -328,12 +385,14 @@ pub fn violation(
                 state: s,
                 edge: i as u32,
             };
-            for (next, pending) in aut.expand(&q, Letter::Label(e.label)) {
+            let letter = Letter::Label(e.label, valuations[s as usize]);
+            for (next, pending) in aut.expand(&q, letter) {
                 let next = aut.rename(&next, renaming);
                 let before = builder.product.state.len();
                 let to = builder.node((e.target, next.clone()), e.target, true, n);
                 if builder.product.state.len() > before {
-                    mark(&mut aut, &mut builder.product, to, &next);
+                    let at = (to, valuations[e.target as usize]);
+                    mark(&mut aut, &mut builder.product, at, &next);
                 }
                 builder.edge_pending(n, to, step, true, pending);
             }
@@ -343,7 +402,8 @@ pub fn violation(
 }
 
 /// Sets what stopping at node `n`, or reaching it, means for the property.
-fn mark(aut: &mut Automaton<'_>, product: &mut Product, n: u32, obs: &[Ob]) {
+/// `valuation` is that of node `n`'s state, where a path that stops there stutters.
+fn mark(aut: &mut Automaton<'_>, product: &mut Product, (n, valuation): (u32, u64), obs: &[Ob]) {
     product.universal[n as usize] = obs.is_empty();
-    product.stutter[n as usize] = aut.accepts_stutter(obs);
+    product.stutter[n as usize] = aut.accepts_stutter(obs, valuation);
 }

@@ -81,6 +81,11 @@ fn match_arg(pattern: &ArgPattern, value: &Value, bindings: &mut Bindings) -> bo
     }
 }
 
+/// Whether `values` (a queued message) match the patterns, which bind nothing.
+pub fn match_values(ps: &[ArgPattern], values: &[Value]) -> bool {
+    match_args(ps, values, &mut Vec::new())
+}
+
 fn match_args(ps: &[ArgPattern], vs: &[Value], bindings: &mut Bindings) -> bool {
     ps.len() == vs.len() && ps.iter().zip(vs).all(|(p, v)| match_arg(p, v, bindings))
 }

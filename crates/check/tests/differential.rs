@@ -569,7 +569,10 @@ fn same_verdicts_reduced(
         .filter(|&c| {
             matches!(
                 program.checks[c].property,
-                Property::DeadlockFree | Property::Never(_) | Property::Reachable(_)
+                Property::DeadlockFree
+                    | Property::Never(_)
+                    | Property::Reachable(_)
+                    | Property::State(..)
             )
         })
         .collect();

@@ -6,7 +6,7 @@
 //! violated) the same trace.
 
 use agentpi_check::{CheckResult, Options, Outcome, Progress, check_system};
-use agentpi_ir::core::{CheckDef, Program, Property};
+use agentpi_ir::core::{CheckDef, Program, Property, StateCheck};
 use agentpi_ir::{Loaded, MemoryLoader, load};
 use std::path::{Path, PathBuf};
 
@@ -70,6 +70,8 @@ fn expected(property: &Property, verdict: &Outcome) -> Outcome {
     match (property, verdict) {
         (Property::Reachable(_), Outcome::Holds) => Outcome::Violated,
         (Property::Reachable(_), Outcome::Violated) => Outcome::Holds,
+        (Property::State(StateCheck::Reachable, _), Outcome::Holds) => Outcome::Violated,
+        (Property::State(StateCheck::Reachable, _), Outcome::Violated) => Outcome::Holds,
         (_, v) => v.clone(),
     }
 }
@@ -92,6 +94,15 @@ fn compare(name: &str, loaded: &Loaded) -> usize {
         );
         if matches!(check.property, Property::Never(_) | Property::Reachable(_)) {
             assert_eq!(formula.trace, fixed.trace, "{what}: the shortest trace");
+        }
+        if let (Property::State(..), Some(path), Some(run)) =
+            (&check.property, &fixed.trace, &formula.trace)
+        {
+            // The formula's run reads the state as the source of its next step: the path
+            // into the state is a prefix of it, one step shorter or as long (a stuck state).
+            let n = path.steps.len();
+            assert_eq!(path.steps[..], run.steps[..n], "{what}: the shortest path");
+            assert!(run.steps.len() <= n + 1, "{what}: one step past the state");
         }
         assert_eq!(
             formula.trace.is_some(),
@@ -127,4 +138,21 @@ fn property_tests_agree_with_their_formulas() {
         })
         .sum();
     assert!(compared >= 30, "{compared}");
+}
+
+/// State predicates (`never`, `reachable`, `always` over states) agree with `ltl [] not P`
+/// and `ltl [] P`, whose atoms read each step's source state.
+#[test]
+fn state_predicates_agree_with_their_formulas() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/modeller");
+    let compared: usize = ["mutex.pi", "queue.pi"]
+        .iter()
+        .map(|file| {
+            let path = dir.join(file);
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            compare(&name, &agentpi_ir::load_str(&name, &text))
+        })
+        .sum();
+    assert!(compared >= 8, "{compared}");
 }

@@ -3,7 +3,8 @@
 //! buffered channel holds.
 
 use crate::model::Model;
-use agentpi_semantics::{Semantics, State};
+use agentpi_semantics::{Semantics, State, Value};
+use serde_json::json;
 
 /// The instance names of system `system` (by instance number), as traces print them.
 pub fn instance_names(sem: &Semantics<'_>, model: &Model, system: &str) -> Vec<String> {
@@ -12,6 +13,28 @@ pub fn instance_names(sem: &Semantics<'_>, model: &Model, system: &str) -> Vec<S
         .and_then(|i| sem.initial_with_instances(i).ok())
         .map(|(_, names)| names)
         .unwrap_or_default()
+}
+
+/// The names of the values a closure at `term` keeps (its free slots, in order); empty when
+/// unknown.
+pub fn slot_names(model: &Model, term: agentpi_ir::core::TermId) -> Vec<&str> {
+    let program = &model.program;
+    let info = program.info(term);
+    let names = match info.owner {
+        Some(def) => &program.def(def).slot_names,
+        // System bodies are lowered after every definition, one after another: a term
+        // belongs to the first system whose root comes at or after it.
+        None => match program.systems.iter().find(|s| s.body.0 >= term.0) {
+            Some(system) => &system.slot_names,
+            None => return Vec::new(),
+        },
+    };
+    let found: Option<Vec<&str>> = info
+        .free
+        .iter()
+        .map(|&slot| names.get(slot as usize).map(String::as_str))
+        .collect();
+    found.unwrap_or_default()
 }
 
 /// The lines that show `state`, each indented by `indent`.
@@ -35,9 +58,13 @@ pub fn describe(
             .map_or("?", String::as_str);
         let at = model.sources.position(model.program.info(leaf.term).span);
         let mut values = String::new();
+        let slots = slot_names(model, leaf.term);
         for (i, v) in leaf.env.iter().enumerate() {
             if i > 0 {
                 values.push_str(", ");
+            }
+            if let Some(name) = slots.get(i) {
+                values.push_str(&format!("{name} = "));
             }
             sem.fmt_value(&mut values, v, plain);
         }
@@ -62,4 +89,51 @@ pub fn describe(
         out.push_str(&format!("{indent}{chan} holds {}\n", messages.join(" ")));
     }
     out
+}
+
+/// `state` as JSON: `{"components": [{"instance", "at", "values"}], "queues": [{"channel",
+/// "messages": [[value, ...], ...]}]}`, values as printed.
+pub fn json(
+    sem: &Semantics<'_>,
+    model: &Model,
+    names: &[String],
+    state: &State,
+) -> serde_json::Value {
+    let mut leaves = state.leaves();
+    leaves.sort_by_key(|leaf| leaf.instance);
+    let text = |v: &Value| {
+        let mut out = String::new();
+        sem.fmt_value(&mut out, v, &mut |c| sem.chan_name(c).to_string());
+        out
+    };
+    let components: Vec<_> = leaves
+        .iter()
+        .map(|leaf| {
+            let who = names
+                .get(leaf.instance as usize)
+                .map_or("?", String::as_str);
+            let at = model.sources.position(model.program.info(leaf.term).span);
+            let slots = slot_names(model, leaf.term);
+            let values: Vec<_> = leaf
+                .env
+                .iter()
+                .enumerate()
+                .map(|(i, v)| json!({ "name": slots.get(i), "value": text(v) }))
+                .collect();
+            json!({ "instance": who, "at": at, "values": values })
+        })
+        .collect();
+    let queues: Vec<_> = state
+        .queues
+        .iter()
+        .map(|q| {
+            let messages: Vec<Vec<String>> = q
+                .messages
+                .iter()
+                .map(|m| m.iter().map(text).collect())
+                .collect();
+            json!({ "channel": sem.chan_name(q.chan), "messages": messages })
+        })
+        .collect();
+    json!({ "components": components, "queues": queues })
 }

@@ -116,7 +116,8 @@ fn small_things_that_cost_a_newcomer_time() {
 }
 
 /// `--states` shows the state along a counterexample or witness: after each step, where each
-/// instance waits (with its values) and what each buffered channel holds.
+/// instance waits (with its variables by name) and what each buffered channel holds; in text,
+/// in JSON (`start_state`, each step's `state`) and in `sim --random`.
 #[test]
 fn states_along_a_counterexample() {
     check(
@@ -125,7 +126,86 @@ fn states_along_a_counterexample() {
             &["check", "buffer.pi", "--states"],
             &["check", "server.pi", "--states"],
             &["check", "lossy.pi", "--states"],
+            &["check", "server.pi", "--states", "--format", "json"],
+            &["sim", "queue.pi", "--random", "--states", "--steps", "4"],
         ],
+    );
+}
+
+/// Properties over families: `forall i in T: ...` is one check per index value, each named
+/// with its value; an index variable bound nowhere, or by the left of `leads to`, is an error
+/// that says how to write it; `-D` and `--property` with the text as written work alike.
+#[test]
+fn properties_over_families() {
+    check(
+        "forall",
+        &[
+            &["check", "pingpong.pi"],
+            &["check", "pingpong_unbound.pi"],
+            &[
+                "check",
+                "pingpong.pi",
+                "-D",
+                "N=2",
+                "--property",
+                "fair forall i in Id: ping[i] leads to pong[i]",
+            ],
+        ],
+    );
+}
+
+/// State predicates: where instances are (`at Proc.point`, `at Proc(args).point`) and what
+/// buffered channels hold (`len`, `contains`), in `never`, `reachable`, `always` and `ltl`;
+/// with the shortest path into the state; symmetry reduction kept (fewer states, same
+/// verdicts), partial-order reduction refused with a note; mistakes said at FILE:LINE:COL.
+#[test]
+fn state_predicates() {
+    check(
+        "state_predicates",
+        &[
+            &["check", "mutex.pi"],
+            &["check", "queue.pi"],
+            &["check", "queue.pi", "--property", "2", "--states"],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: always at Lock.busy or not at Careful.printing",
+            ],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: always at Lock.busy or not at Careful.printing",
+                "--symmetry",
+                "--por",
+            ],
+            &[
+                "check",
+                "mutex.pi",
+                "--property",
+                "Two: reachable at Careful(0).printing",
+                "--symmetry",
+            ],
+            &["check", "mutex_typo.pi"],
+        ],
+    );
+}
+
+/// `sim` says who takes a bare `tau` and where: its label alone names nobody.
+#[test]
+fn sim_says_who_takes_a_tau() {
+    check(
+        "sim_tau",
+        &[&[
+            "sim",
+            "pingpong.pi",
+            "--random",
+            "--steps",
+            "6",
+            "--seed",
+            "4",
+        ]],
     );
 }
 

@@ -8,6 +8,8 @@
 //! can still use: two components that differ only in dead variables are one state.
 
 pub mod ltl;
+pub mod state;
+pub use state::{AtPoint, Point, StateCheck, StatePred};
 
 use agentpi_diagnostics::Span;
 
@@ -196,6 +198,8 @@ pub struct Def {
     pub daemon: bool,
     /// Number of slots in the frame.
     pub frame: u32,
+    /// The name of each slot of the frame (parameters first), for showing states.
+    pub slot_names: Vec<String>,
     pub span: Span,
 }
 
@@ -230,6 +234,8 @@ pub struct SystemDef {
     pub name: String,
     pub body: TermId,
     pub frame: u32,
+    /// The name of each slot of the frame, for showing states.
+    pub slot_names: Vec<String>,
     pub span: Span,
 }
 
@@ -288,6 +294,8 @@ pub enum Property {
     LeadsTo(LabelPattern, LabelPattern),
     /// `ltl FORMULA`.
     Ltl(ltl::Ltl),
+    /// `never PRED`, `reachable PRED`, `always PRED` over states.
+    State(StateCheck, StatePred),
     /// `refines Spec`, `equivalent Other`, `deterministic`: decided on the state spaces as
     /// `agentpi compare` decides them, not by `agentpi_check::check_system`.
     Relation(Relation),
@@ -394,6 +402,8 @@ pub struct Program {
     /// Terms marked `end:`: a component waiting at one (through parallel composition, `new`,
     /// `if` and `match` at its start) is at a valid end, as at the start of a `daemon proc`.
     pub end_points: Vec<TermId>,
+    /// Named points `l: P`, where `at Proc.l` looks.
+    pub points: Vec<Point>,
     /// The channels declared `extern`, in declaration order.
     pub externs: Vec<Extern>,
 }

@@ -62,6 +62,9 @@ pub struct Transition {
     pub fault: Option<Fault>,
     /// The instances that moved: one, or two for a communication (the sender first).
     pub actors: Vec<Actor>,
+    /// Where an acting prefix is written (`sim` says where a bare `tau` was taken); `None`
+    /// where the step was not found by the rules themselves (the checker's fast path).
+    pub at: Option<agentpi_diagnostics::Span>,
 }
 
 /// The semantics of one program: fixed tables computed once, then [`Semantics::successors`].
@@ -191,7 +194,7 @@ impl<'p> Semantics<'p> {
     }
 
     /// `Name(v1, ...)`: how a process call with these values prints.
-    pub(crate) fn call_text(&self, def: DefId, values: &[Value]) -> String {
+    pub fn call_text(&self, def: DefId, values: &[Value]) -> String {
         let mut text = self.program.def(def).name.clone();
         if !values.is_empty() {
             text.push('(');

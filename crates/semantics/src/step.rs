@@ -86,7 +86,7 @@ impl Emitted {
                 queues,
                 actors,
                 ids,
-                ..
+                span,
             } => {
                 let replicated = |t| sem.is_replication(t);
                 let (target, renaming) = canonicalize(procs, queues, ids, &replicated);
@@ -96,6 +96,7 @@ impl Emitted {
                     renaming,
                     fault: None,
                     actors,
+                    at: Some(span),
                 }
             }
         }
@@ -472,6 +473,7 @@ fn fault_at(state: &State, label: Label, fault: Fault, actors: Vec<Instance>) ->
         label,
         target: state.clone(),
         renaming,
+        at: Some(fault.span),
         fault: Some(fault),
         actors,
     }

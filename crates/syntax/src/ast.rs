@@ -195,6 +195,10 @@ pub enum Property {
     LeadsTo(LabelPat, LabelPat),
     /// `ltl FORMULA`: action-based LTL over labels.
     Ltl(Ltl),
+    /// `forall i in T, ...: property`: the property once per value of its index variables.
+    Forall(Vec<ForallBinder>, Box<Property>),
+    /// `never PRED`, `reachable PRED`, `always PRED` over states (see [`StatePred`]).
+    State(StateCheck, StatePred),
     /// `refines Spec`, `equivalent Other`, `deterministic`: a relation between state spaces.
     Relation(Relation),
     Error,
@@ -237,6 +241,13 @@ pub enum Bisimulation {
     Weak,
 }
 
+/// `i in T` after `forall`: an index variable and its finite type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForallBinder {
+    pub name: Ident,
+    pub ty: TypeExpr,
+}
+
 /// A formula of `ltl`, with where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ltl {
@@ -250,6 +261,8 @@ pub enum LtlKind {
     False,
     /// A label pattern: holds at a step whose label it matches.
     Atom(LabelPat),
+    /// A state predicate: holds at a step whose source state satisfies it.
+    State(StatePred),
     Not(Box<Ltl>),
     And(Box<Ltl>, Box<Ltl>),
     Or(Box<Ltl>, Box<Ltl>),
@@ -266,6 +279,51 @@ pub enum LtlKind {
     Release(Box<Ltl>, Box<Ltl>),
     /// `W`, `unless`: weak until.
     WeakUntil(Box<Ltl>, Box<Ltl>),
+}
+
+/// Which states a state property speaks of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateCheck {
+    /// No reachable state satisfies the predicate.
+    Never,
+    /// Some reachable state does.
+    Reachable,
+    /// Every reachable state does.
+    Always,
+}
+
+/// A predicate over a state: where instances are, what buffered channels hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatePred {
+    pub kind: StatePredKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StatePredKind {
+    /// `at P.l` or `at P(e, ...).l`: a component (of the instance `P(e, ...)`) waits at the
+    /// point `l:` of `proc P`.
+    At {
+        proc: Ident,
+        args: Option<Vec<Expr>>,
+        point: Ident,
+    },
+    /// `len(c) OP e`: the number of messages a buffered channel holds, compared.
+    Len {
+        chan: Ident,
+        index: Vec<Expr>,
+        op: BinOp,
+        value: Expr,
+    },
+    /// `c contains p` or `c contains (p, ...)`: some message in the buffer matches.
+    Contains {
+        chan: Ident,
+        index: Vec<Expr>,
+        args: Vec<Pattern>,
+    },
+    Not(Box<StatePred>),
+    And(Box<StatePred>, Box<StatePred>),
+    Or(Box<StatePred>, Box<StatePred>),
 }
 
 /// A label pattern in a property: `tau`, `c`, `c(p, ...)`, `c[i](p, ...)`; on a buffered
@@ -320,6 +378,8 @@ pub enum ProcKind {
     ParFor(Ident, TypeExpr, Box<Proc>),
     /// `end: P`: a component waiting at the start of `P` is at a valid end.
     End(Box<Proc>),
+    /// `l: P`: a named point, where state predicates (`at Proc.l`) look.
+    Point(Ident, Box<Proc>),
     If(Expr, Box<Proc>, Box<Proc>),
     Match(Expr, Vec<Arm>),
     Call(Ident, Vec<Expr>),

@@ -123,6 +123,7 @@ fn proc(p: &Proc) -> String {
         ProcKind::Repl(body) => format!("(! {})", proc(body)),
         ProcKind::ParFor(i, t, body) => format!("(par {} {} {})", i.name, ty(t), proc(body)),
         ProcKind::End(body) => format!("(end {})", proc(body)),
+        ProcKind::Point(l, body) => format!("({}: {})", l.name, proc(body)),
         ProcKind::If(c, a, b) => format!("(if {} {} {})", expr(c), proc(a), proc(b)),
         ProcKind::Match(e, arms) => {
             let arms: Vec<_> = arms
@@ -202,6 +203,14 @@ fn property(p: &Property) -> String {
                 .map_or(String::new(), |o| format!(" {}", o.name));
             format!("({:?}{other})", r.kind)
         }
+        Property::Forall(bs, body) => {
+            let bs: Vec<String> = bs
+                .iter()
+                .map(|b| format!("{}:{}", b.name.name, ty(&b.ty)))
+                .collect();
+            format!("(forall [{}] {})", bs.join(" "), property(body))
+        }
+        Property::State(c, p) => format!("({c:?} {p:?})"),
         Property::Error => "ERR".into(),
     }
 }
@@ -212,6 +221,7 @@ fn ltl(f: &Ltl) -> String {
         LtlKind::True => "true".into(),
         LtlKind::False => "false".into(),
         LtlKind::Atom(l) => label(l),
+        LtlKind::State(p) => format!("{p:?}"),
         LtlKind::Not(a) => format!("(not {})", ltl(a)),
         LtlKind::Always(a) => format!("([] {})", ltl(a)),
         LtlKind::Eventually(a) => format!("(<> {})", ltl(a)),
@@ -401,7 +411,7 @@ t.pi:4:10: error[E0113]: expected a property
   |
 4 | check S: nevr crash
   |          ^^^^ not a property
-  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair` or `strong fair`; or `refines System`, `equivalent System`, `deterministic`"#,
+  = help: a property is one of `deadlock free`, `never PAT`, `reachable PAT`, `eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, `never PRED`, `reachable PRED`, `always PRED` (PRED over states: `at Proc.point`, `len(c) == n`, `c contains v`), optionally after `fair`, `strong fair` or `forall i in T:`; or `refines System`, `equivalent System`, `deterministic`"#,
     );
 }
 

@@ -75,6 +75,7 @@ impl<'s, 'p> Cached<'s, 'p> {
                     renaming,
                     fault: None,
                     actors: actors.to_vec(),
+                    at: None,
                 },
                 FastSucc::Fault {
                     label,
@@ -86,6 +87,7 @@ impl<'s, 'p> Cached<'s, 'p> {
                     renaming: (0..source.fresh).collect(),
                     fault: Some(fault),
                     actors: actors.to_vec(),
+                    at: None,
                 },
                 FastSucc::To { .. } => unreachable!("states are built whole without a store"),
             })

@@ -123,7 +123,8 @@ pub fn run(args: Args) -> u8 {
     let report = match args.format {
         Format::Text => text_report(&model, &reports, args.states),
         Format::Json => {
-            serde_json::to_string_pretty(&json_report(&model, &reports)).expect("json") + "\n"
+            let json = json_report(&model, &reports, args.states);
+            serde_json::to_string_pretty(&json).expect("json") + "\n"
         }
         Format::Html => {
             // One chart (or none) for each check of the JSON, relations included.
@@ -134,7 +135,8 @@ pub fn run(args: Args) -> u8 {
                     Entry::Relation(_) => vec![None],
                 })
                 .collect::<Vec<_>>();
-            agentpi_report_html::pages::check(&args.file, &json_report(&model, &reports), &charts)
+            let json = json_report(&model, &reports, false);
+            agentpi_report_html::pages::check(&args.file, &json, &charts)
         }
         Format::Svg => svg_report(&model, &reports),
     };
@@ -206,8 +208,14 @@ fn not_depth_first(model: &Model, groups: &[(usize, Vec<usize>)]) -> Option<Stri
         )
     })?;
     let system = &program.systems[live.system].name;
+    // State predicates are read as breadth first expands each state, which depth first
+    // does not do.
+    let what = match live.property {
+        Property::State(..) => "a check over states (`at`, `len`, `contains`)",
+        _ => "a liveness check",
+    };
     Some(format!(
-        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is a liveness check; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
+        "`--search dfs` decides safety checks only (deadlock free, never, reachable, assertions), and `{system}: {}` is {what}; run it breadth first (without `--search dfs`), or pick the safety checks with `--property`",
         live.text
     ))
 }
@@ -266,7 +274,23 @@ fn matches_text(model: &Model, check: usize, wanted: &str) -> bool {
     let c = &model.program.checks[check];
     let system = &model.program.systems[c.system].name;
     let wanted = squash(wanted);
-    squash(&c.text) == wanted || squash(&format!("{system}: {}", c.text)) == wanted
+    let texts = [c.text.as_str(), forall_text(&c.text)];
+    texts
+        .iter()
+        .any(|text| squash(text) == wanted || squash(&format!("{system}: {text}")) == wanted)
+}
+
+/// The text of a `forall` as written, for one of its instances (`forall i in T: P [i = 2]`):
+/// `--property` with that text runs every instance.
+fn forall_text(text: &str) -> &str {
+    let forall = text
+        .strip_prefix("fair ")
+        .unwrap_or(text)
+        .starts_with("forall ");
+    match text.rsplit_once(" [").filter(|_| forall) {
+        Some((written, _)) => written,
+        None => text,
+    }
 }
 
 /// `text` with spacing that does not separate two words left out: `never accepted(2,1)` and
@@ -312,13 +336,16 @@ fn run_checks(
                 errln!("{name}: partial-order and symmetry reduction are off with --search dfs");
             } else if report.por_off {
                 errln!("{name}: partial-order and symmetry reduction are off: a property they do not keep (liveness, ltl)");
-            } else if options.symmetry {
+            } else if report.por_off_states {
+                errln!("{name}: partial-order reduction is off: a property reads states (`at`, `len`, `contains`), which it does not keep");
+            }
+            if !report.por_off && options.symmetry {
                 match report.symmetric_classes {
                     0 => errln!("{name}: symmetry reduction found no interchangeable instances (or the model makes fresh names)"),
                     n => errln!("{name}: symmetry reduction over {n} {} of interchangeable instances", if n == 1 { "class" } else { "classes" }),
                 }
             }
-            if !report.por_off && options.por {
+            if !report.por_off && !report.por_off_states && options.por {
                 errln!("{name}: {} of {} states expanded by a stubborn set (partial-order reduction)", report.reduced, report.expanded);
             }
             let per_state = report.bytes as f64 / report.states.max(1) as f64;
@@ -491,19 +518,47 @@ fn trace_text(
     out
 }
 
-fn json_report(model: &Model, reports: &[Entry]) -> Value {
+/// With `states`, each check with a trace also has `start_state`, the state before the first
+/// step, and each step its `state` after it.
+fn json_report(model: &Model, reports: &[Entry], states: bool) -> Value {
+    let sem = agentpi_semantics::Semantics::new(&model.program);
     let checks: Vec<Value> = reports
         .iter()
         .flat_map(|entry| match entry {
             Entry::System(report) => report
                 .results
                 .iter()
-                .map(|result| json_result(model, report, result))
+                .map(|result| with_states(&sem, model, report, result, states))
                 .collect(),
             Entry::Relation(report) => vec![relation::json(report)],
         })
         .collect();
     json!({ "checks": checks })
+}
+
+/// A check's JSON; with `states`, its trace's `start_state` and each step's `state`.
+fn with_states(
+    sem: &agentpi_semantics::Semantics<'_>,
+    model: &Model,
+    report: &SystemReport,
+    result: &CheckResult,
+    states: bool,
+) -> Value {
+    let mut value = json_result(model, report, result);
+    let (true, Some(trace)) = (states, &result.trace) else {
+        return value;
+    };
+    let names = crate::states::instance_names(sem, model, &report.system);
+    let shown = |i: usize| match trace.states.get(i) {
+        Some(s) => crate::states::json(sem, model, &names, s),
+        None => Value::Null,
+    };
+    value["start_state"] = shown(0);
+    let steps = value["trace"].as_array_mut().into_iter().flatten();
+    for (i, step) in steps.enumerate() {
+        step["state"] = shown(i + 1);
+    }
+    value
 }
 
 pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {

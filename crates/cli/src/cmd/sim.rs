@@ -4,7 +4,7 @@
 use crate::model::{self, Model};
 use crate::output::{self, count_of};
 use agentpi_check::trace::RunNames;
-use agentpi_semantics::{Semantics, State, Transition};
+use agentpi_semantics::{Head, Semantics, State, Transition};
 use std::io::BufRead;
 
 #[derive(clap::Args)]
@@ -26,6 +26,17 @@ pub struct Args {
     /// Set a constant of the model: `-D N=6` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
+    /// With --random: show the state before the first step and after each step (where each
+    /// instance's components wait, with their values, and what each buffered channel holds).
+    #[arg(long)]
+    pub states: bool,
+}
+
+/// What printing a run needs: the model and its instances' names.
+struct View<'a, 's> {
+    sem: &'a Semantics<'s>,
+    model: &'a Model,
+    instances: Vec<String>,
 }
 
 /// The exit statuses, for `--help`.
@@ -54,39 +65,83 @@ pub fn run(args: Args) -> u8 {
             );
         }
     };
+    let name = &model.program.systems[system].name;
+    let instances = crate::states::instance_names(&sem, &model, name);
+    let view = View {
+        sem: &sem,
+        model: &model,
+        instances,
+    };
     if args.random {
-        random_run(&sem, &model, initial, args.seed, args.steps)
+        let show = args.states;
+        random_run(&view, initial, (args.seed, args.steps), show)
     } else {
-        interactive(&sem, &model, initial)
-    }
-}
-fn label(sem: &Semantics<'_>, model: &Model, names: &RunNames, t: &Transition) -> String {
-    let text = sem.fmt_label(&t.label, &mut |c| names.name(sem, c));
-    match &t.fault {
-        Some(f) => format!("{text}  !! {}: {}", model.sources.position(f.span), f.kind),
-        None => text,
+        interactive(&view, initial)
     }
 }
 
-fn describe(sem: &Semantics<'_>, model: &Model, names: &RunNames, state: &State) -> String {
-    if state.procs.is_empty() {
-        return "  (every component has terminated)\n".to_string();
+/// A transition's label; a bare `tau` says who takes it and where (`tau   by Client at
+/// f.pi:3:9`), since its label alone does not; a failing step says what failed.
+fn label(view: &View<'_, '_>, names: &RunNames, t: &Transition) -> String {
+    let (sem, model) = (view.sem, view.model);
+    let text = sem.fmt_label(&t.label, &mut |c| names.name(sem, c));
+    match (&t.fault, t.at) {
+        (Some(f), _) => format!("{text}  !! {}: {}", model.sources.position(f.span), f.kind),
+        (None, Some(at)) if matches!(t.label.head, Head::Tau) => {
+            let who = t
+                .actors
+                .first()
+                .and_then(|&a| view.instances.get(a as usize));
+            let who = who.map_or("?", String::as_str);
+            format!("{text}   by {who} at {}", model.sources.position(at))
+        }
+        (None, _) => text,
     }
+}
+
+fn describe(view: &View<'_, '_>, names: &RunNames, state: &State) -> String {
+    let (sem, model) = (view.sem, view.model);
     let mut out = String::new();
+    if state.procs.is_empty() {
+        out.push_str("  (every component has terminated)\n");
+    }
     for leaf in state.leaves() {
         let owner = match sem.owner(leaf.term) {
             Some(def) => model.program.def(def).name.clone(),
             None => "system".to_string(),
         };
         let mut values = String::new();
+        let slots = crate::states::slot_names(model, leaf.term);
         for (i, v) in leaf.env.iter().enumerate() {
             if i > 0 {
                 values.push_str(", ");
+            }
+            if let Some(name) = slots.get(i) {
+                values.push_str(&format!("{name} = "));
             }
             sem.fmt_value(&mut values, v, &mut |c| names.name(sem, c));
         }
         let at = model.sources.position(model.program.info(leaf.term).span);
         out.push_str(&format!("  {owner} at {at} [{values}]\n"));
+    }
+    for queue in state.queues.iter() {
+        let messages: Vec<String> = queue
+            .messages
+            .iter()
+            .map(|m| {
+                let values: Vec<String> = m
+                    .iter()
+                    .map(|v| {
+                        let mut text = String::new();
+                        sem.fmt_value(&mut text, v, &mut |c| names.name(sem, c));
+                        text
+                    })
+                    .collect();
+                format!("({})", values.join(", "))
+            })
+            .collect();
+        let chan = names.name(sem, queue.chan);
+        out.push_str(&format!("  {chan} holds {}\n", messages.join(" ")));
     }
     out
 }
@@ -99,11 +154,25 @@ fn end_note(sem: &Semantics<'_>, state: &State) -> &'static str {
     }
 }
 
-/// A random run; status 1 when it ends in a deadlock or a failing step.
-fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, steps: usize) -> u8 {
+/// A random run; status 1 when it ends in a deadlock or a failing step. With `show`, the
+/// state before the first step and after each.
+fn random_run(
+    view: &View<'_, '_>,
+    mut state: State,
+    (seed, steps): (u64, usize),
+    show: bool,
+) -> u8 {
+    let sem = view.sem;
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut names = RunNames::new(sem, &state);
+    let shown = |s: &State| match show {
+        true => crate::states::describe(sem, view.model, &view.instances, s, "         "),
+        false => String::new(),
+    };
     let mut out = String::new();
+    if show {
+        out.push_str(&format!("   start:\n{}", shown(&state)));
+    }
     let mut status = 0;
     for step in 1..=steps + 1 {
         let transitions = sem.successors(&state);
@@ -125,18 +194,20 @@ fn random_run(sem: &Semantics<'_>, model: &Model, mut state: State, seed: u64, s
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let t = &transitions[(rng % transitions.len() as u64) as usize];
-        out.push_str(&format!("{step:>4}. {}\n", label(sem, model, &names, t)));
+        out.push_str(&format!("{step:>4}. {}\n", label(view, &names, t)));
         if t.fault.is_some() {
             status = 1;
             break;
         }
         names = names.after(sem, t);
         state = t.target.clone();
+        out.push_str(&shown(&state));
     }
     output::finish(&out, status)
 }
 
-fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
+fn interactive(view: &View<'_, '_>, initial: State) -> u8 {
+    let sem = view.sem;
     let names = RunNames::new(sem, &initial);
     let mut history = vec![(initial, names)];
     let stdin = std::io::stdin();
@@ -150,13 +221,13 @@ fn interactive(sem: &Semantics<'_>, model: &Model, initial: State) -> u8 {
         let mut screen = format!(
             "state after {}:\n{}",
             count_of(history.len() - 1, "step"),
-            describe(sem, model, &names, &state)
+            describe(view, &names, &state)
         );
         if transitions.is_empty() {
             screen += &format!("{}\n", end_note(sem, &state));
         }
         for (i, t) in transitions.iter().enumerate() {
-            screen += &format!("  {:>3}) {}\n", i + 1, label(sem, model, &names, t));
+            screen += &format!("  {:>3}) {}\n", i + 1, label(view, &names, t));
         }
         screen += "pick a number, b to go back, q to quit> ";
         if let Err(status) = output::stdout(&screen) {

@@ -5,7 +5,7 @@
 //! left binds `A`'s variables in `f`: where the step matches `A`, `f` must hold with the values
 //! it bound (`[] (call(r, _) -> X <> r(_))`).
 
-use super::{ArgPattern, LabelPattern, Property};
+use super::{ArgPattern, LabelPattern, Property, StateCheck, StatePred};
 use agentpi_diagnostics::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,6 +13,8 @@ pub enum Ltl {
     True,
     False,
     Atom(LabelPattern),
+    /// A state predicate: holds at a step whose source state satisfies it.
+    State(StatePred),
     Not(Box<Ltl>),
     And(Box<Ltl>, Box<Ltl>),
     Or(Box<Ltl>, Box<Ltl>),
@@ -33,6 +35,8 @@ pub enum Nnf {
     False,
     Atom(LabelPattern),
     NotAtom(LabelPattern),
+    /// A state predicate (negations are inside it).
+    State(StatePred),
     And(Box<Nnf>, Box<Nnf>),
     Or(Box<Nnf>, Box<Nnf>),
     Next(Box<Nnf>),
@@ -56,6 +60,8 @@ pub fn nnf(f: &Ltl, negate: bool) -> Nnf {
         (Ltl::True, true) | (Ltl::False, false) => Nnf::False,
         (Ltl::Atom(p), false) => Nnf::Atom(p.clone()),
         (Ltl::Atom(p), true) => Nnf::NotAtom(p.clone()),
+        (Ltl::State(p), false) => Nnf::State(p.clone()),
+        (Ltl::State(p), true) => Nnf::State(StatePred::Not(Box::new(p.clone()))),
         (Ltl::Not(a), n) => nnf(a, !n),
         (Ltl::And(x, y), false) | (Ltl::Or(x, y), true) => Nnf::And(b(x, negate), b(y, negate)),
         (Ltl::Or(x, y), false) | (Ltl::And(x, y), true) => Nnf::Or(b(x, negate), b(y, negate)),
@@ -102,7 +108,12 @@ pub enum Unsupported {
     RepeatedBinder(Span),
     /// More than [`MAX_UNTILS`] eventualities.
     TooManyUntils(usize),
+    /// More than [`MAX_STATE_PREDS`] distinct state predicates.
+    TooManyStatePreds(usize),
 }
+
+/// The state predicates of one formula are valued in a 64-bit set.
+pub const MAX_STATE_PREDS: usize = 64;
 
 /// Checks that the negation of `f` (what the checker searches for) is within what the
 /// automaton construction tracks exactly.
@@ -112,12 +123,30 @@ pub fn supported(f: &Ltl) -> Result<(), Unsupported> {
     if untils > MAX_UNTILS {
         return Err(Unsupported::TooManyUntils(untils));
     }
+    let mut preds = Vec::new();
+    state_preds(&negated, &mut preds);
+    if preds.len() > MAX_STATE_PREDS {
+        return Err(Unsupported::TooManyStatePreds(preds.len()));
+    }
     repeated_binder(&negated, false).map_or(Ok(()), |span| Err(Unsupported::RepeatedBinder(span)))
+}
+
+/// The distinct state predicates of `f`.
+fn state_preds<'f>(f: &'f Nnf, out: &mut Vec<&'f StatePred>) {
+    match f {
+        Nnf::State(p) if !out.contains(&p) => out.push(p),
+        Nnf::True | Nnf::False | Nnf::Atom(_) | Nnf::NotAtom(_) | Nnf::State(_) => {}
+        Nnf::Next(a) | Nnf::Imp(_, a) | Nnf::When(_, a) => state_preds(a, out),
+        Nnf::And(a, b) | Nnf::Or(a, b) | Nnf::Release(a, b) | Nnf::Until(a, b) => {
+            state_preds(a, out);
+            state_preds(b, out);
+        }
+    }
 }
 
 pub fn count_untils(f: &Nnf) -> usize {
     match f {
-        Nnf::True | Nnf::False | Nnf::Atom(_) | Nnf::NotAtom(_) => 0,
+        Nnf::True | Nnf::False | Nnf::Atom(_) | Nnf::NotAtom(_) | Nnf::State(_) => 0,
         Nnf::Next(a) | Nnf::Imp(_, a) | Nnf::When(_, a) => count_untils(a),
         Nnf::And(a, b) | Nnf::Or(a, b) | Nnf::Release(a, b) => count_untils(a) + count_untils(b),
         Nnf::Until(a, b) => 1 + count_untils(a) + count_untils(b),
@@ -128,7 +157,7 @@ pub fn count_untils(f: &Nnf) -> usize {
 /// holds a `U`.
 fn repeated_binder(f: &Nnf, repeating: bool) -> Option<Span> {
     match f {
-        Nnf::True | Nnf::False | Nnf::Atom(_) | Nnf::NotAtom(_) => None,
+        Nnf::True | Nnf::False | Nnf::Atom(_) | Nnf::NotAtom(_) | Nnf::State(_) => None,
         Nnf::Next(a) => repeated_binder(a, repeating),
         Nnf::And(a, b) | Nnf::Or(a, b) => {
             repeated_binder(a, repeating).or_else(|| repeated_binder(b, repeating))
@@ -147,7 +176,7 @@ fn repeated_binder(f: &Nnf, repeating: bool) -> Option<Span> {
 /// Whether some `A -> f` of `f` binds values (the checker then follows fresh channels).
 pub fn binds_values(f: &Ltl) -> bool {
     match f {
-        Ltl::True | Ltl::False | Ltl::Atom(_) => false,
+        Ltl::True | Ltl::False | Ltl::Atom(_) | Ltl::State(_) => false,
         Ltl::Implies(a, b) => {
             matches!(&**a, Ltl::Atom(p) if binds(p)) || binds_values(a) || binds_values(b)
         }
@@ -188,5 +217,7 @@ pub fn of_property(property: &Property) -> Option<Ltl> {
             Box::new(Ltl::Next(Box::new(Ltl::Eventually(atom(r))))),
         ))),
         Property::Ltl(f) => f.clone(),
+        Property::State(StateCheck::Always, p) => Ltl::Always(Box::new(Ltl::State(p.clone()))),
+        Property::State(_, p) => Ltl::Always(Box::new(Ltl::Not(Box::new(Ltl::State(p.clone()))))),
     })
 }

@@ -82,6 +82,7 @@ impl Lowerer<'_> {
                 body: TermId(0),
                 daemon: decl.daemon,
                 frame: 0,
+                slot_names: Vec::new(),
                 span: decl.span,
             });
             self.sigs.push(tys);

@@ -258,17 +258,7 @@ impl Lowerer<'_> {
             self.body.scope.pop();
         }
         self.body.fixed.remove(&slot);
-        // The same mistake in every copy is one mistake.
-        let mut seen = rustc_hash::FxHashSet::default();
-        let mut index = first_diag;
-        while index < self.diags.len() {
-            let d = &self.diags[index];
-            if seen.insert((d.code.clone(), d.message.clone(), d.span())) {
-                index += 1;
-            } else {
-                self.diags.remove(index);
-            }
-        }
+        super::dedup_diags(self, first_diag);
         Term::Par(copies)
     }
 }

@@ -9,12 +9,15 @@ mod decls;
 mod expr;
 mod externs;
 mod family;
+mod forall;
+mod label_args;
 pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
 mod process;
 mod property;
 mod relation;
+mod state;
 mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};
@@ -170,9 +173,11 @@ impl<'a> Lowerer<'a> {
             }
             let body = self.proc(&decl.body);
             let frame = self.finish_body();
+            let slot_names = self.slot_names();
             let def = &mut self.prog.defs[index];
             def.body = body;
             def.frame = frame;
+            def.slot_names = slot_names;
         }
         for index in 0..self.g.system_decls.len() {
             let decl = self.g.system_decls[index];
@@ -181,13 +186,20 @@ impl<'a> Lowerer<'a> {
             let frame = self.finish_body();
             let name = decl.name.name.clone();
             let span = decl.span;
+            let slot_names = self.slot_names();
             self.prog.systems.push(crate::core::SystemDef {
                 name,
                 body,
                 frame,
+                slot_names,
                 span,
             });
         }
+    }
+
+    /// The names of the body's slots, in frame order.
+    fn slot_names(&self) -> Vec<String> {
+        self.body.slots.iter().map(|s| s.name.clone()).collect()
     }
 
     fn start_body(&mut self, owner: Option<DefId>) {
@@ -325,6 +337,21 @@ impl Lowerer<'_> {
     /// Checks an expression that may use only globals (property arguments).
     pub(crate) fn global_expr(&mut self, expr: &ast::Expr, expected: &Ty) -> crate::core::Expr {
         self.in_global_scope(|lw| lw.check_expr(expr, expected))
+    }
+}
+
+/// Drops the diagnostics since `first` that repeat an earlier one: the same mistake in every
+/// copy of a `par` or instance of a `forall` is one mistake.
+pub(crate) fn dedup_diags(lw: &mut Lowerer, first: usize) {
+    let mut seen = FxHashSet::default();
+    let mut index = first;
+    while index < lw.diags.len() {
+        let d = &lw.diags[index];
+        if seen.insert((d.code.clone(), d.message.clone(), d.span())) {
+            index += 1;
+        } else {
+            lw.diags.remove(index);
+        }
     }
 }
 

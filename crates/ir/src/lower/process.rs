@@ -24,6 +24,11 @@ impl Lowerer<'_> {
                 self.end_point(id, proc.span);
                 return id;
             }
+            ProcKind::Point(name, body) => {
+                let id = self.proc(body);
+                self.named_point(name, id, proc.span);
+                return id;
+            }
             ProcKind::If(cond, yes, no) => {
                 let cond = self.check_expr(cond, &Ty::Bool);
                 Term::If(cond, self.proc(yes), self.proc(no))
@@ -137,6 +142,23 @@ impl Lowerer<'_> {
     /// `end: P`: the places where `P` waits become valid ends. A call there is refused: its
     /// body's start is shared by every call of the process, so only `daemon proc` can mark it.
     fn end_point(&mut self, id: TermId, span: Span) {
+        if let Some(def) = self.call_at_start(id) {
+            let name = self.prog.def(def).name.clone();
+            self.error(
+                        Diagnostic::error("E0313", format!("`end:` marks a call of `{name}`"))
+                            .at(span)
+                            .with_label("a call, not a place where this process waits")
+                            .with_help(format!(
+                                "put `end:` before a prefix, a choice or a replication, or declare `daemon proc {name}` to make waiting at its start a valid end"
+                    )),
+            );
+            return;
+        }
+        self.prog.end_points.push(id);
+    }
+
+    /// A call where spawning `id` starts (through `|`, `new`, `if`, `match`), if any.
+    fn call_at_start(&self, id: TermId) -> Option<crate::core::DefId> {
         let mut todo = vec![id];
         while let Some(t) = todo.pop() {
             match self.prog.term(t) {
@@ -144,22 +166,35 @@ impl Lowerer<'_> {
                 Term::New(_, body) => todo.push(*body),
                 Term::If(_, a, b) => todo.extend([*a, *b]),
                 Term::Match(_, arms) => todo.extend(arms.iter().map(|(_, t)| *t)),
-                Term::Call(def, _) => {
-                    let name = self.prog.def(*def).name.clone();
-                    self.error(
-                        Diagnostic::error("E0313", format!("`end:` marks a call of `{name}`"))
-                            .at(span)
-                            .with_label("a call, not a place where this process waits")
-                            .with_help(format!(
-                                "put `end:` before a prefix, a choice or a replication, or declare `daemon proc {name}` to make waiting at its start a valid end"
-                            )),
-                    );
-                    return;
-                }
+                Term::Call(def, _) => return Some(*def),
                 _ => {}
             }
         }
-        self.prog.end_points.push(id);
+        None
+    }
+
+    /// `l: P`: a point that `at Proc.l` names. A call there is refused, as for `end:`.
+    fn named_point(&mut self, name: &ast::Ident, id: TermId, span: Span) {
+        if let Some(def) = self.call_at_start(id) {
+            let callee = self.prog.def(def).name.clone();
+            self.error(
+                Diagnostic::error("E0313", format!("`{}:` marks a call of `{callee}`", name.name))
+                    .at(span)
+                    .with_label("a call, not a place where this process waits")
+                    .with_help(format!(
+                        "put `{}:` before a prefix, a choice or a replication (inside `{callee}` for a place there)",
+                        name.name
+                    )),
+            );
+            return;
+        }
+        let point = crate::core::Point {
+            name: name.name.clone(),
+            def: self.body.owner,
+            term: id,
+            span: name.span,
+        };
+        self.prog.points.push(point);
     }
 
     fn match_term(&mut self, scrutinee: &ast::Expr, arms: &[ast::Arm], span: Span) -> Term {

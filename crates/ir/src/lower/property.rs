@@ -3,19 +3,25 @@
 //! the left of `leads to` or of `->` in an `ltl` formula.
 
 use super::{Kind, Lowerer};
-use crate::core::ltl::{Ltl, MAX_UNTILS, Unsupported};
-use crate::core::{ArgPattern, CheckDef, Expr, LabelHead, LabelPattern, Property, Type};
+use crate::core::ltl::{Ltl, MAX_STATE_PREDS, MAX_UNTILS, Unsupported};
+use crate::core::{ArgPattern, CheckDef, LabelHead, LabelPattern, Property, StateCheck, Type};
 use crate::names::{Value, suggest};
 use crate::ty::Ty;
 use agentpi_diagnostics::Diagnostic;
-use agentpi_syntax::ast::{self, PatternKind};
+use agentpi_syntax::ast;
 
 pub(crate) fn lower_checks(lw: &mut Lowerer) {
+    // Properties see globals and `forall` variables only.
+    let saved = std::mem::take(&mut lw.body);
     for decl in lw.g.checks.clone() {
         let Some(&(system, _)) = lw.g.systems.get(decl.system.name.as_str()) else {
             super::unknown_system(lw, &decl.system);
             continue;
         };
+        if matches!(decl.property, ast::Property::Forall(..)) {
+            super::forall::lower(lw, decl, system, lower_property);
+            continue;
+        }
         let property = match &decl.property {
             ast::Property::Relation(r) => super::relation::lower_relation(lw, decl, r),
             p => lower_property(lw, p),
@@ -33,9 +39,10 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
         };
         lw.prog.checks.push(check);
     }
+    lw.body = saved;
 }
 
-fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property> {
+pub(super) fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property> {
     Some(match property {
         ast::Property::DeadlockFree => Property::DeadlockFree,
         ast::Property::Never(l) => Property::Never(label(lw, l, &[])?),
@@ -56,7 +63,18 @@ fn lower_property(lw: &mut Lowerer, property: &ast::Property) -> Option<Property
             }
             Property::Ltl(formula)
         }
-        ast::Property::Relation(_) | ast::Property::Error => return None,
+        ast::Property::State(check, pred) => {
+            let check = match check {
+                ast::StateCheck::Never => StateCheck::Never,
+                ast::StateCheck::Reachable => StateCheck::Reachable,
+                ast::StateCheck::Always => StateCheck::Always,
+            };
+            Property::State(check, super::state::lower(lw, pred)?)
+        }
+        // Nested `forall`s are flattened by `forall::split`.
+        ast::Property::Forall(..) | ast::Property::Relation(_) | ast::Property::Error => {
+            return None;
+        }
     })
 }
 
@@ -68,6 +86,7 @@ fn ltl(lw: &mut Lowerer, f: &ast::Ltl, bound: &[String]) -> Option<Ltl> {
         K::True => Ltl::True,
         K::False => Ltl::False,
         K::Atom(l) => Ltl::Atom(label(lw, l, bound)?),
+        K::State(p) => Ltl::State(super::state::lower(lw, p)?),
         K::Not(a) => Ltl::Not(sub(lw, a)?),
         K::Always(a) => Ltl::Always(sub(lw, a)?),
         K::Eventually(a) => Ltl::Eventually(sub(lw, a)?),
@@ -126,6 +145,16 @@ fn unsupported(lw: &mut Lowerer, span: agentpi_diagnostics::Span, why: Unsupport
         .at(span)
         .with_label("each `[]`, `R`, `W` (and each `<>`, `U` under `not`) is one")
         .with_help("split it into several `check` lines"),
+        Unsupported::TooManyStatePreds(n) => Diagnostic::error(
+            "E0214",
+            format!(
+                "the formula has {n} different state predicates; at most {MAX_STATE_PREDS} are \
+                 supported"
+            ),
+        )
+        .at(span)
+        .with_label("each `at`, `len` and `contains` atom (and its negation) is one")
+        .with_help("split it into several `check` lines"),
     };
     lw.error(diag);
 }
@@ -151,19 +180,14 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
         });
     };
     let (head, carried) = head(lw, name, &label.index, bound)?;
-    let args = match (&label.args, carried) {
-        (None, _) => None,
-        (Some(pats), Some(tys)) if pats.len() > 1 && tuple_len(lw, &tys) == Some(pats.len()) => {
-            // `jobs(add, 3)` for a channel carrying one pair, as in `jobs!(add, 3)`.
-            let items = args(lw, pats, Some(tuple_items(lw, &tys)));
-            Some(vec![ArgPattern::Tuple(items)])
-        }
-        (Some(pats), Some(tys)) if pats.len() != tys.len() => {
+    let args = match &label.args {
+        None => None,
+        Some(pats) => {
             let what = format!("label `{}`", name.name);
-            lw.arity_error(label.span, &what, tys.len(), pats.len(), "values");
-            return None;
+            Some(super::label_args::carried_args(
+                lw, pats, carried, label.span, &what,
+            )?)
         }
-        (Some(pats), tys) => Some(args(lw, pats, tys)),
     };
     let dir = match label.dir {
         ast::LabelDir::Any => crate::core::LabelDir::Any,
@@ -176,32 +200,6 @@ fn label(lw: &mut Lowerer, label: &ast::LabelPat, bound: &[String]) -> Option<La
         args,
         span: label.span,
     })
-}
-
-fn args(lw: &mut Lowerer, pats: &[ast::Pattern], tys: Option<Vec<Ty>>) -> Vec<ArgPattern> {
-    let tys = tys.unwrap_or_else(|| vec![Ty::Error; pats.len()]);
-    pats.iter()
-        .zip(&tys)
-        .map(|(p, t)| arg_pattern(lw, p, t))
-        .collect()
-}
-
-/// The length of the tuple a channel carries, if it carries exactly one tuple.
-fn tuple_len(lw: &Lowerer, tys: &[Ty]) -> Option<usize> {
-    match tys {
-        [one] => match lw.u.shallow(one) {
-            Ty::Tuple(items) => Some(items.len()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn tuple_items(lw: &Lowerer, tys: &[Ty]) -> Vec<Ty> {
-    match tys.first().map(|t| lw.u.shallow(t)) {
-        Some(Ty::Tuple(items)) => items,
-        _ => Vec::new(),
-    }
 }
 
 /// The head of a label and the types it carries (`None` if unknown, as for variables).
@@ -219,7 +217,7 @@ fn head(
             lw.use_global(Kind::Chan, &name.name);
             let declared = lw.declared_chan(id)?.clone();
             let carried = lw.chan_tys.get(declared.base.0 as usize).cloned();
-            return Some((chan_head(lw, name, &declared, index)?, carried));
+            return Some((chan_head(lw, name, &declared, index, bound)?, carried));
         }
         Some(Value::Event(id)) => {
             lw.use_global(Kind::Event, &name.name);
@@ -266,80 +264,6 @@ fn unknown_label(lw: &mut Lowerer, name: &ast::Ident) {
     lw.error(diag);
 }
 
-/// An argument pattern of a label, checked against the carried type when it is known.
-fn arg_pattern(lw: &mut Lowerer, pat: &ast::Pattern, ty: &Ty) -> ArgPattern {
-    match &pat.kind {
-        PatternKind::Wild | PatternKind::Error => ArgPattern::Wild,
-        PatternKind::Name(name) => name_arg(lw, name, ty),
-        PatternKind::Typed(name, _) => ArgPattern::Var(name.name.clone()),
-        PatternKind::Eq(expr) => ArgPattern::Value(closed_expr(lw, expr, ty)),
-        PatternKind::Ctor(name, items) => {
-            let Some((e, i)) = lw.ctor(&name.name) else {
-                lw.error(
-                    Diagnostic::error("E0208", format!("unknown constructor `{}`", name.name))
-                        .at(name.span)
-                        .with_label("not a constructor of any enum type"),
-                );
-                return ArgPattern::Wild;
-            };
-            lw.expect_type(ty, &Ty::Enum(e), pat.span);
-            let fields = lw.ctor_fields(e, i);
-            if fields.len() != items.len() {
-                lw.arity_error(
-                    pat.span,
-                    &format!("constructor `{}`", name.name),
-                    fields.len(),
-                    items.len(),
-                    "values",
-                );
-                return ArgPattern::Wild;
-            }
-            ArgPattern::Ctor(
-                e,
-                i,
-                items
-                    .iter()
-                    .zip(&fields)
-                    .map(|(p, f)| arg_pattern(lw, p, &Ty::from_core(f)))
-                    .collect(),
-            )
-        }
-        PatternKind::Tuple(items) => {
-            let tys = match lw.u.shallow(ty) {
-                Ty::Tuple(tys) if tys.len() == items.len() => tys,
-                _ => vec![Ty::Error; items.len()],
-            };
-            ArgPattern::Tuple(
-                items
-                    .iter()
-                    .zip(&tys)
-                    .map(|(p, t)| arg_pattern(lw, p, t))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// A constructor, a `chan` name or constant as a value; any other name is a variable.
-fn name_arg(lw: &mut Lowerer, name: &ast::Ident, ty: &Ty) -> ArgPattern {
-    let global = lw.g.values.get(name.name.as_str()).map(|v| v.0);
-    let is_upper = name.name.starts_with(|c: char| c.is_ascii_uppercase());
-    match global {
-        Some(Value::Ctor(..) | Value::Chan(_) | Value::Const(_)) => {}
-        _ if is_upper => {}
-        _ => return ArgPattern::Var(name.name.clone()),
-    }
-    let expr = ast::Expr {
-        kind: ast::ExprKind::Name(name.clone()),
-        span: name.span,
-    };
-    ArgPattern::Value(closed_expr(lw, &expr, ty))
-}
-
-fn closed_expr(lw: &mut Lowerer, expr: &ast::Expr, ty: &Ty) -> Expr {
-    lw.global_expr(expr, ty)
-}
-
 /// The head for a declared channel: the channel, one element of an array (`c[2]`), or any
 /// element (`c[_]`, or `c` alone for an array).
 fn chan_head(
@@ -347,6 +271,7 @@ fn chan_head(
     name: &ast::Ident,
     declared: &super::DeclaredChan,
     index: &[ast::Pattern],
+    bound: &[String],
 ) -> Option<LabelHead> {
     let wild = |p: &ast::Pattern| matches!(p.kind, ast::PatternKind::Wild);
     if declared.dims.is_empty() && index.is_empty() {
@@ -366,13 +291,13 @@ fn chan_head(
         );
         return None;
     };
-    let (chan, _) = lw.in_global_scope_pub(|lw| {
-        let decl = lw.g.values.get(name.name.as_str()).map(|v| v.0);
-        match decl {
-            Some(Value::Chan(id)) => lw.global_chan(name, id, &exprs),
-            _ => None,
-        }
-    })?;
+    if !index_vars_bound(lw, &exprs, bound) {
+        return None;
+    }
+    let (chan, _) = match lw.g.values.get(name.name.as_str()).map(|v| v.0) {
+        Some(Value::Chan(id)) => lw.global_chan(name, id, &exprs)?,
+        _ => return None,
+    };
     match chan {
         crate::core::Expr::Chan(id) => {
             Some(LabelHead::Chan(lw.prog.chans[id.0 as usize].name.clone()))
@@ -401,4 +326,51 @@ fn index_expr(pattern: &ast::Pattern) -> Option<ast::Expr> {
         kind,
         span: pattern.span,
     })
+}
+
+/// Whether every variable in the index of a label is a `forall` variable; reports the others
+/// (E0201): an index names one element, so a variable there must have one value per check.
+fn index_vars_bound(lw: &mut Lowerer, exprs: &[ast::Expr], bound: &[String]) -> bool {
+    let mut names = Vec::new();
+    exprs.iter().for_each(|e| expr_names(e, &mut names));
+    let mut ok = true;
+    for name in names {
+        let global = lw.g.values.contains_key(name.name.as_str());
+        let upper = name.name.starts_with(|c: char| c.is_ascii_uppercase());
+        if global || upper || lw.lookup_local(&name.name).is_some() {
+            continue;
+        }
+        let why = match bound.contains(&name.name) {
+            true => "bound by the left side: a label's index cannot be matched",
+            false => "not bound in this property",
+        };
+        let diag = Diagnostic::error("E0201", format!("`{}` is not an index here", name.name))
+            .at(name.span)
+            .with_label(why)
+            .with_help(format!(
+                "bind it for the whole property: `forall {0} in 0..N-1: ...[{0}]...` (one check \
+                 per value); an index in a label is a constant, a `forall` variable, or `_`",
+                name.name
+            ));
+        lw.error(diag);
+        ok = false;
+    }
+    ok
+}
+
+/// The lower-case names an expression reads.
+fn expr_names<'e>(expr: &'e ast::Expr, out: &mut Vec<&'e ast::Ident>) {
+    use ast::ExprKind as K;
+    match &expr.kind {
+        K::Name(n) => out.push(n),
+        K::Apply(_, items) | K::Index(_, items) | K::Tuple(items) => {
+            items.iter().for_each(|e| expr_names(e, out))
+        }
+        K::Unary(_, a) => expr_names(a, out),
+        K::Binary(_, a, b) => {
+            expr_names(a, out);
+            expr_names(b, out);
+        }
+        K::Int(_) | K::Bool(_) | K::Error => {}
+    }
 }

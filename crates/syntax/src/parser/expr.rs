@@ -35,11 +35,17 @@ impl Parser<'_> {
         self.nested(|p| p.expr_bp(0))
     }
 
+    /// An expression without comparisons or boolean operators (`N - 1`, `2 * k`).
+    pub(super) fn arith_expr(&mut self) -> PResult<Expr> {
+        self.nested(|p| p.expr_bp(ADD_BP))
+    }
+
     fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.expr_prefix()?;
         let mut count = 0;
         while let Some((op, bp)) = binary_op(self.tok()) {
-            if bp < min {
+            // `->` (an implication of `ltl`) is no subtraction.
+            if bp < min || (op == BinOp::Sub && self.nth(1) == &Tok::Gt) {
                 break;
             }
             count += 1;

@@ -146,6 +146,14 @@ impl Parser<'_> {
             Tok::Ident(w) if OPERATOR_WORDS.contains(&w.as_str()) => {
                 return Err(self.operator_word(w.clone()));
             }
+            Tok::Ident(_) if self.starts_state_atom(0) => {
+                let pred = self.state_atom()?;
+                let span = pred.span;
+                return Ok(Ltl {
+                    kind: LtlKind::State(pred),
+                    span,
+                });
+            }
             Tok::Ident(_) | Tok::Tau => {
                 let label = self.label()?;
                 let span = label.span;

@@ -6,11 +6,13 @@
 
 mod expr;
 mod externs;
+mod forall;
 mod items;
 mod ltl;
 mod process;
 mod property;
 mod relation;
+mod state;
 
 use crate::MAX_DEPTH;
 use crate::ast::Ident;

@@ -105,6 +105,11 @@ impl Parser<'_> {
                 self.bump();
                 ProcKind::End(Box::new(self.unary()?))
             }
+            Tok::Ident(word) if !is_upper(&word) && self.peek_is(1, &Tok::Colon) => {
+                let name = self.ident("a point's name")?;
+                self.bump();
+                ProcKind::Point(name, Box::new(self.unary()?))
+            }
             Tok::Match => return self.match_proc(),
             Tok::LParen => return self.paren_proc(),
             Tok::Ident(name) if is_upper(&name) => {
@@ -142,11 +147,13 @@ impl Parser<'_> {
         }
     }
 
-    /// `par i in ...` or `end: ...`: lower-case words that start a process, not a prefix.
+    /// `par i in ...`, `end: ...` or `l: ...`: lower-case words that start a process, not a
+    /// prefix.
     fn at_family_or_end(&self) -> bool {
         match self.tok() {
             Tok::Ident(word) if word == "par" => self.word_at(2, "in"),
-            Tok::Ident(word) if word == "end" => self.peek_is(1, &Tok::Colon),
+            // `end:` and named points `l:`.
+            Tok::Ident(word) if !is_upper(word) => self.peek_is(1, &Tok::Colon),
             _ => false,
         }
     }

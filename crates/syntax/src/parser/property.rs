@@ -8,8 +8,10 @@ use crate::token::Tok;
 use agentpi_diagnostics::Diagnostic;
 
 const FORMS: &str = "a property is one of `deadlock free`, `never PAT`, `reachable PAT`, \
-`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, optionally after `fair` \
-or `strong fair`; or `refines System`, `equivalent System`, `deterministic`";
+`eventually PAT`, `always eventually PAT`, `PAT leads to PAT`, `ltl FORMULA`, `never PRED`, \
+`reachable PRED`, `always PRED` (PRED over states: `at Proc.point`, `len(c) == n`, \
+`c contains v`), optionally after `fair`, `strong fair` or `forall i in T:`; or \
+`refines System`, `equivalent System`, `deterministic`";
 
 impl Parser<'_> {
     pub(super) fn property(&mut self) -> PResult<Property> {
@@ -20,6 +22,10 @@ impl Parser<'_> {
             Tok::Ident(word) => word.clone(),
             _ => String::new(),
         };
+        if let Some(check) = self.state_check(&word) {
+            self.bump();
+            return Ok(Property::State(check, self.state_pred()?));
+        }
         let takes_label = matches!(self.nth(1), Tok::Ident(_) | Tok::Tau);
         let ahead = if word == "always" { 2 } else { 1 };
         if matches!(
@@ -30,6 +36,7 @@ impl Parser<'_> {
             return Err(self.formula_not_label(&word, ahead));
         }
         match word.as_str() {
+            "forall" if matches!(self.nth(1), Tok::Ident(_)) => self.forall(),
             "deadlock" => {
                 self.bump();
                 self.word("free")?;
@@ -49,6 +56,17 @@ impl Parser<'_> {
             }
             _ => self.leads_to(),
         }
+    }
+
+    /// `never`, `reachable` or `always` followed by a state predicate.
+    fn state_check(&self, word: &str) -> Option<StateCheck> {
+        let check = match word {
+            "never" => StateCheck::Never,
+            "reachable" => StateCheck::Reachable,
+            "always" => StateCheck::Always,
+            _ => return None,
+        };
+        self.starts_state_pred(1).then_some(check)
     }
 
     /// Whether a parenthesised formula (`(a or b)`, `(not a)`) starts `ahead` tokens on,
@@ -127,6 +145,25 @@ impl Parser<'_> {
         Err(self.unexpected(&format!("`{word}`")))
     }
 
+    /// An index of a channel in a label: `_` (any element) or an expression over constants
+    /// and `forall` variables (`c[2]`, `c[i]`, `c[(i + 1) % N]`).
+    fn label_index(&mut self) -> PResult<Pattern> {
+        let start = self.span();
+        if self.eat(&Tok::Underscore) {
+            return Ok(Pattern {
+                kind: PatternKind::Wild,
+                span: start,
+            });
+        }
+        let expr = self.expr()?;
+        let span = expr.span;
+        let kind = match expr.kind {
+            ExprKind::Name(name) => PatternKind::Name(name),
+            _ => PatternKind::Eq(expr),
+        };
+        Ok(Pattern { kind, span })
+    }
+
     /// A label pattern: `tau`, `c`, `c(p, ...)`.
     pub(super) fn label(&mut self) -> PResult<LabelPat> {
         let start = self.span();
@@ -145,7 +182,7 @@ impl Parser<'_> {
         let name = self.ident("a label")?;
         let mut index = Vec::new();
         while self.eat(&Tok::LBracket) {
-            index.extend(self.list(&Tok::RBracket, |p| p.pattern())?);
+            index.extend(self.list(&Tok::RBracket, |p| p.label_index())?);
         }
         let dir = if self.eat(&Tok::Bang) {
             LabelDir::Send
