@@ -184,6 +184,20 @@ fn every_command_runs_under_an_address_space_limit() {
             0,
         ),
         (with_peer(&["extract"]), none, Same::Output, 0),
+        (
+            vec!["view", "crates/cli/tests/limits/session.trace.jsonl"],
+            none,
+            Same::Output,
+            0,
+        ),
+        // The bridge checks mcp/bridge first, then starts the legacy peer; the client (no
+        // input) goes away at once.
+        (
+            with_peer(&["bridge", "--to", "legacy"]),
+            none,
+            Same::Status,
+            0,
+        ),
         (with_peer(&["test", "--budget", "1"]), none, Same::Status, 1),
     ];
     for (args, stdin, same, status) in cases {
