@@ -1,15 +1,19 @@
-"""A modern MCP server (the Python `mcp` SDK 2.x, stdio) that crashes in the middle of a call,
-for `agentpi bridge`'s fault tests: `crash` ends the process with status 3 before answering;
-`slow` waits, so that it is still in flight when `crash` comes.
+"""An MCP server (stdio) that crashes in the middle of a call, for `agentpi bridge`'s fault
+tests: `crash` ends the process with status 3 before answering; `slow` waits, so that it is
+still in flight when `crash` comes. Its era is the SDK's it runs under: the Python `mcp` SDK
+2.x (`MCPServer`, modern) for `--to modern`, 1.x (`FastMCP`, 2025-11-25 only) for `--to legacy`.
 
 python crash_server.py
 """
 import asyncio
 import os
 
-from mcp.server import MCPServer
+try:
+    from mcp.server import MCPServer as Server
+except ImportError:  # SDK 1.x
+    from mcp.server.fastmcp import FastMCP as Server
 
-mcp = MCPServer("agentpi-crash-fixture")
+mcp = Server("agentpi-crash-fixture")
 
 
 @mcp.tool()

@@ -225,6 +225,13 @@ struct Bridge {
 }
 
 impl Bridge {
+    /// The listening address, `HOST:PORT`.
+    fn address(&self) -> &str {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+    }
+
     /// `agentpi bridge --to TO --listen 127.0.0.1:0 ... MORE`, once it listens.
     fn listen(to: &str, dir: &Path, more: &[String]) -> Bridge {
         let mut line = bridge_line(to, dir);
@@ -540,10 +547,7 @@ fn the_listening_side_refuses_rebinding() {
     let mut server = vec!["--".to_string()];
     server.extend(direct("sdk"));
     let bridge = Bridge::listen("modern", &dir, &server);
-    let address = bridge
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp");
+    let address = bridge.address();
     let body = INIT;
     for (host, origin) in [
         ("evil.example".to_string(), None),
@@ -756,11 +760,7 @@ fn a_modern_client_closing_its_stream_cancels_the_call() {
     let mut server = vec!["--".to_string()];
     server.extend(direct("everything"));
     let bridge = Bridge::listen("legacy", &dir, &server);
-    let address = bridge
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let address = bridge.address().to_string();
     let request = |id: i64, method: &str, params: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{META}}}}}"#)
     };

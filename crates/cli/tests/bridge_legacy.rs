@@ -62,7 +62,7 @@ fn server(name: &str, dir: &Path) -> Vec<String> {
         _ => vec![
             peer(".venv-mcp1/bin/python"),
             repo()
-                .join("tests/bridge/legacy_crash_server.py")
+                .join("tests/bridge/crash_server.py")
                 .display()
                 .to_string(),
         ],
