@@ -8,6 +8,7 @@ mod cases;
 mod commands;
 mod compare;
 mod docs;
+mod editors;
 mod inputs;
 mod layering;
 mod limits;
