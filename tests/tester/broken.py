@@ -2,7 +2,8 @@
 python3 broken.py MODE. The good server answers everything as the specification asks (errors
 for malformed frames, -32601 for unknown methods, -32602 for unknown tools and invalid
 cursors, isError for invalid arguments, progress for a slow tool, no answer to a cancelled
-call, tools/list in two pages); each other MODE breaks one rule:
+call, tools/list in two pages); each other MODE breaks one rule (`MODE,MODE,...` breaks
+several at once):
 
 good                    a conforming legacy server
 unknown_method_result   answers a method it does not have with a result (J9)
@@ -30,6 +31,7 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+MODES = set(MODE.split(","))
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}
 TOOLS = [
@@ -54,11 +56,11 @@ ECHO = {"name": "echo", "description": "Echoes the text.", "annotations": READ_O
 POLL = {"name": "poll", "description": "Waits for the next command of a viewer.", "annotations": READ_ONLY,
         "inputSchema": {"type": "object", "properties": {"view": {"type": "string"}},
                         "required": ["view"], "additionalProperties": False}}
-if MODE == "long_poll":
+if "long_poll" in MODES:
     TOOLS[1] = POLL
-elif MODE == "slow_echo":
+elif "slow_echo" in MODES:
     TOOLS[1] = SLOW_ECHO
-elif MODE == "quick_echo":
+elif "quick_echo" in MODES:
     TOOLS[1] = ECHO
 timers = []      # (when, seq, action)
 pending = {}     # id of a call in progress -> its token
@@ -109,7 +111,7 @@ def call(id_, params):
     if tool is None:
         return error(id_, -32602, f"unknown tool {name}")
     if not valid(tool, args):
-        if MODE == "crash_on_invalid":
+        if "crash_on_invalid" in MODES:
             sys.exit(1)
         return result(id_, {"content": [{"type": "text", "text": "invalid arguments"}], "isError": True})
     if name == "add":
@@ -126,7 +128,7 @@ def call(id_, params):
     token = params.get("_meta", {}).get("progressToken")
     pending[json.dumps(id_)] = token
     seconds = float(args["seconds"])
-    steps = [2, 1] if MODE == "progress_backwards" else [1, 2]
+    steps = [2, 1] if "progress_backwards" in MODES else [1, 2]
     for i, value in enumerate(steps):
         later(seconds * (i + 1) / 3, lambda v=value: progress(id_, v))
     later(seconds, lambda: finish(id_))
@@ -148,7 +150,7 @@ def cancelled(params):
     key = json.dumps(params.get("requestId"))
     if key in pending:
         pending.pop(key)
-        if MODE == "late_answer":
+        if "late_answer" in MODES:
             later(0.7, lambda: result(json.loads(key), {"content": [{"type": "text", "text": "late"}]}))
 
 
@@ -159,14 +161,14 @@ def tools_list(id_, params):
     if cursor != "page2":
         return error(id_, -32602, "invalid cursor")
     page = {"tools": TOOLS[2:]}
-    if MODE == "cursor_loop":
+    if "cursor_loop" in MODES:
         page["nextCursor"] = "page2"
     result(id_, page)
 
 
 def initialize(id_, params):
     asked = params.get("protocolVersion")
-    version = asked if asked in VERSIONS or MODE == "echo_version" else "2025-11-25"
+    version = asked if asked in VERSIONS or "echo_version" in MODES else "2025-11-25"
     result(id_, {"protocolVersion": version, "capabilities": {"tools": {}},
                  "serverInfo": {"name": "broken-" + MODE, "version": "1"}})
 
@@ -175,15 +177,15 @@ def request(id_, method, params):
     if method == "initialize":
         initialize(id_, params)
     elif method == "ping":
-        if MODE != "ignore_ping":
+        if "ignore_ping" not in MODES:
             result(id_, {})
-        if MODE == "answer_twice":
+        if "answer_twice" in MODES:
             result(id_, {})
     elif method == "tools/list":
         tools_list(id_, params)
     elif method == "tools/call":
         call(id_, params)
-    elif MODE == "unknown_method_result":
+    elif "unknown_method_result" in MODES:
         result(id_, {})
     else:
         error(id_, -32601, f"method not found: {method}")

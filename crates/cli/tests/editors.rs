@@ -22,7 +22,10 @@ fn vscode_extension_grammar_and_vsix() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "editors/vscode/test.sh failed:\n{said}");
+    assert!(
+        out.status.success(),
+        "editors/vscode/test.sh failed:\n{said}"
+    );
     // Pin what was checked, so that a test file or model that silently stops being read fails.
     let models = walk_pi(&repo().join("models"));
     assert!(
@@ -30,7 +33,11 @@ fn vscode_extension_grammar_and_vsix() {
         "{said}"
     );
     let assertions = walk_pi(&dir.join("test/syntax"));
-    assert_eq!(said.matches("run successfuly").count(), assertions, "{said}");
+    assert_eq!(
+        said.matches("run successfuly").count(),
+        assertions,
+        "{said}"
+    );
 }
 
 /// How many `.pi` files are under `dir`.

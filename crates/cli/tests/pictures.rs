@@ -1,5 +1,5 @@
-//! The pictures: `--format svg` and `--format html` of `check`, `compare` and `trace check`,
-//! and `agentpi view`. The SVG charts of bundled models' counterexamples are pinned
+//! The pictures: `--format svg` and `--format html` of `check`, `compare`, `trace check`,
+//! `test` and `run`, and `agentpi view`. The SVG charts of bundled models' counterexamples are pinned
 //! (snapshots) and byte-identical whatever the thread count; every page is loaded in headless
 //! Chromium (Debian's `chromium`, which `.ci/run` installs), whose resulting DOM must hold
 //! every step and every finding, the page's own end-of-script marker, and no console message.
@@ -114,13 +114,15 @@ fn svg_charts_of_bundled_counterexamples_are_pinned_and_deterministic() {
     }
 }
 
-/// Every check of every model has its row, every step of its trace is a step of the page,
-/// in Chromium.
+/// Every check of every model has its row, every system explored its statistics, every step
+/// of its trace is a step of the page, in Chromium; the page is the same whatever the threads.
 #[test]
 fn check_pages_hold_every_check_and_step_in_a_browser() {
     let dir = scratch("check");
     for model in MODELS {
-        let (_, html, _) = agentpi(&["check", model, "--format", "html"]);
+        let (_, html, _) = agentpi(&["check", model, "--format", "html", "--threads", "1"]);
+        let (_, again, _) = agentpi(&["check", model, "--format", "html", "--threads", "2"]);
+        assert_eq!(html, again, "{model}: not the same page with 2 threads");
         let (_, json, _) = agentpi(&["check", model, "--format", "json"]);
         let json: serde_json::Value = serde_json::from_str(&json).unwrap();
         let checks = json["checks"].as_array().unwrap();
@@ -142,9 +144,45 @@ fn check_pages_hold_every_check_and_step_in_a_browser() {
             .next()
             .unwrap();
         assert_eq!(rows.matches("<tr>").count(), checks.len() + 1, "{model}");
+        statistics_of_each_system(&dom, checks, model);
     }
     // Kept when the test fails, for a look at the pages.
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The check page's statistics: a row per system explored, in the order the checks name
+/// them, with its checks and the size the JSON gives.
+fn statistics_of_each_system(dom: &str, checks: &[serde_json::Value], model: &str) {
+    let mut systems: Vec<(&str, usize, &serde_json::Value)> = Vec::new();
+    for c in checks {
+        let name = c["system"].as_str().unwrap();
+        match systems.iter_mut().find(|(s, _, _)| *s == name) {
+            Some(row) => row.1 += 1,
+            None => systems.push((name, 1, c)),
+        }
+    }
+    let table = dom
+        .split("class=\"t statistics\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{model}: no statistics"))
+        .split("</table>")
+        .next()
+        .unwrap();
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), systems.len(), "{model}: {table}");
+    for (row, (name, count, check)) in rows.iter().zip(&systems) {
+        let cells = format!(
+            "<td>{name}</td><td>{count}</td><td>{}</td><td>{}</td>",
+            check["states"], check["transitions"]
+        );
+        assert!(row.starts_with(&cells), "{model}: {row} is not {cells}");
+    }
+    // Each check drawn or explained says what it was decided on.
+    let drawn = checks
+        .iter()
+        .filter(|c| !c["trace"].as_array().unwrap().is_empty())
+        .count();
+    assert!(dom.matches("decided on ").count() >= drawn, "{model}");
 }
 
 #[test]
@@ -408,4 +446,57 @@ fn run_page_holds_every_step_in_a_browser() {
     );
     // Kept when the test fails, for a look at the pages.
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `test --format svg` with several failed rules: one picture, a chart per failed rule (its
+/// shrunk trace), titled with the rule and its finding, those that fail the test first.
+#[test]
+fn test_svg_draws_each_failed_rule() {
+    let server = repo().join("tests/tester/broken.py");
+    let server = server.to_str().unwrap();
+    let run = |format: &str| {
+        agentpi(&[
+            "test",
+            "--budget",
+            "4",
+            "--timeout",
+            "2",
+            "--format",
+            format,
+            "--",
+            "python3",
+            server,
+            "cursor_loop,ignore_ping",
+        ])
+    };
+    let (status, svg, err) = run("svg");
+    assert_eq!(status, 1, "{err}");
+    let (_, json, _) = run("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let failed = |gating: bool| {
+        json["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(move |r| r["status"] == "failed" && r["gating"] == gating)
+            .map(|r| r["rule"].as_str().unwrap().to_string())
+    };
+    let rules: Vec<String> = failed(true).chain(failed(false)).collect();
+    assert_eq!(rules, ["L13", "G3"], "{json}");
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    // A chart's title is a bold line of its own (the lifelines' names are bold in a group).
+    let titles: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<text ") && l.contains("font-weight=\"bold\">"))
+        .map(|l| l.split('>').nth(1).unwrap().trim_end_matches("</text"))
+        .collect();
+    assert_eq!(titles.len(), rules.len(), "{svg}");
+    for (title, rule) in titles.iter().zip(&rules) {
+        assert!(
+            title.starts_with(&format!("FAILED {rule}: {rule} ")),
+            "{title}"
+        );
+    }
+    // The finding's row is marked in each chart.
+    assert!(svg.matches("G3 ").count() >= 2 && svg.matches("L13 ").count() >= 2);
 }

@@ -135,7 +135,8 @@ pub fn run(args: Args) -> u8 {
                     Entry::Relation(_) => vec![None],
                 })
                 .collect::<Vec<_>>();
-            let json = json_report(&model, &reports, false);
+            let mut json = json_report(&model, &reports, false);
+            json["systems"] = statistics(&reports);
             agentpi_report_html::pages::check(&args.file, &json, &charts)
         }
         Format::Svg => svg_report(&model, &reports),
@@ -574,7 +575,7 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         "verdict": verdict_word(&result.outcome),
         "states": report.states,
         "transitions": report.transitions,
-        "explored": match report.end { End::Complete => "all", End::Decided => "until decided", End::Limit(_) => "until a limit" },
+        "explored": explored_word(&report.end),
         "trace": trace,
         "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
         "deadlock": result.stuck,
@@ -588,6 +589,51 @@ pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckRe
         json["shortest"] = json!(false);
     }
     json
+}
+
+/// The statistics of each exploration for the HTML page (not in the JSON, whose fields stay
+/// as they are): per system explored, its checks, size, depth, how far and how it was
+/// explored and the bytes kept; per state space of a relation, its size. No time: the page
+/// is the same whatever the machine.
+fn statistics(reports: &[Entry]) -> Value {
+    let rows: Vec<Value> = reports
+        .iter()
+        .flat_map(|entry| match entry {
+            Entry::System(r) => vec![json!({
+                "system": r.system,
+                "checks": r.results.len(),
+                "states": r.states,
+                "transitions": r.transitions,
+                "depth": r.depth,
+                "explored": explored_word(&r.end),
+                "search": if r.depth_first { "dfs" } else { "bfs" },
+                "bytes": r.bytes,
+            })],
+            Entry::Relation(r) => r
+                .sizes
+                .iter()
+                .map(|(system, states, transitions)| {
+                    json!({
+                        "system": system,
+                        "checks": 1,
+                        "states": states,
+                        "transitions": transitions,
+                        "explored": if r.limit.is_some() { "until a limit" } else { "all" },
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// How far a system was explored, as the JSON says it.
+fn explored_word(end: &End) -> &'static str {
+    match end {
+        End::Complete => "all",
+        End::Decided => "until decided",
+        End::Limit(_) => "until a limit",
+    }
 }
 
 /// Every result of a system's properties with its report, in report order (relations have

@@ -90,6 +90,8 @@ enum Format {
     Junit,
     /// One self-contained HTML page: the rule table, each failed rule's trace as a chart.
     Html,
+    /// One SVG picture: each failed rule's shrunk trace as a chart, in the text's order.
+    Svg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -319,6 +321,7 @@ fn print(args: &Args, outcome: &Outcome) -> u8 {
         Format::Junit => outcome.to_junit(),
         Format::Text => text(outcome),
         Format::Html => page(outcome),
+        Format::Svg => svg(outcome),
     };
     output::finish(&text, status)
 }
@@ -336,12 +339,7 @@ fn text(o: &Outcome) -> String {
         output::count_of(o.runs, "run"),
         o.seed
     );
-    let failed = |gating: bool| {
-        o.rules
-            .iter()
-            .filter(move |r| r.status == Status::Failed && r.gating == gating)
-    };
-    for r in failed(true).chain(failed(false)) {
+    for r in failed(o) {
         out += &failed_text(r, o);
     }
     for r in o.rules.iter().filter(|r| r.status == Status::Timeout) {
@@ -365,9 +363,19 @@ fn text(o: &Outcome) -> String {
     out + &totals(o)
 }
 
-/// A failed rule: FAILED when it fails the test, else why it does not.
-fn failed_text(r: &RuleReport, o: &Outcome) -> String {
-    let head = match (&r.waived, r.gating) {
+/// The failed rules, those that fail the test first.
+fn failed(o: &Outcome) -> impl Iterator<Item = &RuleReport> {
+    let failed = |gating: bool| {
+        o.rules
+            .iter()
+            .filter(move |r| r.status == Status::Failed && r.gating == gating)
+    };
+    failed(true).chain(failed(false))
+}
+
+/// A failed rule's head: FAILED when it fails the test, else why it does not.
+fn failed_head(r: &RuleReport, o: &Outcome) -> String {
+    match (&r.waived, r.gating) {
         (_, true) => format!("FAILED {}", r.rule),
         (Some(reason), false) => format!("failed {} (waived: {reason})", r.rule),
         (None, false) => format!(
@@ -375,8 +383,12 @@ fn failed_text(r: &RuleReport, o: &Outcome) -> String {
             r.rule,
             o.policy.fail_on_str()
         ),
-    };
-    let mut out = format!("{head}: {}\n", r.why);
+    }
+}
+
+/// A failed rule with its finding and chart.
+fn failed_text(r: &RuleReport, o: &Outcome) -> String {
+    let mut out = format!("{}: {}\n", failed_head(r, o), r.why);
     if let Some(path) = &r.trace {
         out += &format!("  trace: {}\n", path.display());
     }
@@ -474,6 +486,24 @@ fn page(o: &Outcome) -> String {
         .collect();
     let title = format!("agentpi test {}", o.server);
     agentpi_report_html::pages::trace(&title, &summary, &rows, &findings)
+}
+
+/// `--format svg`: each failed rule's shrunk trace as a chart, the finding's row marked, in
+/// the text's order (those that fail the test first), each titled with its head and finding;
+/// with no failed rule, the picture says there is no trace to draw.
+fn svg(o: &Outcome) -> String {
+    let charts: Vec<(String, agentpi_report_html::Chart)> = failed(o)
+        .filter_map(|r| r.failure.as_ref().map(|f| (r, f)))
+        .map(|(r, f)| {
+            let chart = pictures::finding_chart(&f.events, &f.violation, &|_| true);
+            let finding = pictures::finding(&f.violation, None, chart);
+            let title = format!("{}: {}", failed_head(r, o), finding.head);
+            (title, finding.chart.unwrap_or_default())
+        })
+        .collect();
+    let refs: Vec<(String, &agentpi_report_html::Chart)> =
+        charts.iter().map(|(t, c)| (t.clone(), c)).collect();
+    agentpi_report_html::svg::document(&refs)
 }
 
 fn status_word(status: Status) -> &'static str {

@@ -1,12 +1,15 @@
-//! `agentpi check --format html`: every property with its verdict and the statistics, and
-//! each counterexample or witness as a chart.
+//! `agentpi check --format html`: every property with its verdict and the statistics of the
+//! exploration that decided it, and each counterexample or witness as a chart.
 
 use super::{list, text};
 use crate::chart::Chart;
 use crate::page::{Cell, Page};
 
 /// The page of `check`'s JSON report (`{"checks": [...]}`) of `file`; `charts[i]` is the
-/// chart of check `i`, if it has a trace.
+/// chart of check `i`, if it has a trace. The report may add `systems`: one object per
+/// exploration (`system`, `checks`, `states`, `transitions`, `depth`, `explored`, `search`,
+/// `bytes`; the relations' state spaces without `depth`, `search` and `bytes`), shown as the
+/// statistics table.
 pub fn check(file: &str, report: &serde_json::Value, charts: &[Option<Chart>]) -> String {
     let mut page = Page::new(&format!("agentpi check {file}"));
     let checks = list(report, "checks");
@@ -46,6 +49,7 @@ pub fn check(file: &str, report: &serde_json::Value, charts: &[Option<Chart>]) -
         "explored",
     ];
     page.table("checks", &head, &rows);
+    statistics(&mut page, report);
     for (i, c) in checks.iter().enumerate() {
         let chart = charts.get(i).and_then(Option::as_ref);
         let said = c.get("fault").is_some_and(|f| !f.is_null()) || !text(c, "limit").is_empty();
@@ -77,6 +81,16 @@ pub fn check(file: &str, report: &serde_json::Value, charts: &[Option<Chart>]) -
                 &format!("{}: {}", text(fault, "position"), text(fault, "message")),
             );
         }
+        page.para(
+            Some("explored"),
+            &format!(
+                "decided on {}'s state space: {} states, {} transitions, explored {}",
+                text(c, "system"),
+                text(c, "states"),
+                text(c, "transitions"),
+                text(c, "explored")
+            ),
+        );
         stuck(&mut page, c);
         if let Some(chart) = chart {
             let kind = match (verdict.as_str(), chart.loop_start) {
@@ -115,4 +129,56 @@ fn stuck(page: &mut Page, c: &serde_json::Value) {
         })
         .collect();
     page.table("stuck", &["stuck", "at", "waits for"], &rows);
+}
+
+/// The statistics of each exploration: one row per system explored (all its checks are
+/// decided on one exploration) and per state space of a relation.
+fn statistics(page: &mut Page, report: &serde_json::Value) {
+    let systems = list(report, "systems");
+    if systems.is_empty() {
+        return;
+    }
+    page.heading(2, "Statistics");
+    let rows: Vec<Vec<Cell>> = systems
+        .iter()
+        .map(|s| {
+            let states = s.get("states").and_then(serde_json::Value::as_u64);
+            let bytes = s.get("bytes").and_then(serde_json::Value::as_u64);
+            let per_state = match (bytes, states) {
+                (Some(b), Some(n)) if n > 0 => format!("{} B", (b + n / 2) / n),
+                _ => String::new(),
+            };
+            vec![
+                Cell::new(text(s, "system")),
+                Cell::new(text(s, "checks")),
+                Cell::new(text(s, "states")),
+                Cell::new(text(s, "transitions")),
+                Cell::new(text(s, "depth")),
+                Cell::new(text(s, "explored")),
+                Cell::new(text(s, "search")),
+                Cell::new(bytes.map_or(String::new(), kept)),
+                Cell::new(per_state),
+            ]
+        })
+        .collect();
+    let head = [
+        "system",
+        "checks",
+        "states",
+        "transitions",
+        "depth",
+        "explored",
+        "search",
+        "kept",
+        "a state",
+    ];
+    page.table("statistics", &head, &rows);
+}
+
+/// Bytes as the text's statistics line says them (MiB with one decimal), KiB when small.
+fn kept(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 * 1024 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+    }
 }
