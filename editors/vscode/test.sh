@@ -11,8 +11,26 @@ echo "== grammar assertions"
 node_modules/.bin/vscode-tmgrammar-test -g syntaxes/agentpi.tmLanguage.json 'test/syntax/*.pi'
 echo "== bundled models"
 node test/tokenise.js ../../models
-echo "== extension.js"
+echo "== extension.js and the manifest"
 node --check extension.js
+node - <<'JS'
+// The manifest, the grammar, the configuration and the client name one language.
+const assert = require('assert');
+const manifest = require('./package.json');
+const grammar = require('./syntaxes/agentpi.tmLanguage.json');
+require('./language-configuration.json');
+const [language] = manifest.contributes.languages;
+const [entry] = manifest.contributes.grammars;
+assert.deepStrictEqual(language.extensions, ['.pi']);
+assert.strictEqual(entry.language, language.id);
+assert.strictEqual(entry.scopeName, grammar.scopeName);
+const client = require('fs').readFileSync('extension.js', 'utf8');
+assert(client.includes(`language: '${language.id}'`), 'the client serves the language');
+assert(client.includes(`'lsp'`), 'the client starts `agentpi lsp`');
+for (const key of ['agentpi.server.path', 'agentpi.server.extraArgs', 'agentpi.trace.server'])
+  assert(key in manifest.contributes.configuration.properties, key);
+console.log(`manifest: language ${language.id}, grammar ${entry.scopeName}`);
+JS
 echo "== .vsix"
 work="$(mktemp -d -t agentpi-vsix.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
