@@ -149,9 +149,14 @@ fn the_oracle_refuses_properties_over_states_with_a_reason() {
     let read: Vec<Result<String, String>> = (program.checks.iter())
         .map(|c| Claim::of(&c.property).map(|claim| format!("{claim:?}")))
         .collect();
-    let refused = read.iter().filter(|r| r.as_ref().is_err_and(|e| e == oracle::formula::REFUSED));
+    let refused = read
+        .iter()
+        .filter(|r| r.as_ref().is_err_and(|e| e == oracle::formula::REFUSED));
     assert_eq!(refused.count(), 7, "{read:#?}");
-    assert!(read[7].as_ref().is_ok_and(|c| c.starts_with("Eventually")), "{read:#?}");
+    assert!(
+        read[7].as_ref().is_ok_and(|c| c.starts_with("Eventually")),
+        "{read:#?}"
+    );
 }
 
 /// What the oracle confirmed `result` (of check `c`, or the implicit `assertions`) as.

@@ -166,7 +166,9 @@ pub fn text(chart: &Chart) -> String {
         out.push_str(&format!("{:>4} {}\n", r.number, line.trim_end()));
     }
     for n in &chart.notes {
-        let line: String = row(&columns, width, &[n.lifeline], &n.text).into_iter().collect();
+        let line: String = row(&columns, width, &[n.lifeline], &n.text)
+            .into_iter()
+            .collect();
         out.push_str(&format!("{:5}{}\n", "", line.trim_end()));
     }
     out
@@ -180,7 +182,10 @@ fn column_width(chart: &Chart, columns: &[&str]) -> usize {
         Some(Message::Sent(_)) => SLANT,
         _ => 0,
     };
-    let labels = chart.rows.iter().map(|s| s.label.chars().count() + 6 + room(s));
+    let labels = chart
+        .rows
+        .iter()
+        .map(|s| s.label.chars().count() + 6 + room(s));
     let names = columns.iter().map(|c| c.chars().count() + 2);
     labels.chain(names).max().unwrap_or(0).max(MIN_WIDTH)
 }
@@ -247,7 +252,11 @@ fn message_end(columns: &[&str], width: usize, r: &Row, m: Message) -> Vec<char>
             line[start + i] = ch;
         }
     } else {
-        let head = if right { r.to * width - 1 } else { r.to * width + 1 };
+        let head = if right {
+            r.to * width - 1
+        } else {
+            r.to * width + 1
+        };
         line[head] = if right { '>' } else { '<' };
     }
     line

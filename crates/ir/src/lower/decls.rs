@@ -103,7 +103,9 @@ impl Lowerer<'_> {
                     (Some(lo), Some(hi)) if lo <= hi => Ty::Int(lo, hi),
                     // One error per constant that makes ranges or arrays empty (`-D N=0`):
                     // every other use of it would say the same again.
-                    (Some(_), Some(_)) if !self.first_bad_use(&[&**lo_expr, &**hi_expr]) => Ty::Error,
+                    (Some(_), Some(_)) if !self.first_bad_use(&[&**lo_expr, &**hi_expr]) => {
+                        Ty::Error
+                    }
                     (Some(lo), Some(hi)) => {
                         self.error(
                             Diagnostic::error("E0307", format!("the range {lo}..{hi} is empty"))
