@@ -4,7 +4,7 @@
 
 use super::{Kind, Lowerer};
 use crate::core::{Expr, StrongOn};
-use crate::names::Value;
+use crate::names::{Value, sorted, suggest};
 use agentpi_diagnostics::Diagnostic;
 use agentpi_syntax::ast::{self, ExprKind};
 
@@ -78,11 +78,24 @@ fn chans(
 }
 
 fn not_named<T>(lw: &mut Lowerer, e: &ast::Expr) -> Option<T> {
+    let written = match &e.kind {
+        ExprKind::Name(n) | ExprKind::Index(n, _) | ExprKind::Apply(n, _) => n.name.as_str(),
+        _ => "",
+    };
+    let chans =
+        lw.g.values
+            .iter()
+            .filter(|(_, v)| matches!(v.0, Value::Chan(_)));
+    let names = sorted(chans.map(|(n, _)| *n).chain(lw.g.procs.keys().copied()));
+    let help = match suggest(written, names).filter(|s| *s != written) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => "write a channel (`link`, `link[0]`) or a process the system's body calls (`Receiver`, `Node(1)`)".to_string(),
+    };
     lw.error(
         Diagnostic::error("E0216", "`strong fair(...)` names channels and instances")
             .at(e.span)
             .with_label("neither a channel nor a process a system calls")
-            .with_help("write a channel (`link`, `link[0]`) or a process the system's body calls (`Receiver`, `Node(1)`)"),
+            .with_help(help),
     );
     None
 }
