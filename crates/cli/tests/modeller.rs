@@ -86,7 +86,8 @@ fn a_lost_message_is_named_in_its_label() {
 /// A message through a buffer is one arrow, from the step that sends it to the step that
 /// receives it, slanted across the steps between (sends and receives paired first in, first
 /// out per channel); a message lost, or still in the buffer at the end, stays a box on its
-/// sender. The SVG of the same chart is pinned in tests/pictures.rs (`ring`).
+/// sender (in the SVG, a box of its own colour). The SVG of the ring's chart is pinned in
+/// tests/pictures.rs (`ring`).
 #[test]
 fn a_buffered_message_is_one_arrow() {
     check(
@@ -101,6 +102,7 @@ fn a_buffered_message_is_one_arrow() {
                 "never leader(0)",
             ],
             &["check", "lossy.pi"],
+            &["check", "lossy.pi", "--format", "svg"],
             &[
                 "check",
                 "retransmit.pi",

@@ -264,6 +264,9 @@ fn step(chart: &Chart, i: usize, id: &str, l: &Layout, tops: &[u32]) -> String {
     );
     if let Some(m) = row.message {
         out += &message_end(l, row, m, (y, tops), id);
+    } else if row.is_event() && row.label.ends_with(" lost") {
+        // A message a lossy channel lost: a send that reaches nobody, drawn apart.
+        out += &event_box(lane(l, row.from), y, &row.label, "#fbeaea", "#a33");
     } else if row.is_event() {
         out += &event_box(lane(l, row.from), y, &row.label, "#eef3e8", "#5a7d3a");
     } else {
