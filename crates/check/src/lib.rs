@@ -247,8 +247,9 @@ pub fn check_system(
             _ => None,
         };
         let property = (&check.property, found);
+        let selection = strong::Selection::of(&sem, &graph.instances, &check.strong_on);
         let fair = match (check.strong, check.fair) {
-            (true, _) => product::Fairness::Strong,
+            (true, _) => product::Fairness::Strong(selection.as_ref()),
             (false, true) => product::Fairness::Weak,
             (false, false) => product::Fairness::None,
         };

@@ -15,15 +15,24 @@ use std::collections::VecDeque;
 
 /// Which paths count for a liveness property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fairness {
+pub enum Fairness<'a> {
     /// Every path.
     None,
     /// Weakly fair paths (`fair`): no instance enabled in every state from some point on
     /// without moving.
     Weak,
     /// Strongly fair paths (`strong fair`): no instance and no channel enabled infinitely
-    /// often and taken only finitely often.
-    Strong,
+    /// often and taken only finitely often; with a selection (`strong fair(link)`), that of
+    /// the instances and channels selected, and the others weakly fair.
+    Strong(Option<&'a crate::strong::Selection>),
+}
+
+impl Fairness<'_> {
+    /// Whether instances are held to weak fairness apart from strong fairness: under a
+    /// selection (strong fairness of an instance implies its weak fairness).
+    fn weak_goals(self) -> bool {
+        matches!(self, Fairness::Weak | Fairness::Strong(Some(_)))
+    }
 }
 
 /// A system transition: the `edge`-th transition of `state` in the graph.
@@ -169,10 +178,10 @@ fn bad_sccs(product: &Product, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
             sccs.retain(|scc| fairness_gap(product, graph, scc).is_empty());
             sccs
         }
-        Fairness::Strong => {
+        Fairness::Strong(selection) => {
             let mut fair = Vec::new();
             for scc in sccs {
-                fair.extend(crate::strong::fair_parts(product, graph, scc));
+                fair.extend(crate::strong::fair_parts(product, graph, scc, selection));
             }
             fair
         }
@@ -337,9 +346,9 @@ fn cycle_through(
     let members: FxHashSet<u32> = scc.iter().copied().collect();
     let mut steps = Vec::new();
     let mut at = start;
-    if fair == Fairness::Strong {
+    if let Fairness::Strong(selection) = fair {
         // Every obligation enabled somewhere in the part is taken on one of its edges.
-        for goal in crate::strong::obligations_of(product, graph, scc) {
+        for goal in crate::strong::obligations_of(product, graph, scc, selection) {
             let taken = |_: u32, e: Option<&ProductEdge>| {
                 e.is_some_and(|e| crate::strong::takes(graph, (e.step.state, e.step.edge), &goal))
             };
@@ -348,7 +357,7 @@ fn cycle_through(
             at = end;
         }
     }
-    if fair == Fairness::Weak {
+    if fair.weak_goals() {
         let actors: FxHashSet<Actor> = scc
             .iter()
             .flat_map(|&n| enabled(graph, product.state[n as usize]))

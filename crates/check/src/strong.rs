@@ -12,11 +12,17 @@
 //! Otherwise each obligation enabled in it but never taken there must not be enabled on a fair
 //! cycle infinitely often: the states where it is enabled are removed, and the SCCs of what
 //! is left are examined the same way. Each round removes at least one node, so it ends.
+//!
+//! With a selection (`strong fair(link, Receiver)`) only the obligations selected are held to
+//! strong fairness and every instance to weak fairness: a part in which an instance is
+//! enabled in every state and never moves holds no fair cycle, nor does any part of it.
 
 use crate::graph::Graph;
-use agentpi_semantics::Actor;
+use agentpi_ir::core::StrongOn;
+use agentpi_semantics::eval::eval;
 use agentpi_semantics::label::Head;
 use agentpi_semantics::value::Chan;
+use agentpi_semantics::{Actor, Semantics};
 use rustc_hash::FxHashSet;
 
 /// An instance or a channel (`(0, id)` a declared channel, `(1, origin)` a `new`).
@@ -24,6 +30,60 @@ use rustc_hash::FxHashSet;
 pub(crate) enum Obligation {
     Instance(Actor),
     Channel(u8, u32),
+}
+
+/// The obligations `strong fair(...)` selects.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Selection(FxHashSet<Obligation>);
+
+impl Selection {
+    /// The selection written, for a system whose instances are named `instances`; `None`
+    /// when nothing is selected (every obligation).
+    pub(crate) fn of(sem: &Semantics<'_>, instances: &[String], on: &[StrongOn]) -> Option<Self> {
+        if on.is_empty() {
+            return None;
+        }
+        let mut set = FxHashSet::default();
+        for o in on {
+            match o {
+                StrongOn::Chans(ids) => {
+                    set.extend(ids.iter().map(|id| Obligation::Channel(0, id.0)));
+                }
+                StrongOn::Instances { def, args } => {
+                    let named = started_by(sem, instances, *def, args.as_deref());
+                    set.extend(named.map(Obligation::Instance));
+                }
+            }
+        }
+        Some(Selection(set))
+    }
+}
+
+/// The instances started by a call of `def` (with the values of `args`, or any); a second
+/// instance of the same call is named `P(1)#2`.
+fn started_by<'a>(
+    sem: &Semantics<'_>,
+    instances: &'a [String],
+    def: agentpi_ir::core::DefId,
+    args: Option<&[agentpi_ir::core::Expr]>,
+) -> impl Iterator<Item = Actor> + 'a {
+    let (text, any) = match args {
+        Some(args) => {
+            let values: Vec<_> = args.iter().filter_map(|e| eval(e, &[]).ok()).collect();
+            (sem.call_text(def, &values), false)
+        }
+        None => (sem.program.def(def).name.clone(), true),
+    };
+    (0..instances.len() as Actor).filter(move |&i| {
+        let name = &instances[i as usize];
+        let rest = name.strip_prefix(text.as_str());
+        rest.is_some_and(|r| r.is_empty() || r.starts_with('#') || (any && r.starts_with('(')))
+    })
+}
+
+/// Whether `o` is held to strong fairness under `selection`.
+fn selected(selection: Option<&Selection>, o: &Obligation) -> bool {
+    selection.is_none_or(|s| s.0.contains(o))
 }
 
 /// The channel a graph edge communicates on, if it does (a lost message does not).
@@ -71,23 +131,53 @@ fn enabled(graph: &Graph, state: u32) -> FxHashSet<Obligation> {
         .collect()
 }
 
-/// The obligations enabled somewhere in `part`, sorted.
+/// The obligations held to strong fairness enabled somewhere in `part`, sorted.
 pub(crate) fn obligations_of(
     product: &impl Product,
     graph: &Graph,
     part: &[u32],
+    selection: Option<&Selection>,
 ) -> Vec<Obligation> {
     let all: FxHashSet<Obligation> = part
         .iter()
         .flat_map(|&n| enabled(graph, product.state(n)))
+        .filter(|o| selected(selection, o))
         .collect();
     let mut all: Vec<Obligation> = all.into_iter().collect();
     all.sort();
     all
 }
 
-/// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle.
-pub(crate) fn fair_parts(product: &impl Product, graph: &Graph, scc: Vec<u32>) -> Vec<Vec<u32>> {
+/// Whether no instance is enabled in every state of `part` without taking one of its edges
+/// (`taken`): else no cycle in it, nor in any part of it, is weakly fair.
+fn weakly_fair(
+    product: &impl Product,
+    graph: &Graph,
+    part: &[u32],
+    taken: &FxHashSet<Obligation>,
+) -> bool {
+    let mut always: Option<FxHashSet<Obligation>> = None;
+    for &n in part {
+        let here = enabled(graph, product.state(n));
+        let here = here
+            .into_iter()
+            .filter(|o| matches!(o, Obligation::Instance(_)));
+        always = Some(match always {
+            None => here.collect(),
+            Some(a) => here.filter(|o| a.contains(o)).collect(),
+        });
+    }
+    always.unwrap_or_default().iter().all(|o| taken.contains(o))
+}
+
+/// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle (for the
+/// obligations selected, and weakly fair for every instance under a selection).
+pub(crate) fn fair_parts(
+    product: &impl Product,
+    graph: &Graph,
+    scc: Vec<u32>,
+    selection: Option<&Selection>,
+) -> Vec<Vec<u32>> {
     let mut work = vec![scc];
     let mut out = Vec::new();
     while let Some(part) = work.pop() {
@@ -99,12 +189,14 @@ pub(crate) fn fair_parts(product: &impl Product, graph: &Graph, scc: Vec<u32>) -
             .into_iter()
             .flat_map(|(state, edge)| taken_by(graph, state, edge))
             .collect();
-        let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part)
+        let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part, selection)
             .into_iter()
             .filter(|o| !taken.contains(o))
             .collect();
         if unmet.is_empty() {
-            out.push(part);
+            if selection.is_none() || weakly_fair(product, graph, &part, &taken) {
+                out.push(part);
+            }
             continue;
         }
         let keep: FxHashSet<u32> = part

@@ -238,7 +238,7 @@ fn against_the_oracle(generated: &Generated, seen: &mut Seen) -> Vec<CheckResult
         // `ltl` as the oracle reads the generated formula; the shapes by their definitions.
         let claim = match &program.checks[i].property {
             Property::Ltl(_) => Claim::Ltl(formula.clone()),
-            shape => Claim::of(shape),
+            shape => Claim::of(shape).expect("labels only"),
         };
         match confirm(&sem, 0, (&claim, *fair), result) {
             Ok(Some(evidence)) => *seen.evidence.entry(format!("{evidence:?}")).or_default() += 1,

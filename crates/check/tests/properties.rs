@@ -136,12 +136,36 @@ fn verdicts_match_the_annotations_and_the_evidence_holds() {
     tally.at_least("Loop { fair: false }", 8);
     tally.at_least("Loop { fair: true }", 2);
     tally.at_least("BadPrefix", 5);
+    // tests/props/state.pi, seven checks under four reductions.
+    tally.at_least("refused", 28);
+}
+
+/// The oracle reads labels only: a property over states, as a state property or inside
+/// `ltl`, is refused with a reason rather than read wrong or panicked on; the label property
+/// of the same file is read.
+#[test]
+fn the_oracle_refuses_properties_over_states_with_a_reason() {
+    let program = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/props/state.pi"));
+    let read: Vec<Result<String, String>> = (program.checks.iter())
+        .map(|c| Claim::of(&c.property).map(|claim| format!("{claim:?}")))
+        .collect();
+    let refused = read
+        .iter()
+        .filter(|r| r.as_ref().is_err_and(|e| e == oracle::formula::REFUSED));
+    assert_eq!(refused.count(), 7, "{read:#?}");
+    assert!(
+        read[7].as_ref().is_ok_and(|c| c.starts_with("Eventually")),
+        "{read:#?}"
+    );
 }
 
 /// What the oracle confirmed `result` (of check `c`, or the implicit `assertions`) as.
 fn confirmed(sem: &Semantics<'_>, c: &CheckDef, result: &CheckResult) -> Result<String, String> {
     let claim = match result.property == c.text {
-        true => Claim::of(&c.property),
+        true => match Claim::of(&c.property) {
+            Ok(claim) => claim,
+            Err(_) => return Ok("refused".into()),
+        },
         false => Claim::Assertions,
     };
     let evidence = confirm(sem, c.system, (&claim, c.fair), result)?;
@@ -194,6 +218,9 @@ fn the_brute_force_gives_every_verdict_and_safety_traces_are_shortest() {
         let mut spaces: BTreeMap<usize, Lts> = BTreeMap::new();
         for (i, c) in program.checks.iter().enumerate() {
             let name = name(&file, &program, i);
+            if Claim::of(&c.property).is_err() {
+                continue;
+            }
             let lts = spaces.entry(c.system).or_insert_with(|| {
                 Lts::explore(&sem, c.system, 100_000).unwrap_or_else(|e| panic!("{name}: {e}"))
             });
@@ -253,11 +280,12 @@ impl Found {
         let own = confirm(
             &sem,
             c.system,
-            (&Claim::of(&c.property), c.fair),
+            (&Claim::of(&c.property).expect("labels only"), c.fair),
             &self.result,
         );
         assert!(own.is_ok(), "{}: untampered: {own:?}", c.text);
-        let (claim, fair) = claim.unwrap_or_else(|| (Claim::of(&c.property), c.fair));
+        let (claim, fair) =
+            claim.unwrap_or_else(|| (Claim::of(&c.property).expect("labels only"), c.fair));
         let mut result = self.result.clone();
         tamper(result.trace.as_mut().expect("a trace"));
         match confirm(&sem, c.system, (&claim, fair), &result) {
@@ -308,7 +336,7 @@ fn the_oracle_rejects_what_is_no_evidence() {
     );
     // A loop that starves an instance enabled all along is no evidence under `fair`.
     let unfair = found("fairness.pi", "Race", "eventually finished");
-    let fair = Claim::of(&unfair.program.checks[unfair.check].property);
+    let fair = Claim::of(&unfair.program.checks[unfair.check].property).unwrap();
     rejects(&unfair, Some((fair, true)), |_| {}, "the loop is not fair");
     let lasso = found("fairness.pi", "Peterson", "always eventually enter(0)");
     rejects(&lasso, None, |t| t.loop_start = Some(1), "does not return");

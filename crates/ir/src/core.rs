@@ -316,9 +316,22 @@ pub struct CheckDef {
     pub fair: bool,
     /// Strong fairness of instances and channels (`strong fair ...`).
     pub strong: bool,
+    /// `strong fair(...)`: the channels and instances held to strong fairness, the others
+    /// to weak fairness; empty for all of them.
+    pub strong_on: Vec<StrongOn>,
     /// The property as written, for reports.
     pub text: String,
     pub span: Span,
+}
+
+/// What `strong fair(...)` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StrongOn {
+    /// Channels: one, or every element of an array.
+    Chans(Vec<ChanId>),
+    /// The instances started by a call of `def` in the system's body (with these argument
+    /// values, or any).
+    Instances { def: DefId, args: Option<Vec<Expr>> },
 }
 
 /// The kinds of outcome a call of a real tool has (`agentpi run` classifies each result).

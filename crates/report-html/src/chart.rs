@@ -1,6 +1,7 @@
 //! A message sequence chart as data: lifelines, numbered rows (an arrow between two
-//! lifelines or an event on one), where a lasso's loop starts, and how the run ends. The
-//! text chart (`crates/cli/src/msc.rs`) and the SVG are both drawn from this.
+//! lifelines or an event on one), where a lasso's loop starts, and how the run ends. A message
+//! on a buffered channel is one arrow from the row that sends it to the row that receives it,
+//! slanted across the rows in between ([`Message`]). The text chart (`crates/cli/src/msc.rs`) and the SVG are both drawn from this.
 
 /// A chart; `rows` in order, `loop_start` the index of the row the loop starts at.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,6 +23,19 @@ pub struct Row {
     pub label: String,
     /// A finding at this row (`C3 MUST: ...`), drawn highlighted.
     pub mark: Option<String>,
+    /// The row is one end of an asynchronous message (then `from` is its sender's lifeline
+    /// and `to` its receiver's at both ends).
+    pub message: Option<Message>,
+}
+
+/// The end of a message, sent into a buffer at one row and taken out at a later one, that a
+/// row is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// Sent here, received at row index `.0`: the arrow starts here, with the label.
+    Sent(usize),
+    /// Received here, sent at row index `.0`: the arrow ends here.
+    Received(usize),
 }
 
 /// An unnumbered note on a lifeline.

@@ -12,4 +12,4 @@ pub mod svg;
 pub mod view;
 pub mod width;
 
-pub use chart::{Chart, Ending, Note, Row};
+pub use chart::{Chart, Ending, Message, Note, Row};

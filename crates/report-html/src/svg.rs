@@ -1,13 +1,14 @@
 //! A [`Chart`] drawn as SVG: a lifeline per instance (named in a box at the top, the names
 //! repeated every [`REPEAT`] rows so that a long chart stays readable), an arrow with its
-//! label per communication, an event as a box on its lifeline, the step numbers in a gutter
+//! label per communication (a message through a buffer slanted from the row that sends it to
+//! the row that receives it), an event as a box on its lifeline, the step numbers in a gutter
 //! on the left, a finding's row highlighted with what it says on the right, a lasso's loop
 //! marked from where it starts, and the end (a deadlock, a fault) said below the last row.
 //! Every row has the same height and every column is wider than any text drawn in it (widths
 //! counted by [`crate::width`]), so no two labels overlap. Integer coordinates only: the same
 //! chart gives the same bytes.
 
-use crate::chart::{Chart, Ending};
+use crate::chart::{Chart, Ending, Message, Row};
 use crate::escape::html as esc;
 use crate::width;
 
@@ -173,6 +174,7 @@ fn inner(chart: &Chart, id: &str, l: &Layout) -> String {
             "<line class=\"life\" x1=\"{x}\" y1=\"{HEAD}\" x2=\"{x}\" y2=\"{lines_end}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n"
         );
     }
+    let tops = step_tops(l);
     let mut y = 0;
     let mut loop_top = None;
     for (band, height) in &l.bands {
@@ -182,7 +184,7 @@ fn inner(chart: &Chart, id: &str, l: &Layout) -> String {
                 loop_top = Some(y);
                 loop_band(l, y)
             }
-            Band::Step(i) => step(chart, *i, id, l, y),
+            Band::Step(i) => step(chart, *i, id, l, &tops),
             Band::Note(i) => note(chart, *i, l, y),
             Band::End => end(chart, l, y),
         };
@@ -192,6 +194,19 @@ fn inner(chart: &Chart, id: &str, l: &Layout) -> String {
         out += &bracket(l, top);
     }
     out
+}
+
+/// The y of each step's band, by row index.
+fn step_tops(l: &Layout) -> Vec<u32> {
+    let mut y = 0;
+    let mut tops = Vec::new();
+    for (band, height) in &l.bands {
+        if let Band::Step(_) = band {
+            tops.push(y);
+        }
+        y += height;
+    }
+    tops
 }
 
 fn lane(l: &Layout, i: usize) -> u32 {
@@ -219,8 +234,8 @@ fn names(chart: &Chart, l: &Layout, y: u32) -> String {
     out + "</g>\n"
 }
 
-fn step(chart: &Chart, i: usize, id: &str, l: &Layout, y: u32) -> String {
-    let row = &chart.rows[i];
+fn step(chart: &Chart, i: usize, id: &str, l: &Layout, tops: &[u32]) -> String {
+    let (row, y) = (&chart.rows[i], tops[i]);
     let name = |k: usize| chart.lifelines.get(k).map_or("?", String::as_str);
     let who = if row.is_event() {
         name(row.from).to_string()
@@ -247,7 +262,12 @@ fn step(chart: &Chart, i: usize, id: &str, l: &Layout, y: u32) -> String {
         if row.mark.is_some() { "!" } else { "" },
         row.number
     );
-    if row.is_event() {
+    if let Some(m) = row.message {
+        out += &message_end(l, row, m, (y, tops), id);
+    } else if row.is_event() && row.label.ends_with(" lost") {
+        // A message a lossy channel lost: a send that reaches nobody, drawn apart.
+        out += &event_box(lane(l, row.from), y, &row.label, "#fbeaea", "#a33");
+    } else if row.is_event() {
         out += &event_box(lane(l, row.from), y, &row.label, "#eef3e8", "#5a7d3a");
     } else {
         out += &arrow(l, row.from, row.to, y, &row.label, id);
@@ -272,6 +292,36 @@ fn arrow(l: &Layout, from: usize, to: usize, y: u32, label: &str, id: &str) -> S
         line_y - 4,
         esc(label)
     )
+}
+
+/// One end of a message at the row whose band starts at `y`: where it is sent, the arrow
+/// slanted down to the row it is received at (whose band starts at `tops[t]`), its label
+/// along the sender's lifeline; where it is received, the label past the receiver's lifeline.
+fn message_end(l: &Layout, row: &Row, m: Message, (y, tops): (u32, &[u32]), id: &str) -> String {
+    let (x1, x2) = (lane(l, row.from), lane(l, row.to));
+    match m {
+        Message::Sent(t) => {
+            // It leaves below its label and arrives at the top of the receive's row, above
+            // the label there, which the arrow then never crosses.
+            let (y1, y2) = (y + ROW - 6, tops[t] + 6);
+            let (x, anchor) = if x1 < x2 {
+                (x1 + PAD, "start")
+            } else {
+                (x1 - PAD, "end")
+            };
+            format!(
+                "<line class=\"msg\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#333\" marker-end=\"url(#{id}-ah)\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"{anchor}\">{}</text>",
+                y1 - 4,
+                esc(&row.label)
+            )
+        }
+        Message::Received(_) => format!(
+            "<text x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>",
+            x2 + PAD,
+            baseline(y, ROW),
+            esc(&row.label)
+        ),
+    }
 }
 
 fn event_box(x: u32, y: u32, text: &str, fill: &str, stroke: &str) -> String {

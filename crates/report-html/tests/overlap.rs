@@ -57,6 +57,7 @@ fn long_chart(n: usize, lanes: usize) -> Chart {
             to: (i * 7 + 1) % lanes,
             label: format!("{} {i}", words[i % words.len()]),
             mark: (i % 50 == 49).then(|| format!("C3 MUST: finding at {i}")),
+            message: None,
         })
         .collect();
     Chart {

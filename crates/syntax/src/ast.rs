@@ -171,7 +171,7 @@ pub struct OutcomeArm {
     pub value: Expr,
 }
 
-/// `check S: [[strong] fair] property`.
+/// `check S: [[strong] fair [(on, ...)]] property`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckDecl {
     pub system: Ident,
@@ -179,6 +179,9 @@ pub struct CheckDecl {
     pub fair: bool,
     /// `strong fair`: strong fairness of instances and channels (implies `fair`).
     pub strong: bool,
+    /// `strong fair(link, Receiver, Node(1))`: the channels and instances held to strong
+    /// fairness, the others to weak fairness; empty for all of them.
+    pub strong_on: Vec<Expr>,
     pub property: Property,
     /// The property as written (after the colon), whitespace normalised.
     pub text: String,

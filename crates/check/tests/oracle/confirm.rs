@@ -4,7 +4,7 @@
 //! A lasso's loop of a `fair` check must be weakly fair: every instance enabled in all the
 //! loop's states moves in the loop.
 
-use super::formula::{Atom, Env, Formula, matches, rename};
+use super::formula::{Atom, Env, Formula, REFUSED, matches, rename};
 use super::walk::{Run, runs};
 use agentpi_check::{CheckResult, Outcome};
 use agentpi_ir::core::Property;
@@ -26,23 +26,22 @@ pub enum Claim {
 }
 
 impl Claim {
-    pub fn of(property: &Property) -> Claim {
+    /// The claim of `property`; an error, [`REFUSED`], for a property over states.
+    pub fn of(property: &Property) -> Result<Claim, String> {
         let atom = |p: &agentpi_ir::core::LabelPattern| Atom::Pattern(p.clone());
-        match property {
+        Ok(match property {
             Property::DeadlockFree => Claim::Deadlock,
             Property::Never(p) => Claim::Never(atom(p)),
             Property::Reachable(p) => Claim::Reachable(atom(p)),
             Property::Eventually(p) => Claim::Eventually(atom(p)),
             Property::AlwaysEventually(p) => Claim::AlwaysEventually(atom(p)),
             Property::LeadsTo(l, r) => Claim::LeadsTo(atom(l), atom(r)),
-            Property::Ltl(f) => Claim::Ltl(Formula::from_ltl(f)),
+            Property::Ltl(f) => Claim::Ltl(Formula::from_ltl(f)?),
             Property::Relation(_) => {
                 panic!("a relation is decided on two state spaces by agentpi_lts, not here")
             }
-            // FIXME: the oracle reads labels only; state predicates are checked against
-            // their `ltl` form (tests/sugar.rs) and across reductions (differential.rs).
-            Property::State(..) => panic!("the oracle has no state predicates"),
-        }
+            Property::State(..) => return Err(REFUSED.to_string()),
+        })
     }
 }
 

@@ -35,41 +35,45 @@ pub enum Formula {
     Release(Box<Formula>, Box<Formula>),
 }
 
-fn boxed(f: &Ltl) -> Box<Formula> {
-    Box::new(Formula::from_ltl(f))
+fn boxed(f: &Ltl) -> Result<Box<Formula>, String> {
+    Ok(Box::new(Formula::from_ltl(f)?))
 }
+
+/// Why the oracle does not read a property over states.
+pub const REFUSED: &str = "the oracle reads labels only: it refuses a property over states (`at`, `len`, `contains`), whose verdicts tests/props/state.pi pins and whose evidence sugar.rs checks against its `ltl` form";
 
 impl Formula {
     /// An `ltl` formula as docs/language.md defines its operators: `[] f` is `false R f`,
-    /// `<> f` is `true U f`, `f W g` is `f U g` or `f` forever.
-    pub fn from_ltl(f: &Ltl) -> Formula {
-        match f {
+    /// `<> f` is `true U f`, `f W g` is `f U g` or `f` forever. A state predicate is refused
+    /// ([`REFUSED`]).
+    pub fn from_ltl(f: &Ltl) -> Result<Formula, String> {
+        Ok(match f {
             Ltl::True => Formula::Const(true),
             Ltl::False => Formula::Const(false),
             Ltl::Atom(p) => Formula::Atom(Atom::Pattern(p.clone())),
-            // FIXME: the oracle reads labels only (see `Claim::of`).
-            Ltl::State(_) => panic!("the oracle has no state predicates"),
-            Ltl::Not(a) => Formula::Not(boxed(a)),
-            Ltl::And(a, b) => Formula::And(boxed(a), boxed(b)),
-            Ltl::Or(a, b) => Formula::Or(boxed(a), boxed(b)),
+            Ltl::State(_) => return Err(REFUSED.to_string()),
+            Ltl::Not(a) => Formula::Not(boxed(a)?),
+            Ltl::And(a, b) => Formula::And(boxed(a)?, boxed(b)?),
+            Ltl::Or(a, b) => Formula::Or(boxed(a)?, boxed(b)?),
             Ltl::Implies(a, b) => match &**a {
-                Ltl::Atom(p) => Formula::Bind(Atom::Pattern(p.clone()), boxed(b)),
-                _ => Formula::Or(Box::new(Formula::Not(boxed(a))), boxed(b)),
+                Ltl::Atom(p) => Formula::Bind(Atom::Pattern(p.clone()), boxed(b)?),
+                _ => Formula::Or(Box::new(Formula::Not(boxed(a)?)), boxed(b)?),
             },
-            Ltl::Always(a) => always(Formula::from_ltl(a)),
-            Ltl::Eventually(a) => eventually(Formula::from_ltl(a)),
-            Ltl::Next(a) => Formula::Next(boxed(a)),
-            Ltl::Until(a, b) => Formula::Until(boxed(a), boxed(b)),
-            Ltl::Release(a, b) => Formula::Release(boxed(a), boxed(b)),
+            Ltl::Always(a) => always(Formula::from_ltl(a)?),
+            Ltl::Eventually(a) => eventually(Formula::from_ltl(a)?),
+            Ltl::Next(a) => Formula::Next(boxed(a)?),
+            Ltl::Until(a, b) => Formula::Until(boxed(a)?, boxed(b)?),
+            Ltl::Release(a, b) => Formula::Release(boxed(a)?, boxed(b)?),
             Ltl::WeakUntil(a, b) => {
-                let until = Formula::Until(boxed(a), boxed(b));
-                Formula::Or(Box::new(until), Box::new(always(Formula::from_ltl(a))))
+                let until = Formula::Until(boxed(a)?, boxed(b)?);
+                Formula::Or(Box::new(until), Box::new(always(Formula::from_ltl(a)?)))
             }
-        }
+        })
     }
 
     /// The liveness shapes and `ltl` as formulas, from their definitions in
-    /// docs/semantics.md (*Properties*); `None` for the safety shapes.
+    /// docs/semantics.md (*Properties*); `None` for the safety shapes and what the oracle
+    /// refuses ([`Formula::from_ltl`]).
     pub fn of_property(property: &Property) -> Option<Formula> {
         let atom = |p: &LabelPattern| Formula::Atom(Atom::Pattern(p.clone()));
         Some(match property {
@@ -79,7 +83,7 @@ impl Formula {
                 let answered = Formula::Next(Box::new(eventually(atom(r))));
                 always(Formula::Bind(Atom::Pattern(l.clone()), Box::new(answered)))
             }
-            Property::Ltl(f) => Formula::from_ltl(f),
+            Property::Ltl(f) => Formula::from_ltl(f).ok()?,
             Property::DeadlockFree
             | Property::Never(_)
             | Property::Reachable(_)

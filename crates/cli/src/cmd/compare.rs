@@ -402,6 +402,7 @@ fn chart(args: &Args, outcome: &Outcome) -> Option<agentpi_report_html::Chart> {
             to: lane,
             label: format!("{} \u{2192} state {}", s.label, s.state),
             mark: None,
+            message: None,
         })
         .collect();
     Some(agentpi_report_html::Chart {

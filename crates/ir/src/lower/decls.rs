@@ -97,10 +97,15 @@ impl Lowerer<'_> {
     pub(crate) fn resolve_type(&mut self, ty: &TypeExpr) -> Ty {
         match ty {
             TypeExpr::Named(name) => self.named_type(name),
-            TypeExpr::Range(lo, hi, span) => {
-                let (lo, hi) = (self.const_int(lo), self.const_int(hi));
+            TypeExpr::Range(lo_expr, hi_expr, span) => {
+                let (lo, hi) = (self.const_int(lo_expr), self.const_int(hi_expr));
                 match (lo, hi) {
                     (Some(lo), Some(hi)) if lo <= hi => Ty::Int(lo, hi),
+                    // One error per constant that makes ranges or arrays empty (`-D N=0`):
+                    // every other use of it would say the same again.
+                    (Some(_), Some(_)) if !self.first_bad_use(&[&**lo_expr, &**hi_expr]) => {
+                        Ty::Error
+                    }
                     (Some(lo), Some(hi)) => {
                         self.error(
                             Diagnostic::error("E0307", format!("the range {lo}..{hi} is empty"))
@@ -119,6 +124,18 @@ impl Lowerer<'_> {
             TypeExpr::Chan(ts, _) => Ty::Chan(ts.iter().map(|t| self.resolve_type(t)).collect()),
             TypeExpr::Error(_) => Ty::Error,
         }
+    }
+
+    /// Records the names `exprs` mention as constants with an invalid value; whether none of
+    /// them was recorded before (then the error is reported, else it was already).
+    pub(crate) fn first_bad_use(&mut self, exprs: &[&ast::Expr]) -> bool {
+        let mut names = Vec::new();
+        for e in exprs {
+            names_in(e, &mut names);
+        }
+        let seen = names.iter().any(|n| self.bad_index_consts.contains(n));
+        self.bad_index_consts.extend(names);
+        !seen
     }
 
     fn named_type(&mut self, name: &ast::Ident) -> Ty {
@@ -250,5 +267,22 @@ impl Lowerer<'_> {
         let enum_name = self.prog.enums[e.0 as usize].name.clone();
         self.use_global(Kind::Type, &enum_name);
         Some((e, i))
+    }
+}
+
+/// The names an expression mentions (variables, constants, constructors), in order.
+fn names_in(expr: &ast::Expr, out: &mut Vec<String>) {
+    use ast::ExprKind as K;
+    match &expr.kind {
+        K::Name(n) => out.push(n.name.clone()),
+        K::Apply(_, args) | K::Index(_, args) | K::Tuple(args) => {
+            args.iter().for_each(|a| names_in(a, out));
+        }
+        K::Unary(_, a) => names_in(a, out),
+        K::Binary(_, a, b) => {
+            names_in(a, out);
+            names_in(b, out);
+        }
+        K::Int(_) | K::Bool(_) | K::Error => {}
     }
 }

@@ -89,7 +89,13 @@ impl Lowerer<'_> {
             let n = crate::eval::int(&self.const_value(index).0);
             return match n {
                 Some(n) if n >= 1 => self.int_domain(0, n - 1, ty.span()),
-                _ if !self.bad_index_consts.insert(name.name.clone()) => None,
+                _ if !self.first_bad_use(&[&ast::Expr {
+                    kind: ast::ExprKind::Name(name.clone()),
+                    span: name.span,
+                }]) =>
+                {
+                    None
+                }
                 _ => self.not_finite(ty.span(), "a constant of at least 1"),
             };
         }

@@ -49,9 +49,10 @@ pub(super) fn lower(
             lw.body.fixed.insert(*slot, value.clone());
         }
         let property = inner_of(lw, inner);
+        let strong_on = super::strong_on::lower(lw, &decl.strong_on);
         lw.body.scope.clear();
         lw.body.fixed.clear();
-        let Some(property) = property else {
+        let (Some(property), Some(strong_on)) = (property, strong_on) else {
             continue;
         };
         let named: Vec<String> = binders
@@ -64,6 +65,7 @@ pub(super) fn lower(
             property,
             fair: decl.fair,
             strong: decl.strong,
+            strong_on,
             text: format!("{} [{}]", decl.text, named.join(", ")),
             span: decl.span,
         });

@@ -18,6 +18,7 @@ mod process;
 mod property;
 mod relation;
 mod state;
+mod strong_on;
 mod unused;
 
 use crate::core::{DefId, Pattern, Program, Slot, Term, TermId, TermInfo, Type};

@@ -29,11 +29,15 @@ pub(crate) fn lower_checks(lw: &mut Lowerer) {
         let Some(property) = property else {
             continue;
         };
+        let Some(strong_on) = super::strong_on::lower(lw, &decl.strong_on) else {
+            continue;
+        };
         let check = CheckDef {
             system,
             property,
             fair: decl.fair,
             strong: decl.strong,
+            strong_on,
             text: decl.text.clone(),
             span: decl.span,
         };

@@ -118,7 +118,7 @@ fn at(
 }
 
 /// Whether some system's body calls `def` (each such call starts an instance).
-fn started_by_a_system(lw: &Lowerer, def: DefId) -> bool {
+pub(super) fn started_by_a_system(lw: &Lowerer, def: DefId) -> bool {
     let terms = lw.prog.terms.iter().zip(&lw.prog.info);
     terms.into_iter().any(|(t, info)| {
         info.owner.is_none() && matches!(t, crate::core::Term::Call(d, _) if *d == def)
@@ -126,7 +126,7 @@ fn started_by_a_system(lw: &Lowerer, def: DefId) -> bool {
 }
 
 /// The values of `P(e, ...)`, checked against `P`'s parameters.
-fn instance_args(
+pub(super) fn instance_args(
     lw: &mut Lowerer,
     def: DefId,
     proc: &ast::Ident,

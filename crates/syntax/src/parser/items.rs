@@ -269,6 +269,10 @@ impl Parser<'_> {
         self.expect(&Tok::Colon, "`:` and a property")?;
         let from = self.span();
         let (fair, strong) = self.fairness();
+        let strong_on = match strong && self.eat(&Tok::LParen) {
+            true => self.list(&Tok::RParen, |p| p.expr())?,
+            false => Vec::new(),
+        };
         let property = self.property()?;
         let written = self.text_of(from.to(self.prev_span()));
         let text = written.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -276,6 +280,7 @@ impl Parser<'_> {
             system,
             fair,
             strong,
+            strong_on,
             property,
             text,
             span: start.to(self.prev_span()),
