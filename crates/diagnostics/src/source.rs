@@ -154,6 +154,12 @@ impl SourceMap {
         FileId(self.files.len() as u32 - 1)
     }
 
+    /// Every file, in the order added.
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        let ids = (0..self.files.len() as u32).map(FileId);
+        ids.zip(&self.files)
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

@@ -1,0 +1,324 @@
+//! The server driven in-process over `lsp-server`'s memory connection, as a client would:
+//! each case opens a model of `tests/cases/`, asks its questions, and the whole conversation's
+//! answers (diagnostics first) are an insta snapshot. Positions are written as a piece of
+//! the file with `$` at the cursor, so that the cases read like the models.
+
+use agentpi_lsp::Connection;
+use lsp_server::{Message, Notification, Request, RequestId};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// A question to the server about the opened document.
+enum Ask {
+    Hover(&'static str),
+    Definition(&'static str),
+    References(&'static str),
+    Symbols,
+    Completion(&'static str),
+    Rename(&'static str, &'static str),
+    Tokens,
+    /// Replaces the document's text and reports the diagnostics published for it.
+    Change(&'static str),
+}
+
+/// Reads files from disk, and one "bundled" model (`lib_bundled`), as the binary's loader
+/// does with its bundled models.
+struct TestLoader;
+
+impl agentpi_ir::Loader for TestLoader {
+    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
+        let dir = importer.and_then(|i| Path::new(i).parent());
+        let path = dir.map_or(PathBuf::from(name), |d| d.join(name));
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            return Ok((path.display().to_string(), text));
+        }
+        match name {
+            "lib_bundled" => Ok((
+                "<bundled>/lib_bundled.pi".into(),
+                "// A bundled library.\nchan bundled_chan\n".into(),
+            )),
+            _ => Err("no such file".into()),
+        }
+    }
+}
+
+fn cases() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
+}
+
+/// Opens `file` in a fresh server, asks each of `asks`, and snapshots the answers.
+fn check(file: &str, asks: &[Ask]) {
+    let path = cases().join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = lsp_types::Url::from_file_path(&path).unwrap();
+    let (server, client) = Connection::memory();
+    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
+    let mut session = Session { client, next: 0 };
+    session.request("initialize", json!({"capabilities": {}}));
+    session.notify("initialized", json!({}));
+    session.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
+    );
+    let mut answers = vec![json!({"diagnostics": session.diagnostics()})];
+    let mut text = text;
+    for ask in asks {
+        answers.push(session.ask(ask, &uri, &mut text));
+    }
+    session.request("shutdown", Value::Null);
+    session.notify("exit", Value::Null);
+    thread.join().unwrap().unwrap();
+    let shown = serde_json::to_string_pretty(&compact(json!(answers))).unwrap();
+    let shown = shown.replace(&format!("{}/", cases().display()), "$CASES/");
+    let name = file.trim_end_matches(".pi");
+    insta::assert_snapshot!(name, shown);
+}
+
+struct Session {
+    client: Connection,
+    next: i32,
+}
+
+impl Session {
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = RequestId::from(self.next);
+        let request = Request::new(id.clone(), method.to_string(), params);
+        self.client.sender.send(Message::Request(request)).unwrap();
+        loop {
+            match self.client.receiver.recv().unwrap() {
+                Message::Response(r) if r.id == id => {
+                    return match r.error {
+                        Some(e) => json!({"error": e.message}),
+                        None => r.result.unwrap_or(Value::Null),
+                    };
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        let notification = Notification::new(method.to_string(), params);
+        self.client
+            .sender
+            .send(Message::Notification(notification))
+            .unwrap();
+    }
+
+    /// The next diagnostics published.
+    fn diagnostics(&mut self) -> Value {
+        loop {
+            if let Message::Notification(n) = self.client.receiver.recv().unwrap()
+                && n.method == "textDocument/publishDiagnostics"
+            {
+                return n.params["diagnostics"].clone();
+            }
+        }
+    }
+
+    fn ask(&mut self, ask: &Ask, uri: &lsp_types::Url, text: &mut String) -> Value {
+        let document = json!({"uri": uri});
+        let at = |needle: &str| json!({"textDocument": document, "position": cursor(text, needle)});
+        let (what, answer) = match ask {
+            Ask::Hover(n) => (
+                format!("hover {n}"),
+                self.request("textDocument/hover", at(n)),
+            ),
+            Ask::Definition(n) => (
+                format!("definition {n}"),
+                self.request("textDocument/definition", at(n)),
+            ),
+            Ask::References(n) => {
+                let mut params = at(n);
+                params["context"] = json!({"includeDeclaration": true});
+                (
+                    format!("references {n}"),
+                    self.request("textDocument/references", params),
+                )
+            }
+            Ask::Symbols => (
+                "symbols".into(),
+                self.request(
+                    "textDocument/documentSymbol",
+                    json!({"textDocument": document}),
+                ),
+            ),
+            Ask::Completion(n) => {
+                let answer = self.request("textDocument/completion", at(n));
+                let labels: Vec<Value> = answer
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| {
+                        json!(format!(
+                            "{} ({})",
+                            i["label"].as_str().unwrap(),
+                            i["detail"].as_str().unwrap_or("keyword")
+                        ))
+                    })
+                    .filter(|l| !l.as_str().unwrap().ends_with("(keyword)"))
+                    .collect();
+                (format!("completion {n}"), json!(labels))
+            }
+            Ask::Rename(n, new) => {
+                let mut params = at(n);
+                params["newName"] = json!(new);
+                (
+                    format!("rename {n} to {new}"),
+                    self.request("textDocument/rename", params),
+                )
+            }
+            Ask::Tokens => {
+                let params = json!({"textDocument": document});
+                let answer = self.request("textDocument/semanticTokens/full", params);
+                ("semantic tokens".into(), decode(text, &answer["data"]))
+            }
+            Ask::Change(new) => {
+                *text = new.to_string();
+                self.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": new}]}),
+                );
+                (format!("change to {new:?}"), self.diagnostics())
+            }
+        };
+        json!({"ask": what, "answer": answer})
+    }
+}
+
+/// Semantic tokens decoded: `LINE:COL text type [modifiers]` (the server's legend).
+fn decode(text: &str, data: &Value) -> Value {
+    const TYPES: &[&str] = &[
+        "keyword",
+        "type",
+        "enumMember",
+        "variable",
+        "parameter",
+        "function",
+        "event",
+        "property",
+        "number",
+        "string",
+        "comment",
+        "class",
+    ];
+    let numbers: Vec<u64> = data
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut line, mut col) = (0, 0);
+    let mut shown = Vec::new();
+    for t in numbers.chunks(5) {
+        line += t[0] as usize;
+        col = if t[0] == 0 {
+            col + t[1] as usize
+        } else {
+            t[1] as usize
+        };
+        let units: Vec<u16> = lines[line].encode_utf16().collect();
+        let word = String::from_utf16_lossy(&units[col..col + t[2] as usize]);
+        let mut modifiers = String::new();
+        if t[4] & 1 != 0 {
+            modifiers += " declaration";
+        }
+        if t[4] & 2 != 0 {
+            modifiers += " readonly";
+        }
+        shown.push(json!(format!(
+            "{line}:{col} {word} {}{modifiers}",
+            TYPES[t[3] as usize]
+        )));
+    }
+    json!(shown)
+}
+
+/// Ranges written `LINE:COL-LINE:COL` (0-based, UTF-16 columns, as on the wire), so that
+/// a snapshot reads as the model does.
+fn compact(value: Value) -> Value {
+    match value {
+        Value::Object(map) if map.contains_key("start") && map.contains_key("end") => {
+            let at = |p: &Value| format!("{}:{}", p["line"], p["character"]);
+            json!(format!("{}-{}", at(&map["start"]), at(&map["end"])))
+        }
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, compact(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(compact).collect()),
+        other => other,
+    }
+}
+
+/// The position of `$` in `needle` (written with it) in `text` (without it), in UTF-16.
+fn cursor(text: &str, needle: &str) -> Value {
+    let bar = needle
+        .find('$')
+        .expect("a needle marks its cursor with `$`");
+    let plain = needle.replace('$', "");
+    let start = text
+        .find(&plain)
+        .unwrap_or_else(|| panic!("`{plain}` is not in the text"));
+    let before = &text[..start + bar];
+    let line = before.matches('\n').count();
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .encode_utf16()
+        .count();
+    json!({"line": line, "character": column})
+}
+
+#[test]
+fn mistakes_get_the_clis_diagnostics_at_exact_utf16_ranges() {
+    check(
+        "mistakes.pi",
+        &[
+            Ask::Hover("ping?$x"),
+            Ask::Change("chan ping\nsystem S = ping! | ping?\ncheck S: deadlock free\n"),
+            Ask::Change("system S = ping!\n/* never closed"),
+        ],
+    );
+}
+
+#[test]
+fn names_hover_navigate_and_rename() {
+    check(
+        "navigate.pi",
+        &[
+            Ask::Hover("proc P$hil"),
+            Ask::Hover("take[$i]!"),
+            Ask::Hover("box?$m"),
+            Ask::Hover("data($j) =>"),
+            Ask::Hover("chan ta$ke"),
+            Ask::Hover("const $N"),
+            Ask::Hover("| Sender | He$lper"),
+            Ask::Hover("import \"li$b.pi\""),
+            Ask::Definition("Phil($j)"),
+            Ask::Definition("shared$!j"),
+            Ask::Definition("import \"li$b.pi\""),
+            Ask::Definition("check Ta$ble: dead"),
+            Ask::References("type I$d"),
+            Ask::References("event e$at"),
+            Ask::Symbols,
+            Ask::Completion("shared!$j"),
+            Ask::Rename("proc Ph$il", "Philosopher"),
+            Ask::Rename("proc Ph$il", "phil"),
+            Ask::Rename("box?$m", "msg"),
+            Ask::Tokens,
+        ],
+    );
+}
+
+#[test]
+fn imported_and_bundled_models_are_navigable_and_their_mistakes_shown_at_the_import() {
+    check(
+        "imports.pi",
+        &[
+            Ask::Hover("= bundled$_chan!"),
+            Ask::Definition("= bundled$_chan!"),
+            Ask::Definition("import \"lib_b$undled\""),
+            Ask::Rename("= bundled$_chan!", "other"),
+        ],
+    );
+}
