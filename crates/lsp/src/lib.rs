@@ -7,11 +7,13 @@
 //! trees. The protocol's bytes go through `lsp-server`'s connection; nothing else is printed.
 
 mod analysis;
+mod checks;
 mod completion;
 mod diagnostics;
 mod hover;
 pub mod index;
 mod keywords;
+mod lens;
 mod navigate;
 mod overlay;
 pub mod position;
@@ -32,8 +34,10 @@ use agentpi_ir::Loader;
 pub fn serve(connection: &Connection, loader: &dyn Loader) -> Result<(), String> {
     let capabilities = serde_json::to_value(requests::capabilities()).map_err(|e| e.to_string())?;
     let init = connection.initialize(capabilities);
-    init.map_err(|e| format!("the client's initialize went wrong: {e}"))?;
-    server::Server::new(connection, loader).run()
+    let init = init.map_err(|e| format!("the client's initialize went wrong: {e}"))?;
+    let init: lsp_types::InitializeParams = serde_json::from_value(init)
+        .map_err(|e| format!("the client's initialize has malformed parameters: {e}"))?;
+    server::Server::new(connection, loader, &init).run()
 }
 
 /// [`serve`] on standard input and output.

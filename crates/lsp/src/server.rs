@@ -2,6 +2,7 @@
 //! diagnostics), and one handler per request.
 
 use crate::analysis::Analysis;
+use crate::checks::{Finished, Runs};
 use crate::overlay::Overlay;
 use crate::requests::Document;
 use crate::uri;
@@ -17,6 +18,10 @@ use serde::de::DeserializeOwned;
 pub struct Server<'a> {
     connection: &'a Connection,
     loader: &'a dyn Loader,
+    runs: Runs,
+    /// Whether the client takes `workspace/codeLens/refresh` (a lens's verdict changed).
+    refresh: bool,
+    requests: i32,
     /// Open documents' text and URI, by the loader's name of the file.
     open: FxHashMap<String, String>,
     uris: FxHashMap<String, Url>,
@@ -27,19 +32,43 @@ pub struct Server<'a> {
 type Failure = (ErrorCode, String);
 
 impl<'a> Server<'a> {
-    pub fn new(connection: &'a Connection, loader: &'a dyn Loader) -> Server<'a> {
+    /// A server for a client that said `init` in its `initialize`.
+    pub fn new(
+        connection: &'a Connection,
+        loader: &'a dyn Loader,
+        init: &lsp_types::InitializeParams,
+    ) -> Server<'a> {
+        let refresh = init.capabilities.workspace.as_ref();
+        let refresh = refresh.and_then(|w| w.code_lens.as_ref()?.refresh_support);
+        let options = init.initialization_options.as_ref();
+        let budget = options.and_then(|o| o.get("maxStates")?.as_u64());
         Server {
             connection,
             loader,
+            runs: Runs::new(budget.map_or(crate::checks::BUDGET, |b| b as usize)),
+            refresh: refresh.unwrap_or(false),
+            requests: 0,
             open: FxHashMap::default(),
             uris: FxHashMap::default(),
             analyses: FxHashMap::default(),
         }
     }
 
-    /// Handles messages until `shutdown` (or the client goes away).
+    /// Handles messages until `shutdown`; the client going away before it is an error.
     pub fn run(&mut self) -> Result<(), String> {
-        for message in &self.connection.receiver {
+        loop {
+            let message = crossbeam_channel::select! {
+                recv(self.connection.receiver) -> message => match message {
+                    Ok(message) => message,
+                    Err(_) => break,
+                },
+                recv(self.runs.receiver) -> finished => {
+                    if let Ok(finished) = finished {
+                        self.finished(finished)?;
+                    }
+                    continue;
+                }
+            };
             match message {
                 Message::Request(request) => {
                     if self
@@ -56,7 +85,7 @@ impl<'a> Server<'a> {
                 Message::Response(_) => {}
             }
         }
-        Ok(())
+        Err("the client went away without `shutdown`".to_string())
     }
 
     fn send(&self, message: Message) -> Result<(), String> {
@@ -101,6 +130,7 @@ impl<'a> Server<'a> {
         };
         self.open.insert(name.clone(), text);
         self.uris.insert(name.clone(), uri);
+        self.runs.forget(&name);
         self.analyse(&name)?;
         let importers: Vec<String> = self
             .analyses
@@ -117,17 +147,93 @@ impl<'a> Server<'a> {
             open: &self.open,
         };
         let analysis = Analysis::new(name, &overlay);
-        let diagnostics = match analysis.has_file(analysis.root) {
-            true => crate::diagnostics::of(&analysis),
-            false => Vec::new(),
-        };
         self.analyses.insert(name.to_string(), analysis);
-        let uri = self.uris[name].clone();
+        self.republish(name)
+    }
+
+    /// Publishes the document's diagnostics: the model's, and its checks' violations.
+    fn republish(&self, name: &str) -> Result<(), String> {
+        let (Some(analysis), Some(uri)) = (self.analyses.get(name), self.uris.get(name)) else {
+            return Ok(());
+        };
         // A bundled model opened read-only is not the user's to fix.
-        match name.starts_with(uri::BUNDLED) {
-            true => Ok(()),
-            false => self.publish(uri, diagnostics),
+        if name.starts_with(uri::BUNDLED) || !analysis.has_file(analysis.root) {
+            return Ok(());
         }
+        let mut diagnostics = crate::diagnostics::of(analysis);
+        diagnostics.extend(crate::lens::diagnostics(analysis, name, &self.runs));
+        self.publish(uri.clone(), diagnostics)
+    }
+
+    /// A check ran to its end: its verdict on its lens, a violation among the diagnostics.
+    fn finished(&mut self, finished: Finished) -> Result<(), String> {
+        let name = finished.key.0.clone();
+        if self.runs.finish(finished) {
+            self.republish(&name)?;
+            self.refresh_lenses()?;
+        }
+        Ok(())
+    }
+
+    fn refresh_lenses(&mut self) -> Result<(), String> {
+        if !self.refresh {
+            return Ok(());
+        }
+        self.requests += 1;
+        let id = lsp_server::RequestId::from(format!("agentpi-{}", self.requests));
+        let method = req::CodeLensRefresh::METHOD.to_string();
+        self.send(Message::Request(Request::new(id, method, ())))
+    }
+
+    /// `textDocument/codeLens`: a lens on each `check` line.
+    fn lenses(&self, params: serde_json::Value) -> Result<serde_json::Value, Failure> {
+        let params: lsp_types::CodeLensParams =
+            parse(params).map_err(|e| (ErrorCode::InvalidParams, e))?;
+        let uri = params.text_document.uri;
+        let name = uri::to_name(&uri).unwrap_or_default();
+        let lenses = match self.analyses.get(&name) {
+            Some(analysis) if analysis.has_file(analysis.root) => {
+                crate::lens::lenses(analysis, &name, &uri, &self.runs)
+            }
+            _ => Vec::new(),
+        };
+        Ok(serde_json::to_value(lenses).unwrap_or_default())
+    }
+
+    /// `workspace/executeCommand` of a lens: runs its check, or cancels the run.
+    fn execute(&mut self, params: serde_json::Value) -> Result<serde_json::Value, Failure> {
+        let params: lsp_types::ExecuteCommandParams =
+            parse(params).map_err(|e| (ErrorCode::InvalidParams, e))?;
+        let bad = |why: &str| (ErrorCode::InvalidParams, why.to_string());
+        if params.command != crate::checks::RUN {
+            return Err(bad("agentpi lsp has no such command"));
+        }
+        let [uri, line] = &params.arguments[..] else {
+            return Err(bad("agentpi.runCheck takes a document's URI and a line"));
+        };
+        let uri: Url = serde_json::from_value(uri.clone()).map_err(|e| bad(&e.to_string()))?;
+        let line = line
+            .as_u64()
+            .ok_or_else(|| bad("the line is not a number"))? as u32;
+        let name = uri::to_name(&uri).ok_or_else(|| bad("not a file"))?;
+        let analysis = self
+            .analyses
+            .get(&name)
+            .ok_or_else(|| bad("the document is not open"))?;
+        let checks = crate::lens::checks_at(analysis, line);
+        if checks.is_empty() {
+            return Err(bad(
+                "there is no check to run on this line (or the model has errors)",
+            ));
+        }
+        let started = self
+            .runs
+            .toggle((name.clone(), line), &analysis.loaded.program, checks);
+        self.republish(&name)
+            .map_err(|e| (ErrorCode::InternalError, e))?;
+        self.refresh_lenses()
+            .map_err(|e| (ErrorCode::InternalError, e))?;
+        Ok(serde_json::Value::Bool(started))
     }
 
     fn publish(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) -> Result<(), String> {
@@ -171,6 +277,8 @@ impl<'a> Server<'a> {
                 self.on::<req::SemanticTokensFullRequest>(params, crate::requests::semantic_tokens)
             }
             crate::requests::BUNDLED_TEXT => self.bundled(params),
+            req::CodeLensRequest::METHOD => self.lenses(params),
+            req::ExecuteCommand::METHOD => self.execute(params),
             method => Err((
                 ErrorCode::MethodNotFound,
                 format!("agentpi lsp does not handle `{method}`"),

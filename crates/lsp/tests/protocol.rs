@@ -17,6 +17,11 @@ enum Ask {
     Completion(&'static str),
     Rename(&'static str, &'static str),
     Tokens,
+    /// The code lenses, as `LINE: title`.
+    Lenses,
+    /// Runs the lens of the line of the needle, and reports the diagnostics published when
+    /// its check is done.
+    Run(&'static str),
     /// Replaces the document's text and reports the diagnostics published for it.
     Change(&'static str),
 }
@@ -174,6 +179,25 @@ impl Session {
                 let answer = self.request("textDocument/semanticTokens/full", params);
                 ("semantic tokens".into(), decode(text, &answer["data"]))
             }
+            Ask::Lenses => {
+                let params = json!({"textDocument": document});
+                let answer = self.request("textDocument/codeLens", params);
+                let lenses = answer.as_array().unwrap().iter().map(|l| {
+                    let line = &l["range"]["start"]["line"];
+                    json!(format!(
+                        "{line}: {}",
+                        l["command"]["title"].as_str().unwrap()
+                    ))
+                });
+                ("code lenses".into(), json!(lenses.collect::<Vec<_>>()))
+            }
+            Ask::Run(n) => {
+                let line = cursor(text, n)["line"].clone();
+                let params = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
+                let started = self.request("workspace/executeCommand", params);
+                assert_eq!(started, json!(true));
+                (format!("run {n}"), self.diagnostics())
+            }
             Ask::Change(new) => {
                 *text = new.to_string();
                 self.notify(
@@ -319,6 +343,21 @@ fn imported_and_bundled_models_are_navigable_and_their_mistakes_shown_at_the_imp
             Ask::Definition("= bundled$_chan!"),
             Ask::Definition("import \"lib_b$undled\""),
             Ask::Rename("= bundled$_chan!", "other"),
+        ],
+    );
+}
+
+#[test]
+fn code_lenses_run_checks_and_show_verdicts_and_counterexamples() {
+    check(
+        "checks.pi",
+        &[
+            Ask::Lenses,
+            Ask::Run("check St$uck"),
+            Ask::Run("check Fine: $reachable"),
+            Ask::Lenses,
+            Ask::Change("chan a\nsystem Fine = a! | a?\ncheck Fine: deadlock free\n"),
+            Ask::Lenses,
         ],
     );
 }
