@@ -57,17 +57,18 @@ impl<'a> Server<'a> {
     /// Handles messages until `shutdown`; the client going away before it is an error.
     pub fn run(&mut self) -> Result<(), String> {
         loop {
-            let message = crossbeam_channel::select! {
-                recv(self.connection.receiver) -> message => match message {
-                    Ok(message) => message,
-                    Err(_) => break,
-                },
-                recv(self.runs.receiver) -> finished => {
-                    if let Ok(finished) = finished {
-                        self.finished(finished)?;
-                    }
-                    continue;
-                }
+            // Control flow stays out of `select!`, whose arms may sit in a loop of its own.
+            let (message, finished) = crossbeam_channel::select! {
+                recv(self.connection.receiver) -> message => (Some(message), None),
+                recv(self.runs.receiver) -> finished => (None, finished.ok()),
+            };
+            if let Some(finished) = finished {
+                self.finished(finished)?;
+            }
+            let message = match message {
+                None => continue,
+                Some(Ok(message)) => message,
+                Some(Err(_)) => break,
             };
             match message {
                 Message::Request(request) => {

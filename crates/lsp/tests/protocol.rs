@@ -361,3 +361,15 @@ fn code_lenses_run_checks_and_show_verdicts_and_counterexamples() {
         ],
     );
 }
+
+#[test]
+fn a_client_that_goes_away_without_shutdown_is_an_error() {
+    let (server, client) = Connection::memory();
+    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
+    let mut session = Session { client, next: 0 };
+    session.request("initialize", json!({"capabilities": {}}));
+    session.notify("initialized", json!({}));
+    drop(session);
+    let error = thread.join().unwrap().unwrap_err();
+    assert_eq!(error, "the client went away without `shutdown`");
+}
