@@ -81,6 +81,9 @@ enum Command {
     /// Write a self-contained HTML viewer of a recorded MCP trace, with the checks' findings.
     #[command(after_help = cmd::view::EXIT_STATUS)]
     View(cmd::view::Args),
+    /// The language server of `.pi` models, over standard input and output (for editors).
+    #[command(after_help = cmd::lsp::EXIT_STATUS)]
+    Lsp(cmd::lsp::Args),
     /// List the bundled models, with what each shows and its systems.
     #[command(after_help = cmd::models::EXIT_STATUS)]
     Models(cmd::models::Args),
@@ -149,5 +152,6 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Sgd(args) => cmd::sgd::run(args),
         Command::Bridge(args) => cmd::bridge::run(args),
         Command::View(args) => cmd::view::run(args),
+        Command::Lsp(args) => cmd::lsp::run(args),
     }
 }

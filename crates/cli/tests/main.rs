@@ -14,6 +14,7 @@ mod layering;
 mod limits;
 mod lint;
 mod lint_https;
+mod lsp_neovim;
 mod modeller;
 mod models;
 mod monitor;

@@ -6,6 +6,7 @@ mod checker;
 pub mod compare;
 pub mod extract;
 pub mod lint;
+pub mod lsp;
 pub mod lts;
 pub mod minimize;
 pub mod models;
