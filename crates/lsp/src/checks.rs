@@ -174,15 +174,8 @@ fn count(n: usize, what: &str) -> String {
     }
 }
 
-/// The checks of `program` a lens on `line` of the document runs (those written there, of
-/// one system), none for a relation (`agentpi check` decides those with `compare`).
-pub fn at_line(
-    program: &Program,
-    line_of: impl Fn(agentpi_diagnostics::Span) -> Option<u32>,
-    line: u32,
-) -> Vec<usize> {
-    (0..program.checks.len())
-        .filter(|&c| line_of(program.checks[c].span) == Some(line))
-        .filter(|&c| !matches!(program.checks[c].property, Property::Relation(_)))
-        .collect()
+/// Whether a lens runs `check`: not a relation (`agentpi check` decides those with
+/// `compare`).
+pub fn runnable(check: &agentpi_ir::core::CheckDef) -> bool {
+    !matches!(check.property, Property::Relation(_))
 }

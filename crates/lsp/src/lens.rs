@@ -10,20 +10,26 @@ fn line(analysis: &Analysis, span: agentpi_diagnostics::Span) -> Option<u32> {
     (span.file == analysis.root).then(|| analysis.range(span).start.line)
 }
 
-/// The document's `check` lines, each with the range of its first check there.
-fn check_lines(analysis: &Analysis) -> Vec<(u32, lsp_types::Range)> {
+/// The document's `check` lines: each with the range of its first check and the checks a
+/// lens there runs (one, or several for `forall`), in order. Each check's line is computed
+/// once: a model of thousands of checks stays linear.
+fn check_lines(analysis: &Analysis) -> Vec<(u32, lsp_types::Range, Vec<usize>)> {
     if analysis.loaded.has_errors() {
         return Vec::new();
     }
     let program = &analysis.loaded.program;
-    let mut lines: Vec<(u32, lsp_types::Range)> = Vec::new();
-    for check in &program.checks {
+    let mut lines: Vec<(u32, lsp_types::Range, Vec<usize>)> = Vec::new();
+    for (c, check) in program.checks.iter().enumerate() {
         let Some(at) = line(analysis, check.span) else {
             continue;
         };
-        let runnable = !checks::at_line(program, |s| line(analysis, s), at).is_empty();
-        if runnable && !lines.iter().any(|(l, _)| *l == at) {
-            lines.push((at, analysis.range(check.span)));
+        if !checks::runnable(check) {
+            continue;
+        }
+        // The checks of one line are consecutive (forall's expansion, or one per line).
+        match lines.last_mut().filter(|(l, _, _)| *l == at) {
+            Some((_, _, checks)) => checks.push(c),
+            None => lines.push((at, analysis.range(check.span), vec![c])),
         }
     }
     lines
@@ -32,7 +38,7 @@ fn check_lines(analysis: &Analysis) -> Vec<(u32, lsp_types::Range)> {
 pub fn lenses(analysis: &Analysis, name: &str, uri: &Url, runs: &Runs) -> Vec<CodeLens> {
     check_lines(analysis)
         .into_iter()
-        .map(|(at, range)| {
+        .map(|(at, range, _)| {
             let title = match runs.verdicts.get(&(name.to_string(), at)) {
                 None => "▶ run check".to_string(),
                 Some(Verdict::Running(_)) => "■ checking… (click to cancel)".to_string(),
@@ -51,16 +57,20 @@ pub fn lenses(analysis: &Analysis, name: &str, uri: &Url, runs: &Runs) -> Vec<Co
 
 /// The checks a lens on `line` runs.
 pub fn checks_at(analysis: &Analysis, at: u32) -> Vec<usize> {
-    match analysis.loaded.has_errors() {
-        true => Vec::new(),
-        false => checks::at_line(&analysis.loaded.program, |s| line(analysis, s), at),
-    }
+    check_lines(analysis)
+        .into_iter()
+        .find(|(l, _, _)| *l == at)
+        .map(|(_, _, checks)| checks)
+        .unwrap_or_default()
 }
 
 /// A diagnostic for each violated check of the document, its trace as related information.
 pub fn diagnostics(analysis: &Analysis, name: &str, runs: &Runs) -> Vec<lsp_types::Diagnostic> {
     let mut found = Vec::new();
-    for (at, range) in check_lines(analysis) {
+    if !runs.verdicts.keys().any(|(document, _)| document == name) {
+        return found;
+    }
+    for (at, range, checks) in check_lines(analysis) {
         let Some(Verdict::Done {
             violation: Some((message, steps)),
             ..
@@ -68,7 +78,8 @@ pub fn diagnostics(analysis: &Analysis, name: &str, runs: &Runs) -> Vec<lsp_type
         else {
             continue;
         };
-        let Some(location) = analysis.location(analysis_span(analysis, at)) else {
+        let first = analysis.loaded.program.checks[checks[0]].span;
+        let Some(location) = analysis.location(first) else {
             continue;
         };
         let related = steps
@@ -89,11 +100,4 @@ pub fn diagnostics(analysis: &Analysis, name: &str, runs: &Runs) -> Vec<lsp_type
         });
     }
     found
-}
-
-/// The span of the first check on line `at`.
-fn analysis_span(analysis: &Analysis, at: u32) -> agentpi_diagnostics::Span {
-    let program = &analysis.loaded.program;
-    let first = checks_at(analysis, at)[0];
-    program.checks[first].span
 }
