@@ -17,6 +17,8 @@ enum Ask {
     Completion(&'static str),
     Rename(&'static str, &'static str),
     Tokens,
+    /// `agentpi/bundled`: the text of a bundled model, by its URI.
+    Bundled(&'static str),
     /// The code lenses, as `LINE: title`.
     Lenses,
     /// Runs the lens of the line of the needle, and reports the diagnostics published when
@@ -179,6 +181,10 @@ impl Session {
                 let answer = self.request("textDocument/semanticTokens/full", params);
                 ("semantic tokens".into(), decode(text, &answer["data"]))
             }
+            Ask::Bundled(uri) => (
+                format!("bundled {uri}"),
+                self.request("agentpi/bundled", json!({"uri": uri})),
+            ),
             Ask::Lenses => {
                 let params = json!({"textDocument": document});
                 let answer = self.request("textDocument/codeLens", params);
@@ -343,6 +349,8 @@ fn imported_and_bundled_models_are_navigable_and_their_mistakes_shown_at_the_imp
             Ask::Definition("= bundled$_chan!"),
             Ask::Definition("import \"lib_b$undled\""),
             Ask::Rename("= bundled$_chan!", "other"),
+            Ask::Bundled("agentpi-bundled:/lib_bundled.pi"),
+            Ask::Bundled("file:///etc/passwd"),
         ],
     );
 }
