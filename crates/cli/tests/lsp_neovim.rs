@@ -1,7 +1,7 @@
 //! `agentpi lsp` in a real editor: headless Neovim (Debian's `neovim`, which `.ci/run`
 //! installs) attaches the binary with its built-in client (`tests/lsp/client.lua`), opens a
 //! model with mistakes, and dumps what it got (diagnostics as Neovim placed them, hovers,
-//! definitions) as JSON, pinned as a snapshot.
+//! definitions; a check run from its code lens) as JSON, pinned as a snapshot.
 
 use crate::support::repo;
 use serde_json::{Value, json};
@@ -20,7 +20,8 @@ fn check(file: &str, asks: &[(&str, &str)]) {
             json!({"method": method, "line": line, "character": character})
         })
         .collect();
-    let out = std::env::temp_dir().join(format!("agentpi-nvim-{}.json", std::process::id()));
+    let out = format!("agentpi-nvim-{}-{file}.json", std::process::id());
+    let out = std::env::temp_dir().join(out);
     let _ = std::fs::remove_file(&out);
     let status = Command::new("timeout")
         .args(["120", "nvim", "--headless", "--clean", "-n", "-c"])
@@ -83,4 +84,9 @@ fn neovim_gets_diagnostics_hovers_and_definitions() {
             ("textDocument/definition", "| E$cho"),
         ],
     );
+}
+
+#[test]
+fn neovim_runs_a_check_from_its_code_lens() {
+    check("checks.pi", &[("codeLens/run", "check St$uck")]);
 }

@@ -32,16 +32,51 @@ for _, d in ipairs(vim.diagnostic.get(buf)) do
   })
 end
 local client = vim.lsp.get_client_by_id(id)
-for _, ask in ipairs(asks) do
+-- `codeLens/run`: the lens of the ask's line run as Neovim's `vim.lsp.codelens.run` does (the
+-- server executes its command), then the diagnostics once the check's verdict is among them.
+local function run_lens(ask)
+  local lenses = client.request_sync("textDocument/codeLens",
+    { textDocument = { uri = vim.uri_from_bufnr(buf) } }, 10000, buf).result
+  for _, lens in ipairs(lenses) do
+    if lens.range.start.line == ask.line then
+      client.request_sync("workspace/executeCommand", lens.command, 10000, buf)
+    end
+  end
+  vim.wait(60000, function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == "check" then return true end
+    end
+    return false
+  end, 20)
+  local after = client.request_sync("textDocument/codeLens",
+    { textDocument = { uri = vim.uri_from_bufnr(buf) } }, 10000, buf).result
+  local found = { lenses = {}, diagnostics = {} }
+  for _, lens in ipairs(after) do table.insert(found.lenses, lens.command.title) end
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(found.diagnostics, { lnum = d.lnum, code = d.code, message = d.message,
+      related = d.user_data and d.user_data.lsp and d.user_data.lsp.relatedInformation })
+  end
+  return found
+end
+
+local function request(ask)
   local params = {
     textDocument = { uri = vim.uri_from_bufnr(buf) },
     position = { line = ask.line, character = ask.character },
   }
   local answer = client.request_sync(ask.method, params, 10000, buf)
-  table.insert(report.asks, {
+  return {
     method = ask.method, line = ask.line, character = ask.character,
     result = answer and answer.result, error = answer and answer.err,
-  })
+  }
+end
+
+for _, ask in ipairs(asks) do
+  if ask.method == "codeLens/run" then
+    table.insert(report.asks, { method = ask.method, line = ask.line, result = run_lens(ask) })
+  else
+    table.insert(report.asks, request(ask))
+  end
 end
 vim.fn.writefile({ vim.json.encode(report) }, out)
 client.stop()
