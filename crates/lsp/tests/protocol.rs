@@ -330,6 +330,7 @@ fn names_hover_navigate_and_rename() {
             Ask::Definition("check Ta$ble: dead"),
             Ask::References("type I$d"),
             Ask::References("event e$at"),
+            Ask::References("proc Sen$der"),
             Ask::Symbols,
             Ask::Completion("shared!$j"),
             Ask::Rename("proc Ph$il", "Philosopher"),

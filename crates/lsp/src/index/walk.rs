@@ -199,6 +199,7 @@ impl Walker<'_> {
             Item::Check(decl) => {
                 self.scope = decl.span;
                 self.refer(&decl.system, Ns::System);
+                decl.strong_on.iter().for_each(|e| self.fair_on(e));
                 self.property(&decl.property);
                 self.env.clear();
             }
@@ -220,6 +221,19 @@ impl Walker<'_> {
         match ty {
             TypeExpr::Chan(types, _) => self.snippets(types),
             _ => Vec::new(),
+        }
+    }
+
+    /// A channel or an instance (`Receiver`, `Node(1)`) after `strong fair(...)`.
+    fn fair_on(&mut self, expr: &Expr) {
+        match &expr.kind {
+            ExprKind::Name(name) | ExprKind::Apply(name, _) if is_upper(&name.name) => {
+                self.refer(name, Ns::Proc);
+                if let ExprKind::Apply(_, args) = &expr.kind {
+                    args.iter().for_each(|a| self.expr(a));
+                }
+            }
+            _ => self.expr(expr),
         }
     }
 
@@ -509,6 +523,10 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+fn is_upper(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 fn first_line(text: &str) -> String {
