@@ -20,6 +20,15 @@ pub trait Engine {
     fn in_flight(&self) -> usize;
     /// The server went away: every request in flight gets an error.
     fn server_gone(&mut self, why: &str);
+    /// The legacy server answered `raw`, a message the bridge sent in its session, with HTTP
+    /// 404: it lost the session (`--upstream`). `new` when `raw` went in the session in use
+    /// (the first 404 of this loss; a later one crossed it). The process's `lost` is given to
+    /// the copies it concerns, which write the new session's `initialize` (one for all of
+    /// them) and go on. False when no copy takes it (a 404 outside the model): the transport
+    /// then opens the session itself.
+    fn session_lost(&mut self, _raw: &[u8], _new: bool) -> bool {
+        false
+    }
     /// When `tick` is next due (a held call's timeout), if ever.
     fn due(&self) -> Option<Instant> {
         None

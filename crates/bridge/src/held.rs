@@ -26,6 +26,13 @@ pub struct Held {
     pub state: String,
     /// When the client's retry is due (set while the call waits for it).
     pub due: Option<Instant>,
+    /// The id of the server's request the bridge last answered for this call (a 404 to that
+    /// answer is the model's `lost` in `TLAnswered`).
+    pub replied: Option<Value>,
+    /// The call was lost with its legacy session (HTTP 404): its `gone` says so.
+    pub lost: bool,
+    /// The copy waits for the answer to the new session's `initialize` (`TLReopen`).
+    pub reopening: bool,
 }
 
 impl Held {
@@ -41,6 +48,9 @@ impl Held {
             answer: None,
             state: String::new(),
             due: None,
+            replied: None,
+            lost: false,
+            reopening: false,
         }
     }
 

@@ -40,6 +40,8 @@ pub enum Msg {
     Gone(i64),
     /// The server's end (stdio: its output closed).
     Down,
+    /// HTTP 404 for a message of the call: the legacy server lost the session.
+    Lost(i64),
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -144,6 +146,7 @@ impl Msg {
             Msg::Note(k) => msg("note", vec![k.value(p)]),
             Msg::Gone(i) => msg("gone", vec![Value::Int(i)]),
             Msg::Down => msg("down", Vec::new()),
+            Msg::Lost(i) => msg("lost", vec![Value::Int(i)]),
         }
     }
 
@@ -164,6 +167,7 @@ impl Msg {
             "note" => Msg::Note(Kind::of(p, a.first()?)?),
             "gone" => Msg::Gone(int(0)?),
             "down" => Msg::Down,
+            "lost" => Msg::Lost(int(0)?),
             _ => return None,
         })
     }

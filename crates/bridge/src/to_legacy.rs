@@ -23,6 +23,21 @@ use agentpi_monitor::Dir;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
+/// What a request lost with its legacy session is told (the model's `gone(i)` after `lost`).
+const LOST: &str = "agentpi bridge: the legacy server lost the session (HTTP 404) while this \
+                    call was held: it cannot be resumed";
+
+/// The re-opening of a lost legacy session (the model's `TLReopen`), shared by every copy
+/// that took `lost`: one `initialize` and one `notifications/initialized` on the wire.
+enum Reopen {
+    /// None under way since the last loss.
+    Idle,
+    /// The new `initialize` is sent, with this id.
+    Pending(Value),
+    /// It was answered (`ok`); whether `notifications/initialized` is sent.
+    Open { ok: bool, initialized: bool },
+}
+
 pub struct ToLegacy {
     model: &'static Model,
     /// The session part; once `ready`, the template of every request.
@@ -40,6 +55,7 @@ pub struct ToLegacy {
     gone_text: String,
     /// The modern client's side and the legacy server's.
     sides: Sides,
+    reopen: Reopen,
 }
 
 impl ToLegacy {
@@ -62,6 +78,7 @@ impl ToLegacy {
             retry_timeout,
             gone_text: String::new(),
             sides: Sides::new(modern, legacy),
+            reopen: Reopen::Idle,
         };
         bridge.pump_session();
         Ok(bridge)
@@ -246,6 +263,9 @@ impl ToLegacy {
         if !self.ready && *id == self.init_id {
             return self.session_answer(message);
         }
+        if matches!(&self.reopen, Reopen::Pending(p) if p == id) {
+            return self.reopened(message);
+        }
         let at = self.held.iter().position(|h| h.legacy.as_ref() == Some(id));
         let Some(k) = at else {
             // An answer that crossed a cancel (or names nothing): dropped.
@@ -305,6 +325,94 @@ impl ToLegacy {
         );
     }
 
+    // ---- A lost session (HTTP 404) ---------------------------------------------------------
+
+    /// The model's `lost(Call)` given to the copies a 404 concerns, in reverse order (`pump`
+    /// removes only the copy it steps): the one whose call (`TLSent`: it is sent again) or
+    /// whose answer to the server (`TLAnswered`: it is `gone`) got the 404, and on a new loss
+    /// every call held for its retry (`TLWaitRetry`: its server side is in the lost session).
+    fn lose(&mut self, raw: &[u8], new: bool) -> bool {
+        let message = serde_json::from_slice::<Value>(raw).unwrap_or_default();
+        let id = message.get("id").filter(|id| !id.is_null()).cloned();
+        if new {
+            self.reopen = Reopen::Idle;
+        }
+        let mut took = false;
+        for k in (0..self.held.len()).rev() {
+            let held = &self.held[k];
+            let call = id.is_some() && held.legacy == id;
+            let answer = id.is_some() && held.replied == id;
+            if !(call || answer || (new && held.due.is_some())) {
+                continue;
+            }
+            let held = &mut self.held[k];
+            if held.machine.input(self.model.ls2c, Msg::Lost(CALL)).is_ok() {
+                held.lost = !call;
+                took = true;
+                self.pump(k);
+            }
+        }
+        took
+    }
+
+    /// `lc2s!req(Init, initialize(elicit))` of `TLReopen`: one new `initialize` for every
+    /// copy that re-opens; a copy that comes after its answer takes that answer at once.
+    fn reopen_init(&mut self, k: usize) {
+        match &self.reopen {
+            Reopen::Idle => {
+                let id = self.fresh_id();
+                let init = wire::request(&id, "initialize", mw::initialize_params());
+                self.send(To::Server, &init);
+                self.reopen = Reopen::Pending(id);
+                self.held[k].reopening = true;
+            }
+            Reopen::Pending(_) => self.held[k].reopening = true,
+            Reopen::Open { ok, .. } => {
+                let answer = Msg::Res(INIT, *ok);
+                if self.held[k].machine.input(self.model.ls2c, answer).is_err() {
+                    self.note("a re-opening copy does not take the session's answer".into());
+                }
+            }
+        }
+    }
+
+    /// `lc2s!note(initialized)` of `TLReopen`: written once per re-opening.
+    fn reopen_initialized(&mut self) {
+        if let Reopen::Open { ok, initialized } = self.reopen
+            && !initialized
+        {
+            self.reopen = Reopen::Open {
+                ok,
+                initialized: true,
+            };
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            self.send(To::Server, &note);
+        }
+    }
+
+    /// The new session's `initialize` answered: every copy that waits for it takes it.
+    fn reopened(&mut self, message: &Value) {
+        let result = message.get("result").cloned();
+        let ok = result.is_some();
+        if let Some(result) = result {
+            self.init = result;
+        }
+        self.reopen = Reopen::Open {
+            ok,
+            initialized: false,
+        };
+        while let Some(k) = self.held.iter().position(|h| h.reopening) {
+            self.held[k].reopening = false;
+            match self.held[k]
+                .machine
+                .input(self.model.ls2c, Msg::Res(INIT, ok))
+            {
+                Ok(()) => self.pump(k),
+                Err(_) => self.note("a re-opening copy does not take the session's answer".into()),
+            }
+        }
+    }
+
     // ---- The server's end -------------------------------------------------------------------
 
     /// The server went away: the model's `down`. During the handshake the session part takes
@@ -359,11 +467,17 @@ impl ToLegacy {
                 (true, Msg::Req(_, Kind::Tools)) => self.call(k),
                 (true, Msg::Cancel(_)) => self.cancel_call(k),
                 (true, Msg::Res(_, ok)) => self.answer_server(k, ok),
+                (true, Msg::Req(_, Kind::Initialize(_))) => self.reopen_init(k),
+                (true, Msg::Note(Kind::Initialized)) => self.reopen_initialized(),
                 (false, Msg::Res(_, ok)) => self.answer_client(k, ok),
                 (false, Msg::InputRequired(_)) => self.ask_client(k),
                 (false, Msg::Gone(_)) => {
                     let id = self.held[k].current().clone();
-                    let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
+                    let text = match self.held[k].lost {
+                        true => LOST.to_string(),
+                        false => self.gone_text.clone(),
+                    };
+                    let reply = wire::error(&id, BRIDGE_ERROR, &text);
                     self.send(To::Client, &reply);
                 }
                 (_, other) => self.note(format!("unexpected output {other:?} of a request")),
@@ -413,6 +527,7 @@ impl ToLegacy {
             ),
             (false, _) => mw::refusal(&id, &method),
         };
+        held.replied = Some(id);
         self.send(To::Server, &reply);
     }
 
@@ -510,8 +625,14 @@ impl Engine for ToLegacy {
         self.gone(why);
     }
 
+    fn session_lost(&mut self, raw: &[u8], new: bool) -> bool {
+        self.lose(raw, new)
+    }
+
+    /// A copy re-opening the session (`TLReopen`) has no timeout: it takes its `tau` after.
     fn due(&self) -> Option<Instant> {
-        self.held.iter().filter_map(|h| h.due).min()
+        let waiting = self.held.iter().filter(|h| !h.reopening);
+        waiting.filter_map(|h| h.due).min()
     }
 
     /// The timeout: each held call whose retry is overdue takes the model's `tau` (its
@@ -520,7 +641,7 @@ impl Engine for ToLegacy {
         while let Some(k) = self
             .held
             .iter()
-            .position(|h| h.due.is_some_and(|d| d <= now))
+            .position(|h| !h.reopening && h.due.is_some_and(|d| d <= now))
         {
             self.held[k].due = None;
             match self.held[k].machine.internal() {

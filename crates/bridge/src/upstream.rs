@@ -6,12 +6,17 @@
 //! comes back is handed to the direction's process as a stdio line would be, and recorded
 //! on the server's side with its exchange (the `agentpi monitor --listen` trace format).
 //!
+//! A legacy session the server lost (404 to a message that carried its id) is the model's
+//! `lost`: the direction's process is told (`Engine::session_lost`), its copies write the
+//! new session's `initialize` and `notifications/initialized` (one for all), and what they
+//! send after waits here until the new session is open. A 404 no copy takes (a notification,
+//! an answer to a ping) is outside the model: the transport opens the session itself and
+//! sends the message again in it.
+//!
 //! Outside the model, as the transport's own: a modern `notifications/cancelled` is not
-//! posted but closes the request's stream (the modern era's cancellation); a legacy session
-//! the server lost (404 to a request that carried its id) is opened again with the bridge's
-//! own `initialize` and `notifications/initialized`, and what got the 404 is sent again in
-//! it (nothing lost); a request whose response ends without its answer gets an error; an
-//! upstream that cannot be reached ends the bridge as a server that exits does.
+//! posted but closes the request's stream (the modern era's cancellation); a request whose
+//! response ends without its answer gets an error; an upstream that cannot be reached ends
+//! the bridge as a server that exits does.
 
 use crate::engine::Engine;
 use crate::input::{Input, Up, id_key};
@@ -49,6 +54,17 @@ struct Sent {
     cancel: Option<oneshot::Sender<()>>,
 }
 
+/// A lost legacy session being opened again.
+struct Reopening {
+    /// The new `initialize`'s exchange, once posted.
+    init: Option<u64>,
+    /// Opened by the transport itself (no copy of the process took the 404), not by the
+    /// process's `TLReopen`.
+    own: bool,
+    /// What waits to be sent in the new session.
+    waiting: Vec<Vec<u8>>,
+}
+
 pub struct Upstream {
     era: Era,
     url: reqwest::Url,
@@ -68,9 +84,8 @@ pub struct Upstream {
     /// session again.
     init: Option<Vec<u8>>,
     initialized: Option<Vec<u8>>,
-    /// While a lost session is opened again: the new `initialize`'s exchange, and what waits
-    /// to be sent in the new session.
-    reopening: Option<(u64, Vec<Vec<u8>>)>,
+    /// While a lost session is opened again.
+    reopening: Option<Reopening>,
     /// How many times a lost session was opened again.
     pub reopened: usize,
     pub notes: Vec<String>,
@@ -130,8 +145,9 @@ impl Upstream {
         if self.era == Era::Modern && method == "notifications/cancelled" {
             return self.close_stream(&message, side);
         }
-        if let Some((_, waiting)) = self.reopening.as_mut() {
-            return waiting.push(raw);
+        if let Some(reopening) = &self.reopening {
+            let step = (method, reopening.own, reopening.init.is_some());
+            return self.while_reopening(step, raw, &message, side);
         }
         if self.era == Era::Legacy {
             match method {
@@ -141,6 +157,37 @@ impl Upstream {
             }
         }
         self.send(raw, &message, side);
+    }
+
+    /// A message the process wrote while the session is opened again. `step`: its method,
+    /// whether the transport opens the session itself, whether the new `initialize` is out.
+    fn while_reopening(
+        &mut self,
+        step: (&str, bool, bool),
+        raw: Vec<u8>,
+        message: &Value,
+        side: &mut Side,
+    ) {
+        match step {
+            // The process's `TLReopen`: its `initialize` goes at once; its
+            // `notifications/initialized` once that is answered, and then what waited.
+            ("initialize", false, false) => {
+                self.init = Some(raw.clone());
+                let exchange = self.send(raw, message, side);
+                if let Some(reopening) = self.reopening.as_mut() {
+                    reopening.init = Some(exchange);
+                }
+            }
+            ("notifications/initialized", false, true) => {
+                self.initialized = Some(raw.clone());
+                self.reopened_session(side, raw);
+            }
+            _ => {
+                if let Some(reopening) = self.reopening.as_mut() {
+                    reopening.waiting.push(raw);
+                }
+            }
+        }
     }
 
     fn send(&mut self, raw: Vec<u8>, message: &Value, side: &mut Side) -> u64 {
@@ -279,7 +326,7 @@ impl Upstream {
                 exchange,
                 status,
                 headers,
-            } => self.head(exchange, status, headers, bridge.server_side()),
+            } => self.head(exchange, status, headers, bridge),
             Up::Message {
                 exchange,
                 raw,
@@ -301,16 +348,17 @@ impl Upstream {
         Ok(())
     }
 
-    fn head(
+    fn head<E: Engine>(
         &mut self,
         exchange: u64,
         status: u16,
         headers: Vec<(String, String)>,
-        side: &mut Side,
+        bridge: &mut E,
     ) {
         let Some(sent) = self.sent.get_mut(&exchange) else {
             return;
         };
+        let side = bridge.server_side();
         sent.status = Some(status);
         let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
         let fields = Map::from_iter([
@@ -332,31 +380,62 @@ impl Upstream {
         let lost = self.era == Era::Legacy && status == 404 && sent.session.is_some();
         if lost {
             sent.internal = true;
+            // Sent in the session in use: the first 404 of this loss (a later one crossed it).
+            let new = sent.session == self.session;
             let raw = sent.raw.clone();
-            self.lost(raw, side);
+            self.lost(raw, new, bridge);
         }
     }
 
-    /// A 404 to a message sent in the session: the session is opened again (once for all
-    /// the messages that crossed it) and the message waits to be sent in the new one.
-    fn lost(&mut self, raw: Vec<u8>, side: &mut Side) {
-        if let Some((_, waiting)) = self.reopening.as_mut() {
-            return waiting.push(raw);
-        }
-        let Some(init) = self.init.clone() else {
+    /// A 404 to a message sent in the session: the process takes it (its copies open the
+    /// session again, once for all, and say what to send in it), or, outside the model, the
+    /// transport opens it itself and the message waits to be sent again in the new one.
+    fn lost<E: Engine>(&mut self, raw: Vec<u8>, new: bool, bridge: &mut E) {
+        if self.init.is_none() {
             return self.notes.push("a 404 before the session was open".into());
+        }
+        if new {
+            self.session = None;
+            self.version = None;
+            self.reopened += 1;
+            self.notes
+                .push("the legacy server lost the session (HTTP 404): initialize again".into());
+            self.reopening = Some(Reopening {
+                init: None,
+                own: false,
+                waiting: Vec::new(),
+            });
+        }
+        let by_process = self.reopening.as_ref().is_none_or(|r| !r.own);
+        if by_process && bridge.session_lost(&raw, new) {
+            return;
+        }
+        match self.reopening.as_mut() {
+            Some(reopening) if reopening.own || reopening.init.is_some() => {
+                reopening.waiting.push(raw)
+            }
+            Some(_) => self.open_again(raw, bridge.server_side()),
+            // The new session is open already: sent again in it.
+            None => self.post(raw, bridge.server_side()),
+        }
+    }
+
+    /// The transport opens the lost session itself with the first `initialize` again (a
+    /// 404 no copy of the process took); `raw` waits for it.
+    fn open_again(&mut self, raw: Vec<u8>, side: &mut Side) {
+        let Some(init) = self.init.clone() else {
+            return;
         };
-        self.session = None;
-        self.version = None;
-        self.reopened += 1;
-        self.notes
-            .push("the legacy server lost the session (HTTP 404): initialize again".into());
         let message: Value = serde_json::from_slice(&init).unwrap_or_default();
         let exchange = self.send(init, &message, side);
         if let Some(sent) = self.sent.get_mut(&exchange) {
             sent.internal = true;
         }
-        self.reopening = Some((exchange, vec![raw]));
+        self.reopening = Some(Reopening {
+            init: Some(exchange),
+            own: true,
+            waiting: vec![raw],
+        });
     }
 
     fn message<E: Engine>(
@@ -395,18 +474,20 @@ impl Upstream {
         if !sent.internal {
             return bridge.server(&raw);
         }
-        let reopened = self.reopening.as_ref().is_some_and(|(e, _)| *e == exchange);
-        if answer && reopened {
-            self.reopened_session(bridge.server_side());
+        let reopened = self.reopening.as_ref();
+        if answer && reopened.is_some_and(|r| r.own && r.init == Some(exchange)) {
+            let initialized = self.initialized.clone().unwrap_or_default();
+            self.reopened_session(bridge.server_side(), initialized);
         }
     }
 
-    /// The new session is open: `notifications/initialized`, then what waited for it.
-    fn reopened_session(&mut self, side: &mut Side) {
-        let Some((_, waiting)) = self.reopening.take() else {
+    /// The new session is open: its `notifications/initialized`, then what waited for it.
+    fn reopened_session(&mut self, side: &mut Side, initialized: Vec<u8>) {
+        let Some(reopening) = self.reopening.take() else {
             return;
         };
-        for raw in self.initialized.clone().into_iter().chain(waiting) {
+        let first = Some(initialized).filter(|raw| !raw.is_empty());
+        for raw in first.into_iter().chain(reopening.waiting) {
             let message: Value = serde_json::from_slice(&raw).unwrap_or_default();
             self.send(raw, &message, side);
         }

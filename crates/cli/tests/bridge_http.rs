@@ -113,7 +113,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn fastmcp1(port: Option<u16>) -> Command {
+pub(crate) fn fastmcp1(port: Option<u16>) -> Command {
     let mut c = Command::new(peer(".venv-mcp1/bin/python"));
     c.arg(repo().join("tests/bridge/legacy_http_server.py"));
     c.args(port.map(|p| p.to_string()));
@@ -176,7 +176,7 @@ fn bridge_line(to: &str, dir: &Path) -> Vec<String> {
     line
 }
 
-fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
+pub(crate) fn bridge_to(to: &str, url: &str, dir: &Path) -> Vec<String> {
     let mut line = bridge_line(to, dir);
     line.extend(["--upstream".to_string(), url.to_string()]);
     line
@@ -197,7 +197,7 @@ fn answers(case: &Case, command: &[String], dir: &Path, bridged: bool) -> String
     answers
 }
 
-fn report(dir: &Path) -> Value {
+pub(crate) fn report(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
 }
 
@@ -332,12 +332,12 @@ fn clients_reach_http_servers_of_the_other_era_through_the_bridge() {
 
 /// One step of a scripted client: a message to send (and what to wait for before the next
 /// step), or the server restarted on its port.
-enum Step {
+pub(crate) enum Step {
     Send(&'static str, Wait),
     Restart,
 }
 
-enum Wait {
+pub(crate) enum Wait {
     None,
     Id(i64),
     Method(&'static str),
@@ -345,7 +345,7 @@ enum Wait {
 
 /// A scripted client through the bridge `line`: the messages it got, the bridge's status
 /// and its stderr. `restart` starts the server again.
-fn drive(
+pub(crate) fn drive(
     line: &[String],
     steps: &[Step],
     mut restart: impl FnMut(),
@@ -405,7 +405,7 @@ fn read_until(stdout: &mut impl BufRead, wait: &Wait, seen: &mut Vec<Value>) {
     }
 }
 
-const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}"#;
+pub(crate) const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}"#;
 
 /// The legacy session is lost when the server restarts: the next call gets a 404, the
 /// bridge opens a new session (initialize again), sends the call in it and answers the
