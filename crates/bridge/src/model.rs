@@ -14,7 +14,7 @@ pub const BRIDGE: &str = include_str!("../../../models/mcp/bridge.pi");
 const ROOTS: &str = "
 system RunToModern = ToModern
 system RunPong = Pong
-system RunToLegacy = ToLegacy(false, elicit)
+system RunToLegacy = ToLegacy(false, full)
 ";
 
 /// The systems whose checks guard `--to modern`: the bridged session and the losses that go

@@ -5,11 +5,14 @@
 use agentpi_ir::core::{EnumId, Program};
 use agentpi_semantics::Value;
 
-/// The client's capabilities, one bit as the model has it (`rooted` only in the losses).
+/// The client's capabilities as the model has them: elicitation and sampling each on its
+/// own (`Full`: both); `Rooted` only in the losses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Caps {
     Bare,
     Elicit,
+    Sample,
+    Full,
     Rooted,
 }
 
@@ -20,6 +23,7 @@ pub enum Kind {
     Discover,
     Tools,
     Elicitation,
+    Sampling,
     Roots,
     Logging,
     Task,
@@ -79,6 +83,8 @@ impl Caps {
         match self {
             Caps::Bare => "bare",
             Caps::Elicit => "elicit",
+            Caps::Sample => "sample",
+            Caps::Full => "full",
             Caps::Rooted => "rooted",
         }
     }
@@ -91,6 +97,8 @@ impl Caps {
         Some(match open(p, v)?.0 {
             "bare" => Caps::Bare,
             "elicit" => Caps::Elicit,
+            "sample" => Caps::Sample,
+            "full" => Caps::Full,
             "rooted" => Caps::Rooted,
             _ => return None,
         })
@@ -106,6 +114,7 @@ impl Kind {
             Kind::Discover => plain("discover"),
             Kind::Tools => plain("tools"),
             Kind::Elicitation => plain("elicitation"),
+            Kind::Sampling => plain("sampling"),
             Kind::Roots => plain("roots"),
             Kind::Logging => plain("logging"),
             Kind::Task => plain("task"),
@@ -122,6 +131,7 @@ impl Kind {
             "discover" => Kind::Discover,
             "tools" => Kind::Tools,
             "elicitation" => Kind::Elicitation,
+            "sampling" => Kind::Sampling,
             "roots" => Kind::Roots,
             "logging" => Kind::Logging,
             "task" => Kind::Task,

@@ -285,19 +285,22 @@ impl ToLegacy {
             // Answered by the bridge (in the mapping, not in the model).
             return self.send(To::Server, &wire::result(&id, json!({})));
         }
-        let mid_call = matches!(
-            method,
-            "elicitation/create" | "sampling/createMessage" | "roots/list"
-        );
+        // In the middle of a call, elicitation or sampling (the session declares both, not
+        // roots: a `roots/list` is refused below, as between calls).
+        let asks = match method {
+            "elicitation/create" => Some(Kind::Elicitation),
+            "sampling/createMessage" => Some(Kind::Sampling),
+            _ => None,
+        };
         // The call it is for: the first held call whose copy takes it (a legacy request on
         // stdio names no call; docs/bridge.md).
-        if mid_call {
+        if let Some(kind) = asks {
             for k in 0..self.held.len() {
                 let r = self.held[k].round();
                 let held = &mut self.held[k];
                 if held
                     .machine
-                    .input(self.model.ls2c, Msg::Req(r, Kind::Elicitation))
+                    .input(self.model.ls2c, Msg::Req(r, kind))
                     .is_ok()
                 {
                     let params = message.get("params").cloned().unwrap_or_else(|| json!({}));

@@ -16,10 +16,13 @@ pub const LEGACY: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 /// it can answer any request an `input_required` result may hold (elicitation, sampling or
 /// roots travel alike in the model), else `bare`.
 pub fn caps(capabilities: &Value) -> Caps {
-    let any = ["elicitation", "sampling", "roots"]
-        .iter()
-        .any(|k| capabilities.get(k).is_some());
-    if any { Caps::Elicit } else { Caps::Bare }
+    let has = |k: &str| capabilities.get(k).is_some();
+    match (has("elicitation"), has("sampling")) {
+        (true, true) => Caps::Full,
+        (true, false) => Caps::Elicit,
+        (false, true) => Caps::Sample,
+        (false, false) => Caps::Bare,
+    }
 }
 
 /// The kind of a legacy client's request after the handshake: `logging/setLevel`, a

@@ -171,10 +171,9 @@ const CASES: &[Case] = &[
             ("C", "more than K = 2 times"),
         ],
     },
-    // FIXME (docs/bridge.md, Not built yet): the model's capability bit stands for all of
-    // elicitation, sampling and roots, so a request that declared elicitation only still
-    // gets the server's sampling request as an input request, which its monitor reports
-    // (M11). It should be answered for the user, as for a request that declared none.
+    // Each capability on its own (M11): a request that declared elicitation only does not
+    // get the server's sampling request; the bridge refuses it for the user (`TLAsked` with
+    // `need` = `sample`), and the call goes on.
     Case {
         name: "undeclared-sampling",
         steps: &[
@@ -184,8 +183,11 @@ const CASES: &[Case] = &[
                 "s",
                 r#"{"jsonrpc":"2.0","id":"m","method":"sampling/createMessage","params":{}}"#,
             ),
-            ("C", r#""method":"sampling/createMessage""#),
-            ("S", ""),
+            ("C", ""),
+            (
+                "S",
+                r#"{"jsonrpc":"2.0","id":"m","error":{"code":-32601,"message":"agentpi bridge: the modern client did not declare this capability for the request"}}"#,
+            ),
         ],
     },
     Case {
@@ -351,7 +353,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_LEGACY_SYSTEMS);
-    assert_eq!(held, Ok(26));
+    assert_eq!(held, Ok(28));
     let refined =
         agentpi_bridge::refine::failures(model, "ModernDirect", "ModernBridged", &["lc2s", "ls2c"]);
     assert_eq!(refined, Ok(()));

@@ -383,9 +383,9 @@ fn the_checks_of_the_direction_hold() {
 #[test]
 fn an_edited_bridge_does_not_pass_its_checks() {
     let bundled = agentpi_bridge::model::BRIDGE;
-    let guard = "if c == elicit and r < K then TMAsk(i, c, r)";
+    let guard = "if c != bare and r < K then TMAsk(i, c, r)";
     assert!(bundled.contains(guard));
-    let edited = bundled.replace(guard, "if c == elicit and r <= K then TMAsk(i, c, r)");
+    let edited = bundled.replace(guard, "if c != bare and r <= K then TMAsk(i, c, r)");
     let model = agentpi_bridge::model::load(&edited).unwrap();
     let model: &'static _ = Box::leak(Box::new(model));
     let failed =
