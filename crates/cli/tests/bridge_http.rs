@@ -1,4 +1,5 @@
-//! `agentpi bridge --upstream URL` with real peers over Streamable HTTP on loopback. Each
+//! `agentpi bridge --upstream URL` and `--listen HOST:PORT` (each alone, and both at once) with
+//! real peers over Streamable HTTP on loopback. Each
 //! pairing runs a client's session against the server directly (stdio, the server's era or
 //! the dual-era server's legacy one) and through the bridge in front of the same server
 //! listening on HTTP: the answers are equal, both sides' reports have no finding, and both
@@ -22,8 +23,9 @@ use std::process::{Command, Stdio};
 /// reference), the client and its scenario.
 struct Case {
     name: &'static str,
-    /// The side over HTTP: `upstream` (the server, on HTTP behind the bridge) or `listen`
-    /// (the client, which reaches the bridge at its URL; the server on stdio behind it).
+    /// The side over HTTP: `upstream` (the server, on HTTP behind the bridge), `listen`
+    /// (the client, which reaches the bridge at its URL; the server on stdio behind it), or
+    /// `both` (the client reaches the bridge at its URL, the server on HTTP behind it).
     side: &'static str,
     to: &'static str,
     server: &'static str,
@@ -106,6 +108,23 @@ const CASES: &[Case] = &[
     Case {
         name: "listen-legacy-everything",
         side: "listen",
+        to: "legacy",
+        server: "everything",
+        client: "modern",
+        scenario: "everything",
+    },
+    // Both sides over HTTP: `--listen` with `--upstream`, each direction.
+    Case {
+        name: "both-modern-sdk-python-all",
+        side: "both",
+        to: "modern",
+        server: "sdk",
+        client: "py",
+        scenario: "all",
+    },
+    Case {
+        name: "both-legacy-everything",
+        side: "both",
         to: "legacy",
         server: "everything",
         client: "modern",
@@ -269,15 +288,24 @@ impl Bridge {
     }
 }
 
-/// The answers through the bridge: in front of the server on HTTP (`upstream`), or
-/// listening with the server on stdio behind it (`listen`).
+/// The answers through the bridge: in front of the server on HTTP (`upstream`), listening
+/// with the server on stdio behind it (`listen`), or listening in front of the server on
+/// HTTP (`both`).
 fn through(case: &Case, dir: &Path) -> String {
     if case.side == "upstream" {
         let (_server, url) = listening(case.server);
         return answers(case, &bridge_to(case.to, &url, dir), dir, true);
     }
-    let mut server = vec!["--".to_string()];
-    server.extend(direct(case.server));
+    let mut _upstream = None;
+    let server = if case.side == "both" {
+        let (server, url) = listening(case.server);
+        _upstream = Some(server);
+        vec!["--upstream".to_string(), url]
+    } else {
+        let mut line = vec!["--".to_string()];
+        line.extend(direct(case.server));
+        line
+    };
     let bridge = Bridge::listen(case.to, dir, &server);
     let bridged = answers(case, std::slice::from_ref(&bridge.url), dir, true);
     let (status, stderr) = bridge.stop();
@@ -305,16 +333,19 @@ fn check(case: &Case) {
     );
     // Over HTTP every message is its own exchange, with the era's headers: a modern
     // request's `Mcp-Method` (and `Mcp-Name`), a legacy session's `Mcp-Session-Id`.
-    let http_side = match (case.side, case.to) {
-        ("upstream", "modern") | ("listen", "legacy") => "modern",
-        _ => "legacy",
+    let http_sides: &[&str] = match (case.side, case.to) {
+        ("both", _) => &["modern", "legacy"],
+        ("upstream", "modern") | ("listen", "legacy") => &["modern"],
+        _ => &["legacy"],
     };
-    let record = std::fs::read_to_string(dir.join("rec").join(format!("{http_side}.jsonl")));
-    let header = match http_side {
-        "modern" => r#"["mcp-method","tools/call"]"#,
-        _ => r#"["mcp-session-id","#,
-    };
-    assert!(record.unwrap().contains(header), "{}: {header}", case.name);
+    for http_side in http_sides {
+        let record = std::fs::read_to_string(dir.join("rec").join(format!("{http_side}.jsonl")));
+        let header = match *http_side {
+            "modern" => r#"["mcp-method","tools/call"]"#,
+            _ => r#"["mcp-session-id","#,
+        };
+        assert!(record.unwrap().contains(header), "{}: {header}", case.name);
+    }
 }
 
 /// What the bridge notes it did not carry: server-everything's list changes on stdio.
