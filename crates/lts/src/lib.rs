@@ -28,7 +28,10 @@
 //! ```
 
 mod aut;
+mod aut_fast;
+mod aut_lines;
 mod builder;
+mod chunked;
 mod compare;
 mod dot;
 mod evidence;

@@ -104,11 +104,37 @@ pub fn contract_tau_sccs(lts: &Lts, keep_divergence: bool) -> (Lts, Vec<u32>) {
     let (component, count) = tau_sccs(lts);
     let mut builder = LtsBuilder::with_labels_of(lts);
     builder.require_states(count as usize);
-    for (s, l, t) in lts.transitions() {
-        let (cs, ct) = (component[s as usize], component[t as usize]);
-        if l != TAU || cs != ct || keep_divergence {
-            builder.add_transition_id(cs, l, ct);
+    // Component by component, so that the builder gets its rows in order (8 bytes a
+    // transition, no sort) rather than transitions in any order (12, and a sort).
+    let (starts, members) = members_by_component(&component, count as usize);
+    for c in 0..count as usize {
+        for &s in &members[starts[c] as usize..starts[c + 1] as usize] {
+            for (l, t) in lts.successors(s) {
+                let ct = component[t as usize];
+                if l != TAU || c as u32 != ct || keep_divergence {
+                    builder.add_transition_id(c as u32, l, ct);
+                }
+            }
         }
     }
     (builder.finish(component[lts.initial() as usize]), component)
+}
+
+/// The states of every component in CSR form: those of component `c` are
+/// `members[starts[c]..starts[c + 1]]`, ascending.
+fn members_by_component(component: &[u32], count: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut starts = vec![0u32; count + 1];
+    for &c in component {
+        starts[c as usize + 1] += 1;
+    }
+    for c in 0..count {
+        starts[c + 1] += starts[c];
+    }
+    let mut fill = starts.clone();
+    let mut members = vec![0u32; component.len()];
+    for (s, &c) in component.iter().enumerate() {
+        members[fill[c as usize] as usize] = s as u32;
+        fill[c as usize] += 1;
+    }
+    (starts, members)
 }
