@@ -228,9 +228,19 @@ const SPARE_STATES: u64 = 1 << 16;
 /// (`aut_fast.rs`); a line that is not, and the first line with each label, go through the
 /// careful parser here, which gives every error.
 pub fn read_aut<R: Read>(reader: R) -> Result<Lts, AutError> {
+    read_aut_sized(reader, None)
+}
+
+/// [`read_aut`] of an input of `bytes` bytes, if known (a file's length): then the header's
+/// transition count, as far as that many bytes can hold (a transition takes at least 7), is
+/// made room for at once, and the transitions are written where the LTS keeps them.
+pub fn read_aut_sized<R: Read>(reader: R, bytes: Option<u64>) -> Result<Lts, AutError> {
     let mut lines = Lines::new(reader);
     let header = read_header(&mut lines)?;
     let mut builder = LtsBuilder::new();
+    if let Some(bytes) = bytes {
+        builder.reserve_transitions(header.transitions.min(bytes / 7) as usize);
+    }
     let mut labels = Labels::default();
     let mut count = 0u64;
     let mut largest = Largest::new(header.initial);

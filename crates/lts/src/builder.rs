@@ -108,6 +108,21 @@ impl LtsBuilder {
         self.store.add(from, label, to);
     }
 
+    /// Makes room for `m` transitions given in source order, before any is given: then the
+    /// rows are filled in place, with no copy at [`LtsBuilder::finish`] if `m` come. A hint:
+    /// more or fewer transitions are fine.
+    pub fn reserve_transitions(&mut self, m: usize) {
+        if let Store::Rows { labels, .. } = &self.store
+            && labels.len() == 0
+        {
+            self.store = Store::Rows {
+                starts: Vec::new(),
+                labels: Chunked::with_first(m),
+                targets: Chunked::with_first(m),
+            };
+        }
+    }
+
     /// Makes sure the LTS has at least `n` states (states without transitions are deadlocks).
     pub fn require_states(&mut self, n: usize) {
         self.num_states = self.num_states.max(n as u32);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use agentpi_lts::{read_aut, write_aut, write_dot};
+use agentpi_lts::{read_aut, read_aut_sized, write_aut, write_dot};
 
 /// Reads `text` and pins either the sizes or the error message.
 fn check(text: &str, expected: &str) {
@@ -219,6 +219,10 @@ fn how_the_input_arrives_does_not_matter() {
         assert_eq!(trickled.unwrap(), whole, "{step} bytes at a time");
     }
     assert_eq!((whole.num_states(), whole.num_transitions()), (1000, 2001));
+    // The size given or not, right or wrong: the same LTS, room made or not.
+    for bytes in [0, 100, text.len() as u64, u64::MAX] {
+        assert_eq!(read_aut_sized(text.as_bytes(), Some(bytes)).unwrap(), whole);
+    }
 }
 
 /// Malformed input never panics: every prefix of a file, and the file with every byte in
