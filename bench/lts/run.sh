@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/lts/run.sh: minimisation time and peak memory of agentpi-lts against merc_reduction
-# on the same inputs in one run, printed as a table with ratios ours/merc (< 1: we win).
+# bench/lts/run.sh: the whole `agentpi minimize` command (read the file, reduce, no output file)
+# against merc doing the same (merc_lts's reader, merc_reduction's reduction) on the same
+# inputs in one run, printed as a table with ratios ours/merc (< 1: we win).
 #
 #   bench/lts/run.sh [--quick]
 #
@@ -10,13 +11,21 @@
 # model), and state spaces written by `agentpi lts` from models: bundled ones, the checker's
 # benchmark bench/check/rpc.pi (restricted channels, so many tau-steps) and the dining
 # philosophers of bench/lts/philosophers.pi (free channels: strong bisimulation merges
-# nothing). --quick keeps inputs up to about 10^6 transitions; the full run adds 10^7 and the
-# philosophers for N = 12 (531,440 states, 4,251,516 transitions). Time is the CPU time of
-# the reduction alone (both tools reduce on one thread; CPU time is what a loaded machine
-# disturbs least; wall time under 0.2 s, where its 10 ms ticks are too coarse), the best of REPS runs (default 3, 2 with --quick; at least 9 for inputs
-# under 10^5 transitions, which take milliseconds); memory is the peak RSS from
-# /usr/bin/time, which includes reading the file with each tool's own reader. Runs of the two
-# tools alternate, so that a change of load hits both.
+# nothing), also with every philosopher but philosopher 0 hidden (`philhide`: their steps
+# renamed `tau`). --quick keeps inputs up to about 10^6 transitions; the full run adds 10^7
+# and the philosophers for N = 12 (531,440 states, 4,251,516 transitions, 85 MB).
+#
+# Each cell is a whole process, as a user runs it: `agentpi minimize FILE --equiv E --no-time`
+# against `agentpi-merc-bench reduce merc E FILE` (bench/lts/merc: merc's reader, then
+# merc's reduction; no output written by either). /usr/bin/time gives wall time, CPU time
+# (user + system) and peak RSS. The time ratio is of CPU time, which a loaded machine disturbs
+# least (both tools run on one thread), or of wall time where merc's CPU time is under 0.2 s
+# (/usr/bin/time counts it in 10 ms ticks); both are printed. Times are the best of
+# REPS runs (default 3, 2 with --quick; at least 9 for inputs under 10^5 transitions), memory
+# the largest peak; runs of the two tools alternate, so that a change of load hits both. The
+# load (`uptime`) is printed before and after. AGENTPI=PATH measures another build of agentpi
+# (an older one, for a before/after table) instead of building this tree's; NO_BUILD=1 uses
+# the merc driver as last built.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,10 +37,12 @@ REPS=${REPS:-$((QUICK ? 2 : 3))}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 mkdir -p "$WORK"
 
-cargo build --release --quiet --manifest-path "$ROOT/bench/lts/merc/Cargo.toml"
-cargo build --release --quiet -p agentpi --manifest-path "$ROOT/Cargo.toml"
+[[ -n "${NO_BUILD:-}" ]] || cargo build --release --quiet --manifest-path "$ROOT/bench/lts/merc/Cargo.toml"
 BIN="$CARGO_TARGET_DIR/release/agentpi-merc-bench"
-AGENTPI="$CARGO_TARGET_DIR/release/agentpi"
+if [[ -z "${AGENTPI:-}" ]]; then
+    cargo build --release --quiet -p agentpi --manifest-path "$ROOT/Cargo.toml"
+    AGENTPI="$CARGO_TARGET_DIR/release/agentpi"
+fi
 
 # merc's answers recorded for the differential tests of agentpi-lts must still be merc's.
 if ! "$BIN" oracle | diff -q - "$ROOT/crates/lts/tests/oracle/merc.txt" >/dev/null; then
@@ -61,6 +72,15 @@ philosophers() {
     model "philosophers_$n" "$file:Table"
 }
 
+# philhide N: the philosophers with the steps of every philosopher but 0 renamed `tau`
+# (labels are `up(FORK, PHILOSOPHER)` and `down(FORK, PHILOSOPHER)`).
+philhide() {
+    local all out="$WORK/philhide_$1.aut"
+    all=$(philosophers "$1")
+    [[ -f "$out" ]] || sed -E 's/"(up|down)\([0-9]+, [1-9][0-9]*\)"/"tau"/' "$all" >"$out"
+    echo "$out"
+}
+
 INPUTS=()
 for f in "$VLTS"/*.aut; do [[ -f "$f" ]] && INPUTS+=("$f"); done
 INPUTS+=("$(generate random_1e5 random 10000 100000 1)")
@@ -75,50 +95,60 @@ INPUTS+=("$(philosophers 8)")
 if ((QUICK)); then
     INPUTS+=("$(generate parallel_6x8 parallel 6 8)")
     INPUTS+=("$(philosophers 10)")
+    INPUTS+=("$(philhide 10)")
 else
+    INPUTS+=("$(philosophers 12)")
+    INPUTS+=("$(philhide 12)")
     INPUTS+=("$(generate parallel_7x8 parallel 7 8)")
     INPUTS+=("$(generate random_1e7 random 1000000 10000000 3)")
-    INPUTS+=("$(philosophers 12)")
 fi
 
-# once TOOL EQUIV FILE -> "states/transitions seconds peak_kb"
+# once TOOL EQUIV FILE -> "states/transitions wall_s cpu_s peak_kb"
 once() {
-    local out line
-    out=$( { /usr/bin/time -f "RSS %M" "$BIN" reduce "$1" "$2" "$3"; } 2>&1 )
-    line=$(grep -v '^RSS' <<<"$out" | tail -1)
-    echo "$(awk '{print $1 "/" $2, $3}' <<<"$line") $(grep '^RSS' <<<"$out" | awk '{print $2}')"
+    local out sizes
+    if [[ $1 == ours ]]; then
+        out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$AGENTPI" minimize "$3" --equiv "$2" --no-time; } 2>&1 )
+        sizes=$(awk '/^quotient:/ {print $2 "/" $4}' <<<"$out")
+    else
+        out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$BIN" reduce merc "$2" "$3"; } 2>&1 )
+        sizes=$(grep -v '^TIME' <<<"$out" | tail -1 | awk '{print $1 "/" $2}')
+    fi
+    echo "$sizes $(awk '/^TIME/ {print $2, $3 + $4, $5}' <<<"$out")"
 }
 
-# measure EQUIV FILE REPS -> "ours_sizes ours_s ours_kb merc_sizes merc_s merc_kb": the best
-# time and the largest peak of each tool, runs alternating.
+# measure EQUIV FILE REPS -> "ours_sizes ours_wall ours_cpu ours_kb merc_sizes merc_wall
+# merc_cpu merc_kb": the best times and the largest peak of each tool, runs alternating.
 measure() {
-    local r tool sizes s kb
-    declare -A best peak size
+    local r tool sizes wall cpu kb
+    declare -A wbest cbest peak size
     for ((r = 0; r < $3; r++)); do
         for tool in ours merc; do
-            read -r sizes s kb <<<"$(once "$tool" "$1" "$2")"
+            read -r sizes wall cpu kb <<<"$(once "$tool" "$1" "$2")"
             size[$tool]=$sizes
-            if [[ -z "${best[$tool]:-}" ]] || awk -v a="$s" -v b="${best[$tool]}" 'BEGIN{exit !(a < b)}'; then
-                best[$tool]=$s
-            fi
+            awk -v a="$wall" -v b="${wbest[$tool]:-1e9}" 'BEGIN{exit !(a < b)}' && wbest[$tool]=$wall
+            awk -v a="$cpu" -v b="${cbest[$tool]:-1e9}" 'BEGIN{exit !(a < b)}' && cbest[$tool]=$cpu
             ((kb > ${peak[$tool]:-0})) && peak[$tool]=$kb
         done
     done
-    echo "${size[ours]} ${best[ours]} ${peak[ours]} ${size[merc]} ${best[merc]} ${peak[merc]}"
+    echo "${size[ours]} ${wbest[ours]} ${cbest[ours]} ${peak[ours]}" \
+        "${size[merc]} ${wbest[merc]} ${cbest[merc]} ${peak[merc]}"
 }
 
-printf "%-14s %10s %-9s %-15s %9s %9s %6s %8s %8s %6s\n" \
-    input transitions equiv "quotient s/t" "ours s" "merc s" ratio "ours MB" "merc MB" ratio
+echo "load before: $(uptime)"
+printf "%-14s %10s %-9s %-15s %8s %8s %8s %8s %6s %8s %8s %6s\n" input transitions equiv \
+    "quotient s/t" "wall us" "wall mrc" "cpu us" "cpu mrc" ratio "MB us" "MB mrc" ratio
 for f in "${INPUTS[@]}"; do
     name=$(basename "$f" .aut)
     trans=$(head -1 "$f" | sed 's/des *( *[0-9]* *, *\([0-9]*\).*/\1/')
     reps=$REPS
     ((trans < 100000 && reps < 9)) && reps=9
     for eq in strong branching; do
-        read -r qo to ko qm tm km <<<"$(measure "$eq" "$f" "$reps")"
+        read -r qo wo co ko qm wm cm km <<<"$(measure "$eq" "$f" "$reps")"
         [[ "$qo" == "$qm" ]] || qo="$qo!=merc:$qm"
-        awk -v n="$name" -v m="$trans" -v e="$eq" -v q="$qo" -v to="$to" -v tm="$tm" -v ko="$ko" -v km="$km" 'BEGIN {
-            printf "%-14s %10s %-9s %-15s %9.3f %9.3f %6.2f %8.1f %8.1f %6.2f\n",
-                n, m, e, q, to, tm, (tm > 0 ? to / tm : 0), ko / 1024, km / 1024, ko / km }'
+        awk -v n="$name" -v m="$trans" -v e="$eq" -v q="$qo" -v wo="$wo" -v wm="$wm" \
+            -v co="$co" -v cm="$cm" -v ko="$ko" -v km="$km" 'BEGIN {
+            printf "%-14s %10s %-9s %-15s %8.2f %8.2f %8.2f %8.2f %6.2f %8.1f %8.1f %6.2f\n",
+                n, m, e, q, wo, wm, co, cm, (cm >= 0.2 ? co / cm : (wm > 0 ? wo / wm : 0)), ko / 1024, km / 1024, ko / km }'
     done
 done
+echo "load after: $(uptime)"

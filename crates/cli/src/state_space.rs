@@ -5,7 +5,7 @@
 use crate::model::{self, Model};
 use crate::models;
 use agentpi_diagnostics::{Diagnostic, SourceFile, SourceMap, Span, render};
-use agentpi_lts::{AutError, Lts, read_aut};
+use agentpi_lts::{AutError, Lts, read_aut_sized};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
@@ -50,7 +50,8 @@ fn read_file(path: &Path) -> Result<Lts, String> {
             None,
         )
     })?;
-    read_aut(BufReader::new(file)).map_err(|e| aut_report(path, &e))
+    let bytes = file.metadata().ok().map(|m| m.len());
+    read_aut_sized(BufReader::new(file), bytes).map_err(|e| aut_report(path, &e))
 }
 
 /// A model named where a state space was expected: say which systems it has.

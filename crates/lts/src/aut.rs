@@ -1,4 +1,5 @@
-//! The Aldebaran `.aut` format: a streaming reader (one line in memory at a time) and a writer.
+//! The Aldebaran `.aut` format: a streaming reader (one chunk of the file in memory at a time)
+//! and a writer.
 //!
 //! ```text
 //! des (INITIAL, NUM_TRANSITIONS, NUM_STATES)
@@ -7,10 +8,13 @@
 //! ```
 //! The labels `i` and `tau` both denote the silent action.
 
+use crate::aut_fast;
+use crate::aut_lines::Lines;
 use crate::builder::LtsBuilder;
 use crate::lts::{Lts, TAU};
+use rustc_hash::FxHashMap;
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
 /// A malformed `.aut` file: where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,43 +217,135 @@ fn label<'a>(cursor: &mut Cursor<'a>) -> Result<&'a str, AutError> {
 /// number costs memory whether a transition uses it or not.
 const SPARE_STATES: u64 = 1 << 16;
 
-/// Reads a `.aut` file line by line. `i` and `tau` become the silent action.
+/// Reads a `.aut` file. `i` and `tau` become the silent action.
 ///
 /// Nothing is allocated from the header's counts: the LTS has the states up to the largest one
 /// a transition (or the header's initial state) names; states the header declares beyond it
 /// have no transitions, are unreachable, and are left out. A transition count that disagrees
 /// with the body is an error at the header's count.
-pub fn read_aut<R: BufRead>(reader: R) -> Result<Lts, AutError> {
-    let mut lines = Lines {
-        reader,
-        line: String::new(),
-        bytes: Vec::new(),
-        number: 0,
-    };
-    let header = match lines.next_nonblank()? {
-        Some(mut cursor) => parse_header(&mut cursor)?,
-        None => {
-            let message =
-                "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file";
-            return Err(Cursor::at_line(lines.number.max(1)).error(message));
-        }
-    };
+///
+/// The input is read in large chunks and each line parsed from its bytes where it is plain
+/// (`aut_fast.rs`); a line that is not, and the first line with each label, go through the
+/// careful parser here, which gives every error.
+pub fn read_aut<R: Read>(reader: R) -> Result<Lts, AutError> {
+    read_aut_sized(reader, None)
+}
+
+/// [`read_aut`] of an input of `bytes` bytes, if known (a file's length): then the header's
+/// transition count, as far as that many bytes can hold (a transition takes at least 7), is
+/// made room for at once, and the transitions are written where the LTS keeps them.
+pub fn read_aut_sized<R: Read>(reader: R, bytes: Option<u64>) -> Result<Lts, AutError> {
+    let mut lines = Lines::new(reader);
+    let header = read_header(&mut lines)?;
     let mut builder = LtsBuilder::new();
+    if let Some(bytes) = bytes {
+        builder.reserve_transitions(header.transitions.min(bytes / 7) as usize);
+    }
+    let mut labels = Labels::default();
     let mut count = 0u64;
     let mut largest = Largest::new(header.initial);
-    while let Some(mut cursor) = lines.next_nonblank()? {
-        let (from, text, to) = parse_transition(&mut cursor, header.states)?;
-        let label = if text == "i" {
-            TAU
-        } else {
-            builder.intern(text)
+    loop {
+        let (number, line) = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => return Err(read_error(lines.number, &e)),
+        };
+        let fast = aut_fast::transition(line, header.states)
+            .and_then(|(from, text, to)| Some((from, labels.known(text)?, to)));
+        let (from, label, to) = match fast {
+            Some(transition) => transition,
+            None => match careful_transition(line, number, header.states)? {
+                Some((from, text, to)) => (from, labels.intern(text, &mut builder), to),
+                None => continue,
+            },
         };
         count += 1;
-        largest.see(from.max(to), count, &cursor);
+        largest.see(from.max(to), count, number, line);
         builder.add_transition_id(from, label, to);
     }
     check_counts(&header, count, &largest)?;
     Ok(builder.finish(header.initial))
+}
+
+/// The header: the first line that is not blank.
+fn read_header<R: Read>(lines: &mut Lines<R>) -> Result<Header, AutError> {
+    loop {
+        let (number, line) = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                let message =
+                    "expected the header `des (INITIAL, TRANSITIONS, STATES)`, found an empty file";
+                return Err(Cursor::at_line(lines.number.max(1)).error(message));
+            }
+            Err(e) => return Err(read_error(lines.number, &e)),
+        };
+        let text = utf8(line, number)?;
+        if !text.trim().is_empty() {
+            return parse_header(&mut Cursor {
+                text: text.trim_end(),
+                pos: 0,
+                line: number,
+            });
+        }
+    }
+}
+
+/// A transition line by the careful parser; `None` if the line is blank.
+fn careful_transition(
+    line: &[u8],
+    number: usize,
+    states: u32,
+) -> Result<Option<(u32, &str, u32)>, AutError> {
+    let text = utf8(line, number)?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let mut cursor = Cursor {
+        text: text.trim_end(),
+        pos: 0,
+        line: number,
+    };
+    parse_transition(&mut cursor, states).map(Some)
+}
+
+/// A line as text; a line that is not UTF-8 is an error at its first bad byte.
+fn utf8(line: &[u8], number: usize) -> Result<&str, AutError> {
+    std::str::from_utf8(line).map_err(|e| not_utf8(line, e.valid_up_to(), number))
+}
+
+fn read_error(line: usize, e: &std::io::Error) -> AutError {
+    AutError {
+        line,
+        column: 1,
+        message: format!("cannot read: {e}"),
+        text: String::new(),
+    }
+}
+
+/// The label ids by the bytes of the label text, so that a label met before costs one hash
+/// lookup of its bytes (the careful parser met it first, so it is UTF-8).
+#[derive(Default)]
+struct Labels {
+    ids: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl Labels {
+    fn known(&self, text: &[u8]) -> Option<u32> {
+        self.ids.get(text).copied()
+    }
+
+    fn intern(&mut self, text: &str, builder: &mut LtsBuilder) -> u32 {
+        if let Some(id) = self.known(text.as_bytes()) {
+            return id;
+        }
+        let id = if text == "i" {
+            TAU
+        } else {
+            builder.intern(text)
+        };
+        self.ids.insert(text.as_bytes().into(), id);
+        id
+    }
 }
 
 /// The largest state number met, and where it was first met while it was already beyond what
@@ -267,12 +363,17 @@ impl Largest {
         }
     }
 
-    fn see(&mut self, state: u32, transitions: u64, cursor: &Cursor) {
+    /// Sees `state` on line `number`, whose text is `line`.
+    fn see(&mut self, state: u32, transitions: u64, number: usize, line: &[u8]) {
         if state > self.state {
             self.state = state;
             if u64::from(state) > usable_states(transitions) {
-                let line = Cursor { pos: 0, ..*cursor };
-                self.first_beyond = Some(line.error(String::new()));
+                self.first_beyond = Some(AutError {
+                    line: number,
+                    column: 1,
+                    message: String::new(),
+                    text: String::from_utf8_lossy(line).trim_end().to_string(),
+                });
             }
         }
     }
@@ -311,55 +412,6 @@ fn check_counts(header: &Header, count: u64, largest: &Largest) -> Result<(), Au
         },
         None => header.error_at(header.initial_at, format!("the initial {why}")),
     })
-}
-
-/// The input, one reused line buffer at a time.
-struct Lines<R> {
-    reader: R,
-    line: String,
-    bytes: Vec<u8>,
-    number: usize,
-}
-
-impl<R: BufRead> Lines<R> {
-    /// The next line that is not blank, as a cursor, or `None` at the end.
-    fn next_nonblank(&mut self) -> Result<Option<Cursor<'_>>, AutError> {
-        loop {
-            self.number += 1;
-            if !self.read_line()? {
-                return Ok(None);
-            }
-            if !self.line.trim().is_empty() {
-                return Ok(Some(Cursor {
-                    text: self.line.trim_end(),
-                    pos: 0,
-                    line: self.number,
-                }));
-            }
-        }
-    }
-
-    /// Reads the next line into `line`; false at the end of the input. A line that is not
-    /// UTF-8 is an error at its first bad byte.
-    fn read_line(&mut self) -> Result<bool, AutError> {
-        self.bytes.clear();
-        let at_line = |message: String| AutError {
-            line: self.number,
-            column: 1,
-            message,
-            text: String::new(),
-        };
-        let read = self.reader.read_until(b'\n', &mut self.bytes);
-        if read.map_err(|e| at_line(format!("cannot read: {e}")))? == 0 {
-            return Ok(false);
-        }
-        self.line.clear();
-        match std::str::from_utf8(&self.bytes) {
-            Ok(text) => self.line.push_str(text),
-            Err(e) => return Err(not_utf8(&self.bytes, e.valid_up_to(), self.number)),
-        }
-        Ok(true)
-    }
 }
 
 /// The error for a line whose bytes from `valid` on are not UTF-8.

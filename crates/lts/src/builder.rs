@@ -1,6 +1,7 @@
 //! [`LtsBuilder`]: collects transitions one at a time (from a file or a state-space explorer)
 //! and packs them into an [`Lts`].
 
+use crate::chunked::Chunked;
 use crate::lts::{Lts, TAU};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -23,11 +24,26 @@ use std::sync::Arc;
 pub struct LtsBuilder {
     labels: Arc<Vec<String>>,
     index: FxHashMap<String, u32>,
-    /// The transitions as (from, label, to), flat: [`LtsBuilder::finish`] sorts them in place
-    /// and packs them into the LTS in the same buffer, so that building an LTS of m transitions
-    /// never holds more than 12m bytes of them (it held 20m).
-    triples: Vec<u32>,
+    store: Store,
     num_states: u32,
+}
+
+/// Where the transitions wait for [`LtsBuilder::finish`].
+#[derive(Debug)]
+enum Store {
+    /// While the sources come in ascending order (as a state-space explorer or a `.aut` file
+    /// written by one hands them over): already the rows of the LTS, 8 bytes a transition, so
+    /// that reading a file never holds more than the LTS it makes. `starts[s]` is where the
+    /// row of source `s` starts, for the sources up to the last one given.
+    Rows {
+        starts: Vec<u32>,
+        labels: Chunked,
+        targets: Chunked,
+    },
+    /// After the first source out of order: the transitions as (from, label, to), flat.
+    /// [`LtsBuilder::finish`] sorts them in place and packs them into the LTS in the same
+    /// buffer, so that it never holds more than 12m bytes of them (it held 20m).
+    Triples(Chunked),
 }
 
 impl Default for LtsBuilder {
@@ -44,7 +60,7 @@ impl LtsBuilder {
         LtsBuilder {
             labels: Arc::new(vec!["tau".to_string()]),
             index,
-            triples: Vec::new(),
+            store: Store::new(),
             num_states: 0,
         }
     }
@@ -55,7 +71,7 @@ impl LtsBuilder {
         LtsBuilder {
             labels: lts.labels.clone(),
             index: FxHashMap::default(),
-            triples: Vec::new(),
+            store: Store::new(),
             num_states: 0,
         }
     }
@@ -89,7 +105,22 @@ impl LtsBuilder {
     pub fn add_transition_id(&mut self, from: u32, label: u32, to: u32) {
         debug_assert!((label as usize) < self.labels.len());
         self.require_states(from.max(to) as usize + 1);
-        self.triples.extend([from, label, to]);
+        self.store.add(from, label, to);
+    }
+
+    /// Makes room for `m` transitions given in source order, before any is given: then the
+    /// rows are filled in place, with no copy at [`LtsBuilder::finish`] if `m` come. A hint:
+    /// more or fewer transitions are fine.
+    pub fn reserve_transitions(&mut self, m: usize) {
+        if let Store::Rows { labels, .. } = &self.store
+            && labels.len() == 0
+        {
+            self.store = Store::Rows {
+                starts: Vec::new(),
+                labels: Chunked::with_first(m),
+                targets: Chunked::with_first(m),
+            };
+        }
     }
 
     /// Makes sure the LTS has at least `n` states (states without transitions are deadlocks).
@@ -99,17 +130,25 @@ impl LtsBuilder {
 
     /// The number of transitions added so far (duplicates included).
     pub fn num_transitions(&self) -> usize {
-        self.triples.len() / 3
+        match &self.store {
+            Store::Rows { labels, .. } => labels.len(),
+            Store::Triples(triples) => triples.len() / 3,
+        }
     }
 
     /// Packs the transitions into an [`Lts`] with the given initial state.
     pub fn finish(mut self, initial: u32) -> Lts {
         self.require_states(initial as usize + 1);
-        let mut flat = std::mem::take(&mut self.triples);
-        let (triples, _) = flat.as_chunks_mut::<3>();
-        let mut offsets = bucket_by_source(triples, self.num_states as usize);
-        let m = sort_rows(triples, &mut offsets);
-        let (trans_label, trans_to) = split(flat, m);
+        let n = self.num_states as usize;
+        let (offsets, trans_label, trans_to) =
+            match std::mem::replace(&mut self.store, Store::new()) {
+                Store::Rows {
+                    starts,
+                    labels,
+                    targets,
+                } => sort_csr(starts, labels.into_vec(), targets.into_vec(), n),
+                Store::Triples(triples) => sort_triples(triples.into_vec(), n),
+            };
         Lts {
             initial,
             labels: self.labels,
@@ -118,6 +157,106 @@ impl LtsBuilder {
             trans_to,
         }
     }
+}
+
+impl Store {
+    fn new() -> Self {
+        Store::Rows {
+            starts: Vec::new(),
+            labels: Chunked::default(),
+            targets: Chunked::default(),
+        }
+    }
+
+    fn add(&mut self, from: u32, label: u32, to: u32) {
+        match self {
+            Store::Rows {
+                starts,
+                labels,
+                targets,
+            } if from as usize + 1 >= starts.len() => {
+                // Rows of the sources up to `from` that had no transition are empty.
+                starts.resize(from as usize + 1, labels.len() as u32);
+                labels.push(label);
+                targets.push(to);
+            }
+            Store::Rows { .. } => {
+                *self = Store::Triples(self.triples());
+                self.add(from, label, to);
+            }
+            Store::Triples(flat) => flat.extend([from, label, to]),
+        }
+    }
+
+    /// The rows given so far as triples (only called once, on the first source out of order).
+    fn triples(&mut self) -> Chunked {
+        let Store::Rows {
+            starts,
+            labels,
+            targets,
+        } = std::mem::replace(self, Store::Triples(Chunked::default()))
+        else {
+            unreachable!("only rows turn into triples")
+        };
+        let mut triples = Chunked::default();
+        for (s, &start) in starts.iter().enumerate() {
+            let end = starts.get(s + 1).map_or(labels.len(), |&e| e as usize);
+            for i in start as usize..end {
+                triples.extend([s as u32, labels.get(i), targets.get(i)]);
+            }
+        }
+        triples
+    }
+}
+
+/// The LTS's rows from rows given in source order: each sorted by (label, target) and rid of
+/// duplicates in place, compacted to the front. Returns (offsets, labels, targets).
+fn sort_csr(
+    mut starts: Vec<u32>,
+    mut labels: Vec<u32>,
+    mut targets: Vec<u32>,
+    n: usize,
+) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    starts.resize(n + 1, labels.len() as u32);
+    let mut offsets = starts;
+    let mut row: Vec<u64> = Vec::new();
+    let (mut write, mut start) = (0usize, 0usize);
+    for s in 0..n {
+        let end = offsets[s + 1] as usize;
+        offsets[s] = write as u32;
+        let key = |i: usize| (u64::from(labels[i]) << 32) | u64::from(targets[i]);
+        if (start + 1..end).all(|i| key(i - 1) < key(i)) {
+            // Already sorted without duplicates (the usual case): move it down.
+            labels.copy_within(start..end, write);
+            targets.copy_within(start..end, write);
+            write += end - start;
+        } else {
+            row.clear();
+            row.extend((start..end).map(key));
+            row.sort_unstable();
+            row.dedup();
+            for &k in &row {
+                (labels[write], targets[write]) = ((k >> 32) as u32, k as u32);
+                write += 1;
+            }
+        }
+        start = end;
+    }
+    offsets[n] = write as u32;
+    for v in [&mut labels, &mut targets] {
+        v.truncate(write);
+        v.shrink_to_fit();
+    }
+    (offsets, labels, targets)
+}
+
+/// The LTS's rows from triples in any order (see [`Store::Triples`]).
+fn sort_triples(mut flat: Vec<u32>, n: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (triples, _) = flat.as_chunks_mut::<3>();
+    let mut offsets = bucket_by_source(triples, n);
+    let m = sort_rows(triples, &mut offsets);
+    let (labels, targets) = split(flat, m);
+    (offsets, labels, targets)
 }
 
 /// Groups the transitions by source in place (an American flag sort: every swap puts one

@@ -28,7 +28,10 @@
 //! ```
 
 mod aut;
+mod aut_fast;
+mod aut_lines;
 mod builder;
+mod chunked;
 mod compare;
 mod dot;
 mod evidence;
@@ -47,7 +50,7 @@ mod valmari;
 mod weak;
 mod witness;
 
-pub use aut::{AutError, read_aut, write_aut};
+pub use aut::{AutError, read_aut, read_aut_sized, write_aut};
 pub use builder::LtsBuilder;
 pub use compare::{
     BisimResult, Distinction, MAX_EVIDENCE_DEPTH, Side, compare_bisim, disjoint_union,

@@ -69,8 +69,10 @@ pub fn run(args: Args) -> u8 {
     };
     let read = start.elapsed();
     let start = Instant::now();
-    let quotient = minimize(&lts, args.equiv.equivalence()).quotient;
+    let reduction = minimize(&lts, args.equiv.equivalence());
     let reduce = start.elapsed();
+    let input = Size::reachable(&lts, &reduction.class);
+    let quotient = reduction.quotient;
     if let Some(out) = &args.output
         && let Err(e) = save(&quotient, out)
     {
@@ -78,7 +80,6 @@ pub fn run(args: Args) -> u8 {
         return 2;
     }
     let times = (!args.no_time).then_some((read, reduce));
-    let input = Size::reachable(&lts);
     let report = match args.format {
         Format::Text => summary(&args, input, &quotient, times),
         Format::Json => {
@@ -105,9 +106,9 @@ impl Size {
         }
     }
 
-    fn reachable(lts: &Lts) -> Size {
-        let seen = lts.reachable();
-        let states = (0..lts.num_states() as u32).filter(|&s| seen[s as usize]);
+    /// The reachable part: the states the reduction mapped (`class`), without another search.
+    fn reachable(lts: &Lts, class: &[Option<u32>]) -> Size {
+        let states = (0..lts.num_states() as u32).filter(|&s| class[s as usize].is_some());
         Size {
             states: states.clone().count(),
             transitions: states.map(|s| lts.row(s).0.len()).sum(),
