@@ -83,6 +83,9 @@ pub struct Progress {
 /// How many frontier states have their successors computed at once: enough to keep every
 /// thread busy, few enough that the successors of one chunk take little memory.
 const CHUNK: usize = 4096;
+/// At most how many times the merge fills the cache for one state before it takes the
+/// reference path (see [`Run::merge_missing`]).
+const MISSING_ROUNDS: usize = 4;
 
 /// Explores from `initial`.
 pub fn explore(
@@ -167,8 +170,11 @@ enum Expanded {
     /// By the engine's fast path: the transitions, the ids of new targets, and the stubborn
     /// set to expand by (partial-order reduction), if any.
     Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
-    /// By the reference semantics, with what the engine's cache was missing.
-    Slow(Keyed, Vec<Miss>),
+    /// By the reference semantics: the state holds fresh names.
+    Slow(Keyed),
+    /// Not expanded: what the engine's cache was missing (the merge fills it and expands
+    /// the state then, see [`Run::merge_missing`]).
+    Missing(Vec<Miss>),
 }
 
 fn expand(
@@ -180,9 +186,8 @@ fn expand(
 ) -> Expanded {
     match engine.expand(store, s, buffers) {
         Expansion::Fast(succ, arena, reduced) => Expanded::Fast(succ, arena, reduced),
-        Expansion::Slow(misses) => {
-            Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
-        }
+        Expansion::Slow(misses) if !misses.is_empty() => Expanded::Missing(misses),
+        Expansion::Slow(_) => Expanded::Slow(keyed(store, sem.successors(&store.state(s)))),
     }
 }
 
@@ -380,15 +385,41 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 (succ, arena, reduced),
                 spare,
             ),
-            Expanded::Slow(transitions, misses) => {
-                let end = self.merge_slow(source, transitions);
-                if end.is_none() {
-                    engine.fill(&mut self.graph.store, misses);
-                    hold_labels_to_goals(engine, self.goals);
+            Expanded::Slow(transitions) => self.merge_slow(source, transitions),
+            Expanded::Missing(misses) => self.merge_missing(engine, source, misses, spare),
+        }
+    }
+
+    /// Fills what the fast path missed for `source` and expands it by the fast path then, a
+    /// few rounds (what an input receives is known once its queue is); by the reference
+    /// semantics when a round makes no progress (a large component is filled only when missed
+    /// twice, see `Engine::fill_now`). The reference path costs many times the fast one, and
+    /// a model whose buffers keep new contents (`bench/check/buffer.pi`) missed something in
+    /// two states of five.
+    fn merge_missing(
+        &mut self,
+        engine: &mut Engine<'s, 'p>,
+        source: u32,
+        mut misses: Vec<Miss>,
+        spare: &mut Buffers,
+    ) -> Option<End> {
+        for _ in 0..MISSING_ROUNDS {
+            engine.fill(&mut self.graph.store, misses.clone());
+            hold_labels_to_goals(engine, self.goals);
+            match engine.expand(&self.graph.store, source, take(spare)) {
+                // In full, as the reference path expands: a stubborn set here would change
+                // the states `--por` stores.
+                Expansion::Fast(succ, arena, _) => {
+                    let assembled = (succ, arena, None);
+                    return self.merge_ready(engine, &mut Dest::Own, source, assembled, spare);
                 }
-                end
+                Expansion::Slow(next) if !next.is_empty() && next != misses => misses = next,
+                Expansion::Slow(_) => break,
             }
         }
+        let store = &self.graph.store;
+        let transitions = keyed(store, self.sem.successors(&store.state(source)));
+        self.merge_slow(source, transitions)
     }
 
     /// Merges a fast expansion: what [`Run::merge`] does without changing the engine.
