@@ -170,8 +170,9 @@ enum Expanded {
     /// By the engine's fast path: the transitions, the ids of new targets, and the stubborn
     /// set to expand by (partial-order reduction), if any.
     Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
-    /// By the reference semantics: the state holds fresh names.
-    Slow(Keyed),
+    /// By the reference semantics, with what the engine's cache was missing: the state holds
+    /// fresh names, or partial-order reduction is on (see [`Run::merge_missing`]).
+    Slow(Keyed, Vec<Miss>),
     /// Not expanded: what the engine's cache was missing (the merge fills it and expands
     /// the state then, see [`Run::merge_missing`]).
     Missing(Vec<Miss>),
@@ -186,8 +187,12 @@ fn expand(
 ) -> Expanded {
     match engine.expand(store, s, buffers) {
         Expansion::Fast(succ, arena, reduced) => Expanded::Fast(succ, arena, reduced),
-        Expansion::Slow(misses) if !misses.is_empty() => Expanded::Missing(misses),
-        Expansion::Slow(_) => Expanded::Slow(keyed(store, sem.successors(&store.state(s)))),
+        Expansion::Slow(misses) if !misses.is_empty() && !engine.reduces() => {
+            Expanded::Missing(misses)
+        }
+        Expansion::Slow(misses) => {
+            Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
+        }
     }
 }
 
@@ -385,7 +390,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 (succ, arena, reduced),
                 spare,
             ),
-            Expanded::Slow(transitions) => self.merge_slow(source, transitions),
+            Expanded::Slow(transitions, misses) => {
+                let end = self.merge_slow(source, transitions);
+                if end.is_none() {
+                    engine.fill(&mut self.graph.store, misses);
+                    hold_labels_to_goals(engine, self.goals);
+                }
+                end
+            }
             Expanded::Missing(misses) => self.merge_missing(engine, source, misses, spare),
         }
     }
@@ -395,7 +407,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// semantics when a round makes no progress (a large component is filled only when missed
     /// twice, see `Engine::fill_now`). The reference path costs many times the fast one, and
     /// a model whose buffers keep new contents (`bench/check/buffer.pi`) missed something in
-    /// two states of five.
+    /// two states of five. Not under partial-order reduction: which states the reference
+    /// path expands (in full) and which the fast path (by a stubborn set) decides the states
+    /// `--por` stores, and those counts are kept as they were.
     fn merge_missing(
         &mut self,
         engine: &mut Engine<'s, 'p>,
@@ -407,10 +421,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             engine.fill(&mut self.graph.store, misses.clone());
             hold_labels_to_goals(engine, self.goals);
             match engine.expand(&self.graph.store, source, take(spare)) {
-                // In full, as the reference path expands: a stubborn set here would change
-                // the states `--por` stores.
-                Expansion::Fast(succ, arena, _) => {
-                    let assembled = (succ, arena, None);
+                Expansion::Fast(succ, arena, reduced) => {
+                    let assembled = (succ, arena, reduced);
                     return self.merge_ready(engine, &mut Dest::Own, source, assembled, spare);
                 }
                 Expansion::Slow(next) if !next.is_empty() && next != misses => misses = next,
