@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# agentpi against SPIN 6.5.2's compiled verifier on the same models, in one run (issue 14):
-# every model of bench/check/ written twice (NAME.pi and NAME.pml, the same state count on both
-# sides, see each file's header), plus bench/check/rpc.pi (name passing; agentpi only). For each
-# model and size the runs alternate (SPIN, agentpi --threads 1, agentpi --threads 2), REPS times
-# (philosophers N = 14 once); each figure is the best of those runs. Prints one markdown table:
-#   states    agentpi's states / SPIN's (its "nominal states" under -DBFS: SPIN also stores one
-#             intermediate state per rendezvous; under DFS it stores exactly the nominal ones)
-#   agentpi s wall time with --threads 2;  SPIN s: `spin -a` + gcc, then the run of pan
-#   ratio     agentpi (2 threads) / SPIN run, for time and for peak memory (/usr/bin/time %M)
-#   B/state   agentpi's peak memory (2 threads) per state, and the bytes a state it kept (what
-#             `check` reports on standard error: the store, parent links, interned components)
-#   1 thr s   agentpi with --threads 1, and the speed-up from 1 to 2 threads
-#   verdicts  agentpi's exit status (0: every check holds) / SPIN's errors in a separate DFS run
-#             (-DSAFETY -DNOREDUCE: assertions and invalid end states, which BFS with
-#             rendezvous does not preserve); philosophers deadlock, so neither side checks it.
-# SPIN is run as issue 14 measured it: spin -o3 -a (no statement merging, so that one Promela
-# statement is one step, as one agentpi prefix is), gcc -O2 -DSAFETY -DNOREDUCE -DBFS, pan -m10000000.
-# Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter lcr abp rpc,
-# or one row as MODEL:LABEL with commas for spaces, `philosophers:N=14`, `filter:N=3,L=4`;
-# default all). AGENTPI=path uses that binary instead of building one. Needs spin and gcc
-# (`apt install spin`).
+# agentpi against SPIN 6.5.2's compiled verifier on the same models, in one run (issues 14, 35).
+# Every model of bench/check/ is NAME.pi and NAME.pml, written the same way (one process per
+# process, one Promela statement per prefix: forks, locks and registers are processes meeting
+# on rendezvous; SPIN with -o3), and, where a SPIN user would write it otherwise, also
+# NAME.shared.pml: shared variables and `atomic` (plain `spin -a`). Every encoding has exactly
+# agentpi's state count, breadth-first and depth-first: the script checks it and exits 1 if
+# not. bench/check/rpc.pi (name passing) is agentpi's alone.
+# For each model and size the runs alternate REPS times (SPIN BFS and DFS on each encoding,
+# agentpi --threads 1 and 2); each figure is the best of those runs. One markdown table:
+#   encoding   as.pi (NAME.pml, spin -o3) or shared (NAME.shared.pml, spin)
+#   states     agentpi's = SPIN's (its "nominal states" under -DBFS, "stored" under DFS)
+#   SPIN BFS / DFS   pan -DSAFETY -DNOREDUCE [-DBFS]: user+sys CPU seconds of the run (the
+#              compile is not counted), and peak memory in MiB (/usr/bin/time %M)
+#   agentpi 1 thr    user+sys CPU seconds and MiB;  2 thr: wall seconds (CPU seconds) and MiB
+#   ratios     agentpi 1 thread CPU / SPIN BFS CPU, agentpi 2 threads wall / SPIN BFS CPU
+#              (goals <= 1 and <= 0.5), agentpi 1 thread / SPIN DFS, and memory (2 threads)
+#              / SPIN BFS (goal <= 0.5)
+#   verdicts   agentpi's exit status / SPIN's errors in the DFS run (assertions and invalid end
+#              states; philosophers deadlock and neither side checks it: pan -E)
+# pan's hash table is its default (-w18 grown as pan does not; SPIN's memory is then mostly
+# that table on the small models), its depth limit the states a
+# breadth-first search stored (so that it never cuts a search).
+# Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter lcr abp
+# buffer rpc, or one row as MODEL:LABEL with commas for spaces, `philosophers:N=12`,
+# `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead of building one. Needs
+# spin and gcc (`apt install spin`). Say the machine's load (`uptime`) with the table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v spin >/dev/null || { echo "spin is not installed (apt install spin)" >&2; exit 2; }
@@ -32,84 +37,116 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The rows: model, label, agentpi's -D arguments, SPIN's -D arguments ("-" for agentpi only),
-# at most how many repetitions, and agentpi's thread counts (philosophers N = 14: SPIN takes
-# minutes and over 12 GB, so it runs once).
+# at most how many repetitions, and SPIN's encodings (default: every NAME*.pml there is;
+# philosophers N = 14 on rendezvous takes SPIN minutes and over 12 GB under BFS).
 rows=(
-  "philosophers|N=10|-D N=10|-DN=10|"
-  "philosophers|N=12|-D N=12|-DN=12|"
-  "philosophers|N=14|-D N=14|-DN=14|1|1 2"
-  "filter|N=3|-D N=3|-DN=3|"
-  "filter|N=3 L=4|-D N=3 -D L=4|-DN=3 -DL=4|"
-  "lcr|N=6|-D N=6|-DN=6|"
-  "lcr|N=7|-D N=7|-DN=7|"
-  "abp|N=100|-D N=100|-DN=100|"
-  "abp|N=400|-D N=400|-DN=400|"
-  "rpc|4 clients||-|"
+  "philosophers|N=10|-D N=10|-DN=10||"
+  "philosophers|N=12|-D N=12|-DN=12||"
+  "philosophers|N=14|-D N=14|-DN=14|1|shared"
+  "filter|N=3|-D N=3|-DN=3||"
+  "filter|N=3 L=4|-D N=3 -D L=4|-DN=3 -DL=4||"
+  "filter|N=4|-D N=4|-DN=4|1|"
+  "lcr|N=6|-D N=6|-DN=6||"
+  "lcr|N=7|-D N=7|-DN=7||"
+  "abp|N=100|-D N=100|-DN=100||"
+  "abp|N=400|-D N=400|-DN=400||"
+  "buffer|N=8 K=3|-D N=8 -D K=3|-DN=8 -DK=3||"
+  "buffer|N=8 K=5|-D N=8 -D K=5|-DN=8 -DK=5|1|"
+  "rpc|4 clients||-||"
 )
 wanted=("$@")
+mismatch=0
 
-# Runs a command under /usr/bin/time; prints "seconds KiB status"; its output is in $work/out.
+# Runs a command under /usr/bin/time; prints "wall cpu KiB status" (cpu: user + sys seconds);
+# its output is in $work/out.
 measure() {
   local status=0
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/out" 2>&1 || status=$?
-  echo "$(tail -1 "$work/time") $status"
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >"$work/out" 2>&1 || status=$?
+  tail -1 "$work/time" | awk -v s="$status" '{ printf "%s %.2f %s %s\n", $1, $2 + $3, $4, s }'
 }
 
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
-echo "| model | N | states agentpi / SPIN | agentpi s | SPIN s (compile + run) | time ratio | agentpi MiB | SPIN MiB | memory ratio | B/state peak | B/state kept | 1 thr s | speed-up 1→2 | verdicts agentpi / SPIN |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+# The encodings of MODEL for SPIN: "as.pi" (MODEL.pml) and "shared" (MODEL.shared.pml).
+encodings() {
+  [ -f "bench/check/$1.pml" ] && echo as.pi
+  [ -f "bench/check/$1.shared.pml" ] && echo shared
+  true
+}
+
+# Compiles pan for one encoding into $work/bfs.ENCODING and $work/dfs.ENCODING: SPIN's -D arguments, then the file.
+compile() {
+  local opt=-o3 file=bench/check/$2.pml
+  [ "$3" = shared ] && { opt=; file=bench/check/$2.shared.pml; }
+  # shellcheck disable=SC2086
+  (cd "$work" && spin $opt $1 -a "$OLDPWD/$file" >/dev/null &&
+    gcc -O2 -DSAFETY -DNOREDUCE -DBFS -o "bfs.$3" pan.c && gcc -O2 -DSAFETY -DNOREDUCE -o "dfs.$3" pan.c)
+}
+
+# pan prints large counts as 4.78297e+06: read them back as integers.
+count() { grep -oE "[0-9.e+]+ $1" "$work/out" | head -1 | cut -d' ' -f1 | awk '{ printf "%.0f", $1 }'; }
+
+echo "| model | N | encoding | states | SPIN BFS s | SPIN BFS MiB | SPIN DFS s | SPIN DFS MiB | agentpi 1 thr s | agentpi 2 thr s wall (CPU) | agentpi MiB 1 / 2 thr | 1 thr / BFS | 2 thr / BFS | 1 thr / DFS | memory / BFS | verdicts agentpi / SPIN |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for row in "${rows[@]}"; do
-  IFS='|' read -r model label adefs sdefs cap tlist <<<"$row"
+  IFS='|' read -r model label adefs sdefs cap encs <<<"$row"
   if [ ${#wanted[@]} -gt 0 ] && [[ " ${wanted[*]} " != *" $model "* ]] &&
     [[ " ${wanted[*]} " != *" $model:${label// /,} "* ]]; then continue; fi
   # shellcheck disable=SC2206
   aargs=($adefs)
-  a1=; a2=; m2=; sc=; sr=; sm=; s_states=-; a_states=; a_status=; kept=-
+  [ "$sdefs" = - ] && encs=-
+  [ -n "$encs" ] || encs=$(encodings "$model" | tr '\n' ' ')
   n=$reps
   [ -n "$cap" ] && [ "$cap" -lt "$n" ] && n=$cap
+  pan_e=
+  [ "$model" = philosophers ] && pan_e=-E
+  declare -A bt=() bm=() dt=() dm=() bs=() ds=() errs=()
+  a1=; m1=; w2=; c2=; m2=; a_states=; a_status=
+  for enc in $encs; do [ "$enc" = - ] || compile "$sdefs" "$model" "$enc"; done
   for _ in $(seq "$n"); do
-    if [ "$sdefs" != - ]; then
-      # shellcheck disable=SC2086
-      read -r secs _ _ < <(measure bash -c "cd '$work' && spin -o3 $sdefs -a '$PWD/bench/check/$model.pml' >/dev/null &&
-        gcc -O2 -DSAFETY -DNOREDUCE -DBFS -o pan pan.c")
-      sc=$(min "$sc" "$secs")
-      read -r secs kib _ < <(cd "$work" && measure ./pan -m10000000)
-      sr=$(min "$sr" "$secs"); sm=$(min "$sm" "$kib")
-      # pan prints large counts as 4.78297e+06: read them back as integers.
-      s_states=$(grep -oE '[0-9.e+]+ nominal states' "$work/out" | cut -d' ' -f1 |
-        awk '{ printf "%.0f", $1 }' || true)
-      [ -n "$s_states" ] || s_states=$(grep -o '[0-9]* states, stored' "$work/out" | cut -d' ' -f1)
-    fi
-    for threads in ${tlist:-1 2}; do
-      read -r secs kib status < <(measure "$AGENTPI" check "bench/check/$model.pi" "${aargs[@]}" \
+    for enc in $encs; do
+      [ "$enc" = - ] && continue
+      read -r _ cpu kib _ < <(cd "$work" && measure "./bfs.$enc" $pan_e -m100000000)
+      bt[$enc]=$(min "${bt[$enc]:-}" "$cpu"); bm[$enc]=$(min "${bm[$enc]:-}" "$kib")
+      bs[$enc]=$(count 'nominal states')
+      stored=$(count 'states, stored')
+      [ -n "${bs[$enc]}" ] || bs[$enc]=$stored
+      # A depth-first path visits each state stored under BFS (rendezvous included) at most once.
+      read -r _ cpu kib _ < <(cd "$work" && measure "./dfs.$enc" $pan_e -m"$((stored + 10))")
+      dt[$enc]=$(min "${dt[$enc]:-}" "$cpu"); dm[$enc]=$(min "${dm[$enc]:-}" "$kib")
+      ds[$enc]=$(count 'states, stored')
+      errs[$enc]=$(grep -o 'errors: [0-9]*' "$work/out" | cut -d' ' -f2)
+    done
+    for threads in 1 2; do
+      read -r wall cpu kib status < <(measure "$AGENTPI" check "bench/check/$model.pi" "${aargs[@]}" \
         --threads "$threads" --max-states 100000000)
       a_states=$(grep -o '[0-9,]* states' "$work/out" | head -1 | tr -d , | cut -d' ' -f1)
-      kept=$(grep -o '([0-9]* bytes a state)' "$work/out" | head -1 | tr -d '(' | cut -d' ' -f1)
       a_status=$status
-      if [ "$threads" = 1 ]; then a1=$(min "$a1" "$secs"); else a2=$(min "$a2" "$secs"); m2=$(min "$m2" "$kib"); fi
+      if [ "$threads" = 1 ]; then
+        a1=$(min "$a1" "$cpu"); m1=$(min "$m1" "$kib")
+      else
+        w2=$(min "$w2" "$wall"); c2=$(min "$c2" "$cpu"); m2=$(min "$m2" "$kib")
+      fi
     done
   done
-  s_verdict=-
-  if [ "$sdefs" != - ] && [ "$model" != philosophers ]; then
-    # shellcheck disable=SC2086
-    (cd "$work" && spin -o3 $sdefs -a "$OLDPWD/bench/check/$model.pml" >/dev/null &&
-      gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -m10000000 >"$work/dfs" 2>&1) || true
-    s_verdict="errors $(grep -o 'errors: [0-9]*' "$work/dfs" | cut -d' ' -f2)"
-    dfs_states=$(grep -o '[0-9]* states, stored' "$work/dfs" | cut -d' ' -f1)
-    [ "$dfs_states" = "$s_states" ] || s_verdict="$s_verdict (DFS: $dfs_states states)"
-  fi
-  if [ "$sdefs" = - ]; then
-    s_time=-
-    spin_cols="| - | $(mib "$m2") | - | - |"
-  else
-    s_time="$sc + $sr"
-    spin_cols="| $(ratio "$a2" "$sr") | $(mib "$m2") | $(mib "$sm") | $(ratio "$m2" "$sm") |"
-  fi
-  bps=$(awk -v k="$m2" -v s="$a_states" 'BEGIN { printf "%.0f", k * 1024 / s }')
-  speedup=-
-  [ -n "$a1" ] && speedup=$(ratio "$a1" "$a2")
-  echo "| $model | $label | $a_states / $s_states | $a2 | $s_time $spin_cols $bps | $kept | ${a1:--} | $speedup | exit $a_status / $s_verdict |"
+  for enc in $encs; do
+    if [ "$enc" = - ]; then
+      echo "| $model | $label | - | $a_states | - | - | - | - | $a1 | $w2 ($c2) | $(mib "$m1") / $(mib "$m2") | - | - | - | - | exit $a_status / - |"
+      continue
+    fi
+    states=$a_states
+    if [ "${bs[$enc]}" != "$a_states" ] || [ "${ds[$enc]}" != "$a_states" ]; then
+      states="MISMATCH agentpi $a_states, SPIN BFS ${bs[$enc]}, DFS ${ds[$enc]}"
+      mismatch=1
+    fi
+    # The DFS pan stops at the first error; the states of a run with errors are not compared.
+    echo "| $model | $label | $enc | $states | ${bt[$enc]} | $(mib "${bm[$enc]}") | ${dt[$enc]} | $(mib "${dm[$enc]}") | $a1 | $w2 ($c2) | $(mib "$m1") / $(mib "$m2") | $(ratio "$a1" "${bt[$enc]}") | $(ratio "$w2" "${bt[$enc]}") | $(ratio "$a1" "${dt[$enc]}") | $(ratio "$m2" "${bm[$enc]}") | exit $a_status / errors ${errs[$enc]} |"
+  done
+  unset bt bm dt dm bs ds errs
 done
+if [ "$mismatch" = 1 ]; then
+  echo "state counts differ between agentpi and SPIN (MISMATCH rows above)" >&2
+  exit 1
+fi

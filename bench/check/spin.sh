@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # agentpi against SPIN 6.5.2's compiled verifier on the same models, in one run: the table of
-# bench/check/run_all.sh (dining philosophers N = 10, 12, 14, the filter lock, LCR leader
-# election, the alternating bit protocol, and rpc.pi for agentpi alone). Philosophers are
-# bench/check/philosophers.{pi,pml}, both exactly 3^N - 1 states: SPIN's "nominal states"
-# (under -DBFS it also stores one intermediate state per rendezvous, which is not a state of
-# the model), so each table row compares the same state space.
-# Usage: REPS=3 bash bench/check/spin.sh [MODEL...]   (see run_all.sh; needs `spin` and `gcc`:
-# `apt install spin`). SPIN runs as issue 14 measured it: pan -DSAFETY -DNOREDUCE -DBFS.
+# bench/check/run_all.sh (see its header): every model of bench/check/ as NAME.pi, NAME.pml
+# (one Promela process per agentpi process, rendezvous where agentpi communicates) and, where a
+# SPIN user writes it otherwise, NAME.shared.pml (shared variables and atomic), SPIN breadth
+# first and depth first, agentpi on 1 and 2 threads, CPU time and peak memory, state counts
+# checked equal. Usage: REPS=3 bash bench/check/spin.sh [MODEL...]   (needs `spin` and `gcc`:
+# `apt install spin`).
 set -euo pipefail
 exec bash "$(dirname "$0")/run_all.sh" "$@"

@@ -127,7 +127,10 @@ fn reductions_keep_verdicts_with_fewer_states() {
 fn bench_models_have_pinned_counts_and_verdicts() {
     let models = bench_models();
     let stems: Vec<&str> = models.iter().map(|(stem, _)| stem.as_str()).collect();
-    assert_eq!(stems, ["abp", "clients", "filter", "lcr", "philosophers"]);
+    assert_eq!(
+        stems,
+        ["abp", "buffer", "clients", "filter", "lcr", "philosophers"]
+    );
     for (stem, args) in &models {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let report = check_file(&format!("bench/check/{stem}.pi"), &args);

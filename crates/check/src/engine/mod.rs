@@ -362,6 +362,11 @@ impl<'s, 'p> Engine<'s, 'p> {
         }
     }
 
+    /// Whether it computes stubborn sets (partial-order reduction).
+    pub(crate) fn reduces(&self) -> bool {
+        self.por.is_some()
+    }
+
     /// The transitions of state `s`, in the order `Semantics::successors` gives them (put
     /// into `buffers`, which come empty), or what keeps the fast path from computing them.
     pub(crate) fn expand(&self, store: &Store, s: u32, buffers: Buffers) -> Expansion {
