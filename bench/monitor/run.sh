@@ -11,6 +11,8 @@
 # release build: cargo build --release -p agentpi --bin agentpi --example monitor_bench (the client and the
 # echo server are crates/cli/examples/monitor_bench.rs: a Python client's GIL put 150 ms of its
 # own into round trips at a fixed rate; client.py and echo_server.py remain for comparison).
+# Whether the checker keeps up with a sustained flood (unchecked events, trace check of a flood
+# with every request in flight, two builds side by side): bench/monitor/flood.sh.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 agentpi="${AGENTPI:-$here/../../target/release/agentpi}"

@@ -175,3 +175,66 @@ fn a_flood_is_checked_whole() {
     assert_eq!(report.open_requests, []);
     insta::assert_snapshot!(format!("{counts:?}"));
 }
+
+/// The trace of `bench/monitor/flood_trace.py N PEAK`: a legacy handshake, then N pings with
+/// up to PEAK in flight (the server answers ping i - PEAK after ping i), then the rest of the
+/// answers.
+fn ping_flood(n: usize, peak: usize) -> String {
+    let mut lines = Vec::new();
+    let mut t = 0.0;
+    let mut line = |dir: &str, raw: String| {
+        t += 0.00001;
+        let raw = serde_json::to_string(&raw).unwrap();
+        lines.push(format!(r#"{{"t":{t:.6},"dir":"{dir}","raw":{raw}}}"#));
+    };
+    let info = r#"{"name":"flood","version":"1"}"#;
+    line(
+        "c2s",
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{info}}}}}"#
+        ),
+    );
+    line(
+        "s2c",
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{info}}}}}"#
+        ),
+    );
+    line(
+        "c2s",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+    );
+    let answer = |id: usize| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    for i in 1..=n {
+        line(
+            "c2s",
+            format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#),
+        );
+        if i > peak {
+            line("s2c", answer(i - peak));
+        }
+    }
+    for i in n.saturating_sub(peak) + 1..=n {
+        line("s2c", answer(i));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// A flood with every request in flight at once (the case whose cost once grew with the
+/// requests in flight: docs/monitor.md, Performance) is checked whole, with the findings of
+/// the reference where the reference is affordable: no violation, no request left open, every
+/// message counted, no note.
+#[test]
+fn a_flood_of_requests_all_in_flight_is_checked_whole() {
+    same_findings("300 pings in flight", &ping_flood(300, 300), false);
+    for (n, peak) in [(5000, 5000), (6000, 1200)] {
+        let events = trace::parse(ping_flood(n, peak).as_bytes()).unwrap();
+        let mut sessions = Sessions::new();
+        events.iter().for_each(|e| drop(sessions.feed(e)));
+        let report = sessions.finish();
+        let counts = (report.messages, report.violations.len());
+        assert_eq!(counts, (2 * n + 3, 0), "{n} pings, {peak} in flight");
+        assert_eq!(report.open_requests, [], "{n} pings, {peak} in flight");
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+    }
+}

@@ -28,7 +28,7 @@ use agentpi_check::replay::Arg;
 use agentpi_check::replay::memo::Memo;
 use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
 use agentpi_ir::core::ChanId;
-use agentpi_semantics::{Chan, Semantics, State};
+use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
 use split::{GroupId, Split};
@@ -290,13 +290,17 @@ impl Stepper {
             .first()
             .map(|h| h.elsewhere.window.iter().copied().collect())
             .unwrap_or_default();
-        let restored: Vec<_> = (hyps.iter())
+        let mut restored: Vec<_> = (hyps.iter())
             .map(|h| window::restore(h, &mut self.counter))
             .collect();
         drop(hyps);
-        let mut base = match groups {
-            Some(groups) => self.without(groups, &window),
-            None => Split::default(),
+        let mut base = match (groups, restored.as_mut_slice()) {
+            (Some(groups), [(procs, _)]) => {
+                let moved = self.unmoved_out(groups, procs);
+                self.without(&moved, &window)
+            }
+            (Some(groups), _) => self.without(groups, &window),
+            (None, _) => Split::default(),
         };
         let count = restored.len();
         let mut out = Vec::with_capacity(count);
@@ -315,6 +319,36 @@ impl Stepper {
             out.push(split);
         }
         out
+    }
+
+    /// The groups of a window (of the one explanation) that its step left as they were,
+    /// taken out of `procs` (the window's result, in stable ids) and left in place; returns
+    /// the others. Only a group of one component found unchanged in the result, none of whose
+    /// names another component of the result holds: `regroup` would make the same group of
+    /// it again (linked to no other component, its summary its component's). Most of a window
+    /// is such (the wire, the lifecycle observer, the senders of each kind of request with
+    /// the names they hold ready), and a message leaves them as they were.
+    fn unmoved_out(&self, groups: &[GroupId], procs: &mut Vec<Proc>) -> Vec<GroupId> {
+        let rest = &self.hyps[0].rest;
+        let mut holders: FxHashMap<u32, usize> = FxHashMap::default();
+        for proc in procs.iter() {
+            let names = names::names_of(std::slice::from_ref(proc));
+            names
+                .into_iter()
+                .for_each(|n| *holders.entry(n).or_default() += 1);
+        }
+        let mut moved = Vec::with_capacity(groups.len());
+        for &id in groups {
+            let alone = rest.group(id).and_then(|g| match g.procs.as_slice() {
+                [proc] if g.names().iter().all(|n| holders.get(n) == Some(&1)) => Some(proc),
+                _ => None,
+            });
+            match alone.and_then(|proc| procs.iter().position(|p| p == proc)) {
+                Some(at) => _ = procs.remove(at),
+                None => moved.push(id),
+            }
+        }
+        moved
     }
 
     /// The one explanation, taken, without its active components, the groups of a window

@@ -75,6 +75,13 @@ pub struct Rest {
     next: GroupId,
 }
 
+impl Group {
+    /// The names it holds (stable ids).
+    pub fn names(&self) -> &[u32] {
+        &self.names
+    }
+}
+
 impl Rest {
     /// Every group id, in order.
     pub fn ids(&self) -> Vec<GroupId> {
