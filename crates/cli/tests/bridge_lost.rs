@@ -113,11 +113,29 @@ fn calls_held_in_a_lost_session_get_gone_and_one_new_session_serves_the_rest() {
     let broke = "agentpi bridge: the upstream answered `tools/call` with HTTP 0 and no JSON-RPC \
                  response";
     let report = report(&dir);
-    let transport = json!([broke, broke, lost, broke, lost]);
-    assert_eq!(report["transport"]["notes"], transport, "{report}");
+    // Each held stream's break and each loss is noted once; a break and the next 404 race
+    // (the server's death against the bridge's next request), so the order is not pinned.
+    let count = |text: &str| {
+        let notes = report["transport"]["notes"].as_array().unwrap();
+        notes.iter().filter(|n| n.as_str() == Some(text)).count()
+    };
+    assert_eq!((count(broke), count(lost)), (3, 2), "{report}");
+    assert_eq!(
+        report["transport"]["notes"].as_array().unwrap().len(),
+        5,
+        "{report}"
+    );
     let dropped = |id: i64| format!("dropped the server's answer to {id}: not expected");
-    let notes = json!([dropped(3), dropped(2), dropped(7)]);
-    assert_eq!(report["bridge"]["notes"], notes, "{report}");
+    // The two held streams of the first session break together; which one the transport
+    // reads first is the scheduler's choice, so the notes are compared as a set.
+    let mut notes: Vec<String> = report["bridge"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    notes.sort();
+    assert_eq!(notes, [dropped(2), dropped(3), dropped(7)], "{report}");
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     // The legacy side: the Python SDK 1.x answers each 404 with a JSON-RPC error whose id is
     // "server-error", a response to no request (J6, the server's fault, as in bridge_http.rs).
