@@ -169,11 +169,26 @@ impl<'a> Server<'a> {
     /// A check ran to its end: its verdict on its lens, a violation among the diagnostics.
     fn finished(&mut self, finished: Finished) -> Result<(), String> {
         let name = finished.key.0.clone();
+        self.log_run(&finished)?;
         if self.runs.finish(finished) {
             self.republish(&name)?;
             self.refresh_lenses()?;
         }
         Ok(())
+    }
+
+    /// Logs how a run ended (`window/logMessage`), kept or not: a cancelled run says so.
+    fn log_run(&self, finished: &Finished) -> Result<(), String> {
+        let crate::checks::Verdict::Done { title, .. } = &finished.verdict else {
+            return Ok(());
+        };
+        let (name, line) = &finished.key;
+        let params = lsp_types::LogMessageParams {
+            typ: lsp_types::MessageType::INFO,
+            message: format!("agentpi check {name}:{}: {title}", line + 1),
+        };
+        let method = note::LogMessage::METHOD.to_string();
+        self.send(Message::Notification(Notification::new(method, params)))
     }
 
     fn refresh_lenses(&mut self) -> Result<(), String> {
