@@ -27,10 +27,12 @@ pub type Key = (String, u32);
 #[derive(Clone, Debug)]
 pub enum Verdict {
     Running(u64),
-    /// The lens's title, and for a violation its message and trace steps.
+    /// The lens's title, and for a violation its message and trace steps, and the run's
+    /// report (its chart is drawn from it, see [`crate::chart`]).
     Done {
         title: String,
         violation: Option<(String, Vec<String>)>,
+        report: Option<Arc<SystemReport>>,
     },
 }
 
@@ -72,6 +74,7 @@ impl Runs {
             let cancelled = Verdict::Done {
                 title: "⊘ cancelled".to_string(),
                 violation: None,
+                report: None,
             };
             self.verdicts.insert(key, cancelled);
             return false;
@@ -139,16 +142,17 @@ fn run_checks(
     };
     let report =
         agentpi_check::check_system(program, system, checks, &options, &Progress::default());
-    verdict(&report)
+    verdict(report)
 }
 
-fn verdict(report: &SystemReport) -> Verdict {
+fn verdict(report: SystemReport) -> Verdict {
     let states = count(report.states, "state");
     // Whatever it found before, a cancelled run's verdicts are out of date.
     if report.limit == Some(Limit::Cancelled) {
         return Verdict::Done {
             title: format!("⊘ cancelled · {states}"),
             violation: None,
+            report: None,
         };
     }
     let violated = report
@@ -163,14 +167,17 @@ fn verdict(report: &SystemReport) -> Verdict {
         (Some(result), _) => Verdict::Done {
             title: format!("✗ violated · {states}"),
             violation: Some(violation(result)),
+            report: Some(Arc::new(report.clone())),
         },
         (None, Some(limit)) => Verdict::Done {
             title: format!("? unknown · {limit} reached"),
             violation: None,
+            report: None,
         },
         (None, None) => Verdict::Done {
             title: format!("✓ holds · {states}"),
             violation: None,
+            report: None,
         },
     }
 }
