@@ -44,6 +44,9 @@ pub struct Options {
     /// but not always shortest. Only for the checks decided while exploring, with
     /// `drop_edges` and without reductions (otherwise exploration is breadth first).
     pub depth_first: bool,
+    /// Set from another thread to stop exploring: polled where the bounds are, so the run
+    /// ends as at a bound ([`Limit::Cancelled`]), its undecided verdicts `unknown`.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A label to watch for: true for a label that decides a property.
@@ -713,6 +716,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         keys: impl Iterator<Item = &'k [u32]>,
         count: usize,
     ) -> Option<Limit> {
+        let cancelled = self.options.cancel.as_ref();
+        if cancelled.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Some(Limit::Cancelled);
+        }
         if self.options.max_states.is_none() && self.options.max_memory.is_none() {
             return None;
         }

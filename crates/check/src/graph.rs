@@ -20,6 +20,8 @@ pub enum Limit {
     Model(Fault),
     /// Not even one worker thread could be started: nothing was explored.
     Threads(String),
+    /// The run's cancel flag was set ([`crate::Options::cancel`]).
+    Cancelled,
 }
 
 impl std::fmt::Display for Limit {
@@ -29,6 +31,7 @@ impl std::fmt::Display for Limit {
             Limit::Memory(bytes) => write!(f, "--max-memory {} MiB", bytes / (1024 * 1024)),
             Limit::Model(fault) => write!(f, "a bound of the semantics ({})", fault.kind),
             Limit::Threads(why) => write!(f, "the threads it could get ({why})"),
+            Limit::Cancelled => write!(f, "cancellation"),
         }
     }
 }

@@ -7,6 +7,8 @@ use agentpi_check::{Limit, Options, Outcome, Progress, check_system, explore_sys
 use agentpi_ir::Loaded;
 use agentpi_semantics::{Semantics, State, Transition};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -590,4 +592,45 @@ fn a_doubling_value_stops_at_the_value_bound() {
     assert_eq!(leaves, doubling);
     // The 13th step would build the next argument, 2^13 leaves (16,383 parts): past 10,000.
     assert_eq!(leaves.len(), 12);
+}
+
+/// Runs the unbounded model's checks with `cancel`, under a bound far beyond what the test
+/// could explore in time: only the flag can end it early.
+/// Returns the states it stored.
+fn cancelled_run(cancel: Arc<AtomicBool>, setter: impl FnOnce() + Send + 'static) -> usize {
+    let loaded = load_reproducer("stuck_outputs_grow.pi");
+    let program = &loaded.program;
+    let checks: Vec<usize> = (0..program.checks.len()).collect();
+    let options = Options {
+        max_states: Some(100_000_000),
+        threads: 2,
+        cancel: Some(cancel),
+        ..Options::default()
+    };
+    let setter = std::thread::spawn(setter);
+    let report = check_system(program, 0, &checks, &options, &Progress::default());
+    setter.join().unwrap();
+    assert_eq!(report.limit, Some(Limit::Cancelled));
+    for result in &report.results {
+        assert_eq!(
+            result.outcome,
+            Outcome::Unknown(Limit::Cancelled),
+            "{}",
+            result.property
+        );
+    }
+    report.states
+}
+
+#[test]
+fn a_cancel_flag_set_before_the_run_explores_nothing_past_the_first_state() {
+    assert_eq!(cancelled_run(Arc::new(AtomicBool::new(true)), || ()), 1);
+}
+
+#[test]
+fn a_cancel_flag_set_during_the_run_stops_it_with_unknown_verdicts() {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let states = cancelled_run(cancel, move || flag.store(true, Ordering::Relaxed));
+    assert!(states < 100_000_000, "{states}");
 }

@@ -5,8 +5,8 @@
 //! delivers them); a message lost or still in the buffer at the end stays a box on its sender.
 
 use agentpi_check::Trace;
-use agentpi_report_html::{Chart, Message, Note, Row};
-use std::collections::{HashMap, VecDeque};
+use agentpi_report_html::layout::{Step, lay_out};
+use agentpi_report_html::{Chart, Message, Row};
 
 const MIN_WIDTH: usize = 14;
 
@@ -36,106 +36,23 @@ fn render_all(
     text(&chart(trace, first, notes, numbers))
 }
 
-/// The chart of `trace` as data, which the text and the SVG are both drawn from: lifelines
-/// `first` then the others in order of first appearance (a noted component that never moved
-/// included), row `i` numbered `numbers[i]` (else `i + 1`), `notes` at the end.
+/// The chart of `trace` as data, which the text and the SVG are both drawn from (see
+/// [`agentpi_report_html::layout`]).
 pub fn chart(
     trace: &Trace,
     first: &[&str],
     notes: &[(String, String)],
     numbers: Option<&[usize]>,
 ) -> Chart {
-    let mut columns: Vec<String> = first.iter().map(|c| c.to_string()).collect();
-    let actors = trace.steps.iter().flat_map(|s| s.actors.iter());
-    for actor in actors.chain(notes.iter().map(|n| &n.0)) {
-        if !columns.contains(actor) {
-            columns.push(actor.clone());
-        }
-    }
-    let at = |a: &String| columns.iter().position(|c| c == a).unwrap_or(0);
-    let mut rows: Vec<Row> = trace
+    let steps: Vec<Step<'_>> = trace
         .steps
         .iter()
-        .enumerate()
-        .map(|(i, step)| {
-            let cols: Vec<usize> = step.actors.iter().map(at).collect();
-            let (from, to) = match cols.as_slice() {
-                [from, to] => (*from, *to),
-                [at, ..] => (*at, *at),
-                [] => (0, 0),
-            };
-            Row {
-                number: numbers.and_then(|n| n.get(i).copied()).unwrap_or(i + 1),
-                from,
-                to,
-                label: step.label.clone(),
-                mark: None,
-                message: None,
-            }
+        .map(|s| Step {
+            label: &s.label,
+            actors: &s.actors,
         })
         .collect();
-    pair_messages(&mut rows);
-    let notes = notes
-        .iter()
-        .map(|(actor, text)| Note {
-            lifeline: at(actor),
-            text: text.clone(),
-        })
-        .collect();
-    Chart {
-        lifelines: columns,
-        rows,
-        loop_start: trace.loop_start,
-        notes,
-        ending: None,
-    }
-}
-
-/// Whether `label` is a send into a buffered channel (`c!(v)`, not `c!(v) lost`) or a receive
-/// from one (`c?(v)`), with the channel's name (an array element's index included).
-fn buffered(label: &str) -> Option<(&str, bool)> {
-    let mut depth = 0;
-    for (i, ch) in label.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '!' | '?' if depth == 0 => {
-                let rest = &label[i + 1..];
-                let whole = rest.is_empty() || (rest.starts_with('(') && rest.ends_with(')'));
-                return whole.then_some((&label[..i], ch == '!'));
-            }
-            '(' | ' ' if depth == 0 => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Pairs each receive from a buffered channel with the oldest send into it not yet received
-/// (the channel is a FIFO queue) and makes the two rows the ends of one message, drawn from
-/// the sender's lifeline to the receiver's.
-fn pair_messages(rows: &mut [Row]) {
-    let mut queues: HashMap<String, VecDeque<usize>> = HashMap::new();
-    for t in 0..rows.len() {
-        let Some((chan, send)) = buffered(&rows[t].label) else {
-            continue;
-        };
-        let queue = queues.entry(chan.to_string()).or_default();
-        if send {
-            queue.push_back(t);
-            continue;
-        }
-        let Some(s) = queue.pop_front() else {
-            continue;
-        };
-        let (from, to) = (rows[s].from, rows[t].from);
-        if from != to && rows[s].is_event() && rows[t].is_event() {
-            rows[s].to = to;
-            rows[s].message = Some(Message::Sent(t));
-            (rows[t].from, rows[t].to) = (from, to);
-            rows[t].message = Some(Message::Received(s));
-        }
-    }
+    lay_out(&steps, trace.loop_start, first, notes, numbers)
 }
 
 /// The chart as text: a column per lifeline, a line per row.
@@ -367,8 +284,5 @@ mod tests {
             (1, 1, None),
         ];
         assert_eq!(ends, expected);
-        assert_eq!(buffered("link[(1, 2)]?(x)"), Some(("link[(1, 2)]", false)));
-        assert_eq!(buffered("c!(1) lost"), None);
-        assert_eq!(buffered("call(r!)"), None);
     }
 }

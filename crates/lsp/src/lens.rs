@@ -35,24 +35,34 @@ fn check_lines(analysis: &Analysis) -> Vec<(u32, lsp_types::Range, Vec<usize>)> 
     lines
 }
 
+/// A lens on each `check` line that runs it, and after a violation one that opens its chart.
 pub fn lenses(analysis: &Analysis, name: &str, uri: &Url, runs: &Runs) -> Vec<CodeLens> {
-    check_lines(analysis)
-        .into_iter()
-        .map(|(at, range, _)| {
-            let title = match runs.verdicts.get(&(name.to_string(), at)) {
-                None => "▶ run check".to_string(),
-                Some(Verdict::Running(_)) => "■ checking… (click to cancel)".to_string(),
-                Some(Verdict::Done { title, .. }) => format!("{title} (click to run again)"),
-            };
-            let command =
-                Command::new(title, checks::RUN.into(), Some(vec![json!(uri), json!(at)]));
-            CodeLens {
-                range,
-                command: Some(command),
-                data: None,
-            }
-        })
-        .collect()
+    let mut lenses = Vec::new();
+    for (at, range, _) in check_lines(analysis) {
+        let verdict = runs.verdicts.get(&(name.to_string(), at));
+        let title = match verdict {
+            None => "▶ run check".to_string(),
+            Some(Verdict::Running(_)) => "■ checking… (click to cancel)".to_string(),
+            Some(Verdict::Done { title, .. }) => format!("{title} (click to run again)"),
+        };
+        let lens = |title: String, command: &str| CodeLens {
+            range,
+            command: Some(Command::new(
+                title,
+                command.into(),
+                Some(vec![json!(uri), json!(at)]),
+            )),
+            data: None,
+        };
+        lenses.push(lens(title, checks::RUN));
+        if let Some(Verdict::Done {
+            report: Some(_), ..
+        }) = verdict
+        {
+            lenses.push(lens("open the chart".into(), crate::chart::OPEN));
+        }
+    }
+    lenses
 }
 
 /// The checks a lens on `line` runs.

@@ -7,6 +7,7 @@
 //! trees. The protocol's bytes go through `lsp-server`'s connection; nothing else is printed.
 
 mod analysis;
+mod chart;
 mod checks;
 mod completion;
 mod diagnostics;

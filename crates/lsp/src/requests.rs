@@ -118,7 +118,10 @@ pub fn capabilities() -> ServerCapabilities {
             resolve_provider: Some(false),
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![crate::checks::RUN.to_string()],
+            commands: vec![
+                crate::checks::RUN.to_string(),
+                crate::chart::OPEN.to_string(),
+            ],
             work_done_progress_options: Default::default(),
         }),
         references_provider: Some(OneOf::Left(true)),

@@ -169,11 +169,26 @@ impl<'a> Server<'a> {
     /// A check ran to its end: its verdict on its lens, a violation among the diagnostics.
     fn finished(&mut self, finished: Finished) -> Result<(), String> {
         let name = finished.key.0.clone();
+        self.log_run(&finished)?;
         if self.runs.finish(finished) {
             self.republish(&name)?;
             self.refresh_lenses()?;
         }
         Ok(())
+    }
+
+    /// Logs how a run ended (`window/logMessage`), kept or not: a cancelled run says so.
+    fn log_run(&self, finished: &Finished) -> Result<(), String> {
+        let crate::checks::Verdict::Done { title, .. } = &finished.verdict else {
+            return Ok(());
+        };
+        let (name, line) = &finished.key;
+        let params = lsp_types::LogMessageParams {
+            typ: lsp_types::MessageType::INFO,
+            message: format!("agentpi check {name}:{}: {title}", line + 1),
+        };
+        let method = note::LogMessage::METHOD.to_string();
+        self.send(Message::Notification(Notification::new(method, params)))
     }
 
     fn refresh_lenses(&mut self) -> Result<(), String> {
@@ -201,30 +216,38 @@ impl<'a> Server<'a> {
         Ok(serde_json::to_value(lenses).unwrap_or_default())
     }
 
-    /// `workspace/executeCommand` of a lens: runs its check, or cancels the run.
+    /// `workspace/executeCommand` of a lens: runs its check or cancels the run
+    /// ([`crate::checks::RUN`]), or opens its violation's chart ([`crate::chart::OPEN`]).
     fn execute(&mut self, params: serde_json::Value) -> Result<serde_json::Value, Failure> {
         let params: lsp_types::ExecuteCommandParams =
             parse(params).map_err(|e| (ErrorCode::InvalidParams, e))?;
         let bad = |why: &str| (ErrorCode::InvalidParams, why.to_string());
-        if params.command != crate::checks::RUN {
-            return Err(bad("agentpi lsp has no such command"));
-        }
         let [uri, line] = &params.arguments[..] else {
-            return Err(bad("agentpi.runCheck takes a document's URI and a line"));
+            return Err(bad("a lens's command takes a document's URI and a line"));
         };
         let uri: Url = serde_json::from_value(uri.clone()).map_err(|e| bad(&e.to_string()))?;
         let line = line
             .as_u64()
             .ok_or_else(|| bad("the line is not a number"))? as u32;
         let name = uri::to_name(&uri).ok_or_else(|| bad("not a file"))?;
-        let analysis = self
-            .analyses
-            .get(&name)
-            .ok_or_else(|| bad("the document is not open"))?;
+        if !self.analyses.contains_key(&name) {
+            return Err(bad("the document is not open"));
+        }
+        match params.command.as_str() {
+            crate::checks::RUN => self.run_lens(name, line),
+            crate::chart::OPEN => self.open_chart(name, line),
+            _ => Err(bad("agentpi lsp has no such command")),
+        }
+    }
+
+    /// Runs the checks of the lens on `line`, or cancels their run.
+    fn run_lens(&mut self, name: String, line: u32) -> Result<serde_json::Value, Failure> {
+        let analysis = &self.analyses[&name];
         let checks = crate::lens::checks_at(analysis, line);
         if checks.is_empty() {
-            return Err(bad(
-                "there is no check to run on this line (or the model has errors)",
+            return Err((
+                ErrorCode::InvalidParams,
+                "there is no check to run on this line (or the model has errors)".into(),
             ));
         }
         let started = self
@@ -235,6 +258,41 @@ impl<'a> Server<'a> {
         self.refresh_lenses()
             .map_err(|e| (ErrorCode::InternalError, e))?;
         Ok(serde_json::Value::Bool(started))
+    }
+
+    /// Writes the chart page of the violation found by the lens on `line` to a temporary
+    /// file and asks the client to open it (`window/showDocument`); answers the file's URI.
+    fn open_chart(&mut self, name: String, line: u32) -> Result<serde_json::Value, Failure> {
+        let report = match self.runs.verdicts.get(&(name.clone(), line)) {
+            Some(crate::checks::Verdict::Done {
+                report: Some(report),
+                ..
+            }) => report.clone(),
+            _ => {
+                return Err((
+                    ErrorCode::InvalidParams,
+                    "no violation found on this line (run its check first)".into(),
+                ));
+            }
+        };
+        let sources = &self.analyses[&name].loaded.sources;
+        let page = crate::chart::page(&name, &report, sources);
+        let failed = |e: String| (ErrorCode::RequestFailed, e);
+        let path = crate::chart::write(&name, line, &page).map_err(failed)?;
+        let uri = Url::from_file_path(&path)
+            .map_err(|_| failed(format!("{}: not an absolute path", path.display())))?;
+        let show = lsp_types::ShowDocumentParams {
+            uri: uri.clone(),
+            external: Some(true),
+            take_focus: None,
+            selection: None,
+        };
+        self.requests += 1;
+        let id = lsp_server::RequestId::from(format!("agentpi-{}", self.requests));
+        let method = req::ShowDocument::METHOD.to_string();
+        self.send(Message::Request(Request::new(id, method, show)))
+            .map_err(|e| (ErrorCode::InternalError, e))?;
+        Ok(serde_json::json!(uri))
     }
 
     fn publish(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) -> Result<(), String> {

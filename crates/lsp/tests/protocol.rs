@@ -382,3 +382,162 @@ fn a_client_that_goes_away_without_shutdown_is_an_error() {
     let error = thread.join().unwrap().unwrap_err();
     assert_eq!(error, "the client went away without `shutdown`");
 }
+
+/// Runs the check of `unbounded.pi` under a budget of `max_states`, does `then` while it
+/// runs, and returns the server's log of how the run ended.
+fn unbounded_run(max_states: u64, then: impl FnOnce(&mut Session, &lsp_types::Url)) -> String {
+    let path = cases().join("unbounded.pi");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = lsp_types::Url::from_file_path(&path).unwrap();
+    let (server, client) = Connection::memory();
+    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
+    let mut session = Session { client, next: 0 };
+    let init = json!({"capabilities": {}, "initializationOptions": {"maxStates": max_states}});
+    session.request("initialize", init);
+    session.notify("initialized", json!({}));
+    session.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
+    );
+    let line = cursor(&text, "$check S")["line"].clone();
+    let params = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
+    assert_eq!(
+        session.request("workspace/executeCommand", params),
+        json!(true)
+    );
+    then(&mut session, &uri);
+    let logged = loop {
+        if let Message::Notification(n) = session.client.receiver.recv().unwrap()
+            && n.method == "window/logMessage"
+        {
+            break n.params["message"].as_str().unwrap().to_string();
+        }
+    };
+    session.request("shutdown", Value::Null);
+    session.notify("exit", Value::Null);
+    thread.join().unwrap().unwrap();
+    logged.replace(&format!("{}/", cases().display()), "$CASES/")
+}
+
+#[test]
+fn an_unbounded_check_left_alone_runs_to_its_budget() {
+    let logged = unbounded_run(300, |_, _| ());
+    assert_eq!(
+        logged,
+        "agentpi check $CASES/unbounded.pi:5: ? unknown · --max-states 300 reached"
+    );
+}
+
+#[test]
+fn an_edit_during_a_check_cancels_its_exploration() {
+    // A budget the test could not wait for: only the cancellation ends the run in time.
+    let logged = unbounded_run(1_000_000_000, |session, uri| {
+        let text = std::fs::read_to_string(cases().join("unbounded.pi")).unwrap();
+        session.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text + "\n"}]}),
+        );
+    });
+    assert!(
+        logged.starts_with("agentpi check $CASES/unbounded.pi:5: ⊘ cancelled · "),
+        "{logged}"
+    );
+}
+
+#[test]
+fn clicking_a_running_lens_cancels_its_exploration() {
+    let logged = unbounded_run(1_000_000_000, |session, uri| {
+        let params = json!({"command": "agentpi.runCheck", "arguments": [uri, 4]});
+        assert_eq!(
+            session.request("workspace/executeCommand", params),
+            json!(false)
+        );
+        let lenses = session.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        assert_eq!(
+            lenses[0]["command"]["title"],
+            json!("⊘ cancelled (click to run again)")
+        );
+    });
+    assert!(
+        logged.starts_with("agentpi check $CASES/unbounded.pi:5: ⊘ cancelled · "),
+        "{logged}"
+    );
+}
+
+#[test]
+fn a_violations_lens_opens_its_chart_page_in_the_clients_browser() {
+    let path = cases().join("chart.pi");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = lsp_types::Url::from_file_path(&path).unwrap();
+    let (server, client) = Connection::memory();
+    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
+    let mut session = Session { client, next: 0 };
+    session.request("initialize", json!({"capabilities": {}}));
+    session.notify("initialized", json!({}));
+    session.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
+    );
+    session.diagnostics();
+    let line = cursor(&text, "$check Chain")["line"].clone();
+    let run = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
+    assert_eq!(
+        session.request("workspace/executeCommand", run),
+        json!(true)
+    );
+    let violation = session.diagnostics();
+    assert_eq!(
+        violation[0]["source"],
+        json!("agentpi check"),
+        "{violation}"
+    );
+    let lenses = session.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let open = &lenses[1]["command"];
+    assert_eq!(open["command"], json!("agentpi.openChart"), "{lenses}");
+    // The server asks the client to show the page before it answers the command.
+    session.next += 1;
+    let id = RequestId::from(session.next);
+    let request = Request::new(id.clone(), "workspace/executeCommand".into(), open.clone());
+    session
+        .client
+        .sender
+        .send(Message::Request(request))
+        .unwrap();
+    let show = match session.client.receiver.recv().unwrap() {
+        Message::Request(r) if r.method == "window/showDocument" => r.params,
+        other => panic!("{other:?}"),
+    };
+    let answered = match session.client.receiver.recv().unwrap() {
+        Message::Response(r) if r.id == id => r.result.unwrap(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(show["external"], json!(true));
+    assert_eq!(show["uri"], answered);
+    let page_uri: lsp_types::Url = serde_json::from_value(answered).unwrap();
+    let page_path = page_uri.to_file_path().unwrap();
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    std::fs::remove_dir_all(page_path.parent().unwrap()).unwrap();
+    session.request("shutdown", Value::Null);
+    session.notify("exit", Value::Null);
+    thread.join().unwrap().unwrap();
+    // The chart of `agentpi check --format html`: every step, as an arrow and in the list.
+    let steps = ["a", "b", "c"];
+    for (i, label) in steps.iter().enumerate() {
+        assert!(
+            page.contains(&format!("data-step=\"{i}\"><title>{}. {label} (", i + 1)),
+            "{page}"
+        );
+        assert!(page.contains(&format!("<li data-step=\"{i}\"")), "{page}");
+    }
+    assert!(
+        !page.contains(&format!("data-step=\"{}\"", steps.len())),
+        "{page}"
+    );
+    assert!(page.contains("deadlock"), "{page}");
+}

@@ -6,6 +6,7 @@
 
 pub mod chart;
 pub mod escape;
+pub mod layout;
 pub mod page;
 pub mod pages;
 pub mod svg;

@@ -111,6 +111,7 @@ pub fn run(args: Args) -> u8 {
         por: args.por,
         symmetry: args.symmetry,
         depth_first: args.search == Search::Dfs,
+        cancel: None,
     };
     let limits = (args.max_states, args.max_memory);
     let reports = match run_all(&model, &selected, &options, args.format, limits) {

@@ -282,6 +282,7 @@ fn verify(prepared: &Prepared, args: &Args) -> SystemReport {
         por: false,
         symmetry: false,
         depth_first: false,
+        cancel: None,
     };
     let counters = agentpi_check::Progress::default();
     let name = &program.systems[system].name;
