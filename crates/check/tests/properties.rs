@@ -536,5 +536,8 @@ fn the_bundled_models_evidence_holds_and_the_brute_force_agrees() {
     // FIXME: the one check the brute force cannot decide (its `e` is bound under `[]`); its
     // verdict rests on the explorer alone, with its evidence re-checked.
     assert_eq!(beyond.len(), 1, "{beyond:?}");
-    assert!(beyond[0].contains("mcp/bridge.pi: ModernBridged: ltl"), "{beyond:?}");
+    assert!(
+        beyond[0].contains("mcp/bridge.pi: ModernBridged: ltl"),
+        "{beyond:?}"
+    );
 }
