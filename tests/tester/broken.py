@@ -7,7 +7,9 @@ several at once):
 
 good                    a conforming legacy server
 unknown_method_result   answers a method it does not have with a result (J9)
-late_answer             answers a cancelled call 0.7 s after the cancellation (C3)
+late_answer             answers a cancelled call 0.7 s after the cancellation, or at the end
+                        of its input if that comes first (C3: the late answer is sent
+                        whatever the timer's lag on a loaded machine)
 crash_on_invalid        exits when a call's arguments do not match the tool's schema (T10)
 cursor_loop             gives the second page of tools/list its own cursor again (G3)
 ignore_ping             never answers ping (L13)
@@ -62,7 +64,7 @@ elif "slow_echo" in MODES:
     TOOLS[1] = SLOW_ECHO
 elif "quick_echo" in MODES:
     TOOLS[1] = ECHO
-timers = []      # (when, seq, action)
+timers = []      # (when, seq, action, owed)
 pending = {}     # id of a call in progress -> its token
 seq = 0
 
@@ -80,10 +82,19 @@ def error(id_, code, message):
     send({"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}})
 
 
-def later(delay, action):
+def later(delay, action, owed=False):
+    """Runs `action` after `delay` seconds; an `owed` one also when the input ends first."""
     global seq
     seq += 1
-    heapq.heappush(timers, (time.monotonic() + delay, seq, action))
+    heapq.heappush(timers, (time.monotonic() + delay, seq, action, owed))
+
+
+def pay_owed():
+    """Runs the owed actions still waiting, in order: the input ended before their time."""
+    while timers:
+        _, _, action, owed = heapq.heappop(timers)
+        if owed:
+            action()
 
 
 def valid(tool, args):
@@ -151,7 +162,8 @@ def cancelled(params):
     if key in pending:
         pending.pop(key)
         if "late_answer" in MODES:
-            later(0.7, lambda: result(json.loads(key), {"content": [{"type": "text", "text": "late"}]}))
+            late = {"content": [{"type": "text", "text": "late"}]}
+            later(0.7, lambda: result(json.loads(key), late), owed=True)
 
 
 def tools_list(id_, params):
@@ -219,7 +231,7 @@ def main():
             continue
         chunk = sys.stdin.buffer.read1(65536)
         if not chunk:
-            return
+            return pay_owed()
         buffered += chunk
         while b"\n" in buffered:
             line, buffered = buffered.split(b"\n", 1)

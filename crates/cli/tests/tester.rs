@@ -37,6 +37,13 @@ fn rmcp_server() -> String {
     server.display().to_string()
 }
 
+/// Deadlines no prompt server can miss on a loaded machine (the build machine has run these
+/// tests at load 19 on 2 cores, where a Python server took over 10 s to start): a request's
+/// clock starts when it is sent, with the server's start-up still to come, and a ping's
+/// ("promptly", L13) likewise. A pinned finding must rest on what the server sends, never on
+/// how fast it was scheduled; a request no server here leaves unanswered costs nothing.
+pub(crate) const ROOMY: [&str; 4] = ["--timeout", "60", "--ping-timeout", "30"];
+
 /// `agentpi ARGS` with `env`; its output.
 pub(crate) fn run(args: &[String], env: &[(&str, String)]) -> Output {
     let mut cmd = Command::new(agentpi());
@@ -116,11 +123,8 @@ fn broken_servers_fail_exactly_their_rule() {
     each_in_parallel(cases, |(mode, rule, budget)| {
         let dir = scratch(&format!("tester_{mode}"));
         let server = vec!["python3".to_string(), script("broken.py"), mode.to_string()];
-        // A deadline decides nothing here but for the server that never answers a ping
-        // (whatever the deadline, it is missed): every other case gets room for a loaded
-        // machine, so that no finding rests on how fast a prompt server was scheduled.
-        let timeout = if *mode == "ignore_ping" { "2" } else { "10" };
-        let flags = ["--budget", budget, "--timeout", timeout, "--jobs", "1"];
+        let mut flags = vec!["--budget", budget, "--jobs", "1"];
+        flags.extend(deadlines(mode));
         let (status, report) = tested(&dir, &flags, &server, &[]);
         assert_eq!(
             with_status(&report, "failed"),
@@ -137,6 +141,17 @@ fn broken_servers_fail_exactly_their_rule() {
             saved_trace_fails_again(&dir, mode, rule, &server);
         }
     });
+}
+
+/// The deadlines of a broken server's test: [`ROOMY`], but for the server that never answers
+/// a ping, whose pings get 2 s (whatever the deadline, it is missed: L13 fails; a longer one
+/// would only slow the test).
+fn deadlines(mode: &str) -> [&'static str; 4] {
+    if mode == "ignore_ping" {
+        ["--timeout", "60", "--ping-timeout", "2"]
+    } else {
+        ROOMY
+    }
 }
 
 /// The shrunk trace of `rule`: a few client messages; `trace check` reports the rule;
@@ -166,7 +181,8 @@ fn saved_trace_fails_again(dir: &Path, mode: &str, rule: &str, server: &[String]
         "{mode}: {checked:#}"
     );
     let replayed = dir.join("replay");
-    let replay = ["--replay", trace.to_str().unwrap(), "--timeout", "2"];
+    let mut replay = vec!["--replay", trace.to_str().unwrap()];
+    replay.extend(deadlines(mode));
     let (status, report) = tested(&replayed, &replay, server, &[]);
     assert_eq!(status, 1, "{mode}");
     assert!(
@@ -345,8 +361,9 @@ fn real_servers_give_their_pinned_findings() {
         Real {
             name: "sdk_modern",
             // It exits a quarter of a second after its input closes; a loaded machine has
-            // delayed that past the default 2 s (S5), so its exit is given longer.
-            flags: vec!["--exit-grace", "10"],
+            // delayed that past the default 2 s, and past 10 s (S5), so its exit is given
+            // longer (costing nothing: it does exit).
+            flags: vec!["--exit-grace", "30"],
             server: sdk,
             http: None,
             era: "modern",
@@ -444,6 +461,7 @@ fn real_servers_give_their_pinned_findings() {
         // One run at a time: fourteen servers four at a time are load enough for their
         // deadlines and exit graces (tester_ci runs side by side).
         let mut flags = vec!["--no-shrink", "--jobs", "1"];
+        flags.extend(ROOMY);
         flags.extend(&case.flags);
         if !flags.contains(&"--budget") {
             flags.extend(["--budget", "8"]);
@@ -546,7 +564,8 @@ fn sdk_http_test(name: &str, budget: &str) -> (PathBuf, Value) {
     let dir = scratch(name);
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let flags = ["--no-shrink", "--budget", budget, "--url", url.as_str()];
+    let mut flags = vec!["--no-shrink", "--budget", budget, "--url", url.as_str()];
+    flags.extend(ROOMY);
     let (_, report) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
     assert_eq!(report["era"], "modern");
     (dir, report)
@@ -580,7 +599,8 @@ fn a_seed_gives_the_same_client_messages() {
         .collect();
     let cases: Vec<usize> = (0..seeds.len()).collect();
     each_in_parallel(&cases, |&i| {
-        let flags = ["--budget", "10", "--timeout", "10", "--seed", seeds[i]];
+        let mut flags = vec!["--budget", "10", "--seed", seeds[i]];
+        flags.extend(ROOMY);
         let (status, _) = tested(&dirs[i], &flags, &server, &[]);
         assert_eq!(status, 0);
     });
@@ -605,6 +625,7 @@ fn text_and_junit_reports() {
             .map(String::from)
             .to_vec();
         a.push(dir.display().to_string());
+        a.extend(ROOMY.map(String::from));
         a.push("--".into());
         a.extend(server.iter().cloned());
         a
@@ -672,6 +693,7 @@ fn each_http_run_starts_a_fresh_server() {
     let mut args = ["test", "--format", "json", "--budget", "3", "--url", &url]
         .map(String::from)
         .to_vec();
+    args.extend(ROOMY.map(String::from));
     args.extend(["--record".into(), dir.display().to_string(), "--".into()]);
     args.extend(server.iter().cloned());
     let out = run(&args, &[]);
@@ -697,7 +719,8 @@ fn each_http_run_starts_a_fresh_server() {
         );
     }
     let trace = dir.join(format!("{}.jsonl", failed[0]));
-    let flags = ["--replay", trace.to_str().unwrap(), "--url", &url];
+    let mut flags = vec!["--replay", trace.to_str().unwrap(), "--url", &url];
+    flags.extend(ROOMY);
     let (status, _) = tested(&dir.join("replay"), &flags, &server, &[]);
     assert_eq!(status, 1);
     assert_eq!(starts(&count), 3 + replays + 1);
@@ -911,7 +934,8 @@ fn a_modern_http_cancel_closes_the_stream() {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let fixture = script("http_close_cancel.jsonl");
-    let flags = ["--replay", fixture.as_str(), "--url", url.as_str()];
+    let mut flags = vec!["--replay", fixture.as_str(), "--url", url.as_str()];
+    flags.extend(ROOMY);
     let python = peer(".venv/bin/python");
     let (status, replayed) = tested(&dir, &flags, &sdk_http(&python, port), &[]);
     assert_eq!(status, 0, "{replayed:#}");
@@ -1009,7 +1033,7 @@ fn a_stream_that_cannot_be_resumed_leaves_c6_unexercised() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut server = sdk_http(&peer(".venv/bin/python"), port);
     server.push("--no-events".into());
-    let flags = [
+    let mut flags = vec![
         "--era",
         "legacy",
         "--budget",
@@ -1018,6 +1042,7 @@ fn a_stream_that_cannot_be_resumed_leaves_c6_unexercised() {
         "--url",
         &url,
     ];
+    flags.extend(ROOMY);
     let (_, report) = tested(&dir, &flags, &server, &[]);
     let c6 = report["rules"]
         .as_array()

@@ -28,6 +28,8 @@ pub struct Config {
     pub timeout: Duration,
     /// How long the server has to exit once its input is closed (S5).
     pub exit_grace: Duration,
+    /// How soon a ping must be answered (L13); `None`: the timeout, at most 5 s.
+    pub promptly: Option<Duration>,
     pub allow_writes: bool,
     pub era: EraChoice,
     /// Where traces are saved: the shrunk trace of each failed rule as `RULE.jsonl`, and
@@ -49,6 +51,9 @@ impl Config {
     pub fn limits(&self) -> Limits {
         let mut limits = Limits::new(self.timeout, self.exit_grace);
         limits.tools = self.tool_timeouts.clone();
+        if let Some(promptly) = self.promptly {
+            limits.promptly = promptly;
+        }
         limits
     }
 }

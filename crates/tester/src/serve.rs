@@ -27,8 +27,10 @@ const TAIL: usize = 5;
 /// which is the report's).
 type Tail = Arc<Mutex<VecDeque<String>>>;
 
-/// How long a command that exited gets for its last output to be read.
-const OUTPUT_GRACE: Duration = Duration::from_millis(500);
+/// How long a command that exited gets for its last output to be read: the readers end with
+/// the pipes, so this is spent only when a child of the command holds them open, and a loaded
+/// machine may not schedule a reader for a while (the error quotes what it read).
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
 /// The process groups of the servers running now, so that a signal to agentpi can stop them
 /// ([`stop_all`]): they are in groups of their own, out of reach of the terminal's Ctrl-C.

@@ -41,6 +41,11 @@ pub struct Args {
     /// file). A request that outlives it is reported as `timeout`, not as a failure.
     #[arg(long, value_name = "SECONDS|TOOL=SECONDS")]
     timeout: Vec<String>,
+    /// Seconds a ping may take to be answered: L13's "promptly", a failure past it (default:
+    /// the timeout, at most 5). A ping of the first moments counts the server's start-up, so
+    /// a loaded machine may need more.
+    #[arg(long, value_name = "SECONDS")]
+    ping_timeout: Option<f64>,
     /// Which failures fail the test (exit status 1): `should` every one, `must` only those of
     /// rules whose level is a MUST (default: the config file's, else `should`).
     #[arg(long, value_enum)]
@@ -169,12 +174,21 @@ fn stop_servers_on_signal() {
 }
 
 fn config(args: &Args) -> Result<Config, String> {
-    if !(args.exit_grace > 0.0 && args.exit_grace <= policy::MAX_SECONDS) {
-        return Err(format!(
-            "--exit-grace must be a number of seconds above 0 and at most {}",
-            policy::MAX_SECONDS
-        ));
-    }
+    let seconds = |flag: &str, s: f64| {
+        if s > 0.0 && s <= policy::MAX_SECONDS {
+            Ok(Duration::from_secs_f64(s))
+        } else {
+            Err(format!(
+                "--{flag} must be a number of seconds above 0 and at most {}",
+                policy::MAX_SECONDS
+            ))
+        }
+    };
+    let exit_grace = seconds("exit-grace", args.exit_grace)?;
+    let promptly = args
+        .ping_timeout
+        .map(|s| seconds("ping-timeout", s))
+        .transpose()?;
     let file = config_file(args.config.as_deref())?;
     let (timeout, tool_timeouts) = timeouts(&args.timeout, file.timeouts)?;
     let target = Target::of(args.url.as_deref(), &args.command);
@@ -187,7 +201,8 @@ fn config(args: &Args) -> Result<Config, String> {
         seed: args.seed,
         budget: args.budget as usize,
         timeout,
-        exit_grace: Duration::from_secs_f64(args.exit_grace),
+        exit_grace,
+        promptly,
         allow_writes: args.allow_writes,
         era: match args.era {
             Era::Auto => EraChoice::Auto,
