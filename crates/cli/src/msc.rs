@@ -5,7 +5,6 @@
 //! delivers them); a message lost or still in the buffer at the end stays a box on its sender.
 
 use agentpi_check::Trace;
-use agentpi_report_html::layout::{Step, lay_out};
 use agentpi_report_html::{Chart, Message, Row};
 
 const MIN_WIDTH: usize = 14;
@@ -38,22 +37,7 @@ fn render_all(
 
 /// The chart of `trace` as data, which the text and the SVG are both drawn from (see
 /// [`agentpi_report_html::layout`]).
-pub fn chart(
-    trace: &Trace,
-    first: &[&str],
-    notes: &[(String, String)],
-    numbers: Option<&[usize]>,
-) -> Chart {
-    let steps: Vec<Step<'_>> = trace
-        .steps
-        .iter()
-        .map(|s| Step {
-            label: &s.label,
-            actors: &s.actors,
-        })
-        .collect();
-    lay_out(&steps, trace.loop_start, first, notes, numbers)
-}
+pub use agentpi_check_report::chart::of_trace as chart;
 
 /// The chart as text: a column per lifeline, a line per row.
 pub fn text(chart: &Chart) -> String {

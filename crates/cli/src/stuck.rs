@@ -1,9 +1,11 @@
-//! Who is stuck where in a deadlock, for the reports of `check`: each waiting instance with
-//! its source position and what it offers, and a hint when it waits where a server idles.
+//! Who is stuck where in a deadlock, for the text report of `check`: each waiting instance
+//! with its source position and what it offers, and a hint when it waits where a server idles
+//! (its JSON and chart notes are `agentpi_check_report::stuck`'s, shared with the language
+//! server).
 
 use crate::model::Model;
 use agentpi_check::Blocked;
-use serde_json::{Value, json};
+pub use agentpi_check_report::stuck::{chart_notes, waits};
 
 /// The text lines under a deadlock's trace (empty when nobody waits).
 pub fn text(model: &Model, blocked: &[Blocked]) -> String {
@@ -25,11 +27,6 @@ pub fn text(model: &Model, blocked: &[Blocked]) -> String {
     }
     out.push_str(&hints(blocked));
     out
-}
-
-/// What one instance waits for: `take[1]!`, or `a? or b!` for a choice.
-pub fn waits(blocked: &Blocked) -> String {
-    blocked.waits.join(" or ")
 }
 
 /// A hint for each loop where an instance waits to receive, once per loop: the place a
@@ -57,28 +54,4 @@ fn hints(blocked: &[Blocked]) -> String {
         });
     }
     out
-}
-
-/// The JSON of the waiting instances: instance, position, waits, idles_in.
-pub fn json(model: &Model, blocked: &[Blocked]) -> Value {
-    let rows: Vec<Value> = blocked
-        .iter()
-        .map(|b| {
-            json!({
-                "instance": b.instance,
-                "position": model.sources.position(b.span),
-                "waits": b.waits,
-                "idles_in": b.idles_in,
-            })
-        })
-        .collect();
-    Value::Array(rows)
-}
-
-/// The chart's last rows: each waiting instance and what it waits for.
-pub fn chart_notes(blocked: &[Blocked]) -> Vec<(String, String)> {
-    blocked
-        .iter()
-        .map(|b| (b.instance.clone(), format!("waits {}", waits(b))))
-        .collect()
 }

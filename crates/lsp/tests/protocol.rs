@@ -540,4 +540,9 @@ fn a_violations_lens_opens_its_chart_page_in_the_clients_browser() {
         "{page}"
     );
     assert!(page.contains("deadlock"), "{page}");
+    // Who is stuck where, as under the chart of `agentpi check` (`agentpi-check-report`): the
+    // left side waits to send its last `a`, the right side to receive its last `b`.
+    for note in ["waits a!", "waits b?"] {
+        assert!(page.contains(note), "{note}: {page}");
+    }
 }

@@ -5,8 +5,8 @@ use crate::model::{self, Model};
 use crate::output::{self, count_of, errln};
 use crate::{msc, progress, stuck};
 use agentpi_check::{CheckResult, End, Limit, Options, Outcome, SystemReport};
+use agentpi_check_report::json::explored_word;
 use agentpi_ir::core::Property;
-use agentpi_report_html::Ending;
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -383,11 +383,7 @@ fn exit_status(reports: &[Entry]) -> u8 {
 }
 
 pub(crate) fn verdict_word(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Holds => "holds",
-        Outcome::Violated => "violated",
-        Outcome::Unknown(_) => "unknown",
-    }
+    agentpi_check_report::json::verdict_word(outcome)
 }
 
 fn text_report(model: &Model, reports: &[Entry], states: bool) -> String {
@@ -564,32 +560,7 @@ fn with_states(
 }
 
 pub(crate) fn json_result(model: &Model, report: &SystemReport, result: &CheckResult) -> Value {
-    let trace: Vec<Value> = result
-        .trace
-        .iter()
-        .flat_map(|t| &t.steps)
-        .map(|s| json!({ "label": s.label, "actors": s.actors }))
-        .collect();
-    let mut json = json!({
-        "system": report.system,
-        "property": result.property,
-        "verdict": verdict_word(&result.outcome),
-        "states": report.states,
-        "transitions": report.transitions,
-        "explored": explored_word(&report.end),
-        "trace": trace,
-        "loop_start": result.trace.as_ref().and_then(|t| t.loop_start),
-        "deadlock": result.stuck,
-        "stuck": stuck::json(model, &result.blocked),
-        "fault": result.fault.as_ref().map(|f| json!({ "message": f.kind.to_string(), "position": model.sources.position(f.span) })),
-        "limit": match &result.outcome { Outcome::Unknown(l) => Some(l.to_string()), _ => None },
-    });
-    if report.depth_first {
-        // Said only when searched depth first, so that the default output keeps its fields.
-        json["search"] = json!("dfs");
-        json["shortest"] = json!(false);
-    }
-    json
+    agentpi_check_report::json::result(&model.sources, report, result)
 }
 
 /// The statistics of each exploration for the HTML page (not in the JSON, whose fields stay
@@ -628,15 +599,6 @@ fn statistics(reports: &[Entry]) -> Value {
     Value::Array(rows)
 }
 
-/// How far a system was explored, as the JSON says it.
-fn explored_word(end: &End) -> &'static str {
-    match end {
-        End::Complete => "all",
-        End::Decided => "until decided",
-        End::Limit(_) => "until a limit",
-    }
-}
-
 /// Every result of a system's properties with its report, in report order (relations have
 /// no chart).
 fn results(reports: &[Entry]) -> impl Iterator<Item = (&SystemReport, &CheckResult)> {
@@ -652,19 +614,7 @@ fn results(reports: &[Entry]) -> impl Iterator<Item = (&SystemReport, &CheckResu
 /// The chart of a result's trace, drawn from the data of its text chart, with the deadlock or
 /// the fault it ends in.
 fn result_chart(model: &Model, result: &CheckResult) -> Option<agentpi_report_html::Chart> {
-    let trace = result.trace.as_ref()?;
-    let notes = stuck::chart_notes(&result.blocked);
-    let mut chart = msc::chart(trace, &[], &notes, None);
-    chart.ending = match &result.fault {
-        Some(f) => Some(Ending::Fault(format!(
-            "{}: {}",
-            model.sources.position(f.span),
-            f.kind
-        ))),
-        None if result.stuck => Some(Ending::Deadlock),
-        None => None,
-    };
-    Some(chart)
+    agentpi_check_report::chart::of_result(&model.sources, result)
 }
 
 /// `--format svg`: each trace's chart, titled with its check and verdict.
