@@ -300,88 +300,26 @@ fn strong_fairness_over_a_lossy_channel() {
 /// breadth first), gives `unknown` at a bound, and refuses liveness.
 #[test]
 fn depth_first_search() {
-    check(
-        "dfs",
-        &[
-            &[
-                "check",
-                "commit.pi",
-                "--search",
-                "dfs",
-                "--property",
-                "never aborted",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=2",
-                "--search",
-                "dfs",
-                "--property",
-                "never aborted",
-                "--format",
-                "json",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=8",
-                "--property",
-                "never aborted",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=8",
-                "--search",
-                "dfs",
-                "--property",
-                "never aborted",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=4",
-                "--search",
-                "dfs",
-                "--property",
-                "deadlock free",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=4",
-                "--property",
-                "deadlock free",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=6",
-                "--search",
-                "dfs",
-                "--max-states",
-                "10",
-            ],
-            &[
-                "check",
-                "commit.pi",
-                "-D",
-                "N=6",
-                "--search",
-                "dfs",
-                "--threads",
-                "2",
-                "--property",
-                "never aborted",
-            ],
-            &["check", "retransmit.pi", "--search", "dfs"],
-        ],
-    );
+    const DFS: &[&str] = &["--search", "dfs"];
+    const NEVER_ABORTED: &[&str] = &["--property", "never aborted"];
+    const DEADLOCK_FREE: &[&str] = &["--property", "deadlock free"];
+    // `agentpi check commit.pi` with these groups of flags.
+    let commit = |flags: &[&[&'static str]]| -> Vec<&'static str> {
+        let mut args = vec!["check", "commit.pi"];
+        args.extend(flags.concat());
+        args
+    };
+    let commands = [
+        commit(&[DFS, NEVER_ABORTED]),
+        commit(&[&["-D", "N=2"], DFS, NEVER_ABORTED, &["--format", "json"]]),
+        commit(&[&["-D", "N=8"], NEVER_ABORTED]),
+        commit(&[&["-D", "N=8"], DFS, NEVER_ABORTED]),
+        commit(&[&["-D", "N=4"], DFS, DEADLOCK_FREE]),
+        commit(&[&["-D", "N=4"], DEADLOCK_FREE]),
+        commit(&[&["-D", "N=6"], DFS, &["--max-states", "10"]]),
+        commit(&[&["-D", "N=6"], DFS, &["--threads", "2"], NEVER_ABORTED]),
+        vec!["check", "retransmit.pi", "--search", "dfs"],
+    ];
+    let commands: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
+    check("dfs", &commands);
 }

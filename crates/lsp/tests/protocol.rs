@@ -55,26 +55,13 @@ fn cases() -> PathBuf {
 
 /// Opens `file` in a fresh server, asks each of `asks`, and snapshots the answers.
 fn check(file: &str, asks: &[Ask]) {
-    let path = cases().join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let uri = lsp_types::Url::from_file_path(&path).unwrap();
-    let (server, client) = Connection::memory();
-    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
-    let mut session = Session { client, next: 0 };
-    session.request("initialize", json!({"capabilities": {}}));
-    session.notify("initialized", json!({}));
-    session.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
-    );
+    let (mut session, served) = started(json!({"capabilities": {}}));
+    let (uri, mut text) = session.open(file);
     let mut answers = vec![json!({"diagnostics": session.diagnostics()})];
-    let mut text = text;
     for ask in asks {
         answers.push(session.ask(ask, &uri, &mut text));
     }
-    session.request("shutdown", Value::Null);
-    session.notify("exit", Value::Null);
-    thread.join().unwrap().unwrap();
+    session.end(served);
     let shown = serde_json::to_string_pretty(&compact(json!(answers))).unwrap();
     let shown = shown.replace(&format!("{}/", cases().display()), "$CASES/");
     let name = file.trim_end_matches(".pi");
@@ -86,7 +73,46 @@ struct Session {
     next: i32,
 }
 
+/// The thread serving a session: how `agentpi_lsp::serve` ended.
+type Served = std::thread::JoinHandle<Result<(), String>>;
+
+/// A fresh server, and a client that has initialized it with `initialize`'s `params`.
+fn started(params: Value) -> (Session, Served) {
+    let (server, client) = Connection::memory();
+    let served = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
+    let mut session = Session { client, next: 0 };
+    session.request("initialize", params);
+    session.notify("initialized", json!({}));
+    (session, served)
+}
+
 impl Session {
+    /// Opens `file` of `tests/cases/`: its URI and text.
+    fn open(&mut self, file: &str) -> (lsp_types::Url, String) {
+        let path = cases().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uri = lsp_types::Url::from_file_path(&path).unwrap();
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
+        );
+        (uri, text)
+    }
+
+    /// Runs the check of `line` (its lens's command), which the server says it started.
+    fn run_check(&mut self, uri: &lsp_types::Url, line: &Value) {
+        let params = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
+        let started = self.request("workspace/executeCommand", params);
+        assert_eq!(started, json!(true));
+    }
+
+    /// Shuts the server down, which must end well.
+    fn end(mut self, served: Served) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        served.join().unwrap().unwrap();
+    }
+
     fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = RequestId::from(self.next);
@@ -198,10 +224,7 @@ impl Session {
                 ("code lenses".into(), json!(lenses.collect::<Vec<_>>()))
             }
             Ask::Run(n) => {
-                let line = cursor(text, n)["line"].clone();
-                let params = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
-                let started = self.request("workspace/executeCommand", params);
-                assert_eq!(started, json!(true));
+                self.run_check(uri, &cursor(text, n)["line"]);
                 (format!("run {n}"), self.diagnostics())
             }
             Ask::Change(new) => {
@@ -373,38 +396,19 @@ fn code_lenses_run_checks_and_show_verdicts_and_counterexamples() {
 
 #[test]
 fn a_client_that_goes_away_without_shutdown_is_an_error() {
-    let (server, client) = Connection::memory();
-    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
-    let mut session = Session { client, next: 0 };
-    session.request("initialize", json!({"capabilities": {}}));
-    session.notify("initialized", json!({}));
+    let (session, served) = started(json!({"capabilities": {}}));
     drop(session);
-    let error = thread.join().unwrap().unwrap_err();
+    let error = served.join().unwrap().unwrap_err();
     assert_eq!(error, "the client went away without `shutdown`");
 }
 
 /// Runs the check of `unbounded.pi` under a budget of `max_states`, does `then` while it
 /// runs, and returns the server's log of how the run ended.
 fn unbounded_run(max_states: u64, then: impl FnOnce(&mut Session, &lsp_types::Url)) -> String {
-    let path = cases().join("unbounded.pi");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let uri = lsp_types::Url::from_file_path(&path).unwrap();
-    let (server, client) = Connection::memory();
-    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
-    let mut session = Session { client, next: 0 };
     let init = json!({"capabilities": {}, "initializationOptions": {"maxStates": max_states}});
-    session.request("initialize", init);
-    session.notify("initialized", json!({}));
-    session.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
-    );
-    let line = cursor(&text, "$check S")["line"].clone();
-    let params = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
-    assert_eq!(
-        session.request("workspace/executeCommand", params),
-        json!(true)
-    );
+    let (mut session, served) = started(init);
+    let (uri, text) = session.open("unbounded.pi");
+    session.run_check(&uri, &cursor(&text, "$check S")["line"]);
     then(&mut session, &uri);
     let logged = loop {
         if let Message::Notification(n) = session.client.receiver.recv().unwrap()
@@ -413,9 +417,7 @@ fn unbounded_run(max_states: u64, then: impl FnOnce(&mut Session, &lsp_types::Ur
             break n.params["message"].as_str().unwrap().to_string();
         }
     };
-    session.request("shutdown", Value::Null);
-    session.notify("exit", Value::Null);
-    thread.join().unwrap().unwrap();
+    session.end(served);
     logged.replace(&format!("{}/", cases().display()), "$CASES/")
 }
 
@@ -469,25 +471,10 @@ fn clicking_a_running_lens_cancels_its_exploration() {
 
 #[test]
 fn a_violations_lens_opens_its_chart_page_in_the_clients_browser() {
-    let path = cases().join("chart.pi");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let uri = lsp_types::Url::from_file_path(&path).unwrap();
-    let (server, client) = Connection::memory();
-    let thread = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
-    let mut session = Session { client, next: 0 };
-    session.request("initialize", json!({"capabilities": {}}));
-    session.notify("initialized", json!({}));
-    session.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "agentpi", "version": 1, "text": text}}),
-    );
+    let (mut session, served) = started(json!({"capabilities": {}}));
+    let (uri, text) = session.open("chart.pi");
     session.diagnostics();
-    let line = cursor(&text, "$check Chain")["line"].clone();
-    let run = json!({"command": "agentpi.runCheck", "arguments": [uri, line]});
-    assert_eq!(
-        session.request("workspace/executeCommand", run),
-        json!(true)
-    );
+    session.run_check(&uri, &cursor(&text, "$check Chain")["line"]);
     let violation = session.diagnostics();
     assert_eq!(
         violation[0]["source"],
@@ -523,9 +510,7 @@ fn a_violations_lens_opens_its_chart_page_in_the_clients_browser() {
     let page_path = page_uri.to_file_path().unwrap();
     let page = std::fs::read_to_string(&page_path).unwrap();
     std::fs::remove_dir_all(page_path.parent().unwrap()).unwrap();
-    session.request("shutdown", Value::Null);
-    session.notify("exit", Value::Null);
-    thread.join().unwrap().unwrap();
+    session.end(served);
     // The chart of `agentpi check --format html`: every step, as an arrow and in the list.
     let steps = ["a", "b", "c"];
     for (i, label) in steps.iter().enumerate() {

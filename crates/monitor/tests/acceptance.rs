@@ -17,6 +17,7 @@
 //! compared are pinned, so that a run that compares nothing fails.
 
 mod oracle;
+mod support;
 
 use agentpi_check::replay::{Alphabet, Arg, HeadPat, Key, Observation, Options, Replay, Verdict};
 use agentpi_monitor::follow::Asked;
@@ -26,7 +27,7 @@ use agentpi_monitor::{Session, Sessions, model, trace};
 use agentpi_semantics::{Chan, Semantics, Value};
 use oracle::{Answer, Expl, Lts, Oracle};
 use std::collections::BTreeSet;
-use std::path::Path;
+use support::trace_files;
 
 /// What was compared.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -80,17 +81,6 @@ fn lts(era: Era) -> Lts {
         _ => model::modern(),
     };
     Lts::new(&model.unwrap().sem, "Monitor")
-}
-
-fn trace_files() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// The LTS the oracle builds is the one `agentpi lts` writes: on each era model's finite

@@ -4,10 +4,13 @@
 //! at every place and for runs of 1 to 3 events; no violation may be reported that the whole
 //! trace does not report (at the same event, for the same rule).
 
+mod support;
+
 use agentpi_monitor::trace::{self, Event};
 use agentpi_monitor::{Report, Sessions};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use support::trace_files;
 
 /// The violations of a report (every session's), by (event index, rule).
 fn findings(report: &Report) -> BTreeSet<(usize, String)> {
@@ -28,17 +31,6 @@ fn judge(events: &[Event], drop: std::ops::Range<usize>) -> Report {
         }
     }
     sessions.finish()
-}
-
-fn trace_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// Every finding after a gap that the whole trace does not make, as

@@ -2,8 +2,10 @@
 //! bundled trace and generated floods give the same findings, event by event, the same
 //! report, and the same labels allowed next (what `agentpi test` chooses from).
 
+mod support;
+
 use agentpi_monitor::{Dir, Session, Sessions, trace};
-use std::path::Path;
+use support::{legacy_opening, trace_files};
 
 /// Feeds `lines` to both sessions; compares what each event reveals and, when `allowed`,
 /// what each side may send next; then the reports.
@@ -33,13 +35,7 @@ fn same_findings(name: &str, text: &str, allowed: bool) {
 
 #[test]
 fn bundled_traces() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
+    let files = trace_files();
     assert!(files.len() > 20, "the traces are where they were");
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -71,26 +67,9 @@ fn flood(seed: u64, requests: u64, peak: usize) -> String {
         let raw = serde_json::to_string(&raw).unwrap();
         lines.push(format!(r#"{{"t":{t:.3},"dir":"{dir}","raw":{raw}}}"#));
     };
-    let info = r#"{"name":"f","version":"1"}"#;
-    line(
-        t,
-        "c2s",
-        format!(
-            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{info}}}}}"#
-        ),
-    );
-    line(
-        t,
-        "s2c",
-        format!(
-            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{info}}}}}"#
-        ),
-    );
-    line(
-        t,
-        "c2s",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
-    );
+    for (dir, raw) in legacy_opening("f", r#"{"tools":{}}"#) {
+        line(t, dir, raw);
+    }
     let mut open: Vec<u64> = Vec::new();
     let mut progress = 0;
     let result = |id: u64| match id % 3 {
@@ -187,23 +166,9 @@ fn ping_flood(n: usize, peak: usize) -> String {
         let raw = serde_json::to_string(&raw).unwrap();
         lines.push(format!(r#"{{"t":{t:.6},"dir":"{dir}","raw":{raw}}}"#));
     };
-    let info = r#"{"name":"flood","version":"1"}"#;
-    line(
-        "c2s",
-        format!(
-            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{info}}}}}"#
-        ),
-    );
-    line(
-        "s2c",
-        format!(
-            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{info}}}}}"#
-        ),
-    );
-    line(
-        "c2s",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
-    );
+    for (dir, raw) in legacy_opening("flood", "{}") {
+        line(dir, raw);
+    }
     let answer = |id: usize| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
     for i in 1..=n {
         line(

@@ -6,9 +6,12 @@
 //! judged as `trace check` judges it: per session (`Sessions`), so that a trace of several
 //! clients behind one listener gives each session's findings alone.
 
+mod support;
+
 use agentpi_monitor::{Session, Sessions, trace};
 use std::collections::BTreeSet;
 use std::path::Path;
+use support::trace_files;
 
 /// The report of `file`, judged as `trace check` judges it.
 fn report(file: &Path) -> agentpi_monitor::Report {
@@ -41,17 +44,6 @@ fn named_rules(name: &str) -> Option<BTreeSet<String>> {
         .map(|w| w.to_uppercase())
         .collect();
     (words.contains(&"clean") || !rules.is_empty()).then_some(rules)
-}
-
-fn trace_files() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]
