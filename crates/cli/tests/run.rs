@@ -93,6 +93,7 @@ impl World {
 fn agentpi_run(args: &[String]) -> (i32, String, String) {
     let out = Command::new(agentpi())
         .args(args)
+        .args(roomy_start(args))
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -102,6 +103,19 @@ fn agentpi_run(args: &[String]) -> (i32, String, String) {
         text(&out.stdout),
         text(&out.stderr),
     )
+}
+
+/// `--timeout 300` for `agentpi run` unless the test sets it: the budget to start a server and
+/// list its tools is not under test here, and Python servers started eight at a time on a loaded
+/// two-core machine took over the default 30 s to answer `initialize` (the cases then failed on
+/// start-up, not on what they check).
+fn roomy_start(args: &[String]) -> Vec<String> {
+    let is_run = args.first().is_some_and(|a| a == "run");
+    if is_run && !args.iter().any(|a| a == "--timeout") {
+        strings(&["--timeout", "300"])
+    } else {
+        Vec::new()
+    }
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
