@@ -72,10 +72,21 @@ pub struct Report {
     pub open_requests: Vec<OpenRequest>,
     /// What limited the checks (the model gave up, the checker fell behind, ...).
     pub notes: Vec<String>,
+    /// How many events went by unchecked (the live checker fell behind: docs/monitor.md,
+    /// *When the checker falls behind*); 0 for a trace checked whole. Written to the JSON
+    /// report only when not 0, so that a report of everything reads as it always did.
+    pub unchecked: usize,
     /// Each session's own report, when the trace holds more than one (`Sessions`: several
     /// clients through one HTTP listener); empty for a trace of one session. The fields above
     /// then sum them up: every violation and open request, each of one session.
     pub sessions: Vec<SessionReport>,
+}
+
+/// The note of a report that left `n` events unchecked.
+pub(crate) fn behind(n: usize) -> String {
+    format!(
+        "the checker fell behind: {n} events were relayed unchecked; the checks that rest on what came before (the model's, the per-request and per-session rules) stopped at the first, and requests in flight then are not listed as open"
+    )
 }
 
 /// The report of one session of a trace that holds several.
@@ -109,6 +120,9 @@ impl Report {
         let mut report = json!({"era": self.era.as_str(), "protocol_version": self.protocol_version,
                "messages": self.messages, "violations": violations, "open_requests": open,
                "notes": self.notes});
+        if self.unchecked > 0 {
+            report["unchecked"] = json!(self.unchecked);
+        }
         if !self.sessions.is_empty() {
             let sessions: Vec<Value> = self.sessions.iter().map(SessionReport::to_json).collect();
             report["sessions"] = json!(sessions);
@@ -442,10 +456,7 @@ impl Session {
             self.start();
         }
         if self.unchecked > 0 {
-            let n = self.unchecked;
-            self.note(format!(
-                "the checker fell behind: {n} events were relayed unchecked; the checks that rest on what came before (the model's, the per-request and per-session rules) stopped at the first, and requests in flight then are not listed as open"
-            ));
+            self.note(behind(self.unchecked));
         }
         let mut open: Vec<OpenRequest> = self
             .requests
@@ -466,6 +477,7 @@ impl Session {
             violations: self.violations,
             open_requests: open,
             notes: self.notes,
+            unchecked: self.unchecked,
             sessions: Vec::new(),
         }
     }

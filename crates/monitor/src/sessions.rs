@@ -95,6 +95,8 @@ pub struct Sessions {
     next_index: usize,
     /// Whether events went by unchecked: a session opened since may have lost its first.
     gapped: bool,
+    /// How many events went by unchecked, in every gap.
+    unchecked: usize,
     reference: bool,
     /// The journal of each session, when they keep one (`with_journals`).
     journals: Option<Vec<Journal>>,
@@ -139,6 +141,7 @@ impl Sessions {
             held: VecDeque::new(),
             next_index: 0,
             gapped: false,
+            unchecked: 0,
             reference,
             journals: journals.then(Vec::new),
         };
@@ -195,6 +198,7 @@ impl Sessions {
     pub fn gap(&mut self, dropped: usize) {
         self.next_index += dropped;
         self.gapped = true;
+        self.unchecked += dropped;
         for session in &mut self.checkers {
             session.gap(dropped);
         }
@@ -237,10 +241,19 @@ impl Sessions {
         // Violations found now are in the report.
         let _ = self.release(true);
         let mut reports = self.reports();
-        if reports.len() == 1 {
-            return reports.remove(0).report;
+        let mut report = match reports.len() {
+            1 => reports.remove(0).report,
+            _ => sum(reports),
+        };
+        // The sessions opened after a gap were told of none: the trace's count is here.
+        if self.unchecked > report.unchecked {
+            report.unchecked = self.unchecked;
+            let behind = crate::session::behind(0);
+            let (prefix, _) = behind.split_at(behind.find(':').unwrap_or(0));
+            report.notes.retain(|n| !n.starts_with(prefix));
+            report.notes.push(crate::session::behind(self.unchecked));
         }
-        sum(reports)
+        report
     }
 
     /// Each session's report, in the order they began; the `stateless` one only if it holds
@@ -491,6 +504,12 @@ fn sum(sessions: Vec<SessionReport>) -> Report {
         violations: Vec::new(),
         open_requests: Vec::new(),
         notes: Vec::new(),
+        // Every session is told of every gap: the most any was told is how many went by.
+        unchecked: sessions
+            .iter()
+            .map(|s| s.report.unchecked)
+            .max()
+            .unwrap_or(0),
         sessions: Vec::new(),
     };
     for s in &sessions {

@@ -67,3 +67,29 @@ fn a_gap_gives_no_finding_the_whole_trace_does_not() {
         wrong.join("\n")
     );
 }
+
+/// A report that did not check everything never reads as one that did: it counts what went
+/// unchecked (`unchecked` in the JSON, with the note saying why), and a report of a whole
+/// trace has no such field. Each trace with its events 3..5 dropped (a gap of 2); one of
+/// several sessions counts each gap once.
+#[test]
+fn a_gap_is_counted_unchecked_in_the_report() {
+    for file in trace_files() {
+        let events = trace::parse(&std::fs::read(&file).unwrap()).unwrap();
+        let whole = judge(&events, 0..0);
+        assert_eq!(whole.unchecked, 0, "{}", file.display());
+        assert!(whole.to_json().get("unchecked").is_none());
+        if events.len() < 5 {
+            continue;
+        }
+        let gapped = judge(&events, 3..5);
+        assert_eq!(gapped.unchecked, 2, "{}", file.display());
+        assert_eq!(gapped.to_json()["unchecked"], 2, "{}", file.display());
+        assert!(
+            gapped
+                .notes
+                .iter()
+                .any(|n| n.contains("2 events were relayed unchecked"))
+        );
+    }
+}

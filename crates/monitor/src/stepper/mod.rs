@@ -269,11 +269,15 @@ impl Stepper {
         if !pinned {
             // Only a label holding a name the observation pins can take it, and the groups
             // holding those names are in; otherwise, every group offering such a label.
-            let ctor = match obs.args.first().map(|a| resolve(a, &bound)) {
-                Some(Arg::Ctor(name, _)) => Some(name.as_str()),
-                _ => None,
+            // And of those, when the observation names a constructor inside the first value
+            // (a ping's kind), only the groups offering a label with it there.
+            let (ctor, inner) = match obs.args.first().map(|a| resolve(a, &bound)) {
+                Some(Arg::Ctor(name, payload)) => {
+                    (Some(name.as_str()), first_ctor(payload, &bound))
+                }
+                _ => (None, None),
             };
-            groups.extend(rest.offering(head, ctor));
+            groups.extend(rest.offering(head, ctor, inner));
         }
         for head in self.predicted.get(&shape(obs)).into_iter().flatten() {
             groups.extend(rest.takers(head));
@@ -396,6 +400,18 @@ fn resolve<'a>(arg: &'a Arg, bound: &dyn Fn(&str) -> Option<u32>) -> &'a Arg {
         },
         _ => arg,
     }
+}
+
+/// The first position of `payload` whose pattern is a constructor, and its name.
+fn first_ctor<'a>(
+    payload: &'a [Arg],
+    bound: &dyn Fn(&str) -> Option<u32>,
+) -> Option<(usize, &'a str)> {
+    let at = |(i, arg): (usize, &'a Arg)| match resolve(arg, bound) {
+        Arg::Ctor(name, _) => Some((i, name.as_str())),
+        _ => None,
+    };
+    payload.iter().enumerate().find_map(at)
 }
 
 /// Calls `f` with each name bound to a key of `arg`, and whether the label must hold it (a

@@ -4,7 +4,7 @@
 //! heads of the labels they can take part in and the hidden channels they take. Names keep one stable id for the session, so a message touches only the groups
 //! it can concern and the explanation is never renumbered or hashed whole.
 
-use super::summary::{OutKey, Summaries, Summary};
+use super::summary::{ArgKey, OutKey, Summaries, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::{Proc, Semantics};
 use rustc_hash::FxHashMap;
@@ -51,6 +51,7 @@ pub struct Group {
     names: Vec<u32>,
     ins: Vec<Rc<str>>,
     outs: Vec<OutKey>,
+    out_args: Vec<ArgKey>,
     /// The hidden channels it takes (none: the group is inert).
     hidden: Vec<Rc<str>>,
 }
@@ -66,6 +67,8 @@ pub struct Rest {
     ins: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
     /// Groups offering a label of a head whose first value is a constructor (or not).
     outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
+    /// Groups offering a label with a constructor at a position of its first value.
+    out_args: FxHashMap<ArgKey, BTreeSet<GroupId>>,
     /// Groups offering any label of a head.
     out_heads: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
     /// Groups taking a hidden channel.
@@ -125,11 +128,18 @@ impl Rest {
     }
 
     /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
-    /// `ctor` is given.
-    pub fn offering(&self, head: &str, ctor: Option<&str>) -> Vec<GroupId> {
-        let set = match ctor {
-            Some(c) => self.outs.get(&(head.into(), Some(c.into()))),
-            None => self.out_heads.get(head),
+    /// `ctor` is given, with constructor `inner` at position `at` of its payload when `inner`
+    /// is given as `(at, inner)`.
+    pub fn offering(
+        &self,
+        head: &str,
+        ctor: Option<&str>,
+        inner: Option<(usize, &str)>,
+    ) -> Vec<GroupId> {
+        let set = match (ctor, inner) {
+            (Some(c), Some((at, i))) => self.out_args.get(&(head.into(), c.into(), at, i.into())),
+            (Some(c), None) => self.outs.get(&(head.into(), Some(c.into()))),
+            (None, _) => self.out_heads.get(head),
         };
         set.into_iter().flatten().copied().collect()
     }
@@ -143,6 +153,12 @@ impl Rest {
         ins.dedup();
         outs.sort();
         outs.dedup();
+        let mut out_args: Vec<ArgKey> = summaries.iter().flat_map(|s| s.out_args.clone()).collect();
+        out_args.sort();
+        out_args.dedup();
+        for key in &out_args {
+            self.out_args.entry(key.clone()).or_default().insert(id);
+        }
         let mut hidden: Vec<Rc<str>> = summaries
             .iter()
             .flat_map(|s| s.hidden_ins.clone())
@@ -170,6 +186,7 @@ impl Rest {
             names,
             ins,
             outs,
+            out_args,
             hidden,
         };
         self.groups.insert(id, group);
@@ -200,6 +217,14 @@ impl Rest {
                 }
             }
             unlist(&mut self.out_heads, &key.0);
+        }
+        for key in &group.out_args {
+            if let Some(set) = self.out_args.get_mut(key) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.out_args.remove(key);
+                }
+            }
         }
         for name in &group.names {
             self.owner.remove(name);

@@ -16,6 +16,12 @@ use std::sync::Arc;
 /// label's first value, when it is one: what an observation is looked up by.
 pub type OutKey = (Rc<str>, Option<Rc<str>>);
 
+/// A head, the constructor of a label's first value, a position in that constructor's
+/// payload and the constructor found there: `c2s(req(r, ping, t))` has `(c2s, req, 1, ping)`.
+/// An observation that names the constructor at a position is taken only by labels with it
+/// there (a ping by the sender of pings, not by the senders of the other kinds).
+pub type ArgKey = (Rc<str>, Rc<str>, usize, Rc<str>);
+
 #[derive(Debug, Default)]
 pub struct Summary {
     /// Every move is visible or an input on a hidden channel: the component moves only when
@@ -30,6 +36,8 @@ pub struct Summary {
     pub ins: Vec<Rc<str>>,
     /// Its outputs and visible events, by head and first constructor.
     pub outs: Vec<OutKey>,
+    /// Its outputs and visible events, by the constructors of their first value's payload.
+    pub out_args: Vec<ArgKey>,
 }
 
 /// Summaries by the component's normal form, and by the closure of a waiting component: a
@@ -88,6 +96,7 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
             MoveKind::Alone { label, .. } => {
                 s.passive &= visible(label);
                 s.outs.push(out_key(sem, label));
+                s.out_args.extend(arg_keys(sem, label));
             }
             MoveKind::Fault(_) => s.passive = false,
             MoveKind::Out { chan, values, .. } => {
@@ -98,6 +107,7 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
                 let shown = visible(&label);
                 s.passive &= sem.buffer(*chan).is_none() && shown;
                 s.outs.push(out_key(sem, &label));
+                s.out_args.extend(arg_keys(sem, &label));
                 if !shown {
                     s.hidden_outs.push(sem.chan_name(*chan).into());
                 }
@@ -129,6 +139,30 @@ fn on(chan: Chan) -> Label {
     }
 }
 
+/// The constructors in the payload of `label`'s first value, by position (see [`ArgKey`]).
+fn arg_keys(sem: &Semantics<'_>, label: &Label) -> Vec<ArgKey> {
+    let (head, Some(ctor)) = out_key(sem, label) else {
+        return Vec::new();
+    };
+    let Some(Value::Ctor(_, _, payload)) = label.args.first() else {
+        return Vec::new();
+    };
+    let at = |(i, v): (usize, &Value)| match v {
+        Value::Ctor(..) => Some((head.clone(), ctor.clone(), i, ctor_name(sem, v)?)),
+        _ => None,
+    };
+    payload.iter().enumerate().filter_map(at).collect()
+}
+
+/// The name of `value`'s constructor, when it is one.
+fn ctor_name(sem: &Semantics<'_>, value: &Value) -> Option<Rc<str>> {
+    let Value::Ctor(e, i, _) = value else {
+        return None;
+    };
+    let ctor = &sem.program.enums[e.0 as usize].ctors[*i as usize];
+    Some(ctor.name.as_str().into())
+}
+
 /// The head's name and the first value's constructor.
 pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
     let head: Rc<str> = match &label.head {
@@ -138,14 +172,6 @@ pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
         }
         Head::Event(e) => sem.program.events[e.0 as usize].name.as_str().into(),
     };
-    let ctor = match label.args.first() {
-        Some(Value::Ctor(e, i, _)) => Some(
-            sem.program.enums[e.0 as usize].ctors[*i as usize]
-                .name
-                .as_str()
-                .into(),
-        ),
-        _ => None,
-    };
+    let ctor = label.args.first().and_then(|v| ctor_name(sem, v));
     (head, ctor)
 }
