@@ -2,11 +2,10 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, Lasso, Product, ProductEdge, Step, find_lasso};
+use crate::product::{Fairness, GraphSpace, Lasso, Product, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
-use rustc_hash::FxHashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
 pub fn eventually(
@@ -19,36 +18,34 @@ pub fn eventually(
     let mut builder = Builder::new(0u32, 0, true);
     while let Some((n, s)) = builder.next() {
         let edges = graph.successors(*s).iter().enumerate();
-        let s = *s;
         for (i, e) in edges.filter(|(_, e)| !matching[e.label as usize]) {
             let to = builder.node(e.target, e.target, true, n);
-            builder.edge(
-                n,
-                to,
-                Step {
-                    state: s,
-                    edge: i as u32,
-                },
-                true,
-            );
+            builder.edge(to, i as u32, true);
         }
     }
-    find_lasso(&builder.product, graph, fair)
+    find_lasso(&builder.finish(), graph, fair)
 }
 
-/// Numbers the nodes of a product breadth-first, by key, as they are first reached.
+/// Numbers the nodes of a product breadth-first, by key, as they are first reached. Each key
+/// is kept once (the index holds node numbers, hashed by their keys) and dropped by
+/// [`Builder::finish`] before the product is searched.
 pub(crate) struct Builder<K> {
     pub(crate) product: Product,
     keys: Vec<K>,
-    index: FxHashMap<K, u32>,
+    index: hashbrown::HashTable<u32>,
     next: usize,
+}
+
+fn hash<K: Hash>(key: &K) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 impl<K: Hash + Eq + Clone> Builder<K> {
     pub(crate) fn new(root: K, state: u32, avoid: bool) -> Self {
         let mut product = Product::default();
         product.add_node(state, avoid, None);
-        let index = FxHashMap::from_iter([(root.clone(), 0)]);
+        let mut index = hashbrown::HashTable::new();
+        index.insert_unique(hash(&root), 0, |_| 0);
         Builder {
             product,
             keys: vec![root],
@@ -62,49 +59,51 @@ impl<K: Hash + Eq + Clone> Builder<K> {
     /// zeroing them).
     pub(crate) fn reserve(&mut self, nodes: usize) {
         self.keys.reserve(nodes);
-        self.index.reserve(nodes);
+        let keys = &self.keys;
+        self.index.reserve(nodes, |&n| hash(&keys[n as usize]));
         self.product.reserve(nodes);
     }
 
-    /// The next node to expand, with its key.
+    /// The next node to expand, with its key: the edges added until the next call are its.
     pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
+        if n >= self.keys.len() {
+            return None;
+        }
         self.next += 1;
-        self.keys.get(n).map(|k| (n as u32, k))
+        self.product.start(n as u32);
+        Some((n as u32, &self.keys[n]))
     }
 
-    /// The node for `key`; a new one is first reached by the next edge out of `from`.
+    /// The node for `key`; a new one is first reached by the next edge out of `from`, the
+    /// node being expanded.
     pub(crate) fn node(&mut self, key: K, state: u32, avoid: bool, from: u32) -> u32 {
-        if let Some(&n) = self.index.get(&key) {
+        let h = hash(&key);
+        let keys = &self.keys;
+        if let Some(&n) = self.index.find(h, |&n| keys[n as usize] == key) {
             return n;
         }
-        let parent = (from, self.product.adj[from as usize].len());
-        let n = self.product.add_node(state, avoid, Some(parent));
-        self.index.insert(key.clone(), n);
+        let n = self.product.add_node(state, avoid, Some(from));
         self.keys.push(key);
+        let keys = &self.keys;
+        self.index.insert_unique(h, n, |&m| hash(&keys[m as usize]));
         n
     }
 
-    pub(crate) fn edge(&mut self, from: u32, to: u32, step: Step, inside: bool) {
-        self.edge_pending(from, to, step, inside, 0);
+    /// An edge out of the node being expanded, by its system transition's index.
+    pub(crate) fn edge(&mut self, to: u32, edge: u32, inside: bool) {
+        self.edge_pending(to, edge, inside, 0);
     }
 
-    /// An edge that leaves the eventualities `pending` unfulfilled (see [`ProductEdge`]).
-    pub(crate) fn edge_pending(
-        &mut self,
-        from: u32,
-        to: u32,
-        step: Step,
-        inside: bool,
-        pending: u64,
-    ) {
-        let edge = ProductEdge {
-            to,
-            step,
-            inside,
-            pending,
-        };
-        self.product.adj[from as usize].push(edge);
+    /// An edge that leaves the eventualities `pending` unfulfilled (see
+    /// [`crate::product::ProductEdge`]).
+    pub(crate) fn edge_pending(&mut self, to: u32, edge: u32, inside: bool, pending: u64) {
+        self.product.push_edge(to, edge, inside, pending);
+    }
+
+    /// The product, without the keys and their index.
+    pub(crate) fn finish(self) -> Product {
+        self.product
     }
 }
 
@@ -116,25 +115,9 @@ pub fn always_eventually(
     pattern: &LabelPattern,
     fair: Fairness,
 ) -> Option<Lasso> {
-    let matching = label_mask(sem, graph, pattern);
-    let mut product = Product::default();
-    for s in 0..graph.state_count() as u32 {
-        let parent = graph.parent_edge(sem, s);
-        product.add_node(s, true, parent.map(|(p, e)| (p, e as usize)));
-        let edges = graph.successors(s).iter().enumerate();
-        product.adj[s as usize] = edges
-            .map(|(i, e)| ProductEdge {
-                to: e.target,
-                step: Step {
-                    state: s,
-                    edge: i as u32,
-                },
-                inside: !matching[e.label as usize],
-                pending: 0,
-            })
-            .collect();
-    }
-    find_lasso(&product, graph, fair)
+    let leaves = label_mask(sem, graph, pattern);
+    let space = GraphSpace { sem, graph, leaves };
+    find_lasso(&space, graph, fair)
 }
 
 fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec<bool> {
@@ -162,19 +145,15 @@ pub fn leads_to(
         let (s, watching) = (*s, watching.clone());
         let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
         for (i, e) in graph.successors(s).iter().enumerate() {
-            let step = Step {
-                state: s,
-                edge: i as u32,
-            };
             let (label, renaming) = (&graph.labels[e.label as usize], &graph.renamings[first + i]);
             for (m, inside) in monitor_moves(sem, left, right, &watching, label, renaming) {
                 let avoid = m.is_some();
                 let to = builder.node((e.target, m), e.target, avoid, n);
-                builder.edge(n, to, step, inside);
+                builder.edge(to, i as u32, inside);
             }
         }
     }
-    find_lasso(&builder.product, graph, fair)
+    find_lasso(&builder.finish(), graph, fair)
 }
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
