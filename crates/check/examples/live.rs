@@ -1,6 +1,7 @@
 //! Measures a liveness check against a safety check of the same system, for issue 35:
 //! `cargo run --release -p agentpi-check --example live -- FILE SYSTEM N THREADS [TEXT]`
-//! runs the checks of SYSTEM whose text contains TEXT (all when omitted) with `-D N=N`, and
+//! runs the checks of SYSTEM whose text contains TEXT (all when omitted) with `-D N=N` (none
+//! with `-`), and
 //! prints the states, the bytes exploration kept, the verdicts and the peak resident memory.
 
 use agentpi_check::{Options, Progress, check_system};
@@ -16,7 +17,12 @@ fn main() {
     let loader = MemoryLoader {
         files: vec![(file.clone(), text)],
     };
-    let loaded = load_with(file, &loader, &[("N".to_string(), n.clone())]);
+    // `-` for a model without `N`.
+    let defines = match n.as_str() {
+        "-" => vec![],
+        _ => vec![("N".to_string(), n.clone())],
+    };
+    let loaded = load_with(file, &loader, &defines);
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
     let program = loaded.program;
     let sys = program

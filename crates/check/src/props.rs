@@ -131,30 +131,50 @@ fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec
 /// `L leads to R`: the product with a monitor that picks one `L` transition, remembers the
 /// values it bound (renaming fresh channels as states are renumbered) and waits for `R`.
 /// Needs the graph explored with [`crate::Options::keep_renamings`].
+///
+/// The monitor's moves (matching labels, renaming bindings: most of the work) are computed
+/// for a chunk of nodes at a time on `threads` threads; the nodes are then numbered in
+/// order by one, so the product is the same whatever the thread count.
 pub fn leads_to(
     sem: &Semantics<'_>,
     graph: &Graph,
-    left: &LabelPattern,
-    right: &LabelPattern,
+    (left, right): (&LabelPattern, &LabelPattern),
     fair: Fairness,
+    threads: usize,
 ) -> Option<Lasso> {
     let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.
     builder.reserve(graph.state_count());
-    while let Some((n, (s, watching))) = builder.next() {
-        let (s, watching) = (*s, watching.clone());
-        let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
-        for (i, e) in graph.successors(s).iter().enumerate() {
+    let moves_of = |(s, watching): &(u32, Option<Bindings>)| {
+        let first = graph.offsets.get(*s as usize).copied().unwrap_or(0) as usize;
+        let mut out = Vec::new();
+        for (i, e) in graph.successors(*s).iter().enumerate() {
             let (label, renaming) = (&graph.labels[e.label as usize], &graph.renamings[first + i]);
-            for (m, inside) in monitor_moves(sem, left, right, &watching, label, renaming) {
-                let avoid = m.is_some();
-                let to = builder.node((e.target, m), e.target, avoid, n);
-                builder.edge(to, i as u32, inside);
+            for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
+                out.push((e.target, i as u32, m, inside));
             }
         }
+        out
+    };
+    let mut done = 0;
+    while done < builder.keys.len() {
+        let end = builder.keys.len().min(done + CHUNK);
+        let chunk = crate::parallel::map(&builder.keys[done..end], threads, &moves_of);
+        for moves in chunk {
+            let (n, _) = builder.next().expect("a node of the chunk");
+            for (target, edge, m, inside) in moves {
+                let avoid = m.is_some();
+                let to = builder.node((target, m), target, avoid, n);
+                builder.edge(to, edge, inside);
+            }
+        }
+        done = end;
     }
     find_lasso(&builder.finish(), graph, fair)
 }
+
+/// How many product nodes have their moves computed at once.
+const CHUNK: usize = 4096;
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
 /// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting
