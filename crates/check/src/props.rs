@@ -142,35 +142,63 @@ pub fn leads_to(
     fair: Fairness,
     threads: usize,
 ) -> Option<Lasso> {
-    let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
+    // A node is a state and the bindings watched, by number ([`IDLE`] when idle).
+    let mut builder: Builder<(u32, u32)> = Builder::new((0, IDLE), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.
     builder.reserve(graph.state_count());
-    let moves_of = |(s, watching): &(u32, Option<Bindings>)| {
-        let first = graph.offsets.get(*s as usize).copied().unwrap_or(0) as usize;
-        let mut out = Vec::new();
-        for (i, e) in graph.successors(*s).iter().enumerate() {
-            let (label, renaming) = (&graph.labels[e.label as usize], &graph.renamings[first + i]);
-            for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
-                out.push((e.target, i as u32, m, inside));
-            }
-        }
-        out
-    };
+    let mut envs = Interned::default();
     let mut done = 0;
     while done < builder.keys.len() {
         let end = builder.keys.len().min(done + CHUNK);
+        let moves_of = |&(s, env): &(u32, u32)| {
+            let watching = (env != IDLE).then(|| &envs.list[env as usize]);
+            let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
+            let mut out = Vec::new();
+            for (i, e) in graph.successors(s).iter().enumerate() {
+                let label = &graph.labels[e.label as usize];
+                let renaming = &graph.renamings[first + i];
+                for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
+                    out.push((e.target, i as u32, m, inside));
+                }
+            }
+            out
+        };
         let chunk = crate::parallel::map(&builder.keys[done..end], threads, &moves_of);
         for moves in chunk {
             let (n, _) = builder.next().expect("a node of the chunk");
             for (target, edge, m, inside) in moves {
                 let avoid = m.is_some();
-                let to = builder.node((target, m), target, avoid, n);
+                let env = m.map_or(IDLE, |b| envs.number(b));
+                let to = builder.node((target, env), target, avoid, n);
                 builder.edge(to, edge, inside);
             }
         }
         done = end;
     }
+    drop(envs);
     find_lasso(&builder.finish(), graph, fair)
+}
+
+/// The monitor of `leads to` watching nothing.
+const IDLE: u32 = u32::MAX;
+
+/// Each distinct set of bindings once, by number: a product node keeps its number (a few
+/// distinct sets serve millions of nodes).
+#[derive(Default)]
+struct Interned {
+    list: Vec<Bindings>,
+    index: rustc_hash::FxHashMap<Bindings, u32>,
+}
+
+impl Interned {
+    fn number(&mut self, b: Bindings) -> u32 {
+        if let Some(&n) = self.index.get(&b) {
+            return n;
+        }
+        self.list.push(b.clone());
+        self.index.insert(b, self.list.len() as u32 - 1);
+        self.list.len() as u32 - 1
+    }
 }
 
 /// How many product nodes have their moves computed at once.
@@ -183,7 +211,7 @@ fn monitor_moves(
     sem: &Semantics<'_>,
     left: &LabelPattern,
     right: &LabelPattern,
-    watching: &Option<Bindings>,
+    watching: Option<&Bindings>,
     label: &Label,
     renaming: &[u32],
 ) -> Vec<(Option<Bindings>, bool)> {
