@@ -17,7 +17,7 @@
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Fairness, Lasso, Product, accepting_sccs, find_lasso};
-use crate::props::Builder;
+use crate::props::{Builder, Interned};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -368,12 +368,15 @@ pub fn violation(
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();
     let start = vec![(root, 0)];
-    let mut builder: Builder<(u32, Vec<Ob>)> = Builder::new((0, start.clone()), 0, true);
+    // A node is a state and its obligation set, by number.
+    let mut sets: Interned<Vec<Ob>> = Interned::default();
+    let root = sets.number(start.clone());
+    let mut builder: Builder<(u32, u32)> = Builder::new((0, root), 0, true);
     // Every state is reached with some obligations: the product has at least as many nodes.
     builder.reserve(graph.state_count());
     mark(&mut aut, &mut builder.product, (0, valuations[0]), &start);
     while let Some((n, (s, q))) = builder.next() {
-        let (s, q) = (*s, q.clone());
+        let (s, q) = (*s, sets.list[*q as usize].clone());
         if q.is_empty() {
             continue;
         }
@@ -384,7 +387,8 @@ pub fn violation(
             for (next, pending) in aut.expand(&q, letter) {
                 let next = aut.rename(&next, renaming);
                 let before = builder.product.len();
-                let to = builder.node((e.target, next.clone()), e.target, true, n);
+                let key = (e.target, sets.number(next.clone()));
+                let to = builder.node(key, e.target, true, n);
                 if builder.product.len() > before {
                     let at = (to, valuations[e.target as usize]);
                     mark(&mut aut, &mut builder.product, at, &next);

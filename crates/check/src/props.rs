@@ -146,7 +146,7 @@ pub fn leads_to(
     let mut builder: Builder<(u32, u32)> = Builder::new((0, IDLE), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.
     builder.reserve(graph.state_count());
-    let mut envs = Interned::default();
+    let mut envs: Interned<Bindings> = Interned::default();
     let mut done = 0;
     while done < builder.keys.len() {
         let end = builder.keys.len().min(done + CHUNK);
@@ -182,16 +182,24 @@ pub fn leads_to(
 /// The monitor of `leads to` watching nothing.
 const IDLE: u32 = u32::MAX;
 
-/// Each distinct set of bindings once, by number: a product node keeps its number (a few
-/// distinct sets serve millions of nodes).
-#[derive(Default)]
-struct Interned {
-    list: Vec<Bindings>,
-    index: rustc_hash::FxHashMap<Bindings, u32>,
+/// Each distinct value once, by number: a product node keeps the number of its monitor's
+/// bindings or obligations (a few distinct ones serve millions of nodes).
+pub(crate) struct Interned<T> {
+    pub(crate) list: Vec<T>,
+    index: rustc_hash::FxHashMap<T, u32>,
 }
 
-impl Interned {
-    fn number(&mut self, b: Bindings) -> u32 {
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Interned {
+            list: Vec::new(),
+            index: Default::default(),
+        }
+    }
+}
+
+impl<T: Hash + Eq + Clone> Interned<T> {
+    pub(crate) fn number(&mut self, b: T) -> u32 {
         if let Some(&n) = self.index.get(&b) {
             return n;
         }
