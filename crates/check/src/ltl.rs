@@ -386,10 +386,10 @@ pub fn violation(
             let letter = Letter::Label(e.label, valuations[s as usize]);
             for (next, pending) in aut.expand(&q, letter) {
                 let next = aut.rename(&next, renaming);
-                let before = builder.product.len();
+                let before = builder.product.node_count();
                 let key = (e.target, sets.number(next.clone()));
                 let to = builder.node(key, e.target, true, n);
-                if builder.product.len() > before {
+                if builder.product.node_count() > before {
                     let at = (to, valuations[e.target as usize]);
                     mark(&mut aut, &mut builder.product, at, &next);
                 }

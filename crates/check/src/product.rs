@@ -151,7 +151,7 @@ impl Product {
         });
     }
 
-    pub fn len(&self) -> usize {
+    pub fn node_count(&self) -> usize {
         self.state.len()
     }
 
