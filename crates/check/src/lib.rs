@@ -13,6 +13,7 @@ pub mod explore;
 pub mod graph;
 mod intern;
 mod ltl;
+mod parallel;
 pub mod pattern;
 mod por;
 pub mod product;
@@ -258,7 +259,7 @@ pub fn check_system(
             &graph,
             &name,
             property,
-            fair,
+            (fair, options.threads),
             check.text.clone(),
         ));
     }
@@ -404,7 +405,7 @@ fn decide(
     graph: &Graph,
     system: &str,
     (property, first): (&Property, Option<(u32, u32)>),
-    fair: product::Fairness,
+    (fair, threads): (product::Fairness, usize),
     text: String,
 ) -> CheckResult {
     let first = first.map(|(state, edge)| Step { state, edge });
@@ -447,7 +448,7 @@ fn decide(
         },
         Property::Eventually(p) => lasso(props::eventually(sem, graph, p, fair)),
         Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
-        Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, l, r, fair)),
+        Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, (l, r), fair, threads)),
         Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, fair)),
         Property::State(check, _) => {
             let (hit, miss) = match check {

@@ -16,8 +16,8 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, Lasso, Product, Step, accepting_sccs, find_lasso};
-use crate::props::Builder;
+use crate::product::{Fairness, Lasso, Product, accepting_sccs, find_lasso};
+use crate::props::{Builder, Interned};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -323,14 +323,13 @@ impl<'a> Automaton<'a> {
             return known;
         }
         let mut builder: Builder<Vec<Ob>> = Builder::new(obs.to_vec(), 0, true);
-        let step = Step { state: 0, edge: 0 };
         let mut universal = obs.is_empty();
         while let Some((n, q)) = builder.next() {
             let q = q.clone();
             universal |= q.is_empty();
             for (next, pending) in self.expand(&q, Letter::Stutter(valuation)) {
                 let to = builder.node(next, 0, true, n);
-                builder.edge_pending(n, to, step, true, pending);
+                builder.edge_pending(to, 0, true, pending);
             }
         }
         let ok = universal || !accepting_sccs(&builder.product).is_empty();
@@ -369,41 +368,42 @@ pub fn violation(
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();
     let start = vec![(root, 0)];
-    let mut builder: Builder<(u32, Vec<Ob>)> = Builder::new((0, start.clone()), 0, true);
+    // A node is a state and its obligation set, by number.
+    let mut sets: Interned<Vec<Ob>> = Interned::default();
+    let root = sets.number(start.clone());
+    let mut builder: Builder<(u32, u32)> = Builder::new((0, root), 0, true);
     // Every state is reached with some obligations: the product has at least as many nodes.
     builder.reserve(graph.state_count());
     mark(&mut aut, &mut builder.product, (0, valuations[0]), &start);
     while let Some((n, (s, q))) = builder.next() {
-        let (s, q) = (*s, q.clone());
+        let (s, q) = (*s, sets.list[*q as usize].clone());
         if q.is_empty() {
             continue;
         }
         let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
         for (i, e) in graph.successors(s).iter().enumerate() {
             let renaming = graph.renamings.get(first + i).map(|r| &r[..]);
-            let step = Step {
-                state: s,
-                edge: i as u32,
-            };
             let letter = Letter::Label(e.label, valuations[s as usize]);
             for (next, pending) in aut.expand(&q, letter) {
                 let next = aut.rename(&next, renaming);
-                let before = builder.product.state.len();
-                let to = builder.node((e.target, next.clone()), e.target, true, n);
-                if builder.product.state.len() > before {
+                let before = builder.product.node_count();
+                let key = (e.target, sets.number(next.clone()));
+                let to = builder.node(key, e.target, true, n);
+                if builder.product.node_count() > before {
                     let at = (to, valuations[e.target as usize]);
                     mark(&mut aut, &mut builder.product, at, &next);
                 }
-                builder.edge_pending(n, to, step, true, pending);
+                builder.edge_pending(to, i as u32, true, pending);
             }
         }
     }
-    find_lasso(&builder.product, graph, fair)
+    find_lasso(&builder.finish(), graph, fair)
 }
 
 /// Sets what stopping at node `n`, or reaching it, means for the property.
 /// `valuation` is that of node `n`'s state, where a path that stops there stutters.
 fn mark(aut: &mut Automaton<'_>, product: &mut Product, (n, valuation): (u32, u64), obs: &[Ob]) {
-    product.universal[n as usize] = obs.is_empty();
-    product.stutter[n as usize] = aut.accepts_stutter(obs, valuation);
+    product.set_universal(n, obs.is_empty());
+    let stutter = aut.accepts_stutter(obs, valuation);
+    product.set_stutter(n, stutter);
 }

@@ -42,6 +42,7 @@ pub struct Step {
     pub edge: u32,
 }
 
+/// An edge of the product, as the searches see it (made on the fly: see [`Space`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ProductEdge {
     pub to: u32,
@@ -54,50 +55,250 @@ pub struct ProductEdge {
     pub pending: u64,
 }
 
-/// The product graph, numbered in breadth-first order from node 0.
+/// What the searches read of a product: its nodes, numbered breadth-first from node 0, and
+/// each node's edges by position. A stored [`Product`] is one; the state space read as its
+/// own product (`always eventually`) is another, so that it is never copied.
+pub trait Space {
+    fn nodes(&self) -> usize;
+    /// The system state of node `n`.
+    fn state(&self, n: u32) -> u32;
+    /// Node `n` lies in the region to avoid.
+    fn avoid(&self, n: u32) -> bool;
+    /// A path that stops at node `n` (its state has no transitions) violates the property.
+    fn stutter(&self, n: u32) -> bool;
+    /// Every continuation from node `n` violates the property: reaching it is enough.
+    fn universal(&self, n: u32) -> bool;
+    fn degree(&self, n: u32) -> usize;
+    /// The `i`-th edge out of node `n`.
+    fn edge(&self, n: u32, i: usize) -> ProductEdge;
+    /// The steps of the path by which node `n` was first reached.
+    fn stem(&self, n: u32) -> Vec<Step>;
+
+    fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
+        (0..self.degree(n)).map(move |i| self.edge(n, i))
+    }
+}
+
+const AVOID: u8 = 1;
+const STUTTER: u8 = 2;
+const UNIVERSAL: u8 = 4;
+/// The bit of [`Stored::edge`] that says the edge stays inside the avoid region.
+const INSIDE: u32 = 1 << 31;
+const NO_PARENT: usize = usize::MAX;
+
+/// A stored edge: the target node and the index of the system transition, its top bit set when
+/// the edge stays inside (8 bytes: the source's state is the node's own).
+#[derive(Clone, Copy, Debug)]
+struct Stored {
+    to: u32,
+    edge: u32,
+}
+
+/// A product graph, built breadth-first from node 0; each node's edges are stored
+/// contiguously, as it is expanded (see [`Product::start`]).
 #[derive(Default)]
 pub struct Product {
     /// The system state of each node.
-    pub state: Vec<u32>,
-    pub avoid: Vec<bool>,
-    /// A path that stops at this node (its state has no transitions) violates the property.
-    pub stutter: Vec<bool>,
-    /// Every continuation from this node violates the property: reaching it is enough.
-    pub universal: Vec<bool>,
-    pub adj: Vec<Vec<ProductEdge>>,
-    /// The edge each node was first reached by.
-    pub parent: Vec<Option<(u32, usize)>>,
+    state: Vec<u32>,
+    /// [`AVOID`], [`STUTTER`], [`UNIVERSAL`].
+    flags: Vec<u8>,
+    /// `edges[offsets[n]..offsets[n + 1]]` are node `n`'s edges (to the end for the last
+    /// node started).
+    offsets: Vec<usize>,
+    edges: Vec<Stored>,
+    /// The pending bits of each edge, by position in `edges`; shorter (often empty) when the
+    /// rest are 0.
+    pending: Vec<u64>,
+    /// The position in `edges` of the edge each node was first reached by.
+    parent: Vec<usize>,
 }
 
 impl Product {
     /// Room for `nodes` more nodes.
     pub fn reserve(&mut self, nodes: usize) {
         self.state.reserve(nodes);
-        self.avoid.reserve(nodes);
-        self.stutter.reserve(nodes);
-        self.universal.reserve(nodes);
-        self.adj.reserve(nodes);
+        self.flags.reserve(nodes);
+        self.offsets.reserve(nodes);
         self.parent.reserve(nodes);
     }
 
-    pub fn add_node(&mut self, state: u32, avoid: bool, parent: Option<(u32, usize)>) -> u32 {
+    /// A new node, first reached by the next edge out of `parent` (the node being expanded).
+    pub fn add_node(&mut self, state: u32, avoid: bool, parent: Option<u32>) -> u32 {
         self.state.push(state);
-        self.avoid.push(avoid);
-        self.stutter.push(avoid);
-        self.universal.push(false);
-        self.adj.push(Vec::new());
-        self.parent.push(parent);
+        let flags = if avoid { AVOID | STUTTER } else { 0 };
+        self.flags.push(flags);
+        self.parent
+            .push(parent.map_or(NO_PARENT, |_| self.edges.len()));
         self.state.len() as u32 - 1
+    }
+
+    /// Node `n`'s edges follow: nodes are expanded in order, each once.
+    pub fn start(&mut self, n: u32) {
+        debug_assert_eq!(self.offsets.len(), n as usize);
+        self.offsets.push(self.edges.len());
+    }
+
+    /// An edge out of the node last started.
+    pub fn push_edge(&mut self, to: u32, edge: u32, inside: bool, pending: u64) {
+        if pending != 0 {
+            self.pending.resize(self.edges.len(), 0);
+            self.pending.push(pending);
+        }
+        let inside = if inside { INSIDE } else { 0 };
+        self.edges.push(Stored {
+            to,
+            edge: edge | inside,
+        });
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.state.len()
+    }
+
+    pub fn set_stutter(&mut self, n: u32, on: bool) {
+        self.set(n, STUTTER, on);
+    }
+
+    pub fn set_universal(&mut self, n: u32, on: bool) {
+        self.set(n, UNIVERSAL, on);
+    }
+
+    fn set(&mut self, n: u32, bit: u8, on: bool) {
+        let f = &mut self.flags[n as usize];
+        *f = if on { *f | bit } else { *f & !bit };
+    }
+
+    fn range(&self, n: u32) -> std::ops::Range<usize> {
+        let n = n as usize;
+        let Some(&from) = self.offsets.get(n) else {
+            return 0..0;
+        };
+        from..self.offsets.get(n + 1).copied().unwrap_or(self.edges.len())
+    }
+
+    /// The node whose edges hold position `at`.
+    fn source(&self, at: usize) -> u32 {
+        (self.offsets.partition_point(|&o| o <= at) - 1) as u32
+    }
+
+    fn stored(&self, at: usize) -> ProductEdge {
+        let e = self.edges[at];
+        let source = self.source(at);
+        ProductEdge {
+            to: e.to,
+            step: Step {
+                state: self.state[source as usize],
+                edge: e.edge & !INSIDE,
+            },
+            inside: e.edge & INSIDE != 0,
+            pending: self.pending.get(at).copied().unwrap_or(0),
+        }
+    }
+}
+
+impl Space for Product {
+    fn nodes(&self) -> usize {
+        self.state.len()
+    }
+
+    fn state(&self, n: u32) -> u32 {
+        self.state[n as usize]
+    }
+
+    fn avoid(&self, n: u32) -> bool {
+        self.flags[n as usize] & AVOID != 0
+    }
+
+    fn stutter(&self, n: u32) -> bool {
+        self.flags[n as usize] & STUTTER != 0
+    }
+
+    fn universal(&self, n: u32) -> bool {
+        self.flags[n as usize] & UNIVERSAL != 0
+    }
+
+    fn degree(&self, n: u32) -> usize {
+        self.range(n).len()
+    }
+
+    fn edge(&self, n: u32, i: usize) -> ProductEdge {
+        let at = self.range(n).start + i;
+        let e = self.edges[at];
+        ProductEdge {
+            to: e.to,
+            step: Step {
+                state: self.state[n as usize],
+                edge: e.edge & !INSIDE,
+            },
+            inside: e.edge & INSIDE != 0,
+            pending: self.pending.get(at).copied().unwrap_or(0),
+        }
     }
 
     fn stem(&self, mut node: u32) -> Vec<Step> {
         let mut steps = Vec::new();
-        while let Some((p, e)) = self.parent[node as usize] {
-            steps.push(self.adj[p as usize][e].step);
-            node = p;
+        while self.parent[node as usize] != NO_PARENT {
+            let e = self.stored(self.parent[node as usize]);
+            steps.push(e.step);
+            node = self.source(self.parent[node as usize]);
         }
         steps.reverse();
         steps
+    }
+}
+
+/// The state space read as a product with a monitor that never moves: node `n` is state `n`,
+/// every node lies in the avoid region, and an edge stays inside unless its label is in
+/// `leaves` (by label index). Nothing is copied: the edges are the graph's.
+pub struct GraphSpace<'a> {
+    pub sem: &'a agentpi_semantics::Semantics<'a>,
+    pub graph: &'a Graph,
+    pub leaves: Vec<bool>,
+}
+
+impl Space for GraphSpace<'_> {
+    fn nodes(&self) -> usize {
+        self.graph.state_count()
+    }
+
+    fn state(&self, n: u32) -> u32 {
+        n
+    }
+
+    fn avoid(&self, _: u32) -> bool {
+        true
+    }
+
+    fn stutter(&self, _: u32) -> bool {
+        true
+    }
+
+    fn universal(&self, _: u32) -> bool {
+        false
+    }
+
+    fn degree(&self, n: u32) -> usize {
+        self.graph.successors(n).len()
+    }
+
+    fn edge(&self, n: u32, i: usize) -> ProductEdge {
+        let e = self.graph.successors(n)[i];
+        ProductEdge {
+            to: e.target,
+            step: Step {
+                state: n,
+                edge: i as u32,
+            },
+            inside: !self.leaves[e.label as usize],
+            pending: 0,
+        }
+    }
+
+    fn stem(&self, n: u32) -> Vec<Step> {
+        let path = self.graph.path_to(self.sem, n);
+        path.into_iter()
+            .map(|(state, edge)| Step { state, edge })
+            .collect()
     }
 }
 
@@ -111,38 +312,34 @@ pub struct Lasso {
 
 /// Searches the product for a path that stays in the avoid region forever (through an
 /// accepting cycle), stops where stopping violates, or reaches a universal node.
-pub fn find_lasso(product: &Product, graph: &Graph, fair: Fairness) -> Option<Lasso> {
+pub fn find_lasso(product: &impl Space, graph: &Graph, fair: Fairness) -> Option<Lasso> {
     let cycles = bad_sccs(product, graph, fair);
-    let mut in_bad = vec![usize::MAX; product.state.len()];
-    for (i, scc) in cycles.iter().enumerate() {
-        scc.iter().for_each(|&n| in_bad[n as usize] = i);
-    }
+    // Each SCC is sorted: its first node is its smallest.
+    let bad = cycles.iter().enumerate().min_by_key(|(_, scc)| scc[0]);
+    let first_bad = bad.map_or(product.nodes(), |(_, scc)| scc[0] as usize);
     // A state whose only steps fail is reported by the `assertions` check, not here.
     let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
-    let stuck = |n: usize| {
-        let s = product.state[n];
-        product.stutter[n]
+    let stuck = |n: u32| {
+        let s = product.state(n);
+        product.stutter(n)
             && graph.is_expanded(s)
             && graph.successors(s).is_empty()
             && !faulty.contains(&s)
     };
-    let first = (0..product.state.len())
-        .find(|&n| in_bad[n] != usize::MAX || stuck(n) || product.universal[n])?;
-    let mut steps = product.stem(first as u32);
-    if in_bad[first] == usize::MAX {
+    let end = (0..first_bad as u32).find(|&n| stuck(n) || product.universal(n));
+    let first = end.unwrap_or(first_bad as u32);
+    if first as usize == product.nodes() {
+        return None;
+    }
+    let mut steps = product.stem(first);
+    let Some((i, _)) = bad.filter(|_| end.is_none()) else {
         return Some(Lasso {
             steps,
             loop_start: None,
         });
-    }
+    };
     let loop_start = steps.len();
-    steps.extend(cycle_through(
-        product,
-        graph,
-        &cycles[in_bad[first]],
-        first as u32,
-        fair,
-    ));
+    steps.extend(cycle_through(product, graph, &cycles[i], first, fair));
     Some(Lasso {
         steps,
         loop_start: Some(loop_start),
@@ -150,9 +347,9 @@ pub fn find_lasso(product: &Product, graph: &Graph, fair: Fairness) -> Option<La
 }
 
 /// The product as [`crate::strong`] sees it.
-impl crate::strong::Product for Product {
+impl<P: Space> crate::strong::Product for P {
     fn state(&self, n: u32) -> u32 {
-        self.state[n as usize]
+        Space::state(self, n)
     }
 
     fn steps(&self, part: &[u32]) -> Vec<(u32, u32)> {
@@ -170,7 +367,7 @@ impl crate::strong::Product for Product {
     }
 }
 
-fn bad_sccs(product: &Product, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
+fn bad_sccs(product: &impl Space, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
     let mut sccs = accepting_sccs(product);
     match fair {
         Fairness::None => sccs,
@@ -190,76 +387,81 @@ fn bad_sccs(product: &Product, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
 
 /// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
 /// cycle through all of an SCC's edges does).
-pub fn accepting_sccs(product: &Product) -> Vec<Vec<u32>> {
+pub fn accepting_sccs(product: &impl Space) -> Vec<Vec<u32>> {
     let mut sccs = tarjan(product);
     sccs.retain(|scc| always_pending(product, scc) == 0);
     sccs
 }
 
 /// Inside edges of `scc` that stay in it.
-fn internal<'a>(
-    product: &'a Product,
+fn internal<'a, P: Space>(
+    product: &'a P,
     scc: &'a [u32],
     members: &'a FxHashSet<u32>,
-) -> impl Iterator<Item = &'a ProductEdge> {
+) -> impl Iterator<Item = ProductEdge> + 'a {
     scc.iter().flat_map(move |&n| {
-        product.adj[n as usize]
-            .iter()
+        product
+            .edges(n)
             .filter(|e| e.inside && members.contains(&e.to))
     })
 }
 
 /// The bits pending on every edge of `scc` (and the bits pending on some edge).
-fn pending_bits(product: &Product, scc: &[u32]) -> (u64, u64) {
+fn pending_bits(product: &impl Space, scc: &[u32]) -> (u64, u64) {
     let members: FxHashSet<u32> = scc.iter().copied().collect();
     internal(product, scc, &members).fold((u64::MAX, 0), |(all, any), e| {
         (all & e.pending, any | e.pending)
     })
 }
 
-fn always_pending(product: &Product, scc: &[u32]) -> u64 {
+fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
     pending_bits(product, scc).0
 }
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
-fn tarjan(product: &Product) -> Vec<Vec<u32>> {
-    let roots: Vec<u32> = (0..product.state.len() as u32)
-        .filter(|&r| product.avoid[r as usize])
+fn tarjan(product: &impl Space) -> Vec<Vec<u32>> {
+    let roots: Vec<u32> = (0..product.nodes() as u32)
+        .filter(|&r| product.avoid(r))
         .collect();
     tarjan_within(product, &roots, &|_| true)
 }
 
+/// Marks a node of [`tarjan_within`] whose component is found: off the stack.
+const DONE: u32 = u32::MAX;
+
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
-/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
-fn tarjan_within(product: &Product, roots: &[u32], keep: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
-    let n = product.state.len();
+/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region). Eight
+/// bytes a node: its index and low link (set to [`DONE`] once its component is out).
+fn tarjan_within(product: &impl Space, roots: &[u32], keep: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
+    let n = product.nodes();
     let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
-    let (mut on_stack, mut stack, mut out) = (vec![false; n], Vec::new(), Vec::new());
+    let (mut stack, mut out) = (Vec::new(), Vec::new());
     let mut counter = 0u32;
     for root in roots.iter().map(|&r| r as usize) {
         if index[root] != u32::MAX {
             continue;
         }
-        let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
+        let mut work: Vec<(u32, u32)> = vec![(root as u32, 0)];
         index[root] = counter;
         low[root] = counter;
         counter += 1;
         stack.push(root as u32);
-        on_stack[root] = true;
         while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            let edges = &product.adj[v as usize];
-            let found = (*next..edges.len()).find(|&i| edges[i].inside && keep(edges[i].to));
-            if let Some(i) = found {
-                *next = i + 1;
-                let w = edges[i].to as usize;
+            let degree = product.degree(v);
+            let found = (*next as usize..degree).find_map(|i| {
+                let e = product.edge(v, i);
+                (e.inside && keep(e.to)).then_some((i, e.to))
+            });
+            if let Some((i, w)) = found {
+                *next = i as u32 + 1;
+                let w = w as usize;
                 if index[w] == u32::MAX {
                     index[w] = counter;
                     low[w] = counter;
                     counter += 1;
                     stack.push(w as u32);
-                    on_stack[w] = true;
                     work.push((w as u32, 0));
-                } else if on_stack[w] {
+                } else if low[w] != DONE {
                     low[v as usize] = low[v as usize].min(index[w]);
                 }
                 continue;
@@ -272,17 +474,13 @@ fn tarjan_within(product: &Product, roots: &[u32], keep: &dyn Fn(u32) -> bool) -
                 let mut scc = Vec::new();
                 loop {
                     let w = stack.pop().expect("tarjan stack");
-                    on_stack[w as usize] = false;
+                    low[w as usize] = DONE;
                     scc.push(w);
                     if w == v {
                         break;
                     }
                 }
-                if scc.len() > 1
-                    || product.adj[v as usize]
-                        .iter()
-                        .any(|e| e.inside && e.to == v && keep(v))
-                {
+                if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
                     scc.sort_unstable();
                     out.push(scc);
                 }
@@ -302,18 +500,18 @@ fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
 
 /// Components enabled in every state of `scc` that never move inside it: each makes every
 /// cycle of the SCC unfair.
-fn fairness_gap(product: &Product, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
+fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
     let members: FxHashSet<u32> = scc.iter().copied().collect();
     let mut always: Option<FxHashSet<Actor>> = None;
     let mut taken = FxHashSet::default();
     for &n in scc {
-        let here = enabled(graph, product.state[n as usize]);
+        let here = enabled(graph, product.state(n));
         always = Some(match always {
             None => here,
             Some(a) => a.intersection(&here).copied().collect(),
         });
-        for e in product.adj[n as usize]
-            .iter()
+        for e in product
+            .edges(n)
             .filter(|e| e.inside && members.contains(&e.to))
         {
             taken.extend(
@@ -337,7 +535,7 @@ fn fairness_gap(product: &Product, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
 /// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes;
 /// and for each pending bit, an edge that clears it.
 fn cycle_through(
-    product: &Product,
+    product: &impl Space,
     graph: &Graph,
     scc: &[u32],
     start: u32,
@@ -360,13 +558,13 @@ fn cycle_through(
     if fair.weak_goals() {
         let actors: FxHashSet<Actor> = scc
             .iter()
-            .flat_map(|&n| enabled(graph, product.state[n as usize]))
+            .flat_map(|&n| enabled(graph, product.state(n)))
             .collect();
         let mut actors: Vec<Actor> = actors.into_iter().collect();
         actors.sort();
         for actor in actors {
             let goal = |n: u32, e: Option<&ProductEdge>| match e {
-                None => !enabled(graph, product.state[n as usize]).contains(&actor),
+                None => !enabled(graph, product.state(n)).contains(&actor),
                 Some(e) => graph.actor_sets
                     [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
                     .contains(&actor),
@@ -393,7 +591,7 @@ fn cycle_through(
 /// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
 /// edge (`goal(source, Some(edge))`, which is then taken). Returns the steps and the end node.
 fn search(
-    product: &Product,
+    product: &impl Space,
     members: &FxHashSet<u32>,
     from: u32,
     goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
@@ -405,11 +603,11 @@ fn search(
         if goal(n, None) {
             return (unwind(&prev, from, n), n);
         }
-        for e in product.adj[n as usize]
-            .iter()
+        for e in product
+            .edges(n)
             .filter(|e| e.inside && members.contains(&e.to))
         {
-            if goal(n, Some(e)) {
+            if goal(n, Some(&e)) {
                 let mut path = unwind(&prev, from, n);
                 path.push(e.step);
                 return (path, e.to);

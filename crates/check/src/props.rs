@@ -2,11 +2,10 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, Lasso, Product, ProductEdge, Step, find_lasso};
+use crate::product::{Fairness, GraphSpace, Lasso, Product, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
-use rustc_hash::FxHashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
 pub fn eventually(
@@ -19,36 +18,34 @@ pub fn eventually(
     let mut builder = Builder::new(0u32, 0, true);
     while let Some((n, s)) = builder.next() {
         let edges = graph.successors(*s).iter().enumerate();
-        let s = *s;
         for (i, e) in edges.filter(|(_, e)| !matching[e.label as usize]) {
             let to = builder.node(e.target, e.target, true, n);
-            builder.edge(
-                n,
-                to,
-                Step {
-                    state: s,
-                    edge: i as u32,
-                },
-                true,
-            );
+            builder.edge(to, i as u32, true);
         }
     }
-    find_lasso(&builder.product, graph, fair)
+    find_lasso(&builder.finish(), graph, fair)
 }
 
-/// Numbers the nodes of a product breadth-first, by key, as they are first reached.
+/// Numbers the nodes of a product breadth-first, by key, as they are first reached. Each key
+/// is kept once (the index holds node numbers, hashed by their keys) and dropped by
+/// [`Builder::finish`] before the product is searched.
 pub(crate) struct Builder<K> {
     pub(crate) product: Product,
     keys: Vec<K>,
-    index: FxHashMap<K, u32>,
+    index: hashbrown::HashTable<u32>,
     next: usize,
+}
+
+fn hash<K: Hash>(key: &K) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 impl<K: Hash + Eq + Clone> Builder<K> {
     pub(crate) fn new(root: K, state: u32, avoid: bool) -> Self {
         let mut product = Product::default();
         product.add_node(state, avoid, None);
-        let index = FxHashMap::from_iter([(root.clone(), 0)]);
+        let mut index = hashbrown::HashTable::new();
+        index.insert_unique(hash(&root), 0, |_| 0);
         Builder {
             product,
             keys: vec![root],
@@ -62,49 +59,51 @@ impl<K: Hash + Eq + Clone> Builder<K> {
     /// zeroing them).
     pub(crate) fn reserve(&mut self, nodes: usize) {
         self.keys.reserve(nodes);
-        self.index.reserve(nodes);
+        let keys = &self.keys;
+        self.index.reserve(nodes, |&n| hash(&keys[n as usize]));
         self.product.reserve(nodes);
     }
 
-    /// The next node to expand, with its key.
+    /// The next node to expand, with its key: the edges added until the next call are its.
     pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
+        if n >= self.keys.len() {
+            return None;
+        }
         self.next += 1;
-        self.keys.get(n).map(|k| (n as u32, k))
+        self.product.start(n as u32);
+        Some((n as u32, &self.keys[n]))
     }
 
-    /// The node for `key`; a new one is first reached by the next edge out of `from`.
+    /// The node for `key`; a new one is first reached by the next edge out of `from`, the
+    /// node being expanded.
     pub(crate) fn node(&mut self, key: K, state: u32, avoid: bool, from: u32) -> u32 {
-        if let Some(&n) = self.index.get(&key) {
+        let h = hash(&key);
+        let keys = &self.keys;
+        if let Some(&n) = self.index.find(h, |&n| keys[n as usize] == key) {
             return n;
         }
-        let parent = (from, self.product.adj[from as usize].len());
-        let n = self.product.add_node(state, avoid, Some(parent));
-        self.index.insert(key.clone(), n);
+        let n = self.product.add_node(state, avoid, Some(from));
         self.keys.push(key);
+        let keys = &self.keys;
+        self.index.insert_unique(h, n, |&m| hash(&keys[m as usize]));
         n
     }
 
-    pub(crate) fn edge(&mut self, from: u32, to: u32, step: Step, inside: bool) {
-        self.edge_pending(from, to, step, inside, 0);
+    /// An edge out of the node being expanded, by its system transition's index.
+    pub(crate) fn edge(&mut self, to: u32, edge: u32, inside: bool) {
+        self.edge_pending(to, edge, inside, 0);
     }
 
-    /// An edge that leaves the eventualities `pending` unfulfilled (see [`ProductEdge`]).
-    pub(crate) fn edge_pending(
-        &mut self,
-        from: u32,
-        to: u32,
-        step: Step,
-        inside: bool,
-        pending: u64,
-    ) {
-        let edge = ProductEdge {
-            to,
-            step,
-            inside,
-            pending,
-        };
-        self.product.adj[from as usize].push(edge);
+    /// An edge that leaves the eventualities `pending` unfulfilled (see
+    /// [`crate::product::ProductEdge`]).
+    pub(crate) fn edge_pending(&mut self, to: u32, edge: u32, inside: bool, pending: u64) {
+        self.product.push_edge(to, edge, inside, pending);
+    }
+
+    /// The product, without the keys and their index.
+    pub(crate) fn finish(self) -> Product {
+        self.product
     }
 }
 
@@ -116,25 +115,9 @@ pub fn always_eventually(
     pattern: &LabelPattern,
     fair: Fairness,
 ) -> Option<Lasso> {
-    let matching = label_mask(sem, graph, pattern);
-    let mut product = Product::default();
-    for s in 0..graph.state_count() as u32 {
-        let parent = graph.parent_edge(sem, s);
-        product.add_node(s, true, parent.map(|(p, e)| (p, e as usize)));
-        let edges = graph.successors(s).iter().enumerate();
-        product.adj[s as usize] = edges
-            .map(|(i, e)| ProductEdge {
-                to: e.target,
-                step: Step {
-                    state: s,
-                    edge: i as u32,
-                },
-                inside: !matching[e.label as usize],
-                pending: 0,
-            })
-            .collect();
-    }
-    find_lasso(&product, graph, fair)
+    let leaves = label_mask(sem, graph, pattern);
+    let space = GraphSpace { sem, graph, leaves };
+    find_lasso(&space, graph, fair)
 }
 
 fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec<bool> {
@@ -148,34 +131,86 @@ fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec
 /// `L leads to R`: the product with a monitor that picks one `L` transition, remembers the
 /// values it bound (renaming fresh channels as states are renumbered) and waits for `R`.
 /// Needs the graph explored with [`crate::Options::keep_renamings`].
+///
+/// The monitor's moves (matching labels, renaming bindings: most of the work) are computed
+/// for a chunk of nodes at a time on `threads` threads; the nodes are then numbered in
+/// order by one, so the product is the same whatever the thread count.
 pub fn leads_to(
     sem: &Semantics<'_>,
     graph: &Graph,
-    left: &LabelPattern,
-    right: &LabelPattern,
+    (left, right): (&LabelPattern, &LabelPattern),
     fair: Fairness,
+    threads: usize,
 ) -> Option<Lasso> {
-    let mut builder: Builder<(u32, Option<Bindings>)> = Builder::new((0, None), 0, false);
+    // A node is a state and the bindings watched, by number ([`IDLE`] when idle).
+    let mut builder: Builder<(u32, u32)> = Builder::new((0, IDLE), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.
     builder.reserve(graph.state_count());
-    while let Some((n, (s, watching))) = builder.next() {
-        let (s, watching) = (*s, watching.clone());
-        let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
-        for (i, e) in graph.successors(s).iter().enumerate() {
-            let step = Step {
-                state: s,
-                edge: i as u32,
-            };
-            let (label, renaming) = (&graph.labels[e.label as usize], &graph.renamings[first + i]);
-            for (m, inside) in monitor_moves(sem, left, right, &watching, label, renaming) {
+    let mut envs: Interned<Bindings> = Interned::default();
+    let mut done = 0;
+    while done < builder.keys.len() {
+        let end = builder.keys.len().min(done + CHUNK);
+        let moves_of = |&(s, env): &(u32, u32)| {
+            let watching = (env != IDLE).then(|| &envs.list[env as usize]);
+            let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
+            let mut out = Vec::new();
+            for (i, e) in graph.successors(s).iter().enumerate() {
+                let label = &graph.labels[e.label as usize];
+                let renaming = &graph.renamings[first + i];
+                for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
+                    out.push((e.target, i as u32, m, inside));
+                }
+            }
+            out
+        };
+        let chunk = crate::parallel::map(&builder.keys[done..end], threads, &moves_of);
+        for moves in chunk {
+            let (n, _) = builder.next().expect("a node of the chunk");
+            for (target, edge, m, inside) in moves {
                 let avoid = m.is_some();
-                let to = builder.node((e.target, m), e.target, avoid, n);
-                builder.edge(n, to, step, inside);
+                let env = m.map_or(IDLE, |b| envs.number(b));
+                let to = builder.node((target, env), target, avoid, n);
+                builder.edge(to, edge, inside);
             }
         }
+        done = end;
     }
-    find_lasso(&builder.product, graph, fair)
+    drop(envs);
+    find_lasso(&builder.finish(), graph, fair)
 }
+
+/// The monitor of `leads to` watching nothing.
+const IDLE: u32 = u32::MAX;
+
+/// Each distinct value once, by number: a product node keeps the number of its monitor's
+/// bindings or obligations (a few distinct ones serve millions of nodes).
+pub(crate) struct Interned<T> {
+    pub(crate) list: Vec<T>,
+    index: rustc_hash::FxHashMap<T, u32>,
+}
+
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Interned {
+            list: Vec::new(),
+            index: Default::default(),
+        }
+    }
+}
+
+impl<T: Hash + Eq + Clone> Interned<T> {
+    pub(crate) fn number(&mut self, b: T) -> u32 {
+        if let Some(&n) = self.index.get(&b) {
+            return n;
+        }
+        self.list.push(b.clone());
+        self.index.insert(b, self.list.len() as u32 - 1);
+        self.list.len() as u32 - 1
+    }
+}
+
+/// How many product nodes have their moves computed at once.
+const CHUNK: usize = 4096;
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
 /// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting
@@ -184,7 +219,7 @@ fn monitor_moves(
     sem: &Semantics<'_>,
     left: &LabelPattern,
     right: &LabelPattern,
-    watching: &Option<Bindings>,
+    watching: Option<&Bindings>,
     label: &Label,
     renaming: &[u32],
 ) -> Vec<(Option<Bindings>, bool)> {

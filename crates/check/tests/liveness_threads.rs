@@ -1,0 +1,79 @@
+//! The liveness products are built on several threads (`leads to`'s monitor moves, a chunk of
+//! nodes at a time): the verdict and the lasso printed must be the same whatever the thread
+//! count, on products of several chunks of thousands of nodes.
+
+use agentpi_check::{Options, Outcome, Progress, check_system};
+use agentpi_ir::{MemoryLoader, load_with};
+use std::path::Path;
+
+/// Checks `property` of `system` in `file` (with `-D N=n`) on 1, 2 and 3 threads: the same
+/// outcome, `expected`, and the same counterexample each time.
+fn check(file: &str, n: usize, system: &str, property: &str, expected: Outcome) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let text = format!("{text}\ncheck {system}: {property}\n");
+    let loader = MemoryLoader {
+        files: vec![(file.to_string(), text)],
+    };
+    let loaded = load_with(file, &loader, &[("N".to_string(), n.to_string())]);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let program = &loaded.program;
+    let sys = program.systems.iter().position(|s| s.name == system);
+    let sys = sys.expect("the system");
+    let last = program.checks.len() - 1;
+    let runs: Vec<_> = [1, 2, 3]
+        .into_iter()
+        .map(|threads| {
+            let options = Options {
+                threads,
+                ..Options::default()
+            };
+            let report = check_system(program, sys, &[last], &options, &Progress::default());
+            let result = report.results.last().expect("the check's result").clone();
+            (report.states, result.outcome, format!("{:?}", result.trace))
+        })
+        .collect();
+    assert_eq!(runs[0].1, expected, "{property}");
+    assert!(
+        runs[0].0 > 5_000,
+        "{} states: too few for several chunks",
+        runs[0].0
+    );
+    for run in &runs[1..] {
+        assert_eq!(run, &runs[0], "{property}: 1 thread against more");
+    }
+}
+
+#[test]
+fn leads_to_products_are_the_same_on_any_number_of_threads() {
+    let file = "models/philosophers.pi";
+    check(
+        file,
+        8,
+        "Fixed",
+        "take[0] leads to eat(1)",
+        Outcome::Violated,
+    );
+    // Philosopher 0 may wait forever for fork 0 while the others eat: a weakly fair lasso.
+    check(
+        file,
+        8,
+        "Fixed",
+        "fair take[0] leads to eat(0)",
+        Outcome::Violated,
+    );
+    check(
+        file,
+        8,
+        "Fixed",
+        "strong fair take[0] leads to eat(0)",
+        Outcome::Holds,
+    );
+    check(
+        file,
+        8,
+        "Table",
+        "take[2] leads to put[2]",
+        Outcome::Violated,
+    );
+}
