@@ -37,6 +37,19 @@ pub trait Engine {
     fn tick(&mut self, _now: Instant) {}
     /// What to write, in order.
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)>;
+    /// A line from the client of session `session` (`--listen` with legacy clients, each
+    /// with its `Mcp-Session-Id`). An engine of one session takes it as `client`.
+    fn session_client(&mut self, _session: &str, raw: &[u8]) {
+        self.client(raw);
+    }
+    /// The client ended session `session` (its DELETE).
+    fn end_session(&mut self, _session: &str) {}
+    /// What to write, in order, each message to the client with its session (`None` for
+    /// an engine of one session).
+    fn take_routed(&mut self) -> Vec<(To, Option<String>, Vec<u8>)> {
+        let out = self.take_out().into_iter();
+        out.map(|(to, bytes)| (to, None, bytes)).collect()
+    }
     fn client_side(&mut self) -> &mut Side;
     fn server_side(&mut self) -> &mut Side;
     /// What the bridge dropped and why (for the report).

@@ -13,11 +13,11 @@ pub enum Input {
     Server(Vec<u8>),
     ServerEnd,
     Upstream(Up),
-    /// A POST of a client of the listening side.
+    /// A POST (or a DELETE) of a client of the listening side.
     Listen(Posted),
     /// The client closed a response stream before its end (`serve_http`'s number of it).
     StreamClosed(u64),
-    /// A GET or DELETE of the listening side, answered 405.
+    /// A GET of the listening side, answered 405.
     NotAllowed(NotAllowed),
     /// A request the listening side's guard refused.
     Refused(Refused),
@@ -60,8 +60,11 @@ pub enum Out {
     Data(Bytes),
 }
 
-/// One POST for the loop: its body, headers, connection and where its answer goes.
+/// One POST (or DELETE) for the loop: its body, headers, connection and where its answer
+/// goes.
 pub struct Posted {
+    /// `POST` or `DELETE`.
+    pub method: String,
     pub path: String,
     /// The number of its response stream (told back when the client closes it).
     pub stream: u64,
@@ -72,7 +75,7 @@ pub struct Posted {
     pub answer: mpsc::UnboundedSender<Out>,
 }
 
-/// A GET or DELETE, answered 405 (recorded by the loop).
+/// A GET, answered 405 (recorded by the loop).
 pub struct NotAllowed {
     pub method: String,
     pub path: String,

@@ -10,7 +10,8 @@
 //! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `input`,
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`,
+//! `per_session`; `input`,
 //! `post`, `upstream`, `serve_http`, `listen`; `run`.
 
 pub mod call;
@@ -22,6 +23,7 @@ pub mod machine;
 pub mod model;
 pub mod modern_wire;
 pub mod msg;
+pub mod per_session;
 pub mod post;
 pub mod refine;
 pub mod run;

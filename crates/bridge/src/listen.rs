@@ -1,12 +1,15 @@
 //! `--listen HOST:PORT`: the client side over Streamable HTTP, kept by the loop. Each POST
 //! (from `serve_http`) is recorded on the client's side with its exchange and handed to the
 //! direction's process as a stdio line would be: a request's answer goes back on its own
-//! response, an SSE stream opened at once (with, for a legacy client's `initialize`, the
-//! session's `Mcp-Session-Id`); a notification or response is answered 202. What the bridge
-//! sends the client besides answers (a legacy client's elicitation in the middle of a call,
-//! a server's progress) goes on the stream of the latest request still open: with one call
-//! at a time that is the call it belongs to. A legacy client's later requests must carry the
-//! session's id (400 without, 404 with another); a modern client has no session.
+//! response, an SSE stream opened at once; a notification or response is answered 202.
+//! Legacy clients each have a session: an `initialize` without `Mcp-Session-Id` opens a new
+//! one (its id on the answer), handed to the process with the session (`per_session`: one
+//! process per client session); a later POST must carry a live session's id (400 without,
+//! 404 with another: the legacy spec's rule), and a DELETE with it ends the session. What
+//! the bridge sends a client besides answers (a legacy client's elicitation in the middle of
+//! a call, a server's progress) goes on the stream of that session's latest request still
+//! open: with one call at a time that is the call it belongs to. A modern client has no
+//! session.
 
 use crate::engine::Engine;
 use crate::input::id_key;
@@ -22,6 +25,8 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A request's response stream, open until its answer.
 struct Open {
     id: String,
+    /// The legacy client's session.
+    session: Option<String>,
     /// `serve_http`'s number of the stream.
     stream: u64,
     exchange: u64,
@@ -32,7 +37,8 @@ pub struct Listener {
     /// The client's era.
     era: Era,
     next: u64,
-    session: Option<String>,
+    /// The legacy clients' live sessions.
+    sessions: Vec<String>,
     open: Vec<Open>,
     pub notes: Vec<String>,
     /// The HTTP server, stopped when the listener is dropped.
@@ -45,24 +51,24 @@ impl Listener {
             _server: server,
             era,
             next: 0,
-            session: None,
+            sessions: Vec::new(),
             open: Vec::new(),
             notes: Vec::new(),
         }
     }
 
-    /// A POST of the client.
+    /// A POST (or a DELETE) of a client.
     pub fn posted<E: Engine>(&mut self, posted: Posted, bridge: &mut E) {
         let exchange = self.next;
         self.next += 1;
-        let header = |name: &str| {
-            posted
-                .headers
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        };
-        let carried = header("mcp-session-id");
+        let carried = posted
+            .headers
+            .iter()
+            .find(|(k, _)| k == "mcp-session-id")
+            .map(|(_, v)| v.clone());
+        if posted.method != "POST" {
+            return self.delete(exchange, carried, &posted, bridge);
+        }
         let side = bridge.client_side();
         let mut event = Event::message(side.now(), Dir::C2s, &posted.raw);
         event.fields.insert("mcp_session_id".into(), json!(carried));
@@ -74,25 +80,21 @@ impl Listener {
         let message = serde_json::from_slice::<Value>(&posted.raw).unwrap_or_default();
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         let request = id_key(&message).filter(|_| !method.is_empty());
-        let refusal = match (self.era, &self.session, &carried, method) {
-            (Era::Legacy, Some(_), None, m) if m != "initialize" => Some(400),
-            (Era::Legacy, Some(s), Some(c), _) if s != c => Some(404),
-            _ => None,
+        let (session, opened) = match self.session_of(carried, method == "initialize") {
+            Ok(found) => found,
+            Err(status) => return self.refuse(exchange, status, &posted, side),
         };
-        if let Some(status) = refusal {
-            return self.refuse(exchange, status, &posted, side);
-        }
         let mut head = vec![];
         if let Some(id) = request.clone() {
             head.push(("content-type".into(), "text/event-stream".into()));
             head.push(("cache-control".into(), "no-cache".into()));
-            if self.era == Era::Legacy && method == "initialize" {
-                let session = self.session.get_or_insert_with(new_session).clone();
-                head.push(("mcp-session-id".into(), session));
+            if let (Some(session), true) = (&session, opened) {
+                head.push(("mcp-session-id".into(), session.clone()));
             }
             let answer = posted.answer.clone();
             self.open.push(Open {
                 id,
+                session: session.clone(),
                 stream: posted.stream,
                 exchange,
                 answer,
@@ -108,17 +110,75 @@ impl Listener {
         };
         http_event(side, exchange, &answered);
         let _ = posted.answer.send(Out::Head(status, head));
-        bridge.client(&posted.raw);
+        match &session {
+            Some(session) => bridge.session_client(session, &posted.raw),
+            None => bridge.client(&posted.raw),
+        }
+    }
+
+    /// The legacy session a POST belongs to, and whether it opens it (an `initialize`
+    /// without a session's id); `Err` the status of a refusal: 400 no id, 404 no such live
+    /// session. A modern client has none.
+    fn session_of(
+        &mut self,
+        carried: Option<String>,
+        initialize: bool,
+    ) -> Result<(Option<String>, bool), u16> {
+        match (self.era, carried) {
+            (Era::Modern, _) => Ok((None, false)),
+            (Era::Legacy, None) if initialize => {
+                let session = new_session();
+                self.sessions.push(session.clone());
+                Ok((Some(session), true))
+            }
+            (Era::Legacy, None) => Err(400),
+            (Era::Legacy, Some(c)) if self.sessions.contains(&c) => Ok((Some(c), false)),
+            (Era::Legacy, Some(_)) => Err(404),
+        }
+    }
+
+    /// A DELETE: a legacy client ends its session (200; its streams still open are ended
+    /// and its process told); 400 without a session's id, 404 with an unknown one, 405 from
+    /// a modern client (it has no session).
+    fn delete<E: Engine>(
+        &mut self,
+        exchange: u64,
+        carried: Option<String>,
+        posted: &Posted,
+        bridge: &mut E,
+    ) {
+        let side = bridge.client_side();
+        let session = match (self.era, carried) {
+            (Era::Modern, _) => return self.refuse(exchange, 405, posted, side),
+            (Era::Legacy, None) => return self.refuse(exchange, 400, posted, side),
+            (Era::Legacy, Some(c)) => c,
+        };
+        let Some(at) = self.sessions.iter().position(|s| *s == session) else {
+            return self.refuse(exchange, 404, posted, side);
+        };
+        self.sessions.remove(at);
+        self.open.retain(|o| o.session.as_ref() != Some(&session));
+        let answered = Head {
+            method: "DELETE",
+            path: &posted.path,
+            status: 200,
+            headers: &[],
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
+        let _ = posted.answer.send(Out::Head(200, Vec::new()));
+        bridge.end_session(&session);
     }
 
     fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
         let text = match status {
             400 => "agentpi bridge: Mcp-Session-Id missing",
+            405 => "agentpi bridge: a modern client has no session to DELETE",
             _ => "agentpi bridge: no such session",
         };
         let head = vec![("content-type".to_string(), "application/json".to_string())];
         let answered = Head {
-            method: "POST",
+            method: &posted.method,
             path: &posted.path,
             status,
             headers: &head,
@@ -131,15 +191,16 @@ impl Listener {
         let _ = posted.answer.send(Out::Data(Bytes::from(body.to_string())));
     }
 
-    /// A message the bridge writes to the client: an answer on its request's stream (which
-    /// it ends), anything else on the latest open stream.
-    pub fn write(&mut self, bytes: Vec<u8>, side: &mut Side) {
+    /// A message the bridge writes to the client of `session`: an answer on its request's
+    /// stream (which it ends), anything else on the session's latest open stream.
+    pub fn write(&mut self, bytes: Vec<u8>, session: Option<&str>, side: &mut Side) {
         let message = serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
         let answer = message.get("method").is_none();
         let key = id_key(&message);
+        let mine = |o: &Open| o.session.as_deref() == session;
         let at = match answer {
-            true => self.open.iter().position(|o| Some(&o.id) == key.as_ref()),
-            false => self.open.len().checked_sub(1),
+            true => (self.open.iter()).position(|o| mine(o) && Some(&o.id) == key.as_ref()),
+            false => self.open.iter().rposition(mine),
         };
         let Some(at) = at else {
             return self.notes.push(format!(
@@ -191,8 +252,7 @@ impl Listener {
         bridge.client(cancel.to_string().as_bytes());
     }
 
-    /// A GET or DELETE, answered 405 (there is no server-to-client stream; a legacy client
-    /// may end its session by closing, as a server may refuse DELETE).
+    /// A GET, answered 405 (there is no server-to-client stream).
     pub fn not_allowed(&mut self, request: &NotAllowed, side: &mut Side) {
         let exchange = self.next;
         self.next += 1;

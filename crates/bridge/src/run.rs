@@ -9,6 +9,7 @@ use crate::engine::{Engine, To};
 use crate::input::Input;
 use crate::listen::Listener;
 use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
+use crate::per_session::PerSession;
 use crate::refine;
 use crate::serve_http;
 use crate::side::Side;
@@ -113,16 +114,30 @@ pub fn to_modern(options: &Options) -> Ended {
         Ok(n) => n,
         Err(text) => return Ended::early(1, text),
     };
-    let (tx, rx) = channel();
-    let made = start(options, Era::Modern, &tx, |legacy, modern| {
-        ToModern::new(model, legacy, modern)
-    });
-    let mut ended = match made {
-        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
-        Err(e) => Ended::early(2, e),
+    // Over HTTP each legacy client session gets its own process (`per_session`).
+    let mut ended = match options.listen {
+        Some(_) => bridge(options, Era::Modern, |legacy, modern| {
+            Ok(PerSession::new(model, legacy, modern))
+        }),
+        None => bridge(options, Era::Modern, |legacy, modern| {
+            ToModern::new(model, legacy, modern)
+        }),
     };
     ended.checks = checks;
     ended
+}
+
+/// Starts the server and runs `make`'s process until one side ends.
+fn bridge<E: Engine>(
+    options: &Options,
+    era: Era,
+    make: impl FnOnce(Side, Side) -> Result<E, String>,
+) -> Ended {
+    let (tx, rx) = channel();
+    match start(options, era, &tx, make) {
+        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
+        Err(e) => Ended::early(2, e),
+    }
 }
 
 /// `--to legacy`: runs the bridge until one side ends.
@@ -137,14 +152,9 @@ pub fn to_legacy(options: &Options) -> Ended {
         Err(text) => return Ended::early(1, text),
     };
     let timeout = options.retry_timeout;
-    let (tx, rx) = channel();
-    let made = start(options, Era::Legacy, &tx, |legacy, modern| {
+    let mut ended = bridge(options, Era::Legacy, |legacy, modern| {
         ToLegacy::new(model, modern, legacy, timeout)
     });
-    let mut ended = match made {
-        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
-        Err(e) => Ended::early(2, e),
-    };
     ended.checks = checks;
     ended
 }
@@ -421,10 +431,10 @@ fn show(code: Option<i32>) -> String {
 /// Writes what the bridge said, in order; false when the client stopped reading.
 fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
     let mut out = std::io::stdout().lock();
-    for (to, mut bytes) in bridge.take_out() {
+    for (to, session, mut bytes) in bridge.take_routed() {
         match (to, &mut *server, &mut *client) {
             (To::Client, _, Client::Http(listener)) => {
-                listener.write(bytes, bridge.client_side());
+                listener.write(bytes, session.as_deref(), bridge.client_side());
             }
             (To::Client, _, Client::Stdio) => {
                 bytes.push(b'\n');

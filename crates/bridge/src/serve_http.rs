@@ -4,7 +4,8 @@
 //! checked against DNS rebinding, 403 otherwise) and its `Limits` (head size and time, body
 //! size, connections). A POST's body goes to the loop (`Input::Listen`) with a channel for
 //! what the loop answers on it (`Out`: the head, messages as SSE events or one JSON body, the
-//! end); GET and DELETE are answered 405 here. SIGINT and SIGTERM end the client side.
+//! end); a DELETE goes to the loop the same way (a legacy client ending its session); GET
+//! is answered 405 here. SIGINT and SIGTERM end the client side.
 
 use crate::input::{Input, NotAllowed, Out, Posted, Refused};
 use agentpi_http_proxy::{Access, Guard, Limits};
@@ -134,7 +135,8 @@ async fn handle(
         return Ok(plain(StatusCode::FORBIDDEN, &reason));
     }
     let path = request.uri().path().to_string();
-    if request.method() != hyper::Method::POST {
+    let method = request.method().clone();
+    if method != hyper::Method::POST && method != hyper::Method::DELETE {
         let not_allowed = NotAllowed {
             method: request.method().to_string(),
             path,
@@ -156,6 +158,7 @@ async fn handle(
     let (answer, mut answers) = mpsc::unbounded_channel();
     let posted_key = next_stream();
     let posted = Posted {
+        method: method.to_string(),
         path,
         stream: posted_key,
         raw,

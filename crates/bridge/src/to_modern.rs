@@ -62,6 +62,16 @@ impl ToModern {
         })
     }
 
+    /// Its sides, lent by `per_session` (one shared pair for every client session).
+    pub(crate) fn sides_mut(&mut self) -> &mut Sides {
+        &mut self.sides
+    }
+
+    /// The client's ids of the calls in flight (a session that ends cancels them).
+    pub(crate) fn calls_in_flight(&self) -> Vec<Value> {
+        self.calls.iter().map(|c| c.client.clone()).collect()
+    }
+
     /// How many requests of the client are in flight.
     fn count_in_flight(&self) -> usize {
         self.calls.len() + usize::from(self.init.is_some())

@@ -811,3 +811,163 @@ fn a_modern_client_closing_its_stream_cancels_the_call() {
     let modern = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
     assert!(modern.contains(r#""closed_by":"client""#), "{modern}");
 }
+
+/// A raw `method` (POST or DELETE) of `body` to a listening bridge at `address`, carrying
+/// `session`'s id when given: the whole answer.
+fn raw_session(address: &str, method: &str, session: Option<&str>, body: &str) -> String {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let carried = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+    write!(
+        stream,
+        "{method} /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+         {carried}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// The `Mcp-Session-Id`s a listening bridge gave its legacy clients, in its record.
+fn sessions_given(record: &str) -> Vec<String> {
+    let mut given = Vec::new();
+    for line in record.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        let headers = event["headers"].as_array().cloned().unwrap_or_default();
+        for pair in headers {
+            if pair[0] == "mcp-session-id" && event["method"] == "POST" {
+                given.push(pair[1].as_str().unwrap().to_string());
+            }
+        }
+    }
+    given.sort();
+    given.dedup();
+    given
+}
+
+/// The sessions a record shows ended by a DELETE answered 200.
+fn deleted_sessions(record: &str) -> Vec<String> {
+    let mut ended = Vec::new();
+    for line in record.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        if event["method"] != "DELETE" || event["status"] != 200 {
+            continue;
+        }
+        let headers = event["request_headers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let id = headers.iter().find(|p| p[0] == "mcp-session-id");
+        ended.extend(id.and_then(|p| p[1].as_str()).map(str::to_string));
+    }
+    ended
+}
+
+/// Each client's answers with `server` as what it reaches, the clients run at once.
+fn at_once(clients: &[(&str, &str)], server: &[String]) -> Vec<String> {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (clients.iter())
+            .map(|(kind, scenario)| {
+                let command = bridge_run::client(kind, scenario, server);
+                scope.spawn(move || bridge_run::answers(command))
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    })
+}
+
+/// Several legacy clients at once on one listening bridge, one session each (each its own
+/// `ToModern`, all sharing the modern server on stdio): each gets the answers it gets from
+/// the server directly; the legacy side's monitor judges each session apart and finds
+/// nothing in any, the modern side nothing; each Python client's DELETE ends its session
+/// (200; the TypeScript SDK 1.x client closes without one).
+#[test]
+fn several_legacy_clients_share_a_listening_bridge() {
+    let dir = scratch("bridge-http-sessions");
+    let clients = [("py", "all"), ("py", "concurrent"), ("ts", "all")];
+    let direct = direct("sdk");
+    let reference = at_once(&clients, &direct);
+    let mut server = vec!["--".to_string()];
+    server.extend(direct.iter().cloned());
+    let bridge = Bridge::listen("modern", &dir, &server);
+    let bridged = at_once(&clients, std::slice::from_ref(&bridge.url));
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(bridged, reference, "the answers differ");
+    let report = report(&dir);
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+    assert_eq!(report["transport"]["notes"], json!([]), "{report}");
+    // FIXME: the modern side's monitor pairs a retry with the last `input_required` of the
+    // same tool (M12, whatever its `requestState`), so two sessions' `think` or `confirm`
+    // rounds that interleave on the one modern wire are reported; how many is the
+    // scheduler's. Every finding there is that one, and the trace check is not asserted
+    // clean for the modern side until the pairing follows `requestState`.
+    let modern = report["modern"]["violations"].as_array().unwrap();
+    let pairing = "the retry of `tools/call`: it does not echo the requestState it was given, \
+                   unchanged";
+    assert!(modern.iter().all(|v| v["message"] == pairing), "{report}");
+    let sessions = report["legacy"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), clients.len(), "{report}");
+    for session in sessions {
+        assert_eq!(session["protocol_version"], "2025-11-25", "{report}");
+        assert_eq!(session["violations"], json!([]), "{report}");
+        assert_eq!(session["open_requests"], json!([]), "{report}");
+    }
+    let (clean, text) = bridge_run::trace_check(&dir.join("rec/legacy.jsonl"));
+    assert!(
+        clean && text.contains(" 0 violations, 0 open requests"),
+        "{text}"
+    );
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(sessions_given(&record).len(), clients.len(), "{record}");
+    assert_eq!(deleted_sessions(&record).len(), 2, "{record}");
+}
+
+/// The legacy spec's session rules on the listening side, with a scripted client: an
+/// `initialize` without a session's id opens one (its id on the answer); a DELETE with it
+/// ends it (200); after that, and for an id never given, a POST or DELETE gets 404, and a
+/// POST other than `initialize` without an id 400.
+#[test]
+fn a_deleted_or_unknown_legacy_session_gets_404() {
+    let dir = scratch("bridge-http-session-rules");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("sdk"));
+    let bridge = Bridge::listen("modern", &dir, &server);
+    let address = bridge.address().to_string();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let opened = raw_session(&address, "POST", None, init);
+    let session = opened
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no session: {opened}"));
+    let session = session.trim();
+    // The status of an answer: `HTTP/1.1 200 OK` gives `200`.
+    let status = |answer: String| answer.split_whitespace().nth(1).unwrap_or("").to_string();
+    let steps = [
+        ("POST", Some(session), ping, "200"),
+        ("POST", None, ping, "400"),
+        ("POST", Some("no-such-session"), ping, "404"),
+        ("DELETE", Some(session), "", "200"),
+        ("POST", Some(session), ping, "404"),
+        ("DELETE", Some(session), "", "404"),
+        ("DELETE", None, "", "400"),
+    ];
+    let got: Vec<String> = (steps.iter())
+        .map(|(method, carried, body, _)| status(raw_session(&address, method, *carried, body)))
+        .collect();
+    let want: Vec<&str> = steps.iter().map(|s| s.3).collect();
+    let (code, stderr) = bridge.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(opened.contains("2025-11-25"), "{opened}");
+    assert_eq!(got, want);
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(deleted_sessions(&record), [session], "{record}");
+}

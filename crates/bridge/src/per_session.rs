@@ -1,0 +1,199 @@
+//! `--to modern --listen`: several legacy clients at once, one `Mcp-Session-Id` each. The
+//! model's `ToModern` serves one legacy client (its handshake, the capabilities it declared,
+//! its calls and pings), so each client session gets its own `ToModern`, stepped for that
+//! session alone. They share the one modern server behind the bridge (a modern server keeps
+//! no session: each process's `server/discover` and calls are requests like any other) and
+//! the bridge's two monitored sides: the legacy side's monitor judges each session apart by
+//! its `Mcp-Session-Id`, as `agentpi monitor --listen` does, and the modern side is one
+//! stateless wire on which every id is the bridge's own, unique across sessions (the sides,
+//! and with them the id counter, are lent to the session's process for each step). A
+//! server's answer goes to the session that sent its request; a notification to the session
+//! whose request carried its progress token, else to the oldest session.
+
+use crate::engine::{Engine, To};
+use crate::input::id_key;
+use crate::model::Model;
+use crate::side::Side;
+use crate::sides::Sides;
+use crate::to_modern::ToModern;
+use agentpi_monitor::Dir;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// What the bridge wrote, each message to the client with its session.
+type Routed = Vec<(To, Option<String>, Vec<u8>)>;
+
+pub struct PerSession {
+    model: &'static Model,
+    /// The two sides, lent to the process of the session being stepped.
+    shared: Sides,
+    /// Each live client session and its process, oldest first.
+    sessions: Vec<(String, ToModern)>,
+    /// The session of each request sent to the server (its id as text) and the request's
+    /// progress token, until its answer.
+    owners: HashMap<String, (String, Option<String>)>,
+    /// The session of each progress token of a request in flight.
+    tokens: HashMap<String, String>,
+    out: Routed,
+}
+
+impl PerSession {
+    pub fn new(model: &'static Model, legacy: Side, modern: Side) -> PerSession {
+        PerSession {
+            model,
+            shared: Sides::new(legacy, modern),
+            sessions: Vec::new(),
+            owners: HashMap::new(),
+            tokens: HashMap::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The process of `session`, made at its first message.
+    fn find_or_make(&mut self, session: &str) -> Option<usize> {
+        if let Some(k) = self.sessions.iter().position(|(s, _)| s == session) {
+            return Some(k);
+        }
+        // Sides of its own that are never used: the shared ones are lent for each step.
+        let now = Instant::now();
+        let sides = Side::new("legacy", None, now)
+            .and_then(|legacy| Side::new("modern", None, now).map(|modern| (legacy, modern)));
+        let made = sides.and_then(|(legacy, modern)| ToModern::new(self.model, legacy, modern));
+        match made {
+            Ok(process) => {
+                self.sessions.push((session.to_string(), process));
+                Some(self.sessions.len() - 1)
+            }
+            Err(why) => {
+                self.shared
+                    .note(format!("cannot serve session {session}: {why}"));
+                None
+            }
+        }
+    }
+
+    /// Steps session `k`'s process with the shared sides lent to it, and takes what it
+    /// wrote: a request to the server remembered as the session's.
+    fn lend(&mut self, k: usize, step: impl FnOnce(&mut ToModern)) {
+        let (session, process) = &mut self.sessions[k];
+        std::mem::swap(&mut self.shared, process.sides_mut());
+        step(process);
+        std::mem::swap(&mut self.shared, process.sides_mut());
+        let session = session.clone();
+        for (to, bytes) in self.shared.take_out() {
+            if to == To::Server {
+                self.own(&session, &bytes);
+            }
+            let tag = (to == To::Client).then(|| session.clone());
+            self.out.push((to, tag, bytes));
+        }
+    }
+
+    /// A message to the server: a request's answer (and its progress) will be `session`'s.
+    fn own(&mut self, session: &str, bytes: &[u8]) {
+        let message: Value = serde_json::from_slice(bytes).unwrap_or_default();
+        let (Some(id), Some(_)) = (id_key(&message), message.get("method")) else {
+            return;
+        };
+        let token = message
+            .pointer("/params/_meta/progressToken")
+            .map(Value::to_string);
+        if let Some(token) = &token {
+            self.tokens.insert(token.clone(), session.to_string());
+        }
+        self.owners.insert(id, (session.to_string(), token));
+    }
+
+    /// The session a message of the server goes to.
+    fn owner(&mut self, message: &Value) -> Option<String> {
+        if message.get("method").is_none() {
+            let (session, token) = self.owners.remove(&id_key(message)?)?;
+            if let Some(token) = token {
+                self.tokens.remove(&token);
+            }
+            return Some(session);
+        }
+        let token = message
+            .pointer("/params/progressToken")
+            .map(Value::to_string);
+        let by_token = token.and_then(|t| self.tokens.get(&t).cloned());
+        by_token.or_else(|| self.sessions.first().map(|(s, _)| s.clone()))
+    }
+}
+
+impl Engine for PerSession {
+    fn client(&mut self, raw: &[u8]) {
+        self.session_client("", raw);
+    }
+
+    fn session_client(&mut self, session: &str, raw: &[u8]) {
+        if let Some(k) = self.find_or_make(session) {
+            self.lend(k, |p| p.client(raw));
+        }
+    }
+
+    /// The session's calls in flight are cancelled as the client's `notifications/cancelled`
+    /// would (the model's `cancel`: the modern request cancelled, the bridge's pending
+    /// elicitations withdrawn), then its process is dropped; nothing more goes to it.
+    fn end_session(&mut self, session: &str) {
+        let Some(k) = self.sessions.iter().position(|(s, _)| s == session) else {
+            return;
+        };
+        for id in self.sessions[k].1.calls_in_flight() {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client ended its session"}});
+            self.lend(k, |p| p.client(cancel.to_string().as_bytes()));
+        }
+        self.sessions.remove(k);
+        self.out
+            .retain(|(to, tag, _)| *to == To::Server || tag.as_deref() != Some(session));
+    }
+
+    fn server(&mut self, raw: &[u8]) {
+        let message: Value = serde_json::from_slice(raw).unwrap_or_default();
+        let owner = self.owner(&message);
+        let at = owner.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
+        match at {
+            Some(k) => self.lend(k, |p| p.server(raw)),
+            None => {
+                self.shared.server.message(Dir::S2c, raw);
+                let text = String::from_utf8_lossy(raw);
+                self.shared.note(format!(
+                    "dropped a message of the server for no live client session: {text}"
+                ));
+            }
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.sessions.iter().map(|(_, p)| p.in_flight()).sum()
+    }
+
+    fn server_gone(&mut self, why: &str) {
+        for k in 0..self.sessions.len() {
+            self.lend(k, |p| p.server_gone(why));
+        }
+    }
+
+    fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
+        let out = std::mem::take(&mut self.out).into_iter();
+        out.map(|(to, _, bytes)| (to, bytes)).collect()
+    }
+
+    fn take_routed(&mut self) -> Routed {
+        std::mem::take(&mut self.out)
+    }
+
+    fn client_side(&mut self) -> &mut Side {
+        &mut self.shared.client
+    }
+
+    fn server_side(&mut self) -> &mut Side {
+        &mut self.shared.server
+    }
+
+    fn notes(&self) -> &[String] {
+        self.shared.notes()
+    }
+}
