@@ -24,9 +24,15 @@ use tokio::sync::mpsc::UnboundedSender;
 
 /// A request's response stream, open until its answer.
 struct Open {
+    /// The request's id as the process knows it (as text).
     id: String,
+    /// A modern client's own id, when the process knows the request by the bridge's
+    /// (`renamed`).
+    original: Option<Value>,
     /// The legacy client's session.
     session: Option<String>,
+    /// The connection it came on.
+    connection: u64,
     /// `serve_http`'s number of the stream.
     stream: u64,
     exchange: u64,
@@ -84,6 +90,19 @@ impl Listener {
             Ok(found) => found,
             Err(status) => return self.refuse(exchange, status, &posted, side),
         };
+        // Modern clients have no session to keep their ids apart: each request is known to
+        // the process by an id of the bridge's, its own given back with the answer.
+        let (raw, original) = match (self.era, &request, method) {
+            (Era::Modern, Some(_), _) => renamed(message, exchange),
+            (Era::Modern, None, "notifications/cancelled") => {
+                (self.cancel_renamed(message, posted.connection), None)
+            }
+            _ => (posted.raw.clone(), None),
+        };
+        let request = match original {
+            Some(_) => Some(renamed_id(exchange).to_string()),
+            None => request,
+        };
         let mut head = vec![];
         if let Some(id) = request.clone() {
             head.push(("content-type".into(), "text/event-stream".into()));
@@ -94,7 +113,9 @@ impl Listener {
             let answer = posted.answer.clone();
             self.open.push(Open {
                 id,
+                original: original.clone(),
                 session: session.clone(),
+                connection: posted.connection,
                 stream: posted.stream,
                 exchange,
                 answer,
@@ -111,9 +132,22 @@ impl Listener {
         http_event(side, exchange, &answered);
         let _ = posted.answer.send(Out::Head(status, head));
         match &session {
-            Some(session) => bridge.session_client(session, &posted.raw),
-            None => bridge.client(&posted.raw),
+            Some(session) => bridge.session_client(session, &raw),
+            None => bridge.client(&raw),
         }
+    }
+
+    /// A modern client's `notifications/cancelled` naming its own id: the process's id of
+    /// that request (on the same connection first, where HTTP/1.1 keeps one client's).
+    fn cancel_renamed(&self, mut message: Value, connection: u64) -> Vec<u8> {
+        let of = message.pointer("/params/requestId").cloned();
+        let named = |o: &&Open| o.original.is_some() && o.original == of;
+        let mut open = self.open.iter().filter(named);
+        let same = open.clone().find(|o| o.connection == connection);
+        if let Some(found) = same.or_else(|| open.next()) {
+            message["params"]["requestId"] = serde_json::from_str(&found.id).unwrap_or_default();
+        }
+        message.to_string().into_bytes()
     }
 
     /// The legacy session a POST belongs to, and whether it opens it (an `initialize`
@@ -208,7 +242,14 @@ impl Listener {
                 String::from_utf8_lossy(&bytes)
             ));
         };
-        let exchange = self.open[at].exchange;
+        let (exchange, bytes) = match (&self.open[at].original, answer) {
+            (Some(original), true) => {
+                let mut message = message;
+                message["id"] = original.clone();
+                (self.open[at].exchange, message.to_string().into_bytes())
+            }
+            _ => (self.open[at].exchange, bytes),
+        };
         let mut event = Event::message(side.now(), Dir::S2c, &bytes);
         event.fields.insert("exchange".into(), json!(exchange));
         side.event(&event);
@@ -311,6 +352,18 @@ fn http_event(side: &mut Side, exchange: u64, head: &Head) {
         ("exchange".into(), json!(exchange)),
     ]);
     side.event(&Event::process(side.now(), "http", fields));
+}
+
+/// The id a modern client's request of `exchange` has for the process.
+fn renamed_id(exchange: u64) -> Value {
+    json!(format!("agentpi-listen-{exchange}"))
+}
+
+/// A modern client's request with the bridge's id for it, and its own id.
+fn renamed(mut message: Value, exchange: u64) -> (Vec<u8>, Option<Value>) {
+    let original = message.get("id").cloned();
+    message["id"] = renamed_id(exchange);
+    (message.to_string().into_bytes(), original)
 }
 
 /// A session id nobody can guess from the last one: the time's nanoseconds and the process.

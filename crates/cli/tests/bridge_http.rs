@@ -971,3 +971,50 @@ fn a_deleted_or_unknown_legacy_session_gets_404() {
     let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
     assert_eq!(deleted_sessions(&record), [session], "{record}");
 }
+
+/// Two modern clients use the same request id at once (they have no session to keep their
+/// ids apart): each gets its own answer on its own stream. The bridge knows each request by
+/// an id of its own and gives the client's back with the answer; no finding on either side.
+#[test]
+fn modern_clients_may_use_the_same_id_at_once() {
+    use std::io::Read;
+    let dir = scratch("bridge-http-same-id");
+    let mut server = vec!["--".to_string()];
+    server.extend(direct("everything"));
+    let bridge = Bridge::listen("legacy", &dir, &server);
+    let address = bridge.address().to_string();
+    let request = |method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"{method}","params":{{{params}{META}}}}}"#)
+    };
+    let slow = r#""name":"trigger-long-running-operation","arguments":{"duration":3,"steps":1},"#;
+    let slow = request("tools/call", slow);
+    // The first client's call, in flight: its head read, its stream kept open.
+    let mut first = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        first,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: trigger-long-running-operation\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{slow}",
+        slow.len()
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && first.read(&mut byte).unwrap() == 1 {
+        head.push(byte[0]);
+    }
+    // The second client's call with the same id, answered while the first is in flight.
+    let echo = request("tools/call", r#""name":"echo","arguments":{"message":"second"},"#);
+    let second = raw_post(&address, &echo, true);
+    let mut rest = String::new();
+    first.read_to_string(&mut rest).unwrap();
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(second.contains("Echo: second"), "{second}");
+    assert!(second.contains(r#""id":2"#), "{second}");
+    assert!(!rest.contains("Echo"), "{rest}");
+    assert!(rest.contains("Long running operation completed"), "{rest}");
+    assert!(rest.contains(r#""id":2"#), "{rest}");
+    clean_sides("same-id", &dir);
+}
