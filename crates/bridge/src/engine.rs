@@ -2,6 +2,7 @@
 //! its client and its server, saying what to write, in order.
 
 use crate::side::Side;
+use serde_json::Value;
 use std::time::Instant;
 
 /// Where a message the bridge writes goes.
@@ -9,6 +10,28 @@ use std::time::Instant;
 pub enum To {
     Client,
     Server,
+}
+
+/// A message the bridge writes, with where it belongs on a listening side: the client
+/// session it goes to (`None` for an engine of one session) and the client's request it is
+/// part of (a legacy client's elicitation for a call: over HTTP it goes on that call's
+/// stream).
+pub struct Written {
+    pub to: To,
+    pub session: Option<String>,
+    pub call: Option<Value>,
+    pub bytes: Vec<u8>,
+}
+
+impl Written {
+    pub fn plain(to: To, bytes: Vec<u8>) -> Written {
+        Written {
+            to,
+            session: None,
+            call: None,
+            bytes,
+        }
+    }
 }
 
 pub trait Engine {
@@ -44,11 +67,10 @@ pub trait Engine {
     }
     /// The client ended session `session` (its DELETE).
     fn end_session(&mut self, _session: &str) {}
-    /// What to write, in order, each message to the client with its session (`None` for
-    /// an engine of one session).
-    fn take_routed(&mut self) -> Vec<(To, Option<String>, Vec<u8>)> {
+    /// What to write, in order, each message with where it belongs (`Written`).
+    fn take_routed(&mut self) -> Vec<Written> {
         let out = self.take_out().into_iter();
-        out.map(|(to, bytes)| (to, None, bytes)).collect()
+        out.map(|(to, bytes)| Written::plain(to, bytes)).collect()
     }
     fn client_side(&mut self) -> &mut Side;
     fn server_side(&mut self) -> &mut Side;

@@ -226,15 +226,26 @@ impl Listener {
     }
 
     /// A message the bridge writes to the client of `session`: an answer on its request's
-    /// stream (which it ends), anything else on the session's latest open stream.
-    pub fn write(&mut self, bytes: Vec<u8>, session: Option<&str>, side: &mut Side) {
+    /// stream (which it ends); a message part of the client's request `call` (the bridge's
+    /// elicitation for it) on that request's stream, as the spec has it; anything else, or
+    /// when that stream is gone, on the session's latest open stream.
+    pub fn write(
+        &mut self,
+        bytes: Vec<u8>,
+        (session, call): (Option<&str>, Option<&Value>),
+        side: &mut Side,
+    ) {
         let message = serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
         let answer = message.get("method").is_none();
-        let key = id_key(&message);
+        let key = match answer {
+            true => id_key(&message),
+            false => call.map(Value::to_string),
+        };
         let mine = |o: &Open| o.session.as_deref() == session;
+        let named = (self.open.iter()).position(|o| mine(o) && Some(&o.id) == key.as_ref());
         let at = match answer {
-            true => (self.open.iter()).position(|o| mine(o) && Some(&o.id) == key.as_ref()),
-            false => self.open.iter().rposition(mine),
+            true => named,
+            false => named.or_else(|| self.open.iter().rposition(mine)),
         };
         let Some(at) = at else {
             return self.notes.push(format!(

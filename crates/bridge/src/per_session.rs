@@ -10,7 +10,7 @@
 //! server's answer goes to the session that sent its request; a notification to the session
 //! whose request carried its progress token, else to the oldest session.
 
-use crate::engine::{Engine, To};
+use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
 use crate::model::Model;
 use crate::side::Side;
@@ -20,9 +20,6 @@ use agentpi_monitor::Dir;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Instant;
-
-/// What the bridge wrote, each message to the client with its session.
-type Routed = Vec<(To, Option<String>, Vec<u8>)>;
 
 pub struct PerSession {
     model: &'static Model,
@@ -35,7 +32,7 @@ pub struct PerSession {
     owners: HashMap<String, (String, Option<String>)>,
     /// The session of each progress token of a request in flight.
     tokens: HashMap<String, String>,
-    out: Routed,
+    out: Vec<Written>,
 }
 
 impl PerSession {
@@ -81,12 +78,12 @@ impl PerSession {
         step(process);
         std::mem::swap(&mut self.shared, process.sides_mut());
         let session = session.clone();
-        for (to, bytes) in self.shared.take_out() {
-            if to == To::Server {
-                self.own(&session, &bytes);
+        for mut written in self.shared.take_written() {
+            if written.to == To::Server {
+                self.own(&session, &written.bytes);
             }
-            let tag = (to == To::Client).then(|| session.clone());
-            self.out.push((to, tag, bytes));
+            written.session = (written.to == To::Client).then(|| session.clone());
+            self.out.push(written);
         }
     }
 
@@ -146,8 +143,8 @@ impl Engine for PerSession {
             self.lend(k, |p| p.client(cancel.to_string().as_bytes()));
         }
         self.sessions.remove(k);
-        self.out
-            .retain(|(to, tag, _)| *to == To::Server || tag.as_deref() != Some(session));
+        let theirs = |w: &Written| w.to == To::Client && w.session.as_deref() == Some(session);
+        self.out.retain(|w| !theirs(w));
     }
 
     fn server(&mut self, raw: &[u8]) {
@@ -178,10 +175,10 @@ impl Engine for PerSession {
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
         let out = std::mem::take(&mut self.out).into_iter();
-        out.map(|(to, _, bytes)| (to, bytes)).collect()
+        out.map(|w| (w.to, w.bytes)).collect()
     }
 
-    fn take_routed(&mut self) -> Routed {
+    fn take_routed(&mut self) -> Vec<Written> {
         std::mem::take(&mut self.out)
     }
 

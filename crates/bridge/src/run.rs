@@ -431,10 +431,12 @@ fn show(code: Option<i32>) -> String {
 /// Writes what the bridge said, in order; false when the client stopped reading.
 fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
     let mut out = std::io::stdout().lock();
-    for (to, session, mut bytes) in bridge.take_routed() {
-        match (to, &mut *server, &mut *client) {
+    for written in bridge.take_routed() {
+        let mut bytes = written.bytes;
+        match (written.to, &mut *server, &mut *client) {
             (To::Client, _, Client::Http(listener)) => {
-                listener.write(bytes, session.as_deref(), bridge.client_side());
+                let route = (written.session.as_deref(), written.call.as_ref());
+                listener.write(bytes, route, bridge.client_side());
             }
             (To::Client, _, Client::Stdio) => {
                 bytes.push(b'\n');

@@ -1,7 +1,7 @@
 //! The two monitored sides of a running bridge and what it writes to them, shared by both
 //! directions: a message the bridge writes is fed to its side's monitor and queued, in order.
 
-use crate::engine::To;
+use crate::engine::{To, Written};
 use crate::side::Side;
 use agentpi_monitor::Dir;
 use serde_json::{Value, json};
@@ -11,8 +11,8 @@ pub struct Sides {
     pub client: Side,
     /// The side of the server the bridge is a client of (it writes `c2s` there).
     pub server: Side,
-    /// What to write, in order.
-    out: Vec<(To, Vec<u8>)>,
+    /// What to write, in order, each with the client's request it is part of (if told).
+    out: Vec<(To, Option<Value>, Vec<u8>)>,
     /// What the bridge dropped and why (for the report).
     notes: Vec<String>,
     next_id: u64,
@@ -31,12 +31,17 @@ impl Sides {
 
     /// Writes `message` to one side: fed to that side's monitor, queued for the wire.
     pub fn send(&mut self, to: To, message: &Value) {
+        self.send_for(to, message, None);
+    }
+
+    /// `send`, the message part of the client's request `call` (its elicitation, say).
+    pub fn send_for(&mut self, to: To, message: &Value, call: Option<&Value>) {
         let bytes = message.to_string().into_bytes();
         match to {
             To::Client => self.client.message(Dir::S2c, &bytes),
             To::Server => self.server.message(Dir::C2s, &bytes),
         }
-        self.out.push((to, bytes));
+        self.out.push((to, call.cloned(), bytes));
     }
 
     /// A request id of the bridge's own, never used before.
@@ -50,7 +55,20 @@ impl Sides {
     }
 
     pub fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
-        std::mem::take(&mut self.out)
+        let out = std::mem::take(&mut self.out).into_iter();
+        out.map(|(to, _, bytes)| (to, bytes)).collect()
+    }
+
+    /// What to write, each with the client's request it is part of.
+    pub fn take_written(&mut self) -> Vec<Written> {
+        let out = std::mem::take(&mut self.out).into_iter();
+        let written = |(to, call, bytes)| Written {
+            to,
+            session: None,
+            call,
+            bytes,
+        };
+        out.map(written).collect()
     }
 
     pub fn notes(&self) -> &[String] {

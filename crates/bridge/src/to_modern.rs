@@ -7,7 +7,7 @@
 //! bridge never guesses. Both sides are monitored as the messages cross (`side`).
 
 use crate::call::Call;
-use crate::engine::Engine;
+use crate::engine::{Engine, Written};
 use crate::machine::{Machine, Refusal};
 use crate::model::Model;
 use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
@@ -430,10 +430,12 @@ impl ToModern {
             let _ = self.calls[k].machine.input(lc2s, Msg::Res(r, true));
             return;
         }
+        let call = self.calls[k].client.clone();
         for (key, method, params) in inputs {
             let id = self.fresh_id();
             self.calls[k].asked.push((id.clone(), key));
-            self.send(To::Client, &wire::request(&id, &method, params));
+            let ask = wire::request(&id, &method, params);
+            self.sides.send_for(To::Client, &ask, Some(&call));
         }
     }
 
@@ -442,11 +444,12 @@ impl ToModern {
     /// crosses the withdrawal is dropped (`withdrawn`).
     fn call_withdraw(&mut self, k: usize) {
         let asked = std::mem::take(&mut self.calls[k].asked);
+        let call = self.calls[k].client.clone();
         for (id, _) in asked {
             let reason = "agentpi bridge: the call this asked for is over";
             let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                  "params": {"requestId": id, "reason": reason}});
-            self.send(To::Client, &message);
+            self.sides.send_for(To::Client, &message, Some(&call));
             self.withdrawn.push(id);
         }
     }
@@ -550,6 +553,10 @@ impl Engine for ToModern {
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
         self.sides.take_out()
+    }
+
+    fn take_routed(&mut self) -> Vec<Written> {
+        self.sides.take_written()
     }
 
     fn client_side(&mut self) -> &mut Side {

@@ -924,6 +924,46 @@ fn several_legacy_clients_share_a_listening_bridge() {
     let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
     assert_eq!(sessions_given(&record).len(), clients.len(), "{record}");
     assert_eq!(deleted_sessions(&record).len(), 2, "{record}");
+    // Each of the bridge's requests to a client goes on the stream of the call it asks for
+    // (the spec's related request), also with several calls open (`concurrent`).
+    assert_eq!(
+        asked_on(&record),
+        [("confirm", 3), ("think", 3)],
+        "{record}"
+    );
+}
+
+/// For each tool, how many of the bridge's requests to the client went on the stream of a
+/// call of that tool: `confirm` elicits, `think` samples; any other stream counts as "".
+fn asked_on(record: &str) -> Vec<(&'static str, usize)> {
+    let events: Vec<Value> = record
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let message = |e: &Value| -> Value {
+        serde_json::from_str(e["raw"].as_str().unwrap_or("null")).unwrap_or_default()
+    };
+    let mut tools = std::collections::HashMap::new();
+    for event in events.iter().filter(|e| e["dir"] == "c2s") {
+        let call = message(event);
+        if call["method"] == "tools/call" {
+            tools.insert(event["exchange"].clone(), call["params"]["name"].clone());
+        }
+    }
+    let mut counts = std::collections::BTreeMap::new();
+    for event in events.iter().filter(|e| e["dir"] == "s2c") {
+        let asked = message(event);
+        let want = match asked["method"].as_str() {
+            Some("elicitation/create") => "confirm",
+            Some("sampling/createMessage") => "think",
+            _ => continue,
+        };
+        let on = tools.get(&event["exchange"]).and_then(Value::as_str);
+        *counts
+            .entry(if on == Some(want) { want } else { "" })
+            .or_insert(0) += 1;
+    }
+    counts.into_iter().collect()
 }
 
 /// The legacy spec's session rules on the listening side, with a scripted client: an
@@ -1005,7 +1045,10 @@ fn modern_clients_may_use_the_same_id_at_once() {
         head.push(byte[0]);
     }
     // The second client's call with the same id, answered while the first is in flight.
-    let echo = request("tools/call", r#""name":"echo","arguments":{"message":"second"},"#);
+    let echo = request(
+        "tools/call",
+        r#""name":"echo","arguments":{"message":"second"},"#,
+    );
     let second = raw_post(&address, &echo, true);
     let mut rest = String::new();
     first.read_to_string(&mut rest).unwrap();
