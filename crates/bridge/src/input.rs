@@ -13,11 +13,11 @@ pub enum Input {
     Server(Vec<u8>),
     ServerEnd,
     Upstream(Up),
-    /// A POST (or a DELETE) of a client of the listening side.
+    /// A POST, GET or DELETE of a client of the listening side.
     Listen(Posted),
     /// The client closed a response stream before its end (`serve_http`'s number of it).
     StreamClosed(u64),
-    /// A GET of the listening side, answered 405.
+    /// A request of the listening side with another method than POST, GET or DELETE (405).
     NotAllowed(NotAllowed),
     /// A request the listening side's guard refused.
     Refused(Refused),
@@ -63,7 +63,7 @@ pub enum Out {
 /// One POST (or DELETE) for the loop: its body, headers, connection and where its answer
 /// goes.
 pub struct Posted {
-    /// `POST` or `DELETE`.
+    /// `POST`, `GET` or `DELETE`.
     pub method: String,
     pub path: String,
     /// The number of its response stream (told back when the client closes it).
@@ -75,7 +75,7 @@ pub struct Posted {
     pub answer: mpsc::UnboundedSender<Out>,
 }
 
-/// A GET, answered 405 (recorded by the loop).
+/// A request with another method, answered 405 (recorded by the loop).
 pub struct NotAllowed {
     pub method: String,
     pub path: String,

@@ -33,6 +33,8 @@ struct Open {
     session: Option<String>,
     /// The connection it came on.
     connection: u64,
+    /// A legacy client's GET stream (for what the bridge sends outside any request).
+    get: bool,
     /// `serve_http`'s number of the stream.
     stream: u64,
     exchange: u64,
@@ -72,8 +74,10 @@ impl Listener {
             .iter()
             .find(|(k, _)| k == "mcp-session-id")
             .map(|(_, v)| v.clone());
-        if posted.method != "POST" {
-            return self.delete(exchange, carried, &posted, bridge);
+        match posted.method.as_str() {
+            "DELETE" => return self.delete(exchange, carried, &posted, bridge),
+            "GET" => return self.get(exchange, carried, posted, bridge.client_side()),
+            _ => {}
         }
         let side = bridge.client_side();
         let mut event = Event::message(side.now(), Dir::C2s, &posted.raw);
@@ -116,6 +120,7 @@ impl Listener {
                 original: original.clone(),
                 session: session.clone(),
                 connection: posted.connection,
+                get: false,
                 stream: posted.stream,
                 exchange,
                 answer,
@@ -171,6 +176,42 @@ impl Listener {
         }
     }
 
+    /// A GET: a legacy client opens a stream for what the bridge sends outside any of its
+    /// requests (200, `text/event-stream`, open until the session ends); 400 without a
+    /// session's id, 404 with an unknown one, 405 from a modern client (the 2026-07-28 era
+    /// has no such stream).
+    fn get(&mut self, exchange: u64, carried: Option<String>, posted: Posted, side: &mut Side) {
+        let session = match (self.era, carried) {
+            (Era::Modern, _) => return self.refuse(exchange, 405, &posted, side),
+            (Era::Legacy, None) => return self.refuse(exchange, 400, &posted, side),
+            (Era::Legacy, Some(c)) if self.sessions.contains(&c) => c,
+            (Era::Legacy, Some(_)) => return self.refuse(exchange, 404, &posted, side),
+        };
+        let head = vec![
+            ("content-type".to_string(), "text/event-stream".to_string()),
+            ("cache-control".to_string(), "no-cache".to_string()),
+        ];
+        let answered = Head {
+            method: "GET",
+            path: &posted.path,
+            status: 200,
+            headers: &head,
+            request: &posted.headers,
+        };
+        http_event(side, exchange, &answered);
+        let _ = posted.answer.send(Out::Head(200, head));
+        self.open.push(Open {
+            id: String::new(),
+            original: None,
+            session: Some(session),
+            connection: posted.connection,
+            get: true,
+            stream: posted.stream,
+            exchange,
+            answer: posted.answer,
+        });
+    }
+
     /// A DELETE: a legacy client ends its session (200; its streams still open are ended
     /// and its process told); 400 without a session's id, 404 with an unknown one, 405 from
     /// a modern client (it has no session).
@@ -207,7 +248,7 @@ impl Listener {
     fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
         let text = match status {
             400 => "agentpi bridge: Mcp-Session-Id missing",
-            405 => "agentpi bridge: a modern client has no session to DELETE",
+            405 => "agentpi bridge: a modern client has no session (no GET stream, no DELETE)",
             _ => "agentpi bridge: no such session",
         };
         let head = vec![("content-type".to_string(), "application/json".to_string())];
@@ -227,8 +268,9 @@ impl Listener {
 
     /// A message the bridge writes to the client of `session`: an answer on its request's
     /// stream (which it ends); a message part of the client's request `call` (the bridge's
-    /// elicitation for it) on that request's stream, as the spec has it; anything else, or
-    /// when that stream is gone, on the session's latest open stream.
+    /// elicitation for it, a progress of it) on that request's stream, as the spec has it;
+    /// anything else (a list change, a log message) on the session's GET stream when one is
+    /// open, else (or when its request's stream is gone) on the latest open stream.
     pub fn write(
         &mut self,
         bytes: Vec<u8>,
@@ -242,10 +284,16 @@ impl Listener {
             false => call.map(Value::to_string),
         };
         let mine = |o: &Open| o.session.as_deref() == session;
-        let named = (self.open.iter()).position(|o| mine(o) && Some(&o.id) == key.as_ref());
+        let named =
+            (self.open.iter()).position(|o| mine(o) && !o.get && Some(&o.id) == key.as_ref());
+        let get = || match call {
+            None => self.open.iter().rposition(|o| mine(o) && o.get),
+            Some(_) => None,
+        };
+        let latest = || self.open.iter().rposition(|o| mine(o) && !o.get);
         let at = match answer {
             true => named,
-            false => named.or_else(|| self.open.iter().rposition(mine)),
+            false => named.or_else(get).or_else(latest),
         };
         let Some(at) = at else {
             return self.notes.push(format!(
@@ -268,7 +316,7 @@ impl Listener {
         frame.extend_from_slice(&bytes);
         frame.extend_from_slice(b"\n\n");
         let _ = self.open[at].answer.send(Out::Data(Bytes::from(frame)));
-        if answer {
+        if answer && !self.open[at].get {
             // Dropping the sender ends the stream.
             self.open.remove(at);
         }
@@ -292,6 +340,10 @@ impl Listener {
             ("closed_by".into(), json!("client")),
         ]);
         side.event(&Event::process(side.now(), "aborted", fields));
+        if open.get {
+            // A GET stream carries no request: nothing to cancel or note.
+            return;
+        }
         if self.era == Era::Legacy {
             return self
                 .notes
@@ -304,7 +356,7 @@ impl Listener {
         bridge.client(cancel.to_string().as_bytes());
     }
 
-    /// A GET, answered 405 (there is no server-to-client stream).
+    /// A request with another method than POST, GET or DELETE, answered 405.
     pub fn not_allowed(&mut self, request: &NotAllowed, side: &mut Side) {
         let exchange = self.next;
         self.next += 1;

@@ -4,8 +4,8 @@
 //! checked against DNS rebinding, 403 otherwise) and its `Limits` (head size and time, body
 //! size, connections). A POST's body goes to the loop (`Input::Listen`) with a channel for
 //! what the loop answers on it (`Out`: the head, messages as SSE events or one JSON body, the
-//! end); a DELETE goes to the loop the same way (a legacy client ending its session); GET
-//! is answered 405 here. SIGINT and SIGTERM end the client side.
+//! end); a DELETE and a GET go to the loop the same way (a legacy client ending its session,
+//! opening its stream); any other method is answered 405 here. SIGINT and SIGTERM end the client side.
 
 use crate::input::{Input, NotAllowed, Out, Posted, Refused};
 use agentpi_http_proxy::{Access, Guard, Limits};
@@ -136,7 +136,12 @@ async fn handle(
     }
     let path = request.uri().path().to_string();
     let method = request.method().clone();
-    if method != hyper::Method::POST && method != hyper::Method::DELETE {
+    let known = [
+        hyper::Method::POST,
+        hyper::Method::DELETE,
+        hyper::Method::GET,
+    ];
+    if !known.contains(&method) {
         let not_allowed = NotAllowed {
             method: request.method().to_string(),
             path,
@@ -145,7 +150,7 @@ async fn handle(
         let _ = tx.send(Input::NotAllowed(not_allowed));
         return Ok(plain(
             StatusCode::METHOD_NOT_ALLOWED,
-            "agentpi bridge: only POST (no server-to-client stream)",
+            "agentpi bridge: POST, GET or DELETE only",
         ));
     }
     let body = Limited::new(request.into_body(), limits.max_body as usize);

@@ -256,7 +256,11 @@ impl ToModern {
             }
             // Progress, log messages, list changes: relayed as they are (outside the model;
             // the progress token is the client's own, kept in `_meta` of every retry).
-            Shape::Notification(_) => self.send(To::Client, &message),
+            // A progress goes with the call whose token it names (over HTTP, on its stream).
+            Shape::Notification(_) => {
+                let call = self.progress_of(&message);
+                self.sides.send_for(To::Client, &message, call.as_ref());
+            }
             Shape::Request(id, method) => {
                 let text = format!("a modern server sends no requests (`{method}`)");
                 let id = id.clone();
@@ -265,6 +269,13 @@ impl ToModern {
             }
             Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
         }
+    }
+
+    /// The client's id of the call a server's progress names by its token.
+    fn progress_of(&self, message: &Value) -> Option<Value> {
+        let token = message.pointer("/params/progressToken")?;
+        let of = |c: &&Call| c.params.pointer("/_meta/progressToken") == Some(token);
+        self.calls.iter().find(of).map(|c| c.client.clone())
     }
 
     fn server_response(&mut self, id: &Value, message: Value) {

@@ -967,9 +967,10 @@ fn asked_on(record: &str) -> Vec<(&'static str, usize)> {
 }
 
 /// The legacy spec's session rules on the listening side, with a scripted client: an
-/// `initialize` without a session's id opens one (its id on the answer); a DELETE with it
-/// ends it (200); after that, and for an id never given, a POST or DELETE gets 404, and a
-/// POST other than `initialize` without an id 400.
+/// `initialize` without a session's id opens one (its id on the answer); a GET with it opens
+/// the session's stream (200, SSE); a DELETE with it ends the session and its GET stream
+/// (200); after that, and for an id never given, a POST, GET or DELETE gets 404, and one
+/// without an id (but `initialize`) 400.
 #[test]
 fn a_deleted_or_unknown_legacy_session_gets_404() {
     let dir = scratch("bridge-http-session-rules");
@@ -991,7 +992,27 @@ fn a_deleted_or_unknown_legacy_session_gets_404() {
     let session = session.trim();
     // The status of an answer: `HTTP/1.1 200 OK` gives `200`.
     let status = |answer: String| answer.split_whitespace().nth(1).unwrap_or("").to_string();
+    // Its GET stream, open until the session ends: the head now, the rest after the DELETE.
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\
+         Mcp-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {session}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && std::io::Read::read(&mut stream, &mut byte).unwrap() == 1
+    {
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
     let steps = [
+        ("GET", None, "", "400"),
+        ("GET", Some("no-such-session"), "", "404"),
         ("POST", Some(session), ping, "200"),
         ("POST", None, ping, "400"),
         ("POST", Some("no-such-session"), ping, "404"),
@@ -999,11 +1020,15 @@ fn a_deleted_or_unknown_legacy_session_gets_404() {
         ("POST", Some(session), ping, "404"),
         ("DELETE", Some(session), "", "404"),
         ("DELETE", None, "", "400"),
+        ("GET", Some(session), "", "404"),
     ];
     let got: Vec<String> = (steps.iter())
         .map(|(method, carried, body, _)| status(raw_session(&address, method, *carried, body)))
         .collect();
     let want: Vec<&str> = steps.iter().map(|s| s.3).collect();
+    // The DELETE ended the GET stream.
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut rest).unwrap();
     let (code, stderr) = bridge.stop();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(opened.contains("2025-11-25"), "{opened}");
@@ -1052,7 +1077,10 @@ fn modern_clients_may_use_the_same_id_at_once() {
     let second = raw_post(&address, &echo, true);
     let mut rest = String::new();
     first.read_to_string(&mut rest).unwrap();
+    // A modern client has no GET stream (and no session to DELETE).
+    let get = raw_session(&address, "GET", None, "");
     let (status, stderr) = bridge.stop();
+    assert!(get.starts_with("HTTP/1.1 405"), "{get}");
     assert_eq!(status, Some(0), "{stderr}");
     assert!(second.contains("Echo: second"), "{second}");
     assert!(second.contains(r#""id":2"#), "{second}");
