@@ -10,7 +10,7 @@
 //! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`; `input`,
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`, `to_legacy`; `input`,
 //! `post`, `upstream`, `serve_http`, `listen`; `run`.
 
 pub mod call;
@@ -30,6 +30,7 @@ pub mod side;
 pub mod sides;
 pub mod to_legacy;
 pub mod to_modern;
+pub mod undeclared;
 pub mod upstream;
 pub mod wire;
 
