@@ -288,12 +288,16 @@ impl ToModern {
                 let round = undeclared::sort(inputs, &self.declared.capabilities);
                 call.state = r.get("requestState").cloned();
                 let label = round.label(j);
+                let ends = match round.refused.is_empty() {
+                    true => "declined in the retry",
+                    false => "the call ends with an error",
+                };
                 call.inputs = round.asked;
                 call.answers = round.declined;
                 call.undeclared = round.undeclared;
                 if !call.undeclared.is_empty() {
                     let text = format!(
-                        "the server asked for {} the client did not declare (X1): not carried",
+                        "the server asked for {} the client did not declare (X1): {ends}",
                         call.undeclared.join(", ")
                     );
                     self.sides.note(text);

@@ -140,6 +140,8 @@ const MISTAKES: &[Mistake] = &[
             "LegacyCrashBridged: deadlock free",
             "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
             "LegacyCrashBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
+            "LegacyRudeBridged: deadlock free",
+            "LegacyRudeBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(undeclared(j, _)) or mc2s(cancel(j))))",
         ],
         refines: [true, true, true, true],
     },
@@ -160,6 +162,7 @@ const MISTAKES: &[Mistake] = &[
             "LegacyBridged: reachable ls2c(cancel(_))",
             "LegacyCrashBridged: deadlock free",
             "LegacyCrashBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
+            "LegacyRudeBridged: deadlock free",
         ],
         refines: [false, true, false, true],
     },
@@ -169,6 +172,7 @@ const MISTAKES: &[Mistake] = &[
         to: "mc2s!mreq(Call, tools, elicit) . TMAwait",
         violated: &[
             "LegacyBridged: ltl [] (lc2s(req(_, initialize(bare))) -> [] not (mc2s(mreq(_, _, elicit)) or mc2s(retry(_, elicit))))",
+            "LegacyRudeBridged: reachable mc2s(retry(_, bare))",
         ],
         refines: [false, true, false, true],
     },
@@ -406,7 +410,10 @@ fn the_refinements_hold_for_every_k() {
     let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
     let bound = "if c != bare and r < K then TMAsk(i, c, r, elicitation)";
     assert_eq!(text.matches(bound).count(), 1);
-    let fixed = text.replace(bound, "if c != bare and r < 2 then TMAsk(i, c, r, elicitation)");
+    let fixed = text.replace(
+        bound,
+        "if c != bare and r < 2 then TMAsk(i, c, r, elicitation)",
+    );
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_k");
     std::fs::create_dir_all(&dir).unwrap();
     let fixed_path = dir.join("fixed.pi");

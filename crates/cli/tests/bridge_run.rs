@@ -370,10 +370,10 @@ fn a_legacy_client_is_never_asked_what_it_did_not_declare() {
     let bridged = answers(client("py", "undeclared", &bridge_then(&server, &dir)));
     let expected = [
         r#"{"version": "2025-11-25"}"#,
-        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false}}"#,
+        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false, "structuredContent": {"result": "consent: {'action': 'decline'}"}}}"#,
         r#"{"ponder": {"error": "agentpi bridge: the server asks for sampling/createMessage, which this client did not declare at initialize (X1): not carried"}}"#,
         r#"{"wander": {"error": "agentpi bridge: the server asks for roots/list, which this client did not declare at initialize (X1): not carried"}}"#,
-        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false}}"#,
+        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false, "structuredContent": {"result": "consent: {'action': 'decline'}"}}}"#,
         r#"{"add": {"content": [{"text": "5", "type": "text"}], "isError": false, "structuredContent": {"result": 5}}}"#,
     ];
     assert_eq!(bridged.lines().collect::<Vec<_>>(), expected, "{bridged}");
@@ -381,7 +381,10 @@ fn a_legacy_client_is_never_asked_what_it_did_not_declare() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     let rules = |side: &str| -> Vec<String> {
         let found = report[side]["violations"].as_array().unwrap();
-        found.iter().map(|v| v["rule"].as_str().unwrap().to_string()).collect()
+        found
+            .iter()
+            .map(|v| v["rule"].as_str().unwrap().to_string())
+            .collect()
     };
     assert_eq!(rules("legacy"), Vec::<String>::new(), "{report}");
     assert_eq!(rules("modern"), ["M11"; 4], "{report}");
@@ -389,6 +392,13 @@ fn a_legacy_client_is_never_asked_what_it_did_not_declare() {
     assert!(clean, "{text}");
     let (_, text) = trace_check(&dir.join("rec").join("modern.jsonl"));
     assert!(text.contains(" 4 violations, 0 open requests"), "{text}");
-    let notes = report["bridge"]["notes"].as_array().unwrap();
-    assert_eq!(notes.len(), 4, "{report}");
+    let declined = "the client did not declare (X1): declined in the retry";
+    let ended = "the client did not declare (X1): the call ends with an error";
+    let notes = [
+        format!("the server asked for elicitation/create {declined}"),
+        format!("the server asked for sampling/createMessage {ended}"),
+        format!("the server asked for roots/list {ended}"),
+        format!("the server asked for elicitation/create {declined}"),
+    ];
+    assert_eq!(report["bridge"]["notes"], json!(notes), "{report}");
 }
