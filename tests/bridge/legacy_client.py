@@ -6,7 +6,7 @@ with a session with a dual-era server directly.
 
 python legacy_client.py SCENARIO CMD ARGS...
   SCENARIO: `all` (lists, add, echo, confirm, think, a resource, a prompt), `concurrent`
-  (three calls in flight at once, two of which ask the client) or `cancel` (`confirm`
+  (four calls in flight at once, three of which ask the client, two of them `confirm`) or `cancel` (`confirm`
   cancelled by the client while its elicitation is pending, the elicitation's answer crossing
   the cancel; then a ping and `add` show the session goes on), or `undeclared` (a session
   declaring nothing, against tests/bridge/rude_server.py, whose tools ask for elicitation,
@@ -74,8 +74,10 @@ async def everything(session):
 
 
 async def concurrent(session):
-    names = ["confirm", "think", "add"]
-    args = [{}, {}, {"a": 1, "b": 1}]
+    # `confirm` twice: two held calls of one tool at once on the modern side (M12 pairs each
+    # retry by its requestState).
+    names = ["confirm", "think", "confirm", "add"]
+    args = [{}, {}, {}, {"a": 1, "b": 1}]
     results = await asyncio.gather(*(session.call_tool(n, a) for n, a in zip(names, args)))
     for name, result in zip(names, results):
         show(name, result)
