@@ -2,6 +2,9 @@
 // same session as legacy_client.py (elicitation and sampling declared; lists, add, echo,
 // confirm, think, a resource, a prompt, a ping), one JSON line per answer.
 //
+// `rmcp` instead of `all`: the session for crates/cli/examples/rmcp_asks.rs (its tools, add,
+// confirm twice in a row, a ping).
+//
 // node legacy_client.mjs all CMD ARGS...
 // node legacy_client.mjs all URL          (Streamable HTTP)
 import { pathToFileURL } from "node:url";
@@ -51,6 +54,15 @@ if (scenario === "all") {
   show("think", await client.callTool({ name: "think", arguments: {} }));
   show("greeting", await client.readResource({ uri: "fixture://greeting" }));
   show("ask", await client.getPrompt({ name: "ask", arguments: { topic: "bridges" } }));
+  await client.ping();
+  console.log(JSON.stringify({ ping: "ok" }));
+}
+if (scenario === "rmcp") {
+  const tools = await client.listTools();
+  console.log(JSON.stringify({ tools: tools.tools.map((t) => t.name).sort() }));
+  show("add", await client.callTool({ name: "add", arguments: { a: 2, b: 3 } }));
+  show("confirm", await client.callTool({ name: "confirm", arguments: {} }));
+  show("confirm", await client.callTool({ name: "confirm", arguments: {} }));
   await client.ping();
   console.log(JSON.stringify({ ping: "ok" }));
 }

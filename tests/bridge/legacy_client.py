@@ -6,9 +6,13 @@ with a session with a dual-era server directly.
 
 python legacy_client.py SCENARIO CMD ARGS...
   SCENARIO: `all` (lists, add, echo, confirm, think, a resource, a prompt), `concurrent`
-  (three calls in flight at once, two of which ask the client) or `cancel` (`confirm`
+  (four calls in flight at once, three of which ask the client, two of them `confirm`) or `cancel` (`confirm`
   cancelled by the client while its elicitation is pending, the elicitation's answer crossing
-  the cancel; then a ping and `add` show the session goes on)
+  the cancel; then a ping and `add` show the session goes on), or `undeclared` (a session
+  declaring nothing, against tests/bridge/rude_server.py, whose tools ask for elicitation,
+  sampling and roots all the same: what the client gets for each, an error printed as such)
+  or `rmcp` (against crates/cli/examples/rmcp_asks.rs: its tools, `add`, `confirm` twice in
+  a row, a ping)
 """
 import asyncio
 import json
@@ -17,6 +21,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
+from mcp.shared.exceptions import McpError
 
 
 # The `cancel` scenario: the session while the call is to be cancelled, and an event set once
@@ -69,8 +74,10 @@ async def everything(session):
 
 
 async def concurrent(session):
-    names = ["confirm", "think", "add"]
-    args = [{}, {}, {"a": 1, "b": 1}]
+    # `confirm` twice: two held calls of one tool at once on the modern side (M12 pairs each
+    # retry by its requestState).
+    names = ["confirm", "think", "confirm", "add"]
+    args = [{}, {}, {}, {"a": 1, "b": 1}]
     results = await asyncio.gather(*(session.call_tool(n, a) for n, a in zip(names, args)))
     for name, result in zip(names, results):
         show(name, result)
@@ -89,6 +96,24 @@ async def cancel(session):
     show("add", await session.call_tool("add", {"a": 2, "b": 3}))
 
 
+async def undeclared(session):
+    for name, args in [("insist", {}), ("ponder", {}), ("wander", {}), ("insist", {}), ("add", {"a": 2, "b": 3})]:
+        try:
+            show(name, await session.call_tool(name, args))
+        except McpError as error:
+            print(json.dumps({name: {"error": error.error.message}}), flush=True)
+
+
+async def rmcp(session):
+    tools = await session.list_tools()
+    print(json.dumps({"tools": sorted(t.name for t in tools.tools)}), flush=True)
+    show("add", await session.call_tool("add", {"a": 2, "b": 3}))
+    show("confirm", await session.call_tool("confirm", {}))
+    show("confirm", await session.call_tool("confirm", {}))
+    await session.send_ping()
+    print(json.dumps({"ping": "ok"}), flush=True)
+
+
 async def main():
     scenario, command = sys.argv[1], sys.argv[2:]
     caps = types.SamplingCapability(tools=types.SamplingToolsCapability())
@@ -98,13 +123,15 @@ async def main():
     else:
         connect = stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
     async with connect as (read, write, *_):
-        async with ClientSession(
-            read, write, sampling_callback=sample, elicitation_callback=elicit,
-            sampling_capabilities=caps,
-        ) as session:
+        # `undeclared`: no callbacks, so the session declares no client capability at all.
+        asks = {} if scenario == "undeclared" else dict(
+            sampling_callback=sample, elicitation_callback=elicit, sampling_capabilities=caps)
+        async with ClientSession(read, write, **asks) as session:
             init = await session.initialize()
             print(json.dumps({"version": init.protocolVersion}), flush=True)
-            await {"all": everything, "concurrent": concurrent, "cancel": cancel}[scenario](session)
+            scenarios = {"all": everything, "concurrent": concurrent, "cancel": cancel,
+                         "undeclared": undeclared, "rmcp": rmcp}
+            await scenarios[scenario](session)
 
 
 asyncio.run(main())

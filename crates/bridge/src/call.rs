@@ -24,6 +24,9 @@ pub struct Call {
     /// The input requests of the last `input_required` result: key, method, params.
     pub inputs: Vec<(String, String, Value)>,
     pub state: Option<Value>,
+    /// The methods of the last round's input requests the client did not declare (X1): an
+    /// elicitation is declined in the retry, anything else ends the call with an error.
+    pub undeclared: Vec<String>,
     /// The bridge's requests to the client for this round: wire id and input key.
     pub asked: Vec<(Value, String)>,
     /// The answers collected this round, by input key.
@@ -44,6 +47,7 @@ impl Call {
             answer: None,
             inputs: Vec::new(),
             state: None,
+            undeclared: Vec::new(),
             asked: Vec::new(),
             answers: Map::new(),
             answered_ok: true,

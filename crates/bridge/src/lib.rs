@@ -10,8 +10,8 @@
 //! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`; `to_modern`, `to_legacy`,
-//! `per_session`; `input`,
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`,
+//! `to_legacy`, `per_session`; `input`,
 //! `post`, `upstream`, `serve_http`, `listen`; `run`.
 
 pub mod call;
@@ -32,6 +32,7 @@ pub mod side;
 pub mod sides;
 pub mod to_legacy;
 pub mod to_modern;
+pub mod undeclared;
 pub mod upstream;
 pub mod wire;
 

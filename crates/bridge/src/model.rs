@@ -17,11 +17,13 @@ system RunPong = Pong
 system RunToLegacy = ToLegacy(false, full)
 ";
 
-/// The systems whose checks guard `--to modern`: the bridged session and the losses that go
+/// The systems whose checks guard `--to modern`: the bridged session (with a conforming
+/// server, one that may go away, one that asks for undeclared input) and the losses that go
 /// through `ToModern`.
 pub const TO_MODERN_SYSTEMS: &[&str] = &[
     "LegacyBridged",
     "LegacyCrashBridged",
+    "LegacyRudeBridged",
     "LogBridged",
     "TaskBridged",
 ];

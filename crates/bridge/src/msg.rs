@@ -38,6 +38,8 @@ pub enum Msg {
     Retry(i64, Caps),
     Res(i64, bool),
     InputRequired(i64),
+    /// An `input_required` result asking for a kind of input the request did not declare.
+    Undeclared(i64, Kind),
     Cancel(i64),
     Note(Kind),
     /// An error for a request in flight: the server went away.
@@ -152,6 +154,7 @@ impl Msg {
             Msg::Retry(i, c) => msg("retry", vec![Value::Int(i), c.value(p)]),
             Msg::Res(i, ok) => msg("res", vec![Value::Int(i), Value::Bool(ok)]),
             Msg::InputRequired(i) => msg("input_required", vec![Value::Int(i)]),
+            Msg::Undeclared(i, k) => msg("undeclared", vec![Value::Int(i), k.value(p)]),
             Msg::Cancel(i) => msg("cancel", vec![Value::Int(i)]),
             Msg::Note(k) => msg("note", vec![k.value(p)]),
             Msg::Gone(i) => msg("gone", vec![Value::Int(i)]),
@@ -173,6 +176,7 @@ impl Msg {
             "retry" => Msg::Retry(int(0)?, Caps::of(p, a.get(1)?)?),
             "res" => Msg::Res(int(0)?, a.get(1)?.as_bool()?),
             "input_required" => Msg::InputRequired(int(0)?),
+            "undeclared" => Msg::Undeclared(int(0)?, Kind::of(p, a.get(1)?)?),
             "cancel" => Msg::Cancel(int(0)?),
             "note" => Msg::Note(Kind::of(p, a.first()?)?),
             "gone" => Msg::Gone(int(0)?),

@@ -13,6 +13,7 @@ use crate::model::Model;
 use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
 use crate::side::Side;
 use crate::sides::Sides;
+use crate::undeclared;
 use crate::wire::{self, Declared, Shape};
 use agentpi_ir::core::ChanId;
 use agentpi_monitor::Dir;
@@ -304,9 +305,25 @@ impl ToModern {
         {
             Some("input_required") => {
                 let r = result.expect("has a resultType");
-                call.inputs = wire::input_requests(r);
+                let inputs = wire::input_requests(r);
+                let round = undeclared::sort(inputs, &self.declared.capabilities);
                 call.state = r.get("requestState").cloned();
-                Msg::InputRequired(j)
+                let label = round.label(j);
+                let ends = match round.refused.is_empty() {
+                    true => "declined in the retry",
+                    false => "the call ends with an error",
+                };
+                call.inputs = round.asked;
+                call.answers = round.declined;
+                call.undeclared = round.undeclared;
+                if !call.undeclared.is_empty() {
+                    let text = format!(
+                        "the server asked for {} the client did not declare (X1): {ends}",
+                        call.undeclared.join(", ")
+                    );
+                    self.sides.note(text);
+                }
+                label
             }
             _ => Msg::Res(j, result.is_some()),
         };
@@ -490,14 +507,22 @@ impl ToModern {
             ),
             (false, _) => match answer.and_then(|a| a.get("error")) {
                 Some(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-                None => wire::error(&id, BRIDGE_ERROR, &self.gave_up()),
+                None => wire::error(&id, BRIDGE_ERROR, &self.gave_up(k)),
             },
         };
         self.send(To::Client, &reply);
     }
 
     /// Why the model answered an `input_required` with an error.
-    fn gave_up(&self) -> String {
+    fn gave_up(&self, k: usize) -> String {
+        let undeclared = &self.calls[k].undeclared;
+        if !undeclared.is_empty() {
+            return format!(
+                "agentpi bridge: the server asks for {}, which this client did not declare at \
+                 initialize (X1): not carried",
+                undeclared.join(", ")
+            );
+        }
         match self.caps {
             Caps::Bare => "agentpi bridge: the server asks for input (elicitation, sampling or \
                            roots) that this client did not declare"

@@ -29,6 +29,8 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 const CALL: &str =
     r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"confirm","arguments":{}}}"#;
 const ASKS_2: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1"}}"#;
+const ASKS_BOTH: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}},"b":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}},"requestState":"s1"}}"#;
+const INIT_SAMPLE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
 const ASKS_3: &str = r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s2"}}"#;
 const ASKS_5: &str = r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s3"}}"#;
 
@@ -119,19 +121,6 @@ const CASES: &[Case] = &[
             ("s", ASKS_5),
             ("C", r#""id":5,"error""#),
             ("C", "more than K = 2 times"),
-        ],
-    },
-    Case {
-        name: "undeclared",
-        steps: &[
-            ("c", INIT_BARE),
-            ("S", r#""io.modelcontextprotocol/clientCapabilities":{}"#),
-            ("s", DISCOVERED),
-            ("c", INITIALIZED),
-            ("c", CALL),
-            ("s", ASKS_2),
-            ("C", r#""id":5,"error""#),
-            ("C", "did not declare"),
         ],
     },
     Case {
@@ -292,6 +281,62 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    // X1: a server that asks for input the client never declared (it breaks M11). An
+    // undeclared elicitation is declined in the retry, the client never asked; beside a
+    // declared one, only the declared one is asked.
+    Case {
+        name: "undeclared-elicitation-declined",
+        steps: &[
+            ("c", INIT_BARE),
+            ("S", r#""io.modelcontextprotocol/clientCapabilities":{}"#),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_2),
+            ("C", ""),
+            ("S1", r#""inputResponses":{"a":{"action":"decline"}}"#),
+            ("S1", r#""requestState":"s1""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C1", r#"{"jsonrpc":"2.0","id":5,"result":{"content":[]}}"#),
+        ],
+    },
+    Case {
+        name: "undeclared-sampling-refused",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_BOTH),
+            // Neither is asked: sampling has no refusal, so the call ends; nothing is retried.
+            ("S", ""),
+            ("C1", r#""id":5,"error""#),
+            (
+                "C1",
+                "sampling/createMessage, which this client did not declare",
+            ),
+        ],
+    },
+    Case {
+        name: "undeclared-beside-declared",
+        steps: &[
+            ("c", INIT_SAMPLE),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", ASKS_BOTH),
+            ("C1", r#""id":3,"method":"sampling/createMessage""#),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"role":"assistant","content":{"type":"text","text":"noon"},"model":"m"}}"#,
+            ),
+            ("S1", r#""a":{"action":"decline"}"#),
+            ("S1", r#""b":{"role":"assistant""#),
+        ],
+    },
     Case {
         name: "task-refused",
         steps: &[
@@ -344,7 +389,8 @@ fn check(case: &Case) {
                 } else {
                     assert!(
                         lines.iter().any(|l| l.contains(text)),
-                        "{at}: {text} not in {lines:?}"
+                        "{at}: {text} not in {lines:?}; notes {:?}",
+                        bridge.notes()
                     );
                 }
                 continue;
@@ -372,7 +418,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(26));
+    assert_eq!(held, Ok(34));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
@@ -383,9 +429,12 @@ fn the_checks_of_the_direction_hold() {
 #[test]
 fn an_edited_bridge_does_not_pass_its_checks() {
     let bundled = agentpi_bridge::model::BRIDGE;
-    let guard = "if c != bare and r < K then TMAsk(i, c, r)";
+    let guard = "if c != bare and r < K then TMAsk(i, c, r, elicitation)";
     assert!(bundled.contains(guard));
-    let edited = bundled.replace(guard, "if c != bare and r <= K then TMAsk(i, c, r)");
+    let edited = bundled.replace(
+        guard,
+        "if c != bare and r <= K then TMAsk(i, c, r, elicitation)",
+    );
     let model = agentpi_bridge::model::load(&edited).unwrap();
     let model: &'static _ = Box::leak(Box::new(model));
     let failed =
@@ -399,6 +448,7 @@ fn an_edited_bridge_does_not_pass_its_checks() {
             "LegacyBridged: assertions: Violated",
             "LegacyBridged: never ls2c(req(K, elicitation)): Violated",
             "LegacyCrashBridged: assertions: Violated",
+            "LegacyRudeBridged: assertions: Violated",
         ]
     );
 }

@@ -140,6 +140,8 @@ const MISTAKES: &[Mistake] = &[
             "LegacyCrashBridged: deadlock free",
             "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
             "LegacyCrashBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
+            "LegacyRudeBridged: deadlock free",
+            "LegacyRudeBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(undeclared(j, _)) or mc2s(cancel(j))))",
         ],
         refines: [true, true, true, true],
     },
@@ -160,6 +162,7 @@ const MISTAKES: &[Mistake] = &[
             "LegacyBridged: reachable ls2c(cancel(_))",
             "LegacyCrashBridged: deadlock free",
             "LegacyCrashBridged: ltl [] (ls2c(req(e, _)) -> X <> (lc2s(res(e, _)) or ls2c(cancel(e))))",
+            "LegacyRudeBridged: deadlock free",
         ],
         refines: [false, true, false, true],
     },
@@ -169,6 +172,7 @@ const MISTAKES: &[Mistake] = &[
         to: "mc2s!mreq(Call, tools, elicit) . TMAwait",
         violated: &[
             "LegacyBridged: ltl [] (lc2s(req(_, initialize(bare))) -> [] not (mc2s(mreq(_, _, elicit)) or mc2s(retry(_, elicit))))",
+            "LegacyRudeBridged: reachable mc2s(retry(_, bare))",
         ],
         refines: [false, true, false, true],
     },
@@ -201,8 +205,23 @@ const MISTAKES: &[Mistake] = &[
             "LegacyBridged: assertions",
             "LegacyBridged: never ls2c(req(K, elicitation))",
             "LegacyCrashBridged: assertions",
+            "LegacyRudeBridged: assertions",
         ],
         refines: [false, true, false, true],
+    },
+    // X1 as the bridge was before: a round asking for input the legacy client never declared
+    // is carried to it like any other. Only a server that breaks M11 asks so, so the
+    // refinements (with conforming servers) do not see it; the checks of `LegacyRudeBridged` do.
+    Mistake {
+        name: "carries input the legacy client never declared",
+        from: "(if k == elicitation and r < K then TMDecline(i, c, r) else LAnswer(i, false))",
+        to: "(if c != bare and r < K then TMAsk(i, c, r, k) else LAnswer(i, false))",
+        violated: &[
+            "LegacyRudeBridged: never ls2c(req(_, sampling))",
+            "LegacyRudeBridged: never ls2c(req(_, roots))",
+            "LegacyRudeBridged: reachable mc2s(retry(_, bare))",
+        ],
+        refines: [true, true, true, true],
     },
     Mistake {
         name: "gives the modern client more than K input_required rounds",
@@ -350,20 +369,22 @@ fn the_page_shows_what_compare_prints() {
 /// agentpi gives them, grow by 18 states a round with a legacy client and 30 with a legacy
 /// server that crashes; with a modern client (whose legacy server may ask for elicitation or
 /// sampling each round) by more each round: 47, 56, 65, and with a server that may go away
-/// or lose its session 143, 166, 189.
+/// or lose its session 143, 166, 189; with a modern server that asks for undeclared input
+/// (X1) by 27.
 #[test]
 fn the_checks_hold_for_every_k() {
     let counts = [
-        (1, [90, 92, 129, 239]),
-        (2, [108, 139, 159, 382]),
-        (3, [126, 195, 189, 548]),
-        (4, [144, 260, 219, 737]),
+        (1, [90, 92, 129, 239, 96]),
+        (2, [108, 139, 159, 382, 123]),
+        (3, [126, 195, 189, 548, 150]),
+        (4, [144, 260, 219, 737, 177]),
     ];
     let systems = [
         "LegacyBridged",
         "ModernBridged",
         "LegacyCrashBridged",
         "ModernCrashBridged",
+        "LegacyRudeBridged",
     ];
     for (k, states) in counts {
         let k = format!("K={k}");
@@ -387,9 +408,12 @@ fn the_refinements_hold_for_every_k() {
         ("modern", "ModernCrashDirect", "ModernCrashBridged"),
     ];
     let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
-    let bound = "if c != bare and r < K then TMAsk(i, c, r)";
+    let bound = "if c != bare and r < K then TMAsk(i, c, r, elicitation)";
     assert_eq!(text.matches(bound).count(), 1);
-    let fixed = text.replace(bound, "if c != bare and r < 2 then TMAsk(i, c, r)");
+    let fixed = text.replace(
+        bound,
+        "if c != bare and r < 2 then TMAsk(i, c, r, elicitation)",
+    );
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_k");
     std::fs::create_dir_all(&dir).unwrap();
     let fixed_path = dir.join("fixed.pi");

@@ -86,7 +86,7 @@ pub(crate) fn answers(mut command: Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn bridge_then(server: &[String], dir: &Path) -> Vec<String> {
+pub(crate) fn bridge_then(server: &[String], dir: &Path) -> Vec<String> {
     let mut line = vec![
         agentpi().to_string(),
         "bridge".into(),
@@ -353,4 +353,52 @@ fn run_script(script: &Script) {
 #[test]
 fn faults_end_every_request_in_flight() {
     each_in_parallel(SCRIPTS, run_script);
+}
+
+/// X1 with real peers: the Python SDK 1.x client declares no capability, and the SDK 2.x
+/// server of tests/bridge/rude_server.py asks it for elicitation, sampling and roots all the
+/// same (breaking M11; the SDK's own `Resolve` would answer -32021). The bridge never carries
+/// them: the elicitation is declined in the retry (the tool says what came back), sampling
+/// and roots end their calls with an error; `insist` twice, so two rounds of one tool; `add`
+/// after shows the session goes on. The legacy side is clean; the modern side's monitor
+/// reports the server (M11, one per undeclared round), not the bridge.
+#[test]
+fn a_legacy_client_is_never_asked_what_it_did_not_declare() {
+    let script = repo().join("tests/bridge/rude_server.py");
+    let server = vec![peer(".venv/bin/python"), script.display().to_string()];
+    let dir = scratch("bridge-undeclared");
+    let bridged = answers(client("py", "undeclared", &bridge_then(&server, &dir)));
+    let expected = [
+        r#"{"version": "2025-11-25"}"#,
+        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false, "structuredContent": {"result": "consent: {'action': 'decline'}"}}}"#,
+        r#"{"ponder": {"error": "agentpi bridge: the server asks for sampling/createMessage, which this client did not declare at initialize (X1): not carried"}}"#,
+        r#"{"wander": {"error": "agentpi bridge: the server asks for roots/list, which this client did not declare at initialize (X1): not carried"}}"#,
+        r#"{"insist": {"content": [{"text": "consent: {'action': 'decline'}", "type": "text"}], "isError": false, "structuredContent": {"result": "consent: {'action': 'decline'}"}}}"#,
+        r#"{"add": {"content": [{"text": "5", "type": "text"}], "isError": false, "structuredContent": {"result": 5}}}"#,
+    ];
+    assert_eq!(bridged.lines().collect::<Vec<_>>(), expected, "{bridged}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let rules = |side: &str| -> Vec<String> {
+        let found = report[side]["violations"].as_array().unwrap();
+        found
+            .iter()
+            .map(|v| v["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(rules("legacy"), Vec::<String>::new(), "{report}");
+    assert_eq!(rules("modern"), ["M11"; 4], "{report}");
+    let (clean, text) = trace_check(&dir.join("rec").join("legacy.jsonl"));
+    assert!(clean, "{text}");
+    let (_, text) = trace_check(&dir.join("rec").join("modern.jsonl"));
+    assert!(text.contains(" 4 violations, 0 open requests"), "{text}");
+    let declined = "the client did not declare (X1): declined in the retry";
+    let ended = "the client did not declare (X1): the call ends with an error";
+    let notes = [
+        format!("the server asked for elicitation/create {declined}"),
+        format!("the server asked for sampling/createMessage {ended}"),
+        format!("the server asked for roots/list {ended}"),
+        format!("the server asked for elicitation/create {declined}"),
+    ];
+    assert_eq!(report["bridge"]["notes"], json!(notes), "{report}");
 }

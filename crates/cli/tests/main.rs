@@ -4,6 +4,7 @@ mod bridge;
 mod bridge_http;
 mod bridge_legacy;
 mod bridge_lost;
+mod bridge_rmcp;
 mod bridge_run;
 mod cases;
 mod commands;

@@ -432,11 +432,7 @@ impl Ledger {
             return;
         }
         let name = field(params, "name");
-        let at = self
-            .asked
-            .iter()
-            .rposition(|a| a.method == method && a.name.as_ref() == name);
-        let Some(at) = at else {
+        let Some(at) = self.pair(method, name, state, &keys(responses)) else {
             if self.gapped {
                 return;
             }
@@ -454,14 +450,6 @@ impl Ledger {
         if asked.state.as_ref() != state {
             wrong.push("it does not echo the requestState it was given, unchanged".to_string());
         }
-        let keys = |m: Option<&Value>| -> Vec<String> {
-            let mut keys: Vec<String> = m
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default();
-            keys.sort();
-            keys
-        };
         let (answered, mut asked_keys) = (keys(responses), asked.keys);
         asked_keys.sort();
         if answered != asked_keys {
@@ -475,6 +463,47 @@ impl Ledger {
                 format!("the retry of `{method}`: {}", wrong.join("; ")),
             ));
         }
+    }
+}
+
+/// The names of an object's members, sorted (none for anything else).
+fn keys(m: Option<&Value>) -> Vec<String> {
+    let mut keys: Vec<String> = m
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    keys.sort();
+    keys
+}
+
+impl Ledger {
+    /// The held input-required result a retry answers, among those of the same method and
+    /// name (several calls of one tool may be held at once): the one whose `requestState` it
+    /// echoes; else (no `requestState`, or one that echoes none) the one whose input requests
+    /// it answers, key for key; else the latest, against which what it gets wrong is reported.
+    /// The latest first each time, so that a result that was never retried does not take the
+    /// retry of a newer one.
+    fn pair(
+        &self,
+        method: &str,
+        name: Option<&Value>,
+        state: Option<&Value>,
+        answered: &[String],
+    ) -> Option<usize> {
+        let same = |a: &Asked| a.method == method && a.name.as_ref() == name;
+        let held = || self.asked.iter().enumerate().rev().filter(|(_, a)| same(a));
+        let by_state = state.and_then(|s| held().find(|(_, a)| a.state.as_ref() == Some(s)));
+        let by_keys = || {
+            held().find(|(_, a)| {
+                let mut asked = a.keys.clone();
+                asked.sort();
+                asked == answered
+            })
+        };
+        by_state
+            .or_else(by_keys)
+            .or_else(|| held().next())
+            .map(|(at, _)| at)
     }
 }
 

@@ -134,13 +134,13 @@ fn bundled_traces_agree_with_the_oracle() {
         }
     }
     let pinned = Counts {
-        sequences: 160,
-        steps: 1813,
-        accepted: 1765,
+        sequences: 164,
+        steps: 1853,
+        accepted: 1805,
         flagged: 48,
         refused: 0,
         refusing: 0,
-        bound: 1394,
+        bound: 1434,
         expected: 0,
     };
     assert_eq!(counts, pinned);
