@@ -309,11 +309,11 @@ impl Store {
         }
     }
 
-    /// The bytes the store holds: records, lengths, nodes, both indices (a word a slot), and
-    /// the interner.
+    /// The bytes the store holds: records, lengths, nodes, both indices (a `u32` and a tag
+    /// a slot), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
-        let records = (8 + 1) * self.len() + 8 * self.index.slots();
-        let nodes = 8 * self.node_index.len() + 8 * self.node_index.slots();
+        let records = (8 + 1) * self.len() + 5 * self.index.slots();
+        let nodes = 8 * self.node_index.len() + 5 * self.node_index.slots();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
     }
 

@@ -8,7 +8,7 @@
 //! one needs `&mut`, that is, no reader.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Entries per segment of a column (128 KiB of `u64`).
 const SEGMENT_BITS: u32 = 14;
@@ -55,14 +55,15 @@ fn new_segment() -> Box<[AtomicU64]> {
     (0..SEGMENT).map(|_| AtomicU64::new(0)).collect()
 }
 
-/// A hash index of numbers, found by their hash and a test of what they stand for; linear
-/// probing over a power of two of slots. Each slot is one word, so that a probe costs one
-/// cache miss: the number in the low half, and in the high half a check, 31 bits of the
-/// number's hash with the high bit set (0 is an empty slot), so that a probe reads what a
-/// number stands for only when its check matches, almost only for the number it looks for.
-/// The writer adds only while [`Index::room`] says so, so a probe always meets an empty slot.
+/// A hash index of numbers (below `u32::MAX`), found by their hash and a test of what they
+/// stand for; linear probing over a power of two of slots. Each slot has a tag byte, as in
+/// hashbrown's control bytes: 0 for an empty slot, else seven bits of the number's hash with
+/// the high bit set, so that a probe reads what a number stands for only when its tag
+/// matches (a probe passes over many slots while the index fills). The writer adds only
+/// while [`Index::room`] says so, so a probe always meets an empty slot.
 pub(super) struct Index {
-    slots: Box<[AtomicU64]>,
+    tags: Box<[AtomicU8]>,
+    slots: Box<[AtomicU32]>,
     count: AtomicUsize,
 }
 
@@ -78,20 +79,21 @@ impl Default for Index {
 impl Index {
     fn with_slots(slots: usize) -> Index {
         Index {
-            slots: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            tags: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+            slots: (0..slots).map(|_| AtomicU32::new(0)).collect(),
             count: AtomicUsize::new(0),
         }
     }
 
     /// The number with this hash for which `same` holds, if added.
     pub(super) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
-        let (mask, check) = (self.slots.len() - 1, check(hash));
+        let (mask, tag) = (self.slots.len() - 1, tag(hash));
         let mut i = hash as usize & mask;
         loop {
-            match self.slots[i].load(Ordering::Acquire) {
+            match self.tags[i].load(Ordering::Acquire) {
                 0 => return None,
-                word if word >> 32 == check => {
-                    let n = word as u32;
+                t if t == tag => {
+                    let n = self.slots[i].load(Ordering::Relaxed);
                     if same(n) {
                         return Some(n);
                     }
@@ -103,15 +105,16 @@ impl Index {
     }
 
     /// Adds `number`, not added yet, under `hash`. Only the writer calls it, after what the
-    /// number stands for is written (the release store publishes it to readers), and only
-    /// while [`Index::room`] allows one more.
+    /// number stands for is written, and only while [`Index::room`] allows one more. The
+    /// number is written before its tag, which readers load first.
     pub(super) fn add(&self, hash: u64, number: u32) {
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
-        while self.slots[i].load(Ordering::Relaxed) != 0 {
+        while self.tags[i].load(Ordering::Relaxed) != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i].store(check(hash) << 32 | u64::from(number), Ordering::Release);
+        self.slots[i].store(number, Ordering::Relaxed);
+        self.tags[i].store(tag(hash), Ordering::Release);
         self.count.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -120,10 +123,10 @@ impl Index {
         self.count.load(Ordering::Relaxed)
     }
 
-    /// Whether `more` numbers may be added: the index stays at most three quarters full
-    /// (linear probing's runs grow fast past that).
+    /// Whether `more` numbers may be added: the index stays at most seven eighths full (the
+    /// tags keep long probes cheap).
     pub(super) fn room(&self, more: usize) -> bool {
-        (self.len() + more) * 4 <= self.slots.len() * 3
+        (self.len() + more) * 8 <= self.slots.len() * 7
     }
 
     /// Doubles the slots until `more` numbers can be added and the index is at most five
@@ -137,26 +140,25 @@ impl Index {
             return;
         }
         let grown = Index::with_slots(slots);
-        for slot in self.slots.iter() {
-            let word = slot.load(Ordering::Relaxed);
-            if word != 0 {
-                let n = word as u32;
+        for (tag, slot) in self.tags.iter().zip(self.slots.iter()) {
+            if tag.load(Ordering::Relaxed) != 0 {
+                let n = slot.load(Ordering::Relaxed);
                 grown.add(hash(n), n);
             }
         }
         *self = grown;
     }
 
-    /// The slots, for the bytes the index holds (eight a slot).
+    /// The slots, for the bytes the index holds (five a slot).
     pub(super) fn slots(&self) -> usize {
         self.slots.len()
     }
 }
 
-/// A slot's check for `hash`: 31 of its top bits (the slot is chosen by the low ones), with
-/// the high bit set, in the low half of the result.
-fn check(hash: u64) -> u64 {
-    0x8000_0000 | hash >> 33
+/// A slot's tag for `hash`: its top seven bits (the slot is chosen by the low ones), with the
+/// high bit set.
+fn tag(hash: u64) -> u8 {
+    0x80 | (hash >> 57) as u8
 }
 
 #[cfg(test)]
