@@ -67,10 +67,11 @@ fn run() {
             .map(|r| format!("{}: {:?}", r.property, r.outcome))
             .collect();
         println!(
-            "{}: {} states, {} transitions, {} expanded ({} fast); {}",
+            "{}: {} states, {} transitions, {} bytes a state kept, {} expanded ({} fast); {}",
             report.system,
             report.states,
             report.transitions,
+            report.bytes / report.states.max(1) as u64,
             report.expanded,
             report.fast,
             verdicts.join("; ")
