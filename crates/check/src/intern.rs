@@ -182,6 +182,22 @@ impl Interner {
         }
     }
 
+    /// How many closures and how many sequences are interned: the components' ids are
+    /// those [`Interner::component_id`] gives for the numbers below.
+    pub(crate) fn components(&self) -> [usize; 2] {
+        [self.closures.len(), self.seqs.len()]
+    }
+
+    /// Closure number `i` (`kind` 0) or sequence number `i` (`kind` 1).
+    pub(crate) fn component_id(kind: usize, i: usize) -> u32 {
+        tagged(i as u32, [LEAF, SEQ][kind])
+    }
+
+    /// The kind and number [`Interner::component_id`] takes for component `id`.
+    pub(crate) fn component_number(id: u32) -> (usize, usize) {
+        (usize::from(id & KIND_MASK != LEAF), index(id))
+    }
+
     /// The closure of a waiting component (`None` for a sequence).
     pub(crate) fn closure_of(&self, id: u32) -> Option<&Closure> {
         (id & KIND_MASK == LEAF).then(|| &*self.closures[index(id)])

@@ -34,7 +34,7 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers_now: [u32; 2],
     pub(super) misses: Vec<Miss>,
     /// Room for the inputs by channel and an output's candidates (see `InputIndex`).
-    pub(super) lists: (Vec<usize>, Vec<usize>),
+    pub(super) lists: Lists,
     /// Room for the inputs, kept from state to state (see [`super::recycle`]).
     pub(super) input_room: Vec<Input<'static>>,
     /// Set when the reference path must take the state (names in queued messages).
@@ -44,6 +44,10 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) fresh: u32,
     pub(super) counter: u32,
 }
+
+/// Room for the inputs by channel, their runs, and an output's candidates (see
+/// `InputIndex`).
+pub(super) type Lists = (Vec<usize>, Vec<(Chan, usize, usize)>, Vec<usize>);
 
 /// A component replaced by what it became: its position, and the continuation's ids.
 type Replace<'a> = (usize, &'a [u32]);
@@ -175,8 +179,8 @@ impl<'a> Assembly<'a, '_, '_> {
     pub(super) fn communications(&mut self) {
         let mut inputs = super::recycle(std::mem::take(&mut self.input_room));
         self.inputs(&mut inputs);
-        let (by_chan, mut candidates) = std::mem::take(&mut self.lists);
-        let index = InputIndex::of(&inputs, by_chan);
+        let (by_chan, runs, mut candidates) = std::mem::take(&mut self.lists);
+        let index = InputIndex::of(&inputs, by_chan, runs);
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
             for (o, m) in moves[k].offers.iter().enumerate() {
@@ -189,7 +193,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 }
             }
         }
-        self.lists = (index.by_chan, candidates);
+        self.lists = (index.by_chan, index.runs, candidates);
         self.input_room = super::recycle(inputs);
     }
 
@@ -485,23 +489,10 @@ impl<'a> Assembly<'a, '_, '_> {
         let mut ids = std::mem::take(&mut self.buffer);
         ids.clear();
         ids.extend_from_slice(&self.ids[..self.split]);
-        for (pos, _) in replace.iter().flatten() {
-            let gone = self.canon[*pos];
-            let at = ids
-                .iter()
-                .position(|&id| id == gone)
-                .expect("a component of the source");
-            ids.remove(at);
-        }
-        for (_, list) in replace.iter().flatten() {
-            for &id in list.iter() {
-                let key = interner.order_key(id);
-                let at = ids.partition_point(|&x| interner.order_key(x) < key);
-                if ids.get(at) == Some(&id) && self.replicated(interner, id) {
-                    continue;
-                }
-                ids.insert(at, id);
-            }
+        if !self.replace_in_place(&mut ids, replace) {
+            ids.clear();
+            ids.extend_from_slice(&self.ids[..self.split]);
+            self.replace_sorted(&mut ids, replace);
         }
         self.queues_into(&mut ids, queues);
         let Some(levels) = self.levels else {
@@ -523,6 +514,57 @@ impl<'a> Assembly<'a, '_, '_> {
         };
         self.buffer = ids;
         target
+    }
+
+    /// The common step, each replaced component becoming one component that falls in its
+    /// place in key order, strictly between its neighbours: written over it. That is what
+    /// [`Assembly::replace_sorted`] makes (no equal component beside it, so law *Repl-Idem*
+    /// keeps nothing once), without moving the others; false, `ids` left half done,
+    /// otherwise.
+    fn replace_in_place(&self, ids: &mut [u32], replace: &[Option<Replace<'_>>; 2]) -> bool {
+        let interner = self.store.interner();
+        for (pos, list) in replace.iter().flatten() {
+            let &[id] = *list else {
+                return false;
+            };
+            let gone = self.canon[*pos];
+            let Some(at) = ids.iter().position(|&x| x == gone) else {
+                return false;
+            };
+            let key = interner.order_key(id);
+            let after = at == 0 || interner.order_key(ids[at - 1]) < key;
+            let before = ids.get(at + 1).is_none_or(|&x| key < interner.order_key(x));
+            if !(after && before) {
+                return false;
+            }
+            ids[at] = id;
+        }
+        true
+    }
+
+    /// The source's components (`ids`) with the replaced ones removed and the
+    /// continuations' components each put in its place in key order (an equal replication
+    /// already there is kept once, law *Repl-Idem*).
+    fn replace_sorted(&self, ids: &mut Vec<u32>, replace: &[Option<Replace<'_>>; 2]) {
+        let interner = self.store.interner();
+        for (pos, _) in replace.iter().flatten() {
+            let gone = self.canon[*pos];
+            let at = ids
+                .iter()
+                .position(|&id| id == gone)
+                .expect("a component of the source");
+            ids.remove(at);
+        }
+        for (_, list) in replace.iter().flatten() {
+            for &id in list.iter() {
+                let key = interner.order_key(id);
+                let at = ids.partition_point(|&x| interner.order_key(x) < key);
+                if ids.get(at) == Some(&id) && self.replicated(interner, id) {
+                    continue;
+                }
+                ids.insert(at, id);
+            }
+        }
     }
 
     fn replicated(&self, interner: &Interner, id: u32) -> bool {
@@ -567,6 +609,9 @@ impl<'a> Assembly<'a, '_, '_> {
 struct InputIndex<'m> {
     /// Indices of the inputs, by channel, each channel's in offer order.
     by_chan: Vec<usize>,
+    /// Each channel's run of `by_chan`: (channel, start, end), in channel order; a state's
+    /// inputs are on few channels, so an output finds its own by a short scan.
+    runs: Vec<(Chan, usize, usize)>,
     guards: Option<Guards<'m>>,
 }
 
@@ -578,6 +623,9 @@ struct Guards<'m> {
 /// Up to this many inputs on a channel, an output is tried with each of them.
 const FEW_INPUTS: usize = 16;
 
+/// Up to this many channels with inputs, an output's is found by scanning them.
+const FEW_RUNS: usize = 8;
+
 /// A total order on channels, for sorting.
 fn chan_key(chan: Chan) -> (bool, u32, u32) {
     match chan {
@@ -587,12 +635,24 @@ fn chan_key(chan: Chan) -> (bool, u32, u32) {
 }
 
 impl<'m> InputIndex<'m> {
-    fn of(inputs: &[Input<'m>], mut by_chan: Vec<usize>) -> Self {
+    fn of(
+        inputs: &[Input<'m>],
+        mut by_chan: Vec<usize>,
+        mut runs: Vec<(Chan, usize, usize)>,
+    ) -> Self {
         by_chan.clear();
         by_chan.extend(0..inputs.len());
         by_chan.sort_by_key(|&i| (chan_key(inputs[i].chan), i));
+        runs.clear();
+        for (j, &i) in by_chan.iter().enumerate() {
+            match runs.last_mut() {
+                Some((chan, _, end)) if *chan == inputs[i].chan => *end = j + 1,
+                _ => runs.push((inputs[i].chan, j, j + 1)),
+            }
+        }
         let mut index = InputIndex {
             by_chan,
+            runs,
             guards: None,
         };
         // The inputs are sorted by channel: a run longer than FEW_INPUTS is a crowded one.
@@ -606,19 +666,22 @@ impl<'m> InputIndex<'m> {
     }
 
     /// The inputs on `chan`, in offer order.
-    fn on(&self, inputs: &[Input<'_>], chan: Chan) -> &[usize] {
-        let key = chan_key(chan);
-        let start = self
-            .by_chan
-            .partition_point(|&i| chan_key(inputs[i].chan) < key);
-        let len = self.by_chan[start..].partition_point(|&i| inputs[i].chan == chan);
-        &self.by_chan[start..start + len]
+    fn on(&self, chan: Chan) -> &[usize] {
+        let run = match self.runs.len() {
+            0..=FEW_RUNS => self.runs.iter().find(|r| r.0 == chan),
+            _ => {
+                let key = chan_key(chan);
+                let at = self.runs.partition_point(|r| chan_key(r.0) < key);
+                self.runs.get(at).filter(|r| r.0 == chan)
+            }
+        };
+        run.map_or(&[], |&(_, start, end)| &self.by_chan[start..end])
     }
 
     /// The inputs output `out` of slot `k` may meet, in offer order, into `out_list`.
     fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
         list.clear();
-        let all = self.on(inputs, out.chan);
+        let all = self.on(out.chan);
         let (Some(first), Some(guards)) = (&out.first, &self.guards) else {
             return list.extend_from_slice(all);
         };

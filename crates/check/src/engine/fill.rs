@@ -45,7 +45,7 @@ impl Engine<'_, '_> {
     }
 
     fn fill_moves(&mut self, interner: &mut Interner, id: u32, twin: bool) {
-        if self.moves.contains_key(&(id, twin)) {
+        if self.moves.get(id, twin).is_some() {
             return;
         }
         let proc = interner.component(id);
@@ -122,7 +122,7 @@ impl Engine<'_, '_> {
             offers,
             internal,
         };
-        self.moves.insert((id, twin), moves);
+        self.moves.insert(id, twin, moves);
     }
 
     fn fill_received(
@@ -147,7 +147,11 @@ impl Engine<'_, '_> {
             Received::Fault(fault) => RecvKind::Fault(fault),
             Received::Then(then, made) => RecvKind::Then(self.then(interner, then, made)),
         };
-        let chan = match &self.moves[&(id, twin)].offers[offer as usize].kind {
+        let moves = self
+            .moves
+            .get(id, twin)
+            .expect("a receive of a component filled");
+        let chan = match &moves.offers[offer as usize].kind {
             FastKind::In { chan, .. } => *chan,
             _ => unreachable!("a receive names an input offer"),
         };

@@ -38,8 +38,7 @@ use std::mem::take;
 /// The cached moves, filled by the serial merge and read by the workers.
 pub(crate) struct Engine<'s, 'p> {
     sem: &'s Semantics<'p>,
-    /// By (component id, twin).
-    moves: FxHashMap<(u32, bool), CompMoves>,
+    moves: MovesTable,
     /// What an input offer does with a message: by (component id, twin, offer, message).
     received: FxHashMap<(u32, bool, u32, u32), Recv>,
     /// Each queue's channel, front message and what it is without it.
@@ -54,6 +53,33 @@ pub(crate) struct Engine<'s, 'p> {
     /// engine's labels whether a property sees it (see [`crate::por`]).
     por: Option<Alphabets>,
     pub(crate) visible: Vec<bool>,
+}
+
+/// The cached moves by (component id, twin), in a vector indexed by both: every state looks
+/// up each of its components (a hash look-up each was a third of putting a state's
+/// transitions together). An id is its component's number among those of its kind times
+/// four, plus the kind (`crate::intern`): at most eight entries a component interned.
+#[derive(Default)]
+struct MovesTable {
+    entries: Vec<Option<Box<CompMoves>>>,
+}
+
+impl MovesTable {
+    fn get(&self, id: u32, twin: bool) -> Option<&CompMoves> {
+        self.entries.get(Self::at(id, twin))?.as_deref()
+    }
+
+    fn insert(&mut self, id: u32, twin: bool, moves: CompMoves) {
+        let at = Self::at(id, twin);
+        if self.entries.len() <= at {
+            self.entries.resize_with(at + 1, || None);
+        }
+        self.entries[at] = Some(Box::new(moves));
+    }
+
+    fn at(id: u32, twin: bool) -> usize {
+        2 * id as usize + usize::from(twin)
+    }
 }
 
 /// Values numbered by first appearance.
@@ -259,7 +285,7 @@ struct Work {
     /// What each transition moved, and what each label was asked (see `Assembly`).
     movers: Vec<[u32; 2]>,
     asked: Vec<Option<bool>>,
-    lists: (Vec<usize>, Vec<usize>),
+    lists: assembly::Lists,
     inputs: Vec<assembly::Input<'static>>,
     slots: Vec<Slot>,
     moves: Vec<&'static CompMoves>,
@@ -285,6 +311,17 @@ struct Order {
     store: u64,
     /// (a, b, a compared to b), at a slot chosen by hashing the pair.
     slots: Vec<(u32, u32, std::cmp::Ordering)>,
+    /// Each closure's and each sequence's rank in canonical order among the components
+    /// interned when the ranks were last computed (by [`Interner::component_number`]; equal
+    /// ranks for components that compare equal): a state whose components all have one is
+    /// sorted by rank, a few integer comparisons, not by comparing components. Computed
+    /// again once as many states were sorted the slow way since as there are components, so
+    /// that a model whose components keep growing pays a few comparisons a state for it.
+    ranks: [Vec<u32>; 2],
+    unranked: usize,
+    /// Room for (rank, position) of a state's components, and for them sorted.
+    keyed: Vec<u64>,
+    permuted: Vec<u32>,
 }
 
 impl Default for Order {
@@ -292,6 +329,10 @@ impl Default for Order {
         Order {
             store: u64::MAX,
             slots: Vec::new(),
+            ranks: [Vec::new(), Vec::new()],
+            unranked: 0,
+            keyed: Vec::new(),
+            permuted: Vec::new(),
         }
     }
 }
@@ -299,16 +340,68 @@ impl Default for Order {
 impl Order {
     const SLOTS: usize = 1 << 14;
 
-    /// Sorts `ids` in canonical order.
+    /// Sorts `ids` in canonical order, stably (as `sort_by` with [`Interner::cmp`]).
     fn sort(&mut self, store: &Store, ids: &mut [u32]) {
         if self.store != store.serial() || self.slots.is_empty() {
             let empty = (u32::MAX, u32::MAX, std::cmp::Ordering::Equal);
             self.slots.clear();
             self.slots.resize(Self::SLOTS, empty);
+            self.ranks.iter_mut().for_each(Vec::clear);
+            self.unranked = 0;
             self.store = store.serial();
         }
         let interner = store.interner();
+        if self.by_rank(ids) {
+            return;
+        }
         ids.sort_by(|&a, &b| self.cmp(interner, a, b));
+        self.unranked += 1;
+        let [leaves, seqs] = interner.components();
+        if self.unranked >= leaves + seqs {
+            self.rank(interner);
+        }
+    }
+
+    /// Sorts `ids` by their ranks, if they all have one.
+    fn by_rank(&mut self, ids: &mut [u32]) -> bool {
+        self.keyed.clear();
+        for (pos, &id) in ids.iter().enumerate() {
+            let (kind, i) = Interner::component_number(id);
+            let Some(&rank) = self.ranks[kind].get(i) else {
+                return false;
+            };
+            self.keyed.push(u64::from(rank) << 32 | pos as u64);
+        }
+        self.keyed.sort_unstable();
+        // The positions index the ids as they were: read them all before writing.
+        self.permuted.clear();
+        let sorted = self
+            .keyed
+            .iter()
+            .map(|&k| ids[(k & u64::from(u32::MAX)) as usize]);
+        self.permuted.extend(sorted);
+        ids.copy_from_slice(&self.permuted);
+        true
+    }
+
+    /// Ranks every component interned.
+    fn rank(&mut self, interner: &Interner) {
+        let [leaves, seqs] = interner.components();
+        let mut all: Vec<u32> = (0..leaves)
+            .map(|i| Interner::component_id(0, i))
+            .chain((0..seqs).map(|i| Interner::component_id(1, i)))
+            .collect();
+        all.sort_by(|&a, &b| interner.cmp(a, b));
+        self.ranks = [vec![0; leaves], vec![0; seqs]];
+        let mut rank = 0;
+        for (k, &id) in all.iter().enumerate() {
+            if k > 0 && interner.cmp(all[k - 1], id) != std::cmp::Ordering::Equal {
+                rank += 1;
+            }
+            let (kind, i) = Interner::component_number(id);
+            self.ranks[kind][i] = rank;
+        }
+        self.unranked = 0;
     }
 
     fn cmp(&mut self, interner: &Interner, a: u32, b: u32) -> std::cmp::Ordering {
@@ -348,7 +441,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             por: por.then(|| Alphabets::of_program(sem.program)),
             visible: Vec::new(),
             sem,
-            moves: FxHashMap::default(),
+            moves: MovesTable::default(),
             received: FxHashMap::default(),
             queues: FxHashMap::default(),
             pushed: FxHashMap::default(),
@@ -480,7 +573,7 @@ impl<'s, 'p> Engine<'s, 'p> {
     ) -> Result<(), Vec<Miss>> {
         let mut misses = Vec::new();
         for slot in slots {
-            match self.moves.get(&(slot.id, slot.twin)) {
+            match self.moves.get(slot.id, slot.twin) {
                 Some(m) if m.opened > 0 || m.nesting > MAX_NESTING => return Err(Vec::new()),
                 Some(m) => moves.push(m),
                 None => misses.push(Miss::Moves(slot.id, slot.twin)),
