@@ -132,12 +132,13 @@ fn main() -> ExitCode {
 /// takes from the system, and the kernel then gives 2 MB where a few KB are touched: a
 /// `minimize` of a small state space peaked at 13 MB (7 MB without), and one of 10^5
 /// transitions at 21 MB (12 MB); on its large inputs they bought no time (bench/lts/run.sh).
-/// They are turned off first thing, before anything is allocated: the first allocation maps
-/// mimalloc's first segment, and its first touch would already fault in a whole huge page (2 MB
-/// more at the peak when they were turned off after looking at the arguments, which allocates).
-/// Once the arguments are parsed, the other commands, whose large state spaces they may speed
-/// up, get them back, unless they were off when the process started (a parent's choice,
-/// inherited). Only memory is at stake: a kernel that refuses leaves things as they were.
+/// They are turned off first thing in `main`, before the arguments are parsed, and given back
+/// after to the other commands, whose large state spaces they may speed up, unless they were
+/// off when the process started (a parent's choice, inherited). Rust's runtime has allocated
+/// before `main`, though, and that first touch of mimalloc's memory still faults in one huge
+/// page: `MIMALLOC_ALLOW_THP=0`, which mimalloc reads before anything, peaks at 7.0 MB on the
+/// smallest `minimize` against 8.5-9.0 MB (as with the earlier look at the arguments). Only
+/// memory is at stake: a kernel that refuses leaves things as they were.
 struct HugePages {
     were_off: bool,
 }
