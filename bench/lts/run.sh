@@ -25,7 +25,7 @@
 # the largest peak; runs of the two tools alternate, so that a change of load hits both. The
 # load (`uptime`) is printed before and after. AGENTPI=PATH measures another build of agentpi
 # (an older one, for a before/after table) instead of building this tree's; NO_BUILD=1 uses
-# the merc driver as last built.
+# the merc driver as last built, MERC=PATH a merc driver built elsewhere.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,8 +37,8 @@ REPS=${REPS:-$((QUICK ? 2 : 3))}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 mkdir -p "$WORK"
 
-[[ -n "${NO_BUILD:-}" ]] || cargo build --release --quiet --manifest-path "$ROOT/bench/lts/merc/Cargo.toml"
-BIN="$CARGO_TARGET_DIR/release/agentpi-merc-bench"
+[[ -n "${NO_BUILD:-}${MERC:-}" ]] || cargo build --release --quiet --manifest-path "$ROOT/bench/lts/merc/Cargo.toml"
+BIN="${MERC:-$CARGO_TARGET_DIR/release/agentpi-merc-bench}"
 if [[ -z "${AGENTPI:-}" ]]; then
     cargo build --release --quiet -p agentpi --manifest-path "$ROOT/Cargo.toml"
     AGENTPI="$CARGO_TARGET_DIR/release/agentpi"

@@ -104,11 +104,17 @@ pub const STACK_BYTES: usize = 16 * 1024 * 1024;
 static GLOBAL: oom::Allocator = oom::Allocator;
 
 fn main() -> ExitCode {
-    small_pages_for_minimize();
+    let huge_pages = HugePages::off();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(usage(&error)),
     };
+    let minimize = matches!(cli.command, Command::Minimize(_));
+    huge_pages.back_unless(minimize);
+    if minimize {
+        // Its peak memory is what `bench/lts` compares with merc's: see `oom::purge_at_once`.
+        oom::purge_at_once();
+    }
     let worker = std::thread::Builder::new()
         .stack_size(STACK_BYTES)
         .spawn(move || dispatch(cli));
@@ -126,11 +132,29 @@ fn main() -> ExitCode {
 /// takes from the system, and the kernel then gives 2 MB where a few KB are touched: a
 /// `minimize` of a small state space peaked at 13 MB (7 MB without), and one of 10^5
 /// transitions at 21 MB (12 MB); on its large inputs they bought no time (bench/lts/run.sh).
-/// Set before the worker starts, so only the little the arguments took is in huge pages.
-fn small_pages_for_minimize() {
-    if std::env::args_os().nth(1).is_some_and(|a| a == "minimize") {
-        // Only memory is at stake: a kernel that refuses leaves things as they were.
+/// They are turned off first thing in `main`, before the arguments are parsed, and given back
+/// after to the other commands, whose large state spaces they may speed up, unless they were
+/// off when the process started (a parent's choice, inherited). Rust's runtime has allocated
+/// before `main`, though, and that first touch of mimalloc's memory still faults in one huge
+/// page: `MIMALLOC_ALLOW_THP=0`, which mimalloc reads before anything, peaks at 7.0 MB on the
+/// smallest `minimize` against 8.5-9.0 MB (as with the earlier look at the arguments). Only
+/// memory is at stake: a kernel that refuses leaves things as they were.
+struct HugePages {
+    were_off: bool,
+}
+
+impl HugePages {
+    fn off() -> HugePages {
+        // A kernel without the setting answers an error: treated as "off", never turned on.
+        let were_off = rustix::thread::transparent_huge_pages_are_disabled().unwrap_or(true);
         let _ = rustix::thread::disable_transparent_huge_pages(true);
+        HugePages { were_off }
+    }
+
+    fn back_unless(self, keep_off: bool) {
+        if !keep_off && !self.were_off {
+            let _ = rustix::thread::disable_transparent_huge_pages(false);
+        }
     }
 }
 

@@ -8,92 +8,111 @@
 use crate::builder::LtsBuilder;
 use crate::lts::{Lts, TAU};
 
-const UNSEEN: u32 = u32::MAX;
-
 /// The `tau`-SCC of every state, numbered in reverse topological order, and the SCC count.
+///
+/// Pearce's one-array variant of Tarjan's algorithm ("A space-efficient algorithm for finding
+/// strongly connected components", 2016): one number a state where Tarjan keeps three (index,
+/// lowlink, component), 4 bytes a state instead of 12, which was the peak of branching
+/// minimisation on large state spaces with few `tau`-cycles (philhide in docs/minimize.md).
+/// `rindex[v]` is 0 while `v` is unseen, its lowest reachable index while it is on the
+/// search path or the stack, and `n - 1 - c` once it is in component `c`: component
+/// numbers count down from `n - 1` while indices count up and are handed back as states
+/// complete, so that a completed state never looks lower than a live one. The search order,
+/// and so the numbering, is Tarjan's.
 pub fn tau_sccs(lts: &Lts) -> (Vec<u32>, u32) {
     let n = lts.num_states();
-    let mut t = Tarjan {
+    let mut p = Pearce {
         lts,
-        index: vec![UNSEEN; n],
-        low: vec![0; n],
-        component: vec![UNSEEN; n],
+        rindex: vec![0; n],
         stack: Vec::new(),
-        next_index: 0,
-        next_component: 0,
+        next_index: 1,
+        components: 0,
     };
     for root in 0..n as u32 {
-        if t.index[root as usize] == UNSEEN {
-            t.search(root);
+        if p.rindex[root as usize] == 0 {
+            p.search(root);
         }
     }
-    (t.component, t.next_component)
+    let last = n as u32;
+    let mut component = p.rindex;
+    for c in &mut component {
+        // `last - 1 - c`, as every state is in a component by now.
+        *c = last - 1 - *c;
+    }
+    (component, p.components)
 }
 
-/// Tarjan's algorithm with an explicit call stack (deep `tau`-chains would overflow the
-/// native one).
-struct Tarjan<'a> {
+/// The search, with an explicit call stack (deep `tau`-chains would overflow the native one).
+struct Pearce<'a> {
     lts: &'a Lts,
-    index: Vec<u32>,
-    low: Vec<u32>,
-    component: Vec<u32>,
+    rindex: Vec<u32>,
+    /// The states visited whose component is not yet complete, but for those on the path.
     stack: Vec<u32>,
     next_index: u32,
-    next_component: u32,
+    components: u32,
 }
 
-impl Tarjan<'_> {
+impl Pearce<'_> {
     fn search(&mut self, root: u32) {
-        // Frames are (state, position of the next outgoing transition to look at).
-        // 8 bytes a frame: a `tau`-path may be as deep as there are states.
-        let mut calls: Vec<(u32, u32)> = vec![(root, 0)];
+        // Frames are (state, position of the next outgoing transition to look at, whether the
+        // state is still the root of its component): 12 bytes, and a `tau`-path may be as
+        // deep as there are states.
+        let mut calls: Vec<(u32, u32, bool)> = vec![(root, 0, true)];
         self.enter(root);
-        while let Some(&mut (s, ref mut child)) = calls.last_mut() {
-            let (labels, targets) = self.lts.row(s);
+        while let Some(&mut (v, ref mut child, _)) = calls.last_mut() {
+            let (labels, targets) = self.lts.row(v);
             let i = *child as usize;
             let next = (i < labels.len() && labels[i] == TAU).then(|| targets[i]);
             *child += 1;
             match next {
-                Some(t) if self.index[t as usize] == UNSEEN => {
-                    self.enter(t);
-                    calls.push((t, 0));
+                Some(w) if self.rindex[w as usize] == 0 => {
+                    self.enter(w);
+                    calls.push((w, 0, true));
                 }
-                Some(t) if self.component[t as usize] == UNSEEN => {
-                    self.low[s as usize] = self.low[s as usize].min(self.index[t as usize]);
-                }
-                Some(_) => {}
+                Some(w) => self.lower(calls.last_mut().unwrap(), w),
                 None => {
-                    calls.pop();
-                    if let Some(&(parent, _)) = calls.last() {
-                        self.low[parent as usize] =
-                            self.low[parent as usize].min(self.low[s as usize]);
+                    let (_, _, root) = calls.pop().unwrap();
+                    self.leave(v, root);
+                    if let Some(parent) = calls.last_mut() {
+                        self.lower(parent, v);
                     }
-                    self.leave(s);
                 }
             }
         }
     }
 
-    fn enter(&mut self, s: u32) {
-        self.index[s as usize] = self.next_index;
-        self.low[s as usize] = self.next_index;
+    fn enter(&mut self, v: u32) {
+        self.rindex[v as usize] = self.next_index;
         self.next_index += 1;
-        self.stack.push(s);
     }
 
-    /// Pops the SCC rooted at `s`, if `s` is a root.
-    fn leave(&mut self, s: u32) {
-        if self.low[s as usize] != self.index[s as usize] {
+    /// The edge from the frame's state to `w`, once `w` is seen and its search done.
+    fn lower(&mut self, frame: &mut (u32, u32, bool), w: u32) {
+        let v = frame.0 as usize;
+        if self.rindex[w as usize] < self.rindex[v] {
+            self.rindex[v] = self.rindex[w as usize];
+            frame.2 = false;
+        }
+    }
+
+    /// Completes the component rooted at `v` if `v` is a root, or else keeps `v` on the stack.
+    fn leave(&mut self, v: u32, root: bool) {
+        if !root {
+            self.stack.push(v);
             return;
         }
-        loop {
-            let v = self.stack.pop().unwrap();
-            self.component[v as usize] = self.next_component;
-            if v == s {
+        let c = self.rindex.len() as u32 - 1 - self.components;
+        self.next_index -= 1;
+        while let Some(&w) = self.stack.last() {
+            if self.rindex[v as usize] > self.rindex[w as usize] {
                 break;
             }
+            self.stack.pop();
+            self.rindex[w as usize] = c;
+            self.next_index -= 1;
         }
-        self.next_component += 1;
+        self.rindex[v as usize] = c;
+        self.components += 1;
     }
 }
 
