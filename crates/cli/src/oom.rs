@@ -87,9 +87,9 @@ pub fn purge_at_once() {
 
 /// mimalloc's purge delay in milliseconds, for the test of [`PURGE_DELAY`].
 #[cfg(test)]
-fn purge_delay() -> i64 {
+fn purge_delay() -> std::ffi::c_long {
     // SAFETY: `mi_option_get` reads a number from mimalloc's table of options.
-    i64::from(unsafe { mi_option_get(PURGE_DELAY) })
+    unsafe { mi_option_get(PURGE_DELAY) }
 }
 
 /// Says that `size` bytes could not be had and ends the process with [`STATUS`].
