@@ -71,7 +71,14 @@ fn check(file: &str, asks: &[Ask]) {
 struct Session {
     client: Connection,
     next: i32,
+    /// Log lines that came while the client waited for a response, in their order: a run's
+    /// log line may come before the answer to a request sent after its cancellation. Other
+    /// messages that come before a response (diagnostics of an earlier state) are dropped.
+    held: std::collections::VecDeque<Message>,
 }
+
+/// How long the client waits for any one message: a hang fails the test instead of the CI run.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The thread serving a session: how `agentpi_lsp::serve` ended.
 type Served = std::thread::JoinHandle<Result<(), String>>;
@@ -80,7 +87,11 @@ type Served = std::thread::JoinHandle<Result<(), String>>;
 fn started(params: Value) -> (Session, Served) {
     let (server, client) = Connection::memory();
     let served = std::thread::spawn(move || agentpi_lsp::serve(&server, &TestLoader));
-    let mut session = Session { client, next: 0 };
+    let mut session = Session {
+        client,
+        next: 0,
+        held: Default::default(),
+    };
     session.request("initialize", params);
     session.notify("initialized", json!({}));
     (session, served)
@@ -119,14 +130,41 @@ impl Session {
         let request = Request::new(id.clone(), method.to_string(), params);
         self.client.sender.send(Message::Request(request)).unwrap();
         loop {
-            match self.client.receiver.recv().unwrap() {
+            match self.received() {
                 Message::Response(r) if r.id == id => {
                     return match r.error {
                         Some(e) => json!({"error": e.message}),
                         None => r.result.unwrap_or(Value::Null),
                     };
                 }
+                Message::Notification(n) if n.method == "window/logMessage" => {
+                    self.held.push_back(Message::Notification(n));
+                }
                 _ => {}
+            }
+        }
+    }
+
+    /// The next message from the server, fresh (not one held back).
+    fn received(&mut self) -> Message {
+        match self.client.receiver.recv_timeout(PATIENCE) {
+            Ok(message) => message,
+            Err(e) => panic!("no message from the server in {PATIENCE:?}: {e}"),
+        }
+    }
+
+    /// The next message from the server: first those held back while waiting for a response.
+    fn next_message(&mut self) -> Message {
+        self.held.pop_front().unwrap_or_else(|| self.received())
+    }
+
+    /// The parameters of the next notification `method`, skipping other messages.
+    fn notification(&mut self, method: &str) -> Value {
+        loop {
+            if let Message::Notification(n) = self.next_message()
+                && n.method == method
+            {
+                return n.params;
             }
         }
     }
@@ -141,13 +179,7 @@ impl Session {
 
     /// The next diagnostics published.
     fn diagnostics(&mut self) -> Value {
-        loop {
-            if let Message::Notification(n) = self.client.receiver.recv().unwrap()
-                && n.method == "textDocument/publishDiagnostics"
-            {
-                return n.params["diagnostics"].clone();
-            }
-        }
+        self.notification("textDocument/publishDiagnostics")["diagnostics"].clone()
     }
 
     fn ask(&mut self, ask: &Ask, uri: &lsp_types::Url, text: &mut String) -> Value {
@@ -410,13 +442,10 @@ fn unbounded_run(max_states: u64, then: impl FnOnce(&mut Session, &lsp_types::Ur
     let (uri, text) = session.open("unbounded.pi");
     session.run_check(&uri, &cursor(&text, "$check S")["line"]);
     then(&mut session, &uri);
-    let logged = loop {
-        if let Message::Notification(n) = session.client.receiver.recv().unwrap()
-            && n.method == "window/logMessage"
-        {
-            break n.params["message"].as_str().unwrap().to_string();
-        }
-    };
+    let logged = session.notification("window/logMessage")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     session.end(served);
     logged.replace(&format!("{}/", cases().display()), "$CASES/")
 }
@@ -496,11 +525,11 @@ fn a_violations_lens_opens_its_chart_page_in_the_clients_browser() {
         .sender
         .send(Message::Request(request))
         .unwrap();
-    let show = match session.client.receiver.recv().unwrap() {
+    let show = match session.next_message() {
         Message::Request(r) if r.method == "window/showDocument" => r.params,
         other => panic!("{other:?}"),
     };
-    let answered = match session.client.receiver.recv().unwrap() {
+    let answered = match session.next_message() {
         Message::Response(r) if r.id == id => r.result.unwrap(),
         other => panic!("{other:?}"),
     };
