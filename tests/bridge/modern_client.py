@@ -8,7 +8,8 @@ can be compared with a session with the legacy server directly. The last line is
 python modern_client.py MODE SCENARIO -- CMD ARGS...
 python modern_client.py MODE SCENARIO -- URL           (Streamable HTTP)
   SCENARIO: `everything` (server-everything: tools, echo, get-sum, an elicitation, a
-  sampling, a prompt, a resource), `filesystem` (allowed directories, a listing, a read; the
+  sampling, a prompt, a resource), `calls` (server-everything's calls that ask nothing:
+  echo, get-sum, a prompt; several clients may run it at once), `filesystem` (allowed directories, a listing, a read; the
   directory is CMD's last argument), `memory` (create entities, read the graph), `crash`
   (two calls in flight when the server exits: prints each one's error), `timeout` (a call whose
   elicitation is never answered in time: the SDK's round is driven by hand, no retry sent;
@@ -51,6 +52,12 @@ async def everything(client):
     show("sample", await client.call_tool("trigger-sampling-request", {"prompt": "hi", "maxTokens": 5}))
     prompts = await client.list_prompts()
     print(json.dumps({"prompts": sorted(p.name for p in prompts.prompts)}), flush=True)
+    show("prompt", await client.get_prompt("simple-prompt", {}))
+
+
+async def calls(client):
+    show("echo", await client.call_tool("echo", {"message": "hi"}))
+    show("get-sum", await client.call_tool("get-sum", {"a": 1, "b": 2}))
     show("prompt", await client.get_prompt("simple-prompt", {}))
 
 
@@ -111,6 +118,8 @@ async def main(mode, scenario, command):
     async with Client(params, mode=mode, elicitation_callback=elicit, sampling_callback=sample) as client:
         if scenario == "everything":
             await everything(client)
+        elif scenario == "calls":
+            await calls(client)
         elif scenario == "filesystem":
             await filesystem(client, command[-1])
         elif scenario == "memory":

@@ -15,9 +15,41 @@ use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
 use crate::support::{Server, free_port, listening_on_any_port, repo};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+/// How long a test waits for one thing (a message, an answer, a bridge's end) before it
+/// fails: generous, since it only ends a test that fails anyway, on a loaded machine.
+pub(crate) const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A connection to a listening bridge whose reads and writes give up after `PATIENCE`.
+pub(crate) fn connect(address: &str) -> TcpStream {
+    let stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    stream.set_write_timeout(Some(PATIENCE)).unwrap();
+    stream
+}
+
+/// The head of an HTTP answer on `stream` (up to its blank line), lowercased; panics when it
+/// does not come.
+pub(crate) fn read_head(stream: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            got => panic!(
+                "no whole head ({got:?}): {}",
+                String::from_utf8_lossy(&head)
+            ),
+        }
+    }
+    String::from_utf8_lossy(&head).to_ascii_lowercase()
+}
 
 /// A pairing: the bridge's direction, the server (run on HTTP behind it, on stdio for the
 /// reference), the client and its scenario.
@@ -167,7 +199,7 @@ fn listening(server: &str) -> (Server, String) {
 }
 
 /// The same server on stdio: the reference.
-fn direct(server: &str) -> Vec<String> {
+pub(crate) fn direct(server: &str) -> Vec<String> {
     match server {
         "everything" => vec![peer("node_modules/.bin/mcp-server-everything")],
         "sdk" => bridge_run::sdk_server(),
@@ -236,16 +268,17 @@ fn clean_sides(name: &str, dir: &Path) -> Value {
     report
 }
 
-/// A bridge listening on HTTP, the URL it serves, and its standard error.
-struct Bridge {
+/// A bridge listening on HTTP, the URL it serves, and its standard error (read by a thread,
+/// line by line).
+pub(crate) struct Bridge {
     child: Server,
-    url: String,
-    stderr: BufReader<std::process::ChildStderr>,
+    pub(crate) url: String,
+    stderr: Receiver<String>,
 }
 
 impl Bridge {
     /// The listening address, `HOST:PORT`.
-    fn address(&self) -> &str {
+    pub(crate) fn address(&self) -> &str {
         self.url
             .trim_start_matches("http://")
             .trim_end_matches("/mcp")
@@ -262,30 +295,88 @@ impl Bridge {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let stderr = lines(child.stderr.take().unwrap());
+        let child = Server(child);
+        let mut said = String::new();
         let url = loop {
-            let mut banner = String::new();
-            assert!(stderr.read_line(&mut banner).unwrap() > 0, "no banner");
+            let banner = (stderr.recv_timeout(PATIENCE))
+                .unwrap_or_else(|e| panic!("no banner ({e:?}): {said}"));
             if let Some(at) = banner.find("listening on ") {
                 break banner[at + "listening on ".len()..].trim().to_string();
             }
+            said.push_str(&banner);
         };
-        Bridge {
-            child: Server(child),
-            url,
-            stderr,
-        }
+        Bridge { child, url, stderr }
     }
 
     /// SIGTERM, then the exit status and the rest of its standard error.
-    fn stop(mut self) -> (Option<i32>, String) {
+    pub(crate) fn stop(mut self) -> (Option<i32>, String) {
         let pid = self.child.0.id().to_string();
         let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(killed.success());
         let mut rest = String::new();
-        std::io::Read::read_to_string(&mut self.stderr, &mut rest).unwrap();
-        (self.child.0.wait().unwrap().code(), rest)
+        loop {
+            match self.stderr.recv_timeout(PATIENCE) {
+                Ok(line) => rest.push_str(&line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("the bridge did not end: {rest}"),
+            }
+        }
+        (exit_status(&mut self.child.0), rest)
     }
+}
+
+/// Each line `from` gives (with its newline), through a channel, read by a thread of its own.
+pub(crate) fn lines(from: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let mut from = BufReader::new(from);
+        loop {
+            let mut line = String::new();
+            match from.read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) if tx.send(line).is_err() => break,
+                Ok(_) => {}
+            }
+        }
+    });
+    rx
+}
+
+/// The exit status of `child`, which must end within `PATIENCE`.
+fn exit_status(child: &mut std::process::Child) -> Option<i32> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        assert!(started.elapsed() < PATIENCE, "the child did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The command line of `server` on stdio behind a bridge: `-- CMD ARGS...`.
+pub(crate) fn on_stdio(server: &[String]) -> Vec<String> {
+    let mut line = vec!["--".to_string()];
+    line.extend(server.iter().cloned());
+    line
+}
+
+/// A run of `body` against a bridge `--to TO --listen 127.0.0.1:0 MORE...` (its record and
+/// report in the scratch directory `bridge-http-NAME`), which must then stop cleanly
+/// (SIGTERM, exit 0): what `body` gave, the bridge's standard error and the directory.
+pub(crate) fn with_bridge<T>(
+    name: &str,
+    to: &str,
+    more: &[String],
+    body: impl FnOnce(&Bridge) -> T,
+) -> (T, String, PathBuf) {
+    let dir = scratch(&format!("bridge-http-{name}"));
+    let bridge = Bridge::listen(to, &dir, more);
+    let value = body(&bridge);
+    let (status, stderr) = bridge.stop();
+    assert_eq!(status, Some(0), "{name}: {stderr}");
+    (value, stderr, dir)
 }
 
 /// The answers through the bridge: in front of the server on HTTP (`upstream`), listening
@@ -372,6 +463,8 @@ pub(crate) enum Wait {
     None,
     Id(i64),
     Method(&'static str),
+    /// The end of the output.
+    End,
 }
 
 /// A scripted client through the bridge `line`: the messages it got, the bridge's status
@@ -389,7 +482,9 @@ pub(crate) fn drive(
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stdout = lines(child.stdout.take().unwrap());
+    let stderr = lines(child.stderr.take().unwrap());
+    let mut child = Server(child);
     let mut seen: Vec<Value> = Vec::new();
     for step in steps {
         let wait = match step {
@@ -404,30 +499,42 @@ pub(crate) fn drive(
             }
         };
         if !matches!(wait, Wait::None) {
-            read_until(&mut stdout, wait, &mut seen);
+            read_until(&stdout, wait, &mut seen);
         }
     }
     drop(stdin);
-    for text in stdout.lines() {
-        seen.push(serde_json::from_str(&text.unwrap()).unwrap());
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (seen, out.status.code(), stderr)
+    read_until(&stdout, &Wait::End, &mut seen);
+    let mut text = String::new();
+    read_all(&stderr, &mut text);
+    (seen, exit_status(&mut child.0), text)
 }
 
-/// Reads what the bridge writes into `seen` until `wait` is met (or the output ends).
-fn read_until(stdout: &mut impl BufRead, wait: &Wait, seen: &mut Vec<Value>) {
+/// Everything `from` gives until it ends, which must be within `PATIENCE` of each line.
+fn read_all(from: &Receiver<String>, into: &mut String) {
     loop {
-        let mut text = String::new();
-        if stdout.read_line(&mut text).unwrap() == 0 {
-            return;
+        match from.recv_timeout(PATIENCE) {
+            Ok(line) => into.push_str(&line),
+            Err(RecvTimeoutError::Disconnected) => return,
+            Err(RecvTimeoutError::Timeout) => panic!("no end after: {into}"),
         }
+    }
+}
+
+/// Reads what the bridge writes into `seen` until `wait` is met (or the output ends); each
+/// line must come within `PATIENCE`.
+fn read_until(stdout: &Receiver<String>, wait: &Wait, seen: &mut Vec<Value>) {
+    loop {
+        let text = match stdout.recv_timeout(PATIENCE) {
+            Ok(text) => text,
+            Err(RecvTimeoutError::Disconnected) => return,
+            Err(RecvTimeoutError::Timeout) => panic!("waited in vain; got {seen:?}"),
+        };
         let got: Value = serde_json::from_str(&text).unwrap();
         let done = match wait {
             Wait::Id(id) => got["id"] == json!(id),
             Wait::Method(m) => got["method"] == json!(m),
             Wait::None => true,
+            Wait::End => false,
         };
         seen.push(got);
         if done {
@@ -572,34 +679,29 @@ fn a_legacy_cancel_closes_the_modern_stream() {
 /// address needs `--allow-remote`.
 #[test]
 fn the_listening_side_refuses_rebinding() {
-    use std::io::Read;
-    use std::net::TcpStream;
-    let dir = scratch("bridge-http-rebinding");
-    let mut server = vec!["--".to_string()];
-    server.extend(direct("sdk"));
-    let bridge = Bridge::listen("modern", &dir, &server);
-    let address = bridge.address();
-    let body = INIT;
-    for (host, origin) in [
-        ("evil.example".to_string(), None),
-        (address.to_string(), Some("http://evil.example")),
-    ] {
-        let mut stream = TcpStream::connect(address).unwrap();
-        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
-        write!(
-            stream,
-            "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-             Connection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
-    }
-    let (status, stderr) = bridge.stop();
-    assert_eq!(status, Some(0), "{stderr}");
+    let refuse = |bridge: &Bridge| {
+        let address = bridge.address();
+        let body = INIT;
+        for (host, origin) in [
+            ("evil.example".to_string(), None),
+            (address.to_string(), Some("http://evil.example")),
+        ] {
+            let mut stream = connect(address);
+            let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+            write!(
+                stream,
+                "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).unwrap();
+            assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
+        }
+    };
+    let ((), stderr, dir) = with_bridge("rebinding", "modern", &on_stdio(&direct("sdk")), refuse);
     assert_eq!(
         stderr.matches("note: refused POST /mcp").count(),
         2,
@@ -761,7 +863,7 @@ fn raw_post(address: &str, body: &str, whole: bool) -> String {
         extra.push_str(&format!("Mcp-Name: {name}\r\n"));
     }
     use std::io::Read;
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let mut stream = connect(address);
     write!(
         stream,
         "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
@@ -787,24 +889,23 @@ fn raw_post(address: &str, body: &str, whole: bool) -> String {
 /// side.
 #[test]
 fn a_modern_client_closing_its_stream_cancels_the_call() {
-    let dir = scratch("bridge-http-stream-closed");
-    let mut server = vec!["--".to_string()];
-    server.extend(direct("everything"));
-    let bridge = Bridge::listen("legacy", &dir, &server);
-    let address = bridge.address().to_string();
     let request = |id: i64, method: &str, params: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{META}}}}}"#)
     };
-    let discover = raw_post(&address, &request(1, "server/discover", ""), true);
-    assert!(discover.contains("supportedVersions"), "{discover}");
-    let slow = r#""name":"trigger-long-running-operation","arguments":{"duration":5,"steps":5},"#;
-    let head = raw_post(&address, &request(2, "tools/call", slow), false);
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    let echo = r#""name":"echo","arguments":{"message":"after"},"#;
-    let after = raw_post(&address, &request(3, "tools/call", echo), true);
-    assert!(after.contains("Echo: after"), "{after}");
-    let (status, stderr) = bridge.stop();
-    assert_eq!(status, Some(0), "{stderr}");
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let discover = raw_post(address, &request(1, "server/discover", ""), true);
+        assert!(discover.contains("supportedVersions"), "{discover}");
+        let slow =
+            r#""name":"trigger-long-running-operation","arguments":{"duration":5,"steps":5},"#;
+        let head = raw_post(address, &request(2, "tools/call", slow), false);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let echo = r#""name":"echo","arguments":{"message":"after"},"#;
+        let after = raw_post(address, &request(3, "tools/call", echo), true);
+        assert!(after.contains("Echo: after"), "{after}");
+    };
+    let server = on_stdio(&direct("everything"));
+    let ((), _, dir) = with_bridge("stream-closed", "legacy", &server, run);
     clean_sides("stream-closed", &dir);
     let legacy = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
     assert!(legacy.contains("notifications/cancelled"), "{legacy}");
@@ -814,9 +915,13 @@ fn a_modern_client_closing_its_stream_cancels_the_call() {
 
 /// A raw `method` (POST or DELETE) of `body` to a listening bridge at `address`, carrying
 /// `session`'s id when given: the whole answer.
-fn raw_session(address: &str, method: &str, session: Option<&str>, body: &str) -> String {
-    use std::io::Read;
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
+pub(crate) fn raw_session(
+    address: &str,
+    method: &str,
+    session: Option<&str>,
+    body: &str,
+) -> String {
+    let mut stream = connect(address);
     let carried = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
     write!(
         stream,
@@ -827,7 +932,11 @@ fn raw_session(address: &str, method: &str, session: Option<&str>, body: &str) -
     )
     .unwrap();
     let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
+    if let Err(e) = stream.read_to_string(&mut answer) {
+        // A reset ends an answer as well as a close; only a timeout means it never came.
+        let late = matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+        assert!(!late, "{method} {body}: no answer in time: {answer}");
+    }
     answer
 }
 
@@ -886,16 +995,11 @@ fn at_once(clients: &[(&str, &str)], server: &[String]) -> Vec<String> {
 /// (200; the TypeScript SDK 1.x client closes without one).
 #[test]
 fn several_legacy_clients_share_a_listening_bridge() {
-    let dir = scratch("bridge-http-sessions");
     let clients = [("py", "all"), ("py", "concurrent"), ("ts", "all")];
     let direct = direct("sdk");
     let reference = at_once(&clients, &direct);
-    let mut server = vec!["--".to_string()];
-    server.extend(direct.iter().cloned());
-    let bridge = Bridge::listen("modern", &dir, &server);
-    let bridged = at_once(&clients, std::slice::from_ref(&bridge.url));
-    let (status, stderr) = bridge.stop();
-    assert_eq!(status, Some(0), "{stderr}");
+    let run = |bridge: &Bridge| at_once(&clients, std::slice::from_ref(&bridge.url));
+    let (bridged, _, dir) = with_bridge("sessions", "modern", &on_stdio(&direct), run);
     assert_eq!(bridged, reference, "the answers differ");
     let report = report(&dir);
     assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
@@ -928,6 +1032,46 @@ fn several_legacy_clients_share_a_listening_bridge() {
         [("confirm", 4), ("think", 3)],
         "{record}"
     );
+}
+
+/// Several modern clients at once on one `--to legacy --listen` bridge in front of
+/// server-everything on stdio: the Python SDK 2.x client, one running `everything` (its
+/// elicitation and sampling rounds) and two running `calls` (echo, get-sum, a prompt), which
+/// share the bridge's one legacy session, each request known by an id of the bridge's own.
+/// Each gets the answers it gets from the server directly (legacy mode), in the modern era;
+/// no finding on either side. Only one client asks, so which held call a server's
+/// elicitation goes to is never in doubt ("Not built yet" in docs/bridge.md).
+#[test]
+fn several_modern_clients_share_a_listening_bridge() {
+    let scenarios = ["everything", "calls", "calls"];
+    let files = scratch("bridge-http-modern-clients-files");
+    let server = direct("everything");
+    let reference: Vec<String> = (scenarios.iter())
+        .map(|s| {
+            let (out, _) = bridge_legacy::client("legacy", s, &server, &files.join("m.json"));
+            bridge_legacy::split_era(&out).0
+        })
+        .collect();
+    let run = |bridge: &Bridge| {
+        let url = std::slice::from_ref(&bridge.url);
+        let memory = files.join("m.json");
+        let memory = memory.as_path();
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = (scenarios.iter())
+                .map(|s| scope.spawn(move || bridge_legacy::client("auto", s, url, memory).0))
+                .collect();
+            let outs = runs.into_iter().map(|r| r.join().unwrap());
+            outs.collect::<Vec<String>>()
+        })
+    };
+    let (outs, _, dir) = with_bridge("modern-clients", "legacy", &on_stdio(&server), run);
+    for (out, want) in outs.iter().zip(&reference) {
+        let (answers, era) = bridge_legacy::split_era(out);
+        assert_eq!(era, r#"{"era": "2026-07-28"}"#, "{out}");
+        assert_eq!(&answers, want, "the answers differ");
+    }
+    let report = clean_sides("modern-clients", &dir);
+    assert_eq!(report["transport"]["notes"], json!([]), "{report}");
 }
 
 /// For each tool, how many of the bridge's requests to the client went on the stream of a
@@ -970,27 +1114,65 @@ fn asked_on(record: &str) -> Vec<(&'static str, usize)> {
 /// without an id (but `initialize`) 400.
 #[test]
 fn a_deleted_or_unknown_legacy_session_gets_404() {
-    let dir = scratch("bridge-http-session-rules");
-    let mut server = vec!["--".to_string()];
-    server.extend(direct("sdk"));
-    let bridge = Bridge::listen("modern", &dir, &server);
-    let address = bridge.address().to_string();
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    let opened = raw_session(&address, "POST", None, init);
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (opened, session) = open_session(address);
+        // Its GET stream, open until the session ends: the head now, the rest after the DELETE.
+        let mut stream = get_stream(address, &session);
+        let head = read_head(&mut stream);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("content-type: text/event-stream"), "{head}");
+        let session = session.as_str();
+        let steps = [
+            ("GET", None, "", "400"),
+            ("GET", Some("no-such-session"), "", "404"),
+            ("POST", Some(session), ping, "200"),
+            ("POST", None, ping, "400"),
+            ("POST", Some("no-such-session"), ping, "404"),
+            ("DELETE", Some(session), "", "200"),
+            ("POST", Some(session), ping, "404"),
+            ("DELETE", Some(session), "", "404"),
+            ("DELETE", None, "", "400"),
+            ("GET", Some(session), "", "404"),
+        ];
+        let got: Vec<String> = (steps.iter())
+            .map(|(method, carried, body, _)| status(&raw_session(address, method, *carried, body)))
+            .collect();
+        let want: Vec<&str> = steps.iter().map(|s| s.3).collect();
+        assert_eq!(got, want);
+        // The DELETE ended the GET stream.
+        let mut rest = String::new();
+        stream.read_to_string(&mut rest).unwrap();
+        assert!(opened.contains("2025-11-25"), "{opened}");
+        session.to_string()
+    };
+    let server = on_stdio(&direct("sdk"));
+    let (session, _, dir) = with_bridge("session-rules", "modern", &server, run);
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(deleted_sessions(&record), [session], "{record}");
+}
+
+pub(crate) const INIT_SCRIPT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+
+/// A scripted legacy client's `initialize` without a session's id: the whole answer and the
+/// session it opened (its `Mcp-Session-Id`); panics without one.
+pub(crate) fn open_session(address: &str) -> (String, String) {
+    let opened = raw_session(address, "POST", None, INIT_SCRIPT);
     let session = opened
         .lines()
         .find_map(|l| {
             l.to_ascii_lowercase()
                 .strip_prefix("mcp-session-id: ")
-                .map(str::to_string)
+                .map(|s| s.trim().to_string())
         })
         .unwrap_or_else(|| panic!("no session: {opened}"));
-    let session = session.trim();
-    // The status of an answer: `HTTP/1.1 200 OK` gives `200`.
-    let status = |answer: String| answer.split_whitespace().nth(1).unwrap_or("").to_string();
-    // Its GET stream, open until the session ends: the head now, the rest after the DELETE.
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    (opened, session)
+}
+
+/// A GET of `session`'s stream, sent (its answer left to read).
+pub(crate) fn get_stream(address: &str, session: &str) -> TcpStream {
+    let mut stream = connect(address);
     write!(
         stream,
         "GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\
@@ -998,40 +1180,12 @@ fn a_deleted_or_unknown_legacy_session_gets_404() {
          Connection: close\r\n\r\n"
     )
     .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && std::io::Read::read(&mut stream, &mut byte).unwrap() == 1
-    {
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
-    assert!(head.starts_with("http/1.1 200"), "{head}");
-    assert!(head.contains("content-type: text/event-stream"), "{head}");
-    let steps = [
-        ("GET", None, "", "400"),
-        ("GET", Some("no-such-session"), "", "404"),
-        ("POST", Some(session), ping, "200"),
-        ("POST", None, ping, "400"),
-        ("POST", Some("no-such-session"), ping, "404"),
-        ("DELETE", Some(session), "", "200"),
-        ("POST", Some(session), ping, "404"),
-        ("DELETE", Some(session), "", "404"),
-        ("DELETE", None, "", "400"),
-        ("GET", Some(session), "", "404"),
-    ];
-    let got: Vec<String> = (steps.iter())
-        .map(|(method, carried, body, _)| status(raw_session(&address, method, *carried, body)))
-        .collect();
-    let want: Vec<&str> = steps.iter().map(|s| s.3).collect();
-    // The DELETE ended the GET stream.
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stream, &mut rest).unwrap();
-    let (code, stderr) = bridge.stop();
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(opened.contains("2025-11-25"), "{opened}");
-    assert_eq!(got, want);
-    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
-    assert_eq!(deleted_sessions(&record), [session], "{record}");
+    stream
+}
+
+/// The status of an answer: `HTTP/1.1 200 OK` gives `200`.
+pub(crate) fn status(answer: &str) -> String {
+    answer.split_whitespace().nth(1).unwrap_or("").to_string()
 }
 
 /// Two modern clients use the same request id at once (they have no session to keep their
@@ -1039,46 +1193,41 @@ fn a_deleted_or_unknown_legacy_session_gets_404() {
 /// an id of its own and gives the client's back with the answer; no finding on either side.
 #[test]
 fn modern_clients_may_use_the_same_id_at_once() {
-    use std::io::Read;
-    let dir = scratch("bridge-http-same-id");
-    let mut server = vec!["--".to_string()];
-    server.extend(direct("everything"));
-    let bridge = Bridge::listen("legacy", &dir, &server);
-    let address = bridge.address().to_string();
     let request = |method: &str, params: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":2,"method":"{method}","params":{{{params}{META}}}}}"#)
     };
-    let slow = r#""name":"trigger-long-running-operation","arguments":{"duration":3,"steps":1},"#;
-    let slow = request("tools/call", slow);
-    // The first client's call, in flight: its head read, its stream kept open.
-    let mut first = std::net::TcpStream::connect(&address).unwrap();
-    write!(
-        first,
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: trigger-long-running-operation\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{slow}",
-        slow.len()
-    )
-    .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && first.read(&mut byte).unwrap() == 1 {
-        head.push(byte[0]);
-    }
-    // The second client's call with the same id, answered while the first is in flight.
-    let echo = request(
-        "tools/call",
-        r#""name":"echo","arguments":{"message":"second"},"#,
-    );
-    let second = raw_post(&address, &echo, true);
-    let mut rest = String::new();
-    first.read_to_string(&mut rest).unwrap();
-    // A modern client has no GET stream (and no session to DELETE).
-    let get = raw_session(&address, "GET", None, "");
-    let (status, stderr) = bridge.stop();
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let slow =
+            r#""name":"trigger-long-running-operation","arguments":{"duration":3,"steps":1},"#;
+        let slow = request("tools/call", slow);
+        // The first client's call, in flight: its head read, its stream kept open.
+        let mut first = connect(address);
+        write!(
+            first,
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: trigger-long-running-operation\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{slow}",
+            slow.len()
+        )
+        .unwrap();
+        read_head(&mut first);
+        // The second client's call with the same id, answered while the first is in flight.
+        let echo = request(
+            "tools/call",
+            r#""name":"echo","arguments":{"message":"second"},"#,
+        );
+        let second = raw_post(address, &echo, true);
+        let mut rest = String::new();
+        first.read_to_string(&mut rest).unwrap();
+        // A modern client has no GET stream (and no session to DELETE).
+        let get = raw_session(address, "GET", None, "");
+        (second, rest, get)
+    };
+    let server = on_stdio(&direct("everything"));
+    let ((second, rest, get), _, dir) = with_bridge("same-id", "legacy", &server, run);
     assert!(get.starts_with("HTTP/1.1 405"), "{get}");
-    assert_eq!(status, Some(0), "{stderr}");
     assert!(second.contains("Echo: second"), "{second}");
     assert!(second.contains(r#""id":2"#), "{second}");
     assert!(!rest.contains("Echo"), "{rest}");

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// The rmcp example that asks, built with the tests.
-fn rmcp_asks() -> Vec<String> {
+pub(crate) fn rmcp_asks() -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
     let profile = exe.parent().and_then(Path::parent).unwrap();
     vec![profile.join("examples/rmcp_asks").display().to_string()]
