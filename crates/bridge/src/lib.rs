@@ -7,12 +7,12 @@
 //! renders what `run` returns.
 //!
 //! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
-//! for `--upstream URL`, `serve_http` and `listen` for `--listen HOST:PORT`).
+//! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
 //! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
-//! `post`, `upstream`, `serve_http`, `listen`; `run`.
+//! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
 
 pub mod call;
 pub mod engine;
@@ -28,6 +28,7 @@ pub mod post;
 pub mod refine;
 pub mod run;
 pub mod serve_http;
+pub mod sessions;
 pub mod side;
 pub mod sides;
 pub mod to_legacy;
@@ -37,3 +38,4 @@ pub mod upstream;
 pub mod wire;
 
 pub use run::{Ended, Options, RETRY_TIMEOUT, to_legacy, to_modern};
+pub use sessions::SessionLimits;

@@ -9,17 +9,21 @@
 //! the bridge sends a client besides answers (a legacy client's elicitation in the middle of
 //! a call, a server's progress) goes on the stream of that session's latest request still
 //! open: with one call at a time that is the call it belongs to. A modern client has no
-//! session.
+//! session. The legacy sessions are bounded (`sessions`): an `initialize` over
+//! `--max-sessions` is answered 503, and a session idle for `--session-idle` is ended
+//! before the next request is served.
 
 use crate::engine::Engine;
 use crate::input::id_key;
 use crate::input::{NotAllowed, Out, Posted, Refused};
 use crate::serve_http::Listening;
+use crate::sessions::{SessionLimits, Sessions};
 use crate::side::Side;
 use crate::upstream::Era;
 use agentpi_monitor::{Dir, Event};
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
+use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A request's response stream, open until its answer.
@@ -46,7 +50,7 @@ pub struct Listener {
     era: Era,
     next: u64,
     /// The legacy clients' live sessions.
-    sessions: Vec<String>,
+    sessions: Sessions,
     open: Vec<Open>,
     pub notes: Vec<String>,
     /// The HTTP server, stopped when the listener is dropped.
@@ -54,12 +58,12 @@ pub struct Listener {
 }
 
 impl Listener {
-    pub fn new(era: Era, server: Listening) -> Listener {
+    pub fn new(era: Era, server: Listening, limits: SessionLimits) -> Listener {
         Listener {
             _server: server,
             era,
             next: 0,
-            sessions: Vec::new(),
+            sessions: Sessions::new(limits),
             open: Vec::new(),
             notes: Vec::new(),
         }
@@ -74,6 +78,10 @@ impl Listener {
             .iter()
             .find(|(k, _)| k == "mcp-session-id")
             .map(|(_, v)| v.clone());
+        self.expire(bridge);
+        if let Some(session) = &carried {
+            self.sessions.touch(session, Instant::now());
+        }
         match posted.method.as_str() {
             "DELETE" => return self.delete(exchange, carried, &posted, bridge),
             "GET" => return self.get(exchange, carried, posted, bridge.client_side()),
@@ -155,9 +163,39 @@ impl Listener {
         message.to_string().into_bytes()
     }
 
+    /// Ends the sessions idle for `--session-idle` (none of their streams open): each
+    /// process told as by a DELETE, the end recorded (`expired`) and noted.
+    fn expire<E: Engine>(&mut self, bridge: &mut E) {
+        let open = &self.open;
+        let busy = |s: &str| open.iter().any(|o| o.session.as_deref() == Some(s));
+        let idle = self.sessions.limits().idle;
+        for session in self.sessions.expire(Instant::now(), busy) {
+            let side = bridge.client_side();
+            let fields = Map::from_iter([
+                ("mcp_session_id".into(), json!(session)),
+                ("idle_seconds".into(), json!(idle.as_secs_f64())),
+            ]);
+            side.event(&Event::process(side.now(), "expired", fields));
+            self.notes.push(format!(
+                "ended session {session}: idle for {} s (--session-idle)",
+                idle.as_secs_f64()
+            ));
+            bridge.end_session(&session);
+        }
+    }
+
+    /// Removes the open stream at `at`: its session was busy until now.
+    fn close_open(&mut self, at: usize) -> Open {
+        let open = self.open.remove(at);
+        if let Some(session) = &open.session {
+            self.sessions.touch(session, Instant::now());
+        }
+        open
+    }
+
     /// The legacy session a POST belongs to, and whether it opens it (an `initialize`
     /// without a session's id); `Err` the status of a refusal: 400 no id, 404 no such live
-    /// session. A modern client has none.
+    /// session, 503 `--max-sessions` open. A modern client has none.
     fn session_of(
         &mut self,
         carried: Option<String>,
@@ -167,8 +205,10 @@ impl Listener {
             (Era::Modern, _) => Ok((None, false)),
             (Era::Legacy, None) if initialize => {
                 let session = new_session();
-                self.sessions.push(session.clone());
-                Ok((Some(session), true))
+                match self.sessions.open(session.clone(), Instant::now()) {
+                    true => Ok((Some(session), true)),
+                    false => Err(503),
+                }
             }
             (Era::Legacy, None) => Err(400),
             (Era::Legacy, Some(c)) if self.sessions.contains(&c) => Ok((Some(c), false)),
@@ -228,10 +268,9 @@ impl Listener {
             (Era::Legacy, None) => return self.refuse(exchange, 400, posted, side),
             (Era::Legacy, Some(c)) => c,
         };
-        let Some(at) = self.sessions.iter().position(|s| *s == session) else {
+        if !self.sessions.end(&session) {
             return self.refuse(exchange, 404, posted, side);
-        };
-        self.sessions.remove(at);
+        }
         self.open.retain(|o| o.session.as_ref() != Some(&session));
         let answered = Head {
             method: "DELETE",
@@ -246,9 +285,14 @@ impl Listener {
     }
 
     fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
+        let full = format!(
+            "agentpi bridge: too many sessions ({} open, --max-sessions); end one with DELETE",
+            self.sessions.limits().max
+        );
         let text = match status {
             400 => "agentpi bridge: Mcp-Session-Id missing",
             405 => "agentpi bridge: a modern client has no session (no GET stream, no DELETE)",
+            503 => full.as_str(),
             _ => "agentpi bridge: no such session",
         };
         let head = vec![("content-type".to_string(), "application/json".to_string())];
@@ -318,7 +362,7 @@ impl Listener {
         let _ = self.open[at].answer.send(Out::Data(Bytes::from(frame)));
         if answer && !self.open[at].get {
             // Dropping the sender ends the stream.
-            self.open.remove(at);
+            self.close_open(at);
         }
     }
 
@@ -330,7 +374,7 @@ impl Listener {
         let Some(at) = self.open.iter().position(|o| o.stream == stream) else {
             return;
         };
-        let open = self.open.remove(at);
+        let open = self.close_open(at);
         let side = bridge.client_side();
         let fields = Map::from_iter([
             ("side".into(), json!("server")),
@@ -429,8 +473,17 @@ fn renamed(mut message: Value, exchange: u64) -> (Vec<u8>, Option<Value>) {
     (message.to_string().into_bytes(), original)
 }
 
-/// A session id nobody can guess from the last one: the time's nanoseconds and the process.
+/// A session id nobody can guess (the spec: globally unique and cryptographically secure):
+/// 128 bits from the system's secure random source (through rustls' ring provider, which the
+/// bridge has for `https://` upstreams); should that fail, the time's nanoseconds and the
+/// process, unique but guessable.
 fn new_session() -> String {
+    let mut bytes = [0u8; 16];
+    let random = rustls::crypto::ring::default_provider().secure_random;
+    if random.fill(&mut bytes).is_ok() {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        return format!("agentpi-bridge-{hex}");
+    }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());

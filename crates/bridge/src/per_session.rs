@@ -8,7 +8,9 @@
 //! stateless wire on which every id is the bridge's own, unique across sessions (the sides,
 //! and with them the id counter, are lent to the session's process for each step). A
 //! server's answer goes to the session that sent its request; a notification to the session
-//! whose request carried its progress token, else to the oldest session.
+//! whose request carried its progress token; a list change (which names no request: the
+//! server's lists changed for every client) to every session; any other notification to the
+//! oldest session.
 
 use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
@@ -119,6 +121,39 @@ impl PerSession {
     }
 }
 
+impl PerSession {
+    /// A server's message for every session: stepped by the oldest session's process (so
+    /// that the server's side records it once), and what that wrote to its client written
+    /// to each other session's client too (over HTTP: on each session's GET stream).
+    fn broadcast(&mut self, raw: &[u8]) {
+        let from = self.out.len();
+        self.lend(0, |p| p.server(raw));
+        let written: Vec<(Option<Value>, Vec<u8>)> = (self.out[from..].iter())
+            .filter(|w| w.to == To::Client)
+            .map(|w| (w.call.clone(), w.bytes.clone()))
+            .collect();
+        for (session, _) in &self.sessions[1..] {
+            for (call, bytes) in &written {
+                self.out.push(Written {
+                    to: To::Client,
+                    session: Some(session.clone()),
+                    call: call.clone(),
+                    bytes: bytes.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// A server's `notifications/{tools,prompts,resources}/list_changed`: about the server's
+/// lists, the same for every client, so no one session's.
+fn list_change(message: &Value) -> bool {
+    let method = message.get("method").and_then(Value::as_str);
+    let changed =
+        ["tools", "prompts", "resources"].map(|l| format!("notifications/{l}/list_changed"));
+    method.is_some_and(|m| changed.iter().any(|c| c == m)) && message.get("id").is_none()
+}
+
 impl Engine for PerSession {
     fn client(&mut self, raw: &[u8]) {
         self.session_client("", raw);
@@ -149,6 +184,9 @@ impl Engine for PerSession {
 
     fn server(&mut self, raw: &[u8]) {
         let message: Value = serde_json::from_slice(raw).unwrap_or_default();
+        if list_change(&message) && !self.sessions.is_empty() {
+            return self.broadcast(raw);
+        }
         let owner = self.owner(&message);
         let at = owner.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
         match at {

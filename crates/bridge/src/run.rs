@@ -12,6 +12,7 @@ use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
 use crate::per_session::PerSession;
 use crate::refine;
 use crate::serve_http;
+use crate::sessions::SessionLimits;
 use crate::side::Side;
 use crate::to_legacy::ToLegacy;
 use crate::to_modern::ToModern;
@@ -42,6 +43,8 @@ pub struct Options {
     /// Who may use the listening side (`--allow-remote`, `--allow-host`, `--allow-origin`).
     pub access: Access,
     pub limits: Limits,
+    /// `--max-sessions`, `--session-idle`: the legacy client sessions a listening bridge keeps.
+    pub sessions: SessionLimits,
     /// Told the address the listening side got (the command line prints it).
     pub listening: fn(SocketAddr),
     /// `--retry-timeout`: how long `--to legacy` holds a call for its retry.
@@ -243,7 +246,8 @@ fn client_side<E: Engine>(
         Era::Modern => Era::Legacy,
         Era::Legacy => Era::Modern,
     };
-    Ok(Client::Http(Box::new(Listener::new(client_era, listening))))
+    let listener = Listener::new(client_era, listening, options.sessions);
+    Ok(Client::Http(Box::new(listener)))
 }
 
 fn serve<E: Engine>(

@@ -4,7 +4,9 @@
 //! as rmcp is: in a 2026-07-28 request the question is an `input_required` result (rmcp lets
 //! such a result reach only a modern peer) and the answer comes in the retry's
 //! `inputResponses`; in a legacy session it is an `elicitation/create` request in the middle
-//! of the call. Stateless: no `requestState`, the retry carries all the tool needs.
+//! of the call. Stateless: no `requestState`, the retry carries all the tool needs. `touch`
+//! tells the client its tool list changed (`notifications/tools/list_changed`, which names no
+//! request) before it answers: a listening bridge sends that to every session.
 //!
 //! `rmcp_asks` serves one session on stdin/stdout until end of input.
 
@@ -58,6 +60,12 @@ impl Asks {
         a.saturating_add(b).to_string()
     }
 
+    #[tool(description = "Says the tool list changed, then answers.")]
+    async fn touch(&self, context: RequestContext<RoleServer>) -> Result<String, ErrorData> {
+        context.peer.notify_tool_list_changed().await.map_err(bad)?;
+        Ok("touched".into())
+    }
+
     #[tool(description = "Asks the user whether to go ahead and says what they chose.")]
     async fn confirm(
         &self,
@@ -88,7 +96,10 @@ impl Asks {
 #[tool_handler]
 impl ServerHandler for Asks {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             "agentpi-rmcp-asks",
             env!("CARGO_PKG_VERSION"),

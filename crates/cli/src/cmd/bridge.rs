@@ -43,6 +43,13 @@ pub struct Args {
     /// --listen: an `Origin` browsers may send besides loopback ones (repeatable; `*`: any)
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+    /// --listen: legacy client sessions open at once; one more `initialize` is answered 503
+    #[arg(long, value_name = "N", default_value_t = agentpi_bridge::sessions::MAX_SESSIONS)]
+    max_sessions: usize,
+    /// --listen: seconds a legacy client session may stay idle (no request, no stream open)
+    /// before it is ended (its id then gets 404)
+    #[arg(long, value_name = "SECONDS", default_value_t = agentpi_bridge::sessions::SESSION_IDLE.as_secs_f64())]
+    session_idle: f64,
     /// The server command and its arguments (after `--`)
     #[arg(last = true, required_unless_present = "upstream")]
     command: Vec<String>,
@@ -67,6 +74,14 @@ pub fn run(args: Args) -> u8 {
         output::errln!("agentpi bridge: error: --retry-timeout must be a number of seconds ≥ 0");
         return 2;
     };
+    let Ok(idle) = Duration::try_from_secs_f64(args.session_idle) else {
+        output::errln!("agentpi bridge: error: --session-idle must be a number of seconds ≥ 0");
+        return 2;
+    };
+    if args.max_sessions == 0 {
+        output::errln!("agentpi bridge: error: --max-sessions must be at least 1");
+        return 2;
+    }
     let listen = match args.listen.as_deref().map(resolve).transpose() {
         Ok(listen) => listen,
         Err(e) => {
@@ -82,6 +97,10 @@ pub fn run(args: Args) -> u8 {
             origins: args.allow_origin,
         },
         limits: agentpi_http_proxy::Limits::default(),
+        sessions: agentpi_bridge::SessionLimits {
+            max: args.max_sessions,
+            idle,
+        },
         listening: |address| output::errln!("agentpi bridge: listening on http://{address}/mcp"),
         command: args.command,
         upstream: args.upstream,

@@ -1,0 +1,185 @@
+//! A listening bridge's legacy sessions (`--to modern --listen`), with scripted clients on
+//! real sockets on loopback: bounded (`--max-sessions`: one `initialize` more is answered 503
+//! until a session ends), ended when idle (`--session-idle`: an idle session's id then gets
+//! 404; a session with its GET stream open is not idle), and a server's list change (which
+//! names no request) sent to every session's GET stream, from the rmcp example server. No
+//! assertion depends on timing: an expiry is asserted only after sleeping past it, and
+//! every read gives up after `PATIENCE`.
+
+use crate::bridge_http::{
+    Bridge, INIT_SCRIPT, direct, get_stream, on_stdio, open_session, raw_session, read_head,
+    report, status, with_bridge,
+};
+use crate::bridge_rmcp::rmcp_asks;
+use serde_json::{Value, json};
+use std::io::Read;
+use std::net::TcpStream;
+use std::time::Duration;
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn flags(pairs: &[(&str, &str)], server: &[String]) -> Vec<String> {
+    let mut line: Vec<String> = (pairs.iter())
+        .flat_map(|(k, v)| [k.to_string(), v.to_string()])
+        .collect();
+    line.extend(on_stdio(server));
+    line
+}
+
+/// The record's `http` events of the legacy side, as (method, status).
+fn answered(record: &str) -> Vec<(String, u64)> {
+    let events = record
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let http = events.filter(|e| e["event"] == "http");
+    let pair = |e: Value| {
+        (
+            e["method"].as_str().unwrap().to_string(),
+            e["status"].as_u64().unwrap(),
+        )
+    };
+    http.map(pair).collect()
+}
+
+/// Two sessions at most: the third `initialize` is refused (503, a JSON-RPC error saying
+/// why) and opens nothing; once one session is deleted, it is served.
+#[test]
+fn a_listening_bridge_caps_its_legacy_sessions() {
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (_, first) = open_session(address);
+        open_session(address);
+        let refused = raw_session(address, "POST", None, INIT_SCRIPT);
+        let deleted = raw_session(address, "DELETE", Some(&first), "");
+        let (third, _) = open_session(address);
+        (refused, status(&deleted), status(&third))
+    };
+    let line = flags(&[("--max-sessions", "2")], &direct("sdk"));
+    let ((refused, deleted, third), _, dir) = with_bridge("max-sessions", "modern", &line, run);
+    assert_eq!(status(&refused), "503", "{refused}");
+    assert!(
+        !refused.to_ascii_lowercase().contains("mcp-session-id"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("too many sessions (2 open, --max-sessions)"),
+        "{refused}"
+    );
+    assert_eq!((deleted.as_str(), third.as_str()), ("200", "200"));
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let statuses: Vec<u64> = answered(&record).into_iter().map(|(_, s)| s).collect();
+    assert_eq!(statuses, [200, 200, 503, 200, 200], "{record}");
+}
+
+/// `--session-idle 0.05`: a session with no stream open for longer is ended before the next
+/// request is served (its ping gets 404, its end is recorded and noted, its slot is free for
+/// a new session); a session whose GET stream is open is not idle however long it waits.
+#[test]
+fn an_idle_legacy_session_expires() {
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (_, kept) = open_session(address);
+        let mut stream = get_stream(address, &kept);
+        assert!(read_head(&mut stream).starts_with("http/1.1 200"));
+        let (_, idle) = open_session(address);
+        // Past the expiry of both, whatever the machine's load: only the GET stream keeps one.
+        std::thread::sleep(Duration::from_millis(300));
+        let gone = raw_session(address, "POST", Some(&idle), PING);
+        let alive = raw_session(address, "POST", Some(&kept), PING);
+        let (_, third) = open_session(address);
+        let over = raw_session(address, "POST", None, INIT_SCRIPT);
+        drop(stream);
+        (kept, idle, third, [gone, alive, over].map(|a| status(&a)))
+    };
+    let pairs = [("--max-sessions", "2"), ("--session-idle", "0.05")];
+    let line = flags(&pairs, &direct("sdk"));
+    let ((kept, idle, third, got), stderr, dir) = with_bridge("session-idle", "modern", &line, run);
+    assert_ne!(third, idle);
+    // The third session took the idle one's slot; with it and the kept one open, a fourth
+    // is over the cap (unless the third expired first, which then frees its slot).
+    assert_eq!(got[..2], ["404", "200"], "{stderr}");
+    assert!(["503", "200"].contains(&got[2].as_str()), "{got:?}");
+    let note = format!("ended session {idle}: idle for 0.05 s (--session-idle)");
+    assert!(stderr.contains(&note), "{stderr}");
+    assert!(
+        !stderr.contains(&format!("ended session {kept}")),
+        "{stderr}"
+    );
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let ended: Vec<Value> = (record.lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "expired")
+        .map(|e| e["mcp_session_id"].clone())
+        .collect();
+    assert!(ended.contains(&json!(idle)), "{record}");
+    assert!(!ended.contains(&json!(kept)), "{record}");
+}
+
+/// Reads `stream` (an SSE answer) until it holds `text`; panics when the stream ends or
+/// stays silent for `PATIENCE` first.
+fn read_until_has(stream: &mut TcpStream, text: &str) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(text) {
+        match stream.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            end => panic!("no {text} ({end:?}): {}", String::from_utf8_lossy(&got)),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// A scripted legacy client's session with its handshake done and its GET stream open.
+fn session_with_stream(address: &str) -> (String, TcpStream) {
+    let (_, session) = open_session(address);
+    let done = raw_session(address, "POST", Some(&session), INITIALIZED);
+    assert_eq!(status(&done), "202", "{done}");
+    let mut stream = get_stream(address, &session);
+    assert!(read_head(&mut stream).starts_with("http/1.1 200"));
+    (session, stream)
+}
+
+/// The rmcp example's `touch` makes the server send `notifications/tools/list_changed`
+/// (no progress token, no request named): a message for every client, so each legacy
+/// session's GET stream gets it, not only the session of the call; the call is answered on
+/// its own stream.
+#[test]
+fn a_list_change_goes_to_every_legacy_session() {
+    let changed = "notifications/tools/list_changed";
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (first, mut first_stream) = session_with_stream(address);
+        let (_, mut second_stream) = session_with_stream(address);
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"touch","arguments":{}}}"#;
+        let answer = raw_session(address, "POST", Some(&first), call);
+        assert!(answer.contains("touched"), "{answer}");
+        assert!(!answer.contains(changed), "{answer}");
+        for stream in [&mut first_stream, &mut second_stream] {
+            read_until_has(stream, changed);
+        }
+    };
+    let line = on_stdio(&rmcp_asks());
+    let ((), _, dir) = with_bridge("list-changed", "modern", &line, run);
+    let report = report(&dir);
+    let sessions = report["legacy"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{report}");
+    // FIXME(bridge): the bridge's `initialize` answer drops the server's `listChanged` (a
+    // modern server announces list changes through `subscriptions/listen`, not carried), yet
+    // relays the list change rmcp sends outside any subscription: each session's monitor
+    // finds it undeclared (T6, SHOULD), the bridge's own doing. Pinned: that finding only.
+    for session in sessions {
+        let rules: Vec<&Value> = (session["violations"].as_array().unwrap().iter())
+            .map(|v| &v["rule"])
+            .collect();
+        assert_eq!(rules, [&json!("T6")], "{report}");
+        assert_eq!(
+            session["violations"][0]["raw"],
+            json!(format!(r#"{{"jsonrpc":"2.0","method":"{changed}"}}"#))
+        );
+    }
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+    assert_eq!(report["transport"]["notes"], json!([]), "{report}");
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    assert_eq!(record.matches(changed).count(), 1, "{record}");
+}
