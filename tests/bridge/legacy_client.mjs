@@ -3,7 +3,7 @@
 // confirm, think, a resource, a prompt, a ping), one JSON line per answer.
 //
 // `rmcp` instead of `all`: the session for crates/cli/examples/rmcp_asks.rs (its tools, add,
-// confirm twice in a row, a ping).
+// confirm twice in a row, think (a sampling), a ping).
 //
 // node legacy_client.mjs all CMD ARGS...
 // node legacy_client.mjs all URL          (Streamable HTTP)
@@ -63,6 +63,7 @@ if (scenario === "rmcp") {
   show("add", await client.callTool({ name: "add", arguments: { a: 2, b: 3 } }));
   show("confirm", await client.callTool({ name: "confirm", arguments: {} }));
   show("confirm", await client.callTool({ name: "confirm", arguments: {} }));
+  show("think", await client.callTool({ name: "think", arguments: {} }));
   await client.ping();
   console.log(JSON.stringify({ ping: "ok" }));
 }

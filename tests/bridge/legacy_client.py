@@ -12,7 +12,7 @@ python legacy_client.py SCENARIO CMD ARGS...
   declaring nothing, against tests/bridge/rude_server.py, whose tools ask for elicitation,
   sampling and roots all the same: what the client gets for each, an error printed as such)
   or `rmcp` (against crates/cli/examples/rmcp_asks.rs: its tools, `add`, `confirm` twice in
-  a row, a ping)
+  a row, `think` (a sampling), a ping)
 """
 import asyncio
 import json
@@ -110,6 +110,7 @@ async def rmcp(session):
     show("add", await session.call_tool("add", {"a": 2, "b": 3}))
     show("confirm", await session.call_tool("confirm", {}))
     show("confirm", await session.call_tool("confirm", {}))
+    show("think", await session.call_tool("think", {}))
     await session.send_ping()
     print(json.dumps({"ping": "ok"}), flush=True)
 

@@ -6,7 +6,8 @@
 //! `inputResponses`; in a legacy session it is an `elicitation/create` request in the middle
 //! of the call. Stateless: no `requestState`, the retry carries all the tool needs. `touch`
 //! tells the client its tool list changed (`notifications/tools/list_changed`, which names no
-//! request) before it answers: a listening bridge sends that to every session.
+//! request) before it answers: a listening bridge sends that to every session. `think` asks
+//! the client's model (`sampling/createMessage`, the same way) and says what it answered.
 //!
 //! `rmcp_asks` serves one session on stdin/stdout until end of input.
 
@@ -24,6 +25,8 @@ use serde_json::{Value, json};
 
 /// The key of the one input request of `confirm`.
 const CONSENT: &str = "consent";
+/// The key of the one input request of `think`.
+const MODEL: &str = "model";
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Pair {
@@ -38,6 +41,23 @@ fn question() -> Value {
         "message": "May agentpi go ahead?",
         "requestedSchema": {"type": "object", "properties": {"agree": {"type": "boolean"}}},
     })
+}
+
+/// The question to the client's model, as the params of `sampling/createMessage`.
+fn prompt() -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "What time is it?"}}],
+        "maxTokens": 10,
+    })
+}
+
+/// What the client's model answered (a text content block, alone or first of several).
+fn said(answer: &Value) -> CallToolResponse {
+    let content = answer.get("content");
+    let block = content.and_then(|c| c.get(0)).or(content);
+    let text = block.and_then(|b| b.get("text")).and_then(Value::as_str);
+    let text = format!("the model said {}", text.unwrap_or("?"));
+    CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
 }
 
 fn chose(answer: &Value) -> CallToolResponse {
@@ -58,6 +78,28 @@ impl Asks {
     #[tool(description = "Adds two integers.")]
     fn add(&self, Parameters(Pair { a, b }): Parameters<Pair>) -> String {
         a.saturating_add(b).to_string()
+    }
+
+    #[tool(description = "Asks the client's model a question and says what it answered.")]
+    async fn think(
+        &self,
+        context: RequestContext<RoleServer>,
+        InputResponses(answers): InputResponses,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ask = json!({"method": "sampling/createMessage", "params": prompt()});
+        if context.protocol_version() != Some(ProtocolVersion::V_2026_07_28) {
+            let ask: ServerRequest = serde_json::from_value(ask).map_err(bad)?;
+            let result = context.peer.send_request(ask).await.map_err(bad)?;
+            return Ok(said(&serde_json::to_value(result).map_err(bad)?));
+        }
+        if let Some(answer) = answers.as_ref().and_then(|a| a.get(MODEL)) {
+            return Ok(said(answer));
+        }
+        let ask: InputRequest = serde_json::from_value(ask).map_err(bad)?;
+        let asks = InputRequests::from([(MODEL.to_string(), ask)]);
+        Ok(CallToolResponse::InputRequired(
+            InputRequiredResult::from_input_requests(asks),
+        ))
     }
 
     #[tool(description = "Says the tool list changed, then answers.")]

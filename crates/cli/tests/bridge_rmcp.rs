@@ -4,7 +4,9 @@
 //! asks the user (crates/cli/examples/rmcp_asks.rs) directly, in the legacy era (rmcp is
 //! dual-era), and through the bridge, where rmcp serves 2026-07-28 and asks in an
 //! `input_required` result. The answers are equal, `confirm` twice in a row (two rounds of one
-//! tool), and each side's recorded trace is judged by `agentpi trace check`.
+//! tool) and `think` (a sampling request in an `input_required` result, answered by the
+//! client's model through the bridge), and each side's recorded trace is judged by `agentpi
+//! trace check`.
 
 use crate::bridge_run::{answers, bridge_then, client, trace_check};
 use crate::cases::each_in_parallel;
@@ -36,6 +38,8 @@ fn check(kind: &&str) {
     let bridged = answers(client(kind, "rmcp", &bridge_then(&rmcp_asks(), &dir)));
     assert_eq!(bridged, direct, "{kind}: the answers differ");
     assert!(direct.contains("the user chose accept"), "{kind}: {direct}");
+    assert!(direct.contains("the model said "), "{kind}: {direct}");
+    assert!(!direct.contains("the model said ?"), "{kind}: {direct}");
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
     let report: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(report["legacy"]["protocol_version"], json!("2025-11-25"));
@@ -45,7 +49,7 @@ fn check(kind: &&str) {
         Vec::<String>::new(),
         "{kind}: {report}"
     );
-    assert_eq!(rules(&report, "modern"), ["M2"; 6], "{kind}: {report}");
+    assert_eq!(rules(&report, "modern"), ["M2"; 8], "{kind}: {report}");
     assert_eq!(report["bridge"]["notes"], json!([]), "{kind}: {report}");
     let (clean, text) = trace_check(&dir.join("rec").join("legacy.jsonl"));
     assert!(clean, "{kind}: {text}");
@@ -55,7 +59,7 @@ fn check(kind: &&str) {
     );
     let (_, text) = trace_check(&dir.join("rec").join("modern.jsonl"));
     assert!(
-        text.contains(" 6 violations, 0 open requests"),
+        text.contains(" 8 violations, 0 open requests"),
         "{kind}: {text}"
     );
 }
