@@ -18,13 +18,16 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 /// How long a test waits for one thing (a message, an answer, a bridge's end) before it
 /// fails: generous, since it only ends a test that fails anyway, on a loaded machine.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(120);
+
+/// How long a client's whole session may take (a test's client process ends within it).
+pub(crate) const SESSION: Duration = Duration::from_secs(600);
 
 /// A connection to a listening bridge whose reads and writes give up after `PATIENCE`.
 pub(crate) fn connect(address: &str) -> TcpStream {
@@ -339,6 +342,50 @@ pub(crate) fn lines(from: impl Read + Send + 'static) -> Receiver<String> {
                 Ok(_) => {}
             }
         }
+    });
+    rx
+}
+
+/// What `command` writes and how it ends, as `Command::output` (standard input closed), but
+/// the command must end within `limit` (a client's whole session): else it is killed and
+/// the test fails, rather than wait for ever.
+pub(crate) fn output_within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = (command.stdin(Stdio::null()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let mut child = Server(child);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "{command:?} did not end in {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A process the command started may still hold its pipes: bounded too.
+    let take = |rx: Receiver<Vec<u8>>| rx.recv_timeout(PATIENCE).expect("a pipe left open");
+    Output {
+        status,
+        stdout: take(stdout),
+        stderr: take(stderr),
+    }
+}
+
+/// All that `from` gives, read by a thread of its own, sent once it ends.
+fn drain(from: Option<impl Read + Send + 'static>) -> Receiver<Vec<u8>> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        if let Some(mut from) = from {
+            let _ = from.read_to_end(&mut all);
+        }
+        let _ = tx.send(all);
     });
     rx
 }

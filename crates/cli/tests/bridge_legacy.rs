@@ -8,6 +8,7 @@
 //! The faults: a legacy server that crashes with two calls in flight, and a retry that never
 //! comes in time (the held call cancelled).
 
+use crate::bridge_http::{SESSION, output_within};
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
 use crate::support::repo;
@@ -76,13 +77,13 @@ pub(crate) fn client(
     command: &[String],
     memory: &Path,
 ) -> (String, bool) {
-    let out = Command::new(peer(".venv/bin/python"))
+    let mut client = Command::new(peer(".venv/bin/python"));
+    client
         .arg(repo().join("tests/bridge/modern_client.py"))
         .args([mode, scenario, "--"])
         .args(command)
-        .env("MEMORY_FILE_PATH", memory)
-        .output()
-        .unwrap();
+        .env("MEMORY_FILE_PATH", memory);
+    let out = output_within(&mut client, SESSION);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the client failed: {stdout}{stderr}");

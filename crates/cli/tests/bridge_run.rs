@@ -6,6 +6,7 @@
 //! finding on either side's report, and each side's recorded trace clean under `agentpi
 //! trace check`. The faults are driven by a scripted client against a server that crashes.
 
+use crate::bridge_http::{SESSION, output_within};
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
 use crate::support::repo;
@@ -80,7 +81,7 @@ pub(crate) fn client(kind: &str, scenario: &str, server: &[String]) -> Command {
 
 /// The client's answers (its standard output), asserting it ended well.
 pub(crate) fn answers(mut command: Command) -> String {
-    let out = command.output().unwrap();
+    let out = output_within(&mut command, SESSION);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the client failed: {stderr}");
     String::from_utf8(out.stdout).unwrap()
