@@ -97,20 +97,22 @@ pub fn text(name: &str, report: &Report, chart_of: &dyn Fn(usize) -> String) -> 
         out += &format!("{name}: {}", summary_of(report));
     } else {
         out += &format!(
-            "{name}: {}, {}, {}, {}\n",
+            "{name}: {}, {}, {}, {}{}\n",
             output::count_of(report.sessions.len(), "session"),
             output::count_of(report.messages, "message"),
             output::count_of(report.violations.len(), "violation"),
-            output::count_of(report.open_requests.len(), "open request")
+            output::count_of(report.open_requests.len(), "open request"),
+            unchecked_of(report)
         );
     }
     out
 }
 
-/// `legacy era (2025-11-25), 10 messages, 1 violation, 0 open requests` and a newline.
+/// `legacy era (2025-11-25), 10 messages, 1 violation, 0 open requests` and a newline
+/// (and `, 7 events unchecked` when the live checker fell behind).
 fn summary_of(report: &Report) -> String {
     format!(
-        "{} era{}, {}, {}, {}\n",
+        "{} era{}, {}, {}, {}{}\n",
         report.era.as_str(),
         report
             .protocol_version
@@ -119,8 +121,18 @@ fn summary_of(report: &Report) -> String {
             .unwrap_or_default(),
         output::count_of(report.messages, "message"),
         output::count_of(report.violations.len(), "violation"),
-        output::count_of(report.open_requests.len(), "open request")
+        output::count_of(report.open_requests.len(), "open request"),
+        unchecked_of(report)
     )
+}
+
+/// `, N events unchecked` when the checker fell behind (docs/monitor.md, *When the checker
+/// falls behind*); nothing for a report of everything, which reads as it always did.
+fn unchecked_of(report: &Report) -> String {
+    match report.unchecked {
+        0 => String::new(),
+        n => format!(", {} unchecked", output::count_of(n, "event")),
+    }
 }
 
 /// The last messages up to event `index` as a sequence chart between client and server;
@@ -285,6 +297,29 @@ pub fn summary(event: &Event) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The summary line says how many events went unchecked when the live checker fell
+    /// behind, and nothing of it otherwise.
+    #[test]
+    fn the_summary_counts_unchecked_events() {
+        let mut report = Report {
+            era: agentpi_monitor::session::Era::Legacy,
+            protocol_version: Some("2025-11-25".to_string()),
+            messages: 10,
+            violations: Vec::new(),
+            open_requests: Vec::new(),
+            notes: Vec::new(),
+            unchecked: 0,
+            sessions: Vec::new(),
+        };
+        let summary = |r: &Report| text("m", r, &|_| String::new());
+        let all = "m: legacy era (2025-11-25), 10 messages, 0 violations, 0 open requests\n";
+        assert_eq!(summary(&report), all);
+        report.unchecked = 7;
+        let behind = "m: legacy era (2025-11-25), 10 messages, 0 violations, 0 open requests, \
+                      7 events unchecked\n";
+        assert_eq!(summary(&report), behind);
+    }
 
     /// A legacy stream dropped, resumed by a GET, and the GET given up at its bound: each
     /// close names the request (before issue 30 the GET's was "(closes the stream of #?)").
