@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 use split::{GroupId, Split};
 use std::cell::RefCell;
 use std::rc::Rc;
-use summary::Summaries;
+use summary::{Summaries, Summary};
 
 /// Steps the model along observations (see the module's documentation).
 pub struct Stepper {
@@ -294,8 +294,17 @@ impl Stepper {
             .first()
             .map(|h| h.elsewhere.window.iter().copied().collect())
             .unwrap_or_default();
+        // Each component's summary is found from the window's own component: a renaming
+        // does not change it, and the window's components are those the memo keeps (the
+        // summaries know them by address), where the restored ones are new copies.
+        let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
         let mut restored: Vec<_> = (hyps.iter())
-            .map(|h| window::restore(h, &mut self.counter))
+            .map(|h| {
+                let (procs, names) = window::restore(h, &mut self.counter);
+                let found = h.state.procs.iter();
+                let found = found.map(|p| self.summaries.of(sem, alphabet, p));
+                (procs.into_iter().zip(found).collect::<Vec<_>>(), names)
+            })
             .collect();
         drop(hyps);
         let mut base = match (groups, restored.as_mut_slice()) {
@@ -317,9 +326,7 @@ impl Stepper {
             let bindings = Rc::make_mut(&mut split.bindings);
             names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
             let rest = Rc::make_mut(&mut split.rest);
-            let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
-            let summaries = &mut self.summaries;
-            split::regroup(procs, sem, alphabet, summaries, &mut split.active, rest);
+            split::regroup(procs, &mut split.active, rest);
             out.push(split);
         }
         out
@@ -332,10 +339,14 @@ impl Stepper {
     /// it again (linked to no other component, its summary its component's). Most of a window
     /// is such (the wire, the lifecycle observer, the senders of each kind of request with
     /// the names they hold ready), and a message leaves them as they were.
-    fn unmoved_out(&self, groups: &[GroupId], procs: &mut Vec<Proc>) -> Vec<GroupId> {
+    fn unmoved_out(
+        &self,
+        groups: &[GroupId],
+        procs: &mut Vec<(Proc, Rc<Summary>)>,
+    ) -> Vec<GroupId> {
         let rest = &self.hyps[0].rest;
         let mut holders: FxHashMap<u32, usize> = FxHashMap::default();
-        for proc in procs.iter() {
+        for (proc, _) in procs.iter() {
             let names = names::names_of(std::slice::from_ref(proc));
             names
                 .into_iter()
@@ -347,7 +358,7 @@ impl Stepper {
                 [proc] if g.names().iter().all(|n| holders.get(n) == Some(&1)) => Some(proc),
                 _ => None,
             });
-            match alone.and_then(|proc| procs.iter().position(|p| p == proc)) {
+            match alone.and_then(|proc| procs.iter().position(|(p, _)| p == proc)) {
                 Some(at) => _ = procs.remove(at),
                 None => moved.push(id),
             }

@@ -4,9 +4,9 @@
 //! heads of the labels they can take part in and the hidden channels they take. Names keep one stable id for the session, so a message touches only the groups
 //! it can concern and the explanation is never renumbered or hashed whole.
 
-use super::summary::{ArgKey, OutKey, Summaries, Summary};
+use super::summary::{ArgKey, OutKey, Summary};
 use agentpi_check::replay::Key;
-use agentpi_semantics::{Proc, Semantics};
+use agentpi_semantics::Proc;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -233,16 +233,11 @@ impl Rest {
     }
 }
 
-/// Sorts `procs` (a window's result, with stable ids) into `active` and new passive groups of
-/// `rest`: components sharing a name are one group, passive when each of its components is.
-pub fn regroup(
-    procs: Vec<Proc>,
-    sem: &Semantics<'_>,
-    alphabet: &agentpi_check::replay::Alphabet,
-    summaries: &mut Summaries,
-    active: &mut Vec<Proc>,
-    rest: &mut Rest,
-) {
+/// Sorts `procs` (a window's result, with stable ids, each with its summary) into `active`
+/// and new passive groups of `rest`: components sharing a name are one group, passive when
+/// each of its components is.
+pub fn regroup(procs: Vec<(Proc, Rc<Summary>)>, active: &mut Vec<Proc>, rest: &mut Rest) {
+    let (procs, summaries): (Vec<Proc>, Vec<Rc<Summary>>) = procs.into_iter().unzip();
     let linked = link(&procs);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
@@ -256,10 +251,7 @@ pub fn regroup(
     let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
     for members in groups {
         let taken: Vec<Proc> = members.iter().filter_map(|&i| procs[i].take()).collect();
-        let found: Vec<Rc<Summary>> = taken
-            .iter()
-            .map(|p| summaries.of(sem, alphabet, p))
-            .collect();
+        let found: Vec<Rc<Summary>> = members.iter().map(|&i| summaries[i].clone()).collect();
         // Two equal components side by side are opened as twins: kept in the window.
         let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
         if found.iter().all(|s| s.passive) && !twins {
