@@ -421,8 +421,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         spare: &mut Buffers,
     ) -> Option<End> {
         for _ in 0..MISSING_ROUNDS {
-            engine.fill(&mut self.graph.store, misses.clone());
+            let filled = engine.fill(&mut self.graph.store, misses.clone());
             hold_labels_to_goals(engine, self.goals);
+            // Nothing filled (large components met once): the cache misses exactly what it
+            // missed, so expanding again would only find that out again.
+            if !filled {
+                break;
+            }
             match engine.expand(&self.graph.store, source, take(spare)) {
                 Expansion::Fast(succ, arena, reduced) => {
                     let assembled = (succ, arena, reduced);

@@ -52,7 +52,7 @@ impl<'s, 'p> Cached<'s, 'p> {
             ) {
                 Ok((out, _, _)) => return self.transitions(state, out),
                 Err(misses) if !misses.is_empty() => {
-                    self.engine.fill_now(&mut self.store, misses, true)
+                    self.engine.fill_now(&mut self.store, misses, true);
                 }
                 Err(_) => break,
             }

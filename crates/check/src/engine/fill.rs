@@ -9,8 +9,9 @@ const LARGE: usize = 8;
 
 impl Engine<'_, '_> {
     /// Computes what the workers missed, by the reference semantics, interning the
-    /// continuations' components.
-    pub(crate) fn fill(&mut self, store: &mut Store, misses: Vec<Miss>) {
+    /// continuations' components. Whether any of it is in the cache now (`false`: every miss
+    /// was a large component met for the first time, so expanding again misses the same).
+    pub(crate) fn fill(&mut self, store: &mut Store, misses: Vec<Miss>) -> bool {
         self.fill_now(store, misses, false)
     }
 
@@ -18,7 +19,9 @@ impl Engine<'_, '_> {
     /// few closures) only when it was missed before too: a model whose states keep growing
     /// makes a new large component every step, and computing the moves of each (every
     /// continuation as large as it) would cost more than the reference path, for nothing.
-    pub(crate) fn fill_now(&mut self, store: &mut Store, misses: Vec<Miss>, now: bool) {
+    /// Whether it filled any (or found it filled).
+    pub(crate) fn fill_now(&mut self, store: &mut Store, misses: Vec<Miss>, now: bool) -> bool {
+        let mut filled = false;
         for miss in misses {
             let met = self.missed.entry(miss.clone()).or_insert(0);
             *met = met.saturating_add(1);
@@ -31,6 +34,7 @@ impl Engine<'_, '_> {
             if !now && large && *met < 2 {
                 continue;
             }
+            filled = true;
             match miss {
                 Miss::Moves(id, twin) => self.fill_moves(store.interner_mut(), id, twin),
                 Miss::Received(id, twin, offer, msg) => {
@@ -42,6 +46,7 @@ impl Engine<'_, '_> {
                 }
             }
         }
+        filled
     }
 
     fn fill_moves(&mut self, interner: &mut Interner, id: u32, twin: bool) {

@@ -591,7 +591,9 @@ impl<'s, 'p> Engine<'s, 'p> {
     pub(crate) fn prepare(&mut self, store: &mut Store, s: u32) {
         for _ in 0..4 {
             match self.expand(store, s, Buffers::default()) {
-                Expansion::Slow(misses) if !misses.is_empty() => self.fill_now(store, misses, true),
+                Expansion::Slow(misses) if !misses.is_empty() => {
+                    self.fill_now(store, misses, true);
+                }
                 _ => return,
             }
         }
