@@ -104,13 +104,13 @@ pub const STACK_BYTES: usize = 16 * 1024 * 1024;
 static GLOBAL: oom::Allocator = oom::Allocator;
 
 fn main() -> ExitCode {
-    let huge_pages = HugePages::off();
+    // Transparent huge pages are off since before `main` (`oom::HUGE_PAGES_OFF`).
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(usage(&error)),
     };
     let minimize = matches!(cli.command, Command::Minimize(_));
-    huge_pages.back_unless(minimize);
+    oom::huge_pages_back_unless(minimize);
     if minimize {
         // Its peak memory is what `bench/lts` compares with merc's: see `oom::purge_at_once`.
         oom::purge_at_once();
@@ -126,36 +126,6 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status)
-}
-
-/// `minimize` runs without transparent huge pages. mimalloc asks for them on the memory it
-/// takes from the system, and the kernel then gives 2 MB where a few KB are touched: a
-/// `minimize` of a small state space peaked at 13 MB (7 MB without), and one of 10^5
-/// transitions at 21 MB (12 MB); on its large inputs they bought no time (bench/lts/run.sh).
-/// They are turned off first thing in `main`, before the arguments are parsed, and given back
-/// after to the other commands, whose large state spaces they may speed up, unless they were
-/// off when the process started (a parent's choice, inherited). Rust's runtime has allocated
-/// before `main`, though, and that first touch of mimalloc's memory still faults in one huge
-/// page: `MIMALLOC_ALLOW_THP=0`, which mimalloc reads before anything, peaks at 7.0 MB on the
-/// smallest `minimize` against 8.5-9.0 MB (as with the earlier look at the arguments). Only
-/// memory is at stake: a kernel that refuses leaves things as they were.
-struct HugePages {
-    were_off: bool,
-}
-
-impl HugePages {
-    fn off() -> HugePages {
-        // A kernel without the setting answers an error: treated as "off", never turned on.
-        let were_off = rustix::thread::transparent_huge_pages_are_disabled().unwrap_or(true);
-        let _ = rustix::thread::disable_transparent_huge_pages(true);
-        HugePages { were_off }
-    }
-
-    fn back_unless(self, keep_off: bool) {
-        if !keep_off && !self.were_off {
-            let _ = rustix::thread::disable_transparent_huge_pages(false);
-        }
-    }
 }
 
 /// Help, the version, or a usage error: written as clap would, but through `output`, so that a

@@ -1,7 +1,8 @@
 //! The global allocator: mimalloc, wrapped so that an allocation that fails is a clean error
 //! (a message and exit status 3), not Rust's abort ("memory allocation of N bytes failed",
-//! SIGABRT); and the one option of mimalloc that `minimize` sets (its purge delay). The only
-//! `unsafe` code of the workspace (docs/architecture.md, *Invariants*).
+//! SIGABRT); the one option of mimalloc that `minimize` sets (its purge delay); and transparent
+//! huge pages, turned off before Rust's runtime first allocates and given back to every command
+//! but `minimize`. The only `unsafe` code of the workspace (docs/architecture.md, *Invariants*).
 //!
 //! A failure is final: nothing here returns null, so a `try_reserve` anywhere in the process
 //! also ends it with status 3 rather than an `Err` (no code of the workspace uses one).
@@ -11,11 +12,14 @@
 // same as the caller's, and only looks at the pointer it returns. The message is written
 // with `write(2)` on a stack buffer and the process ended with `_exit(2)`: neither
 // allocates, takes a lock or runs a destructor, so they are safe from within the
-// allocator, on any thread, even when several threads fail at once.
+// allocator, on any thread, even when several threads fail at once. The one constructor
+// (`HUGE_PAGES_OFF`) makes two system calls and stores a boolean: it needs nothing that
+// Rust's runtime sets up, so it may run before it.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The exit status of a run that ran out of memory: the same as `unknown`, since the
 /// question was not answered within the resources given.
@@ -90,6 +94,39 @@ pub fn purge_at_once() {
 fn purge_delay() -> std::ffi::c_long {
     // SAFETY: `mi_option_get` reads a number from mimalloc's table of options.
     unsafe { mi_option_get(PURGE_DELAY) }
+}
+
+/// Whether transparent huge pages were off when the process started (a parent's choice,
+/// inherited), as [`huge_pages_off`] found them; then they stay off for every command.
+static HUGE_PAGES_WERE_OFF: AtomicBool = AtomicBool::new(true);
+
+/// Transparent huge pages are off from before the first allocation: a constructor in
+/// `.init_array`, which the C library runs before `main`, before Rust's runtime allocates
+/// (its name for the main thread, the arguments). mimalloc asks for huge pages on the memory
+/// it takes from the system, and the kernel then gives 2 MB where a few KB are touched: turned
+/// off only in `main`, the runtime's first allocation had already faulted in one huge page,
+/// and the smallest `minimize` peaked at 8.5-9.0 MB against 7.0 MB (docs/minimize.md).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static HUGE_PAGES_OFF: extern "C" fn() = huge_pages_off;
+
+/// Turns transparent huge pages off for the process, noting whether they were already.
+extern "C" fn huge_pages_off() {
+    // A kernel without the setting answers an error: treated as "off", never turned on.
+    let were_off = rustix::thread::transparent_huge_pages_are_disabled().unwrap_or(true);
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
+    HUGE_PAGES_WERE_OFF.store(were_off, Ordering::Relaxed);
+}
+
+/// Gives transparent huge pages back, unless `keep_off` or they were off at start. Called
+/// once the arguments are parsed: `minimize` keeps them off (on its large inputs they bought
+/// no time, and they cost 4-8 MB on every run); the other commands get them back, since they
+/// may speed up large state spaces. Only memory is at stake: a kernel that refuses leaves
+/// things as they are.
+pub fn huge_pages_back_unless(keep_off: bool) {
+    if !keep_off && !HUGE_PAGES_WERE_OFF.load(Ordering::Relaxed) {
+        let _ = rustix::thread::disable_transparent_huge_pages(false);
+    }
 }
 
 /// Says that `size` bytes could not be had and ends the process with [`STATUS`].
