@@ -8,6 +8,7 @@
 //! printing: results are data for the binary to render.
 
 pub mod accept;
+pub mod edges;
 mod engine;
 pub mod explore;
 pub mod graph;

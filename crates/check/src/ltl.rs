@@ -380,9 +380,8 @@ pub fn violation(
         if q.is_empty() {
             continue;
         }
-        let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
         for (i, e) in graph.successors(s).iter().enumerate() {
-            let renaming = graph.renamings.get(first + i).map(|r| &r[..]);
+            let renaming = graph.renaming(s, i);
             let letter = Letter::Label(e.label, valuations[s as usize]);
             for (next, pending) in aut.expand(&q, letter) {
                 let next = aut.rename(&next, renaming);

@@ -282,7 +282,7 @@ impl Space for GraphSpace<'_> {
     }
 
     fn edge(&self, n: u32, i: usize) -> ProductEdge {
-        let e = self.graph.successors(n)[i];
+        let e = self.graph.successors(n).get(i);
         ProductEdge {
             to: e.target,
             step: Step {
@@ -515,8 +515,10 @@ fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> 
             .filter(|e| e.inside && members.contains(&e.to))
         {
             taken.extend(
-                graph.actor_sets
-                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                graph.actor_sets[graph
+                    .successors(e.step.state)
+                    .get(e.step.edge as usize)
+                    .actors as usize]
                     .iter()
                     .copied(),
             );
@@ -565,8 +567,10 @@ fn cycle_through(
         for actor in actors {
             let goal = |n: u32, e: Option<&ProductEdge>| match e {
                 None => !enabled(graph, product.state(n)).contains(&actor),
-                Some(e) => graph.actor_sets
-                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                Some(e) => graph.actor_sets[graph
+                    .successors(e.step.state)
+                    .get(e.step.edge as usize)
+                    .actors as usize]
                     .contains(&actor),
             };
             let (path, end) = search(product, &members, at, &goal);

@@ -152,11 +152,10 @@ pub fn leads_to(
         let end = builder.keys.len().min(done + CHUNK);
         let moves_of = |&(s, env): &(u32, u32)| {
             let watching = (env != IDLE).then(|| &envs.list[env as usize]);
-            let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
             let mut out = Vec::new();
             for (i, e) in graph.successors(s).iter().enumerate() {
                 let label = &graph.labels[e.label as usize];
-                let renaming = &graph.renamings[first + i];
+                let renaming = graph.renaming(s, i).expect("renamings kept for `leads to`");
                 for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
                     out.push((e.target, i as u32, m, inside));
                 }
