@@ -1,9 +1,9 @@
-//! The edges a liveness check keeps, 6 bytes each while a model has fewer than 65,536 kinds
-//! of transition (8 past that): the target, and the number of the edge's *kind*, its
-//! (label, set of actors, renaming of fresh names) triple, each distinct triple stored once.
+//! The edges a liveness check keeps: the target, and the number of the edge's *kind*, its
+//! (label, set of actors, renaming of fresh names) triple, each distinct triple stored once;
+//! 5 bytes an edge while a model has at most 256 kinds, 6 up to 65,536, 8 past that.
 //!
 //! A model has few kinds (philosophers: a few per philosopher; the renamings of fresh
-//! names are small permutations, the same on millions of edges), so a kind in two bytes
+//! names are small permutations, the same on millions of edges), so a kind in a byte or two
 //! and its renaming in none is what keeping the edges costs beyond their targets.
 
 use crate::graph::Edge;
@@ -13,43 +13,46 @@ use rustc_hash::FxHashMap;
 /// The renaming of an edge kept without renamings.
 const NO_RENAMING: u32 = u32::MAX;
 
-/// The kind of each edge, two bytes each until a kind does not fit.
-enum Kinds {
-    Narrow(Vec<u16>),
-    Wide(Vec<u32>),
+/// The kind of each edge, in as few bytes as the largest kind needs (1, 2 or 4), widened
+/// when a kind does not fit.
+struct Kinds {
+    width: usize,
+    bytes: Vec<u8>,
 }
 
 impl Kinds {
     fn push(&mut self, kind: u32) {
-        if let Kinds::Narrow(narrow) = self {
-            match u16::try_from(kind) {
-                Ok(k) => return narrow.push(k),
-                Err(_) => *self = Kinds::Wide(narrow.iter().map(|&k| k as u32).collect()),
-            }
+        let needed = match kind {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
+        };
+        if needed > self.width {
+            self.widen(needed);
         }
-        if let Kinds::Wide(wide) = self {
-            wide.push(kind);
+        self.bytes
+            .extend_from_slice(&kind.to_le_bytes()[..self.width]);
+    }
+
+    fn widen(&mut self, width: usize) {
+        let count = self.len();
+        let mut wider = Vec::with_capacity(count * width);
+        for i in 0..count {
+            wider.extend_from_slice(&self.get(i).to_le_bytes()[..width]);
         }
+        (self.width, self.bytes) = (width, wider);
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len() / self.width
     }
 
     fn get(&self, i: usize) -> u32 {
-        match self {
-            Kinds::Narrow(k) => k[i] as u32,
-            Kinds::Wide(k) => k[i],
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        match self {
-            Kinds::Narrow(k) => 2 * k.len(),
-            Kinds::Wide(k) => 4 * k.len(),
-        }
-    }
-
-    fn width(&self) -> usize {
-        match self {
-            Kinds::Narrow(_) => 2,
-            Kinds::Wide(_) => 4,
+        let b = &self.bytes;
+        match self.width {
+            1 => b[i] as u32,
+            2 => u16::from_le_bytes([b[2 * i], b[2 * i + 1]]) as u32,
+            _ => u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]),
         }
     }
 }
@@ -74,7 +77,10 @@ impl Default for EdgeStore {
         EdgeStore {
             offsets: vec![0],
             targets: Vec::new(),
-            kinds: Kinds::Narrow(Vec::new()),
+            kinds: Kinds {
+                width: 1,
+                bytes: Vec::new(),
+            },
             triples: Vec::new(),
             triple_index: FxHashMap::default(),
             renamings: Vec::new(),
@@ -158,12 +164,12 @@ impl EdgeStore {
 
     /// The bytes an edge adds (the target and its kind).
     pub fn edge_bytes(&self) -> u64 {
-        4 + self.kinds.width() as u64
+        4 + self.kinds.width as u64
     }
 
     /// The bytes held: every edge, the offsets, the kinds and the distinct renamings.
     pub fn bytes(&self) -> u64 {
-        let edges = 4 * self.targets.len() + self.kinds.bytes() + 4 * self.offsets.len();
+        let edges = 4 * self.targets.len() + self.kinds.bytes.len() + 4 * self.offsets.len();
         let triples = 24 * self.triples.len();
         let renamings: usize = self.renamings.iter().map(|r| 40 + 4 * r.len()).sum();
         (edges + triples + renamings) as u64
