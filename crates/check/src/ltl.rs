@@ -16,8 +16,8 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, Lasso, Product, accepting_sccs, find_lasso};
-use crate::props::{Builder, Interned};
+use crate::product::{Product, accepting_sccs};
+use crate::props::{Builder, Found, Interned, Search};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -358,12 +358,7 @@ fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
 
 /// Searches for a path of the state space that violates `formula`: a lasso, a path into a
 /// stuck state, or a path after which every continuation violates.
-pub fn violation(
-    sem: &Semantics<'_>,
-    graph: &Graph,
-    formula: &Ltl,
-    fair: Fairness,
-) -> Option<Lasso> {
+pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, how: Search) -> Found {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();
@@ -395,8 +390,12 @@ pub fn violation(
                 builder.edge_pending(to, i as u32, true, pending);
             }
         }
+        if n % crate::props::LOOK == 0 {
+            how.within(builder.bytes())?;
+        }
     }
-    find_lasso(&builder.finish(), graph, fair)
+    let bytes = builder.product.bytes();
+    how.lasso(&builder.finish(), bytes, graph)
 }
 
 /// Sets what stopping at node `n`, or reaching it, means for the property.

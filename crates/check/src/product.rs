@@ -151,6 +151,13 @@ impl Product {
         });
     }
 
+    /// The bytes held (as filled, not as reserved).
+    pub fn bytes(&self) -> u64 {
+        let nodes = (4 + 1 + 8 + 8) * self.state.len();
+        let edges = 8 * self.edges.len() + 8 * self.pending.len();
+        (nodes + edges) as u64
+    }
+
     pub fn node_count(&self) -> usize {
         self.state.len()
     }
