@@ -104,6 +104,11 @@ impl<K: Hash + Eq + Clone> Builder<K> {
         self.product.reserve(nodes);
     }
 
+    /// The keys of the nodes numbered so far.
+    pub(crate) fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
     /// The next node to expand, with its key: the edges added until the next call are its.
     pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
@@ -248,6 +253,11 @@ impl<T> Default for Interned<T> {
 }
 
 impl<T: Hash + Eq + Clone> Interned<T> {
+    /// The number of `b`, if it has one.
+    pub(crate) fn get(&self, b: &T) -> Option<u32> {
+        self.index.get(b).copied()
+    }
+
     pub(crate) fn number(&mut self, b: T) -> u32 {
         if let Some(&n) = self.index.get(&b) {
             return n;
@@ -259,7 +269,7 @@ impl<T: Hash + Eq + Clone> Interned<T> {
 }
 
 /// How many product nodes have their moves computed at once.
-const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
 /// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting
