@@ -606,8 +606,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// may be a deadlock.
     fn expanded(&mut self, source: u32, moves: bool, faults: bool) -> Option<End> {
         if self.graph.edges_kept {
-            self.graph.edges.extend_from_slice(&self.current.edges);
-            self.graph.offsets.push(self.graph.edges.len() as u32);
+            self.graph.kept.push_state(&self.current.edges);
         }
         self.current.clear();
         self.graph.expanded += 1;
@@ -739,7 +738,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 bytes += state_bytes() + 4;
             }
         }
-        let edges = count as u64 * std::mem::size_of::<Edge>() as u64;
+        let edges = match self.graph.edges_kept {
+            true => count as u64 * self.graph.kept.edge_bytes(),
+            false => 0,
+        };
         // Every state but the first has its parent link.
         let states = self.graph.parent.len() + 1 + states;
         if let Some(max) = self.options.max_states.filter(|&m| states > m) {
@@ -787,7 +789,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             self.graph.first_matches[k as usize].get_or_insert((source, index));
         }
         if self.options.keep_renamings && self.graph.edges_kept {
-            self.graph.renamings.push(renaming);
+            self.graph.kept.push_renaming(renaming);
         }
     }
 

@@ -5,6 +5,7 @@
 //! and the few edges a counterexample follows are found again by the semantics
 //! ([`Graph::edges_of`]), in the order exploration first stored them.
 
+use crate::edges::{EdgeStore, Edges};
 use crate::store::Store;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State};
 use rustc_hash::FxHashMap;
@@ -70,14 +71,11 @@ pub struct Graph {
     pub(crate) store: Store,
     /// Whether edges are kept (see [`crate::Options::drop_edges`]).
     pub(crate) edges_kept: bool,
-    /// With edges kept, `edges[offsets[s]..offsets[s + 1]]` are the transitions of an
-    /// expanded state `s` (faults excluded), each (label, target, actors) once, in the order
-    /// the semantics first gives them.
-    pub offsets: Vec<u32>,
-    pub edges: Vec<Edge>,
-    /// With [`crate::Options::keep_renamings`]: for each edge, the source's fresh ids as the
-    /// target numbers them.
-    pub renamings: Vec<agentpi_semantics::Renaming>,
+    /// With edges kept, the transitions of each expanded state (faults excluded), each
+    /// (label, target, actors) once, in the order the semantics first gives them; with
+    /// [`crate::Options::keep_renamings`], each with the source's fresh ids as the target
+    /// numbers them.
+    pub(crate) kept: EdgeStore,
     /// For each state but the initial one: the state it was first reached from (by the first
     /// of that state's edges into it).
     pub parent: Vec<u32>,
@@ -129,9 +127,7 @@ impl Graph {
         Graph {
             store: Store::default(),
             edges_kept,
-            offsets: vec![0],
-            edges: Vec::new(),
-            renamings: Vec::new(),
+            kept: EdgeStore::default(),
             parent: Vec::new(),
             labels: Vec::new(),
             actor_sets: Vec::new(),
@@ -170,21 +166,27 @@ impl Graph {
     }
 
     /// The bytes the exploration holds, which `--max-memory` bounds: the visited store (see
-    /// [`Store::bytes`]), the edges and the parent links.
+    /// [`Store::bytes`]), the edges with their renamings, and the parent links.
     pub fn bytes(&self) -> u64 {
-        let edges = std::mem::size_of::<Edge>() * self.edges.len();
         let parents = 4 * self.parent.len();
-        self.store.bytes() + (edges + parents) as u64
+        self.store.bytes() + self.kept.bytes() + parents as u64
     }
 
     /// The stored edges of an expanded state (none when edges are not kept: see
     /// [`Graph::edges_of`]).
-    pub fn successors(&self, s: u32) -> &[Edge] {
-        let s = s as usize;
-        if s + 1 >= self.offsets.len() {
-            return &[];
-        }
-        &self.edges[self.offsets[s] as usize..self.offsets[s + 1] as usize]
+    pub fn successors(&self, s: u32) -> Edges<'_> {
+        self.kept.of(s)
+    }
+
+    /// How many edges are stored (none when edges are not kept).
+    pub fn stored_edges(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The renaming of fresh names of state `s`'s `i`-th stored edge (`None` without
+    /// [`crate::Options::keep_renamings`]).
+    pub fn renaming(&self, s: u32, i: usize) -> Option<&[u32]> {
+        self.kept.renaming(s, i)
     }
 
     /// The edges of an expanded state, stored or found again by the semantics: each
@@ -192,7 +194,7 @@ impl Graph {
     /// numbered them.
     pub fn edges_of(&self, sem: &Semantics<'_>, s: u32) -> Cow<'_, [Edge]> {
         if self.edges_kept {
-            return Cow::Borrowed(self.successors(s));
+            return Cow::Owned(self.successors(s).iter().collect());
         }
         let (labels, actors) = self.numbers.get_or_init(|| {
             let labels = self.labels.iter().cloned().zip(0..).collect();

@@ -8,6 +8,7 @@
 //! printing: results are data for the binary to render.
 
 pub mod accept;
+pub mod edges;
 mod engine;
 pub mod explore;
 pub mod graph;
@@ -36,7 +37,7 @@ pub use trace::{Trace, TraceStep};
 
 use agentpi_ir::core::{Prefix, Program, Property, StateCheck, Term};
 use agentpi_semantics::{Fault, Semantics};
-use product::{Lasso, Step};
+use product::Step;
 
 /// The verdict of one property.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,7 +260,12 @@ pub fn check_system(
             &graph,
             &name,
             property,
-            (fair, options.threads),
+            props::Search {
+                fair,
+                threads: options.threads,
+                room: options.max_memory.map(|m| m.saturating_sub(graph.bytes())),
+            },
+            options.max_memory.unwrap_or(0),
             check.text.clone(),
         ));
     }
@@ -405,7 +411,8 @@ fn decide(
     graph: &Graph,
     system: &str,
     (property, first): (&Property, Option<(u32, u32)>),
-    (fair, threads): (product::Fairness, usize),
+    how: props::Search,
+    max_memory: u64,
     text: String,
 ) -> CheckResult {
     let first = first.map(|(state, edge)| Step { state, edge });
@@ -417,13 +424,18 @@ fn decide(
         steps.push(step);
         steps
     };
-    let lasso = |found: Option<Lasso>| match found {
-        Some(l) => result(
+    let lasso = |found: props::Found| match found {
+        Ok(Some(l)) => result(
             text.clone(),
             Outcome::Violated,
             render(&l.steps, l.loop_start),
         ),
-        None => result(text.clone(), unknown_or(graph, Outcome::Holds), None),
+        Ok(None) => result(text.clone(), unknown_or(graph, Outcome::Holds), None),
+        // The product and its search would pass `--max-memory`.
+        Err(props::OverMemory) => {
+            let limit = Limit::Memory(max_memory);
+            result(text.clone(), Outcome::Unknown(limit), None)
+        }
     };
     match property {
         Property::DeadlockFree => match graph.first_deadlock {
@@ -446,10 +458,10 @@ fn decide(
             Some(step) => result(text, Outcome::Holds, render(&with_step(step), None)),
             None => result(text, unknown_or(graph, Outcome::Violated), None),
         },
-        Property::Eventually(p) => lasso(props::eventually(sem, graph, p, fair)),
-        Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, fair)),
-        Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, (l, r), fair, threads)),
-        Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, fair)),
+        Property::Eventually(p) => lasso(props::eventually(sem, graph, p, how)),
+        Property::AlwaysEventually(p) => lasso(props::always_eventually(sem, graph, p, how)),
+        Property::LeadsTo(l, r) => lasso(props::leads_to(sem, graph, (l, r), how)),
+        Property::Ltl(f) => lasso(ltl::violation(sem, graph, f, how)),
         Property::State(check, _) => {
             let (hit, miss) = match check {
                 StateCheck::Reachable => (Outcome::Holds, Outcome::Violated),

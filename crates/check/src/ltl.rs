@@ -14,10 +14,10 @@
 //! predicate holds at a step whose source state satisfies it (at the stutter step, the state
 //! the path stops in).
 
-use crate::graph::Graph;
+use crate::graph::{Edge, Graph};
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, Lasso, Product, accepting_sccs, find_lasso};
-use crate::props::{Builder, Interned};
+use crate::product::{Product, accepting_sccs};
+use crate::props::{Builder, CHUNK, Found, Interned, Search};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -295,6 +295,44 @@ impl<'a> Automaton<'a> {
         }
     }
 
+    /// What [`Automaton::expand`] then [`Automaton::rename`] give, if it is known already
+    /// (read only, so that threads can share the automaton): each renamed obligation set by
+    /// number when it has one.
+    fn known(
+        &self,
+        (obs, step): (&[Ob], Letter),
+        renaming: Option<&[u32]>,
+        sets: &Interned<Vec<Ob>>,
+    ) -> Option<Vec<(Set, u64)>> {
+        let successors = self.expansions.get(&(obs.to_vec(), step))?;
+        let known = |(next, pending): &Successor| {
+            let renamed = self.renamed(next, renaming)?;
+            let set = sets.get(&renamed).map_or(Set::New(renamed), Set::Known);
+            Some((set, *pending))
+        };
+        successors.iter().map(known).collect()
+    }
+
+    /// [`Automaton::rename`] when every renamed environment has a number already.
+    fn renamed(&self, obs: &[Ob], renaming: Option<&[u32]>) -> Option<Vec<Ob>> {
+        let Some(renaming) = renaming else {
+            return Some(obs.to_vec());
+        };
+        let mut out = Vec::with_capacity(obs.len());
+        for &(f, env) in obs {
+            out.push(match env {
+                0 => (f, 0),
+                _ => {
+                    let renamed = rename_bindings(&self.envs[env as usize], renaming);
+                    (f, *self.env_index.get(&renamed)?)
+                }
+            });
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
     /// Renames the fresh channels of each obligation's values into the target's numbering.
     fn rename(&mut self, obs: &[Ob], renaming: Option<&[u32]>) -> Vec<Ob> {
         let Some(renaming) = renaming else {
@@ -356,14 +394,24 @@ fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
         .collect()
 }
 
+/// An obligation set after a step: its number, or the set itself when it has none yet.
+enum Set {
+    Known(u32),
+    New(Vec<Ob>),
+}
+
+/// A node's moves as the threads found them: for each edge of its state, the obligation sets
+/// after it, or `None` where the automaton has still to learn them.
+type Moves = Vec<Option<Vec<(Set, u64)>>>;
+
 /// Searches for a path of the state space that violates `formula`: a lasso, a path into a
 /// stuck state, or a path after which every continuation violates.
-pub fn violation(
-    sem: &Semantics<'_>,
-    graph: &Graph,
-    formula: &Ltl,
-    fair: Fairness,
-) -> Option<Lasso> {
+///
+/// The product is built a chunk of nodes at a time: threads find each node's moves where the
+/// automaton knows them already (most of the work: its caches fill within the first few
+/// chunks), then one thread learns the others and numbers the nodes in order, exactly as
+/// one thread alone would, so the product is the same whatever the thread count.
+pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, how: Search) -> Found {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();
@@ -375,29 +423,57 @@ pub fn violation(
     // Every state is reached with some obligations: the product has at least as many nodes.
     builder.reserve(graph.state_count());
     mark(&mut aut, &mut builder.product, (0, valuations[0]), &start);
-    while let Some((n, (s, q))) = builder.next() {
-        let (s, q) = (*s, sets.list[*q as usize].clone());
-        if q.is_empty() {
-            continue;
-        }
-        let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
-        for (i, e) in graph.successors(s).iter().enumerate() {
-            let renaming = graph.renamings.get(first + i).map(|r| &r[..]);
-            let letter = Letter::Label(e.label, valuations[s as usize]);
-            for (next, pending) in aut.expand(&q, letter) {
-                let next = aut.rename(&next, renaming);
-                let before = builder.product.node_count();
-                let key = (e.target, sets.number(next.clone()));
-                let to = builder.node(key, e.target, true, n);
-                if builder.product.node_count() > before {
-                    let at = (to, valuations[e.target as usize]);
-                    mark(&mut aut, &mut builder.product, at, &next);
+    let letter = |s: u32, e: Edge| Letter::Label(e.label, valuations[s as usize]);
+    let mut done = 0;
+    while done < builder.keys().len() {
+        let end = builder.keys().len().min(done + CHUNK);
+        let known = |&(s, q): &(u32, u32)| -> Moves {
+            let obs = &sets.list[q as usize];
+            if obs.is_empty() {
+                return Vec::new();
+            }
+            let edges = graph.successors(s).iter().enumerate();
+            let known = |(i, e)| aut.known((obs, letter(s, e)), graph.renaming(s, i), &sets);
+            edges.map(known).collect()
+        };
+        let chunk = crate::parallel::map(&builder.keys()[done..end], how.threads, &known);
+        for moves in chunk {
+            let (n, &(s, q)) = builder.next().expect("a node of the chunk");
+            let q = &sets.list[q as usize];
+            if q.is_empty() {
+                continue;
+            }
+            let q = q.clone();
+            for (i, (e, found)) in graph.successors(s).iter().zip(moves).enumerate() {
+                let found = found.unwrap_or_else(|| {
+                    let after = aut.expand(&q, letter(s, e));
+                    let renaming = graph.renaming(s, i);
+                    let renamed = after
+                        .iter()
+                        .map(|(next, pending)| (Set::New(aut.rename(next, renaming)), *pending));
+                    renamed.collect()
+                });
+                for (set, pending) in found {
+                    let (number, next) = match set {
+                        Set::Known(k) => (k, None),
+                        Set::New(next) => (sets.number(next.clone()), Some(next)),
+                    };
+                    let before = builder.product.node_count();
+                    let to = builder.node((e.target, number), e.target, true, n);
+                    if builder.product.node_count() > before {
+                        let next = next.unwrap_or_else(|| sets.list[number as usize].clone());
+                        let at = (to, valuations[e.target as usize]);
+                        mark(&mut aut, &mut builder.product, at, &next);
+                    }
+                    builder.edge_pending(to, i as u32, true, pending);
                 }
-                builder.edge_pending(to, i as u32, true, pending);
             }
         }
+        done = end;
+        how.within(builder.bytes())?;
     }
-    find_lasso(&builder.finish(), graph, fair)
+    let bytes = builder.product.bytes();
+    how.lasso(&builder.finish(), bytes, graph)
 }
 
 /// Sets what stopping at node `n`, or reaching it, means for the property.

@@ -151,6 +151,13 @@ impl Product {
         });
     }
 
+    /// The bytes held (as filled, not as reserved).
+    pub fn bytes(&self) -> u64 {
+        let nodes = (4 + 1 + 8 + 8) * self.state.len();
+        let edges = 8 * self.edges.len() + 8 * self.pending.len();
+        (nodes + edges) as u64
+    }
+
     pub fn node_count(&self) -> usize {
         self.state.len()
     }
@@ -181,9 +188,9 @@ impl Product {
         (self.offsets.partition_point(|&o| o <= at) - 1) as u32
     }
 
-    fn stored(&self, at: usize) -> ProductEdge {
+    /// The edge at position `at`, out of node `source`.
+    fn stored(&self, source: u32, at: usize) -> ProductEdge {
         let e = self.edges[at];
-        let source = self.source(at);
         ProductEdge {
             to: e.to,
             step: Step {
@@ -222,25 +229,15 @@ impl Space for Product {
     }
 
     fn edge(&self, n: u32, i: usize) -> ProductEdge {
-        let at = self.range(n).start + i;
-        let e = self.edges[at];
-        ProductEdge {
-            to: e.to,
-            step: Step {
-                state: self.state[n as usize],
-                edge: e.edge & !INSIDE,
-            },
-            inside: e.edge & INSIDE != 0,
-            pending: self.pending.get(at).copied().unwrap_or(0),
-        }
+        self.stored(n, self.range(n).start + i)
     }
 
     fn stem(&self, mut node: u32) -> Vec<Step> {
         let mut steps = Vec::new();
         while self.parent[node as usize] != NO_PARENT {
-            let e = self.stored(self.parent[node as usize]);
-            steps.push(e.step);
-            node = self.source(self.parent[node as usize]);
+            let at = self.parent[node as usize];
+            node = self.source(at);
+            steps.push(self.stored(node, at).step);
         }
         steps.reverse();
         steps
@@ -282,7 +279,7 @@ impl Space for GraphSpace<'_> {
     }
 
     fn edge(&self, n: u32, i: usize) -> ProductEdge {
-        let e = self.graph.successors(n)[i];
+        let e = self.graph.successors(n).get(i);
         ProductEdge {
             to: e.target,
             step: Step {
@@ -363,7 +360,7 @@ impl<P: Space> crate::strong::Product for P {
     }
 
     fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>> {
-        tarjan_within(self, roots, &|n| keep.contains(&n))
+        tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n))
     }
 }
 
@@ -420,10 +417,9 @@ fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
 fn tarjan(product: &impl Space) -> Vec<Vec<u32>> {
-    let roots: Vec<u32> = (0..product.nodes() as u32)
-        .filter(|&r| product.avoid(r))
-        .collect();
-    tarjan_within(product, &roots, &|_| true)
+    // The roots one by one: a list of them would be four more bytes a node.
+    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r));
+    tarjan_within(product, roots, &|_| true)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found: off the stack.
@@ -432,12 +428,16 @@ const DONE: u32 = u32::MAX;
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
 /// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region). Eight
 /// bytes a node: its index and low link (set to [`DONE`] once its component is out).
-fn tarjan_within(product: &impl Space, roots: &[u32], keep: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
+fn tarjan_within(
+    product: &impl Space,
+    roots: impl IntoIterator<Item = u32>,
+    keep: &dyn Fn(u32) -> bool,
+) -> Vec<Vec<u32>> {
     let n = product.nodes();
     let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
     let (mut stack, mut out) = (Vec::new(), Vec::new());
     let mut counter = 0u32;
-    for root in roots.iter().map(|&r| r as usize) {
+    for root in roots.into_iter().map(|r| r as usize) {
         if index[root] != u32::MAX {
             continue;
         }
@@ -515,8 +515,10 @@ fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> 
             .filter(|e| e.inside && members.contains(&e.to))
         {
             taken.extend(
-                graph.actor_sets
-                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                graph.actor_sets[graph
+                    .successors(e.step.state)
+                    .get(e.step.edge as usize)
+                    .actors as usize]
                     .iter()
                     .copied(),
             );
@@ -565,8 +567,10 @@ fn cycle_through(
         for actor in actors {
             let goal = |n: u32, e: Option<&ProductEdge>| match e {
                 None => !enabled(graph, product.state(n)).contains(&actor),
-                Some(e) => graph.actor_sets
-                    [graph.successors(e.step.state)[e.step.edge as usize].actors as usize]
+                Some(e) => graph.actor_sets[graph
+                    .successors(e.step.state)
+                    .get(e.step.edge as usize)
+                    .actors as usize]
                     .contains(&actor),
             };
             let (path, end) = search(product, &members, at, &goal);

@@ -2,18 +2,54 @@
 
 use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, GraphSpace, Lasso, Product, find_lasso};
+use crate::product::{Fairness, GraphSpace, Lasso, Product, Space, find_lasso};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use std::hash::{BuildHasher, Hash};
+
+/// How a liveness property is searched: the paths that count, the threads, and the memory
+/// left under `--max-memory`.
+#[derive(Clone, Copy)]
+pub struct Search<'a> {
+    pub fair: Fairness<'a>,
+    pub threads: usize,
+    /// The bytes the product and its search may take beyond exploration's (`None`: no bound).
+    pub room: Option<u64>,
+}
+
+/// The product, or its search, would take more memory than `--max-memory` leaves.
+#[derive(Debug)]
+pub struct OverMemory;
+
+/// What a liveness search finds: a counterexample or none, unless memory ran out.
+pub type Found = Result<Option<Lasso>, OverMemory>;
+
+impl Search<'_> {
+    pub(crate) fn within(&self, bytes: u64) -> Result<(), OverMemory> {
+        match self.room {
+            Some(room) if bytes > room => Err(OverMemory),
+            _ => Ok(()),
+        }
+    }
+
+    /// Searches `space` (holding `bytes`) for a counterexample, if its search fits: Tarjan's
+    /// index and low link are 8 bytes a node.
+    pub(crate) fn lasso(&self, space: &impl Space, bytes: u64, graph: &Graph) -> Found {
+        self.within(bytes + 8 * space.nodes() as u64)?;
+        Ok(find_lasso(space, graph, self.fair))
+    }
+}
+
+/// How many nodes a product adds between two looks at its memory.
+pub(crate) const LOOK: u32 = 4096;
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
 pub fn eventually(
     sem: &Semantics<'_>,
     graph: &Graph,
     pattern: &LabelPattern,
-    fair: Fairness,
-) -> Option<Lasso> {
+    how: Search,
+) -> Found {
     let matching = label_mask(sem, graph, pattern);
     let mut builder = Builder::new(0u32, 0, true);
     while let Some((n, s)) = builder.next() {
@@ -22,8 +58,12 @@ pub fn eventually(
             let to = builder.node(e.target, e.target, true, n);
             builder.edge(to, i as u32, true);
         }
+        if n % LOOK == 0 {
+            how.within(builder.bytes())?;
+        }
     }
-    find_lasso(&builder.finish(), graph, fair)
+    let bytes = builder.product.bytes();
+    how.lasso(&builder.finish(), bytes, graph)
 }
 
 /// Numbers the nodes of a product breadth-first, by key, as they are first reached. Each key
@@ -64,6 +104,11 @@ impl<K: Hash + Eq + Clone> Builder<K> {
         self.product.reserve(nodes);
     }
 
+    /// The keys of the nodes numbered so far.
+    pub(crate) fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
     /// The next node to expand, with its key: the edges added until the next call are its.
     pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
@@ -101,6 +146,15 @@ impl<K: Hash + Eq + Clone> Builder<K> {
         self.product.push_edge(to, edge, inside, pending);
     }
 
+    /// The bytes held: the product, the keys and their index.
+    pub(crate) fn bytes(&self) -> u64 {
+        // Room reserved and not written yet is not resident: the keys as filled, and the
+        // index's control bytes (all written) with its slots as filled.
+        let keys = std::mem::size_of::<K>() * self.keys.len();
+        let index = self.index.capacity() + 4 * self.index.len();
+        self.product.bytes() + (keys + index) as u64
+    }
+
     /// The product, without the keys and their index.
     pub(crate) fn finish(self) -> Product {
         self.product
@@ -113,11 +167,11 @@ pub fn always_eventually(
     sem: &Semantics<'_>,
     graph: &Graph,
     pattern: &LabelPattern,
-    fair: Fairness,
-) -> Option<Lasso> {
+    how: Search,
+) -> Found {
     let leaves = label_mask(sem, graph, pattern);
     let space = GraphSpace { sem, graph, leaves };
-    find_lasso(&space, graph, fair)
+    how.lasso(&space, 0, graph)
 }
 
 fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec<bool> {
@@ -139,9 +193,8 @@ pub fn leads_to(
     sem: &Semantics<'_>,
     graph: &Graph,
     (left, right): (&LabelPattern, &LabelPattern),
-    fair: Fairness,
-    threads: usize,
-) -> Option<Lasso> {
+    how: Search,
+) -> Found {
     // A node is a state and the bindings watched, by number ([`IDLE`] when idle).
     let mut builder: Builder<(u32, u32)> = Builder::new((0, IDLE), 0, false);
     // Every state is reached with some binding: the product has at least as many nodes.
@@ -152,18 +205,17 @@ pub fn leads_to(
         let end = builder.keys.len().min(done + CHUNK);
         let moves_of = |&(s, env): &(u32, u32)| {
             let watching = (env != IDLE).then(|| &envs.list[env as usize]);
-            let first = graph.offsets.get(s as usize).copied().unwrap_or(0) as usize;
             let mut out = Vec::new();
             for (i, e) in graph.successors(s).iter().enumerate() {
                 let label = &graph.labels[e.label as usize];
-                let renaming = &graph.renamings[first + i];
+                let renaming = graph.renaming(s, i).expect("renamings kept for `leads to`");
                 for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
                     out.push((e.target, i as u32, m, inside));
                 }
             }
             out
         };
-        let chunk = crate::parallel::map(&builder.keys[done..end], threads, &moves_of);
+        let chunk = crate::parallel::map(&builder.keys[done..end], how.threads, &moves_of);
         for moves in chunk {
             let (n, _) = builder.next().expect("a node of the chunk");
             for (target, edge, m, inside) in moves {
@@ -174,9 +226,11 @@ pub fn leads_to(
             }
         }
         done = end;
+        how.within(builder.bytes())?;
     }
     drop(envs);
-    find_lasso(&builder.finish(), graph, fair)
+    let bytes = builder.product.bytes();
+    how.lasso(&builder.finish(), bytes, graph)
 }
 
 /// The monitor of `leads to` watching nothing.
@@ -199,6 +253,11 @@ impl<T> Default for Interned<T> {
 }
 
 impl<T: Hash + Eq + Clone> Interned<T> {
+    /// The number of `b`, if it has one.
+    pub(crate) fn get(&self, b: &T) -> Option<u32> {
+        self.index.get(b).copied()
+    }
+
     pub(crate) fn number(&mut self, b: T) -> u32 {
         if let Some(&n) = self.index.get(&b) {
             return n;
@@ -210,7 +269,7 @@ impl<T: Hash + Eq + Clone> Interned<T> {
 }
 
 /// How many product nodes have their moves computed at once.
-const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
 /// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting

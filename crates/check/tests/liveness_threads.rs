@@ -1,5 +1,5 @@
-//! The liveness products are built on several threads (`leads to`'s monitor moves, a chunk of
-//! nodes at a time): the verdict and the lasso printed must be the same whatever the thread
+//! The liveness products are built on several threads (`leads to`'s monitor moves and the
+//! `ltl` automaton's known moves, a chunk of nodes at a time): the verdict and the lasso printed must be the same whatever the thread
 //! count, on products of several chunks of thousands of nodes.
 
 use agentpi_check::{Options, Outcome, Progress, check_system};
@@ -74,6 +74,35 @@ fn leads_to_products_are_the_same_on_any_number_of_threads() {
         8,
         "Table",
         "take[2] leads to put[2]",
+        Outcome::Violated,
+    );
+}
+
+#[test]
+fn ltl_products_are_the_same_on_any_number_of_threads() {
+    let file = "models/philosophers.pi";
+    check(file, 8, "Fixed", "ltl [] <> eat(_)", Outcome::Holds);
+    check(
+        file,
+        8,
+        "Fixed",
+        "ltl [] (take[0] -> <> eat(0))",
+        Outcome::Violated,
+    );
+    check(file, 8, "Fixed", "fair ltl [] <> eat(1)", Outcome::Violated);
+    // `->` binds `x`: the environments are numbered as the product is built.
+    check(
+        file,
+        8,
+        "Fixed",
+        "ltl [] (eat(x) -> X <> eat(x))",
+        Outcome::Violated,
+    );
+    check(
+        file,
+        8,
+        "Table",
+        "fair ltl [] (take[2] -> <> put[2])",
         Outcome::Violated,
     );
 }

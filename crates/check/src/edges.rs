@@ -1,0 +1,247 @@
+//! The edges a liveness check keeps: the target, and the number of the edge's *kind*, its
+//! (label, set of actors, renaming of fresh names) triple, each distinct triple stored once;
+//! 5 bytes an edge while a model has at most 256 kinds, 6 up to 65,536, 8 past that.
+//!
+//! A model has few kinds (philosophers: a few per philosopher; the renamings of fresh
+//! names are small permutations, the same on millions of edges), so a kind in a byte or two
+//! and its renaming in none is what keeping the edges costs beyond their targets.
+
+use crate::graph::Edge;
+use agentpi_semantics::Renaming;
+use rustc_hash::FxHashMap;
+
+/// The renaming of an edge kept without renamings.
+const NO_RENAMING: u32 = u32::MAX;
+
+/// The kind of each edge, in as few bytes as the largest kind needs (1, 2 or 4), widened
+/// when a kind does not fit.
+struct Kinds {
+    width: usize,
+    bytes: Vec<u8>,
+}
+
+impl Kinds {
+    fn push(&mut self, kind: u32) {
+        let needed = match kind {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
+        };
+        if needed > self.width {
+            self.widen(needed);
+        }
+        self.bytes
+            .extend_from_slice(&kind.to_le_bytes()[..self.width]);
+    }
+
+    fn widen(&mut self, width: usize) {
+        let count = self.len();
+        let mut wider = Vec::with_capacity(count * width);
+        for i in 0..count {
+            wider.extend_from_slice(&self.get(i).to_le_bytes()[..width]);
+        }
+        (self.width, self.bytes) = (width, wider);
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len() / self.width
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        let b = &self.bytes;
+        match self.width {
+            1 => b[i] as u32,
+            2 => u16::from_le_bytes([b[2 * i], b[2 * i + 1]]) as u32,
+            _ => u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]),
+        }
+    }
+}
+
+/// The edges of the expanded states, in order: `offsets[s]..offsets[s + 1]` are state `s`'s.
+pub struct EdgeStore {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    kinds: Kinds,
+    /// Each kind's (label, actors, renaming), by number.
+    triples: Vec<(u32, u32, u32)>,
+    triple_index: FxHashMap<(u32, u32, u32), u32>,
+    renamings: Vec<Renaming>,
+    renaming_index: FxHashMap<Renaming, u32>,
+    /// The renamings of the edges of the state being expanded, in order (see
+    /// [`EdgeStore::push_renaming`]).
+    waiting: Vec<u32>,
+}
+
+impl Default for EdgeStore {
+    fn default() -> Self {
+        EdgeStore {
+            offsets: vec![0],
+            targets: Vec::new(),
+            kinds: Kinds {
+                width: 1,
+                bytes: Vec::new(),
+            },
+            triples: Vec::new(),
+            triple_index: FxHashMap::default(),
+            renamings: Vec::new(),
+            renaming_index: FxHashMap::default(),
+            waiting: Vec::new(),
+        }
+    }
+}
+
+impl EdgeStore {
+    /// The renaming of the next edge of the state being expanded (when renamings are kept:
+    /// one for each of its edges, or none).
+    pub fn push_renaming(&mut self, renaming: Renaming) {
+        let n = match self.renaming_index.get(&renaming) {
+            Some(&n) => n,
+            None => {
+                let n = self.renamings.len() as u32;
+                self.renamings.push(renaming.clone());
+                self.renaming_index.insert(renaming, n);
+                n
+            }
+        };
+        self.waiting.push(n);
+    }
+
+    /// The edges of the next state, with the renamings given since the last call.
+    pub fn push_state(&mut self, edges: &[Edge]) {
+        debug_assert!(self.waiting.is_empty() || self.waiting.len() == edges.len());
+        for (i, e) in edges.iter().enumerate() {
+            let renaming = self.waiting.get(i).copied().unwrap_or(NO_RENAMING);
+            let triple = (e.label, e.actors, renaming);
+            let next = self.triples.len() as u32;
+            let kind = *self.triple_index.entry(triple).or_insert(next);
+            if kind == next {
+                self.triples.push(triple);
+            }
+            self.targets.push(e.target);
+            self.kinds.push(kind);
+        }
+        self.waiting.clear();
+        self.offsets.push(self.targets.len() as u32);
+    }
+
+    /// How many edges are kept.
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    /// How many states have their edges here.
+    pub fn states(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The positions of state `s`'s edges (none for a state not expanded).
+    fn range(&self, s: u32) -> std::ops::Range<usize> {
+        let s = s as usize;
+        match (self.offsets.get(s), self.offsets.get(s + 1)) {
+            (Some(&from), Some(&to)) => from as usize..to as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// State `s`'s edges.
+    pub fn of(&self, s: u32) -> Edges<'_> {
+        Edges {
+            store: self,
+            range: self.range(s),
+        }
+    }
+
+    /// The renaming of state `s`'s `i`-th edge: `None` when renamings are not kept.
+    pub fn renaming(&self, s: u32, i: usize) -> Option<&[u32]> {
+        let at = self.range(s).start + i;
+        let (_, _, r) = self.triples[self.kinds.get(at) as usize];
+        (r != NO_RENAMING).then(|| &self.renamings[r as usize][..])
+    }
+
+    /// The bytes an edge adds (the target and its kind).
+    pub fn edge_bytes(&self) -> u64 {
+        4 + self.kinds.width as u64
+    }
+
+    /// The bytes held: every edge, the offsets, the kinds and the distinct renamings.
+    pub fn bytes(&self) -> u64 {
+        let edges = 4 * self.targets.len() + self.kinds.bytes.len() + 4 * self.offsets.len();
+        let triples = 24 * self.triples.len();
+        let renamings: usize = self.renamings.iter().map(|r| 40 + 4 * r.len()).sum();
+        (edges + triples + renamings) as u64
+    }
+}
+
+/// The edges of one state, read by value.
+#[derive(Clone)]
+pub struct Edges<'a> {
+    store: &'a EdgeStore,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Edges<'a> {
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// The `i`-th edge.
+    pub fn get(&self, i: usize) -> Edge {
+        let at = self.range.start + i;
+        assert!(at < self.range.end, "edge {i} of {}", self.len());
+        let (label, actors, _) = self.store.triples[self.store.kinds.get(at) as usize];
+        Edge {
+            label,
+            target: self.store.targets[at],
+            actors,
+        }
+    }
+
+    pub fn iter(&self) -> Iter<'a> {
+        Iter {
+            edges: self.clone(),
+            next: 0,
+        }
+    }
+}
+
+/// The edges of one state, in order.
+pub struct Iter<'a> {
+    edges: Edges<'a>,
+    next: usize,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Edge;
+
+    fn next(&mut self) -> Option<Edge> {
+        let i = self.next;
+        (i < self.edges.len()).then(|| {
+            self.next += 1;
+            self.edges.get(i)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.edges.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for Edges<'a> {
+    type Item = Edge;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}

@@ -1,0 +1,66 @@
+//! `--max-memory` bounds what a liveness check keeps after exploration too (its product and
+//! the cycle search): a bound the exploration fits in but the product does not gives
+//! `unknown`, never a verdict, and never a run the system kills.
+
+use agentpi_check::graph::Limit;
+use agentpi_check::{Options, Outcome, Progress, SystemReport, check_system};
+use agentpi_ir::{MemoryLoader, load_with};
+use std::path::Path;
+
+/// Checks `property` of philosophers `Fixed` (N = 7) without bound and with a bound the
+/// product fits in (`expected` both times), and with a bound 4 bytes a state above what
+/// exploration keeps (the whole state space explored, the product or its search over it:
+/// `unknown`).
+fn check(property: &str, expected: Outcome) {
+    let file = "models/philosophers.pi";
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let text = format!("{text}\ncheck Fixed: {property}\n");
+    let loader = MemoryLoader {
+        files: vec![(file.to_string(), text)],
+    };
+    let loaded = load_with(file, &loader, &[("N".to_string(), "7".to_string())]);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let program = &loaded.program;
+    let sys = program.systems.iter().position(|s| s.name == "Fixed");
+    let sys = sys.expect("the system");
+    let last = program.checks.len() - 1;
+    let run = |max_memory: Option<u64>| -> SystemReport {
+        let options = Options {
+            max_memory,
+            ..Options::default()
+        };
+        check_system(program, sys, &[last], &options, &Progress::default())
+    };
+    let outcome = |r: &SystemReport| r.results.last().expect("a result").outcome.clone();
+    let free = run(None);
+    assert_eq!(outcome(&free), expected, "{property}, unbounded");
+    // Under a bound the store is weighed as it grows, and keeps a little less.
+    let roomy = run(Some(100 * free.bytes));
+    assert_eq!(
+        outcome(&roomy),
+        expected,
+        "{property}, bounded by 100 times"
+    );
+    // Every product has a node for each state, and the cycle search 8 bytes a node.
+    let tight = roomy.bytes + 4 * roomy.states as u64;
+    let bounded = run(Some(tight));
+    assert_eq!(
+        bounded.limit, None,
+        "{property}: exploration fits in {tight} bytes"
+    );
+    assert_eq!(bounded.states, free.states, "{property}");
+    assert_eq!(
+        outcome(&bounded),
+        Outcome::Unknown(Limit::Memory(tight)),
+        "{property}: the product does not fit in {tight} bytes"
+    );
+}
+
+#[test]
+fn a_liveness_product_past_max_memory_is_unknown() {
+    check("always eventually eat(_)", Outcome::Holds);
+    check("eventually eat(0)", Outcome::Violated);
+    check("take[0] leads to eat(1)", Outcome::Violated);
+    check("fair ltl [] <> eat(_)", Outcome::Holds);
+}
