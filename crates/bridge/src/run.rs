@@ -398,7 +398,14 @@ fn pump<E: Engine>(
         if !write(bridge, server, client) {
             return client_stopped(bridge, server);
         }
+        settle(bridge);
     }
+}
+
+/// Both sides' monitors judge and record what crossed, once it is written (`Side::settle`).
+pub(crate) fn settle<E: Engine>(bridge: &mut E) {
+    bridge.client_side().settle();
+    bridge.server_side().settle();
 }
 
 /// The client's input ended: the server is closed; status 0.

@@ -164,6 +164,7 @@ fn run_loop<E: Engine>(bridge: &mut E, from_server: BorrowedFd, state: &mut Loop
         if let Some(end) = send(bridge, state) {
             return end;
         }
+        run::settle(bridge);
         for (fd, from) in [(stdin.as_fd(), To::Client), (from_server, To::Server)] {
             if !ready.contains(&from) {
                 continue;
@@ -198,6 +199,8 @@ fn run_loop<E: Engine>(bridge: &mut E, from_server: BorrowedFd, state: &mut Loop
             if let Some(end) = stopped {
                 return end;
             }
+            // Written: now the monitors (off the path of the request, as the monitor's).
+            run::settle(bridge);
             if n == 0 {
                 return match from {
                     To::Client => End::Client,
