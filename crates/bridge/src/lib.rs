@@ -6,14 +6,13 @@
 //! (`call`), both sides monitored with their era's checks (`side`). No printing: the binary
 //! renders what `run` returns.
 //!
-//! The transports under it: stdio (both sides on stdio: `stdio`, one thread reading both),
-//! or Streamable HTTP on either side (`upstream` and `post` for `--upstream URL`,
-//! `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
+//! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
+//! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
 //! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
-//! `post`, `upstream`, `serve_http`, `sessions`, `listen`, `stdio`; `run`.
+//! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
 
 pub mod call;
 pub mod engine;
@@ -32,7 +31,6 @@ pub mod serve_http;
 pub mod sessions;
 pub mod side;
 pub mod sides;
-pub mod stdio;
 pub mod to_legacy;
 pub mod to_modern;
 pub mod undeclared;

@@ -1,11 +1,9 @@
-//! The bridge's process: the server it starts (`-- CMD`) or its upstream, the client side
-//! (standard streams or `--listen`), and one loop that hands each line to the direction's
-//! process (`ToModern` or `ToLegacy`, an `Engine`) and writes what it says, in order, and
-//! tells it when a held call's timeout is due. With both sides on stdio the loop reads them
-//! itself (`stdio`); otherwise a reader thread per stdio stream and the HTTP sides' tasks
-//! send what they read to the loop's channel (the server's standard error goes to ours). It
-//! ends when the client's input ends (the server is closed, status 0) or when the server goes
-//! away (every request in flight gets an error, status 1).
+//! The bridge's process: the server it starts (`-- CMD`), a reader thread for the client's
+//! standard input and one for the server's standard output (the server's standard error
+//! goes to ours), and one loop that hands each line to the direction's process (`ToModern`
+//! or `ToLegacy`, an `Engine`) and writes what it says, in order, and tells it when a held
+//! call's timeout is due. It ends when the client's input ends (the server is closed,
+//! status 0) or when the server goes away (every request in flight gets an error, status 1).
 
 use crate::engine::{Engine, To};
 use crate::input::Input;
@@ -16,7 +14,6 @@ use crate::refine;
 use crate::serve_http;
 use crate::sessions::SessionLimits;
 use crate::side::Side;
-use crate::stdio;
 use crate::to_legacy::ToLegacy;
 use crate::to_modern::ToModern;
 use crate::upstream::{Era, Upstream};
@@ -27,7 +24,7 @@ use serde_json::{Map, json};
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -141,7 +138,7 @@ fn bridge<E: Engine>(
 ) -> Ended {
     let (tx, rx) = channel();
     match start(options, era, &tx, make) {
-        Ok((bridge, server, stdout)) => serve(bridge, server, stdout, (tx, &rx), options),
+        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
         Err(e) => Ended::early(2, e),
     }
 }
@@ -175,14 +172,13 @@ pub(crate) enum Server {
 }
 
 /// Starts the server (or sets up the upstream) and makes the direction's process of the two
-/// sides (`legacy`, `modern`); a started server's side records its `spawn`. A started
-/// server's standard output is returned for the loop to read.
+/// sides (`legacy`, `modern`); a started server's side records its `spawn`.
 fn start<E: Engine>(
     options: &Options,
     era: Era,
     tx: &Sender<Input>,
     make: impl FnOnce(Side, Side) -> Result<E, String>,
-) -> Result<(E, Server, Option<ChildStdout>), String> {
+) -> Result<(E, Server), String> {
     let dir = options.record.as_deref();
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
@@ -198,7 +194,7 @@ fn start<E: Engine>(
             Era::Modern => modern.set_http(),
             Era::Legacy => legacy.set_http(),
         }
-        return Ok((make(legacy, modern)?, Server::Http(Box::new(upstream)), None));
+        return Ok((make(legacy, modern)?, Server::Http(Box::new(upstream))));
     }
     let (program, args) = options
         .command
@@ -217,8 +213,12 @@ fn start<E: Engine>(
         Map::from_iter([("command".into(), json!(options.command))]),
     );
     let stdout = child.stdout.take().expect("piped");
+    if let Err(e) = reader(stdout, tx.clone(), Input::Server, Input::ServerEnd) {
+        let _ = child.kill();
+        return Err(e);
+    }
     let stdin = child.stdin.take();
-    Ok((bridge, Server::Child { child, stdin }, Some(stdout)))
+    Ok((bridge, Server::Child { child, stdin }))
 }
 
 /// The client side: the standard streams, or a Streamable HTTP server.
@@ -228,18 +228,15 @@ pub(crate) enum Client {
 }
 
 /// The client side: `--listen` starts the HTTP server (its address told), else the
-/// standard input is read (by the loop itself when the server is on stdio too, `direct`).
+/// standard input is read.
 fn client_side<E: Engine>(
     bridge: &mut E,
     era: Era,
     tx: Sender<Input>,
     options: &Options,
-    direct: bool,
 ) -> Result<Client, String> {
     let Some(listen) = options.listen else {
-        if !direct {
-            reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd)?;
-        }
+        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd)?;
         return Ok(Client::Stdio);
     };
     let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
@@ -253,44 +250,27 @@ fn client_side<E: Engine>(
     Ok(Client::Http(Box::new(listener)))
 }
 
-/// Runs the loop over the two sides (`stdout`: a started server's), then ends both.
 fn serve<E: Engine>(
     mut bridge: E,
     mut server: Server,
-    stdout: Option<ChildStdout>,
-    (tx, rx): (Sender<Input>, &Receiver<Input>),
+    tx: Sender<Input>,
+    rx: &Receiver<Input>,
     options: &Options,
 ) -> Ended {
     let era = match bridge.client_side().name {
         "legacy" => Era::Modern,
         _ => Era::Legacy,
     };
-    // Both sides on stdio: one thread reads both and steps each line as it reads it, with no
-    // hand-off between threads (`stdio`).
-    let direct = options.listen.is_none() && stdout.is_some() && stdio::usable();
-    let mut client = match client_side(&mut bridge, era, tx.clone(), options, direct) {
+    let mut client = match client_side(&mut bridge, era, tx, options) {
         Ok(c) => c,
         Err(e) => {
             end_server(&mut bridge, &mut server);
             return Ended::early(2, e);
         }
     };
-    let from_server = match (direct, stdout) {
-        (false, Some(stdout)) => match reader(stdout, tx, Input::Server, Input::ServerEnd) {
-            Ok(()) => None,
-            Err(e) => {
-                end_server(&mut bridge, &mut server);
-                return Ended::early(2, e);
-            }
-        },
-        (_, stdout) => stdout,
-    };
     // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
     write(&mut bridge, &mut server, &mut client);
-    let (status, message) = match &from_server {
-        Some(stdout) => stdio::pump(&mut bridge, stdout, &mut server, &mut client),
-        None => pump(&mut bridge, rx, &mut server, &mut client, options),
-    };
+    let (status, message) = pump(&mut bridge, rx, &mut server, &mut client, options);
     let mut notes = match &mut server {
         Server::Http(upstream) => {
             upstream.close();
@@ -392,62 +372,44 @@ fn pump<E: Engine>(
                     return (1, Some(format!("the {why}")));
                 }
             }
-            Ok(Input::ClientEnd) => return client_end(bridge, server),
-            Ok(Input::ServerEnd) => return server_end(bridge, server, client),
+            Ok(Input::ClientEnd) => {
+                bridge.client_side().process("eof", side("client"));
+                end_server(bridge, server);
+                return (0, None);
+            }
+            Ok(Input::ServerEnd) => {
+                bridge.server_side().process("eof", side("server"));
+                let code = end_server(bridge, server);
+                let flight = bridge.in_flight();
+                let why = format!(
+                    "exited (status {}) with {flight} request(s) in flight",
+                    show(code)
+                );
+                bridge.server_gone(&why);
+                write(bridge, server, client);
+                return (1, Some(format!("the server {why}")));
+            }
         }
         if !write(bridge, server, client) {
-            return client_stopped(bridge, server);
+            bridge.client_side().process("eof", side("client"));
+            end_server(bridge, server);
+            return (0, Some("the client stopped reading".into()));
         }
         settle(bridge);
     }
 }
 
 /// Both sides' monitors judge and record what crossed, once it is written (`Side::settle`).
-pub(crate) fn settle<E: Engine>(bridge: &mut E) {
+fn settle<E: Engine>(bridge: &mut E) {
     bridge.client_side().settle();
     bridge.server_side().settle();
-}
-
-/// The client's input ended: the server is closed; status 0.
-pub(crate) fn client_end<E: Engine>(bridge: &mut E, server: &mut Server) -> (u8, Option<String>) {
-    bridge.client_side().process("eof", side("client"));
-    end_server(bridge, server);
-    (0, None)
-}
-
-/// The client stopped reading what the bridge writes: as the end of its input.
-pub(crate) fn client_stopped<E: Engine>(
-    bridge: &mut E,
-    server: &mut Server,
-) -> (u8, Option<String>) {
-    let (status, _) = client_end(bridge, server);
-    (status, Some("the client stopped reading".into()))
-}
-
-/// The server's output ended: it is closed and every request in flight gets an error;
-/// status 1.
-pub(crate) fn server_end<E: Engine>(
-    bridge: &mut E,
-    server: &mut Server,
-    client: &mut Client,
-) -> (u8, Option<String>) {
-    bridge.server_side().process("eof", side("server"));
-    let code = end_server(bridge, server);
-    let flight = bridge.in_flight();
-    let why = format!(
-        "exited (status {}) with {flight} request(s) in flight",
-        show(code)
-    );
-    bridge.server_gone(&why);
-    write(bridge, server, client);
-    (1, Some(format!("the server {why}")))
 }
 
 /// Closes the server: a started one's input closed and its exit waited for (and recorded);
 /// an upstream's open exchanges stopped.
 fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
     match server {
-        Server::Child { child, stdin, .. } => {
+        Server::Child { child, stdin } => {
             drop(stdin.take());
             let code = close(child);
             bridge.server_side().process("exit", code_field(code));
@@ -461,7 +423,7 @@ fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
     }
 }
 
-pub(crate) fn blank(line: &[u8]) -> bool {
+fn blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
@@ -478,7 +440,7 @@ fn show(code: Option<i32>) -> String {
 }
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
-pub(crate) fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
+fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
     let mut out = std::io::stdout().lock();
     for written in bridge.take_routed() {
         let mut bytes = written.bytes;

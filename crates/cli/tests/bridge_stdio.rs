@@ -1,8 +1,8 @@
-//! `agentpi bridge` with both sides on stdio reads and writes them on one thread
-//! (crates/bridge/src/stdio.rs): it must never block on a write while a peer waits for it to
-//! read. A client that writes all its requests before it reads an answer (more than both
-//! pipes hold) gets every answer, in order; a loop that blocked on its full output would stop
-//! reading, and the client's writes would never end.
+//! `agentpi bridge` with both sides on stdio never stops reading its client while its own
+//! output is full: a client that writes all its requests before it reads an answer (more than
+//! both pipes hold) gets every answer, in order. A loop that read and wrote on one thread with
+//! blocking writes would stop reading, and the client's writes would never end (a one-thread
+//! loop was tried, crates/bridge/src/stdio.rs in the history; it needs non-blocking writes).
 
 use crate::monitor::agentpi;
 use std::io::{Read, Write};
