@@ -17,7 +17,15 @@ const PINGS: usize = 10_000;
 fn a_client_that_writes_before_it_reads_gets_every_answer() {
     // A server that reads everything and says nothing: the pings never reach it.
     let mut bridge = Command::new(agentpi())
-        .args(["bridge", "--to", "modern", "--", "sh", "-c", "cat >/dev/null"])
+        .args([
+            "bridge",
+            "--to",
+            "modern",
+            "--",
+            "sh",
+            "-c",
+            "cat >/dev/null",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
