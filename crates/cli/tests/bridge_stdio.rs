@@ -51,13 +51,19 @@ fn a_client_that_writes_before_it_reads_gets_every_answer() {
         let _ = bridge.wait();
         panic!("the bridge stopped reading its client while its answers were not read");
     }
-    let mut output = String::new();
-    bridge
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut output)
-        .unwrap();
+    // The answers, read to their end by a thread, so that a bridge that never ends fails.
+    let mut stdout = bridge.stdout.take().unwrap();
+    let (read, output) = channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        let _ = read.send(text);
+    });
+    let Ok(output) = output.recv_timeout(Duration::from_secs(300)) else {
+        let _ = bridge.kill();
+        let _ = bridge.wait();
+        panic!("the bridge did not end after its client's input did");
+    };
     let status = bridge.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let answers: Vec<&str> = output.lines().collect();
