@@ -1,35 +1,76 @@
 #!/usr/bin/env bash
 # The bridge's added latency against `agentpi monitor` alone, side by side: ROUNDS rounds,
-# each running the same legacy client (Python SDK 1.x, `tools/call add`, one call at a time,
-# CALLS calls) against the Python SDK 2.x server directly, through `agentpi monitor`, and
-# through `agentpi bridge --to modern`, one after the other, so that the machine's load falls
-# on the three alike. What the client starts runs under /usr/bin/time -v: its user+sys CPU
-# time (with the server it starts, which agentpi waits for), peak RSS (the larger of agentpi
-# and the server) and wall time for the whole session are printed beside the client's
-# p50/p99; the direct line gives the server's alone.
-# Usage: bench/bridge/side_by_side.sh [CALLS] [ROUNDS]   (AGENTPI: the binary; release build)
+# each running the same client (CALLS calls, one at a time) against the same server directly,
+# through `agentpi monitor`, and through `agentpi bridge` (of each binary in AGENTPI, so that
+# two builds alternate), one after the other, so that the machine's load falls on all alike.
+#   modern (`--to modern`): the Python SDK 1.x client (legacy), `tools/call add`, against the
+#     Python SDK 2.x server;
+#   legacy (`--to legacy`): the Python SDK 2.x client, `tools/call get-sum`, against
+#     server-everything (a legacy server): in legacy mode directly and through the monitor, in
+#     modern mode (2026-07-28 on its side) through the bridge.
+# What the client starts runs under /usr/bin/time -v: its user+sys CPU time (with the server
+# it starts, which agentpi waits for), peak RSS (the larger of agentpi and the server) and
+# wall time for the whole session are printed beside the client's p50/p99; the direct line
+# gives the server's alone.
+# Usage: bench/bridge/side_by_side.sh [CALLS] [ROUNDS] [modern|legacy]
+#   AGENTPI: the binary, or several separated by spaces (default target/release/agentpi);
+#   the monitor runs with the first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 calls=${1:-300}
 rounds=${2:-3}
-client=tests/peers/.venv-mcp1/bin/python
-server=(tests/peers/.venv/bin/python tests/tester/sdk_server.py)
-agentpi=${AGENTPI:-target/release/agentpi}
+to=${3:-modern}
+read -r -a binaries <<<"${AGENTPI:-target/release/agentpi}"
+case $to in
+modern)
+    client=tests/peers/.venv-mcp1/bin/python
+    server=(tests/peers/.venv/bin/python tests/tester/sdk_server.py)
+    # The client's arguments before the command, directly / through the bridge.
+    plain=(bench/bridge/latency.py "$calls")
+    bridged=("${plain[@]}")
+    ;;
+legacy)
+    client=tests/peers/.venv/bin/python
+    server=(tests/peers/node_modules/.bin/mcp-server-everything)
+    plain=(bench/bridge/legacy_latency.py "$calls" legacy)
+    bridged=(bench/bridge/legacy_latency.py "$calls" auto)
+    ;;
+*)
+    echo "usage: $0 [CALLS] [ROUNDS] [modern|legacy]" >&2
+    exit 2
+    ;;
+esac
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
 # One line of /usr/bin/time -v's output, by its label.
 field() { grep -F "$1" "$times" | sed 's/.*: //'; }
+# run LABEL CLIENT-ARGS... -- COMMAND...: one session, its line printed.
+run() {
+    local label=$1 args=()
+    shift
+    while [ "$1" != -- ]; do
+        args+=("$1")
+        shift
+    done
+    shift
+    local got
+    got=$($client "${args[@]}" /usr/bin/time -v -o "$times" "$@" "${server[@]}" 2>/dev/null)
+    local cpu
+    cpu=$(echo "$(field 'User time') + $(field 'System time')" | bc)
+    printf '%-10s %s: %s  cpu %s s, peak RSS %s kB, wall %s\n' "$label" "$round" "$got" \
+        "$cpu" "$(field 'Maximum resident')" "$(field 'Elapsed (wall')"
+}
 echo "load: $(uptime)"
 for round in $(seq "$rounds"); do
-    for path in "direct" "monitor --" "bridge --to modern --"; do
-        # shellcheck disable=SC2206 # the path's words are separate arguments
-        command=("$agentpi" $path)
-        [ "$path" = direct ] && command=()
-        got=$($client bench/bridge/latency.py "$calls" /usr/bin/time -v -o "$times" \
-            "${command[@]}" "${server[@]}" 2>/dev/null)
-        cpu=$(echo "$(field 'User time') + $(field 'System time')" | bc)
-        printf '%-7s %s: %s  cpu %s s, peak RSS %s kB, wall %s\n' "${path%% *}" \
-            "$round" "$got" "$cpu" "$(field 'Maximum resident')" "$(field 'Elapsed (wall')"
+    run direct "${plain[@]}" --
+    run monitor "${plain[@]}" -- "${binaries[0]}" monitor --
+    for k in "${!binaries[@]}"; do
+        label=bridge
+        [ "${#binaries[@]}" -gt 1 ] && label=bridge$k
+        run "$label" "${bridged[@]}" -- "${binaries[$k]}" bridge --to "$to" --
     done
+done
+for k in "${!binaries[@]}"; do
+    echo "bridge$k: ${binaries[$k]}"
 done
 echo "load: $(uptime)"

@@ -395,7 +395,14 @@ fn pump<E: Engine>(
             end_server(bridge, server);
             return (0, Some("the client stopped reading".into()));
         }
+        settle(bridge);
     }
+}
+
+/// Both sides' monitors judge and record what crossed, once it is written (`Side::settle`).
+fn settle<E: Engine>(bridge: &mut E) {
+    bridge.client_side().settle();
+    bridge.server_side().settle();
 }
 
 /// Closes the server: a started one's input closed and its exit waited for (and recorded);

@@ -3,6 +3,11 @@
 //! the side's trace (`--record DIR`: `DIR/legacy.jsonl`, `DIR/modern.jsonl`, the MONITOR.md
 //! format). On the legacy side the bridge is the server (`s2c` is what it writes); on the
 //! modern side it is the client (`c2s` is what it writes).
+//!
+//! A message is timed when it crosses but judged and recorded later (`settle`), after the
+//! bridge has written what it makes of it, as `agentpi monitor` relays first and checks on
+//! another thread: the monitors are off the path of a request. Every other event settles what
+//! waits first, so the monitor and the trace see everything in order, with the same times.
 
 use agentpi_monitor::{Dir, Event, Report, Sessions};
 use serde_json::{Map, Value};
@@ -20,6 +25,8 @@ pub struct Side {
     /// The side is Streamable HTTP: its transport records each message with its exchange
     /// (`event`), so what the bridge hands `message` is not recorded twice.
     http: bool,
+    /// Messages that crossed, timed, not yet judged nor recorded (`settle`).
+    waiting: Vec<Event>,
 }
 
 impl Side {
@@ -41,21 +48,31 @@ impl Side {
             start,
             record_failed: false,
             http: false,
+            waiting: Vec::new(),
         })
     }
 
-    /// A message that crossed this side, `dir` as this side's monitor sees it.
+    /// A message that crossed this side, `dir` as this side's monitor sees it: timed now,
+    /// judged and recorded at the next `settle`.
     pub fn message(&mut self, dir: Dir, raw: &[u8]) {
         if self.http {
             return;
         }
         let event = Event::message(self.start.elapsed().as_secs_f64(), dir, raw);
-        self.observe(&event);
+        self.waiting.push(event);
+    }
+
+    /// The messages that crossed since the last time, judged and recorded, in order.
+    pub fn settle(&mut self) {
+        for event in std::mem::take(&mut self.waiting) {
+            self.observe(&event);
+        }
     }
 
     /// A process or stream event (`spawn`, `exit`, `eof`).
     pub fn process(&mut self, kind: &str, fields: Map<String, Value>) {
         let event = Event::process(self.start.elapsed().as_secs_f64(), kind, fields);
+        self.settle();
         self.observe(&event);
     }
 
@@ -73,6 +90,7 @@ impl Side {
     /// An event of the side's transport (a message with its exchange, an `http` head, an
     /// `aborted` stream), recorded and monitored as it is.
     pub fn event(&mut self, event: &Event) {
+        self.settle();
         self.observe(event);
     }
 
@@ -93,6 +111,7 @@ impl Side {
 
     /// The side's report, and whether its record is incomplete.
     pub fn finish(&mut self) -> (Report, bool) {
+        self.settle();
         (self.sessions.finish(), self.record_failed)
     }
 }

@@ -7,6 +7,7 @@ mod bridge_legacy;
 mod bridge_lost;
 mod bridge_rmcp;
 mod bridge_run;
+mod bridge_stdio;
 mod cases;
 mod commands;
 mod compare;
