@@ -87,9 +87,13 @@ fn check(
 
 fn monitored(server: Vec<String>) -> impl Fn(&str, &str) -> Vec<String> {
     move |record, report| {
+        // A generous --drain: on a loaded machine the checker (at nice 10) may still be behind
+        // when the session ends, and the pinned findings must not depend on the load.
         let mut args = vec![
             agentpi().to_string(),
             "monitor".into(),
+            "--drain".into(),
+            "300".into(),
             "--record".into(),
             record.into(),
             "--report".into(),
@@ -369,9 +373,12 @@ fn run(cmd: &[String], input: &[u8]) -> Output {
 }
 
 fn through_monitor(dir: &Path, server: &[String]) -> Vec<String> {
+    // A generous --drain, as in `monitored`: the findings must not depend on the load.
     let mut cmd = vec![
         agentpi().to_string(),
         "monitor".into(),
+        "--drain".into(),
+        "300".into(),
         "--record".into(),
         dir.join("trace.jsonl").display().to_string(),
         "--report".into(),

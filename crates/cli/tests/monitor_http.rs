@@ -50,7 +50,15 @@ fn monitor(upstream: u16, dir: &Path) -> Monitor {
 /// [`monitor`] with more arguments.
 pub(crate) fn monitor_with(upstream: u16, dir: &Path, more: &[&str]) -> Monitor {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentpi"))
-        .args(["monitor", "--listen", "127.0.0.1:0", "--upstream"])
+        // A generous --drain: the pinned findings must not depend on the load.
+        .args([
+            "monitor",
+            "--drain",
+            "300",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+        ])
         .arg(format!("http://127.0.0.1:{upstream}/mcp"))
         .arg("--record")
         .arg(dir.join("record.jsonl"))

@@ -16,7 +16,9 @@ async fn drive(dir: &Path) -> Vec<String> {
     let server = repo().join("tests/peers/node_modules/.bin/mcp-server-everything");
     assert!(server.exists(), "run `bash scripts/install-peers.sh` first");
     let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agentpi")).configure(|c| {
+        // A generous --drain: the pinned findings must not depend on the load.
         c.arg("monitor")
+            .args(["--drain", "300"])
             .arg("--record")
             .arg(dir.join("record.jsonl"))
             .arg("--report")

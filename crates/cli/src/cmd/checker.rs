@@ -85,17 +85,25 @@ pub(super) fn check(
     (checker.session.finish(), checker.charts)
 }
 
-/// How long the checker may go on once the session is over: a flood can leave it far
-/// behind, and the monitor must end soon after the server does.
-const DRAIN: Duration = Duration::from_secs(2);
+/// Reads `--drain`: how long the checker may go on once the session is over (a flood can
+/// leave it far behind, and the monitor must end soon after the server does).
+pub(super) fn drain_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0 to 86400"
+        )),
+    }
+}
 
 /// Waits for the checker thread, which has been told the session is over: for at most
-/// [`DRAIN`], then it is hurried (what it has not checked yet is reported unchecked).
+/// `drain` seconds, then it is hurried (what it has not checked yet is reported unchecked).
 pub(super) fn join(
     checker: JoinHandle<(agentpi_monitor::Report, Charts)>,
     hurry: &AtomicBool,
+    drain: f64,
 ) -> Option<(agentpi_monitor::Report, Charts)> {
-    let deadline = Instant::now() + DRAIN;
+    let deadline = Instant::now() + Duration::from_secs_f64(drain);
     while !checker.is_finished() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -33,6 +33,12 @@ pub struct Args {
     /// The summary written to standard error at the end
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Once the session is over, how long the checker may go on with what it has not checked
+    /// yet; then the rest is reported unchecked (docs/monitor.md, *When the checker falls
+    /// behind*). A recorded trace is checked in full by `trace check`, with no deadline.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0,
+          value_parser = super::checker::drain_seconds)]
+    drain: f64,
     /// Relay a Streamable HTTP server instead: listen here for clients (HOST:PORT; port 0
     /// picks a free port, printed at start). Checks, records and reports as on stdio; see
     /// docs/http-proxy.md.
@@ -254,6 +260,7 @@ pub fn run(args: Args) -> u8 {
             tls,
             limits,
             record_secrets: args.record_secrets,
+            drain: args.drain,
         });
     }
     // Caught from the start, so that a signal at any moment still ends in a report.
@@ -315,7 +322,7 @@ pub fn run(args: Args) -> u8 {
     };
     let status = relay(&mut child, &tap, &signalled);
     tap.queue.end();
-    let (report, charts) = super::checker::join(checker, &tap.hurry)
+    let (report, charts) = super::checker::join(checker, &tap.hurry, args.drain)
         .unwrap_or_else(|| (Session::new().finish(), Charts::new()));
     finish(&args, &report, &charts, &tap, status)
 }

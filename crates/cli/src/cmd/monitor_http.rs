@@ -37,6 +37,8 @@ pub struct Args {
     pub limits: Limits,
     /// Keep credentials in the record (they are redacted there by default).
     pub record_secrets: bool,
+    /// `--drain`: seconds the checker may go on once the monitor stops.
+    pub drain: f64,
 }
 
 /// How long open exchanges (an SSE stream) get to finish once the monitor is to stop.
@@ -113,7 +115,7 @@ fn monitor(args: &Args) -> Result<u8, String> {
     let status = wait(&signalled, &recorder);
     proxy.shutdown(GRACE);
     recorder.end();
-    let (report, charts) = super::checker::join(checker, &recorder.hurry)
+    let (report, charts) = super::checker::join(checker, &recorder.hurry, args.drain)
         .ok_or_else(|| "the checker failed".to_string())?;
     let mut failed = recorder.failure();
     if let Some(path) = &args.report
