@@ -6,9 +6,17 @@
 //! names are small permutations, the same on millions of edges), so a kind in a byte or two
 //! and its renaming in none is what keeping the edges costs beyond their targets.
 
-use crate::graph::Edge;
 use agentpi_semantics::Renaming;
 use rustc_hash::FxHashMap;
+
+/// One transition of the graph (re-exported by `graph`, whose edges these are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub label: u32,
+    pub target: u32,
+    /// Index of the set of actors that moved (see [`crate::Graph::actor_sets`]).
+    pub actors: u32,
+}
 
 /// The renaming of an edge kept without renamings.
 const NO_RENAMING: u32 = u32::MAX;

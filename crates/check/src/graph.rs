@@ -5,6 +5,7 @@
 //! and the few edges a counterexample follows are found again by the semantics
 //! ([`Graph::edges_of`]), in the order exploration first stored them.
 
+pub use crate::edges::Edge;
 use crate::edges::{EdgeStore, Edges};
 use crate::store::Store;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State};
@@ -46,15 +47,6 @@ pub enum End {
     Decided,
     /// A bound stopped it.
     Limit(Limit),
-}
-
-/// One transition of the graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Edge {
-    pub label: u32,
-    pub target: u32,
-    /// Index of the set of actors that moved (see [`Graph::actor_sets`]).
-    pub actors: u32,
 }
 
 /// A transition that failed: an assertion, a range error, ...
