@@ -370,12 +370,7 @@ fn levels_of(
     }
     let mut k = 0;
     while levels[k].len() > 2 {
-        if levels.len() == k + 1 {
-            levels.push(Vec::new());
-        }
-        let (below, above) = levels.split_at_mut(k + 1);
-        let (below, above) = (&below[k], &mut above[0]);
-        above.clear();
+        let (below, above) = level_and_next(levels, k);
         above.reserve(below.len().div_ceil(2));
         for (j, pair) in below.chunks(2).enumerate() {
             let item = match *pair {
@@ -394,6 +389,17 @@ fn levels_of(
     Some(())
 }
 
+/// Level `k`, and level `k + 1` emptied (made when missing) for the level loop to fill.
+fn level_and_next(levels: &mut Vec<Vec<u32>>, k: usize) -> (&[u32], &mut Vec<u32>) {
+    if levels.len() == k + 1 {
+        levels.push(Vec::new());
+    }
+    let (below, above) = levels.split_at_mut(k + 1);
+    let above = &mut above[0];
+    above.clear();
+    (&below[k], above)
+}
+
 /// The positions at which a level differs from the one it is built near, in increasing
 /// order: a step moves one or two components, so a few.
 #[derive(Clone, Copy)]
@@ -404,13 +410,14 @@ struct Changed {
 
 impl Changed {
     const MAX: usize = 8;
+    const NONE: Changed = Changed {
+        at: [0; Changed::MAX],
+        len: 0,
+    };
 
     /// Where `ids` differ from `near`'s ids (as many), if in at most [`Changed::MAX`] places.
     fn of(near: &[u32], ids: &[u32]) -> Option<Changed> {
-        let mut changed = Changed {
-            at: [0; Changed::MAX],
-            len: 0,
-        };
+        let mut changed = Changed::NONE;
         for (i, (a, b)) in near.iter().zip(ids).enumerate() {
             if a != b {
                 changed.push(i)?;
@@ -446,17 +453,9 @@ fn levels_near(
     let levels = &mut out.levels;
     let mut k = 0;
     while levels[k].len() > 2 {
-        if levels.len() == k + 1 {
-            levels.push(Vec::new());
-        }
-        let (below, above) = levels.split_at_mut(k + 1);
-        let (below, above) = (&below[k], &mut above[0]);
-        above.clear();
+        let (below, above) = level_and_next(levels, k);
         above.extend_from_slice(&near.levels[k + 1]);
-        let mut next = Changed {
-            at: [0; Changed::MAX],
-            len: 0,
-        };
+        let mut next = Changed::NONE;
         for &p in changed.positions() {
             let j = p / 2;
             if next.positions().last() == Some(&j) {
