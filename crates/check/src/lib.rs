@@ -13,6 +13,7 @@ mod engine;
 pub mod explore;
 pub mod graph;
 mod intern;
+mod lasso;
 mod ltl;
 mod parallel;
 pub mod pattern;

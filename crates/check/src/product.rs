@@ -5,13 +5,12 @@
 //! cycles there forever, under weak or strong fairness when asked. Cycles are found with
 //! Tarjan's SCCs on the avoid region; an SCC holds a weakly fair cycle exactly when every
 //! component enabled in all its states moves on some edge inside it. Strong fairness is
-//! decided the Emerson–Lei way (see [`crate::strong`]). The counterexample is a lasso: the
-//! shortest stem (the product is numbered breadth-first) and a cycle through the SCC.
+//! decided the Emerson–Lei way (see [`crate::strong`]). The counterexample, a lasso, is built
+//! by [`crate::lasso`].
 
 use crate::graph::Graph;
 use agentpi_semantics::Actor;
 use rustc_hash::FxHashSet;
-use std::collections::VecDeque;
 
 /// Which paths count for a liveness property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +29,7 @@ pub enum Fairness<'a> {
 impl Fairness<'_> {
     /// Whether instances are held to weak fairness apart from strong fairness: under a
     /// selection (strong fairness of an instance implies its weak fairness).
-    fn weak_goals(self) -> bool {
+    pub(crate) fn weak_goals(self) -> bool {
         matches!(self, Fairness::Weak | Fairness::Strong(Some(_)))
     }
 }
@@ -307,42 +306,6 @@ pub struct Lasso {
     pub loop_start: Option<usize>,
 }
 
-/// Searches the product for a path that stays in the avoid region forever (through an
-/// accepting cycle), stops where stopping violates, or reaches a universal node.
-pub fn find_lasso(product: &impl Space, graph: &Graph, fair: Fairness) -> Option<Lasso> {
-    let cycles = bad_sccs(product, graph, fair);
-    // Each SCC is sorted: its first node is its smallest.
-    let bad = cycles.iter().enumerate().min_by_key(|(_, scc)| scc[0]);
-    let first_bad = bad.map_or(product.nodes(), |(_, scc)| scc[0] as usize);
-    // A state whose only steps fail is reported by the `assertions` check, not here.
-    let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
-    let stuck = |n: u32| {
-        let s = product.state(n);
-        product.stutter(n)
-            && graph.is_expanded(s)
-            && graph.successors(s).is_empty()
-            && !faulty.contains(&s)
-    };
-    let end = (0..first_bad as u32).find(|&n| stuck(n) || product.universal(n));
-    let first = end.unwrap_or(first_bad as u32);
-    if first as usize == product.nodes() {
-        return None;
-    }
-    let mut steps = product.stem(first);
-    let Some((i, _)) = bad.filter(|_| end.is_none()) else {
-        return Some(Lasso {
-            steps,
-            loop_start: None,
-        });
-    };
-    let loop_start = steps.len();
-    steps.extend(cycle_through(product, graph, &cycles[i], first, fair));
-    Some(Lasso {
-        steps,
-        loop_start: Some(loop_start),
-    })
-}
-
 /// The product as [`crate::strong`] sees it.
 impl<P: Space> crate::strong::Product for P {
     fn state(&self, n: u32) -> u32 {
@@ -364,7 +327,8 @@ impl<P: Space> crate::strong::Product for P {
     }
 }
 
-fn bad_sccs(product: &impl Space, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
+/// The accepting SCCs (or parts of them, under strong fairness) that hold a fair cycle.
+pub(crate) fn bad_sccs(product: &impl Space, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
     let mut sccs = accepting_sccs(product);
     match fair {
         Fairness::None => sccs,
@@ -490,7 +454,8 @@ fn tarjan_within(
     out
 }
 
-fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
+/// The instances enabled in system state `state`.
+pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
     graph
         .successors(state)
         .iter()
@@ -531,107 +496,4 @@ fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> 
         .collect();
     gap.sort();
     gap
-}
-
-/// A cycle from `start` back to itself inside `scc`; under fairness it also passes, for each
-/// component enabled somewhere in the SCC, a state where it is disabled or an edge it takes;
-/// and for each pending bit, an edge that clears it.
-fn cycle_through(
-    product: &impl Space,
-    graph: &Graph,
-    scc: &[u32],
-    start: u32,
-    fair: Fairness,
-) -> Vec<Step> {
-    let members: FxHashSet<u32> = scc.iter().copied().collect();
-    let mut steps = Vec::new();
-    let mut at = start;
-    if let Fairness::Strong(selection) = fair {
-        // Every obligation enabled somewhere in the part is taken on one of its edges.
-        for goal in crate::strong::obligations_of(product, graph, scc, selection) {
-            let taken = |_: u32, e: Option<&ProductEdge>| {
-                e.is_some_and(|e| crate::strong::takes(graph, (e.step.state, e.step.edge), &goal))
-            };
-            let (path, end) = search(product, &members, at, &taken);
-            steps.extend(path);
-            at = end;
-        }
-    }
-    if fair.weak_goals() {
-        let actors: FxHashSet<Actor> = scc
-            .iter()
-            .flat_map(|&n| enabled(graph, product.state(n)))
-            .collect();
-        let mut actors: Vec<Actor> = actors.into_iter().collect();
-        actors.sort();
-        for actor in actors {
-            let goal = |n: u32, e: Option<&ProductEdge>| match e {
-                None => !enabled(graph, product.state(n)).contains(&actor),
-                Some(e) => graph.actor_sets[graph
-                    .successors(e.step.state)
-                    .get(e.step.edge as usize)
-                    .actors as usize]
-                    .contains(&actor),
-            };
-            let (path, end) = search(product, &members, at, &goal);
-            steps.extend(path);
-            at = end;
-        }
-    }
-    let (_, pending) = pending_bits(product, scc);
-    for bit in (0..64).filter(|b| pending >> b & 1 == 1) {
-        let goal = |_: u32, e: Option<&ProductEdge>| e.is_some_and(|e| e.pending >> bit & 1 == 0);
-        let (path, end) = search(product, &members, at, &goal);
-        steps.extend(path);
-        at = end;
-    }
-    let (path, _) = search(product, &members, at, &|n, e: Option<&ProductEdge>| {
-        e.is_some_and(|e| e.to == start) && n != u32::MAX
-    });
-    steps.extend(path);
-    steps
-}
-
-/// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
-/// edge (`goal(source, Some(edge))`, which is then taken). Returns the steps and the end node.
-fn search(
-    product: &impl Space,
-    members: &FxHashSet<u32>,
-    from: u32,
-    goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
-) -> (Vec<Step>, u32) {
-    let mut prev: rustc_hash::FxHashMap<u32, (u32, Step)> = Default::default();
-    let mut queue = VecDeque::from([from]);
-    let mut seen = FxHashSet::from_iter([from]);
-    while let Some(n) = queue.pop_front() {
-        if goal(n, None) {
-            return (unwind(&prev, from, n), n);
-        }
-        for e in product
-            .edges(n)
-            .filter(|e| e.inside && members.contains(&e.to))
-        {
-            if goal(n, Some(&e)) {
-                let mut path = unwind(&prev, from, n);
-                path.push(e.step);
-                return (path, e.to);
-            }
-            if seen.insert(e.to) {
-                prev.insert(e.to, (n, e.step));
-                queue.push_back(e.to);
-            }
-        }
-    }
-    (Vec::new(), from)
-}
-
-fn unwind(prev: &rustc_hash::FxHashMap<u32, (u32, Step)>, from: u32, mut n: u32) -> Vec<Step> {
-    let mut path = Vec::new();
-    while n != from {
-        let (p, step) = prev[&n];
-        path.push(step);
-        n = p;
-    }
-    path.reverse();
-    path
 }

@@ -1,8 +1,9 @@
 //! Deciding each kind of property on an explored graph.
 
 use crate::graph::Graph;
+use crate::lasso::find_lasso;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Fairness, GraphSpace, Lasso, Product, Space, find_lasso};
+use crate::product::{Fairness, GraphSpace, Lasso, Product, Space};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use std::hash::{BuildHasher, Hash};

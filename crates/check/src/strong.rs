@@ -99,7 +99,11 @@ fn channel(graph: &Graph, label: u32) -> Option<Obligation> {
 }
 
 /// The obligations the `edge`-th transition of `state` takes.
-fn taken_by(graph: &Graph, state: u32, edge: u32) -> impl Iterator<Item = Obligation> + '_ {
+pub(crate) fn taken_by(
+    graph: &Graph,
+    state: u32,
+    edge: u32,
+) -> impl Iterator<Item = Obligation> + '_ {
     let e = graph.successors(state).get(edge as usize);
     let actors = graph.actor_sets[e.actors as usize].iter();
     let actors = actors.map(|&a| Obligation::Instance(a));

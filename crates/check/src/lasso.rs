@@ -1,0 +1,222 @@
+//! The counterexample of a liveness check: a lasso, the shortest stem into a component that
+//! holds a fair accepting cycle, then a short loop in it that meets every fairness obligation
+//! and clears every eventuality (docs/check.md, *Liveness and fairness*).
+//!
+//! A shortest such loop is a covering tour (a travelling salesman's problem), so the loop is
+//! built greedily: a shortest cycle through the entry node; while it leaves an obligation
+//! unmet, the walk goes on from where it is by a shortest path to the nearest state or edge
+//! that meets one, and the cycle is closed again by a shortest path back. An obligation met
+//! on the walk stays met, so this ends after at most one detour per obligation.
+
+use crate::graph::Graph;
+use crate::product::{Fairness, Lasso, ProductEdge, Space, Step, bad_sccs, enabled};
+use crate::strong::Obligation;
+use agentpi_semantics::Actor;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+
+/// Searches the product for a path that stays in the avoid region forever (through an
+/// accepting cycle), stops where stopping violates, or reaches a universal node.
+pub fn find_lasso(product: &impl Space, graph: &Graph, fair: Fairness) -> Option<Lasso> {
+    let cycles = bad_sccs(product, graph, fair);
+    // Each SCC is sorted: its first node is its smallest, and nodes are numbered breadth
+    // first, so the smallest first node is one a shortest stem reaches.
+    let bad = cycles.iter().enumerate().min_by_key(|(_, scc)| scc[0]);
+    let first_bad = bad.map_or(product.nodes(), |(_, scc)| scc[0] as usize);
+    // A state whose only steps fail is reported by the `assertions` check, not here.
+    let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
+    let stuck = |n: u32| {
+        let s = product.state(n);
+        product.stutter(n)
+            && graph.is_expanded(s)
+            && graph.successors(s).is_empty()
+            && !faulty.contains(&s)
+    };
+    let end = (0..first_bad as u32).find(|&n| stuck(n) || product.universal(n));
+    let first = end.unwrap_or(first_bad as u32);
+    if first as usize == product.nodes() {
+        return None;
+    }
+    let mut steps = product.stem(first);
+    let Some((i, _)) = bad.filter(|_| end.is_none()) else {
+        return Some(Lasso {
+            steps,
+            loop_start: None,
+        });
+    };
+    let loop_start = steps.len();
+    steps.extend(cycle_through(product, graph, &cycles[i], first, fair));
+    Some(Lasso {
+        steps,
+        loop_start: Some(loop_start),
+    })
+}
+
+/// An edge of a walk, with the node it leaves.
+type Walked = (u32, ProductEdge);
+
+/// A fair accepting cycle from `start` back to itself inside `scc` (see the module's
+/// comment). Every goal the cycle could miss is met somewhere in the SCC (that is what makes
+/// it fair and accepting), so each detour is found.
+fn cycle_through(
+    product: &impl Space,
+    graph: &Graph,
+    scc: &[u32],
+    start: u32,
+    fair: Fairness,
+) -> Vec<Step> {
+    let members: FxHashSet<u32> = scc.iter().copied().collect();
+    let mut walk: Vec<Walked> = Vec::new();
+    let mut at = start;
+    loop {
+        let mut cycle = walk.clone();
+        if walk.is_empty() || at != start {
+            let back = |_: u32, e: Option<&ProductEdge>| e.is_some_and(|e| e.to == start);
+            cycle.extend(search(product, &members, at, &back).0);
+        }
+        let unmet = Unmet::on(product, graph, fair, &cycle);
+        if unmet.is_empty() {
+            return cycle.iter().map(|(_, e)| e.step).collect();
+        }
+        let meets = |n: u32, e: Option<&ProductEdge>| match e {
+            None => unmet.met_at(graph, product.state(n)),
+            Some(e) => unmet.met_by(graph, e),
+        };
+        let (path, end) = search(product, &members, at, &meets);
+        if path.is_empty() {
+            // Not reached: the SCC meets every goal, and `at` lies on the cycle.
+            debug_assert!(false, "a goal of a fair SCC out of reach");
+            return cycle.iter().map(|(_, e)| e.step).collect();
+        }
+        walk.extend(path);
+        at = end;
+    }
+}
+
+/// The goals a closed cycle leaves unmet: obligations held to strong fairness enabled in one
+/// of its states and taken on none of its edges; instances (held to weak fairness) enabled
+/// in all its states and moving on none of its edges; eventualities pending on all its edges.
+struct Unmet {
+    strong: Vec<Obligation>,
+    weak: Vec<Actor>,
+    pending: u64,
+}
+
+impl Unmet {
+    fn on(product: &impl Space, graph: &Graph, fair: Fairness, cycle: &[Walked]) -> Unmet {
+        let nodes: Vec<u32> = cycle.iter().map(|&(n, _)| n).collect();
+        let states: Vec<u32> = nodes.iter().map(|&n| product.state(n)).collect();
+        let strong = match fair {
+            Fairness::Strong(selection) => {
+                let taken: FxHashSet<Obligation> = (cycle.iter())
+                    .flat_map(|(_, e)| crate::strong::taken_by(graph, e.step.state, e.step.edge))
+                    .collect();
+                let enabled = crate::strong::obligations_of(product, graph, &nodes, selection);
+                enabled.into_iter().filter(|o| !taken.contains(o)).collect()
+            }
+            _ => Vec::new(),
+        };
+        let weak = match fair.weak_goals() {
+            true => {
+                let moved: FxHashSet<Actor> = (cycle.iter())
+                    .flat_map(|(_, e)| actors(graph, e).iter().copied())
+                    .collect();
+                let mut always = always_enabled(graph, &states);
+                always.retain(|a| !moved.contains(a));
+                always
+            }
+            false => Vec::new(),
+        };
+        let pending = cycle.iter().fold(u64::MAX, |all, (_, e)| all & e.pending);
+        Unmet {
+            strong,
+            weak,
+            pending,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.strong.is_empty() && self.weak.is_empty() && self.pending == 0
+    }
+
+    /// System state `state` meets a goal: an unmet instance is disabled there.
+    fn met_at(&self, graph: &Graph, state: u32) -> bool {
+        let here = enabled(graph, state);
+        self.weak.iter().any(|a| !here.contains(a))
+    }
+
+    /// Edge `e` meets a goal: it takes an unmet obligation, moves an unmet instance or clears
+    /// an eventuality pending on the whole cycle.
+    fn met_by(&self, graph: &Graph, e: &ProductEdge) -> bool {
+        let (state, edge) = (e.step.state, e.step.edge);
+        let takes = |o: &Obligation| crate::strong::takes(graph, (state, edge), o);
+        self.strong.iter().any(takes)
+            || actors(graph, e).iter().any(|a| self.weak.contains(a))
+            || self.pending & !e.pending != 0
+    }
+}
+
+/// The instances that move on product edge `e`.
+fn actors<'g>(graph: &'g Graph, e: &ProductEdge) -> &'g [Actor] {
+    let edge = graph.successors(e.step.state).get(e.step.edge as usize);
+    &graph.actor_sets[edge.actors as usize]
+}
+
+/// The instances enabled in every one of `states`, sorted.
+fn always_enabled(graph: &Graph, states: &[u32]) -> Vec<Actor> {
+    let mut always: Vec<Actor> = match states.first() {
+        Some(&s) => enabled(graph, s).into_iter().collect(),
+        None => Vec::new(),
+    };
+    for &s in &states[1.min(states.len())..] {
+        let here = enabled(graph, s);
+        always.retain(|a| here.contains(a));
+    }
+    always.sort_unstable();
+    always
+}
+
+/// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
+/// edge (`goal(source, Some(edge))`, which is then taken), edges in their stored order.
+/// Returns the edges taken, each with its source, and the end node.
+fn search(
+    product: &impl Space,
+    members: &FxHashSet<u32>,
+    from: u32,
+    goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
+) -> (Vec<Walked>, u32) {
+    let mut prev: FxHashMap<u32, Walked> = FxHashMap::default();
+    let mut queue = VecDeque::from([from]);
+    let mut seen = FxHashSet::from_iter([from]);
+    while let Some(n) = queue.pop_front() {
+        if goal(n, None) {
+            return (unwind(&prev, from, n), n);
+        }
+        for e in product
+            .edges(n)
+            .filter(|e| e.inside && members.contains(&e.to))
+        {
+            if goal(n, Some(&e)) {
+                let mut path = unwind(&prev, from, n);
+                path.push((n, e));
+                return (path, e.to);
+            }
+            if seen.insert(e.to) {
+                prev.insert(e.to, (n, e));
+                queue.push_back(e.to);
+            }
+        }
+    }
+    (Vec::new(), from)
+}
+
+fn unwind(prev: &FxHashMap<u32, Walked>, from: u32, mut n: u32) -> Vec<Walked> {
+    let mut path = Vec::new();
+    while n != from {
+        let (p, e) = prev[&n];
+        path.push((p, e));
+        n = p;
+    }
+    path.reverse();
+    path
+}
