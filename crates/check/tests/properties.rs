@@ -388,6 +388,26 @@ fn the_oracle_rejects_what_is_no_evidence() {
     rejects(&fresh, None, bare, "bare");
 }
 
+/// The strong fairness re-check can fail: the loop that loses every copy is strongly fair
+/// to the receiver (never enabled there) and the sender (moving), not to the channel (able
+/// to take a copy at every step, taking none).
+#[test]
+fn the_oracle_rejects_a_loop_unfair_to_a_channel() {
+    let lossy = found(
+        "lasso.pi",
+        "Retransmit",
+        "strong fair(Receiver, Sender(0)) eventually delivered",
+    );
+    let sem = Semantics::new(&lossy.program);
+    let own = &lossy.program.checks[lossy.check];
+    assert_eq!(confirm_strong(&sem, own, &lossy.result), Ok(()));
+    let every = (lossy.program.checks.iter())
+        .find(|c| c.text == "strong fair eventually delivered")
+        .expect("the check");
+    let why = confirm_strong(&sem, every, &lossy.result).expect_err("unfair to `link`");
+    assert!(why.contains("not strongly fair: [Declared(0)]"), "{why}");
+}
+
 #[test]
 fn a_run_time_error_is_reported_with_its_position() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/props/safety.pi");
