@@ -45,6 +45,7 @@ fn lassos_are_shortest_on_hand_worked_models() {
     check(&[
         ("Two", "eventually never", "| a"),
         ("Two", "fair eventually never", "| b a"),
+        ("Two", "ltl <> [] not a or <> [] not b", "a | b a"),
         ("Stem", "fair eventually never", "start | b a"),
         ("Retransmit", "fair eventually delivered", "| link!(0) lost"),
         (
@@ -52,5 +53,6 @@ fn lassos_are_shortest_on_hand_worked_models() {
             "strong fair(Receiver, Sender(0)) eventually delivered",
             "| link!(0) lost",
         ),
+        ("Box", "fair eventually delivered", "| box!(0) box?(0)"),
     ]);
 }
