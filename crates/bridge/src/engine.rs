@@ -39,6 +39,13 @@ pub trait Engine {
     fn client(&mut self, raw: &[u8]);
     /// A line from the server.
     fn server(&mut self, raw: &[u8]);
+    /// A message from the server that came on the response stream of the bridge's request
+    /// `request` (its id as sent): over `--upstream` HTTP each request has its own stream,
+    /// so a notification there belongs to that request (a log line of its call). An engine
+    /// with nothing to route by it takes it as `server`.
+    fn server_on_stream(&mut self, raw: &[u8], _request: &Value) {
+        self.server(raw);
+    }
     /// How many requests of the client are in flight.
     fn in_flight(&self) -> usize;
     /// The server went away: every request in flight gets an error.
@@ -50,6 +57,15 @@ pub trait Engine {
     /// them) and go on. False when no copy takes it (a 404 outside the model): the transport
     /// then opens the session itself.
     fn session_lost(&mut self, _raw: &[u8], _new: bool) -> bool {
+        false
+    }
+    /// The response stream of `raw`, a call the bridge sent in the legacy session, broke
+    /// (`--upstream`: the server went away, and its session with it, as when it restarts).
+    /// A call that exchanged anything with the server since it was sent (held for its
+    /// retry, or its server's request answered) takes the process's `lost` as at a 404 (`new`
+    /// as there), and on a new loss so does every call held for its retry. False when no
+    /// copy takes it (a call only sent may have run: its broken stream is its error).
+    fn stream_broken(&mut self, _raw: &[u8], _new: bool) -> bool {
         false
     }
     /// When `tick` is next due (a held call's timeout), if ever.

@@ -9,7 +9,7 @@
 //! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
 //! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
-//! Layering inside the crate, bottom to top: `msg`, `model`, `wire`, `modern_wire`;
+//! Layering inside the crate, bottom to top: `msg`, `notes`, `model`, `wire`, `modern_wire`;
 //! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
 //! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
@@ -23,6 +23,7 @@ pub mod machine;
 pub mod model;
 pub mod modern_wire;
 pub mod msg;
+pub mod notes;
 pub mod per_session;
 pub mod post;
 pub mod refine;

@@ -16,6 +16,7 @@
 use crate::engine::Engine;
 use crate::input::id_key;
 use crate::input::{NotAllowed, Out, Posted, Refused};
+use crate::notes::Notes;
 use crate::serve_http::Listening;
 use crate::sessions::{SessionLimits, Sessions};
 use crate::side::Side;
@@ -52,7 +53,7 @@ pub struct Listener {
     /// The legacy clients' live sessions.
     sessions: Sessions,
     open: Vec<Open>,
-    pub notes: Vec<String>,
+    pub notes: Notes,
     /// The HTTP server, stopped when the listener is dropped.
     _server: Listening,
 }
@@ -65,7 +66,7 @@ impl Listener {
             next: 0,
             sessions: Sessions::new(limits),
             open: Vec::new(),
-            notes: Vec::new(),
+            notes: Notes::default(),
         }
     }
 
@@ -88,6 +89,12 @@ impl Listener {
             _ => {}
         }
         let side = bridge.client_side();
+        let message = serde_json::from_slice::<Value>(&posted.raw).unwrap_or_default();
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let found = self.session_of(carried.clone(), method == "initialize");
+        if found == Err(503) {
+            return self.turn_away(&posted, side);
+        }
         let mut event = Event::message(side.now(), Dir::C2s, &posted.raw);
         event.fields.insert("mcp_session_id".into(), json!(carried));
         event
@@ -95,10 +102,8 @@ impl Listener {
             .insert("connection".into(), json!(posted.connection));
         event.fields.insert("exchange".into(), json!(exchange));
         side.event(&event);
-        let message = serde_json::from_slice::<Value>(&posted.raw).unwrap_or_default();
-        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         let request = id_key(&message).filter(|_| !method.is_empty());
-        let (session, opened) = match self.session_of(carried, method == "initialize") {
+        let (session, opened) = match found {
             Ok(found) => found,
             Err(status) => return self.refuse(exchange, status, &posted, side),
         };
@@ -284,15 +289,37 @@ impl Listener {
         bridge.end_session(&session);
     }
 
-    fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
-        let full = format!(
+    /// An `initialize` over `--max-sessions`: answered 503 (a JSON-RPC error saying why) and
+    /// recorded as the guard's refusals are (`refused`, with no exchange): it opens no session
+    /// and never reaches the process, so the legacy side's monitor sees no session's message
+    /// (recorded as a message, it would open a session of its own, with a request never
+    /// answered).
+    fn turn_away(&mut self, posted: &Posted, side: &mut Side) {
+        let text = format!(
             "agentpi bridge: too many sessions ({} open, --max-sessions); end one with DELETE",
             self.sessions.limits().max
         );
+        let pairs: Value = posted.headers.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("status".into(), json!(503)),
+            ("reason".into(), json!(text)),
+            ("peer".into(), json!(posted.peer.to_string())),
+            ("method".into(), json!(posted.method)),
+            ("path".into(), json!(posted.path)),
+            ("request_headers".into(), pairs),
+        ]);
+        side.event(&Event::process(side.now(), "refused", fields));
+        self.notes.push(format!(
+            "refused an initialize from {}: too many sessions (--max-sessions)",
+            posted.peer
+        ));
+        answer_error(posted, 503, &text);
+    }
+
+    fn refuse(&mut self, exchange: u64, status: u16, posted: &Posted, side: &mut Side) {
         let text = match status {
             400 => "agentpi bridge: Mcp-Session-Id missing",
             405 => "agentpi bridge: a modern client has no session (no GET stream, no DELETE)",
-            503 => full.as_str(),
             _ => "agentpi bridge: no such session",
         };
         let head = vec![("content-type".to_string(), "application/json".to_string())];
@@ -304,10 +331,7 @@ impl Listener {
             request: &posted.headers,
         };
         http_event(side, exchange, &answered);
-        let body =
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": text}});
-        let _ = posted.answer.send(Out::Head(status, head));
-        let _ = posted.answer.send(Out::Data(Bytes::from(body.to_string())));
+        answer_error(posted, status, text);
     }
 
     /// A message the bridge writes to the client of `session`: an answer on its request's
@@ -437,6 +461,14 @@ impl Listener {
     pub fn close(&mut self) {
         self.open.clear();
     }
+}
+
+/// Answers `posted` with `status` and a JSON-RPC error of no request saying `text`.
+fn answer_error(posted: &Posted, status: u16, text: &str) {
+    let head = vec![("content-type".to_string(), "application/json".to_string())];
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": text}});
+    let _ = posted.answer.send(Out::Head(status, head));
+    let _ = posted.answer.send(Out::Data(Bytes::from(body.to_string())));
 }
 
 /// The head of an answer: the request's method and path, and both sides' headers.

@@ -7,10 +7,11 @@
 //! its `Mcp-Session-Id`, as `agentpi monitor --listen` does, and the modern side is one
 //! stateless wire on which every id is the bridge's own, unique across sessions (the sides,
 //! and with them the id counter, are lent to the session's process for each step). A
-//! server's answer goes to the session that sent its request; a notification to the session
-//! whose request carried its progress token; a list change (which names no request: the
-//! server's lists changed for every client) to every session; any other notification to the
-//! oldest session.
+//! server's answer goes to the session that sent its request; a notification on the stream
+//! of a request (over `--upstream`, where each request has its own) or naming a request's
+//! progress token to the session of that request; a list change (which names no request: the
+//! server's lists changed for every client) to every session; any other notification (over
+//! stdio nothing tells whose call a log line is) to the oldest session.
 
 use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
@@ -198,6 +199,19 @@ impl Engine for PerSession {
                     "dropped a message of the server for no live client session: {text}"
                 ));
             }
+        }
+    }
+
+    /// A notification on the stream of a request of the bridge's (over `--upstream`): the
+    /// session that sent the request, its process told which request (a log line goes with
+    /// its call). A list change is still every session's.
+    fn server_on_stream(&mut self, raw: &[u8], request: &Value) {
+        let message: Value = serde_json::from_slice(raw).unwrap_or_default();
+        let sender = (self.owners.get(&request.to_string())).map(|(s, _)| s.clone());
+        let at = sender.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
+        match at {
+            Some(k) if !list_change(&message) => self.lend(k, |p| p.server_on_stream(raw, request)),
+            _ => self.server(raw),
         }
     }
 

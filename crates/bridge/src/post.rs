@@ -24,6 +24,9 @@ pub struct Job {
     pub body: Vec<u8>,
     pub headers: Vec<(String, String)>,
     pub wait: Wait,
+    /// Sent again while it gets no answer, for up to `RECONNECT` (the `initialize` that
+    /// re-opens a lost session: the server may be restarting).
+    pub patient: bool,
     /// Fired to close the response's stream.
     pub cancel: oneshot::Receiver<()>,
 }
@@ -69,17 +72,14 @@ async fn exchange(
         body,
         headers,
         wait,
+        patient,
         mut cancel,
     } = job;
     let tell = |up: Up| {
         let _ = tx.send(Input::Upstream(up));
     };
-    let mut request = client.post(url).body(body);
-    for (name, value) in &headers {
-        request = request.header(name, value);
-    }
     let sent = tokio::select! {
-        r = request.send() => r,
+        r = send(&client, &url, (body, &headers), patient) => r,
         () = fired(&mut cancel) => return tell(Up::Closed { exchange }),
     };
     let mut response = match sent {
@@ -151,6 +151,33 @@ async fn exchange(
     }
     tell(Up::End { exchange });
     drop(done);
+}
+
+/// How long a `patient` POST is sent again while it gets no answer.
+pub const RECONNECT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The POST; a `patient` one is sent again (every 100 ms, for up to `RECONNECT`) while it
+/// gets no answer at all: the connection refused, or a kept-alive one to the server that went
+/// away reset (an `initialize` the dead server never answered opens nothing).
+async fn send(
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    (body, headers): (Vec<u8>, &[(String, String)]),
+    patient: bool,
+) -> reqwest::Result<reqwest::Response> {
+    let deadline = tokio::time::Instant::now() + RECONNECT;
+    loop {
+        let mut request = client.post(url.clone()).body(body.clone());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        match request.send().await {
+            Err(e) if patient && !e.is_timeout() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            sent => return sent,
+        }
+    }
 }
 
 /// An error with every cause (the last says what failed: refused, reset, certificate).

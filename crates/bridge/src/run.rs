@@ -274,13 +274,13 @@ fn serve<E: Engine>(
     let mut notes = match &mut server {
         Server::Http(upstream) => {
             upstream.close();
-            std::mem::take(&mut upstream.notes)
+            upstream.notes.take()
         }
         Server::Child { .. } => Vec::new(),
     };
     if let Client::Http(listener) = &mut client {
         listener.close();
-        notes.append(&mut listener.notes);
+        notes.extend(listener.notes.take());
     }
     let mut ended = finish(bridge, status, message, options, &notes);
     ended.transport = notes;

@@ -24,8 +24,8 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// What a request lost with its legacy session is told (the model's `gone(i)` after `lost`).
-const LOST: &str = "agentpi bridge: the legacy server lost the session (HTTP 404) while this \
-                    call was held: it cannot be resumed";
+const LOST: &str = "agentpi bridge: the legacy server lost the session while this call was \
+                    held (HTTP 404, or its stream broke): it cannot be resumed";
 
 /// The re-opening of a lost legacy session (the model's `TLReopen`), shared by every copy
 /// that took `lost`: one `initialize` and one `notifications/initialized` on the wire.
@@ -56,6 +56,9 @@ pub struct ToLegacy {
     /// The modern client's side and the legacy server's.
     sides: Sides,
     reopen: Reopen,
+    /// Retries of calls lost with their session that came while it is opened again: the
+    /// model's retry waits for the re-opening (`TLReopen ; TLLost`), so they are taken after.
+    deferred: Vec<Vec<u8>>,
 }
 
 impl ToLegacy {
@@ -79,6 +82,7 @@ impl ToLegacy {
             gone_text: String::new(),
             sides: Sides::new(modern, legacy),
             reopen: Reopen::Idle,
+            deferred: Vec::new(),
         };
         bridge.pump_session();
         Ok(bridge)
@@ -182,6 +186,9 @@ impl ToLegacy {
         let caps = mw::caps(&params);
         let retry = params.get("requestState").is_some() || params.get("inputResponses").is_some();
         if retry && let Some(k) = self.waiting_for(&params) {
+            if self.held[k].reopening {
+                return self.deferred.push(message.to_string().into_bytes());
+            }
             return self.retry(k, id, &params);
         }
         let msg = match (method, retry) {
@@ -335,22 +342,49 @@ impl ToLegacy {
     /// whose answer to the server (`TLAnswered`: it is `gone`) got the 404, and on a new loss
     /// every call held for its retry (`TLWaitRetry`: its server side is in the lost session).
     fn lose(&mut self, raw: &[u8], new: bool) -> bool {
-        let message = serde_json::from_slice::<Value>(raw).unwrap_or_default();
-        let id = message.get("id").filter(|id| !id.is_null()).cloned();
+        let id = request_id(raw);
+        self.give_lost(new, |held| {
+            let call = id.is_some() && held.legacy == id;
+            let answer = id.is_some() && held.replied == id;
+            (call || answer || (new && held.due.is_some())).then_some(!call)
+        })
+    }
+
+    /// The stream of call `raw` broke (`--upstream`): the server went away with the session.
+    /// A call held for its retry (`TLWaitRetry`) or whose server's request it answered
+    /// (`TLAnswered`) takes the model's `lost`, as at a 404, and on a new loss every call held
+    /// for its retry; a call lost already (an earlier break or 404 of this loss) has nothing
+    /// more to take. A call only sent (`TLSent`) may have run: it is never sent again, so its
+    /// broken stream stays its error (false).
+    fn broken(&mut self, raw: &[u8], new: bool) -> bool {
+        let id = request_id(raw);
+        let Some(held) = (self.held.iter()).find(|h| id.is_some() && h.legacy == id) else {
+            return false;
+        };
+        if held.due.is_none() && held.replied.is_none() {
+            return false;
+        }
+        if held.lost || held.reopening {
+            return true;
+        }
+        let held_here = |h: &Held| h.legacy == id || (new && h.due.is_some());
+        self.give_lost(new, |h| held_here(h).then_some(true))
+    }
+
+    /// `lost(Call)` given to each copy `pick` names (with whether it is lost with the session,
+    /// rather than sent again), in reverse order (`pump` removes only the copy it steps).
+    fn give_lost(&mut self, new: bool, pick: impl Fn(&Held) -> Option<bool>) -> bool {
         if new {
             self.reopen = Reopen::Idle;
         }
         let mut took = false;
         for k in (0..self.held.len()).rev() {
-            let held = &self.held[k];
-            let call = id.is_some() && held.legacy == id;
-            let answer = id.is_some() && held.replied == id;
-            if !(call || answer || (new && held.due.is_some())) {
+            let Some(lost) = pick(&self.held[k]) else {
                 continue;
-            }
+            };
             let held = &mut self.held[k];
             if held.machine.input(self.model.ls2c, Msg::Lost(CALL)).is_ok() {
-                held.lost = !call;
+                held.lost = lost;
                 took = true;
                 self.pump(k);
             }
@@ -414,6 +448,9 @@ impl ToLegacy {
                 Err(_) => self.note("a re-opening copy does not take the session's answer".into()),
             }
         }
+        for line in std::mem::take(&mut self.deferred) {
+            self.client_line(&line);
+        }
     }
 
     // ---- The server's end -------------------------------------------------------------------
@@ -452,6 +489,10 @@ impl ToLegacy {
         }
         // The bridge ends with the server: no copy is kept.
         self.held.clear();
+        for line in std::mem::take(&mut self.deferred) {
+            let id = request_id(&line).unwrap_or_default();
+            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));
+        }
     }
 
     // ---- The outputs of a copy --------------------------------------------------------------
@@ -621,7 +662,7 @@ impl Engine for ToLegacy {
     }
 
     fn in_flight(&self) -> usize {
-        self.held.len() + self.waiting.len()
+        self.held.len() + self.waiting.len() + self.deferred.len()
     }
 
     fn server_gone(&mut self, why: &str) {
@@ -630,6 +671,10 @@ impl Engine for ToLegacy {
 
     fn session_lost(&mut self, raw: &[u8], new: bool) -> bool {
         self.lose(raw, new)
+    }
+
+    fn stream_broken(&mut self, raw: &[u8], new: bool) -> bool {
+        self.broken(raw, new)
     }
 
     /// A copy re-opening the session (`TLReopen`) has no timeout: it takes its `tau` after.
@@ -676,4 +721,10 @@ impl Engine for ToLegacy {
     fn notes(&self) -> &[String] {
         self.sides.notes()
     }
+}
+
+/// The id of the request `raw`, if it is one.
+fn request_id(raw: &[u8]) -> Option<Value> {
+    let message = serde_json::from_slice::<Value>(raw).unwrap_or_default();
+    message.get("id").filter(|id| !id.is_null()).cloned()
 }

@@ -241,8 +241,9 @@ impl ToModern {
 
     // ---- From the modern server ---------------------------------------------------------
 
-    /// A line from the modern server.
-    fn server_line(&mut self, raw: &[u8]) {
+    /// A line from the modern server; `stream`: the bridge's request on whose response stream
+    /// it came (over `--upstream`), if known.
+    fn server_line(&mut self, raw: &[u8], stream: Option<&Value>) {
         self.sides.server.message(Dir::S2c, raw);
         let Ok(message) = serde_json::from_slice::<Value>(raw) else {
             return self.note("a line from the server that is not JSON".into());
@@ -257,9 +258,11 @@ impl ToModern {
             }
             // Progress, log messages, list changes: relayed as they are (outside the model;
             // the progress token is the client's own, kept in `_meta` of every retry).
-            // A progress goes with the call whose token it names (over HTTP, on its stream).
+            // A progress goes with the call whose token it names (over HTTP, on its stream),
+            // another notification with the call on whose stream it came (a log line).
             Shape::Notification(_) => {
-                let call = self.progress_of(&message);
+                let on_stream = || stream.and_then(|id| self.call_of(id));
+                let call = self.progress_of(&message).or_else(on_stream);
                 self.sides.send_for(To::Client, &message, call.as_ref());
             }
             Shape::Request(id, method) => {
@@ -277,6 +280,12 @@ impl ToModern {
         let token = message.pointer("/params/progressToken")?;
         let of = |c: &&Call| c.params.pointer("/_meta/progressToken") == Some(token);
         self.calls.iter().find(of).map(|c| c.client.clone())
+    }
+
+    /// The client's id of the call whose request to the server is `request`.
+    fn call_of(&self, request: &Value) -> Option<Value> {
+        let call = self.calls.iter().find(|c| c.in_flight(request));
+        call.map(|c| c.client.clone())
     }
 
     fn server_response(&mut self, id: &Value, message: Value) {
@@ -576,7 +585,11 @@ impl Engine for ToModern {
     }
 
     fn server(&mut self, raw: &[u8]) {
-        self.server_line(raw);
+        self.server_line(raw, None);
+    }
+
+    fn server_on_stream(&mut self, raw: &[u8], request: &Value) {
+        self.server_line(raw, Some(request));
     }
 
     fn in_flight(&self) -> usize {

@@ -20,6 +20,7 @@
 
 use crate::engine::Engine;
 use crate::input::{Input, Up, id_key};
+use crate::notes::Notes;
 use crate::post::{self, Job, Wait};
 use crate::side::Side;
 use crate::to_modern::BRIDGE_ERROR;
@@ -88,7 +89,7 @@ pub struct Upstream {
     reopening: Option<Reopening>,
     /// How many times a lost session was opened again.
     pub reopened: usize,
-    pub notes: Vec<String>,
+    pub notes: Notes,
 }
 
 impl Upstream {
@@ -132,7 +133,7 @@ impl Upstream {
             initialized: None,
             reopening: None,
             reopened: 0,
-            notes: Vec::new(),
+            notes: Notes::default(),
         })
     }
 
@@ -208,6 +209,9 @@ impl Upstream {
             (_, Some(_)) => Wait::Nothing,
             _ => Wait::Head,
         };
+        // A re-opening's `initialize` may meet a server still restarting: sent again while
+        // nothing listens (`post::Job::patient`).
+        let patient = method == "initialize" && self.reopening.is_some();
         let (cancel, closed) = oneshot::channel();
         self.sent.insert(
             exchange,
@@ -228,6 +232,7 @@ impl Upstream {
             body: raw,
             headers,
             wait,
+            patient,
             cancel: closed,
         };
         // The poster outlives the loop: a send fails only after `close`.
@@ -395,16 +400,7 @@ impl Upstream {
             return self.notes.push("a 404 before the session was open".into());
         }
         if new {
-            self.session = None;
-            self.version = None;
-            self.reopened += 1;
-            self.notes
-                .push("the legacy server lost the session (HTTP 404): initialize again".into());
-            self.reopening = Some(Reopening {
-                init: None,
-                own: false,
-                waiting: Vec::new(),
-            });
+            self.begin_reopening("HTTP 404");
         }
         let by_process = self.reopening.as_ref().is_none_or(|r| !r.own);
         if by_process && bridge.session_lost(&raw, new) {
@@ -418,6 +414,45 @@ impl Upstream {
             // The new session is open already: sent again in it.
             None => self.post(raw, bridge.server_side()),
         }
+    }
+
+    /// The session in use is lost (`why`: how the bridge knows): what the process sends next
+    /// waits for the new session (`while_reopening`).
+    fn begin_reopening(&mut self, why: &str) {
+        self.session = None;
+        self.version = None;
+        self.reopened += 1;
+        self.notes.push(format!(
+            "the legacy server lost the session ({why}): initialize again"
+        ));
+        self.reopening = Some(Reopening {
+            init: None,
+            own: false,
+            waiting: Vec::new(),
+        });
+    }
+
+    /// The response stream of `exchange` broke: when it is a call's that the process holds
+    /// in the legacy session (`Engine::stream_broken`), the server went away with the session
+    /// (it restarts): the process takes its `lost` now rather than at the next 404, and a new
+    /// session is opened. True when the process took it.
+    fn broken_stream<E: Engine>(&mut self, exchange: u64, bridge: &mut E) -> bool {
+        let Some(sent) = self.sent.get(&exchange) else {
+            return false;
+        };
+        let known = sent.session.is_some() && self.init.is_some();
+        if self.era != Era::Legacy || sent.answered || sent.id.is_none() || !known {
+            return false;
+        }
+        let new = sent.session == self.session;
+        if !bridge.stream_broken(&sent.raw.clone(), new) {
+            return false;
+        }
+        self.sent.remove(&exchange);
+        if new {
+            self.begin_reopening("a held call's stream broke");
+        }
+        true
     }
 
     /// The transport opens the lost session itself with the first `initialize` again (a
@@ -472,7 +507,13 @@ impl Upstream {
             }
         }
         if !sent.internal {
-            return bridge.server(&raw);
+            // A notification on a request's stream is that request's (its call's log line).
+            let on_stream = sent.id.as_deref().filter(|_| !answer);
+            let request = on_stream.and_then(|id| serde_json::from_str::<Value>(id).ok());
+            return match request {
+                Some(request) => bridge.server_on_stream(&raw, &request),
+                None => bridge.server(&raw),
+            };
         }
         let reopened = self.reopening.as_ref();
         if answer && reopened.is_some_and(|r| r.own && r.init == Some(exchange)) {
@@ -537,6 +578,9 @@ impl Upstream {
             return Err(why);
         }
         aborted(bridge.server_side(), exchange, &why, false);
+        if self.broken_stream(exchange, bridge) {
+            return Ok(());
+        }
         if let Some(sent) = self.sent.get_mut(&exchange) {
             sent.status = Some(0);
         }

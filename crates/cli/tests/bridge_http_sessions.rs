@@ -1,8 +1,9 @@
 //! A listening bridge's legacy sessions (`--to modern --listen`), with scripted clients on
 //! real sockets on loopback: bounded (`--max-sessions`: one `initialize` more is answered 503
 //! until a session ends), ended when idle (`--session-idle`: an idle session's id then gets
-//! 404; a session with its GET stream open is not idle), and a server's list change (which
-//! names no request) sent to every session's GET stream, from the rmcp example server. No
+//! 404; a session with its GET stream open is not idle), a server's list change (which
+//! names no request) sent to every session's GET stream, from the rmcp example server, and a
+//! modern HTTP server's log lines sent to the session whose call's stream they came on. No
 //! assertion depends on timing: an expiry is asserted only after sleeping past it, and
 //! every read gives up after `PATIENCE`.
 
@@ -11,9 +12,12 @@ use crate::bridge_http::{
     report, status, with_bridge,
 };
 use crate::bridge_rmcp::rmcp_asks;
+use crate::monitor::peer;
+use crate::support::{Server, listening_on_any_port, repo};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::net::TcpStream;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
@@ -67,9 +71,35 @@ fn a_listening_bridge_caps_its_legacy_sessions() {
         "{refused}"
     );
     assert_eq!((deleted.as_str(), third.as_str()), ("200", "200"));
+    // The refused `initialize` never reached the process and opened no session: recorded as
+    // a refusal (as the guard's 403s are), not as a message of a session of its own.
     let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
     let statuses: Vec<u64> = answered(&record).into_iter().map(|(_, s)| s).collect();
-    assert_eq!(statuses, [200, 200, 503, 200, 200], "{record}");
+    assert_eq!(statuses, [200, 200, 200, 200], "{record}");
+    let events = record
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let refused: Vec<Value> = events.filter(|e| e["event"] == "refused").collect();
+    assert_eq!(refused.len(), 1, "{record}");
+    assert_eq!(refused[0]["status"], 503, "{record}");
+    assert!(refused[0].get("exchange").is_none(), "{record}");
+    assert_eq!(
+        record.matches(r#"\"method\":\"initialize\""#).count(),
+        3,
+        "{record}"
+    );
+    let report = report(&dir);
+    let sessions = report["legacy"]["sessions"].as_array().unwrap();
+    let ids: Vec<&Value> = sessions.iter().map(|s| &s["mcp_session_id"]).collect();
+    assert_eq!(ids.len(), 3, "{report}");
+    assert!(ids.iter().all(|id| id.is_string()), "{report}");
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    let notes = report["transport"]["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{report}");
+    assert!(
+        notes[0].as_str().unwrap().contains("too many sessions"),
+        "{report}"
+    );
 }
 
 /// `--session-idle 0.05`: a session with no stream open for longer is ended before the next
@@ -182,4 +212,98 @@ fn a_list_change_goes_to_every_legacy_session() {
     assert_eq!(report["transport"]["notes"], json!([]), "{report}");
     let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
     assert_eq!(record.matches(changed).count(), 1, "{record}");
+}
+
+/// The modern SDK 2.x server whose `say` logs its text twice during the call
+/// (`tests/bridge/log_server.py`), listening on HTTP: it and its URL.
+fn log_server() -> (Server, String) {
+    let mut c = Command::new(peer(".venv/bin/python"));
+    c.arg(repo().join("tests/bridge/log_server.py"));
+    c.args(["--http", "0"]);
+    let (server, port) = listening_on_any_port(c.stderr(Stdio::null()).spawn().unwrap());
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A scripted legacy client's session, its handshake done and its log level set (`info`,
+/// which the bridge puts in each later request's `_meta`, the modern era's opt-in).
+fn logging_session(address: &str) -> String {
+    let (_, session) = open_session(address);
+    let done = raw_session(address, "POST", Some(&session), INITIALIZED);
+    assert_eq!(status(&done), "202", "{done}");
+    let level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}"#;
+    let set = raw_session(address, "POST", Some(&session), level);
+    assert!(set.contains(r#""result":{}"#), "{set}");
+    session
+}
+
+/// The texts of the log lines (`notifications/message`) in the legacy side's record, each
+/// with the session it was sent to (the session of the request whose exchange it is on).
+fn logged_to(record: &str) -> Vec<(String, String)> {
+    let events: Vec<Value> = (record.lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect();
+    let session_of = |exchange: &Value| {
+        let request = events
+            .iter()
+            .find(|e| e["dir"] == "c2s" && &e["exchange"] == exchange);
+        request.map_or(Value::Null, |e| e["mcp_session_id"].clone())
+    };
+    let log = |e: &Value| {
+        let message: Value = serde_json::from_str(e["raw"].as_str()?).ok()?;
+        (e["dir"] == "s2c" && message["method"] == "notifications/message").then(|| {
+            let data = message["params"]["data"].as_str().unwrap_or("").to_string();
+            let session = session_of(&e["exchange"]);
+            (session.as_str().unwrap_or("").to_string(), data)
+        })
+    };
+    events.iter().filter_map(log).collect()
+}
+
+/// Two legacy sessions share one modern HTTP server (`--listen` with `--upstream`); the
+/// newer one calls `say`, then the older one: the server logs on each call's own stream, so
+/// each log line goes to the session whose call it is (on that call's stream), never to the
+/// other client. (Before the routing by stream, a log line went to the oldest session.)
+#[test]
+fn log_lines_go_to_the_session_of_their_call() {
+    let (_server, url) = log_server();
+    let call = |id: i64, text: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"say","arguments":{{"text":"{text}"}}}}}}"#
+        )
+    };
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let older = logging_session(address);
+        let newer = logging_session(address);
+        let by_newer = raw_session(address, "POST", Some(&newer), &call(3, "newer"));
+        let by_older = raw_session(address, "POST", Some(&older), &call(3, "older"));
+        (older, newer, by_newer, by_older)
+    };
+    let line = ["--upstream".to_string(), url];
+    let ((older, newer, by_newer, by_older), _, dir) =
+        with_bridge("log-by-stream", "modern", &line, run);
+    for (answer, own, other) in [(&by_newer, "newer", "older"), (&by_older, "older", "newer")] {
+        for n in [1, 2] {
+            assert!(
+                answer.contains(&format!("\"{own} {n}\"")),
+                "{own}: {answer}"
+            );
+        }
+        assert!(!answer.contains(&format!("\"{other} ")), "{own}: {answer}");
+    }
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let want = [
+        (&newer, "newer 1"),
+        (&newer, "newer 2"),
+        (&older, "older 1"),
+        (&older, "older 2"),
+    ];
+    let want: Vec<(String, String)> = (want.iter())
+        .map(|(s, t)| (s.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(logged_to(&record), want, "{record}");
+    let report = report(&dir);
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
 }

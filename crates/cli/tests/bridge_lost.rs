@@ -1,19 +1,21 @@
-//! The lost legacy session (HTTP 404) stepped as the model's `lost` (docs/bridge.md,
-//! "Faults"): a Python SDK 1.x server on Streamable HTTP restarted on its port while calls
-//! are held for the modern client's retry. One new session serves every copy that meets the
-//! loss; a call that met the 404 is sent again in it; a call held in the lost session gets
-//! its `gone` when its retry comes, whether the retry finds it already lost (`TLLost`) or is
-//! the message that meets the 404 (`TLAnswered`).
+//! The lost legacy session stepped as the model's `lost` (docs/bridge.md, "Faults"): a Python
+//! SDK 1.x server on Streamable HTTP restarted on its port while calls are held for the modern
+//! client's retry. The held calls' streams break with the server, which the bridge reads as
+//! the loss (or a 404 tells it first). One new session serves every copy that meets the loss;
+//! a call that met the 404 is sent again in it; a call held in the lost session gets its
+//! `gone` when its retry comes (`TLLost`).
 
-use crate::bridge_http::{META, Step, Wait, bridge_to, drive, fastmcp1, report};
+use crate::bridge_http::{META, PATIENCE, Step, Wait, bridge_to, drive, fastmcp1, report};
 use crate::monitor::scratch;
 use crate::support::{Server, listening_on_any_port};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 /// What the modern client is told of a call lost with its session.
-const LOST: &str = "agentpi bridge: the legacy server lost the session (HTTP 404) while this \
-                    call was held: it cannot be resumed";
+const LOST: &str = "agentpi bridge: the legacy server lost the session while this call was \
+                    held (HTTP 404, or its stream broke): it cannot be resumed";
 
 /// `_meta` of a client that declared elicitation (so the bridge holds the call for it).
 fn meta() -> String {
@@ -69,13 +71,15 @@ fn calls_held_in_a_lost_session_get_gone_and_one_new_session_serves_the_rest() {
         Step::Send(call(2, "ask", ask("one?")), Wait::Id(2)),
         Step::Send(call(3, "confirm", ask("two?")), Wait::Id(3)),
         Step::Restart,
-        // A new call meets the 404: one new session, the call sent again in it, and the
-        // two held calls lost with the old one (`TLWaitRetry` takes `lost`).
+        // The held calls' streams broke (or the new call meets the 404): one new session, the
+        // call sent in it, and the two held calls lost with the old one (`TLWaitRetry` takes
+        // `lost`).
         Step::Send(call(4, "add", r#"{"a":2,"b":3}"#), Wait::Id(4)),
         Step::Send(retry(5, 1, "ask", "one?"), Wait::Id(5)),
         Step::Send(retry(6, 2, "confirm", "two?"), Wait::Id(6)),
-        // A call held in the new session; the server restarts again and the retry's answer
-        // to the server's elicitation is what meets the 404 (`TLAnswered`).
+        // A call held in the new session; the server restarts again: its stream breaks (or,
+        // had the bridge not read that first, the retry's answer to the server's elicitation
+        // would meet the 404: `TLAnswered`); its retry gets `gone` either way.
         Step::Send(call(7, "ask", ask("three?")), Wait::Id(7)),
         Step::Restart,
         Step::Send(retry(8, 3, "ask", "three?"), Wait::Id(8)),
@@ -106,50 +110,105 @@ fn calls_held_in_a_lost_session_get_gone_and_one_new_session_serves_the_rest() {
             "{seen:?}"
         );
     }
-    // Two losses, each opened again once. The held calls' streams broke with the server
-    // (the transport's error for each is the model's `res(Call, false)`, which a held copy
-    // does not take: dropped and noted).
-    let lost = "the legacy server lost the session (HTTP 404): initialize again";
-    let broke = "agentpi bridge: the upstream answered `tools/call` with HTTP 0 and no JSON-RPC \
-                 response";
+    // Two losses, each opened again once. The held calls' streams break with the server: read
+    // as the loss (the process's `lost`), unless a 404 told it first (the server's death
+    // races the bridge's next request), so which of the two notes each loss is not pinned;
+    // either way no broken stream is an error of its own, and no answer is dropped.
     let report = report(&dir);
-    // Each held stream's break and each loss is noted once; a break and the next 404 race
-    // (the server's death against the bridge's next request), so the order is not pinned.
-    let count = |text: &str| {
-        let notes = report["transport"]["notes"].as_array().unwrap();
-        notes.iter().filter(|n| n.as_str() == Some(text)).count()
+    let notes = report["transport"]["notes"].as_array().unwrap();
+    let lost = |n: &&Value| {
+        let text = n.as_str().unwrap();
+        text.starts_with("the legacy server lost the session (")
+            && text.ends_with("): initialize again")
     };
-    assert_eq!((count(broke), count(lost)), (3, 2), "{report}");
-    assert_eq!(
-        report["transport"]["notes"].as_array().unwrap().len(),
-        5,
-        "{report}"
-    );
-    let dropped = |id: i64| format!("dropped the server's answer to {id}: not expected");
-    // The two held streams of the first session break together; which one the transport
-    // reads first is the scheduler's choice, so the notes are compared as a set.
-    let mut notes: Vec<String> = report["bridge"]["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap().to_owned())
-        .collect();
-    notes.sort();
-    assert_eq!(notes, [dropped(2), dropped(3), dropped(7)], "{report}");
+    assert_eq!(notes.iter().filter(lost).count(), 2, "{report}");
+    assert_eq!(notes.len(), 2, "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
-    // The legacy side: the Python SDK 1.x answers each 404 with a JSON-RPC error whose id is
-    // "server-error", a response to no request (J6, the server's fault, as in bridge_http.rs).
+    // The legacy side: the Python SDK 1.x answers a 404 (if the bridge met one before the
+    // break) with a JSON-RPC error whose id is "server-error", a response to no request (J6,
+    // the server's fault, as in bridge_http.rs); nothing else.
     let rules: Vec<&Value> = report["legacy"]["violations"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| &v["rule"])
         .collect();
-    assert_eq!(rules, [&json!("J6"), &json!("J6")], "{report}");
+    assert!(rules.len() <= 2, "{report}");
+    assert!(rules.iter().all(|r| **r == json!("J6")), "{report}");
     let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
     let inits = record.matches(r#"\"method\":\"initialize\""#).count();
     assert_eq!(inits, 3, "{record}");
     let sessions = report["legacy"]["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), 3, "{report}");
     assert_eq!(sessions[2]["violations"], json!([]), "{report}");
+}
+
+/// How many `initialize` requests the bridge's record of the legacy side holds so far.
+fn initializes(record: &Path) -> usize {
+    let text = std::fs::read_to_string(record).unwrap_or_default();
+    text.matches(r#"\"method\":\"initialize\""#).count()
+}
+
+/// A held call's stream breaks when the server restarts: the bridge reads that as the loss
+/// of the session at once (the model's `lost` in `TLWaitRetry`), without waiting for a 404,
+/// and opens a new session before the client sends anything more (waited for in the
+/// record). The retry then gets `gone` and the next call is served in the new session; the
+/// lost session is never posted to again (no 404 at all), and no answer is dropped.
+#[test]
+fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
+    let dir = scratch("bridge-lost-broken");
+    let record = dir.join("rec/legacy.jsonl");
+    let spawn = |port: u16| fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
+    let (server, port) = listening_on_any_port(spawn(0));
+    let mut server: Option<Server> = Some(server);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let discover = leak(format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
+        meta()
+    ));
+    let steps = [
+        Step::Send(discover, Wait::Id(1)),
+        Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
+        Step::Restart,
+        Step::Send(retry(3, 1, "ask", "one?"), Wait::Id(3)),
+        Step::Send(call(4, "add", r#"{"a":2,"b":3}"#), Wait::Id(4)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
+        drop(server.take());
+        server = Some(listening_on_any_port(spawn(port)).0);
+        // The bridge opens the new session on the break alone: nothing else tells it.
+        let started = Instant::now();
+        while initializes(&record) < 2 {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "no new session after the held call's stream broke: {}",
+                std::fs::read_to_string(&record).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    assert_eq!(status, Some(0), "{stderr}");
+    let held = &answer(&seen, 2)["result"];
+    assert_eq!(held["resultType"], json!("input_required"), "{seen:?}");
+    assert_eq!(
+        answer(&seen, 3)["error"]["message"],
+        json!(LOST),
+        "{seen:?}"
+    );
+    let sum = &answer(&seen, 4)["result"]["structuredContent"]["result"];
+    assert_eq!(sum, &json!(5), "{seen:?}");
+    let report = report(&dir);
+    let broke = "the legacy server lost the session (a held call's stream broke): initialize again";
+    assert_eq!(report["transport"]["notes"], json!([broke]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    let sessions = report["legacy"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{report}");
+    for session in sessions {
+        assert_eq!(session["violations"], json!([]), "{report}");
+    }
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(initializes(&record), 2, "{text}");
+    assert!(!text.contains(r#""status":404"#), "{text}");
 }

@@ -673,3 +673,36 @@ fn bundled_traces_exit_as_their_names_say() {
         );
     });
 }
+
+/// `monitor --drain SECONDS` takes a number of seconds from 0 to 86400: anything else is a
+/// clear error naming the value, exit status 2, before any server is started; a good value
+/// is taken (the server `true` ends at once, and the session with it).
+#[test]
+fn the_drain_must_be_a_number_of_seconds() {
+    let check = |value: &str, good: bool| {
+        let out = Command::new(agentpi())
+            .args(["monitor", &format!("--drain={value}"), "--", "true"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said = format!("`{value}` is not a number of seconds from 0 to 86400");
+        match good {
+            true => assert!(
+                !err.contains(&said) && out.status.code() != Some(2),
+                "{err}"
+            ),
+            false => {
+                assert_eq!(out.status.code(), Some(2), "--drain {value}: {err}");
+                assert!(err.contains(&said), "--drain {value}: {err}");
+                assert!(err.contains("--drain"), "--drain {value}: {err}");
+            }
+        }
+    };
+    for bad in ["abc", "", "-1", "86401", "inf", "NaN", "1e9", "2s"] {
+        check(bad, false);
+    }
+    for good in ["0", "0.5", "300", "86400"] {
+        check(good, true);
+    }
+}

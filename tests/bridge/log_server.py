@@ -1,0 +1,40 @@
+"""A modern MCP server written with the Python `mcp` SDK (2.x) whose tool logs during a call,
+for the listening bridge's routing of log messages by stream
+(crates/cli/tests/bridge_http_sessions.rs): `say` sends its text as two `notifications/message`
+log lines (on the call's own stream, as the 2026-07-28 era puts them, when the request's `_meta`
+carries `io.modelcontextprotocol/logLevel`), then answers with the text. It declares `logging`.
+
+python log_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp; PORT 0: any free one)
+python log_server.py              (stdio)
+"""
+import sys
+
+from mcp import types
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+
+mcp = MCPServer("agentpi-log-fixture")
+
+
+async def set_level(ctx, params: types.SetLevelRequestParams) -> dict:
+    """A legacy session's `logging/setLevel` (accepted): with a handler for it the server
+    declares `logging`, as a server that logs must (X6); a modern request opts in by `_meta`."""
+    return {}
+
+
+mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+
+
+@mcp.tool()
+async def say(text: str, ctx: Context) -> str:
+    """Logs `text` twice (info), then returns it."""
+    for n in (1, 2):
+        await ctx.info(f"{text} {n}")
+    return text
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--http":
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        mcp.run()
