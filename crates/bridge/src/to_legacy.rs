@@ -287,7 +287,9 @@ impl ToLegacy {
         }
     }
 
-    fn server_request(&mut self, id: Value, method: &str, message: &Value) {
+    /// `stream`: the bridge's call on whose response stream the request came (over
+    /// `--upstream`), which names the call it is for.
+    fn server_request(&mut self, id: Value, method: &str, message: &Value, stream: Option<&Value>) {
         if method == "ping" {
             // Answered by the bridge (in the mapping, not in the model).
             return self.send(To::Server, &wire::result(&id, json!({})));
@@ -299,10 +301,16 @@ impl ToLegacy {
             "sampling/createMessage" => Some(Kind::Sampling),
             _ => None,
         };
-        // The call it is for: the first held call whose copy takes it (a legacy request on
-        // stdio names no call; docs/bridge.md).
+        // The call it is for: the call on whose stream it came, else (a legacy request on
+        // stdio names no call; docs/bridge.md) the first held call whose copy takes it.
+        let named =
+            stream.and_then(|s| self.held.iter().position(|h| h.legacy.as_ref() == Some(s)));
+        let candidates = match named {
+            Some(k) => k..k + 1,
+            None => 0..self.held.len(),
+        };
         if let Some(kind) = asks {
-            for k in 0..self.held.len() {
+            for k in candidates {
                 let r = self.held[k].round();
                 let held = &mut self.held[k];
                 if held
@@ -333,6 +341,32 @@ impl ToLegacy {
             To::Server,
             &wire::error(&id, BRIDGE_ERROR, &format!("agentpi bridge: {text}")),
         );
+    }
+
+    /// A line from the legacy server; `stream`: the bridge's request on whose response stream
+    /// it came (over `--upstream`), if known.
+    fn server_line(&mut self, raw: &[u8], stream: Option<&Value>) {
+        self.sides.server.message(Dir::S2c, raw);
+        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
+            return self.note("a line from the server that is not JSON".into());
+        };
+        match wire::shape(&message) {
+            Shape::Response(id) => {
+                let id = id.clone();
+                self.server_response(&id, &message);
+            }
+            Shape::Request(id, method) => {
+                let (id, method) = (id.clone(), method.to_string());
+                self.server_request(id, &method, &message, stream);
+            }
+            // Progress, log messages, list changes: a modern client gets notifications only
+            // through `subscriptions/listen` or a request's own stream (not carried).
+            Shape::Notification(method) => {
+                let text = format!("`{method}` from the server is not carried");
+                self.note(text);
+            }
+            Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
+        }
     }
 
     // ---- A lost session (HTTP 404) ---------------------------------------------------------
@@ -638,27 +672,11 @@ impl Engine for ToLegacy {
     }
 
     fn server(&mut self, raw: &[u8]) {
-        self.sides.server.message(Dir::S2c, raw);
-        let Ok(message) = serde_json::from_slice::<Value>(raw) else {
-            return self.note("a line from the server that is not JSON".into());
-        };
-        match wire::shape(&message) {
-            Shape::Response(id) => {
-                let id = id.clone();
-                self.server_response(&id, &message);
-            }
-            Shape::Request(id, method) => {
-                let (id, method) = (id.clone(), method.to_string());
-                self.server_request(id, &method, &message);
-            }
-            // Progress, log messages, list changes: a modern client gets notifications only
-            // through `subscriptions/listen` or a request's own stream (not carried).
-            Shape::Notification(method) => {
-                let text = format!("`{method}` from the server is not carried");
-                self.note(text);
-            }
-            Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
-        }
+        self.server_line(raw, None);
+    }
+
+    fn server_on_stream(&mut self, raw: &[u8], request: &Value) {
+        self.server_line(raw, Some(request));
     }
 
     fn in_flight(&self) -> usize {

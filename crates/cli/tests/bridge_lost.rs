@@ -18,18 +18,18 @@ const LOST: &str = "agentpi bridge: the legacy server lost the session while thi
                     held (HTTP 404, or its stream broke): it cannot be resumed";
 
 /// `_meta` of a client that declared elicitation (so the bridge holds the call for it).
-fn meta() -> String {
+pub(crate) fn meta() -> String {
     META.replace(
         r#"clientCapabilities":{}"#,
         r#"clientCapabilities":{"elicitation":{}}"#,
     )
 }
 
-fn leak(s: String) -> &'static str {
+pub(crate) fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn call(id: i64, tool: &str, arguments: &str) -> &'static str {
+pub(crate) fn call(id: i64, tool: &str, arguments: &str) -> &'static str {
     let meta = meta();
     leak(format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments},{meta}}}}}"#
@@ -38,7 +38,7 @@ fn call(id: i64, tool: &str, arguments: &str) -> &'static str {
 
 /// The retry of the call held as `agentpi-bridge-held-{held}` (which asked `question`), with
 /// the user's answer.
-fn retry(id: i64, held: u32, tool: &str, question: &str) -> &'static str {
+pub(crate) fn retry(id: i64, held: u32, tool: &str, question: &str) -> &'static str {
     let meta = meta();
     let state = format!("agentpi-bridge-held-{held}");
     leak(format!(
@@ -46,7 +46,7 @@ fn retry(id: i64, held: u32, tool: &str, question: &str) -> &'static str {
     ))
 }
 
-fn answer(seen: &[Value], id: i64) -> &Value {
+pub(crate) fn answer(seen: &[Value], id: i64) -> &Value {
     let found = seen.iter().find(|m| m["id"] == json!(id));
     found.unwrap_or_else(|| panic!("no answer to {id}: {seen:?}"))
 }

@@ -2,6 +2,7 @@
 
 mod bridge;
 mod bridge_http;
+mod bridge_http_asks;
 mod bridge_http_sessions;
 mod bridge_legacy;
 mod bridge_lost;
