@@ -1,35 +1,43 @@
-//! The transport's notes (what a listening bridge or its upstream dropped or refused, for the
-//! report), bounded: a listening bridge runs until it is stopped, and whoever reaches its port
-//! could make it note something with each request, so only the first `CAP` are kept and the
-//! rest counted.
+//! Notes for the report (what the bridge or its transport dropped or refused), bounded: a
+//! listening bridge runs until it is stopped, and whoever reaches its port could make it note
+//! something with each request, so only the first `CAP` are kept, then one last note counts
+//! the rest.
 
 /// How many notes are kept.
 pub const CAP: usize = 1000;
 
 #[derive(Default)]
 pub struct Notes {
+    /// The first `CAP` notes, then the count of the others (kept up to date).
     kept: Vec<String>,
     dropped: usize,
 }
 
 impl Notes {
     pub fn push(&mut self, text: String) {
-        match self.kept.len() < CAP {
-            true => self.kept.push(text),
-            false => self.dropped += 1,
+        if self.kept.len() < CAP {
+            return self.kept.push(text);
+        }
+        self.dropped += 1;
+        let count = format!(
+            "{} more note(s) not kept (the first {CAP} are)",
+            self.dropped
+        );
+        match self.dropped {
+            1 => self.kept.push(count),
+            _ => self.kept[CAP] = count,
         }
     }
 
-    /// The notes kept, in order, then how many were not, if any; emptied.
+    /// The notes kept, in order, then how many were not, if any.
+    pub fn all(&self) -> &[String] {
+        &self.kept
+    }
+
+    /// `all`, emptied.
     pub fn take(&mut self) -> Vec<String> {
-        let mut out = std::mem::take(&mut self.kept);
-        let dropped = std::mem::take(&mut self.dropped);
-        if dropped > 0 {
-            out.push(format!(
-                "{dropped} more note(s) not kept (the first {CAP} are)"
-            ));
-        }
-        out
+        self.dropped = 0;
+        std::mem::take(&mut self.kept)
     }
 }
 
@@ -45,11 +53,11 @@ mod tests {
             for k in 0..pushed {
                 notes.push(format!("note {k}"));
             }
-            let got = notes.take();
             assert_eq!(
-                got.len(),
+                notes.all().len(),
                 pushed.min(CAP) + usize::from(want_last.is_some())
             );
+            let got = notes.take();
             assert_eq!(
                 got.first().cloned(),
                 (pushed > 0).then(|| "note 0".to_string())

@@ -2,6 +2,7 @@
 //! directions: a message the bridge writes is fed to its side's monitor and queued, in order.
 
 use crate::engine::{To, Written};
+use crate::notes::Notes;
 use crate::side::Side;
 use agentpi_monitor::Dir;
 use serde_json::{Value, json};
@@ -13,8 +14,8 @@ pub struct Sides {
     pub server: Side,
     /// What to write, in order, each with the client's request it is part of (if told).
     out: Vec<(To, Option<Value>, Vec<u8>)>,
-    /// What the bridge dropped and why (for the report).
-    notes: Vec<String>,
+    /// What the bridge dropped and why (for the report), bounded.
+    notes: Notes,
     next_id: u64,
 }
 
@@ -24,7 +25,7 @@ impl Sides {
             client,
             server,
             out: Vec::new(),
-            notes: Vec::new(),
+            notes: Notes::default(),
             next_id: 0,
         }
     }
@@ -72,6 +73,6 @@ impl Sides {
     }
 
     pub fn notes(&self) -> &[String] {
-        &self.notes
+        self.notes.all()
     }
 }
