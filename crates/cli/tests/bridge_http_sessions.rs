@@ -100,6 +100,13 @@ fn a_listening_bridge_caps_its_legacy_sessions() {
         notes[0].as_str().unwrap().contains("too many sessions"),
         "{report}"
     );
+    // Offline too: three sessions, none with a request left open.
+    let (clean, text) = crate::bridge_run::trace_check(&dir.join("rec/legacy.jsonl"));
+    assert!(clean, "{text}");
+    assert!(
+        text.contains(": 3 sessions, 6 messages, 0 violations, 0 open requests"),
+        "{text}"
+    );
 }
 
 /// `--session-idle 0.05`: a session with no stream open for longer is ended before the next
