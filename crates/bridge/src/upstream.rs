@@ -441,11 +441,14 @@ impl Upstream {
             return false;
         };
         let known = sent.session.is_some() && self.init.is_some();
-        if self.era != Era::Legacy || sent.answered || sent.id.is_none() || !known {
+        // A re-opening of the transport's own (a 404 outside the model) is not the process's:
+        // what the process would write for it waits for that one, as after such a 404.
+        let own = self.reopening.as_ref().is_some_and(|r| r.own);
+        if self.era != Era::Legacy || sent.answered || sent.id.is_none() || !known || own {
             return false;
         }
         let new = sent.session == self.session;
-        if !bridge.stream_broken(&sent.raw.clone(), new) {
+        if !bridge.stream_broken(&sent.raw, new) {
             return false;
         }
         self.sent.remove(&exchange);
