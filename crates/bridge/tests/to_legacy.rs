@@ -3,7 +3,8 @@
 //! crates/cli/tests/bridge_legacy.rs; these pin what they cannot reach: the K-round bound, a
 //! request that declared no elicitation, a refused session, a retry whose `requestState` names
 //! nothing, a cancel, the server's `roots/list` between calls and its `ping`, a request
-//! without the modern version, and the timeout.
+//! without the modern version, the timeout, and a broken stream (a held call's: the loss of
+//! the session; a call only sent: not).
 
 use agentpi_bridge::engine::{Engine, To};
 use agentpi_bridge::model::model;
@@ -13,7 +14,8 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// A line from the client (`c`) or the server (`s`), `t` the timeout's tick, `x` the
-/// server's end (the model's `down`), or what the
+/// server's end (the model's `down`), `b` the broken stream of the bridge's request (a line
+/// with its id) in the session in use (`o`: in a session already known lost), or what the
 /// bridge must have written since the last step (`C` to the client, `S` to the server, a
 /// piece of a line; an empty piece: nothing; `C1`, `S1`: exactly one line, with the piece).
 type Step = (&'static str, &'static str);
@@ -28,6 +30,10 @@ const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","
 const CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":7}}}"#;
 const BARE_CALL: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 const BARE_CALL_9: &str = r#"{"jsonrpc":"2.0","id":"c9","method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// The answer to the bridge's second `initialize` (id 3: after the first and the call).
+const REINITIALIZED: &str = r#"{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"1"}}}"#;
+/// The bridge's first call in the legacy session, as far as its broken stream tells.
+const SENT_CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call"}"#;
 const ELICIT_A: &str =
     r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"name?"}}"#;
 const ELICIT_B: &str =
@@ -38,6 +44,64 @@ const RETRY_1: &str = r#"{"jsonrpc":"2.0","id":"c2","method":"tools/call","param
 const RETRY_2: &str = r#"{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"ask","inputResponses":{"agentpi-bridge-held-2":{"action":"accept","content":{}}},"requestState":"agentpi-bridge-held-2","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
 
 const CASES: &[Case] = &[
+    // The stream of a call held for its retry breaks (the legacy server restarts): the
+    // model's `lost` in `TLWaitRetry`. A new session is opened at once (`TLReopen`), and the
+    // retry gets `gone` (`TLLost`), nothing sent to the server for it.
+    Case {
+        name: "held-stream-broken",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("S1", r#""id":2,"method":"tools/call""#),
+            ("s", ELICIT_A),
+            ("C", r#""resultType":"input_required""#),
+            ("b", SENT_CALL),
+            ("S1", r#""id":3,"method":"initialize""#),
+            ("C", ""),
+            ("s", REINITIALIZED),
+            ("S1", r#""method":"notifications/initialized""#),
+            ("c", RETRY_1),
+            ("C1", r#""id":"c2","error""#),
+            ("C", "its stream broke"),
+            ("S", ""),
+            // A second break of the same loss (another stream of the lost session) finds
+            // the call lost already: nothing more.
+            ("o", SENT_CALL),
+            ("S", ""),
+            ("C", ""),
+        ],
+    },
+    // A retry that comes while the lost call's session is opened again waits for it (the
+    // model's `TLReopen ; TLLost`), then gets `gone`.
+    Case {
+        name: "retry-during-reopening",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("s", ELICIT_A),
+            ("b", SENT_CALL),
+            ("S1", r#""method":"initialize""#),
+            ("c", RETRY_1),
+            ("C", ""),
+            ("S", ""),
+            ("s", REINITIALIZED),
+            ("S1", r#""method":"notifications/initialized""#),
+            ("C1", r#""id":"c2","error""#),
+        ],
+    },
+    // The stream of a call only sent breaks: it may have run, so it is not sent again and no
+    // session is opened; its broken stream stays its error (the transport's).
+    Case {
+        name: "sent-stream-broken",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", BARE_CALL_9),
+            ("S1", r#""id":2,"method":"tools/call""#),
+            ("b", SENT_CALL),
+            ("S", ""),
+            ("C", ""),
+        ],
+    },
     // The server goes away with a call held for its retry and one in flight: the one in
     // flight gets `gone` (an error naming the exit), the held one nothing now (`TLGone`
     // would give its retry `gone`); nothing is written to the server.
@@ -307,6 +371,9 @@ fn check(case: &Case) {
             "s" => bridge.server(text.as_bytes()),
             "t" => bridge.tick(Instant::now() + Duration::from_secs(1)),
             "x" => bridge.server_gone("exited (status 3)"),
+            "b" | "o" => {
+                bridge.stream_broken(text.as_bytes(), *who == "b");
+            }
             to => {
                 let one = to.ends_with('1');
                 let to = if to.starts_with('C') {
