@@ -1,0 +1,76 @@
+//! `PerSession` without processes: two legacy client sessions share one modern server, and a
+//! server's log line (a notification with no progress token, not a list change) goes to the
+//! session whose call's stream it came on (`--upstream`, `Engine::server_on_stream`), with
+//! that call; without a stream to tell (stdio), to the oldest session. The real peers are in
+//! crates/cli/tests/bridge_http_sessions.rs.
+
+use agentpi_bridge::engine::{Engine, To, Written};
+use agentpi_bridge::model::model;
+use agentpi_bridge::per_session::PerSession;
+use agentpi_bridge::side::Side;
+use serde_json::{Value, json};
+use std::time::Instant;
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const CALL: &str =
+    r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"say","arguments":{}}}"#;
+const LOG: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
+
+/// The server's answer to the bridge's `server/discover` of id `id`.
+fn discovered(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete",
+        "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}, "logging": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "srv", "version": "9"}}}})
+    .to_string()
+}
+
+/// What the bridge wrote to the server since the last time: each request's id and method.
+fn to_server(written: &[Written]) -> Vec<(Value, String)> {
+    let sent = written.iter().filter(|w| w.to == To::Server);
+    let parsed = sent.map(|w| serde_json::from_slice::<Value>(&w.bytes).unwrap());
+    let request = |m: Value| Some((m.get("id")?.clone(), m["method"].as_str()?.to_string()));
+    parsed.filter_map(request).collect()
+}
+
+/// A session `name` opened (its `initialize` answered from the server's discover) and a call
+/// of it sent: the bridge's id of that call.
+fn session_with_call(bridge: &mut PerSession, name: &str) -> Value {
+    bridge.session_client(name, INIT.as_bytes());
+    let sent = to_server(&bridge.take_routed());
+    let (discover, _) = sent.iter().find(|(_, m)| m == "server/discover").unwrap();
+    bridge.server(discovered(discover).as_bytes());
+    bridge.session_client(name, INITIALIZED.as_bytes());
+    bridge.session_client(name, CALL.as_bytes());
+    let sent = to_server(&bridge.take_routed());
+    let (call, _) = sent.iter().find(|(_, m)| m == "tools/call").unwrap();
+    call.clone()
+}
+
+/// Where a log line of the server went: each client line's session and call.
+fn log_went(written: &[Written]) -> Vec<(Option<String>, Option<Value>)> {
+    let to_client = written.iter().filter(|w| w.to == To::Client);
+    let logs = to_client.filter(|w| w.bytes == LOG.as_bytes());
+    logs.map(|w| (w.session.clone(), w.call.clone())).collect()
+}
+
+#[test]
+fn a_log_line_goes_to_the_session_of_its_stream() {
+    let model = model().unwrap();
+    let now = Instant::now();
+    let legacy = Side::new("legacy", None, now).unwrap();
+    let modern = Side::new("modern", None, now).unwrap();
+    let mut bridge = PerSession::new(model, legacy, modern);
+    let _older = session_with_call(&mut bridge, "A");
+    let newer = session_with_call(&mut bridge, "B");
+    // On the stream of B's call: B's, with the call (its stream on the listening side).
+    bridge.server_on_stream(LOG.as_bytes(), &newer);
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, [(Some("B".to_string()), Some(json!(5)))]);
+    // No stream to tell (stdio): the oldest session's, with no call.
+    bridge.server(LOG.as_bytes());
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, [(Some("A".to_string()), None)]);
+    assert_eq!(bridge.notes(), [] as [String; 0]);
+}
