@@ -6,11 +6,11 @@
 //! `gone` when its retry comes (`TLLost`).
 
 use crate::bridge_http::{META, PATIENCE, Step, Wait, bridge_to, drive, fastmcp1, report};
-use crate::monitor::scratch;
-use crate::support::{Server, listening_on_any_port};
+use crate::monitor::{peer, scratch};
+use crate::support::{Server, listening_on_any_port, repo};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What the modern client is told of a call lost with its session.
@@ -211,4 +211,50 @@ fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
     let text = std::fs::read_to_string(&record).unwrap();
     assert_eq!(initializes(&record), 2, "{text}");
     assert!(!text.contains(r#""status":404"#), "{text}");
+}
+
+/// A held call's stream that ends normally, without its answer (a server that keeps its
+/// events ends it for the client to resume, the 2025-11-25 polling), is not the loss of the
+/// session: no new session, the next call answered in the same one. (The bridge does not
+/// resume the stream: the call stays held, and the end is the error the held copy does not
+/// take, noted; docs/bridge.md, "Not built yet".)
+#[test]
+fn a_held_calls_stream_that_ends_normally_is_no_loss() {
+    let dir = scratch("bridge-lost-ended");
+    let mut polling = Command::new(peer(".venv-mcp1/bin/python"));
+    polling
+        .arg(repo().join("tests/bridge/polling_server.py"))
+        .arg("0");
+    let (_server, port) = listening_on_any_port(polling.stderr(Stdio::null()).spawn().unwrap());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let discover = leak(format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
+        meta()
+    ));
+    let steps = [
+        Step::Send(discover, Wait::Id(1)),
+        Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
+        Step::Send(call(3, "end_ask", "{}"), Wait::Id(3)),
+        Step::Send(call(4, "add", r#"{"a":2,"b":3}"#), Wait::Id(4)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {});
+    assert_eq!(status, Some(0), "{stderr}");
+    let held = &answer(&seen, 2)["result"];
+    assert_eq!(held["resultType"], json!("input_required"), "{seen:?}");
+    let ended = &answer(&seen, 3)["result"]["content"][0]["text"];
+    assert_eq!(ended, &json!("ended 1"), "{seen:?}");
+    let sum = &answer(&seen, 4)["result"]["structuredContent"]["result"];
+    assert_eq!(sum, &json!(5), "{seen:?}");
+    let report = report(&dir);
+    let transport = report["transport"]["notes"].as_array().unwrap();
+    let no_answer = "agentpi bridge: the upstream answered `tools/call` with HTTP 200 and no \
+                     JSON-RPC response";
+    assert_eq!(transport, &[json!(no_answer)], "{report}");
+    // The held copy takes no answer (it waits for the retry): the end's error is dropped.
+    let dropped = "dropped the server's answer to 2: not expected";
+    assert_eq!(report["bridge"]["notes"], json!([dropped]), "{report}");
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    // One session: the end was no loss.
+    assert_eq!(initializes(&dir.join("rec/legacy.jsonl")), 1, "{report}");
 }
