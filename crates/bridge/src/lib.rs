@@ -10,7 +10,8 @@
 //! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `notes`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`; `to_modern`,
+//! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`, `subscriptions`;
+//! `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
 //! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
 
@@ -32,6 +33,7 @@ pub mod serve_http;
 pub mod sessions;
 pub mod side;
 pub mod sides;
+pub mod subscriptions;
 pub mod to_legacy;
 pub mod to_modern;
 pub mod undeclared;

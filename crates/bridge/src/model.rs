@@ -15,6 +15,8 @@ const ROOTS: &str = "
 system RunToModern = ToModern
 system RunPong = Pong
 system RunToLegacy = ToLegacy(false, full)
+system RunLists = TMLists
+system RunWatch = TMRes
 ";
 
 /// The systems whose checks guard `--to modern`: the bridged session (with a conforming
@@ -24,6 +26,8 @@ pub const TO_MODERN_SYSTEMS: &[&str] = &[
     "LegacyBridged",
     "LegacyCrashBridged",
     "LegacyRudeBridged",
+    "SubBridged",
+    "SubCrossBridged",
     "LogBridged",
     "TaskBridged",
 ];

@@ -29,6 +29,14 @@ pub enum Kind {
     Task,
     Initialized,
     Log,
+    /// `resources/subscribe`, `resources/unsubscribe` (legacy).
+    Subscribe,
+    Unsubscribe,
+    /// `subscriptions/listen`: for a resource (true) or for the list changes.
+    Listen(bool),
+    /// `notifications/resources/updated`, a `notifications/*/list_changed`.
+    Updated,
+    Changed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +56,10 @@ pub enum Msg {
     Down,
     /// HTTP 404 for a message of the call: the legacy server lost the session.
     Lost(i64),
+    /// `notifications/subscriptions/acknowledged` for a listen.
+    Ack(i64),
+    /// A notification on a listen's stream.
+    Sub(i64, Kind),
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -56,6 +68,11 @@ pub const CALL: i64 = 1;
 pub const PING: i64 = 2;
 pub const LEVEL: i64 = 3;
 pub const DISC: i64 = 0;
+/// The subscription part's ids (`Sub`, `Unsub`, `Lists`, `Watch`).
+pub const SUB: i64 = 2;
+pub const UNSUB: i64 = 3;
+pub const LISTS: i64 = 2;
+pub const WATCH: i64 = 3;
 
 fn ctor(program: &Program, ty: &str, name: &str, payload: Vec<Value>) -> Value {
     let e = program
@@ -122,6 +139,11 @@ impl Kind {
             Kind::Task => plain("task"),
             Kind::Initialized => plain("initialized"),
             Kind::Log => plain("log"),
+            Kind::Subscribe => plain("subscribe"),
+            Kind::Unsubscribe => plain("unsubscribe"),
+            Kind::Listen(b) => ctor(p, "Kind", "listen", vec![Value::Bool(b)]),
+            Kind::Updated => plain("updated"),
+            Kind::Changed => plain("changed"),
         }
     }
 
@@ -139,6 +161,11 @@ impl Kind {
             "task" => Kind::Task,
             "initialized" => Kind::Initialized,
             "log" => Kind::Log,
+            "subscribe" => Kind::Subscribe,
+            "unsubscribe" => Kind::Unsubscribe,
+            "listen" => Kind::Listen(payload.first()?.as_bool()?),
+            "updated" => Kind::Updated,
+            "changed" => Kind::Changed,
             _ => return None,
         })
     }
@@ -160,6 +187,8 @@ impl Msg {
             Msg::Gone(i) => msg("gone", vec![Value::Int(i)]),
             Msg::Down => msg("down", Vec::new()),
             Msg::Lost(i) => msg("lost", vec![Value::Int(i)]),
+            Msg::Ack(i) => msg("ack", vec![Value::Int(i)]),
+            Msg::Sub(i, k) => msg("sub", vec![Value::Int(i), k.value(p)]),
         }
     }
 
@@ -182,6 +211,8 @@ impl Msg {
             "gone" => Msg::Gone(int(0)?),
             "down" => Msg::Down,
             "lost" => Msg::Lost(int(0)?),
+            "ack" => Msg::Ack(int(0)?),
+            "sub" => Msg::Sub(int(0)?, Kind::of(p, a.get(1)?)?),
             _ => return None,
         })
     }

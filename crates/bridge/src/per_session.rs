@@ -8,10 +8,11 @@
 //! stateless wire on which every id is the bridge's own, unique across sessions (the sides,
 //! and with them the id counter, are lent to the session's process for each step). A
 //! server's answer goes to the session that sent its request; a notification on the stream
-//! of a request (over `--upstream`, where each request has its own) or naming a request's
-//! progress token to the session of that request; a list change (which names no request: the
-//! server's lists changed for every client) to every session; any other notification (over
-//! stdio nothing tells whose call a log line is) to the oldest session.
+//! of a request (over `--upstream`, where each request has its own), naming a request's
+//! progress token, or naming a `subscriptions/listen` (its `subscriptionId`) to the session
+//! of that request; a list change outside any listen (which names no request: the server's
+//! lists changed for every client) to every session; any other notification (over stdio
+//! nothing tells whose call a log line is) to the oldest session.
 
 use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
@@ -114,6 +115,10 @@ impl PerSession {
             }
             return Some(session);
         }
+        // A listen's notification is the session's that opened the listen.
+        if let Some((session, _)) = subscription(message).and_then(|l| self.owners.get(&l)) {
+            return Some(session.clone());
+        }
         let token = message
             .pointer("/params/progressToken")
             .map(Value::to_string);
@@ -146,9 +151,18 @@ impl PerSession {
     }
 }
 
-/// A server's `notifications/{tools,prompts,resources}/list_changed`: about the server's
-/// lists, the same for every client, so no one session's.
+/// The id (as text) of the listen a server's notification names, if any.
+fn subscription(message: &Value) -> Option<String> {
+    let at = "/params/_meta/io.modelcontextprotocol~1subscriptionId";
+    message.pointer(at).map(Value::to_string)
+}
+
+/// A server's `notifications/{tools,prompts,resources}/list_changed` outside any listen:
+/// about the server's lists, the same for every client, so no one session's.
 fn list_change(message: &Value) -> bool {
+    if subscription(message).is_some() {
+        return false;
+    }
     let method = message.get("method").and_then(Value::as_str);
     let changed =
         ["tools", "prompts", "resources"].map(|l| format!("notifications/{l}/list_changed"));

@@ -13,6 +13,7 @@ use crate::model::Model;
 use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg, PING};
 use crate::side::Side;
 use crate::sides::Sides;
+use crate::subscriptions::Subscriptions;
 use crate::undeclared;
 use crate::wire::{self, Declared, Shape};
 use agentpi_ir::core::ChanId;
@@ -21,9 +22,7 @@ use serde_json::{Value, json};
 
 pub use crate::engine::To;
 
-/// The JSON-RPC error code of the bridge's own errors (a message no transition takes, a
-/// server that went away, a request the model refuses).
-pub const BRIDGE_ERROR: i64 = -32603;
+pub use crate::wire::BRIDGE_ERROR;
 
 pub struct ToModern {
     model: &'static Model,
@@ -43,6 +42,8 @@ pub struct ToModern {
     gone_text: String,
     /// The legacy client's side and the modern server's.
     sides: Sides,
+    /// `resources/subscribe` and list changes through `subscriptions/listen` (`TMSubs`).
+    subs: Subscriptions,
 }
 
 impl ToModern {
@@ -60,6 +61,7 @@ impl ToModern {
             withdrawn: Vec::new(),
             gone_text: String::new(),
             sides: Sides::new(legacy, modern),
+            subs: Subscriptions::new(model),
         })
     }
 
@@ -151,6 +153,11 @@ impl ToModern {
                 Ok(()) => self.pump_pong(&id),
                 Err(why) => self.refuse(&id, method, why),
             },
+            "resources/subscribe" | "resources/unsubscribe" if self.subs.started() => {
+                if !self.subs.client_request(&id, method, &params, &mut self.sides) {
+                    self.refuse(&id, method, Refusal::NoInput);
+                }
+            }
             _ => {
                 let kind = wire::kind_of(method, &params);
                 let mut machine = self.session.clone();
@@ -189,6 +196,9 @@ impl ToModern {
                     .is_err()
                 {
                     self.note("dropped a notifications/initialized out of place".into());
+                } else {
+                    let discover = self.discover.as_ref();
+                    self.subs.start(discover, &self.declared, &mut self.sides);
                 }
             }
             "notifications/cancelled" => {
@@ -249,13 +259,21 @@ impl ToModern {
             return self.note("a line from the server that is not JSON".into());
         };
         match wire::shape(&message) {
+            Shape::Response(id) if self.subs.server_response(id, &message, &mut self.sides) => {}
             Shape::Response(id) => {
                 let id = id.clone();
                 self.server_response(&id, message);
             }
+            // A server ends a listen with `notifications/cancelled` (or a final result).
             Shape::Notification("notifications/cancelled") => {
-                self.note("a notifications/cancelled from the server (no listen)".into());
+                let of = message.pointer("/params/requestId").unwrap_or(&Value::Null);
+                let ended = json!({"error": {"code": BRIDGE_ERROR, "message": "cancelled"}});
+                if !self.subs.server_response(of, &ended, &mut self.sides) {
+                    self.note("a notifications/cancelled from the server (no listen)".into());
+                }
             }
+            Shape::Notification(method)
+                if self.subs.server_notification(method, &message, &mut self.sides) => {}
             // Progress, log messages, list changes: relayed as they are (outside the model;
             // the progress token is the client's own, kept in `_meta` of every retry).
             // A progress goes with the call whose token it names (over HTTP, on its stream),
@@ -572,6 +590,7 @@ impl ToModern {
             }
             k += usize::from(self.calls.len() == before);
         }
+        self.subs.gone(&self.gone_text, &mut self.sides);
         if let Some((id, _)) = self.init.take() {
             self.note("the server's end is no transition of the session".into());
             self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));

@@ -6,6 +6,9 @@
 use crate::msg::{Caps, Kind};
 use serde_json::{Map, Value, json};
 
+/// The JSON-RPC error code of the bridge's own errors (a message no transition takes, a
+/// server that went away, a request the model refuses).
+pub const BRIDGE_ERROR: i64 = -32603;
 /// The modern protocol version the bridge speaks to its server.
 pub const MODERN: &str = "2026-07-28";
 /// The legacy versions the bridge answers `initialize` with: the client's own when listed
@@ -121,20 +124,12 @@ pub fn initialize_result(discover: &Value, version: &str) -> Value {
     out
 }
 
-/// The server's capabilities less what the bridge does not carry: `resources.subscribe` and
-/// the `listChanged` flags, which a modern server serves through `subscriptions/listen`
-/// (docs/bridge.md, not built): a legacy client is not told of what would never come.
+/// The server's capabilities as the legacy client is told them: all it declared. A modern
+/// server's `resources.subscribe` and `listChanged` flags say that its `subscriptions/listen`
+/// serves them (2026-07-28), and the bridge carries them through it (`subscriptions`): a
+/// legacy client is told of them exactly when the server offers them.
 pub fn carried(capabilities: Option<&Value>) -> Value {
-    let mut out = capabilities.cloned().unwrap_or_else(|| json!({}));
-    if let Some(object) = out.as_object_mut() {
-        for capability in object.values_mut() {
-            if let Some(flags) = capability.as_object_mut() {
-                flags.remove("subscribe");
-                flags.remove("listChanged");
-            }
-        }
-    }
-    out
+    capabilities.cloned().unwrap_or_else(|| json!({}))
 }
 
 /// Whether a `server/discover` result offers the modern version the bridge speaks.
