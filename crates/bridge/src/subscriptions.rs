@@ -9,10 +9,10 @@
 //! the listen's `subscriptionId`. Each resource has its own copy of `TMRes` (the model's one
 //! resource), as each call has its own copy of the per-call part.
 
+use crate::engine::To;
 use crate::machine::Machine;
 use crate::model::Model;
 use crate::msg::{Kind, LISTS, Msg, SUB, UNSUB, WATCH};
-use crate::engine::To;
 use crate::sides::Sides;
 use crate::wire::{self, BRIDGE_ERROR, Declared};
 use serde_json::{Map, Value, json};
@@ -22,7 +22,11 @@ const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The list-changed notifications and the key of each in a listen's `notifications` filter,
 /// with the capability whose `listChanged` offers it.
 const LISTS_OF: [(&str, &str, &str); 3] = [
-    ("notifications/tools/list_changed", "toolsListChanged", "tools"),
+    (
+        "notifications/tools/list_changed",
+        "toolsListChanged",
+        "tools",
+    ),
     (
         "notifications/prompts/list_changed",
         "promptsListChanged",
@@ -166,10 +170,19 @@ impl Subscriptions {
     pub fn server_response(&mut self, id: &Value, message: &Value, sides: &mut Sides) -> bool {
         let ok = message.get("result").is_some();
         if let Some(lists) = self.lists.as_mut().filter(|l| l.id.as_ref() == Some(id)) {
-            if lists.machine.input(self.model.ms2c, Msg::Res(LISTS, ok)).is_err() {
-                sides.note("the server ended the list-changes listen: list changes are no longer carried".into());
+            if lists
+                .machine
+                .input(self.model.ms2c, Msg::Res(LISTS, ok))
+                .is_err()
+            {
+                sides.note(
+                    "the server ended the list-changes listen: list changes are no longer carried"
+                        .into(),
+                );
             } else {
-                sides.note(format!("the server refused the list-changes listen: {message}"));
+                sides.note(format!(
+                    "the server refused the list-changes listen: {message}"
+                ));
             }
             self.lists = None;
             return true;
@@ -179,7 +192,12 @@ impl Subscriptions {
         };
         let current = self.watches[k].listen.as_ref() == Some(id);
         let ms2c = self.model.ms2c;
-        if current && self.watches[k].machine.input(ms2c, Msg::Res(WATCH, ok)).is_ok() {
+        if current
+            && self.watches[k]
+                .machine
+                .input(ms2c, Msg::Res(WATCH, ok))
+                .is_ok()
+        {
             // Refused before its acknowledgement: the subscribe gets the server's error.
             self.watches[k].listen = None;
             self.watches[k].refusal = message.get("error").cloned();
@@ -198,8 +216,16 @@ impl Subscriptions {
 
     /// A notification of the server: true when it names a listen of the bridge
     /// (`subscriptionId`) or is an update, which is relayed only for a subscribed resource.
-    pub fn server_notification(&mut self, method: &str, message: &Value, sides: &mut Sides) -> bool {
-        let Some(of) = message.pointer(&format!("/params/_meta/{}", SUBSCRIPTION_ID.replace('/', "~1"))) else {
+    pub fn server_notification(
+        &mut self,
+        method: &str,
+        message: &Value,
+        sides: &mut Sides,
+    ) -> bool {
+        let Some(of) = message.pointer(&format!(
+            "/params/_meta/{}",
+            SUBSCRIPTION_ID.replace('/', "~1")
+        )) else {
             return method == UPDATED && self.unmarked_update(message, sides);
         };
         let ms2c = self.model.ms2c;
@@ -209,34 +235,46 @@ impl Subscriptions {
                 (true, _) => Msg::Ack(LISTS),
                 (false, true) => Msg::Sub(LISTS, Kind::Changed),
                 (false, false) => {
-                    sides.note(format!("dropped `{method}` on the list-changes listen: not asked for"));
+                    sides.note(format!(
+                        "dropped `{method}` on the list-changes listen: not asked for"
+                    ));
                     return true;
                 }
             };
             match lists.machine.input(ms2c, msg) {
                 Ok(()) => self.relay_lists(message, sides),
-                Err(_) => sides.note(format!("dropped `{method}` of the list-changes listen: not expected")),
+                Err(_) => sides.note(format!(
+                    "dropped `{method}` of the list-changes listen: not expected"
+                )),
             }
             return true;
         }
         let Some(k) = self.watches.iter().position(|w| w.owns(of)) else {
-            sides.note(format!("dropped `{method}` of a listen the bridge has not open"));
+            sides.note(format!(
+                "dropped `{method}` of a listen the bridge has not open"
+            ));
             return true;
         };
         let uri = self.watches[k].uri.clone();
         let msg = match (acked, method == UPDATED) {
             (true, _) if self.watches[k].listen.as_ref() == Some(of) => Msg::Ack(WATCH),
-            (false, true) if message.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str()) => {
+            (false, true)
+                if message.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str()) =>
+            {
                 Msg::Sub(WATCH, Kind::Updated)
             }
             _ => {
-                sides.note(format!("dropped `{method}` on the listen of {uri}: not asked for"));
+                sides.note(format!(
+                    "dropped `{method}` on the listen of {uri}: not asked for"
+                ));
                 return true;
             }
         };
         match self.watches[k].machine.input(ms2c, msg) {
             Ok(()) => self.step_watch(k, Some(message), sides),
-            Err(_) => sides.note(format!("dropped `{method}` on the listen of {uri}: not expected")),
+            Err(_) => sides.note(format!(
+                "dropped `{method}` on the listen of {uri}: not expected"
+            )),
         }
         true
     }
@@ -245,10 +283,16 @@ impl Subscriptions {
     /// relayed only for a resource whose subscription stands, as if on its listen.
     fn unmarked_update(&mut self, message: &Value, sides: &mut Sides) -> bool {
         let uri = message.pointer("/params/uri").and_then(Value::as_str);
-        let at = self.watches.iter().position(|w| Some(w.uri.as_str()) == uri);
+        let at = self
+            .watches
+            .iter()
+            .position(|w| Some(w.uri.as_str()) == uri);
         let taken = at.is_some_and(|k| {
             let ms2c = self.model.ms2c;
-            self.watches[k].machine.input(ms2c, Msg::Sub(WATCH, Kind::Updated)).is_ok()
+            self.watches[k]
+                .machine
+                .input(ms2c, Msg::Sub(WATCH, Kind::Updated))
+                .is_ok()
         });
         match (at, taken) {
             (Some(k), true) => self.step_watch(k, Some(message), sides),
@@ -371,7 +415,10 @@ fn offered(capabilities: Option<&Value>, capability: &str, flag: &str) -> bool {
 /// Writes `subscriptions/listen` for `filter`, with the session's `_meta`.
 fn listen(id: &Value, filter: Value, declared: &Declared, sides: &mut Sides) {
     let params = declared.params(Some(&json!({ "notifications": filter })));
-    sides.send(To::Server, &wire::request(id, "subscriptions/listen", params));
+    sides.send(
+        To::Server,
+        &wire::request(id, "subscriptions/listen", params),
+    );
 }
 
 /// A listen's notification as the legacy client gets it: without the `subscriptionId`,

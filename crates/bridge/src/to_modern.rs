@@ -154,7 +154,10 @@ impl ToModern {
                 Err(why) => self.refuse(&id, method, why),
             },
             "resources/subscribe" | "resources/unsubscribe" if self.subs.started() => {
-                if !self.subs.client_request(&id, method, &params, &mut self.sides) {
+                if !self
+                    .subs
+                    .client_request(&id, method, &params, &mut self.sides)
+                {
                     self.refuse(&id, method, Refusal::NoInput);
                 }
             }
@@ -273,7 +276,9 @@ impl ToModern {
                 }
             }
             Shape::Notification(method)
-                if self.subs.server_notification(method, &message, &mut self.sides) => {}
+                if self
+                    .subs
+                    .server_notification(method, &message, &mut self.sides) => {}
             // Progress, log messages, list changes: relayed as they are (outside the model;
             // the progress token is the client's own, kept in `_meta` of every retry).
             // A progress goes with the call whose token it names (over HTTP, on its stream),

@@ -9,6 +9,7 @@ mod bridge_lost;
 mod bridge_rmcp;
 mod bridge_run;
 mod bridge_stdio;
+mod bridge_subscriptions;
 mod cases;
 mod commands;
 mod compare;

@@ -1,0 +1,284 @@
+//! `resources/subscribe` and list changes through `subscriptions/listen` (`agentpi bridge
+//! --to modern`, docs/bridge.md "Subscriptions"). The model's part: seen by the legacy
+//! client it refines a legacy server's subscriptions (traces, failures, failures-
+//! divergences), and a bridge that relays an update that crossed the unsubscribe is caught by
+//! its check and by the trace refinement. The runtime's: a scripted legacy client subscribes
+//! through the bridge to the Python SDK 2.x server of tests/bridge/subscribing_server.py, on
+//! stdio and over HTTP (`--upstream`): the `initialize` answer declares what the server
+//! offers, the subscribe is answered once its listen is acknowledged, a change of the
+//! resource and of the tool list reaches the client, an unsubscribe ends the listen and its
+//! updates; no finding on either side's monitor (M13 on the modern one, X2 on the legacy
+//! one), both traces clean. Every read gives up after `PATIENCE`.
+
+use crate::bridge_http::{PATIENCE, lines};
+use crate::bridge_run::trace_check;
+use crate::models::agentpi as run_agentpi;
+use crate::monitor::{agentpi, peer, scratch};
+use crate::support::{Server, listening_on_any_port, repo};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc::Receiver;
+
+const MODEL: &str = "mcp/bridge";
+
+/// Whether `agentpi compare SPEC IMPL --equiv EQUIV`, the modern wire hidden, refines.
+fn refines(spec: &str, implementation: &str, equiv: &str) -> bool {
+    let args = [
+        "compare",
+        spec,
+        implementation,
+        "--equiv",
+        equiv,
+        "--hide",
+        "mc2s",
+        "--hide",
+        "ms2c",
+    ];
+    let (status, stdout, stderr) = run_agentpi(&args);
+    assert!(matches!(status, 0 | 1), "{args:?}: {stdout}{stderr}");
+    status == 0
+}
+
+/// Seen by the legacy client, the bridge's subscriptions are a legacy server's: in traces,
+/// failures and failures-divergences, with a server whose update may cross the cancel.
+#[test]
+fn the_subscription_part_refines_a_legacy_session() {
+    let spec = format!("{MODEL}:SubDirect");
+    for system in ["SubBridged", "SubCrossBridged"] {
+        let implementation = format!("{MODEL}:{system}");
+        for equiv in ["trace", "failures", "fd"] {
+            assert!(refines(&spec, &implementation, equiv), "{system} {equiv}");
+        }
+    }
+}
+
+/// The deliberate mistake: the update that crossed the unsubscribe relayed. Its check is
+/// violated (and only it), and the trace refinement fails.
+#[test]
+fn relaying_an_update_after_the_unsubscribe_is_caught() {
+    let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
+    let (from, to) = (
+        "  + ms2c?sub(=Watch, _) . TMRes\n",
+        "  + ms2c?sub(=Watch, k) . ls2c!note(k) . TMRes\n",
+    );
+    assert_eq!(text.matches(from).count(), 1);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_subscriptions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("relays_crossed.pi");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    let path = path.to_str().unwrap();
+    let (status, stdout, stderr) = run_agentpi(&["check", path, "--format", "json"]);
+    assert_eq!(status, 1, "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let broken: Vec<String> = (report["checks"].as_array().unwrap().iter())
+        .filter(|c| c["verdict"] != "holds")
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c["system"].as_str().unwrap(),
+                c["property"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        broken,
+        [
+            "SubCrossBridged: ltl [] (lc2s(req(_, unsubscribe)) -> X ((not ls2c(note(updated))) W ls2c(res(Sub, true))))"
+        ]
+    );
+    let spec = format!("{path}:SubDirect");
+    assert!(!refines(&spec, &format!("{path}:SubCrossBridged"), "trace"));
+    assert!(refines(&spec, &format!("{path}:SubBridged"), "trace"));
+}
+
+/// The server: the Python SDK 2.x, on stdio or listening on HTTP.
+fn server(http: bool) -> Command {
+    let mut c = Command::new(peer(".venv/bin/python"));
+    c.arg(repo().join("tests/bridge/subscribing_server.py"));
+    if http {
+        c.args(["--http", "0"]);
+    }
+    c
+}
+
+/// A scripted legacy client on the bridge's standard input and output.
+struct Client {
+    input: ChildStdin,
+    output: Receiver<String>,
+    /// Every message read so far.
+    seen: Vec<Value>,
+}
+
+impl Client {
+    fn send(&mut self, message: &str) {
+        writeln!(self.input, "{message}").expect("the bridge reads its client");
+    }
+
+    /// Reads until `done` holds for what was seen since `from`; panics after `PATIENCE`
+    /// without a message.
+    fn until(&mut self, from: usize, done: impl Fn(&[Value]) -> bool) {
+        while !done(&self.seen[from..]) {
+            let line = (self.output.recv_timeout(PATIENCE))
+                .unwrap_or_else(|_| panic!("the bridge went silent: {:?}", &self.seen[from..]));
+            self.seen.push(serde_json::from_str(&line).unwrap());
+        }
+    }
+
+    /// Sends request `id` and reads until its answer and a message with each method of
+    /// `also` came; returns the answer.
+    fn ask(&mut self, id: i64, message: &str, also: &[&str]) -> Value {
+        let from = self.seen.len();
+        self.send(message);
+        let has = |seen: &[Value], m: &str| seen.iter().any(|v| v["method"] == m);
+        self.until(from, |seen| {
+            seen.iter().any(|v| v["id"] == id) && also.iter().all(|m| has(seen, m))
+        });
+        let answer = self.seen[from..].iter().find(|v| v["id"] == id).unwrap();
+        answer.clone()
+    }
+
+    fn count(&self, method: &str) -> usize {
+        self.seen.iter().filter(|v| v["method"] == method).count()
+    }
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const UPDATED: &str = "notifications/resources/updated";
+const CHANGED: &str = "notifications/tools/list_changed";
+
+fn subscribe(id: i64, method: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"uri": "memo://note"}})
+        .to_string()
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+    .to_string()
+}
+
+/// The session: subscribed, the note written (its update comes), the tool list grown (its
+/// change comes: `grow` is called until it does, since the list-changes listen the bridge
+/// opened at `notifications/initialized` may be acknowledged after the first call),
+/// unsubscribed, the note written again (no update), subscribed again and written (one
+/// update more): two updates in all.
+fn session(client: &mut Client) {
+    let init = client.ask(0, INIT, &[]);
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["subscribe"],
+        json!(true),
+        "{init}"
+    );
+    assert_eq!(capabilities["tools"]["listChanged"], json!(true), "{init}");
+    client.send(INITIALIZED);
+    let subscribed = client.ask(1, &subscribe(1, "resources/subscribe"), &[]);
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    client.ask(2, &call(2, "write", json!({"text": "one"})), &[UPDATED]);
+    let mut id = 10;
+    while client.count(CHANGED) == 0 {
+        assert!(id < 40, "no list change came: {:?}", client.seen);
+        client.ask(id, &call(id, "grow", json!({})), &[]);
+        id += 1;
+    }
+    let unsubscribed = client.ask(3, &subscribe(3, "resources/unsubscribe"), &[]);
+    assert_eq!(unsubscribed["result"], json!({}), "{unsubscribed}");
+    client.ask(4, &call(4, "write", json!({"text": "two"})), &[]);
+    client.ask(5, &subscribe(5, "resources/subscribe"), &[]);
+    let from = client.seen.len();
+    client.ask(6, &call(6, "write", json!({"text": "three"})), &[UPDATED]);
+    assert_eq!(client.count(UPDATED), 2, "{:?}", client.seen);
+    let update = client.seen[from..].iter().find(|v| v["method"] == UPDATED);
+    assert_eq!(
+        update,
+        Some(&json!({"jsonrpc": "2.0", "method": UPDATED, "params": {"uri": "memo://note"}})),
+        "relayed without the listen's subscriptionId"
+    );
+}
+
+/// Runs the session through `agentpi bridge --to modern` with `upstream` (the server's
+/// command line on stdio, or its URL), then ends it (the client's input closed).
+fn through_bridge(name: &str, upstream: &[String]) -> std::path::PathBuf {
+    let dir = scratch(&format!("bridge-subscriptions-{name}"));
+    let mut line: Vec<String> = ["bridge", "--to", "modern", "--record"]
+        .map(str::to_string)
+        .into();
+    line.push(dir.join("rec").display().to_string());
+    line.push("--report".into());
+    line.push(dir.join("report.json").display().to_string());
+    line.extend(upstream.iter().cloned());
+    let mut bridge = Server(
+        Command::new(agentpi())
+            .args(&line)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut client = Client {
+        input: bridge.0.stdin.take().unwrap(),
+        output: lines(bridge.0.stdout.take().unwrap()),
+        seen: Vec::new(),
+    };
+    session(&mut client);
+    drop(client);
+    let started = std::time::Instant::now();
+    while bridge.0.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < PATIENCE, "the bridge did not end");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    dir
+}
+
+/// Both sides clean: no finding, each trace clean under `trace check`, and the resource's
+/// first listen ended by the bridge.
+fn clean(dir: &Path, ended: &str) {
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for side in ["legacy", "modern"] {
+        assert_eq!(report[side]["violations"], json!([]), "{report}");
+        let (ok, text) = trace_check(&dir.join(format!("rec/{side}.jsonl")));
+        assert!(ok, "{text}");
+    }
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    let listens = (record.lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["dir"] == "c2s")
+        .filter_map(|e| serde_json::from_str::<Value>(e["raw"].as_str()?).ok())
+        .filter(|m| m["method"] == "subscriptions/listen");
+    // The list changes', the resource's, and the resource's again.
+    assert_eq!(listens.count(), 3, "{record}");
+    assert!(record.contains(ended), "{record}");
+}
+
+#[test]
+fn a_subscription_goes_through_the_bridge_on_stdio() {
+    let command = server(false);
+    let mut line = vec![
+        "--".to_string(),
+        command.get_program().to_string_lossy().into(),
+    ];
+    line.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    let dir = through_bridge("stdio", &line);
+    // The resource's first listen is the bridge's third request (after the discover and the
+    // list-changes listen): the unsubscribe cancels it.
+    clean(
+        &dir,
+        r#"\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3"#,
+    );
+}
+
+#[test]
+fn a_subscription_goes_through_the_bridge_over_http() {
+    let (_server, port) =
+        listening_on_any_port(server(true).stderr(Stdio::null()).spawn().unwrap());
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = through_bridge("http", &["--upstream".to_string(), url]);
+    // Over HTTP the unsubscribe closes the listen's stream (nothing is posted).
+    clean(&dir, r#""closed_by":"client""#);
+}
