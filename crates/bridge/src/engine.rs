@@ -83,6 +83,9 @@ pub trait Engine {
     }
     /// The client ended session `session` (its DELETE).
     fn end_session(&mut self, _session: &str) {}
+    /// The client is gone: what the bridge keeps open on the server for itself (its
+    /// `subscriptions/listen`) is cancelled, so that nothing of it is left open.
+    fn closing(&mut self) {}
     /// What to write, in order, each message with where it belongs (`Written`).
     fn take_routed(&mut self) -> Vec<Written> {
         let out = self.take_out().into_iter();

@@ -192,6 +192,7 @@ impl Engine for PerSession {
                 "params": {"requestId": id, "reason": "the client ended its session"}});
             self.lend(k, |p| p.client(cancel.to_string().as_bytes()));
         }
+        self.lend(k, |p| p.closing());
         self.sessions.remove(k);
         let theirs = |w: &Written| w.to == To::Client && w.session.as_deref() == Some(session);
         self.out.retain(|w| !theirs(w));
@@ -236,6 +237,12 @@ impl Engine for PerSession {
     fn server_gone(&mut self, why: &str) {
         for k in 0..self.sessions.len() {
             self.lend(k, |p| p.server_gone(why));
+        }
+    }
+
+    fn closing(&mut self) {
+        for k in 0..self.sessions.len() {
+            self.lend(k, |p| p.closing());
         }
     }
 

@@ -374,6 +374,8 @@ fn pump<E: Engine>(
             }
             Ok(Input::ClientEnd) => {
                 bridge.client_side().process("eof", side("client"));
+                bridge.closing();
+                write(bridge, server, client);
                 end_server(bridge, server);
                 return (0, None);
             }
@@ -392,6 +394,8 @@ fn pump<E: Engine>(
         }
         if !write(bridge, server, client) {
             bridge.client_side().process("eof", side("client"));
+            bridge.closing();
+            write(bridge, server, client);
             end_server(bridge, server);
             return (0, Some("the client stopped reading".into()));
         }

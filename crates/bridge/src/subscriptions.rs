@@ -313,6 +313,16 @@ impl Subscriptions {
         }
     }
 
+    /// The session ends (its client gone): every listen still open is cancelled (outside the
+    /// model, which has no end of the session), so that none is left open on the server.
+    pub fn close(&mut self, sides: &mut Sides) {
+        let lists = self.lists.take().and_then(|l| l.id);
+        let watches = self.watches.drain(..).filter_map(|w| w.listen);
+        for id in lists.into_iter().chain(watches) {
+            cancel(&id, "the legacy client is gone (agentpi bridge)", sides);
+        }
+    }
+
     // ---- The outputs of the copies --------------------------------------------------------
 
     fn pump_lists(&mut self, sides: &mut Sides) {
@@ -364,10 +374,7 @@ impl Subscriptions {
                     let Some(id) = watch.listen.take() else {
                         continue;
                     };
-                    let reason = "the legacy client unsubscribed (agentpi bridge)";
-                    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                        "params": {"requestId": id, "reason": reason}});
-                    sides.send(To::Server, &cancel);
+                    cancel(&id, "the legacy client unsubscribed (agentpi bridge)", sides);
                     watch.ended.push(id);
                 }
                 (false, Msg::Res(_, true)) => {
@@ -419,6 +426,14 @@ fn listen(id: &Value, filter: Value, declared: &Declared, sides: &mut Sides) {
         To::Server,
         &wire::request(id, "subscriptions/listen", params),
     );
+}
+
+/// Cancels listen `id` (on stdio `notifications/cancelled`; over HTTP the upstream closes
+/// its stream instead).
+fn cancel(id: &Value, reason: &str, sides: &mut Sides) {
+    let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id, "reason": reason}});
+    sides.send(To::Server, &message);
 }
 
 /// A listen's notification as the legacy client gets it: without the `subscriptionId`,

@@ -624,6 +624,10 @@ impl Engine for ToModern {
         self.gone(why);
     }
 
+    fn closing(&mut self) {
+        self.subs.close(&mut self.sides);
+    }
+
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
         self.sides.take_out()
     }
