@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 /// The JSON-RPC error code of the bridge's own errors (a message no transition takes, a
 /// server that went away, a request the model refuses).
 pub const BRIDGE_ERROR: i64 = -32603;
+
 /// The modern protocol version the bridge speaks to its server.
 pub const MODERN: &str = "2026-07-28";
 /// The legacy versions the bridge answers `initialize` with: the client's own when listed
@@ -115,7 +116,11 @@ pub fn initialize_result(discover: &Value, version: &str) -> Value {
         .unwrap_or_else(|| json!({"name": "agentpi-bridge", "version": env!("CARGO_PKG_VERSION")}));
     let mut out = json!({
         "protocolVersion": version,
-        "capabilities": carried(discover.get("capabilities")),
+        // All the server declared: its `resources.subscribe` and `listChanged` flags say
+        // that its `subscriptions/listen` serves them (2026-07-28), and the bridge carries
+        // them through it (`subscriptions`): a legacy client is told of them exactly when
+        // the server offers them.
+        "capabilities": discover.get("capabilities").cloned().unwrap_or_else(|| json!({})),
         "serverInfo": info,
     });
     if let Some(text) = discover.get("instructions") {
@@ -124,12 +129,21 @@ pub fn initialize_result(discover: &Value, version: &str) -> Value {
     out
 }
 
-/// The server's capabilities as the legacy client is told them: all it declared. A modern
-/// server's `resources.subscribe` and `listChanged` flags say that its `subscriptions/listen`
-/// serves them (2026-07-28), and the bridge carries them through it (`subscriptions`): a
-/// legacy client is told of them exactly when the server offers them.
+/// A legacy server's capabilities less what `--to legacy` does not carry to a modern client:
+/// `resources.subscribe` and the `listChanged` flags, which a modern client asks for through
+/// `subscriptions/listen` (not served by `ToLegacy`: docs/bridge.md): a modern client is not
+/// told of what would never come.
 pub fn carried(capabilities: Option<&Value>) -> Value {
-    capabilities.cloned().unwrap_or_else(|| json!({}))
+    let mut out = capabilities.cloned().unwrap_or_else(|| json!({}));
+    if let Some(object) = out.as_object_mut() {
+        for capability in object.values_mut() {
+            if let Some(flags) = capability.as_object_mut() {
+                flags.remove("subscribe");
+                flags.remove("listChanged");
+            }
+        }
+    }
+    out
 }
 
 /// Whether a `server/discover` result offers the modern version the bridge speaks.

@@ -2,7 +2,8 @@
 //! --to modern`, docs/bridge.md "Subscriptions"). The model's part: seen by the legacy
 //! client it refines a legacy server's subscriptions (traces, failures, failures-
 //! divergences), and a bridge that relays an update that crossed the unsubscribe is caught by
-//! its check and by the trace refinement. The runtime's: a scripted legacy client subscribes
+//! its check and by the trace refinement, one that does not end the listen by a deadlock. The
+//! runtime's: a scripted legacy client subscribes
 //! through the bridge to the Python SDK 2.x server of tests/bridge/subscribing_server.py, on
 //! stdio and over HTTP (`--upstream`): the `initialize` answer declares what the server
 //! offers, the subscribe is answered once its listen is acknowledged, a change of the
@@ -54,43 +55,64 @@ fn the_subscription_part_refines_a_legacy_session() {
     }
 }
 
-/// The deliberate mistake: the update that crossed the unsubscribe relayed. Its check is
-/// violated (and only it), and the trace refinement fails.
+/// A mistake written into the subscription part: the checks it violates, and whether
+/// `SubBridged` and `SubCrossBridged` still refine `SubDirect` in traces.
+struct Mistake {
+    name: &'static str,
+    from: &'static str,
+    to: &'static str,
+    violated: &'static [&'static str],
+    refines: [bool; 2],
+}
+
+const MISTAKES: &[Mistake] = &[
+    Mistake {
+        name: "relays the update that crossed the unsubscribe",
+        from: "  + ms2c?sub(=Watch, _) . TMRes\n",
+        to: "  + ms2c?sub(=Watch, k) . ls2c!note(k) . TMRes\n",
+        violated: &[
+            "SubCrossBridged: ltl [] (lc2s(req(_, unsubscribe)) -> X ((not ls2c(note(updated))) W ls2c(res(Sub, true))))",
+        ],
+        refines: [true, false],
+    },
+    Mistake {
+        name: "answers the unsubscribe without ending the listen",
+        from: "  + lc2s?req(u, unsubscribe) . mc2s!cancel(Watch) . ls2c!res(u, true) . TMRes\n",
+        to: "  + lc2s?req(u, unsubscribe) . ls2c!res(u, true) . TMRes\n",
+        violated: &[
+            "SubBridged: deadlock free",
+            "SubCrossBridged: deadlock free",
+            "SubCrossBridged: ltl [] (lc2s(req(i, _)) -> X <> ls2c(res(i, _)))",
+        ],
+        refines: [true, true],
+    },
+];
+
+/// Each mistake is caught by the checks, the refinement, or both, as the table says.
 #[test]
-fn relaying_an_update_after_the_unsubscribe_is_caught() {
+fn every_mistake_in_the_subscriptions_is_caught() {
     let text = std::fs::read_to_string(repo().join("models/mcp/bridge.pi")).unwrap();
-    let (from, to) = (
-        "  + ms2c?sub(=Watch, _) . TMRes\n",
-        "  + ms2c?sub(=Watch, k) . ls2c!note(k) . TMRes\n",
-    );
-    assert_eq!(text.matches(from).count(), 1);
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bridge_subscriptions");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("relays_crossed.pi");
-    std::fs::write(&path, text.replace(from, to)).unwrap();
-    let path = path.to_str().unwrap();
-    let (status, stdout, stderr) = run_agentpi(&["check", path, "--format", "json"]);
-    assert_eq!(status, 1, "{stdout}{stderr}");
-    let report: Value = serde_json::from_str(&stdout).unwrap();
-    let broken: Vec<String> = (report["checks"].as_array().unwrap().iter())
-        .filter(|c| c["verdict"] != "holds")
-        .map(|c| {
-            format!(
-                "{}: {}",
-                c["system"].as_str().unwrap(),
-                c["property"].as_str().unwrap()
-            )
-        })
-        .collect();
-    assert_eq!(
-        broken,
-        [
-            "SubCrossBridged: ltl [] (lc2s(req(_, unsubscribe)) -> X ((not ls2c(note(updated))) W ls2c(res(Sub, true))))"
-        ]
-    );
-    let spec = format!("{path}:SubDirect");
-    assert!(!refines(&spec, &format!("{path}:SubCrossBridged"), "trace"));
-    assert!(refines(&spec, &format!("{path}:SubBridged"), "trace"));
+    for (i, mistake) in MISTAKES.iter().enumerate() {
+        assert_eq!(text.matches(mistake.from).count(), 1, "{}", mistake.name);
+        let path = dir.join(format!("mistake_{i}.pi"));
+        std::fs::write(&path, text.replace(mistake.from, mistake.to)).unwrap();
+        let path = path.to_str().unwrap();
+        let (status, stdout, stderr) = run_agentpi(&["check", path, "--format", "json"]);
+        assert_eq!(status, 1, "{}: {stdout}{stderr}", mistake.name);
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let text = |v: &Value| v.as_str().unwrap().to_string();
+        let broken: Vec<String> = (report["checks"].as_array().unwrap().iter())
+            .filter(|c| c["verdict"] != "holds")
+            .map(|c| format!("{}: {}", text(&c["system"]), text(&c["property"])))
+            .collect();
+        assert_eq!(broken, mistake.violated, "{}", mistake.name);
+        let spec = format!("{path}:SubDirect");
+        let found = ["SubBridged", "SubCrossBridged"]
+            .map(|system| refines(&spec, &format!("{path}:{system}"), "trace"));
+        assert_eq!(found, mistake.refines, "{}", mistake.name);
+    }
 }
 
 /// The server: the Python SDK 2.x, on stdio or listening on HTTP.
@@ -243,7 +265,10 @@ fn clean(dir: &Path, ended: &str) {
         assert_eq!(report[side]["violations"], json!([]), "{report}");
         let (ok, text) = trace_check(&dir.join(format!("rec/{side}.jsonl")));
         // The bridge's listens still open when its client went are cancelled.
-        assert!(ok && text.contains(" 0 violations, 0 open requests"), "{text}");
+        assert!(
+            ok && text.contains(" 0 violations, 0 open requests"),
+            "{text}"
+        );
     }
     assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
     let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
