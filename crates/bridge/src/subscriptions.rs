@@ -374,7 +374,11 @@ impl Subscriptions {
                     let Some(id) = watch.listen.take() else {
                         continue;
                     };
-                    cancel(&id, "the legacy client unsubscribed (agentpi bridge)", sides);
+                    cancel(
+                        &id,
+                        "the legacy client unsubscribed (agentpi bridge)",
+                        sides,
+                    );
                     watch.ended.push(id);
                 }
                 (false, Msg::Res(_, true)) => {

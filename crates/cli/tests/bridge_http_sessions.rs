@@ -216,7 +216,11 @@ fn a_list_change_goes_to_every_legacy_session() {
             r#"the server refused the list-changes listen: {{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"subscriptions/listen"}}}}"#
         )
     };
-    assert_eq!(report["bridge"]["notes"], json!([refused(2), refused(4)]), "{report}");
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!([refused(2), refused(4)]),
+        "{report}"
+    );
     assert_eq!(report["transport"]["notes"], json!([]), "{report}");
     let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
     assert_eq!(record.matches(changed).count(), 1, "{record}");
