@@ -41,12 +41,13 @@ const CASES: &[Case] = &[
     // answer to the elicitation crosses the cancel (the SDK 1.x reads nothing while its
     // callback runs): the bridge withdraws the elicitation (`notifications/cancelled` to the
     // client, the model's `cancel(r)`), drops the crossing answer, retries nothing; the
-    // session goes on.
+    // session goes on. (The bridge's ids are one counter for both sides: 1 the discover, 2
+    // the list-changes listen, 3 the call, 4 the elicitation.)
     Case {
         name: "python-cancel-mid-elicitation",
         client: "py",
         scenario: "cancel",
-        notes: &["dropped the answer to 3: it crossed its withdrawal"],
+        notes: &["dropped the answer to 4: it crossed its withdrawal"],
     },
     Case {
         name: "typescript-all",
