@@ -24,7 +24,7 @@ struct Case {
 
 const INIT_ELICIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
 const INIT_BARE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-const DISCOVERED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
+const DISCOVERED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"resources":{"subscribe":true}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const CALL: &str =
     r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"confirm","arguments":{}}}"#;
@@ -48,8 +48,13 @@ const CASES: &[Case] = &[
             // The version the client offered; the server's info from discover's `_meta`.
             ("C", r#""protocolVersion":"2025-06-18""#),
             ("C", r#""serverInfo":{"name":"srv","version":"9"}"#),
-            // What the bridge does not carry (subscriptions, list changes) is not declared.
-            ("C", r#""capabilities":{"tools":{},"resources":{}}"#),
+            // The server's capabilities as it declared them: a resource subscription is
+            // carried through `subscriptions/listen` (no `listChanged` here, so no list-changes
+            // listen opens and the ids below stay the call's).
+            (
+                "C",
+                r#""capabilities":{"tools":{},"resources":{"subscribe":true}}"#,
+            ),
             ("c", INITIALIZED),
             ("c", r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
             ("C", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
@@ -350,7 +355,114 @@ const CASES: &[Case] = &[
             ("C", "task-augmented requests are not carried"),
         ],
     },
+    // Subscriptions (`TMSubs`): the list-changes listen opens at `notifications/initialized`;
+    // a subscribe opens the resource's listen and is answered at its acknowledgement; what a
+    // listen carries is relayed without its `subscriptionId` while it stands; an update of
+    // another URI, one that crossed the unsubscribe, one outside any listen for a URI not
+    // subscribed: dropped.
+    Case {
+        name: "subscriptions",
+        steps: &[
+            ("c", INIT_BARE),
+            ("s", DISCOVERED_LISTS),
+            ("C1", r#""resources":{"listChanged":true,"subscribe":true}"#),
+            ("c", INITIALIZED),
+            (
+                "S1",
+                r#""id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true}"#,
+            ),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
+            ),
+            ("C", ""),
+            ("c", SUBSCRIBE),
+            (
+                "S1",
+                r#""id":3,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["memo://a"]}"#,
+            ),
+            ("C", ""),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            ("C1", r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"memo://a","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"memo://a"}}"#,
+            ),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"memo://b","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            ("C", ""),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#,
+            ),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":8,"method":"resources/unsubscribe","params":{"uri":"memo://a"}}"#,
+            ),
+            (
+                "S1",
+                r#""method":"notifications/cancelled","params":{"requestId":3"#,
+            ),
+            ("C1", r#"{"jsonrpc":"2.0","id":8,"result":{}}"#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"memo://a","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            ("C", ""),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"memo://a"}}"#,
+            ),
+            ("C", ""),
+        ],
+    },
+    Case {
+        name: "subscription-refused",
+        steps: &[
+            ("c", INIT_BARE),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("S", ""),
+            ("c", SUBSCRIBE),
+            ("S1", r#""id":2,"method":"subscriptions/listen""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no listen"}}"#,
+            ),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no listen"}}"#,
+            ),
+        ],
+    },
+    Case {
+        name: "subscribe-before-initialized",
+        steps: &[
+            ("c", INIT_BARE),
+            ("s", DISCOVERED),
+            ("c", SUBSCRIBE),
+            ("S", ""),
+            ("C1", "no transition of mcp/bridge's ToModern takes it"),
+        ],
+    },
 ];
+
+const DISCOVERED_LISTS: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true}}}}"#;
+const SUBSCRIBE: &str =
+    r#"{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"memo://a"}}"#;
 
 fn check(case: &Case) {
     let model = model().unwrap();
@@ -418,7 +530,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(34));
+    assert_eq!(held, Ok(47));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
