@@ -39,6 +39,7 @@ const LISTS_OF: [(&str, &str, &str); 3] = [
     ),
 ];
 const UPDATED: &str = "notifications/resources/updated";
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// The list-changes listen: its copy of `TMLists`, its id, what it asked for.
 struct Lists {
@@ -222,61 +223,70 @@ impl Subscriptions {
         message: &Value,
         sides: &mut Sides,
     ) -> bool {
-        let Some(of) = message.pointer(&format!(
-            "/params/_meta/{}",
-            SUBSCRIPTION_ID.replace('/', "~1")
-        )) else {
+        let at = format!("/params/_meta/{}", SUBSCRIPTION_ID.replace('/', "~1"));
+        let Some(of) = message.pointer(&at) else {
             return method == UPDATED && self.unmarked_update(message, sides);
         };
-        let ms2c = self.model.ms2c;
-        let acked = method == "notifications/subscriptions/acknowledged";
-        if let Some(lists) = self.lists.as_mut().filter(|l| l.id.as_ref() == Some(of)) {
-            let msg = match (acked, lists.asked.contains(&method)) {
-                (true, _) => Msg::Ack(LISTS),
-                (false, true) => Msg::Sub(LISTS, Kind::Changed),
-                (false, false) => {
-                    sides.note(format!(
-                        "dropped `{method}` on the list-changes listen: not asked for"
-                    ));
-                    return true;
-                }
-            };
-            match lists.machine.input(ms2c, msg) {
-                Ok(()) => self.relay_lists(message, sides),
-                Err(_) => sides.note(format!(
-                    "dropped `{method}` of the list-changes listen: not expected"
-                )),
-            }
-            return true;
+        if self.lists.as_ref().is_some_and(|l| l.id.as_ref() == Some(of)) {
+            self.lists_notification(method, message, sides);
+        } else if let Some(k) = self.watches.iter().position(|w| w.owns(of)) {
+            self.watch_notification(k, of, method, message, sides);
+        } else {
+            sides.note(format!("dropped `{method}` of a listen the bridge did not open"));
         }
-        let Some(k) = self.watches.iter().position(|w| w.owns(of)) else {
-            sides.note(format!(
-                "dropped `{method}` of a listen the bridge has not open"
-            ));
-            return true;
+        true
+    }
+
+    /// A notification on the list-changes listen: its acknowledgement, or a list change it
+    /// asked for (the model's `ack(Lists)`, `sub(Lists, changed)`).
+    fn lists_notification(&mut self, method: &str, message: &Value, sides: &mut Sides) {
+        let Some(lists) = self.lists.as_mut() else {
+            return;
         };
+        let msg = match (ACKNOWLEDGED == method, lists.asked.contains(&method)) {
+            (true, _) => Msg::Ack(LISTS),
+            (false, true) => Msg::Sub(LISTS, Kind::Changed),
+            (false, false) => {
+                let text = format!("dropped `{method}` on the list-changes listen: not asked for");
+                return sides.note(text);
+            }
+        };
+        match lists.machine.input(self.model.ms2c, msg) {
+            Ok(()) => self.relay_lists(message, sides),
+            Err(_) => sides.note(format!(
+                "dropped `{method}` of the list-changes listen: not expected"
+            )),
+        }
+    }
+
+    /// A notification on listen `of` of resource `k`: the current listen's acknowledgement,
+    /// or an update of its URI (the model's `ack(Watch)`, `sub(Watch, updated)`), relayed
+    /// only while the subscription stands.
+    fn watch_notification(
+        &mut self,
+        k: usize,
+        of: &Value,
+        method: &str,
+        message: &Value,
+        sides: &mut Sides,
+    ) {
         let uri = self.watches[k].uri.clone();
-        let msg = match (acked, method == UPDATED) {
-            (true, _) if self.watches[k].listen.as_ref() == Some(of) => Msg::Ack(WATCH),
-            (false, true)
-                if message.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str()) =>
-            {
-                Msg::Sub(WATCH, Kind::Updated)
-            }
+        let current = self.watches[k].listen.as_ref() == Some(of);
+        let names = message.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str());
+        let msg = match (method, current, names) {
+            (ACKNOWLEDGED, true, _) => Msg::Ack(WATCH),
+            (UPDATED, _, true) => Msg::Sub(WATCH, Kind::Updated),
             _ => {
-                sides.note(format!(
-                    "dropped `{method}` on the listen of {uri}: not asked for"
-                ));
-                return true;
+                let text = format!("dropped `{method}` on the listen of {uri}: not asked for");
+                return sides.note(text);
             }
         };
-        match self.watches[k].machine.input(ms2c, msg) {
+        match self.watches[k].machine.input(self.model.ms2c, msg) {
             Ok(()) => self.step_watch(k, Some(message), sides),
             Err(_) => sides.note(format!(
                 "dropped `{method}` on the listen of {uri}: not expected"
             )),
         }
-        true
     }
 
     /// An update without a `subscriptionId` (a server that sends it outside any listen):
@@ -358,7 +368,7 @@ impl Subscriptions {
 
     /// The outputs of copy `k`: its listen (`mreq(Watch, listen(true), _)`), its cancel,
     /// the answers to the client's subscribe and unsubscribe, an update relayed.
-    fn step_watch(&mut self, k: usize, update: Option<&Value>, sides: &mut Sides) {
+    fn step_watch(&mut self, k: usize, mut update: Option<&Value>, sides: &mut Sides) {
         let chans = [self.model.ls2c, self.model.mc2s];
         let watch = &mut self.watches[k];
         while let Ok(Some((chan, msg))) = watch.machine.output(&chans) {
@@ -397,12 +407,18 @@ impl Subscriptions {
                     }
                 }
                 (false, Msg::Note(Kind::Updated)) => {
-                    if let Some(message) = update {
+                    if let Some(message) = update.take() {
                         sides.send(To::Client, &unmarked(message));
                     }
                 }
                 (_, other) => sides.note(format!("unexpected output {other:?} of a subscription")),
             }
+        }
+        // An update the copy took without relaying it (its subscription no longer stands:
+        // it crossed the unsubscribe, or came before the new listen's acknowledgement).
+        if update.is_some_and(|m| m.get("method").and_then(Value::as_str) == Some(UPDATED)) {
+            let uri = &self.watches[k].uri;
+            sides.note(format!("dropped an update of {uri}: not subscribed now"));
         }
     }
 }

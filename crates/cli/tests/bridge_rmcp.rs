@@ -53,7 +53,11 @@ fn check(kind: &&str) {
     // rmcp declares `tools.listChanged` but its example serves no `subscriptions/listen`:
     // the bridge's list-changes listen (its second request) is refused, noted.
     let refused = r#"the server refused the list-changes listen: {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"subscriptions/listen"}}"#;
-    assert_eq!(report["bridge"]["notes"], json!([refused]), "{kind}: {report}");
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!([refused]),
+        "{kind}: {report}"
+    );
     let (clean, text) = trace_check(&dir.join("rec").join("legacy.jsonl"));
     assert!(clean, "{kind}: {text}");
     assert!(
