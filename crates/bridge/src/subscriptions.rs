@@ -227,12 +227,18 @@ impl Subscriptions {
         let Some(of) = message.pointer(&at) else {
             return method == UPDATED && self.unmarked_update(message, sides);
         };
-        if self.lists.as_ref().is_some_and(|l| l.id.as_ref() == Some(of)) {
+        if self
+            .lists
+            .as_ref()
+            .is_some_and(|l| l.id.as_ref() == Some(of))
+        {
             self.lists_notification(method, message, sides);
         } else if let Some(k) = self.watches.iter().position(|w| w.owns(of)) {
             self.watch_notification(k, of, method, message, sides);
         } else {
-            sides.note(format!("dropped `{method}` of a listen the bridge did not open"));
+            sides.note(format!(
+                "dropped `{method}` of a listen the bridge did not open"
+            ));
         }
         true
     }
@@ -460,12 +466,12 @@ fn cancel(id: &Value, reason: &str, sides: &mut Sides) {
 /// which 2025-11-25 does not have.
 fn unmarked(message: &Value) -> Value {
     let mut out = message.clone();
-    if let Some(params) = out.get_mut("params").and_then(Value::as_object_mut) {
-        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
-            meta.remove(SUBSCRIPTION_ID);
-            if meta.is_empty() {
-                params.remove("_meta");
-            }
+    if let Some(params) = out.get_mut("params").and_then(Value::as_object_mut)
+        && let Some(Value::Object(meta)) = params.get_mut("_meta")
+    {
+        meta.remove(SUBSCRIPTION_ID);
+        if meta.is_empty() {
+            params.remove("_meta");
         }
     }
     out
