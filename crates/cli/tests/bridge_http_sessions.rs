@@ -157,7 +157,7 @@ fn an_idle_legacy_session_expires() {
 
 /// Reads `stream` (an SSE answer) until it holds `text`; panics when the stream ends or
 /// stays silent for `PATIENCE` first.
-fn read_until_has(stream: &mut TcpStream, text: &str) -> String {
+pub(crate) fn read_until_has(stream: &mut TcpStream, text: &str) -> String {
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&got).contains(text) {
@@ -170,7 +170,7 @@ fn read_until_has(stream: &mut TcpStream, text: &str) -> String {
 }
 
 /// A scripted legacy client's session with its handshake done and its GET stream open.
-fn session_with_stream(address: &str) -> (String, TcpStream) {
+pub(crate) fn session_with_stream(address: &str) -> (String, TcpStream) {
     let (_, session) = open_session(address);
     let done = raw_session(address, "POST", Some(&session), INITIALIZED);
     assert_eq!(status(&done), "202", "{done}");

@@ -11,7 +11,8 @@
 //! updates; no finding on either side's monitor (M13 on the modern one, X2 on the legacy
 //! one), both traces clean. Every read gives up after `PATIENCE`.
 
-use crate::bridge_http::{PATIENCE, lines};
+use crate::bridge_http::{Bridge, PATIENCE, lines, on_stdio, raw_session, report, with_bridge};
+use crate::bridge_http_sessions::{read_until_has, session_with_stream};
 use crate::bridge_run::trace_check;
 use crate::models::agentpi as run_agentpi;
 use crate::monitor::{agentpi, peer, scratch};
@@ -307,4 +308,74 @@ fn a_subscription_goes_through_the_bridge_over_http() {
     let dir = through_bridge("http", &["--upstream".to_string(), url]);
     // Over HTTP the unsubscribe closes the listen's stream (nothing is posted).
     clean(&dir, r#""closed_by":"client""#);
+}
+
+/// A listening bridge (`--listen`, the server on stdio behind it): each legacy session has its
+/// own listens, and a listen's notification goes to the session that opened it, on its GET
+/// stream. Session B subscribes; A (the oldest, where a notification no session owns would
+/// go) writes the note: the update comes on B's stream only (A's stream gets the list change
+/// of A's `grow` that follows, with no update before it: on stdio the server's messages come
+/// in order); each session gets the list change on its own list-changes listen. No finding on any side; nothing left open once the bridge stops.
+#[test]
+fn each_legacy_session_gets_its_own_subscriptions() {
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (a, mut a_stream) = session_with_stream(address);
+        let (b, mut b_stream) = session_with_stream(address);
+        let subscribed = raw_session(
+            address,
+            "POST",
+            Some(&b),
+            &subscribe(5, "resources/subscribe"),
+        );
+        assert!(subscribed.contains(r#""id":5,"result":{}"#), "{subscribed}");
+        let wrote = raw_session(
+            address,
+            "POST",
+            Some(&a),
+            &call(6, "write", json!({"text": "x"})),
+        );
+        assert!(wrote.contains("written"), "{wrote}");
+        read_until_has(&mut b_stream, UPDATED);
+        let mut id = 10;
+        // Everything A's stream gave, until the list change of one of A's `grow`s.
+        let mut seen = String::new();
+        while !seen.contains(CHANGED) {
+            assert!(id < 40, "no list change on A's stream: {seen}");
+            // The list-changes listens may be acknowledged after the first `grow`.
+            let grown = raw_session(address, "POST", Some(&a), &call(id, "grow", json!({})));
+            assert!(grown.contains("grown"), "{grown}");
+            seen.push_str(&read_some(&mut a_stream));
+            id += 1;
+        }
+        assert!(!seen.contains(UPDATED), "{seen}");
+        read_until_has(&mut b_stream, CHANGED);
+    };
+    let command = server(false);
+    let mut line = vec![command.get_program().to_string_lossy().into_owned()];
+    line.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    let ((), _, dir) = with_bridge("subscriptions", "modern", &on_stdio(&line), run);
+    let report = report(&dir);
+    for session in report["legacy"]["sessions"].as_array().unwrap() {
+        assert_eq!(session["violations"], json!([]), "{report}");
+    }
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["open_requests"], json!([]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+}
+
+/// What `stream` gives within a short while (at least one read, bounded by `PATIENCE`):
+/// the events that came so far.
+fn read_some(stream: &mut std::net::TcpStream) -> String {
+    use std::io::Read;
+    let mut buf = [0u8; 8192];
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_millis(500)))
+        .unwrap();
+    let text = match stream.read(&mut buf) {
+        Ok(n) => String::from_utf8_lossy(&buf[..n]).into_owned(),
+        Err(_) => String::new(),
+    };
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    text
 }
