@@ -83,23 +83,30 @@ impl Ended {
     }
 }
 
-/// The direction's checks and its failures refinement; how many held, or what failed.
+/// A failures refinement: the spec, the implementation, the channels hidden.
+type Refinement<'a> = (&'a str, &'a str, &'a [&'a str]);
+
+/// The direction's checks and its failures refinements; how many held, or what failed.
 fn checks(
     model: &model::Model,
     systems: &[&str],
-    refinement: (&str, &str, &[&str]),
+    refinements: &[Refinement],
     flag: &str,
 ) -> Result<usize, String> {
-    let (spec, implementation, hidden) = refinement;
     model::check(model, systems)
         .and_then(|n| {
-            refine::failures(model, spec, implementation, hidden)
-                .map(|()| n + 1)
-                .map_err(|e| vec![e])
+            let refined = refinements.iter().map(|(spec, implementation, hidden)| {
+                refine::failures(model, spec, implementation, hidden)
+            });
+            let failed: Vec<String> = refined.filter_map(Result::err).collect();
+            match failed.is_empty() {
+                true => Ok(n + refinements.len()),
+                false => Err(failed),
+            }
         })
         .map_err(|failed| {
             format!(
-                "the checks of mcp/bridge for {flag} (and its failures refinement) do not hold, \
+                "the checks of mcp/bridge for {flag} (and its failures refinements) do not hold, \
                  so the bridge does not run:\n  {}",
                 failed.join("\n  ")
             )
@@ -112,8 +119,13 @@ pub fn to_modern(options: &Options) -> Ended {
         Ok(m) => m,
         Err(e) => return Ended::early(2, e),
     };
-    let refinement = ("LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"][..]);
-    let checks = match checks(model, TO_MODERN_SYSTEMS, refinement, "--to modern") {
+    // The session's, and the subscriptions' (with an update that crosses the unsubscribe).
+    let hidden = &["mc2s", "ms2c"][..];
+    let refinements = [
+        ("LegacyDirect", "LegacyBridged", hidden),
+        ("SubDirect", "SubCrossBridged", hidden),
+    ];
+    let checks = match checks(model, TO_MODERN_SYSTEMS, &refinements, "--to modern") {
         Ok(n) => n,
         Err(text) => return Ended::early(1, text),
     };
@@ -150,7 +162,7 @@ pub fn to_legacy(options: &Options) -> Ended {
         Err(e) => return Ended::early(2, e),
     };
     let refinement = ("ModernDirect", "ModernBridged", &["lc2s", "ls2c"][..]);
-    let checks = match checks(model, TO_LEGACY_SYSTEMS, refinement, "--to legacy") {
+    let checks = match checks(model, TO_LEGACY_SYSTEMS, &[refinement], "--to legacy") {
         Ok(n) => n,
         Err(text) => return Ended::early(1, text),
     };
