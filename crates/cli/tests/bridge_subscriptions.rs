@@ -302,8 +302,13 @@ fn a_subscription_goes_through_the_bridge_on_stdio() {
 
 #[test]
 fn a_subscription_goes_through_the_bridge_over_http() {
-    let (_server, port) =
-        listening_on_any_port(server(true).stderr(Stdio::null()).spawn().unwrap());
+    let (_server, port) = listening_on_any_port(
+        server(true)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("http://127.0.0.1:{port}/mcp");
     let dir = through_bridge("http", &["--upstream".to_string(), url]);
     // Over HTTP the unsubscribe closes the listen's stream (nothing is posted).
@@ -318,6 +323,19 @@ fn a_subscription_goes_through_the_bridge_over_http() {
 /// in order); each session gets the list change on its own list-changes listen. No finding on any side; nothing left open once the bridge stops.
 #[test]
 fn each_legacy_session_gets_its_own_subscriptions() {
+    each_session_its_own(false);
+}
+
+/// The same with the server on HTTP behind the listening bridge (`--listen` and
+/// `--upstream`): each listen is a POST of its own, its notifications on its stream, and the
+/// session is known by the request (the stream's). Across the server's streams nothing is
+/// in order, so an update wrongly sent to A could come after A's list change: weaker there.
+#[test]
+fn each_legacy_session_gets_its_own_subscriptions_over_http_both_sides() {
+    each_session_its_own(true);
+}
+
+fn each_session_its_own(http: bool) {
     let run = |bridge: &Bridge| {
         let address = bridge.address();
         let (a, mut a_stream) = session_with_stream(address);
@@ -351,10 +369,32 @@ fn each_legacy_session_gets_its_own_subscriptions() {
         assert!(!seen.contains(UPDATED), "{seen}");
         read_until_has(&mut b_stream, CHANGED);
     };
-    let command = server(false);
-    let mut line = vec![command.get_program().to_string_lossy().into_owned()];
-    line.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
-    let ((), _, dir) = with_bridge("subscriptions", "modern", &on_stdio(&line), run);
+    let mut _upstream = None;
+    let more = if http {
+        let (server, port) = listening_on_any_port(
+            server(true)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        _upstream = Some(server);
+        vec![
+            "--upstream".to_string(),
+            format!("http://127.0.0.1:{port}/mcp"),
+        ]
+    } else {
+        let command = server(false);
+        let mut line = vec![command.get_program().to_string_lossy().into_owned()];
+        line.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+        on_stdio(&line)
+    };
+    let name = if http {
+        "subscriptions-both"
+    } else {
+        "subscriptions"
+    };
+    let ((), _, dir) = with_bridge(name, "modern", &more, run);
     let report = report(&dir);
     for session in report["legacy"]["sessions"].as_array().unwrap() {
         assert_eq!(session["violations"], json!([]), "{report}");
