@@ -8,7 +8,7 @@
 //! reductions a safety trace must be shortest; each verdict is also decided again by brute
 //! force on the oracle's own state space (safety shapes by distance, the liveness shapes and
 //! `ltl` by an atom automaton, `[] (A -> f)` whose `A` binds values from each step that
-//! matches `A`; not `strong fair`). Tampered traces show that the oracle rejects what is no
+//! matches `A`; under `strong fair` by decomposing its components). Tampered traces show that the oracle rejects what is no
 //! evidence.
 
 mod oracle;
@@ -17,10 +17,10 @@ use agentpi_check::{CheckResult, Options, Outcome, Progress, Trace, check_system
 use agentpi_ir::core::{CheckDef, Program, Property};
 use agentpi_semantics::Semantics;
 use oracle::confirm::{Claim, Evidence, confirm};
-use oracle::decide::{ltl_holds, shortest_deadlock, shortest_match};
+use oracle::decide::{Fairness, ltl_holds, shortest_deadlock, shortest_match};
 use oracle::formula::{Atom, Formula};
 use oracle::lts::Lts;
-use oracle::strong::confirm_strong;
+use oracle::strong::{confirm_strong, held};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -202,7 +202,12 @@ fn brute_force(
         }
         property => {
             let formula = Formula::of_property(property).expect("a liveness shape or `ltl`");
-            (ltl_holds(sem, lts, &formula, check.fair)?, None)
+            let held = held(sem, check);
+            let fairness = match check.strong {
+                true => Fairness::Strong(&held),
+                false => check.fair.into(),
+            };
+            (ltl_holds(sem, lts, &formula, fairness)?, None)
         }
     })
 }
@@ -216,16 +221,14 @@ fn name(file: &Path, program: &Program, c: usize) -> String {
 
 #[test]
 fn the_brute_force_gives_every_verdict_and_safety_traces_are_shortest() {
-    let mut decided = 0;
+    let (mut decided, mut strong) = (0, 0);
     for file in prop_files() {
         let program = load(&file);
         let sem = Semantics::new(&program);
         let mut spaces: BTreeMap<usize, Lts> = BTreeMap::new();
         for (i, c) in program.checks.iter().enumerate() {
             let name = name(&file, &program, i);
-            // The brute force knows weak fairness only: a `strong fair` verdict rests on its
-            // hand-worked annotation, and its loop is re-checked as evidence.
-            if Claim::of(&c.property).is_err() || c.strong {
+            if Claim::of(&c.property).is_err() {
                 continue;
             }
             let lts = spaces.entry(c.system).or_insert_with(|| {
@@ -248,9 +251,11 @@ fn the_brute_force_gives_every_verdict_and_safety_traces_are_shortest() {
                 assert_eq!(trace.steps.len(), n, "{name}: the trace is not shortest");
             }
             decided += 1;
+            strong += usize::from(c.strong);
         }
     }
     assert!(decided >= 110, "{decided} checks");
+    assert_eq!(strong, 8, "`strong fair` checks decided");
 }
 
 /// The result of `check SYSTEM: TEXT` in tests/props/FILE, with what confirming it needs.

@@ -10,12 +10,15 @@
 //! (infinitely often `b`, or `a U b` false). So the formula holds when no reachable strongly
 //! connected component of (state, atom) pairs, started with the formula false, has a cycle
 //! that fulfils every until, and, under `fair`, on which every instance enabled in all its
-//! states moves. Finite maximal paths stutter forever in their last state (a step that
+//! states moves; under `strong fair`, a component is decomposed further as Emerson and Lei
+//! do for Streett conditions ([`fair_cycle`]), from the definition of docs/semantics.md
+//! (instances and channels as obligations, [`super::strong::taken`]). Finite maximal paths stutter forever in their last state (a step that
 //! matches no pattern and that no instance takes); a state whose only transitions fault
 //! ends no maximal path.
 
 use super::formula::{Atom, Env, Formula, matches, rename, variables};
 use super::lts::Lts;
+use super::strong::{Obligation, taken};
 use agentpi_semantics::Semantics;
 use std::collections::{HashMap, HashSet};
 
@@ -206,14 +209,25 @@ struct Move {
     /// Which props the step's label matches.
     props: Vec<bool>,
     target: usize,
-    actors: Vec<u32>,
+    /// The instances that move and the channel it communicates on (none for a stutter).
+    taken: Vec<Obligation>,
 }
 
 /// The maximal paths the atoms are checked against, from node 0: each node's steps and the
-/// instances it enables.
+/// obligations (instances, channels) it enables.
 struct Space {
     moves: Vec<Vec<Move>>,
-    enabled: Vec<Vec<u32>>,
+    enabled: Vec<Vec<Obligation>>,
+}
+
+/// The obligations state `s` enables: those its transitions that do not fault take.
+fn enabled(lts: &Lts, s: usize) -> Vec<Obligation> {
+    let mut all: Vec<Obligation> = (lts.edges[s].iter())
+        .flat_map(|e| taken(&e.label, &e.actors))
+        .collect();
+    all.sort();
+    all.dedup();
+    all
 }
 
 impl Space {
@@ -228,7 +242,7 @@ impl Space {
                     .collect()
             })
             .collect();
-        let enabled = (0..lts.states.len()).map(|s| lts.enabled(s)).collect();
+        let enabled = (0..lts.states.len()).map(|s| enabled(lts, s)).collect();
         Space { moves, enabled }
     }
 
@@ -248,7 +262,7 @@ impl Space {
         let mut index: HashMap<(usize, Env), usize> = HashMap::from([(keys[0].clone(), 1)]);
         let mut space = Space {
             moves: vec![vec![Move { target: 1, ..first }]],
-            enabled: vec![lts.enabled(state)],
+            enabled: vec![enabled(lts, state)],
         };
         while space.moves.len() <= keys.len() {
             let (s, env) = keys[space.moves.len() - 1].clone();
@@ -262,7 +276,7 @@ impl Space {
                 out.push(m);
             }
             space.moves.push(out);
-            space.enabled.push(lts.enabled(s));
+            space.enabled.push(enabled(lts, s));
         }
         space
     }
@@ -286,7 +300,7 @@ fn moves_of(
         let stutter = Move {
             props: props_of(None),
             target: state,
-            actors: Vec::new(),
+            taken: Vec::new(),
         };
         return vec![(stutter, (state, env.clone()))];
     }
@@ -296,7 +310,7 @@ fn moves_of(
             let m = Move {
                 props: props_of(Some(&e.label)),
                 target: e.target,
-                actors: e.actors.clone(),
+                taken: taken(&e.label, &e.actors),
             };
             (m, (e.target, rename(env, Some(&e.renaming))))
         })
@@ -307,21 +321,41 @@ fn moves_of(
 /// describes the run from the step the node takes next.
 struct Product {
     nodes: Vec<(usize, Vec<bool>)>,
-    /// Per node: (target node, instances that moved).
-    edges: Vec<Vec<(usize, Vec<u32>)>>,
+    /// Per node: (target node, the move of its space node taken).
+    edges: Vec<Vec<(usize, usize)>>,
 }
 
-/// Whether `formula` holds on every maximal path (every weakly fair one when `fair`) of
+/// Which maximal paths a verdict is about.
+#[derive(Clone, Copy)]
+pub enum Fairness<'f> {
+    /// Every one.
+    All,
+    /// The weakly fair ones (`fair`).
+    Weak,
+    /// The weakly fair ones on which every obligation `held` that is enabled in infinitely
+    /// many states is taken infinitely often (`strong fair`, `strong fair(...)`).
+    Strong(&'f dyn Fn(&Obligation) -> bool),
+}
+
+impl From<bool> for Fairness<'_> {
+    /// `fair` or not.
+    fn from(fair: bool) -> Self {
+        if fair { Fairness::Weak } else { Fairness::All }
+    }
+}
+
+/// Whether `formula` holds on every maximal path (every fair one under `fairness`) of
 /// `lts`. A formula `[] (A -> f)` whose `A` binds variables is decided for each reachable
 /// step that matches `A`: `f` must hold on every path from that step with the values it
 /// bound (`[] (A -> f)` says exactly that, and a step reached by a path lies on a maximal
 /// path whose fairness only its suffix decides). An error for variables bound elsewhere.
-pub fn ltl_holds(
+pub fn ltl_holds<'f>(
     sem: &Semantics<'_>,
     lts: &Lts,
     formula: &Formula,
-    fair: bool,
+    fairness: impl Into<Fairness<'f>>,
 ) -> Result<bool, String> {
+    let fair = fairness.into();
     let (binder, body) = match formula {
         Formula::Release(never, body) if matches!(**never, Formula::Const(false)) => {
             match &**body {
@@ -349,7 +383,7 @@ fn holds_on(
     sem: &Semantics<'_>,
     lts: &Lts,
     formula: &Formula,
-    fair: bool,
+    fair: Fairness<'_>,
     from: Option<((usize, usize), Env)>,
 ) -> Result<bool, String> {
     let mut closure = Closure {
@@ -374,13 +408,9 @@ fn holds_on(
             _ => None,
         })
         .collect();
-    let bad = components(&product).into_iter().any(|scc| {
-        let fulfils = |&(k, b): &(usize, usize)| {
-            scc.iter()
-                .any(|&n| product.nodes[n].1[b] || !product.nodes[n].1[k])
-        };
-        untils.iter().all(fulfils) && (!fair || weakly_fair(&space, &product, &scc))
-    });
+    let all: Vec<usize> = (0..product.nodes.len()).collect();
+    let bad = (components(&product, &all).into_iter())
+        .any(|scc| fair_cycle(&space, &product, &untils, fair, scc));
     Ok(!bad)
 }
 
@@ -430,10 +460,13 @@ impl Builder<'_> {
         let Some(demands) = self.closure.successor_demands(&atom) else {
             return;
         };
-        for m in self.space.moves[s].iter().filter(|m| m.props == here) {
+        for (k, m) in self.space.moves[s].iter().enumerate() {
+            if m.props != here {
+                continue;
+            }
             for b in self.next_atoms(m.target, &demands) {
                 let to = self.node((m.target, b));
-                self.product.edges[n].push((to, m.actors.clone()));
+                self.product.edges[n].push((to, k));
             }
         }
     }
@@ -467,30 +500,126 @@ impl Builder<'_> {
     }
 }
 
+/// Whether some cycle within `scc` fulfils every until (`untils`: (until, its right side))
+/// and is fair; for strong fairness by the decomposition of Emerson and Lei. A condition
+/// that no state of a part meets (an until fulfilled), or that every cycle within it breaks
+/// (an instance enabled in all its states and moving on none of its edges), rules out the
+/// part and every cycle within it. Otherwise a cycle through all of the part's edges meets
+/// it, and is strongly fair when every obligation held and enabled in one of its states is
+/// taken on one of its edges. If one is not, no fair cycle within the part passes a state
+/// enabling it (it would have to take it, on an edge of the part): those states go, and the
+/// components of what remains are examined the same way. Each round removes a state.
+fn fair_cycle(
+    space: &Space,
+    product: &Product,
+    untils: &[(usize, usize)],
+    fairness: Fairness<'_>,
+    scc: Vec<usize>,
+) -> bool {
+    let mut parts = vec![scc];
+    while let Some(part) = parts.pop() {
+        let fulfils = |&(k, b): &(usize, usize)| {
+            (part.iter()).any(|&n| product.nodes[n].1[b] || !product.nodes[n].1[k])
+        };
+        if !untils.iter().all(fulfils) {
+            continue;
+        }
+        if !matches!(fairness, Fairness::All) && !weakly_fair(space, product, &part) {
+            continue;
+        }
+        let Fairness::Strong(held) = fairness else {
+            return true;
+        };
+        let starved = starved(space, product, &part, held);
+        if starved.is_empty() {
+            return true;
+        }
+        let enables_starved =
+            |n: &usize| (space.enabled[product.nodes[*n].0].iter()).any(|o| starved.contains(o));
+        let rest: Vec<usize> = part
+            .iter()
+            .copied()
+            .filter(|n| !enables_starved(n))
+            .collect();
+        parts.extend(components(product, &rest));
+    }
+    false
+}
+
+/// The obligations `held` that a state of `part` enables and no edge within it takes.
+fn starved(
+    space: &Space,
+    product: &Product,
+    part: &[usize],
+    held: &dyn Fn(&Obligation) -> bool,
+) -> HashSet<Obligation> {
+    let members: HashSet<usize> = part.iter().copied().collect();
+    let mut starved: HashSet<Obligation> = HashSet::new();
+    let mut took: HashSet<&Obligation> = HashSet::new();
+    for &n in part {
+        let s = product.nodes[n].0;
+        starved.extend(space.enabled[s].iter().filter(|o| held(o)).cloned());
+        for &(to, k) in &product.edges[n] {
+            if members.contains(&to) {
+                took.extend(space.moves[s][k].taken.iter());
+            }
+        }
+    }
+    starved.retain(|o| !took.contains(o));
+    starved
+}
+
 /// Whether a cycle through all of `scc` is weakly fair: every instance enabled in all its
 /// states moves on one of its edges.
 fn weakly_fair(space: &Space, product: &Product, scc: &[usize]) -> bool {
     let members: HashSet<usize> = scc.iter().copied().collect();
+    let instances = |os: &[Obligation]| -> HashSet<u32> {
+        (os.iter())
+            .filter_map(|o| match o {
+                Obligation::Instance(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    };
     let mut always: Option<HashSet<u32>> = None;
     let mut moved = HashSet::new();
     for &n in scc {
-        let here: HashSet<u32> = space.enabled[product.nodes[n].0].iter().copied().collect();
+        let s = product.nodes[n].0;
+        let here = instances(&space.enabled[s]);
         always = Some(match always {
             None => here,
             Some(a) => a.intersection(&here).copied().collect(),
         });
-        for (to, actors) in &product.edges[n] {
-            if members.contains(to) {
-                moved.extend(actors.iter().copied());
+        for &(to, k) in &product.edges[n] {
+            if members.contains(&to) {
+                moved.extend(instances(&space.moves[s][k].taken));
             }
         }
     }
     always.unwrap_or_default().is_subset(&moved)
 }
 
-/// The strongly connected components that hold a cycle (Tarjan's algorithm, iterative).
-fn components(product: &Product) -> Vec<Vec<usize>> {
-    let n = product.nodes.len();
+/// The strongly connected components of the product restricted to `nodes` (edges leaving
+/// them ignored) that hold a cycle.
+fn components(product: &Product, nodes: &[usize]) -> Vec<Vec<usize>> {
+    let local: HashMap<usize, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let graph: Vec<Vec<usize>> = (nodes.iter())
+        .map(|&n| {
+            (product.edges[n].iter())
+                .filter_map(|(to, _)| local.get(to).copied())
+                .collect()
+        })
+        .collect();
+    tarjan(&graph)
+        .into_iter()
+        .map(|scc| scc.into_iter().map(|i| nodes[i]).collect())
+        .collect()
+}
+
+/// The strongly connected components of `graph` that hold a cycle (Tarjan's algorithm,
+/// iterative).
+fn tarjan(graph: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = graph.len();
     let (mut index, mut low, mut on_stack) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
     let (mut stack, mut out, mut counter) = (Vec::new(), Vec::new(), 0);
     for root in 0..n {
@@ -502,7 +631,7 @@ fn components(product: &Product) -> Vec<Vec<usize>> {
         counter += 1;
         stack.push(root);
         while let Some(&mut (v, ref mut i)) = work.last_mut() {
-            if let Some(&(w, _)) = product.edges[v].get(*i) {
+            if let Some(&w) = graph[v].get(*i) {
                 *i += 1;
                 if index[w] == usize::MAX {
                     (index[w], low[w], on_stack[w]) = (counter, counter, true);
@@ -527,7 +656,7 @@ fn components(product: &Product) -> Vec<Vec<usize>> {
                         break;
                     }
                 }
-                let cyclic = scc.len() > 1 || product.edges[v].iter().any(|(w, _)| *w == v);
+                let cyclic = scc.len() > 1 || graph[v].contains(&v);
                 if cyclic {
                     out.push(scc);
                 }

@@ -9,12 +9,12 @@ use super::walk::{Run, runs};
 use agentpi_check::CheckResult;
 use agentpi_ir::core::{CheckDef, StrongOn};
 use agentpi_semantics::label::Head;
-use agentpi_semantics::{Chan, Semantics, Transition, Value};
+use agentpi_semantics::{Chan, Label, Semantics, Transition, Value};
 use std::collections::BTreeSet;
 
 /// An instance (by number), a declared channel (by id) or the `new` that made a channel.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Obligation {
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Obligation {
     Instance(u32),
     Declared(u32),
     Made(String),
@@ -30,11 +30,7 @@ pub fn confirm_strong(
     let Some(trace) = result.trace.as_ref().filter(|t| t.loop_start.is_some()) else {
         return Ok(());
     };
-    let instances = sem
-        .initial_with_instances(c.system)
-        .map(|(_, names)| names)
-        .unwrap_or_default();
-    let held = |o: &Obligation| selected(sem, &instances, &c.strong_on, o);
+    let held = held(sem, c);
     let mut why = Vec::new();
     for run in runs(sem, c.system, trace, false)? {
         let unfair = starved(sem, &run, &held);
@@ -64,10 +60,25 @@ fn starved(sem: &Semantics<'_>, run: &Run, held: &dyn Fn(&Obligation) -> bool) -
     enabled.difference(&taken).cloned().collect()
 }
 
+/// Which obligations check `c` holds to strong fairness.
+pub fn held<'a>(sem: &'a Semantics<'_>, c: &'a CheckDef) -> impl Fn(&Obligation) -> bool + 'a {
+    let instances = sem
+        .initial_with_instances(c.system)
+        .map(|(_, names)| names)
+        .unwrap_or_default();
+    move |o: &Obligation| selected(sem, &instances, &c.strong_on, o)
+}
+
 /// The obligations transition `t` takes.
 fn obligations(t: &Transition) -> Vec<Obligation> {
-    let mut out: Vec<Obligation> = t.actors.iter().map(|&a| Obligation::Instance(a)).collect();
-    let chan = match &t.label.head {
+    taken(&t.label, &t.actors)
+}
+
+/// The obligations a step labelled `label` by `actors` takes: its instances, and its channel
+/// when it is a communication (a handshake, a send queued, a message received; not a loss).
+pub fn taken(label: &Label, actors: &[u32]) -> Vec<Obligation> {
+    let mut out: Vec<Obligation> = actors.iter().map(|&a| Obligation::Instance(a)).collect();
+    let chan = match &label.head {
         Head::Chan(c) | Head::Send(c) | Head::Receive(c) => Some(c),
         Head::Lost(_) | Head::Tau | Head::Event(_) => None,
     };
