@@ -20,9 +20,10 @@ use agentpi_check::{CheckResult, Options, Outcome, Progress, check_system};
 use agentpi_ir::core::{Program, Property};
 use agentpi_semantics::Semantics;
 use oracle::confirm::{Claim, confirm};
-use oracle::decide::ltl_holds;
+use oracle::decide::{Fairness, ltl_holds};
 use oracle::formula::{Atom, Formula, always, eventually};
 use oracle::lts::Lts;
+use oracle::strong::{confirm_strong, held};
 use std::collections::BTreeMap;
 
 /// More states than any generated model has.
@@ -125,6 +126,108 @@ fn model(rng: &mut Rng) -> String {
     text + &format!("system S = {}\n", parts.join(" | "))
 }
 
+/// Processes that do events, handshakes on `h` and sends and receives on a lossy and a
+/// reliable buffer, where strong fairness matters: besides random ones, a sender that
+/// retransmits for ever over the lossy channel (its copies all lost is a weakly fair path),
+/// one that offers a handshake every other step (a partner enabled now and then) and their
+/// receivers.
+fn channels_model(rng: &mut Rng) -> (String, Vec<String>) {
+    let count = 2 + rng.below(2);
+    let mut names: Vec<String> = (0..count).map(|i| format!("P{i}")).collect();
+    let mut text = String::from(
+        "type Bit = 0..1\nevent a\nevent b\nevent c\nchan h\n\
+         chan link : Bit lossy buffer 1\nchan q : Bit buffer 1\n\
+         proc Resend = link!0 . Resend\nproc Flip = tau . Offer\n\
+         proc Offer = h! . Flip + tau . Flip\nproc Get = link?x . a . Get\n\
+         proc Take = h? . b . Take\n",
+    );
+    let prefixes = [
+        "a",
+        "b",
+        "c",
+        "tau",
+        "h!",
+        "h?",
+        "h? . a",
+        "link!0",
+        "link!1",
+        "link?x . a",
+        "link?x . b",
+        "q!0",
+        "q?x",
+        "q?x . b",
+    ];
+    for name in &names {
+        // Mostly loops back to itself: a choice offered again and again.
+        let options: Vec<String> = (0..1 + rng.below(3))
+            .map(|_| {
+                let then = match rng.below(count + 3) {
+                    0 => "0".to_string(),
+                    k if k > count => name.clone(),
+                    k => names[k - 1].clone(),
+                };
+                format!("{} . {then}", rng.pick(&prefixes))
+            })
+            .collect();
+        text += &format!("proc {name} = {}\n", options.join(" + "));
+    }
+    names.extend(["Resend", "Flip", "Get", "Take"].map(String::from));
+    let mut parts: Vec<String> = match rng.below(3) {
+        0 => vec!["Resend".into(), "Get".into()],
+        1 => vec!["Flip".into(), "Take".into()],
+        _ => vec![names[rng.below(names.len())].clone()],
+    };
+    for _ in 0..1 + rng.below(2) {
+        parts.push(names[rng.below(names.len())].clone());
+    }
+    text += &format!("system S = {}\n", parts.join(" | "));
+    (text, parts)
+}
+
+/// `strong fair`, or `strong fair(...)` naming channels or instances the system starts.
+fn strong_word(rng: &mut Rng, parts: &[String]) -> String {
+    let mut named: Vec<&str> = vec!["link", "q", "h"];
+    named.extend(parts.iter().map(String::as_str));
+    let part = parts[rng.below(parts.len())].as_str();
+    match rng.below(3) {
+        0 => "strong fair".into(),
+        1 => format!("strong fair({})", rng.pick(&named)),
+        _ => format!("strong fair({}, {part})", rng.pick(&named)),
+    }
+}
+
+/// A model of channels with three formulas, each also negated, and a liveness shape, under
+/// strong fairness (of everything, or of a selection).
+fn strong_and_formulas(seed: u64) -> Generated {
+    let mut rng = Rng(seed.wrapping_mul(0xA24B_AED4_963E_E407));
+    let (mut text, parts) = channels_model(&mut rng);
+    let mut formulas = Vec::new();
+    for _ in 0..2 {
+        let f = formula(&mut rng, &ATOMS, 3);
+        let word = strong_word(&mut rng, &parts);
+        text += &format!("check S: {word} ltl {}\n", show(&f));
+        text += &format!("check S: {word} ltl not ({})\n", show(&f));
+        formulas.push((oracle_formula(&f), true));
+        formulas.push((Formula::Not(Box::new(oracle_formula(&f))), true));
+    }
+    for _ in 0..3 {
+        let (p, q) = (rng.pick(&["a", "b", "h"]), rng.pick(&ATOMS));
+        let shape = [
+            format!("eventually {p}"),
+            format!("always eventually {p}"),
+            format!("{q} leads to {p}"),
+        ];
+        let word = strong_word(&mut rng, &parts);
+        text += &format!("check S: {word} {}\n", shape[rng.below(3)]);
+    }
+    let program = load(&text);
+    for check in &program.checks[4..] {
+        let shape = Formula::of_property(&check.property).expect("a liveness shape");
+        formulas.push((shape, true));
+    }
+    Generated { text, formulas }
+}
+
 /// Clients that call a server on a fresh reply channel each and wait for the answer (or
 /// give up), and servers that answer `ok` or `err`, maybe after taking a lock, or crash.
 /// Servers may be handlers replicated in the system's body and clients may be written
@@ -188,6 +291,10 @@ fn load(text: &str) -> Program {
 struct Seen {
     holds: usize,
     violated: usize,
+    /// `strong fair` checks among them.
+    strong: usize,
+    /// Those that hold while the formula is violated under `fair`: strong fairness mattered.
+    beyond_weak: usize,
     evidence: BTreeMap<String, usize>,
 }
 
@@ -224,7 +331,14 @@ fn against_the_oracle(generated: &Generated, seen: &mut Seen) -> Vec<CheckResult
     let lts = Lts::explore(&sem, 0, MAX_STATES).unwrap_or_else(|e| panic!("{text}\n{e}"));
     for (i, (formula, fair)) in generated.formulas.iter().enumerate() {
         let result = &report.results[i];
-        let holds = ltl_holds(&sem, &lts, formula, *fair).unwrap_or_else(|e| panic!("{text}\n{e}"));
+        let check = &program.checks[i];
+        let held = held(&sem, check);
+        let fairness = match check.strong {
+            true => Fairness::Strong(&held),
+            false => (*fair).into(),
+        };
+        let holds =
+            ltl_holds(&sem, &lts, formula, fairness).unwrap_or_else(|e| panic!("{text}\n{e}"));
         let want = if holds {
             Outcome::Holds
         } else {
@@ -247,6 +361,20 @@ fn against_the_oracle(generated: &Generated, seen: &mut Seen) -> Vec<CheckResult
                 "{text}\n{}: the counterexample is no evidence: {why}\n{:#?}",
                 result.property, result.trace
             ),
+        }
+        if check.strong {
+            confirm_strong(&sem, check, result).unwrap_or_else(|why| {
+                panic!("{text}\n{}: {why}\n{:#?}", result.property, result.trace)
+            });
+            seen.strong += 1;
+            // Strongly fair paths are weakly fair: what holds on these holds on those.
+            let weakly = ltl_holds(&sem, &lts, formula, true).expect("decided above");
+            assert!(
+                holds || !weakly,
+                "{text}\n{}: holds under `fair`",
+                result.property
+            );
+            seen.beyond_weak += usize::from(holds && !weakly);
         }
         *if holds {
             &mut seen.holds
@@ -375,4 +503,28 @@ fn values_bound_by_a_call_follow_its_reply_channel() {
         600,
         [("Loop { fair: false }", 15), ("Loop { fair: true }", 10)],
     );
+}
+
+/// Strong fairness, of everything or of a selection, decided twice: by the checker and by
+/// the brute force's decomposition; loops re-checked as strongly fair.
+#[test]
+fn strong_fair_verdicts_agree_with_the_brute_force() {
+    let mut seen = Seen::default();
+    for seed in 1..=150u64 {
+        let generated = strong_and_formulas(seed);
+        let results = against_the_oracle(&generated, &mut seen);
+        for pair in results[..4].chunks(2) {
+            let both_hold = pair.iter().all(|r| r.outcome == Outcome::Holds);
+            let text = &generated.text;
+            assert!(
+                !both_hold,
+                "{text}\n{} and its negation both hold",
+                pair[0].property
+            );
+        }
+    }
+    assert_eq!(seen.strong, 150 * 7, "{seen:?}");
+    // 96 now: the verdict differs from `fair`'s.
+    assert!(seen.beyond_weak >= 80, "{seen:?}");
+    seen.at_least(300, 300, [("Loop { fair: true }", 100), ("Stuck", 10)]);
 }
