@@ -3,13 +3,12 @@
 //! without partial-order and symmetry reduction. Every result is then re-checked by the
 //! oracle of tests/oracle, which shares no code with the checker: each counterexample (and
 //! each `reachable` witness, and the trace of a failed assertion) is walked again through
-//! the semantics and must falsify its property by the property's definition, a loop of a
-//! `fair` check must be weakly fair (of a `strong fair` check, strongly fair), and without
-//! reductions a safety trace must be shortest; each verdict is also decided again by brute
-//! force on the oracle's own state space (safety shapes by distance, the liveness shapes and
-//! `ltl` by an atom automaton, `[] (A -> f)` whose `A` binds values from each step that
-//! matches `A`; under `strong fair` by decomposing its components). Tampered traces show that the oracle rejects what is no
-//! evidence.
+//! the semantics and must falsify its property by the property's definition, a loop of a `fair`
+//! check must be weakly fair (of a `strong fair` check, strongly fair), and without reductions a
+//! safety trace must be shortest; each verdict is also decided again by brute force on the oracle's
+//! own state space (safety shapes by distance, the liveness shapes and `ltl` by an atom automaton,
+//! `[] (A -> f)` whose `A` binds values from each step that matches `A`; under `strong fair` by
+//! decomposing its components). Tampered traces show that the oracle rejects what is no evidence.
 
 mod oracle;
 

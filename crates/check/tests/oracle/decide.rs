@@ -3,18 +3,17 @@
 //!
 //! Safety by breadth-first distance. `ltl` (and the liveness shapes as formulas) by the
 //! textbook construction of Lichtenstein and Pnueli: an *atom* is a truth value for every
-//! subformula of the formula's closure, consistent with the step's label and with the
-//! boolean operators; consecutive atoms agree on `X` and on the expansion
-//! `a U b = b or (a and X (a U b))`; a run satisfies the formula exactly when it has a
-//! sequence of atoms that starts with the formula true and fulfils every `a U b` it holds
-//! (infinitely often `b`, or `a U b` false). So the formula holds when no reachable strongly
-//! connected component of (state, atom) pairs, started with the formula false, has a cycle
-//! that fulfils every until, and, under `fair`, on which every instance enabled in all its
-//! states moves; under `strong fair`, a component is decomposed further as Emerson and Lei
-//! do for Streett conditions ([`fair_cycle`]), from the definition of docs/semantics.md
-//! (instances and channels as obligations, [`super::strong::taken`]). Finite maximal paths stutter forever in their last state (a step that
-//! matches no pattern and that no instance takes); a state whose only transitions fault
-//! ends no maximal path.
+//! subformula of the formula's closure, consistent with the step's label and with the boolean
+//! operators; consecutive atoms agree on `X` and on the expansion `a U b = b or (a and X (a U b))`;
+//! a run satisfies the formula exactly when it has a sequence of atoms that starts with the formula
+//! true and fulfils every `a U b` it holds (infinitely often `b`, or `a U b` false). So the formula
+//! holds when no reachable strongly connected component of (state, atom) pairs, started with the
+//! formula false, has a cycle that fulfils every until, and, under `fair`, on which every instance
+//! enabled in all its states moves; under `strong fair`, a component is decomposed further as
+//! Emerson and Lei do for Streett conditions ([`fair_cycle`]), from the definition of
+//! docs/semantics.md (instances and channels as obligations, [`super::strong::taken`]). Finite
+//! maximal paths stutter forever in their last state (a step that matches no pattern and that no
+//! instance takes); a state whose only transitions fault ends no maximal path.
 
 use super::formula::{Atom, Env, Formula, matches, rename, variables};
 use super::lts::Lts;
