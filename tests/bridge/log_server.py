@@ -3,9 +3,12 @@ for the listening bridge's routing of log messages by stream
 (crates/cli/tests/bridge_http_sessions.rs): `say` sends its text as two `notifications/message`
 log lines (on the call's own stream, as the 2026-07-28 era puts them, when the request's `_meta`
 carries `io.modelcontextprotocol/logLevel`), then answers with the text. It declares `logging`.
+With `--undeclared` (crates/cli/tests/bridge_logging.rs) it does not (no `logging/setLevel`
+handler), and its tool `blurt` sends a log line all the same (breaking M9: no request opted
+in), as a server that ignores its own declaration would.
 
 python log_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp; PORT 0: any free one)
-python log_server.py              (stdio)
+python log_server.py [--undeclared] (stdio)
 """
 import sys
 
@@ -22,7 +25,9 @@ async def set_level(ctx, params: types.SetLevelRequestParams) -> dict:
     return {}
 
 
-mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+UNDECLARED = "--undeclared" in sys.argv
+if not UNDECLARED:
+    mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
 
 
 @mcp.tool()
@@ -30,6 +35,16 @@ async def say(text: str, ctx: Context) -> str:
     """Logs `text` twice (info), then returns it."""
     for n in (1, 2):
         await ctx.info(f"{text} {n}")
+    return text
+
+
+@mcp.tool()
+async def blurt(text: str, ctx: Context) -> str:
+    """Sends `text` as a log line whatever the request opted in to (the SDK's own `ctx.info`
+    would drop it), then returns it."""
+    line = types.LoggingMessageNotification(
+        params=types.LoggingMessageNotificationParams(level="info", data=text))
+    await ctx.request_context.session._notify(line, request_scoped=True)
     return text
 
 

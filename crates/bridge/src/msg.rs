@@ -60,6 +60,8 @@ pub enum Msg {
     Ack(i64),
     /// A notification on a listen's stream.
     Sub(i64, Kind),
+    /// A `server/discover` result (a success) that declares `logging`.
+    Logs(i64),
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -189,6 +191,7 @@ impl Msg {
             Msg::Lost(i) => msg("lost", vec![Value::Int(i)]),
             Msg::Ack(i) => msg("ack", vec![Value::Int(i)]),
             Msg::Sub(i, k) => msg("sub", vec![Value::Int(i), k.value(p)]),
+            Msg::Logs(i) => msg("logs", vec![Value::Int(i)]),
         }
     }
 
@@ -213,6 +216,7 @@ impl Msg {
             "lost" => Msg::Lost(int(0)?),
             "ack" => Msg::Ack(int(0)?),
             "sub" => Msg::Sub(int(0)?, Kind::of(p, a.get(1)?)?),
+            "logs" => Msg::Logs(int(0)?),
             _ => return None,
         })
     }

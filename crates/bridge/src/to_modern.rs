@@ -26,7 +26,7 @@ pub use crate::wire::BRIDGE_ERROR;
 
 pub struct ToModern {
     model: &'static Model,
-    /// The session part: the handshake, then (at `TMServe(c)`) the template of every call.
+    /// The session part: the handshake, then (at `TMServe(c, l)`) the template of every call.
     session: Machine,
     pong: Machine,
     caps: Caps,
@@ -279,6 +279,12 @@ impl ToModern {
                 if self
                     .subs
                     .server_notification(method, &message, &mut self.sides) => {}
+            // A log line of a server that did not declare `logging`: relayed, it would break
+            // X6 on the legacy side in the bridge's name (the server's own M9 is its monitor's).
+            Shape::Notification("notifications/message") if !self.logging() => {
+                let text = "dropped a notifications/message: the server did not declare logging";
+                self.note(text.into());
+            }
             // Progress, log messages, list changes: relayed as they are (outside the model;
             // the progress token is the client's own, kept in `_meta` of every retry).
             // A progress goes with the call whose token it names (over HTTP, on its stream),
@@ -296,6 +302,11 @@ impl ToModern {
             }
             Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
         }
+    }
+
+    /// Whether the server's discover declared `logging` (the model's `l`).
+    fn logging(&self) -> bool {
+        self.discover.as_ref().is_some_and(wire::declares_logging)
     }
 
     /// The client's id of the call a server's progress names by its token.
@@ -317,8 +328,13 @@ impl ToModern {
             self.discover_id = None;
             let result = message.get("result").cloned();
             let ok = result.as_ref().is_some_and(wire::offers_modern);
+            // The model's `logs`: a success that declares `logging` (TMServe's `l`).
+            let msg = match ok && result.as_ref().is_some_and(wire::declares_logging) {
+                true => Msg::Logs(DISC),
+                false => Msg::Res(DISC, ok),
+            };
             self.discover = result;
-            return match self.session.input(ms2c, Msg::Res(DISC, ok)) {
+            return match self.session.input(ms2c, msg) {
                 Ok(()) => self.pump_session(),
                 Err(_) => self.note("the discover answer was not expected".into()),
             };
@@ -532,6 +548,11 @@ impl ToModern {
                     .unwrap_or(json!({}));
                 wire::result(&id, wire::legacy_result(&result))
             }
+            (false, Kind::Logging) => wire::error(
+                &id,
+                -32601,
+                "agentpi bridge: the server does not declare `logging` (server/discover)",
+            ),
             (false, Kind::Task) => wire::error(
                 &id,
                 -32601,

@@ -146,6 +146,12 @@ pub fn carried(capabilities: Option<&Value>) -> Value {
     out
 }
 
+/// Whether a `server/discover` result declares `logging`: then (only then) the `initialize`
+/// answer declares it and `logging/setLevel` is taken (X6).
+pub fn declares_logging(discover: &Value) -> bool {
+    discover.pointer("/capabilities/logging").is_some()
+}
+
 /// Whether a `server/discover` result offers the modern version the bridge speaks.
 pub fn offers_modern(discover: &Value) -> bool {
     discover

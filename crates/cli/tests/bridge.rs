@@ -135,10 +135,10 @@ const MISTAKES: &[Mistake] = &[
         to: "  + lc2s?cancel(=i)",
         violated: &[
             "LegacyBridged: deadlock free",
-            "LegacyBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
+            "LegacyBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(logs(j)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
             "LegacyBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or mc2s(cancel(j))))",
             "LegacyCrashBridged: deadlock free",
-            "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
+            "LegacyCrashBridged: ltl [] (mc2s(mreq(j, _, _)) -> X <> (ms2c(res(j, _)) or ms2c(logs(j)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
             "LegacyCrashBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(down) or mc2s(cancel(j))))",
             "LegacyRudeBridged: deadlock free",
             "LegacyRudeBridged: ltl [] (mc2s(retry(j, _)) -> X <> (ms2c(res(j, _)) or ms2c(input_required(j)) or ms2c(undeclared(j, _)) or mc2s(cancel(j))))",

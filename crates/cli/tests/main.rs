@@ -5,6 +5,7 @@ mod bridge_http;
 mod bridge_http_asks;
 mod bridge_http_sessions;
 mod bridge_legacy;
+mod bridge_logging;
 mod bridge_lost;
 mod bridge_rmcp;
 mod bridge_run;
