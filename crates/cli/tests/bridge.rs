@@ -370,14 +370,16 @@ fn the_page_shows_what_compare_prints() {
 /// server that crashes; with a modern client (whose legacy server may ask for elicitation or
 /// sampling each round) by more each round: 47, 56, 65, and with a server that may go away
 /// or lose its session 143, 166, 189; with a modern server that asks for undeclared input
-/// (X1) by 27.
+/// (X1) by 27. (The modern server's discover that declares `logging`, `logs`, adds 18 states
+/// at every K to the legacy client's systems; the modern server's loss of the session while
+/// a call runs after a round, in `LSCall`, adds none: it is the state its answer leads to.)
 #[test]
 fn the_checks_hold_for_every_k() {
     let counts = [
-        (1, [90, 92, 129, 239, 96]),
-        (2, [108, 139, 159, 382, 123]),
-        (3, [126, 195, 189, 548, 150]),
-        (4, [144, 260, 219, 737, 177]),
+        (1, [108, 92, 147, 239, 96]),
+        (2, [126, 139, 177, 382, 123]),
+        (3, [144, 195, 207, 548, 150]),
+        (4, [162, 260, 237, 737, 177]),
     ];
     let systems = [
         "LegacyBridged",
