@@ -3,15 +3,15 @@
 //! refinement); then the process of the direction (`ToModern`, `ToLegacy`) is
 //! stepped against the real wire (`machine`), its labels read from and written as real
 //! messages (`msg`, `wire`), one copy of its per-call part for each request in flight
-//! (`call`), both sides monitored with their era's checks (`side`). No printing: the binary
-//! renders what `run` returns.
+//! (`call`), both sides monitored with their era's checks (`side`, each judged on a thread of
+//! its own: `judge`). No printing: the binary renders what `run` returns.
 //!
 //! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
 //! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `notes`, `model`, `wire`, `modern_wire`;
-//! `refine`, `machine`, `side`, `engine`, `call`, `held`, `undeclared`, `subscriptions`;
-//! `to_modern`,
+//! `refine`, `machine`, `judge`, `side`, `engine`, `call`, `held`, `undeclared`,
+//! `subscriptions`; `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
 //! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
 
@@ -19,6 +19,7 @@ pub mod call;
 pub mod engine;
 pub mod held;
 pub mod input;
+pub mod judge;
 pub mod listen;
 pub mod machine;
 pub mod model;

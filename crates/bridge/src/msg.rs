@@ -7,7 +7,7 @@ use agentpi_semantics::Value;
 
 /// The client's capabilities as the model has them: elicitation and sampling each on its
 /// own (`Full`: both); `Rooted` only in the losses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Caps {
     Bare,
     Elicit,
@@ -16,7 +16,7 @@ pub enum Caps {
     Rooted,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Initialize(Caps),
     Ping,
@@ -39,7 +39,7 @@ pub enum Kind {
     Changed,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Msg {
     Req(i64, Kind),
     MReq(i64, Kind, Caps),

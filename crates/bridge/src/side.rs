@@ -4,24 +4,24 @@
 //! format). On the legacy side the bridge is the server (`s2c` is what it writes); on the
 //! modern side it is the client (`c2s` is what it writes).
 //!
-//! A message is timed when it crosses but judged and recorded later (`settle`), after the
-//! bridge has written what it makes of it, as `agentpi monitor` relays first and checks on
-//! another thread: the monitors are off the path of a request. Every other event settles what
-//! waits first, so the monitor and the trace see everything in order, with the same times.
+//! A message is timed when it crosses but handed to the side's judge (`judge`: the monitor
+//! and the trace on a thread of their own) later (`settle`), after the bridge has written
+//! what it makes of it, as `agentpi monitor` relays first and checks on another thread: the
+//! monitors are off the path of a request. Every other event settles what waits first, so
+//! the monitor and the trace see everything in order, with the same times.
 
-use agentpi_monitor::{Dir, Event, Report, Sessions};
+use crate::judge::Judge;
+use agentpi_monitor::{Dir, Event, Report};
 use serde_json::{Map, Value};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::Path;
 use std::time::Instant;
 
 pub struct Side {
     pub name: &'static str,
-    sessions: Sessions,
-    record: Option<BufWriter<File>>,
+    judge: Judge,
     start: Instant,
-    record_failed: bool,
     /// The side is Streamable HTTP: its transport records each message with its exchange
     /// (`event`), so what the bridge hands `message` is not recorded twice.
     http: bool,
@@ -43,10 +43,8 @@ impl Side {
         };
         Ok(Side {
             name,
-            sessions: Sessions::new(),
-            record,
+            judge: Judge::start(name, record)?,
             start,
-            record_failed: false,
             http: false,
             waiting: Vec::new(),
         })
@@ -62,18 +60,16 @@ impl Side {
         self.waiting.push(event);
     }
 
-    /// The messages that crossed since the last time, judged and recorded, in order.
+    /// The messages that crossed since the last time, handed to the judge, in order.
     pub fn settle(&mut self) {
-        for event in std::mem::take(&mut self.waiting) {
-            self.observe(&event);
-        }
+        self.judge.send(std::mem::take(&mut self.waiting));
     }
 
     /// A process or stream event (`spawn`, `exit`, `eof`).
     pub fn process(&mut self, kind: &str, fields: Map<String, Value>) {
         let event = Event::process(self.start.elapsed().as_secs_f64(), kind, fields);
+        self.waiting.push(event);
         self.settle();
-        self.observe(&event);
     }
 
     /// From now on the side's transport records its messages itself (`event`), with their
@@ -90,28 +86,14 @@ impl Side {
     /// An event of the side's transport (a message with its exchange, an `http` head, an
     /// `aborted` stream), recorded and monitored as it is.
     pub fn event(&mut self, event: &Event) {
+        self.waiting.push(event.clone());
         self.settle();
-        self.observe(event);
     }
 
-    fn observe(&mut self, event: &Event) {
-        if let Some(file) = self.record.as_mut() {
-            let line = event.to_line() + "\n";
-            if file
-                .write_all(line.as_bytes())
-                .and_then(|()| file.flush())
-                .is_err()
-            {
-                self.record_failed = true;
-                self.record = None;
-            }
-        }
-        let _ = self.sessions.feed(event);
-    }
-
-    /// The side's report, and whether its record is incomplete.
+    /// The side's report once everything that crossed is judged, and whether its record is
+    /// incomplete.
     pub fn finish(&mut self) -> (Report, bool) {
         self.settle();
-        (self.sessions.finish(), self.record_failed)
+        self.judge.finish()
     }
 }
