@@ -36,10 +36,16 @@ fn session(model: &'static Model) -> Machine {
     let mut session = Machine::start(model, "RunToLegacy").unwrap();
     let outputs = [model.ms2c, model.lc2s];
     let init = session.output(&outputs).unwrap();
-    assert!(matches!(init, Some((_, Msg::Req(_, Kind::Initialize(_))))), "{init:?}");
+    assert!(
+        matches!(init, Some((_, Msg::Req(_, Kind::Initialize(_))))),
+        "{init:?}"
+    );
     session.input(model.ls2c, Msg::Res(INIT, true)).unwrap();
     let note = session.output(&outputs).unwrap();
-    assert!(matches!(note, Some((_, Msg::Note(Kind::Initialized)))), "{note:?}");
+    assert!(
+        matches!(note, Some((_, Msg::Note(Kind::Initialized)))),
+        "{note:?}"
+    );
     assert_eq!(session.output(&outputs), Ok(None));
     session
 }
