@@ -151,6 +151,58 @@ impl Store {
         self.find_record(record_of(scratch), ids.len())
     }
 
+    /// What [`Store::find_near`] finds for the ids of `near` with one or two `changes`
+    /// made (position, new id; increasing positions): the nodes above what changed are
+    /// looked up level by level, and nothing else is copied or compared (building every
+    /// level of the target, then comparing it with its source's, was most of finding it).
+    pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
+        let (mut first, mut second) = match *changes {
+            [one] => (one, None),
+            [one, two] if one.0 < two.0 => (one, Some(two)),
+            _ => unreachable!("one or two changes, in increasing positions"),
+        };
+        let mut k = 0;
+        while near.levels[k].len() > 2 {
+            let below = &near.levels[k];
+            match second {
+                // Both in one pair: its node has both new items.
+                Some(two) if two.0 / 2 == first.0 / 2 => {
+                    first = (first.0 / 2, self.find_node([first.1, two.1])?);
+                    second = None;
+                }
+                _ => {
+                    first = (first.0 / 2, self.lift(below, first)?);
+                    if let Some(two) = second {
+                        second = Some((two.0 / 2, self.lift(below, two)?));
+                    }
+                }
+            }
+            k += 1;
+        }
+        let top = &near.levels[k];
+        let mut record = [
+            top.first().copied().unwrap_or(NONE),
+            top.get(1).copied().unwrap_or(NONE),
+        ];
+        record[first.0] = first.1;
+        if let Some((p, id)) = second {
+            record[p] = id;
+        }
+        self.find_record(record, near.ids().len())
+    }
+
+    /// The item above position `p` of level `below` once the item there is `id` (its
+    /// pair's node, or itself when it is the odd last one), if that node is stored.
+    fn lift(&self, below: &[u32], (p, id): (usize, u32)) -> Option<u32> {
+        match p % 2 {
+            0 => match below.get(p + 1) {
+                Some(&b) => self.find_node([id, b]),
+                None => Some(id),
+            },
+            _ => self.find_node([below[p - 1], id]),
+        }
+    }
+
     /// Adds a state that is not stored yet; returns its number.
     pub(crate) fn insert(&mut self, key: &Key) -> u32 {
         let (i, new) = self.find_or_insert(None, &key.ids);

@@ -24,8 +24,10 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// The ids of targets not stored before, one after another.
     pub(super) arena: Vec<u32>,
     pub(super) split: usize,
-    /// The source's components in canonical order, where `Slot::pos` points.
+    /// The source's components in canonical order, where `Slot::pos` points, and the
+    /// position of each in `ids`.
     pub(super) canon: &'a [u32],
+    pub(super) key_pos: &'a [u32],
     pub(super) slots: &'a [Slot],
     pub(super) moves: &'a [&'a CompMoves],
     pub(super) out: Vec<FastSucc>,
@@ -489,7 +491,8 @@ impl<'a> Assembly<'a, '_, '_> {
         let mut ids = std::mem::take(&mut self.buffer);
         ids.clear();
         ids.extend_from_slice(&self.ids[..self.split]);
-        if !self.replace_in_place(&mut ids, replace) {
+        let in_place = self.replace_in_place(&mut ids, replace);
+        if in_place.is_none() {
             ids.clear();
             ids.extend_from_slice(&self.ids[..self.split]);
             self.replace_sorted(&mut ids, replace);
@@ -500,7 +503,12 @@ impl<'a> Assembly<'a, '_, '_> {
             self.buffer = ids;
             return Target::State(Box::new(state));
         };
-        let found = self.store.find_near(Some(levels), &ids, &mut self.scratch);
+        // Written in place with the queues as they were: the ids differ from the source's
+        // where they were written only, so the store need not compare them all.
+        let found = match (in_place, queues) {
+            (Some(written), None) => self.store.find_changed(levels, written.as_slice()),
+            _ => self.store.find_near(Some(levels), &ids, &mut self.scratch),
+        };
         let target = match found {
             Some(known) => Target::Known(known),
             None => {
@@ -519,27 +527,31 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The common step, each replaced component becoming one component that falls in its
     /// place in key order, strictly between its neighbours: written over it. That is what
     /// [`Assembly::replace_sorted`] makes (no equal component beside it, so law *Repl-Idem*
-    /// keeps nothing once), without moving the others; false, `ids` left half done,
-    /// otherwise.
-    fn replace_in_place(&self, ids: &mut [u32], replace: &[Option<Replace<'_>>; 2]) -> bool {
+    /// keeps nothing once), without moving the others: the positions written, in increasing
+    /// order; `None`, `ids` left half done, otherwise.
+    fn replace_in_place(
+        &self,
+        ids: &mut [u32],
+        replace: &[Option<Replace<'_>>; 2],
+    ) -> Option<Written> {
         let interner = self.store.interner();
+        let mut written = Written::default();
         for (pos, list) in replace.iter().flatten() {
             let &[id] = *list else {
-                return false;
+                return None;
             };
             let gone = self.canon[*pos];
-            let Some(at) = ids.iter().position(|&x| x == gone) else {
-                return false;
-            };
+            let at = first_left(ids, self.key_pos[*pos] as usize, gone);
             let key = interner.order_key(id);
             let after = at == 0 || interner.order_key(ids[at - 1]) < key;
             let before = ids.get(at + 1).is_none_or(|&x| key < interner.order_key(x));
             if !(after && before) {
-                return false;
+                return None;
             }
             ids[at] = id;
+            written.push(at, id);
         }
-        true
+        Some(written)
     }
 
     /// The source's components (`ids`) with the replaced ones removed and the
@@ -728,6 +740,48 @@ pub(super) struct Input<'m> {
     guard: Option<&'m Value>,
     may_fault: bool,
     m: &'m FastMove,
+}
+
+/// The first `gone` of `ids` (which holds it), found from the position `near` where it
+/// was in the source: equal ids sit side by side in key order, so it is the first of the run
+/// of `gone` that `near` is in, or (when a twin of the same step was written there already)
+/// the next one after it. What `ids.iter().position(|&x| x == gone)` finds, without going
+/// through the ids before it.
+fn first_left(ids: &[u32], near: usize, gone: u32) -> usize {
+    let mut at = near;
+    while at > 0 && ids[at - 1] == gone {
+        at -= 1;
+    }
+    while ids[at] != gone {
+        at += 1;
+    }
+    at
+}
+
+/// What a step wrote over its source's ids: (position, id), in increasing position order,
+/// each position once (with the last id written there).
+#[derive(Default)]
+struct Written {
+    at: [(usize, u32); 2],
+    len: usize,
+}
+
+impl Written {
+    fn push(&mut self, at: usize, id: u32) {
+        if let Some(same) = self.at[..self.len].iter_mut().find(|(p, _)| *p == at) {
+            same.1 = id;
+            return;
+        }
+        self.at[self.len] = (at, id);
+        self.len += 1;
+        if self.len == 2 && self.at[0].0 > self.at[1].0 {
+            self.at.swap(0, 1);
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, u32)] {
+        &self.at[..self.len]
+    }
 }
 
 /// How a transition changes the queues: the channel's queue (if any) becomes another, or
