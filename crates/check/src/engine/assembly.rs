@@ -207,6 +207,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 if let FastKind::In {
                     chan,
                     guard,
+                    guard_key,
                     may_fault,
                 } = &m.kind
                     && self.engine.sem.buffer(*chan).is_none()
@@ -217,6 +218,7 @@ impl<'a> Assembly<'a, '_, '_> {
                         offer: j as u32,
                         chan: *chan,
                         guard: guard.as_ref(),
+                        guard_key: *guard_key,
                         may_fault: *may_fault,
                         m,
                     });
@@ -233,6 +235,12 @@ impl<'a> Assembly<'a, '_, '_> {
             }
             return;
         }
+        // The cheapest test first: most inputs on the channel require another value.
+        if let (Some(guard), Some(first)) = (input.guard_key, out.first_key)
+            && guard != first
+        {
+            return;
+        }
         // An offer of a twin inside a component meets only its equal neighbour there.
         if m.twin || input.m.twin {
             return;
@@ -245,11 +253,6 @@ impl<'a> Assembly<'a, '_, '_> {
             (true, true) => false,
         };
         if !meets {
-            return;
-        }
-        if let (Some(guard), Some(first)) = (input.guard, &out.first)
-            && guard != first
-        {
             return;
         }
         self.movers_now = [slot.pos as u32, input.slot.pos as u32];
@@ -738,6 +741,7 @@ pub(super) struct Input<'m> {
     offer: u32,
     chan: Chan,
     guard: Option<&'m Value>,
+    guard_key: Option<u32>,
     may_fault: bool,
     m: &'m FastMove,
 }

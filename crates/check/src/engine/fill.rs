@@ -72,6 +72,7 @@ impl Engine<'_, '_> {
                 } => FastKind::Out(Output {
                     chan,
                     first: values.first().cloned(),
+                    first_key: values.first().map(|v| self.values.id(v.clone())),
                     comm: self.labels.id(label(Head::Chan(chan), &values)),
                     send: self.labels.id(label(Head::Send(chan), &values)),
                     lost: self.labels.id(label(Head::Lost(chan), &values)),
@@ -84,6 +85,7 @@ impl Engine<'_, '_> {
                     may_fault,
                 } => FastKind::In {
                     chan,
+                    guard_key: guard.as_ref().map(|v| self.values.id(v.clone())),
                     guard,
                     may_fault,
                 },

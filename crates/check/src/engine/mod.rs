@@ -46,6 +46,9 @@ pub(crate) struct Engine<'s, 'p> {
     /// A queue with a message added: by (channel's queue or none, channel, message).
     pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
     messages: Table<Box<[Value]>>,
+    /// Outputs' first values and inputs' guards, numbered: a state's outputs are tried with
+    /// every input on their channel, and comparing numbers, not values, was most of that.
+    values: Table<Value>,
     pub(crate) labels: Table<Label>,
     /// How often each miss was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
@@ -139,6 +142,8 @@ enum FastKind {
     In {
         chan: Chan,
         guard: Option<Value>,
+        /// The guard's number in `Engine::values`.
+        guard_key: Option<u32>,
         may_fault: bool,
     },
 }
@@ -147,6 +152,8 @@ struct Output {
     chan: Chan,
     msg: u32,
     first: Option<Value>,
+    /// The first value's number in `Engine::values`.
+    first_key: Option<u32>,
     /// `chan(values)`, its label as a communication; `chan!(values)` as a send;
     /// `chan!(values) lost` as a send a lossy channel loses.
     comm: u32,
@@ -448,6 +455,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             queues: FxHashMap::default(),
             pushed: FxHashMap::default(),
             messages: Table::new(),
+            values: Table::new(),
             missed: FxHashMap::default(),
             labels: {
                 let mut labels = Table::new();
