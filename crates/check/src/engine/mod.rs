@@ -49,6 +49,9 @@ pub(crate) struct Engine<'s, 'p> {
     /// Outputs' first values and inputs' guards, numbered: a state's outputs are tried with
     /// every input on their channel, and comparing numbers, not values, was most of that.
     values: Table<Value>,
+    /// A channel with what an input on it requires (a value's number, or nothing),
+    /// numbered: an input's and an output's are equal when the output may meet the input.
+    syncs: Table<(Chan, Option<u32>)>,
     pub(crate) labels: Table<Label>,
     /// How often each miss was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
@@ -141,9 +144,10 @@ enum FastKind {
     Out(Output),
     In {
         chan: Chan,
-        guard: Option<Value>,
-        /// The guard's number in `Engine::values`.
+        /// The number of the value its first pattern requires, in `Engine::values`.
         guard_key: Option<u32>,
+        /// Its channel with that, in `Engine::syncs`.
+        sync: u32,
         may_fault: bool,
     },
 }
@@ -151,9 +155,14 @@ enum FastKind {
 struct Output {
     chan: Chan,
     msg: u32,
-    first: Option<Value>,
     /// The first value's number in `Engine::values`.
     first_key: Option<u32>,
+    /// Whether its component has an input on its channel (which it may meet inside).
+    inner: bool,
+    /// The inputs it may meet by `Engine::syncs`: those that require nothing, and those
+    /// that require its first value.
+    sync_any: u32,
+    sync_first: Option<u32>,
     /// `chan(values)`, its label as a communication; `chan!(values)` as a send;
     /// `chan!(values) lost` as a send a lossy channel loses.
     comm: u32,
@@ -456,6 +465,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             pushed: FxHashMap::default(),
             messages: Table::new(),
             values: Table::new(),
+            syncs: Table::new(),
             missed: FxHashMap::default(),
             labels: {
                 let mut labels = Table::new();
