@@ -156,51 +156,8 @@ impl Store {
     /// looked up level by level, and nothing else is copied or compared (building every
     /// level of the target, then comparing it with its source's, was most of finding it).
     pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
-        let (mut first, mut second) = match *changes {
-            [one] => (one, None),
-            [one, two] if one.0 < two.0 => (one, Some(two)),
-            _ => unreachable!("one or two changes, in increasing positions"),
-        };
-        let mut k = 0;
-        while near.levels[k].len() > 2 {
-            let below = &near.levels[k];
-            match second {
-                // Both in one pair: its node has both new items.
-                Some(two) if two.0 / 2 == first.0 / 2 => {
-                    first = (first.0 / 2, self.find_node([first.1, two.1])?);
-                    second = None;
-                }
-                _ => {
-                    first = (first.0 / 2, self.lift(below, first)?);
-                    if let Some(two) = second {
-                        second = Some((two.0 / 2, self.lift(below, two)?));
-                    }
-                }
-            }
-            k += 1;
-        }
-        let top = &near.levels[k];
-        let mut record = [
-            top.first().copied().unwrap_or(NONE),
-            top.get(1).copied().unwrap_or(NONE),
-        ];
-        record[first.0] = first.1;
-        if let Some((p, id)) = second {
-            record[p] = id;
-        }
+        let record = record_near(near, changes, |pair| self.find_node(pair))?;
         self.find_record(record, near.ids().len())
-    }
-
-    /// The item above position `p` of level `below` once the item there is `id` (its
-    /// pair's node, or itself when it is the odd last one), if that node is stored.
-    fn lift(&self, below: &[u32], (p, id): (usize, u32)) -> Option<u32> {
-        match p % 2 {
-            0 => match below.get(p + 1) {
-                Some(&b) => self.find_node([id, b]),
-                None => Some(id),
-            },
-            _ => self.find_node([below[p - 1], id]),
-        }
     }
 
     /// Adds a state that is not stored yet; returns its number.
@@ -287,11 +244,17 @@ impl Store {
     /// the room is there.
     fn add(&self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
         thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
-        let record = SCRATCH.with_borrow_mut(|levels| {
-            levels_of(near, ids, levels, |pair| Some(self.add_node(pair)))
-                .expect("adding finds every node");
-            record_of(levels)
-        });
+        let add_node = |pair| Some(self.add_node(pair));
+        let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
+        let record = match few {
+            // The common step: one or two ids changed, nodes added only above them.
+            Some((near, changes)) => record_near(near, changes.as_slice(), add_node),
+            None => SCRATCH.with_borrow_mut(|levels| {
+                levels_of(near, ids, levels, add_node)?;
+                Some(record_of(levels))
+            }),
+        };
+        let record = record.expect("adding finds every node");
         if let Some(i) = self.find_record(record, ids.len()) {
             return (i, false);
         }
@@ -524,6 +487,96 @@ fn levels_near(
     }
     levels.truncate(k + 1);
     Some(())
+}
+
+/// The record of the state with the ids of `near` but for one or two `changes` (position,
+/// new id; increasing positions): `near`'s with the nodes above what changed taken from
+/// `node` level by level, in the order [`levels_near`] asks for them; `None` as soon as
+/// `node` has none.
+fn record_near(
+    near: &Levels,
+    changes: &[(usize, u32)],
+    mut node: impl FnMut([u32; 2]) -> Option<u32>,
+) -> Option<[u32; 2]> {
+    let (mut first, mut second) = match *changes {
+        [] => return Some(record_of(near)),
+        [one] => (one, None),
+        [one, two] if one.0 < two.0 => (one, Some(two)),
+        _ => unreachable!("one or two changes, in increasing positions"),
+    };
+    let mut k = 0;
+    while near.levels[k].len() > 2 {
+        let below = &near.levels[k];
+        match second {
+            // Both in one pair: its node has both new items.
+            Some(two) if two.0 / 2 == first.0 / 2 => {
+                first = (first.0 / 2, node([first.1, two.1])?);
+                second = None;
+            }
+            _ => {
+                first = (first.0 / 2, lift(below, first, &mut node)?);
+                if let Some(two) = second {
+                    second = Some((two.0 / 2, lift(below, two, &mut node)?));
+                }
+            }
+        }
+        k += 1;
+    }
+    let top = &near.levels[k];
+    let mut record = [
+        top.first().copied().unwrap_or(NONE),
+        top.get(1).copied().unwrap_or(NONE),
+    ];
+    record[first.0] = first.1;
+    if let Some((p, id)) = second {
+        record[p] = id;
+    }
+    Some(record)
+}
+
+/// The item above position `p` of level `below` once the item there is `id`: its pair's
+/// node, or itself when it is the odd last one.
+fn lift(
+    below: &[u32],
+    (p, id): (usize, u32),
+    node: &mut impl FnMut([u32; 2]) -> Option<u32>,
+) -> Option<u32> {
+    match p % 2 {
+        0 => match below.get(p + 1) {
+            Some(&b) => node([id, b]),
+            None => Some(id),
+        },
+        _ => node([below[p - 1], id]),
+    }
+}
+
+/// Where `ids` differ from `near`'s ids (as many), with the ids there, if in one or two
+/// places.
+fn few_changes(near: &[u32], ids: &[u32]) -> Option<FewChanges> {
+    if near.len() != ids.len() {
+        return None;
+    }
+    let mut changes = FewChanges::default();
+    for (i, (a, b)) in near.iter().zip(ids).enumerate() {
+        if a != b {
+            *changes.at.get_mut(changes.len)? = (i, *b);
+            changes.len += 1;
+        }
+    }
+    Some(changes)
+}
+
+/// One or two changed ids: (position, new id), in increasing position order.
+#[derive(Default)]
+struct FewChanges {
+    at: [(usize, u32); 2],
+    len: usize,
+}
+
+impl FewChanges {
+    fn as_slice(&self) -> &[(usize, u32)] {
+        &self.at[..self.len]
+    }
 }
 
 /// The record of a state from its levels: the two items of the top level.
