@@ -632,7 +632,8 @@ mod tests {
 
     /// A few thousand id vectors of lengths 0 to 299 (long ones past the one-byte lengths),
     /// many sharing most of their ids: each is found after it is stored, by itself and near
-    /// another of its length, reads back as itself, and no other is found.
+    /// another of its length (from the one or two ids that differ, when that is all),
+    /// reads back as itself, and no other is found.
     #[test]
     fn stored_vectors_read_back_and_are_found_near_others() {
         let mut store = Store::default();
@@ -663,7 +664,7 @@ mod tests {
             let n = store.find(&k).unwrap_or_else(|| store.insert(&k));
             numbers.push(n);
         }
-        let mut scratch = Levels::default();
+        let (mut scratch, mut changed) = (Levels::default(), 0);
         for (v, &n) in vectors.iter().zip(&numbers) {
             assert_eq!(store.levels(n).ids(), &v[..]);
             assert_eq!(store.find(&key(v.clone())), Some(n));
@@ -671,10 +672,25 @@ mod tests {
             if let Some(w) = near {
                 let levels = store.levels(numbers[w]);
                 assert_eq!(store.find_near(Some(&levels), v, &mut scratch), Some(n));
+                if let Some(changes) = few_changes(&vectors[w], v) {
+                    let found = store.find_changed(&levels, changes.as_slice());
+                    assert_eq!(found, Some(n), "found from what changed");
+                    changed += 1;
+                }
             }
         }
+        assert!(
+            changed > 100,
+            "{changed} vectors found from one or two changes"
+        );
         let absent: Vec<u32> = (0..12).map(|i| 1000 + i).collect();
         assert_eq!(store.find(&key(absent)), None);
+        // One or two ids changed to ones never stored: not found.
+        let levels = store.levels(numbers[1]);
+        let len = vectors[1].len();
+        for changes in [vec![(0, 7777)], vec![(0, 7777), (len - 1, 7778)]] {
+            assert_eq!(store.find_changed(&levels, &changes), None);
+        }
     }
 
     /// Threads that look states up while one writer adds them see each state either not
