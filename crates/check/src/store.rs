@@ -151,6 +151,15 @@ impl Store {
         self.find_record(record_of(scratch), ids.len())
     }
 
+    /// What [`Store::find_near`] finds for the ids of `near` with one or two `changes`
+    /// made (position, new id; increasing positions): the nodes above what changed are
+    /// looked up level by level, and nothing else is copied or compared (building every
+    /// level of the target, then comparing it with its source's, was most of finding it).
+    pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
+        let record = record_near(near, changes, |pair| self.find_node(pair))?;
+        self.find_record(record, near.ids().len())
+    }
+
     /// Adds a state that is not stored yet; returns its number.
     pub(crate) fn insert(&mut self, key: &Key) -> u32 {
         let (i, new) = self.find_or_insert(None, &key.ids);
@@ -235,11 +244,17 @@ impl Store {
     /// the room is there.
     fn add(&self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
         thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
-        let record = SCRATCH.with_borrow_mut(|levels| {
-            levels_of(near, ids, levels, |pair| Some(self.add_node(pair)))
-                .expect("adding finds every node");
-            record_of(levels)
-        });
+        let add_node = |pair| Some(self.add_node(pair));
+        let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
+        let record = match few {
+            // The common step: one or two ids changed, nodes added only above them.
+            Some((near, changes)) => record_near(near, changes.as_slice(), add_node),
+            None => SCRATCH.with_borrow_mut(|levels| {
+                levels_of(near, ids, levels, add_node)?;
+                Some(record_of(levels))
+            }),
+        };
+        let record = record.expect("adding finds every node");
         if let Some(i) = self.find_record(record, ids.len()) {
             return (i, false);
         }
@@ -474,6 +489,96 @@ fn levels_near(
     Some(())
 }
 
+/// The record of the state with the ids of `near` but for one or two `changes` (position,
+/// new id; increasing positions): `near`'s with the nodes above what changed taken from
+/// `node` level by level, in the order [`levels_near`] asks for them; `None` as soon as
+/// `node` has none.
+fn record_near(
+    near: &Levels,
+    changes: &[(usize, u32)],
+    mut node: impl FnMut([u32; 2]) -> Option<u32>,
+) -> Option<[u32; 2]> {
+    let (mut first, mut second) = match *changes {
+        [] => return Some(record_of(near)),
+        [one] => (one, None),
+        [one, two] if one.0 < two.0 => (one, Some(two)),
+        _ => unreachable!("one or two changes, in increasing positions"),
+    };
+    let mut k = 0;
+    while near.levels[k].len() > 2 {
+        let below = &near.levels[k];
+        match second {
+            // Both in one pair: its node has both new items.
+            Some(two) if two.0 / 2 == first.0 / 2 => {
+                first = (first.0 / 2, node([first.1, two.1])?);
+                second = None;
+            }
+            _ => {
+                first = (first.0 / 2, lift(below, first, &mut node)?);
+                if let Some(two) = second {
+                    second = Some((two.0 / 2, lift(below, two, &mut node)?));
+                }
+            }
+        }
+        k += 1;
+    }
+    let top = &near.levels[k];
+    let mut record = [
+        top.first().copied().unwrap_or(NONE),
+        top.get(1).copied().unwrap_or(NONE),
+    ];
+    record[first.0] = first.1;
+    if let Some((p, id)) = second {
+        record[p] = id;
+    }
+    Some(record)
+}
+
+/// The item above position `p` of level `below` once the item there is `id`: its pair's
+/// node, or itself when it is the odd last one.
+fn lift(
+    below: &[u32],
+    (p, id): (usize, u32),
+    node: &mut impl FnMut([u32; 2]) -> Option<u32>,
+) -> Option<u32> {
+    match p % 2 {
+        0 => match below.get(p + 1) {
+            Some(&b) => node([id, b]),
+            None => Some(id),
+        },
+        _ => node([below[p - 1], id]),
+    }
+}
+
+/// Where `ids` differ from `near`'s ids (as many), with the ids there, if in one or two
+/// places.
+fn few_changes(near: &[u32], ids: &[u32]) -> Option<FewChanges> {
+    if near.len() != ids.len() {
+        return None;
+    }
+    let mut changes = FewChanges::default();
+    for (i, (a, b)) in near.iter().zip(ids).enumerate() {
+        if a != b {
+            *changes.at.get_mut(changes.len)? = (i, *b);
+            changes.len += 1;
+        }
+    }
+    Some(changes)
+}
+
+/// One or two changed ids: (position, new id), in increasing position order.
+#[derive(Default)]
+struct FewChanges {
+    at: [(usize, u32); 2],
+    len: usize,
+}
+
+impl FewChanges {
+    fn as_slice(&self) -> &[(usize, u32)] {
+        &self.at[..self.len]
+    }
+}
+
 /// The record of a state from its levels: the two items of the top level.
 fn record_of(levels: &Levels) -> [u32; 2] {
     let top = levels.levels.last().map_or(&[][..], Vec::as_slice);
@@ -527,7 +632,8 @@ mod tests {
 
     /// A few thousand id vectors of lengths 0 to 299 (long ones past the one-byte lengths),
     /// many sharing most of their ids: each is found after it is stored, by itself and near
-    /// another of its length, reads back as itself, and no other is found.
+    /// another of its length (from the one or two ids that differ, when that is all),
+    /// reads back as itself, and no other is found.
     #[test]
     fn stored_vectors_read_back_and_are_found_near_others() {
         let mut store = Store::default();
@@ -558,7 +664,7 @@ mod tests {
             let n = store.find(&k).unwrap_or_else(|| store.insert(&k));
             numbers.push(n);
         }
-        let mut scratch = Levels::default();
+        let (mut scratch, mut changed) = (Levels::default(), 0);
         for (v, &n) in vectors.iter().zip(&numbers) {
             assert_eq!(store.levels(n).ids(), &v[..]);
             assert_eq!(store.find(&key(v.clone())), Some(n));
@@ -566,10 +672,25 @@ mod tests {
             if let Some(w) = near {
                 let levels = store.levels(numbers[w]);
                 assert_eq!(store.find_near(Some(&levels), v, &mut scratch), Some(n));
+                if let Some(changes) = few_changes(&vectors[w], v) {
+                    let found = store.find_changed(&levels, changes.as_slice());
+                    assert_eq!(found, Some(n), "found from what changed");
+                    changed += 1;
+                }
             }
         }
+        assert!(
+            changed > 100,
+            "{changed} vectors found from one or two changes"
+        );
         let absent: Vec<u32> = (0..12).map(|i| 1000 + i).collect();
         assert_eq!(store.find(&key(absent)), None);
+        // One or two ids changed to ones never stored: not found.
+        let levels = store.levels(numbers[1]);
+        let len = vectors[1].len();
+        for changes in [vec![(0, 7777)], vec![(0, 7777), (len - 1, 7778)]] {
+            assert_eq!(store.find_changed(&levels, &changes), None);
+        }
     }
 
     /// Threads that look states up while one writer adds them see each state either not

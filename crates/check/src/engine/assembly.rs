@@ -24,8 +24,10 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// The ids of targets not stored before, one after another.
     pub(super) arena: Vec<u32>,
     pub(super) split: usize,
-    /// The source's components in canonical order, where `Slot::pos` points.
+    /// The source's components in canonical order, where `Slot::pos` points, and the
+    /// position of each in `ids`.
     pub(super) canon: &'a [u32],
+    pub(super) key_pos: &'a [u32],
     pub(super) slots: &'a [Slot],
     pub(super) moves: &'a [&'a CompMoves],
     pub(super) out: Vec<FastSucc>,
@@ -33,7 +35,8 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers: Vec<[u32; 2]>,
     pub(super) movers_now: [u32; 2],
     pub(super) misses: Vec<Miss>,
-    /// Room for the inputs by channel and an output's candidates (see `InputIndex`).
+    /// Room for the inputs by channel and required value, and an output's candidates (see
+    /// `InputIndex`).
     pub(super) lists: Lists,
     /// Room for the inputs, kept from state to state (see [`super::recycle`]).
     pub(super) input_room: Vec<Input<'static>>,
@@ -45,9 +48,9 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) counter: u32,
 }
 
-/// Room for the inputs by channel, their runs, and an output's candidates (see
+/// Room for the inputs by channel and required value, and an output's candidates (see
 /// `InputIndex`).
-pub(super) type Lists = (Vec<usize>, Vec<(Chan, usize, usize)>, Vec<usize>);
+pub(super) type Lists = (Vec<u64>, Vec<usize>);
 
 /// A component replaced by what it became: its position, and the continuation's ids.
 type Replace<'a> = (usize, &'a [u32]);
@@ -179,8 +182,8 @@ impl<'a> Assembly<'a, '_, '_> {
     pub(super) fn communications(&mut self) {
         let mut inputs = super::recycle(std::mem::take(&mut self.input_room));
         self.inputs(&mut inputs);
-        let (by_chan, runs, mut candidates) = std::mem::take(&mut self.lists);
-        let index = InputIndex::of(&inputs, by_chan, runs);
+        let (sorted, mut candidates) = std::mem::take(&mut self.lists);
+        let index = InputIndex::of(&inputs, sorted);
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
             for (o, m) in moves[k].offers.iter().enumerate() {
@@ -193,7 +196,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 }
             }
         }
-        self.lists = (index.by_chan, index.runs, candidates);
+        self.lists = (index.sorted, candidates);
         self.input_room = super::recycle(inputs);
     }
 
@@ -204,7 +207,8 @@ impl<'a> Assembly<'a, '_, '_> {
             for (j, m) in moves[k].offers.iter().enumerate() {
                 if let FastKind::In {
                     chan,
-                    guard,
+                    guard_key,
+                    sync,
                     may_fault,
                 } = &m.kind
                     && self.engine.sem.buffer(*chan).is_none()
@@ -214,7 +218,8 @@ impl<'a> Assembly<'a, '_, '_> {
                         slot: *slot,
                         offer: j as u32,
                         chan: *chan,
-                        guard: guard.as_ref(),
+                        guard_key: *guard_key,
+                        sync: *sync,
                         may_fault: *may_fault,
                         m,
                     });
@@ -231,6 +236,12 @@ impl<'a> Assembly<'a, '_, '_> {
             }
             return;
         }
+        // The cheapest test first: most inputs on the channel require another value.
+        if let (Some(guard), Some(first)) = (input.guard_key, out.first_key)
+            && guard != first
+        {
+            return;
+        }
         // An offer of a twin inside a component meets only its equal neighbour there.
         if m.twin || input.m.twin {
             return;
@@ -243,11 +254,6 @@ impl<'a> Assembly<'a, '_, '_> {
             (true, true) => false,
         };
         if !meets {
-            return;
-        }
-        if let (Some(guard), Some(first)) = (input.guard, &out.first)
-            && guard != first
-        {
             return;
         }
         self.movers_now = [slot.pos as u32, input.slot.pos as u32];
@@ -489,7 +495,8 @@ impl<'a> Assembly<'a, '_, '_> {
         let mut ids = std::mem::take(&mut self.buffer);
         ids.clear();
         ids.extend_from_slice(&self.ids[..self.split]);
-        if !self.replace_in_place(&mut ids, replace) {
+        let in_place = self.replace_in_place(&mut ids, replace);
+        if in_place.is_none() {
             ids.clear();
             ids.extend_from_slice(&self.ids[..self.split]);
             self.replace_sorted(&mut ids, replace);
@@ -500,7 +507,12 @@ impl<'a> Assembly<'a, '_, '_> {
             self.buffer = ids;
             return Target::State(Box::new(state));
         };
-        let found = self.store.find_near(Some(levels), &ids, &mut self.scratch);
+        // Written in place with the queues as they were: the ids differ from the source's
+        // where they were written only, so the store need not compare them all.
+        let found = match (in_place, queues) {
+            (Some(written), None) => self.store.find_changed(levels, written.as_slice()),
+            _ => self.store.find_near(Some(levels), &ids, &mut self.scratch),
+        };
         let target = match found {
             Some(known) => Target::Known(known),
             None => {
@@ -519,27 +531,31 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The common step, each replaced component becoming one component that falls in its
     /// place in key order, strictly between its neighbours: written over it. That is what
     /// [`Assembly::replace_sorted`] makes (no equal component beside it, so law *Repl-Idem*
-    /// keeps nothing once), without moving the others; false, `ids` left half done,
-    /// otherwise.
-    fn replace_in_place(&self, ids: &mut [u32], replace: &[Option<Replace<'_>>; 2]) -> bool {
+    /// keeps nothing once), without moving the others: the positions written, in increasing
+    /// order; `None`, `ids` left half done, otherwise.
+    fn replace_in_place(
+        &self,
+        ids: &mut [u32],
+        replace: &[Option<Replace<'_>>; 2],
+    ) -> Option<Written> {
         let interner = self.store.interner();
+        let mut written = Written::default();
         for (pos, list) in replace.iter().flatten() {
             let &[id] = *list else {
-                return false;
+                return None;
             };
             let gone = self.canon[*pos];
-            let Some(at) = ids.iter().position(|&x| x == gone) else {
-                return false;
-            };
+            let at = first_left(ids, self.key_pos[*pos] as usize, gone);
             let key = interner.order_key(id);
             let after = at == 0 || interner.order_key(ids[at - 1]) < key;
             let before = ids.get(at + 1).is_none_or(|&x| key < interner.order_key(x));
             if !(after && before) {
-                return false;
+                return None;
             }
             ids[at] = id;
+            written.push(at, id);
         }
-        true
+        Some(written)
     }
 
     /// The source's components (`ids`) with the replaced ones removed and the
@@ -598,124 +614,66 @@ impl<'a> Assembly<'a, '_, '_> {
     }
 }
 
-/// The inputs of a state by channel, and by the value their first pattern requires: an
-/// output meets the inputs that require nothing or its first value, and those of its own
-/// component (which meet it inside, whatever they require). Without it, a state with
-/// thousands of components (requests in flight) tried every output with every input.
+/// The inputs of a state by channel and the value their first pattern requires (together
+/// numbered: `Input::sync`): an output meets the inputs that require nothing or its first
+/// value, and those of its own component (which meet it inside, whatever they require), so
+/// it is tried with those only. Trying it with every input on its channel was most of
+/// putting philosophers' transitions together (a fork waits for its own number), and a state
+/// with thousands of components (requests in flight) tried every output with every input.
 ///
-/// By channel it is a sorted list, not a map: built for every state, maps were most of the
-/// allocations of the fast path. The index by required value is built only for a channel
-/// with more inputs than are quicker to try one by one.
-struct InputIndex<'m> {
-    /// Indices of the inputs, by channel, each channel's in offer order.
-    by_chan: Vec<usize>,
-    /// Each channel's run of `by_chan`: (channel, start, end), in channel order; a state's
-    /// inputs are on few channels, so an output finds its own by a short scan.
-    runs: Vec<(Chan, usize, usize)>,
-    guards: Option<Guards<'m>>,
+/// A sorted list of numbers, not a map: built for every state, maps were most of the
+/// allocations of the fast path.
+struct InputIndex {
+    /// Each input's `sync` and index (in the low half), sorted.
+    sorted: Vec<u64>,
 }
 
-struct Guards<'m> {
-    unguarded: FxHashMap<Chan, Vec<usize>>,
-    guarded: FxHashMap<(Chan, &'m Value), Vec<usize>>,
-}
-
-/// Up to this many inputs on a channel, an output is tried with each of them.
-const FEW_INPUTS: usize = 16;
-
-/// Up to this many channels with inputs, an output's is found by scanning them.
-const FEW_RUNS: usize = 8;
-
-/// A total order on channels, for sorting.
-fn chan_key(chan: Chan) -> (bool, u32, u32) {
-    match chan {
-        Chan::Global(id) => (false, id.0, 0),
-        Chan::Fresh { id, origin } => (true, id, origin),
-    }
-}
-
-impl<'m> InputIndex<'m> {
-    fn of(
-        inputs: &[Input<'m>],
-        mut by_chan: Vec<usize>,
-        mut runs: Vec<(Chan, usize, usize)>,
-    ) -> Self {
-        by_chan.clear();
-        by_chan.extend(0..inputs.len());
-        by_chan.sort_by_key(|&i| (chan_key(inputs[i].chan), i));
-        runs.clear();
-        for (j, &i) in by_chan.iter().enumerate() {
-            match runs.last_mut() {
-                Some((chan, _, end)) if *chan == inputs[i].chan => *end = j + 1,
-                _ => runs.push((inputs[i].chan, j, j + 1)),
-            }
-        }
-        let mut index = InputIndex {
-            by_chan,
-            runs,
-            guards: None,
-        };
-        // The inputs are sorted by channel: a run longer than FEW_INPUTS is a crowded one.
-        let sorted = &index.by_chan;
-        let crowded = (FEW_INPUTS..sorted.len())
-            .any(|j| inputs[sorted[j]].chan == inputs[sorted[j - FEW_INPUTS]].chan);
-        if crowded {
-            index.guards = Some(Guards::of(inputs));
-        }
-        index
+impl InputIndex {
+    fn of(inputs: &[Input<'_>], mut sorted: Vec<u64>) -> Self {
+        sorted.clear();
+        let keyed = inputs.iter().enumerate();
+        sorted.extend(keyed.map(|(i, input)| u64::from(input.sync) << 32 | i as u64));
+        sorted.sort_unstable();
+        InputIndex { sorted }
     }
 
-    /// The inputs on `chan`, in offer order.
-    fn on(&self, chan: Chan) -> &[usize] {
-        let run = match self.runs.len() {
-            0..=FEW_RUNS => self.runs.iter().find(|r| r.0 == chan),
-            _ => {
-                let key = chan_key(chan);
-                let at = self.runs.partition_point(|r| chan_key(r.0) < key);
-                self.runs.get(at).filter(|r| r.0 == chan)
-            }
-        };
-        run.map_or(&[], |&(_, start, end)| &self.by_chan[start..end])
+    /// The inputs with this `sync`, in offer order, into `list`.
+    fn extend(&self, sync: u32, list: &mut Vec<usize>) {
+        let from = u64::from(sync) << 32;
+        let start = self.sorted.partition_point(|&k| k < from);
+        let run = self.sorted[start..]
+            .iter()
+            .take_while(|&&k| k >> 32 == from >> 32);
+        list.extend(run.map(|&k| (k & u64::from(u32::MAX)) as usize));
     }
 
-    /// The inputs output `out` of slot `k` may meet, in offer order, into `out_list`.
+    /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
     fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
         list.clear();
-        let all = self.on(out.chan);
-        let (Some(first), Some(guards)) = (&out.first, &self.guards) else {
-            return list.extend_from_slice(all);
+        let Some(first) = out.sync_first else {
+            // No value to match: every input on the channel.
+            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
+            return list.extend(on);
         };
-        if all.len() <= FEW_INPUTS {
-            return list.extend_from_slice(all);
-        }
-        let none: &[usize] = &[];
-        let unguarded = guards.unguarded.get(&out.chan).map_or(none, Vec::as_slice);
-        let guarded = guards
-            .guarded
-            .get(&(out.chan, first))
-            .map_or(none, Vec::as_slice);
-        list.extend_from_slice(unguarded);
-        list.extend_from_slice(guarded);
+        self.extend(out.sync_any, list);
+        let any = list.len();
+        self.extend(first, list);
+        let mut sort = any > 0 && list.len() > any;
         // Inputs of the output's own component meet it inside whatever they require.
-        list.extend(all.iter().copied().filter(|&i| inputs[i].k == k));
-        list.sort_unstable();
-        list.dedup();
-    }
-}
-
-impl<'m> Guards<'m> {
-    fn of(inputs: &[Input<'m>]) -> Self {
-        let mut guards = Guards {
-            unguarded: FxHashMap::default(),
-            guarded: FxHashMap::default(),
-        };
-        for (i, input) in inputs.iter().enumerate() {
-            match input.guard {
-                Some(g) => guards.guarded.entry((input.chan, g)).or_default().push(i),
-                None => guards.unguarded.entry(input.chan).or_default().push(i),
-            }
+        if out.inner {
+            let own = |&i: &usize| {
+                let input = &inputs[i];
+                input.k == k
+                    && input.chan == out.chan
+                    && ![out.sync_any, first].contains(&input.sync)
+            };
+            let before = list.len();
+            list.extend((0..inputs.len()).filter(own));
+            sort |= list.len() > before && before > 0;
         }
-        guards
+        if sort {
+            list.sort_unstable();
+        }
     }
 }
 
@@ -725,9 +683,52 @@ pub(super) struct Input<'m> {
     slot: Slot,
     offer: u32,
     chan: Chan,
-    guard: Option<&'m Value>,
+    guard_key: Option<u32>,
+    sync: u32,
     may_fault: bool,
     m: &'m FastMove,
+}
+
+/// The first `gone` of `ids` (which holds it), found from the position `near` where it
+/// was in the source: equal ids sit side by side in key order, so it is the first of the run
+/// of `gone` that `near` is in, or (when a twin of the same step was written there already)
+/// the next one after it. What `ids.iter().position(|&x| x == gone)` finds, without going
+/// through the ids before it.
+fn first_left(ids: &[u32], near: usize, gone: u32) -> usize {
+    let mut at = near;
+    while at > 0 && ids[at - 1] == gone {
+        at -= 1;
+    }
+    while ids[at] != gone {
+        at += 1;
+    }
+    at
+}
+
+/// What a step wrote over its source's ids: (position, id), in increasing position order,
+/// each position once (with the last id written there).
+#[derive(Default)]
+struct Written {
+    at: [(usize, u32); 2],
+    len: usize,
+}
+
+impl Written {
+    fn push(&mut self, at: usize, id: u32) {
+        if let Some(same) = self.at[..self.len].iter_mut().find(|(p, _)| *p == at) {
+            same.1 = id;
+            return;
+        }
+        self.at[self.len] = (at, id);
+        self.len += 1;
+        if self.len == 2 && self.at[0].0 > self.at[1].0 {
+            self.at.swap(0, 1);
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, u32)] {
+        &self.at[..self.len]
+    }
 }
 
 /// How a transition changes the queues: the channel's queue (if any) becomes another, or

@@ -70,8 +70,14 @@ impl Engine<'_, '_> {
                     then,
                     made,
                 } => FastKind::Out(Output {
+                    sync_any: self.syncs.id((chan, None)),
+                    sync_first: values.first().map(|v| {
+                        let first = self.values.id(v.clone());
+                        self.syncs.id((chan, Some(first)))
+                    }),
                     chan,
-                    first: values.first().cloned(),
+                    first_key: values.first().map(|v| self.values.id(v.clone())),
+                    inner: false,
                     comm: self.labels.id(label(Head::Chan(chan), &values)),
                     send: self.labels.id(label(Head::Send(chan), &values)),
                     lost: self.labels.id(label(Head::Lost(chan), &values)),
@@ -82,11 +88,15 @@ impl Engine<'_, '_> {
                     chan,
                     guard,
                     may_fault,
-                } => FastKind::In {
-                    chan,
-                    guard,
-                    may_fault,
-                },
+                } => {
+                    let guard_key = guard.map(|v| self.values.id(v));
+                    FastKind::In {
+                        chan,
+                        guard_key,
+                        sync: self.syncs.id((chan, guard_key)),
+                        may_fault,
+                    }
+                }
             };
             offers.push(FastMove {
                 kind,
@@ -95,6 +105,7 @@ impl Engine<'_, '_> {
                 span: m.span,
             });
         }
+        mark_inner(&mut offers);
         let mut internal = Vec::with_capacity(moves.internal.len());
         for (o, j, steps) in moves.internal {
             let steps = steps
@@ -224,5 +235,21 @@ impl Engine<'_, '_> {
             }
         });
         Then { built, made }
+    }
+}
+
+/// Marks the outputs of a component that has an input on the same channel.
+fn mark_inner(offers: &mut [FastMove]) {
+    let inputs: Vec<Chan> = offers
+        .iter()
+        .filter_map(|m| match &m.kind {
+            FastKind::In { chan, .. } => Some(*chan),
+            _ => None,
+        })
+        .collect();
+    for m in offers {
+        if let FastKind::Out(out) = &mut m.kind {
+            out.inner = inputs.contains(&out.chan);
+        }
     }
 }

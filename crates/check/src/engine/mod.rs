@@ -46,6 +46,12 @@ pub(crate) struct Engine<'s, 'p> {
     /// A queue with a message added: by (channel's queue or none, channel, message).
     pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
     messages: Table<Box<[Value]>>,
+    /// Outputs' first values and inputs' guards, numbered: a state's outputs are tried with
+    /// every input on their channel, and comparing numbers, not values, was most of that.
+    values: Table<Value>,
+    /// A channel with what an input on it requires (a value's number, or nothing),
+    /// numbered: an input's and an output's are equal when the output may meet the input.
+    syncs: Table<(Chan, Option<u32>)>,
     pub(crate) labels: Table<Label>,
     /// How often each miss was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
@@ -138,7 +144,10 @@ enum FastKind {
     Out(Output),
     In {
         chan: Chan,
-        guard: Option<Value>,
+        /// The number of the value its first pattern requires, in `Engine::values`.
+        guard_key: Option<u32>,
+        /// Its channel with that, in `Engine::syncs`.
+        sync: u32,
         may_fault: bool,
     },
 }
@@ -146,7 +155,14 @@ enum FastKind {
 struct Output {
     chan: Chan,
     msg: u32,
-    first: Option<Value>,
+    /// The first value's number in `Engine::values`.
+    first_key: Option<u32>,
+    /// Whether its component has an input on its channel (which it may meet inside).
+    inner: bool,
+    /// The inputs it may meet by `Engine::syncs`: those that require nothing, and those
+    /// that require its first value.
+    sync_any: u32,
+    sync_first: Option<u32>,
     /// `chan(values)`, its label as a communication; `chan!(values)` as a send;
     /// `chan!(values) lost` as a send a lossy channel loses.
     comm: u32,
@@ -277,8 +293,9 @@ struct Room {
 /// Room for putting one state's transitions together.
 #[derive(Default)]
 struct Work {
-    /// The source's components in canonical order.
+    /// The source's components in canonical order, and where each is in key order.
     canon: Vec<u32>,
+    key_pos: Vec<u32>,
     /// The tree of a target, and its ids.
     scratch: Levels,
     buffer: Vec<u32>,
@@ -319,9 +336,8 @@ struct Order {
     /// that a model whose components keep growing pays a few comparisons a state for it.
     ranks: [Vec<u32>; 2],
     unranked: usize,
-    /// Room for (rank, position) of a state's components, and for them sorted.
+    /// Room for (rank, position) of a state's components.
     keyed: Vec<u64>,
-    permuted: Vec<u32>,
 }
 
 impl Default for Order {
@@ -332,7 +348,6 @@ impl Default for Order {
             ranks: [Vec::new(), Vec::new()],
             unranked: 0,
             keyed: Vec::new(),
-            permuted: Vec::new(),
         }
     }
 }
@@ -340,8 +355,10 @@ impl Default for Order {
 impl Order {
     const SLOTS: usize = 1 << 14;
 
-    /// Sorts `ids` in canonical order, stably (as `sort_by` with [`Interner::cmp`]).
-    fn sort(&mut self, store: &Store, ids: &mut [u32]) {
+    /// `ids` sorted in canonical order, stably (as `sort_by` with [`Interner::cmp`]), into
+    /// `canon`, and into `key_pos` the position in `ids` of each (so that a step finds the
+    /// component it replaces without searching for it).
+    fn sort(&mut self, store: &Store, ids: &[u32], canon: &mut Vec<u32>, key_pos: &mut Vec<u32>) {
         if self.store != store.serial() || self.slots.is_empty() {
             let empty = (u32::MAX, u32::MAX, std::cmp::Ordering::Equal);
             self.slots.clear();
@@ -351,10 +368,18 @@ impl Order {
             self.store = store.serial();
         }
         let interner = store.interner();
-        if self.by_rank(ids) {
+        key_pos.clear();
+        let ranked = self.by_rank(ids, key_pos);
+        if !ranked {
+            // Positions sorted stably by their ids: the ids' own stable order.
+            key_pos.extend(0..ids.len() as u32);
+            key_pos.sort_by(|&a, &b| self.cmp(interner, ids[a as usize], ids[b as usize]));
+        }
+        canon.clear();
+        canon.extend(key_pos.iter().map(|&k| ids[k as usize]));
+        if ranked {
             return;
         }
-        ids.sort_by(|&a, &b| self.cmp(interner, a, b));
         self.unranked += 1;
         let [leaves, seqs] = interner.components();
         if self.unranked >= leaves + seqs {
@@ -362,8 +387,8 @@ impl Order {
         }
     }
 
-    /// Sorts `ids` by their ranks, if they all have one.
-    fn by_rank(&mut self, ids: &mut [u32]) -> bool {
+    /// The positions of `ids` sorted by their ranks into `key_pos`, if they all have one.
+    fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>) -> bool {
         self.keyed.clear();
         for (pos, &id) in ids.iter().enumerate() {
             let (kind, i) = Interner::component_number(id);
@@ -373,14 +398,7 @@ impl Order {
             self.keyed.push(u64::from(rank) << 32 | pos as u64);
         }
         self.keyed.sort_unstable();
-        // The positions index the ids as they were: read them all before writing.
-        self.permuted.clear();
-        let sorted = self
-            .keyed
-            .iter()
-            .map(|&k| ids[(k & u64::from(u32::MAX)) as usize]);
-        self.permuted.extend(sorted);
-        ids.copy_from_slice(&self.permuted);
+        key_pos.extend(self.keyed.iter().map(|&k| k as u32));
         true
     }
 
@@ -446,6 +464,8 @@ impl<'s, 'p> Engine<'s, 'p> {
             queues: FxHashMap::default(),
             pushed: FxHashMap::default(),
             messages: Table::new(),
+            values: Table::new(),
+            syncs: Table::new(),
             missed: FxHashMap::default(),
             labels: {
                 let mut labels = Table::new();
@@ -505,9 +525,8 @@ impl<'s, 'p> Engine<'s, 'p> {
             .max()
             .unwrap_or(0);
         // The store keeps ids by instance; the reference opens components in canonical order.
-        work.canon.clear();
-        work.canon.extend_from_slice(&ids[..split]);
-        work.order.sort(store, &mut work.canon);
+        let (canon, key_pos) = (&mut work.canon, &mut work.key_pos);
+        work.order.sort(store, &ids[..split], canon, key_pos);
         let mut slots = take(&mut work.slots);
         fill_slots(&work.canon, &mut slots);
         let mut moves = recycle(take(&mut work.moves));
@@ -530,6 +549,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             arena: buffers.arena,
             split,
             canon: &work.canon,
+            key_pos: &work.key_pos,
             slots: &slots,
             moves: &moves,
             out: buffers.succ,
