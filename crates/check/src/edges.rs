@@ -163,6 +163,11 @@ impl EdgeStore {
         }
     }
 
+    /// The kind of state `s`'s `i`-th edge: equal kinds, equal (label, actors, renaming).
+    pub fn kind(&self, s: u32, i: usize) -> u32 {
+        self.kinds.get(self.range(s).start + i)
+    }
+
     /// The renaming of state `s`'s `i`-th edge: `None` when renamings are not kept.
     pub fn renaming(&self, s: u32, i: usize) -> Option<&[u32]> {
         let at = self.range(s).start + i;

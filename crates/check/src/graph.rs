@@ -170,6 +170,11 @@ impl Graph {
         self.kept.of(s)
     }
 
+    /// The kind of state `s`'s `i`-th stored edge (see [`crate::edges`]).
+    pub(crate) fn kind(&self, s: u32, i: usize) -> u32 {
+        self.kept.kind(s, i)
+    }
+
     /// How many edges are stored (none when edges are not kept).
     pub fn stored_edges(&self) -> usize {
         self.kept.len()

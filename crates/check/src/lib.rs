@@ -15,7 +15,7 @@ pub mod graph;
 mod intern;
 mod lasso;
 mod ltl;
-mod parallel;
+mod lean;
 pub mod pattern;
 mod por;
 pub mod product;
@@ -263,7 +263,6 @@ pub fn check_system(
             property,
             props::Search {
                 fair,
-                threads: options.threads,
                 room: options.max_memory.map(|m| m.saturating_sub(graph.bytes())),
             },
             options.max_memory.unwrap_or(0),

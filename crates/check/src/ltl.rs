@@ -14,10 +14,11 @@
 //! predicate holds at a step whose source state satisfies it (at the stutter step, the state
 //! the path stops in).
 
-use crate::graph::{Edge, Graph};
+use crate::graph::Graph;
 use crate::pattern::{Bindings, match_label, rename_bindings};
-use crate::product::{Product, accepting_sccs};
-use crate::props::{Builder, CHUNK, Found, Interned, Search};
+use crate::lean::{Lean, Monitor, Move};
+use crate::product::accepting_sccs;
+use crate::props::{Builder, Found, Interned, LOOK, Search};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -154,10 +155,10 @@ impl<'a> Automaton<'a> {
         }
     }
 
-    /// Which state predicates each state satisfies, one bit each.
+    /// Which state predicates each state satisfies, one bit each (none without predicates).
     fn valuations(&self) -> Vec<u64> {
         if self.states.is_empty() {
-            return vec![0; self.graph.state_count()];
+            return Vec::new();
         }
         let sem = self.sem;
         let compiled: Vec<Compiled> = self
@@ -295,44 +296,6 @@ impl<'a> Automaton<'a> {
         }
     }
 
-    /// What [`Automaton::expand`] then [`Automaton::rename`] give, if it is known already
-    /// (read only, so that threads can share the automaton): each renamed obligation set by
-    /// number when it has one.
-    fn known(
-        &self,
-        (obs, step): (&[Ob], Letter),
-        renaming: Option<&[u32]>,
-        sets: &Interned<Vec<Ob>>,
-    ) -> Option<Vec<(Set, u64)>> {
-        let successors = self.expansions.get(&(obs.to_vec(), step))?;
-        let known = |(next, pending): &Successor| {
-            let renamed = self.renamed(next, renaming)?;
-            let set = sets.get(&renamed).map_or(Set::New(renamed), Set::Known);
-            Some((set, *pending))
-        };
-        successors.iter().map(known).collect()
-    }
-
-    /// [`Automaton::rename`] when every renamed environment has a number already.
-    fn renamed(&self, obs: &[Ob], renaming: Option<&[u32]>) -> Option<Vec<Ob>> {
-        let Some(renaming) = renaming else {
-            return Some(obs.to_vec());
-        };
-        let mut out = Vec::with_capacity(obs.len());
-        for &(f, env) in obs {
-            out.push(match env {
-                0 => (f, 0),
-                _ => {
-                    let renamed = rename_bindings(&self.envs[env as usize], renaming);
-                    (f, *self.env_index.get(&renamed)?)
-                }
-            });
-        }
-        out.sort_unstable();
-        out.dedup();
-        Some(out)
-    }
-
     /// Renames the fresh channels of each obligation's values into the target's numbering.
     fn rename(&mut self, obs: &[Ob], renaming: Option<&[u32]>) -> Vec<Ob> {
         let Some(renaming) = renaming else {
@@ -394,92 +357,58 @@ fn minimal(covers: Vec<Successor>) -> Vec<Successor> {
         .collect()
 }
 
-/// An obligation set after a step: its number, or the set itself when it has none yet.
-enum Set {
-    Known(u32),
-    New(Vec<Ob>),
-}
-
-/// A node's moves as the threads found them: for each edge of its state, the obligation sets
-/// after it, or `None` where the automaton has still to learn them.
-type Moves = Vec<Option<Vec<(Set, u64)>>>;
-
 /// Searches for a path of the state space that violates `formula`: a lasso, a path into a
 /// stuck state, or a path after which every continuation violates.
 ///
-/// The product is built a chunk of nodes at a time: threads find each node's moves where the
-/// automaton knows them already (most of the work: its caches fill within the first few
-/// chunks), then one thread learns the others and numbers the nodes in order, exactly as
-/// one thread alone would, so the product is the same whatever the thread count.
+/// The product keeps its nodes, not its edges ([`Lean`]): the automaton's moves on each kind
+/// of step, from a state of each valuation, are learnt once and found again by the search.
 pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, how: Search) -> Found {
     let mut aut = Automaton::new(sem, graph);
     let root = aut.add(&nnf(formula, true));
     let valuations = aut.valuations();
-    let start = vec![(root, 0)];
-    // A node is a state and its obligation set, by number.
+    // A monitor state is an obligation set, by number.
     let mut sets: Interned<Vec<Ob>> = Interned::default();
-    let root = sets.number(start.clone());
-    let mut builder: Builder<(u32, u32)> = Builder::new((0, root), 0, true);
-    // Every state is reached with some obligations: the product has at least as many nodes.
-    builder.reserve(graph.state_count());
-    mark(&mut aut, &mut builder.product, (0, valuations[0]), &start);
-    let letter = |s: u32, e: Edge| Letter::Label(e.label, valuations[s as usize]);
-    let mut done = 0;
-    while done < builder.keys().len() {
-        let end = builder.keys().len().min(done + CHUNK);
-        let known = |&(s, q): &(u32, u32)| -> Moves {
-            let obs = &sets.list[q as usize];
-            if obs.is_empty() {
-                return Vec::new();
-            }
-            let edges = graph.successors(s).iter().enumerate();
-            let known = |(i, e)| aut.known((obs, letter(s, e)), graph.renaming(s, i), &sets);
-            edges.map(known).collect()
-        };
-        let chunk = crate::parallel::map(&builder.keys()[done..end], how.threads, &known);
-        for moves in chunk {
-            let (n, &(s, q)) = builder.next().expect("a node of the chunk");
-            let q = &sets.list[q as usize];
-            if q.is_empty() {
-                continue;
-            }
-            let q = q.clone();
-            for (i, (e, found)) in graph.successors(s).iter().zip(moves).enumerate() {
-                let found = found.unwrap_or_else(|| {
-                    let after = aut.expand(&q, letter(s, e));
-                    let renaming = graph.renaming(s, i);
-                    let renamed = after
-                        .iter()
-                        .map(|(next, pending)| (Set::New(aut.rename(next, renaming)), *pending));
-                    renamed.collect()
-                });
-                for (set, pending) in found {
-                    let (number, next) = match set {
-                        Set::Known(k) => (k, None),
-                        Set::New(next) => (sets.number(next.clone()), Some(next)),
-                    };
-                    let before = builder.product.node_count();
-                    let to = builder.node((e.target, number), e.target, true, n);
-                    if builder.product.node_count() > before {
-                        let next = next.unwrap_or_else(|| sets.list[number as usize].clone());
-                        let at = (to, valuations[e.target as usize]);
-                        mark(&mut aut, &mut builder.product, at, &next);
-                    }
-                    builder.edge_pending(to, i as u32, true, pending);
-                }
-            }
+    let root = sets.number(vec![(root, 0)]);
+    let mut monitor = Tableau { aut, sets };
+    let mut lean = Lean::new(graph, valuations, root);
+    lean.mark_with(&mut monitor, 0);
+    let mut expanded = 0u32;
+    while lean.expand_next(&mut monitor) {
+        expanded += 1;
+        if expanded % LOOK == 0 {
+            how.within(lean.bytes())?;
         }
-        done = end;
-        how.within(builder.bytes())?;
     }
-    let bytes = builder.product.bytes();
-    how.lasso(&builder.finish(), bytes, graph)
+    how.lasso(&lean, lean.bytes(), graph)
 }
 
-/// Sets what stopping at node `n`, or reaching it, means for the property.
-/// `valuation` is that of node `n`'s state, where a path that stops there stutters.
-fn mark(aut: &mut Automaton<'_>, product: &mut Product, (n, valuation): (u32, u64), obs: &[Ob]) {
-    product.set_universal(n, obs.is_empty());
-    let stutter = aut.accepts_stutter(obs, valuation);
-    product.set_stutter(n, stutter);
+/// The automaton as the product's monitor, its states the obligation sets numbered in `sets`.
+struct Tableau<'a> {
+    aut: Automaton<'a>,
+    sets: Interned<Vec<Ob>>,
+}
+
+impl Monitor for Tableau<'_> {
+    fn moves(&mut self, q: u32, (s, j): (u32, usize), valuation: u64) -> Vec<Move> {
+        let obs = self.sets.list[q as usize].clone();
+        if obs.is_empty() {
+            return Vec::new();
+        }
+        let graph = self.aut.graph;
+        let label = graph.successors(s).get(j).label;
+        let after = self.aut.expand(&obs, Letter::Label(label, valuation));
+        let renaming = graph.renaming(s, j);
+        let to_move = |(next, pending): &Successor| Move {
+            to: self.sets.number(self.aut.rename(next, renaming)),
+            inside: true,
+            pending: *pending,
+        };
+        after.iter().map(to_move).collect()
+    }
+
+    fn flags(&mut self, q: u32, valuation: u64) -> [bool; 3] {
+        let obs = self.sets.list[q as usize].clone();
+        let stutter = self.aut.accepts_stutter(&obs, valuation);
+        [true, stutter, obs.is_empty()]
+    }
 }

@@ -3,17 +3,17 @@
 use crate::graph::Graph;
 use crate::lasso::find_lasso;
 use crate::pattern::{Bindings, match_label, rename_bindings};
+use crate::lean::{Lean, Monitor, Move};
 use crate::product::{Fairness, GraphSpace, Lasso, Product, Space};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use std::hash::{BuildHasher, Hash};
 
-/// How a liveness property is searched: the paths that count, the threads, and the memory
-/// left under `--max-memory`.
+/// How a liveness property is searched: the paths that count and the memory left under
+/// `--max-memory`.
 #[derive(Clone, Copy)]
 pub struct Search<'a> {
     pub fair: Fairness<'a>,
-    pub threads: usize,
     /// The bytes the product and its search may take beyond exploration's (`None`: no bound).
     pub room: Option<u64>,
 }
@@ -95,21 +95,6 @@ impl<K: Hash + Eq + Clone> Builder<K> {
         }
     }
 
-    /// Room for `nodes` nodes at once: growing by doubling copied the tables into fresh
-    /// pages again and again (a quarter of `bench/check/rpc.pi`'s time was the kernel
-    /// zeroing them).
-    pub(crate) fn reserve(&mut self, nodes: usize) {
-        self.keys.reserve(nodes);
-        let keys = &self.keys;
-        self.index.reserve(nodes, |&n| hash(&keys[n as usize]));
-        self.product.reserve(nodes);
-    }
-
-    /// The keys of the nodes numbered so far.
-    pub(crate) fn keys(&self) -> &[K] {
-        &self.keys
-    }
-
     /// The next node to expand, with its key: the edges added until the next call are its.
     pub(crate) fn next(&mut self) -> Option<(u32, &K)> {
         let n = self.next;
@@ -187,51 +172,60 @@ fn label_mask(sem: &Semantics<'_>, graph: &Graph, pattern: &LabelPattern) -> Vec
 /// values it bound (renaming fresh channels as states are renumbered) and waits for `R`.
 /// Needs the graph explored with [`crate::Options::keep_renamings`].
 ///
-/// The monitor's moves (matching labels, renaming bindings: most of the work) are computed
-/// for a chunk of nodes at a time on `threads` threads; the nodes are then numbered in
-/// order by one, so the product is the same whatever the thread count.
+/// The product keeps its nodes, not its edges ([`Lean`]): the monitor's moves on each kind of
+/// step (matching labels, renaming bindings) are learnt once, on the first node that takes
+/// one, and found again for the others and by the search.
 pub fn leads_to(
     sem: &Semantics<'_>,
     graph: &Graph,
     (left, right): (&LabelPattern, &LabelPattern),
     how: Search,
 ) -> Found {
-    // A node is a state and the bindings watched, by number ([`IDLE`] when idle).
-    let mut builder: Builder<(u32, u32)> = Builder::new((0, IDLE), 0, false);
-    // Every state is reached with some binding: the product has at least as many nodes.
-    builder.reserve(graph.state_count());
-    let mut envs: Interned<Bindings> = Interned::default();
-    let mut done = 0;
-    while done < builder.keys.len() {
-        let end = builder.keys.len().min(done + CHUNK);
-        let moves_of = |&(s, env): &(u32, u32)| {
-            let watching = (env != IDLE).then(|| &envs.list[env as usize]);
-            let mut out = Vec::new();
-            for (i, e) in graph.successors(s).iter().enumerate() {
-                let label = &graph.labels[e.label as usize];
-                let renaming = graph.renaming(s, i).expect("renamings kept for `leads to`");
-                for (m, inside) in monitor_moves(sem, left, right, watching, label, renaming) {
-                    out.push((e.target, i as u32, m, inside));
-                }
-            }
-            out
-        };
-        let chunk = crate::parallel::map(&builder.keys[done..end], how.threads, &moves_of);
-        for moves in chunk {
-            let (n, _) = builder.next().expect("a node of the chunk");
-            for (target, edge, m, inside) in moves {
-                let avoid = m.is_some();
-                let env = m.map_or(IDLE, |b| envs.number(b));
-                let to = builder.node((target, env), target, avoid, n);
-                builder.edge(to, edge, inside);
-            }
+    let mut monitor = LeadsTo {
+        sem,
+        graph,
+        patterns: (left, right),
+        envs: Interned::default(),
+    };
+    let mut lean = Lean::new(graph, Vec::new(), IDLE);
+    let mut expanded = 0u32;
+    while lean.expand_next(&mut monitor) {
+        expanded += 1;
+        if expanded % LOOK == 0 {
+            how.within(lean.bytes())?;
         }
-        done = end;
-        how.within(builder.bytes())?;
     }
-    drop(envs);
-    let bytes = builder.product.bytes();
-    how.lasso(&builder.finish(), bytes, graph)
+    how.lasso(&lean, lean.bytes(), graph)
+}
+
+/// The monitor of `leads to`: its states are the bindings watched, by number in `envs`
+/// ([`IDLE`] when idle).
+struct LeadsTo<'a> {
+    sem: &'a Semantics<'a>,
+    graph: &'a Graph,
+    patterns: (&'a LabelPattern, &'a LabelPattern),
+    envs: Interned<Bindings>,
+}
+
+impl Monitor for LeadsTo<'_> {
+    fn moves(&mut self, q: u32, (s, j): (u32, usize), _: u64) -> Vec<Move> {
+        let graph = self.graph;
+        let watching = (q != IDLE).then(|| self.envs.list[q as usize].clone());
+        let label = &graph.labels[graph.successors(s).get(j).label as usize];
+        let renaming = graph.renaming(s, j).expect("renamings kept for `leads to`");
+        let (left, right) = self.patterns;
+        let moves = monitor_moves(self.sem, left, right, watching.as_ref(), label, renaming);
+        let to_move = |(m, inside): (Option<Bindings>, bool)| Move {
+            to: m.map_or(IDLE, |b| self.envs.number(b)),
+            inside,
+            pending: 0,
+        };
+        moves.into_iter().map(to_move).collect()
+    }
+
+    fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
+        [q != IDLE, q != IDLE, false]
+    }
 }
 
 /// The monitor of `leads to` watching nothing.
@@ -254,11 +248,6 @@ impl<T> Default for Interned<T> {
 }
 
 impl<T: Hash + Eq + Clone> Interned<T> {
-    /// The number of `b`, if it has one.
-    pub(crate) fn get(&self, b: &T) -> Option<u32> {
-        self.index.get(b).copied()
-    }
-
     pub(crate) fn number(&mut self, b: T) -> u32 {
         if let Some(&n) = self.index.get(&b) {
             return n;
@@ -268,9 +257,6 @@ impl<T: Hash + Eq + Clone> Interned<T> {
         self.list.len() as u32 - 1
     }
 }
-
-/// How many product nodes have their moves computed at once.
-pub(crate) const CHUNK: usize = 4096;
 
 /// Where the monitor can go on transition `t`: keep idling, start watching an `L` (with its
 /// bindings renamed into the target's numbering), stop on a matching `R`, or keep waiting

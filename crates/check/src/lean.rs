@@ -1,0 +1,251 @@
+//! A product of the state space with a monitor (or automaton) that keeps its nodes and not
+//! its edges: each edge is found again from the graph's stored edge and the monitor's moves on
+//! that edge's *kind* (its label, actors and renaming: see [`crate::edges`]), learnt once.
+//!
+//! A node is a pair (system state, monitor state), numbered breadth first as it is first
+//! reached, each node's edges in the order of the state's edges and, on each, of the
+//! monitor's moves: the numbering and the edges of the stored [`crate::product::Product`],
+//! so the searches and the lassos printed are the same. A node costs its key (8 bytes), its
+//! slot in the index from keys to numbers, its flags and its parent (4 bytes); an edge costs
+//! nothing beyond the graph's.
+
+use crate::graph::Graph;
+use crate::product::{ProductEdge, Space, Step};
+use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+/// A move of the monitor on a step: its state after, whether the product edge stays in the
+/// avoid region, and the eventualities it leaves pending (see [`ProductEdge`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Move {
+    pub(crate) to: u32,
+    pub(crate) inside: bool,
+    pub(crate) pending: u64,
+}
+
+const AVOID: u8 = 1;
+const STUTTER: u8 = 2;
+const UNIVERSAL: u8 = 4;
+const NO_PARENT: u32 = u32::MAX;
+
+/// What the product asks of its monitor.
+pub(crate) trait Monitor {
+    /// The moves from monitor state `q` on the `j`-th edge of state `s` (for every edge of the
+    /// same kind from a state of the same valuation).
+    fn moves(&mut self, q: u32, s_j: (u32, usize), valuation: u64) -> Vec<Move>;
+    /// Whether a node with monitor state `q`, in a state of this valuation, lies in the avoid
+    /// region, is one where stopping violates, and one where every continuation does.
+    fn flags(&mut self, q: u32, valuation: u64) -> [bool; 3];
+}
+
+/// A monitor state on a kind of step, in a state with a valuation of the formula's state
+/// predicates (0 when it has none).
+type Cell = (u32, u32, u64);
+
+/// The product's nodes, with the monitor's moves learnt so far.
+pub(crate) struct Lean<'g> {
+    graph: &'g Graph,
+    /// The valuation of each state (empty: all 0).
+    valuations: Vec<u64>,
+    /// (system state, monitor state) of each node.
+    keys: Vec<(u32, u32)>,
+    /// Node numbers, hashed by their keys.
+    index: hashbrown::HashTable<u32>,
+    flags: Vec<u8>,
+    /// The node whose expansion first reached each node (by its first edge into it).
+    parent: Vec<u32>,
+    /// The moves of each cell, as a range of `moves`.
+    cells: FxHashMap<Cell, (u32, u32)>,
+    moves: Vec<Move>,
+    /// The next node to expand.
+    next: usize,
+}
+
+fn hash(key: &(u32, u32)) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
+
+impl<'g> Lean<'g> {
+    /// A product whose node 0 is state 0 with monitor state `root`.
+    pub(crate) fn new(graph: &'g Graph, valuations: Vec<u64>, root: u32) -> Self {
+        let mut lean = Lean {
+            graph,
+            valuations,
+            keys: Vec::new(),
+            index: hashbrown::HashTable::new(),
+            flags: Vec::new(),
+            parent: Vec::new(),
+            cells: FxHashMap::default(),
+            moves: Vec::new(),
+            next: 0,
+        };
+        // Every state is reached with some monitor state: at least as many nodes.
+        let states = graph.state_count();
+        lean.keys.reserve(states);
+        lean.flags.reserve(states);
+        lean.parent.reserve(states);
+        lean.index.reserve(states, |_| 0);
+        lean.node((0, root), NO_PARENT);
+        lean
+    }
+
+    fn valuation(&self, s: u32) -> u64 {
+        self.valuations.get(s as usize).copied().unwrap_or(0)
+    }
+
+    fn find(&self, key: (u32, u32)) -> Option<u32> {
+        let keys = &self.keys;
+        self.index
+            .find(hash(&key), |&n| keys[n as usize] == key)
+            .copied()
+    }
+
+    /// The node of `key`, and whether it is new (then first reached from `from`).
+    fn node(&mut self, key: (u32, u32), from: u32) -> (u32, bool) {
+        if let Some(n) = self.find(key) {
+            return (n, false);
+        }
+        let n = self.keys.len() as u32;
+        self.keys.push(key);
+        self.flags.push(0);
+        self.parent.push(from);
+        let keys = &self.keys;
+        self.index
+            .insert_unique(hash(&key), n, |&m| hash(&keys[m as usize]));
+        (n, true)
+    }
+
+    /// Expands the next node, asking `monitor` for its moves on a kind of step not seen yet
+    /// and for the flags of each new node. `false` when every node is expanded.
+    pub(crate) fn expand_next(&mut self, monitor: &mut impl Monitor) -> bool {
+        let n = self.next;
+        let Some(&(s, q)) = self.keys.get(n) else {
+            return false;
+        };
+        self.next += 1;
+        let graph = self.graph;
+        let edges = graph.successors(s);
+        let valuation = self.valuation(s);
+        for j in 0..edges.len() {
+            let cell = (q, graph.kind(s, j), valuation);
+            let (from, len) = match self.cells.get(&cell) {
+                Some(&range) => range,
+                None => {
+                    let learnt = monitor.moves(q, (s, j), valuation);
+                    let range = (self.moves.len() as u32, learnt.len() as u32);
+                    self.moves.extend(learnt);
+                    self.cells.insert(cell, range);
+                    range
+                }
+            };
+            let target = edges.get(j).target;
+            for m in from..from + len {
+                let to = self.moves[m as usize].to;
+                let (node, fresh) = self.node((target, to), n as u32);
+                if fresh {
+                    self.mark_with(monitor, node);
+                }
+            }
+        }
+        true
+    }
+
+    /// Sets node `n`'s flags as `monitor` says.
+    pub(crate) fn mark_with(&mut self, monitor: &mut impl Monitor, n: u32) {
+        let (s, q) = self.keys[n as usize];
+        let [avoid, stutter, universal] = monitor.flags(q, self.valuation(s));
+        let bit = |on, b| if on { b } else { 0 };
+        self.flags[n as usize] =
+            bit(avoid, AVOID) | bit(stutter, STUTTER) | bit(universal, UNIVERSAL);
+    }
+
+    /// The bytes held: the keys, their index (its control bytes, all written, and its slots
+    /// as filled), flags, parents, and the moves learnt.
+    pub(crate) fn bytes(&self) -> u64 {
+        let nodes = (8 + 1 + 4) * self.keys.len() + self.index.capacity() + 4 * self.index.len();
+        let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
+        (nodes + moves) as u64
+    }
+
+    /// The moves on the `j`-th edge of node `n`'s state.
+    fn moves_on(&self, (s, q): (u32, u32), j: usize) -> &[Move] {
+        let cell = (q, self.graph.kind(s, j), self.valuation(s));
+        let (from, len) = self.cells[&cell];
+        &self.moves[from as usize..(from + len) as usize]
+    }
+
+    fn product_edge(&self, (s, j): (u32, usize), m: &Move) -> ProductEdge {
+        let target = self.graph.successors(s).get(j).target;
+        let to = self.find((target, m.to)).expect("a node for every edge");
+        ProductEdge {
+            to,
+            step: Step {
+                state: s,
+                edge: j as u32,
+            },
+            inside: m.inside,
+            pending: m.pending,
+        }
+    }
+}
+
+impl Space for Lean<'_> {
+    fn nodes(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn state(&self, n: u32) -> u32 {
+        self.keys[n as usize].0
+    }
+
+    fn avoid(&self, n: u32) -> bool {
+        self.flags[n as usize] & AVOID != 0
+    }
+
+    fn stutter(&self, n: u32) -> bool {
+        self.flags[n as usize] & STUTTER != 0
+    }
+
+    fn universal(&self, n: u32) -> bool {
+        self.flags[n as usize] & UNIVERSAL != 0
+    }
+
+    fn degree(&self, n: u32) -> usize {
+        let key = self.keys[n as usize];
+        let edges = self.graph.successors(key.0).len();
+        (0..edges).map(|j| self.moves_on(key, j).len()).sum()
+    }
+
+    fn edge(&self, n: u32, mut i: usize) -> ProductEdge {
+        let key = self.keys[n as usize];
+        for j in 0.. {
+            let moves = self.moves_on(key, j);
+            if let Some(m) = moves.get(i) {
+                return self.product_edge((key.0, j), m);
+            }
+            i -= moves.len();
+        }
+        unreachable!("edge {i} of node {n}")
+    }
+
+    fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
+        let key = self.keys[n as usize];
+        let edges = self.graph.successors(key.0).len();
+        (0..edges).flat_map(move |j| {
+            let moves = self.moves_on(key, j).iter();
+            moves.map(move |m| self.product_edge((key.0, j), m))
+        })
+    }
+
+    fn stem(&self, mut n: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        while self.parent[n as usize] != NO_PARENT {
+            let p = self.parent[n as usize];
+            let e = self.edges(p).find(|e| e.to == n);
+            steps.push(e.expect("a parent has an edge into its child").step);
+            n = p;
+        }
+        steps.reverse();
+        steps
+    }
+}
