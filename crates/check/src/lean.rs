@@ -237,6 +237,28 @@ impl Space for Lean<'_> {
         })
     }
 
+    /// One walk over the state's edges, looking up the targets of inside edges only.
+    fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
+        let key = self.keys[n as usize];
+        let edges = self.graph.successors(key.0);
+        let mut at = 0;
+        for j in 0..edges.len() {
+            let moves = self.moves_on(key, j);
+            for (i, m) in (at..).zip(moves) {
+                if i < from || !m.inside {
+                    continue;
+                }
+                let to = self.find((edges.get(j).target, m.to));
+                let to = to.expect("a node for every edge");
+                if keep(to) {
+                    return Some((i, to));
+                }
+            }
+            at += moves.len();
+        }
+        None
+    }
+
     fn stem(&self, mut n: u32) -> Vec<Step> {
         let mut steps = Vec::new();
         while self.parent[n as usize] != NO_PARENT {

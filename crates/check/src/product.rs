@@ -76,6 +76,15 @@ pub trait Space {
     fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
         (0..self.degree(n)).map(move |i| self.edge(n, i))
     }
+
+    /// The first inside edge out of node `n`, at position `from` or later, into a node that
+    /// `keep` keeps: its position and its target.
+    fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
+        (from..self.degree(n)).find_map(|i| {
+            let e = self.edge(n, i);
+            (e.inside && keep(e.to)).then_some((i, e.to))
+        })
+    }
 }
 
 const AVOID: u8 = 1;
@@ -411,11 +420,7 @@ fn tarjan_within(
         counter += 1;
         stack.push(root as u32);
         while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            let degree = product.degree(v);
-            let found = (*next as usize..degree).find_map(|i| {
-                let e = product.edge(v, i);
-                (e.inside && keep(e.to)).then_some((i, e.to))
-            });
+            let found = product.next_inside(v, *next as usize, keep);
             if let Some((i, w)) = found {
                 *next = i as u32 + 1;
                 let w = w as usize;
