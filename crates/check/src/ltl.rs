@@ -15,8 +15,8 @@
 //! the path stops in).
 
 use crate::graph::Graph;
-use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::lean::{Lean, Monitor, Move};
+use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::accepting_sccs;
 use crate::props::{Builder, Found, Interned, LOOK, Search};
 use crate::state::Compiled;

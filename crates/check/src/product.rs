@@ -55,8 +55,9 @@ pub struct ProductEdge {
 }
 
 /// What the searches read of a product: its nodes, numbered breadth-first from node 0, and
-/// each node's edges by position. A stored [`Product`] is one; the state space read as its
-/// own product (`always eventually`) is another, so that it is never copied.
+/// each node's edges by position. A stored [`Product`] is one, a [`crate::lean::Lean`]
+/// product (its edges found again) another; the state space read as its
+/// own product (`always eventually`) a third, so that it is never copied.
 pub trait Space {
     fn nodes(&self) -> usize;
     /// The system state of node `n`.

@@ -2,8 +2,8 @@
 
 use crate::graph::Graph;
 use crate::lasso::find_lasso;
-use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::lean::{Lean, Monitor, Move};
+use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::{Fairness, GraphSpace, Lasso, Product, Space};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};

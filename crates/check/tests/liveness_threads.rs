@@ -1,6 +1,6 @@
-//! The liveness products are built on several threads (`leads to`'s monitor moves and the
-//! `ltl` automaton's known moves, a chunk of nodes at a time): the verdict and the lasso printed must be the same whatever the thread
-//! count, on products of several chunks of thousands of nodes.
+//! The verdict and the lasso printed of a liveness check must be the same whatever the
+//! thread count (exploration is parallel; the products of `leads to` and `ltl` are numbered
+//! in order by one thread), on products of many thousands of nodes.
 
 use agentpi_check::{Options, Outcome, Progress, check_system};
 use agentpi_ir::{MemoryLoader, load_with};
