@@ -396,64 +396,73 @@ fn tarjan(product: &impl Space) -> Vec<Vec<u32>> {
     tarjan_within(product, roots, &|_| true)
 }
 
-/// Marks a node of [`tarjan_within`] whose component is found: off the stack.
+/// Marks a node of [`tarjan_within`] whose component is found.
 const DONE: u32 = u32::MAX;
+/// The bit of a search frame's next edge position that says its node is still a root.
+const ROOT: u32 = 1 << 31;
 
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
-/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region). Eight
-/// bytes a node: its index and low link (set to [`DONE`] once its component is out).
+/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
+///
+/// Tarjan's search in Pearce's form ("A space-efficient algorithm for finding strongly
+/// connected components", 2016): one number a node (4 bytes), 0 until it is visited, then
+/// its visit index lowered to the smallest one it reaches on the stack (index and low link
+/// in one), [`DONE`] once its component is out; whether a node on the search path is a root
+/// is a bit of its frame.
 fn tarjan_within(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
     keep: &dyn Fn(u32) -> bool,
 ) -> Vec<Vec<u32>> {
-    let n = product.nodes();
-    let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
+    let mut rindex = vec![0u32; product.nodes()];
     let (mut stack, mut out) = (Vec::new(), Vec::new());
-    let mut counter = 0u32;
-    for root in roots.into_iter().map(|r| r as usize) {
-        if index[root] != u32::MAX {
+    let mut counter = 1u32;
+    for root in roots {
+        if rindex[root as usize] != 0 {
             continue;
         }
-        let mut work: Vec<(u32, u32)> = vec![(root as u32, 0)];
-        index[root] = counter;
-        low[root] = counter;
+        rindex[root as usize] = counter;
         counter += 1;
-        stack.push(root as u32);
+        let mut work: Vec<(u32, u32)> = vec![(root, ROOT)];
         while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            let found = product.next_inside(v, *next as usize, keep);
-            if let Some((i, w)) = found {
-                *next = i as u32 + 1;
-                let w = w as usize;
-                if index[w] == u32::MAX {
-                    index[w] = counter;
-                    low[w] = counter;
+            if let Some((i, w)) = product.next_inside(v, (*next & !ROOT) as usize, keep) {
+                *next = (*next & ROOT) | (i as u32 + 1);
+                let (w, v) = (w as usize, v as usize);
+                if rindex[w] == 0 {
+                    rindex[w] = counter;
                     counter += 1;
-                    stack.push(w as u32);
-                    work.push((w as u32, 0));
-                } else if low[w] != DONE {
-                    low[v as usize] = low[v as usize].min(index[w]);
+                    work.push((w as u32, ROOT));
+                } else if rindex[w] < rindex[v] {
+                    rindex[v] = rindex[w];
+                    *next &= !ROOT;
                 }
                 continue;
             }
+            let is_root = *next & ROOT != 0;
             work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            if let Some((parent, parent_next)) = work.last_mut()
+                && rindex[v as usize] < rindex[*parent as usize]
+            {
+                rindex[*parent as usize] = rindex[v as usize];
+                *parent_next &= !ROOT;
             }
-            if low[v as usize] == index[v as usize] {
-                let mut scc = Vec::new();
-                loop {
-                    let w = stack.pop().expect("tarjan stack");
-                    low[w as usize] = DONE;
-                    scc.push(w);
-                    if w == v {
-                        break;
-                    }
+            if !is_root {
+                stack.push(v);
+                continue;
+            }
+            let mut scc = vec![v];
+            while let Some(&w) = stack.last() {
+                if rindex[w as usize] < rindex[v as usize] {
+                    break;
                 }
-                if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
-                    scc.sort_unstable();
-                    out.push(scc);
-                }
+                stack.pop();
+                rindex[w as usize] = DONE;
+                scc.push(w);
+            }
+            rindex[v as usize] = DONE;
+            if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
+                scc.sort_unstable();
+                out.push(scc);
             }
         }
     }

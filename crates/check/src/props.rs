@@ -34,9 +34,9 @@ impl Search<'_> {
     }
 
     /// Searches `space` (holding `bytes`) for a counterexample, if its search fits: Tarjan's
-    /// index and low link are 8 bytes a node.
+    /// one number a node (4 bytes: see `product::tarjan_within`).
     pub(crate) fn lasso(&self, space: &impl Space, bytes: u64, graph: &Graph) -> Found {
-        self.within(bytes + 8 * space.nodes() as u64)?;
+        self.within(bytes + 4 * space.nodes() as u64)?;
         Ok(find_lasso(space, graph, self.fair))
     }
 }

@@ -8,7 +8,7 @@ use agentpi_ir::{MemoryLoader, load_with};
 use std::path::Path;
 
 /// Checks `property` of philosophers `Fixed` (N = 7) without bound and with a bound the
-/// product fits in (`expected` both times), and with a bound 4 bytes a state above what
+/// product fits in (`expected` both times), and with a bound 2 bytes a state above what
 /// exploration keeps (the whole state space explored, the product or its search over it:
 /// `unknown`).
 fn check(property: &str, expected: Outcome) {
@@ -42,8 +42,8 @@ fn check(property: &str, expected: Outcome) {
         expected,
         "{property}, bounded by 100 times"
     );
-    // Every product has a node for each state, and the cycle search 8 bytes a node.
-    let tight = roomy.bytes + 4 * roomy.states as u64;
+    // Every product has a node for each state, and the cycle search 4 bytes a node.
+    let tight = roomy.bytes + 2 * roomy.states as u64;
     let bounded = run(Some(tight));
     assert_eq!(
         bounded.limit, None,
