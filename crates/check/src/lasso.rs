@@ -12,7 +12,7 @@ use crate::graph::Graph;
 use crate::product::{Fairness, Lasso, ProductEdge, Space, Step, bad_sccs, enabled};
 use crate::strong::Obligation;
 use agentpi_semantics::Actor;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 
 /// Searches the product for a path that stays in the avoid region forever (through an
@@ -65,14 +65,15 @@ fn cycle_through(
     start: u32,
     fair: Fairness,
 ) -> Vec<Step> {
-    let members: FxHashSet<u32> = scc.iter().copied().collect();
+    // `scc` is sorted: membership is a binary search (no set of its nodes).
+    let members = scc;
     let mut walk: Vec<Walked> = Vec::new();
     let mut at = start;
     loop {
         let mut cycle = walk.clone();
         if walk.is_empty() || at != start {
             let back = |_: u32, e: Option<&ProductEdge>| e.is_some_and(|e| e.to == start);
-            cycle.extend(search(product, &members, at, &back).0);
+            cycle.extend(search(product, members, at, &back).0);
         }
         let unmet = Unmet::on(product, graph, fair, &cycle);
         if unmet.is_empty() {
@@ -82,7 +83,7 @@ fn cycle_through(
             None => unmet.met_at(graph, product.state(n)),
             Some(e) => unmet.met_by(graph, e),
         };
-        let (path, end) = search(product, &members, at, &meets);
+        let (path, end) = search(product, members, at, &meets);
         if path.is_empty() {
             // Not reached: the SCC meets every goal, and `at` lies on the cycle.
             debug_assert!(false, "a goal of a fair SCC out of reach");
@@ -176,33 +177,40 @@ fn always_enabled(graph: &Graph, states: &[u32]) -> Vec<Actor> {
     always
 }
 
-/// Breadth-first search inside the SCC from `from` for the nearest state (`goal(n, None)`) or
-/// edge (`goal(source, Some(edge))`, which is then taken), edges in their stored order.
-/// Returns the edges taken, each with its source, and the end node.
+/// Breadth-first search inside the SCC `members` (sorted) from `from` for the nearest state
+/// (`goal(n, None)`) or edge (`goal(source, Some(edge))`, which is then taken), edges in
+/// their stored order. Returns the edges taken, each with its source, and the end node.
+///
+/// Each node reached keeps only the node it was reached from (4 bytes, by its position in
+/// `members`): the edge is found again when the path is unwound, the first inside edge of
+/// that node into it, which is the one the search took.
 fn search(
     product: &impl Space,
-    members: &FxHashSet<u32>,
+    members: &[u32],
     from: u32,
     goal: &dyn Fn(u32, Option<&ProductEdge>) -> bool,
 ) -> (Vec<Walked>, u32) {
-    let mut prev: FxHashMap<u32, Walked> = FxHashMap::default();
+    let at = |n: u32| members.binary_search(&n).ok();
+    let mut prev = vec![UNSEEN; members.len()];
+    if let Some(i) = at(from) {
+        prev[i] = from;
+    }
     let mut queue = VecDeque::from([from]);
-    let mut seen = FxHashSet::from_iter([from]);
     while let Some(n) = queue.pop_front() {
         if goal(n, None) {
-            return (unwind(&prev, from, n), n);
+            return (unwind(product, members, &prev, from, n), n);
         }
-        for e in product
-            .edges(n)
-            .filter(|e| e.inside && members.contains(&e.to))
-        {
+        for e in product.edges(n).filter(|e| e.inside) {
+            let Some(i) = at(e.to) else {
+                continue;
+            };
             if goal(n, Some(&e)) {
-                let mut path = unwind(&prev, from, n);
+                let mut path = unwind(product, members, &prev, from, n);
                 path.push((n, e));
                 return (path, e.to);
             }
-            if seen.insert(e.to) {
-                prev.insert(e.to, (n, e));
+            if prev[i] == UNSEEN {
+                prev[i] = n;
                 queue.push_back(e.to);
             }
         }
@@ -210,11 +218,21 @@ fn search(
     (Vec::new(), from)
 }
 
-fn unwind(prev: &FxHashMap<u32, Walked>, from: u32, mut n: u32) -> Vec<Walked> {
+/// A node of [`search`] not reached yet.
+const UNSEEN: u32 = u32::MAX;
+
+fn unwind(
+    product: &impl Space,
+    members: &[u32],
+    prev: &[u32],
+    from: u32,
+    mut n: u32,
+) -> Vec<Walked> {
     let mut path = Vec::new();
     while n != from {
-        let (p, e) = prev[&n];
-        path.push((p, e));
+        let p = prev[members.binary_search(&n).expect("a member")];
+        let e = product.edges(p).find(|e| e.inside && e.to == n);
+        path.push((p, e.expect("the edge the search took")));
         n = p;
     }
     path.reverse();

@@ -323,8 +323,7 @@ impl<P: Space> crate::strong::Product for P {
     }
 
     fn steps(&self, part: &[u32]) -> Vec<(u32, u32)> {
-        let members: FxHashSet<u32> = part.iter().copied().collect();
-        let inside = internal(self, part, &members);
+        let inside = internal(self, part);
         inside.map(|e| (e.step.state, e.step.edge)).collect()
     }
 
@@ -364,23 +363,22 @@ pub fn accepting_sccs(product: &impl Space) -> Vec<Vec<u32>> {
     sccs
 }
 
-/// Inside edges of `scc` that stay in it.
+/// Inside edges of `scc` (sorted: membership is a binary search, no set of its nodes) that
+/// stay in it.
 fn internal<'a, P: Space>(
     product: &'a P,
     scc: &'a [u32],
-    members: &'a FxHashSet<u32>,
 ) -> impl Iterator<Item = ProductEdge> + 'a {
     scc.iter().flat_map(move |&n| {
         product
             .edges(n)
-            .filter(|e| e.inside && members.contains(&e.to))
+            .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
     })
 }
 
 /// The bits pending on every edge of `scc` (and the bits pending on some edge).
 fn pending_bits(product: &impl Space, scc: &[u32]) -> (u64, u64) {
-    let members: FxHashSet<u32> = scc.iter().copied().collect();
-    internal(product, scc, &members).fold((u64::MAX, 0), |(all, any), e| {
+    internal(product, scc).fold((u64::MAX, 0), |(all, any), e| {
         (all & e.pending, any | e.pending)
     })
 }
@@ -481,7 +479,6 @@ pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
 /// Components enabled in every state of `scc` that never move inside it: each makes every
 /// cycle of the SCC unfair.
 fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
-    let members: FxHashSet<u32> = scc.iter().copied().collect();
     let mut always: Option<FxHashSet<Actor>> = None;
     let mut taken = FxHashSet::default();
     for &n in scc {
@@ -492,7 +489,7 @@ fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> 
         });
         for e in product
             .edges(n)
-            .filter(|e| e.inside && members.contains(&e.to))
+            .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
         {
             taken.extend(
                 graph.actor_sets[graph
