@@ -375,7 +375,7 @@ pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, how: Search)
     let mut expanded = 0u32;
     while lean.expand_next(&mut monitor) {
         expanded += 1;
-        if expanded % LOOK == 0 {
+        if expanded.is_multiple_of(LOOK) {
             how.within(lean.bytes())?;
         }
     }

@@ -191,7 +191,7 @@ pub fn leads_to(
     let mut expanded = 0u32;
     while lean.expand_next(&mut monitor) {
         expanded += 1;
-        if expanded % LOOK == 0 {
+        if expanded.is_multiple_of(LOOK) {
             how.within(lean.bytes())?;
         }
     }
