@@ -305,6 +305,9 @@ impl Upstream {
             Some((exchange, fire)) => {
                 let _ = fire.send(());
                 self.sent.remove(&exchange);
+                // Its task's `Up::Closed` (and whatever it read before) is not taken: the
+                // close is recorded here, once.
+                self.closed.insert(exchange);
                 aborted(
                     side,
                     exchange,
@@ -338,14 +341,9 @@ impl Upstream {
                 sse_id,
             } => self.message(exchange, raw, sse_id, bridge),
             Up::End { exchange } => self.end(exchange, bridge),
+            // Only the bridge closes a stream, and `close_stream` recorded it (the exchange is
+            // in `closed`, so this is not reached).
             Up::Closed { exchange } => {
-                let side = bridge.server_side();
-                aborted(
-                    side,
-                    exchange,
-                    "the bridge closed the stream: cancelled",
-                    true,
-                );
                 self.sent.remove(&exchange);
             }
             Up::Failed { exchange, why } => return self.failed(exchange, why, bridge),

@@ -313,6 +313,20 @@ fn a_subscription_goes_through_the_bridge_over_http() {
     let dir = through_bridge("http", &["--upstream".to_string(), url]);
     // Over HTTP the unsubscribe closes the listen's stream (nothing is posted).
     clean(&dir, r#""closed_by":"client""#);
+    // Each stream the bridge closed is recorded once (it was twice: when the bridge closed
+    // it, and again when the task reading it saw the close).
+    let record = std::fs::read_to_string(dir.join("rec/modern.jsonl")).unwrap();
+    let mut aborted = std::collections::BTreeMap::<String, usize>::new();
+    for event in record
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    {
+        if event["event"] == "aborted" {
+            *aborted.entry(event["exchange"].to_string()).or_default() += 1;
+        }
+    }
+    assert!(!aborted.is_empty(), "{record}");
+    assert!(aborted.values().all(|&n| n == 1), "{aborted:?}\n{record}");
 }
 
 /// A listening bridge (`--listen`, the server on stdio behind it): each legacy session has its
