@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 /// server's end (the model's `down`), `b` the broken stream of the bridge's request (a line
 /// with its id) in the session in use (`o`: in a session already known lost), or what the
 /// bridge must have written since the last step (`C` to the client, `S` to the server, a
-/// piece of a line; an empty piece: nothing; `C1`, `S1`: exactly one line, with the piece).
+/// piece of a line; an empty piece: nothing; `C1`, `S1`: exactly one line, with the piece),
+/// `l` the session lost (HTTP 404) at the bridge's request (a line with its id), `N` no note
+/// of the bridge so far.
 type Step = (&'static str, &'static str);
 
 struct Case {
@@ -117,6 +119,41 @@ const CASES: &[Case] = &[
             ("C", r#""id":"c9","error""#),
             ("C", "the server exited (status 3)"),
             ("S", ""),
+        ],
+    },
+    // The server goes away while the session lost under a held call is opened again (it
+    // never comes back): the model's `down` in the re-opening (`TLWaitRetry` to `TLGone`);
+    // the retry that waited for it gets `gone`; nothing noted, nothing to the server.
+    Case {
+        name: "server-gone-while-reopening-held",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL),
+            ("s", ELICIT_A),
+            ("b", SENT_CALL),
+            ("S1", r#""method":"initialize""#),
+            ("c", RETRY_1),
+            ("C", ""),
+            ("x", ""),
+            ("C1", r#""id":"c2","error""#),
+            ("S", ""),
+            ("N", ""),
+        ],
+    },
+    // ... and while it is opened again for a call that met the 404 (`TLSent`): the call in
+    // flight gets `gone` (`MGone`) from its copy, not a note.
+    Case {
+        name: "server-gone-while-reopening-sent",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", BARE_CALL_9),
+            ("S1", r#""id":2,"method":"tools/call""#),
+            ("l", SENT_CALL),
+            ("S1", r#""method":"initialize""#),
+            ("x", ""),
+            ("C1", r#""id":"c9","error""#),
+            ("S", ""),
+            ("N", ""),
         ],
     },
     // The server goes away during the handshake: the request that waited for the session
@@ -371,6 +408,13 @@ fn check(case: &Case) {
             "s" => bridge.server(text.as_bytes()),
             "t" => bridge.tick(Instant::now() + Duration::from_secs(1)),
             "x" => bridge.server_gone("exited (status 3)"),
+            "l" => {
+                bridge.session_lost(text.as_bytes(), true);
+            }
+            "N" => {
+                assert_eq!(bridge.notes(), &[] as &[String], "{at}");
+                continue;
+            }
             "b" | "o" => {
                 bridge.stream_broken(text.as_bytes(), *who == "b");
             }

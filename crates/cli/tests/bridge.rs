@@ -251,13 +251,22 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         name: "sends the call again in the lost session, not a new one",
-        from: "  + ls2c?lost(=Call) . (TLReopen ; lc2s!req(Call, tools) . TLHeld(i, c, 0))",
+        from: "  + ls2c?lost(=Call) . lc2s!req(Init, initialize(full)) .
+        (ls2c?res(=Init, _) . lc2s!note(initialized) . lc2s!req(Call, tools) . TLHeld(i, c, 0)
+       + ls2c?down . MGone(i))",
         to: "  + ls2c?lost(=Call) . lc2s!req(Call, tools) . TLHeld(i, c, 0)",
         violated: &[
             "ModernCrashBridged: deadlock free",
             "ModernCrashBridged: ltl [] (mc2s(mreq(i, _, _)) -> X <> (ms2c(res(i, _)) or ms2c(input_required(i)) or ms2c(gone(i)) or mc2s(cancel(i))))",
         ],
         refines: [true, true, true, false],
+    },
+    Mistake {
+        name: "does not take the legacy server's end while re-opening its session",
+        from: "\n       + ls2c?down . MGone(i))\n// Modern request",
+        to: ")\n// Modern request",
+        violated: &["ModernCrashBridged: deadlock free"],
+        refines: [true, true, true, true],
     },
     Mistake {
         name: "waits for a retry forever",
