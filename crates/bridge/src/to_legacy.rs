@@ -57,7 +57,7 @@ pub struct ToLegacy {
     sides: Sides,
     reopen: Reopen,
     /// Retries of calls lost with their session that came while it is opened again: the
-    /// model's retry waits for the re-opening (`TLReopen ; TLLost`), so they are taken after.
+    /// model's retry waits for the re-opening (`TLReopen` then `TLLost`), so they are taken after.
     deferred: Vec<Vec<u8>>,
 }
 
@@ -492,7 +492,8 @@ impl ToLegacy {
     /// The server went away: the model's `down`. During the handshake the session part takes
     /// it (`TLGone`: the requests that waited for the session each get `gone`, stepped from
     /// a copy of it); each request's copy takes it (`TLHeld`: `gone(i)` for the modern request
-    /// in flight; `TLWaitRetry`: nothing now, its retry would get `gone`). A copy that takes no
+    /// in flight; `TLWaitRetry`: nothing now, its retry would get `gone`), also while it
+    /// re-opens the session (`TLReopen`: a server that never came back). A copy that takes no
     /// `down` is noted, and its request still gets the error (the bridge is about to end).
     fn gone(&mut self, why: &str) {
         self.gone_text = format!("agentpi bridge: the server {why}");

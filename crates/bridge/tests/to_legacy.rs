@@ -74,7 +74,7 @@ const CASES: &[Case] = &[
         ],
     },
     // A retry that comes while the lost call's session is opened again waits for it (the
-    // model's `TLReopen ; TLLost`), then gets `gone`.
+    // model's `TLReopen` then `TLLost`), then gets `gone`.
     Case {
         name: "retry-during-reopening",
         steps: &[
