@@ -3,7 +3,8 @@
 //! client's retry. The held calls' streams break with the server, which the bridge reads as
 //! the loss (or a 404 tells it first). One new session serves every copy that meets the loss;
 //! a call that met the 404 is sent again in it; a call held in the lost session gets its
-//! `gone` when its retry comes (`TLLost`).
+//! `gone` when its retry comes (`TLLost`). A server that never comes back ends the
+//! re-opening with the model's `down`.
 
 use crate::bridge_http::{META, PATIENCE, Step, Wait, bridge_to, drive, fastmcp1, report};
 use crate::monitor::{peer, scratch};
@@ -257,4 +258,54 @@ fn a_held_calls_stream_that_ends_normally_is_no_loss() {
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     // One session: the end was no loss.
     assert_eq!(initializes(&dir.join("rec/legacy.jsonl")), 1, "{report}");
+}
+
+/// The legacy server goes away while a call is held and never comes back: the held call's
+/// stream breaks, the bridge re-opens the session, and its `initialize` finds no server for
+/// the re-opening's minute (`RECONNECT`): the model's `down` in the re-opening (`TLReopen`).
+/// The retry and the new call that waited for it each get an error, the bridge ends (the
+/// server went away: status 1) with nothing noted, and neither side's monitor finds anything.
+/// (About a minute: the re-opening's patience.)
+#[test]
+fn a_server_that_never_comes_back_ends_the_re_opening() {
+    let dir = scratch("bridge-lost-never");
+    let record = dir.join("rec/legacy.jsonl");
+    let spawn = |port: u16| fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
+    let (server, port) = listening_on_any_port(spawn(0));
+    let mut server: Option<Server> = Some(server);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let discover = leak(format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
+        meta()
+    ));
+    let steps = [
+        Step::Send(discover, Wait::Id(1)),
+        Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
+        Step::Restart,
+        Step::Send(retry(3, 1, "ask", "one?"), Wait::None),
+        Step::Send(call(4, "add", r#"{"a":2,"b":3}"#), Wait::Id(4)),
+    ];
+    let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
+        drop(server.take());
+        // The bridge starts re-opening on the break alone.
+        let started = Instant::now();
+        while initializes(&record) < 2 {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "no new session after the held call's stream broke: {}",
+                std::fs::read_to_string(&record).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    assert_eq!(status, Some(1), "{stderr}");
+    let held = &answer(&seen, 2)["result"];
+    assert_eq!(held["resultType"], json!("input_required"), "{seen:?}");
+    for id in [3, 4] {
+        assert!(answer(&seen, id)["error"].is_object(), "{seen:?}");
+    }
+    let report = report(&dir);
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
 }
