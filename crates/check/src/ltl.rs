@@ -18,7 +18,7 @@ use crate::graph::Graph;
 use crate::lean::{Lean, Monitor, Move};
 use crate::pattern::{Bindings, match_label, rename_bindings};
 use crate::product::accepting_sccs;
-use crate::props::{Builder, Found, Interned, LOOK, Search};
+use crate::props::{Builder, Found, Interned, Search};
 use crate::state::Compiled;
 use agentpi_ir::core::{LabelPattern, StatePred};
 use agentpi_ir::ltl::{Ltl, Nnf, nnf};
@@ -372,14 +372,7 @@ pub fn violation(sem: &Semantics<'_>, graph: &Graph, formula: &Ltl, how: Search)
     let mut monitor = Tableau { aut, sets };
     let mut lean = Lean::new(graph, valuations, root);
     lean.mark_with(&mut monitor, 0);
-    let mut expanded = 0u32;
-    while lean.expand_next(&mut monitor) {
-        expanded += 1;
-        if expanded.is_multiple_of(LOOK) {
-            how.within(lean.bytes())?;
-        }
-    }
-    how.lasso(&lean, lean.bytes(), graph)
+    how.lean(lean, &mut monitor, graph)
 }
 
 /// The automaton as the product's monitor, its states the obligation sets numbered in `sets`.

@@ -39,6 +39,24 @@ impl Search<'_> {
         self.within(bytes + 4 * space.nodes() as u64)?;
         Ok(find_lasso(space, graph, self.fair))
     }
+
+    /// Builds `lean` to its end with `monitor`, looking at its memory every [`LOOK`] nodes,
+    /// then searches it for a counterexample.
+    pub(crate) fn lean(
+        &self,
+        mut lean: Lean<'_>,
+        monitor: &mut impl Monitor,
+        graph: &Graph,
+    ) -> Found {
+        let mut expanded = 0u32;
+        while lean.expand_next(monitor) {
+            expanded += 1;
+            if expanded.is_multiple_of(LOOK) {
+                self.within(lean.bytes())?;
+            }
+        }
+        self.lasso(&lean, lean.bytes(), graph)
+    }
 }
 
 /// How many nodes a product adds between two looks at its memory.
@@ -187,15 +205,7 @@ pub fn leads_to(
         patterns: (left, right),
         envs: Interned::default(),
     };
-    let mut lean = Lean::new(graph, Vec::new(), IDLE);
-    let mut expanded = 0u32;
-    while lean.expand_next(&mut monitor) {
-        expanded += 1;
-        if expanded.is_multiple_of(LOOK) {
-            how.within(lean.bytes())?;
-        }
-    }
-    how.lasso(&lean, lean.bytes(), graph)
+    how.lean(Lean::new(graph, Vec::new(), IDLE), &mut monitor, graph)
 }
 
 /// The monitor of `leads to`: its states are the bindings watched, by number in `envs`
