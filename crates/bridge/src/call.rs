@@ -33,6 +33,8 @@ pub struct Call {
     pub answers: Map<String, Value>,
     /// Whether every answer of this round was a result (the model's `res(r, ok)`).
     pub answered_ok: bool,
+    /// The server's progress the copy is relaying (`TMProgress`).
+    pub progress: Option<Value>,
 }
 
 impl Call {
@@ -51,6 +53,7 @@ impl Call {
             asked: Vec::new(),
             answers: Map::new(),
             answered_ok: true,
+            progress: None,
         }
     }
 
@@ -62,6 +65,19 @@ impl Call {
     /// Whether `id` is the modern request in flight.
     pub fn in_flight(&self, id: &Value) -> bool {
         self.modern.last() == Some(id)
+    }
+
+    /// The progress token the client gave the request, if it asked for progress.
+    pub fn token(&self) -> Option<&Value> {
+        self.params.pointer("/_meta/progressToken")
+    }
+
+    /// The round whose modern request `token` names (each round's request has its own
+    /// token, its id), when the client asked for progress.
+    pub fn round_of_token(&self, token: &Value) -> Option<i64> {
+        self.token()?;
+        let r = self.modern.iter().position(|m| m == token)?;
+        Some(r as i64)
     }
 
     /// Whether the bridge asked the client `id` for this call.

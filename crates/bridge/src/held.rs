@@ -9,6 +9,11 @@ use crate::msg::Caps;
 use serde_json::Value;
 use std::time::Instant;
 
+/// The progress token a modern request's `_meta` carries.
+fn token(params: &Value) -> Option<Value> {
+    params.pointer("/_meta/progressToken").cloned()
+}
+
 pub struct Held {
     pub method: String,
     pub params: Value,
@@ -16,6 +21,10 @@ pub struct Held {
     pub machine: Machine,
     /// The modern request of each round: `modern[r]`, the last the one to answer.
     pub modern: Vec<Value>,
+    /// The progress token of each round's modern request (`tokens[r]`), if it asked.
+    pub tokens: Vec<Option<Value>>,
+    /// The legacy server's progress the copy is relaying (`TLProgress`).
+    pub progress: Option<Value>,
     /// The bridge's id of the legacy call.
     pub legacy: Option<Value>,
     /// The legacy server's request held for the client: its id and method.
@@ -37,12 +46,15 @@ pub struct Held {
 
 impl Held {
     pub fn new(id: Value, method: &str, params: Value, caps: Caps, machine: Machine) -> Held {
+        let tokens = vec![token(&params)];
         Held {
             method: method.to_string(),
             params,
             caps,
             machine,
             modern: vec![id],
+            tokens,
+            progress: None,
             legacy: None,
             asked: None,
             answer: None,
@@ -57,6 +69,12 @@ impl Held {
     /// The round in progress (the model's `r`).
     pub fn round(&self) -> i64 {
         self.modern.len() as i64 - 1
+    }
+
+    /// A retry `id` of the call: the round's request and its token.
+    pub fn push(&mut self, id: Value, params: &Value) {
+        self.modern.push(id);
+        self.tokens.push(token(params));
     }
 
     /// The modern request to answer.

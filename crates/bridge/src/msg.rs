@@ -62,6 +62,8 @@ pub enum Msg {
     Sub(i64, Kind),
     /// A `server/discover` result (a success) that declares `logging`.
     Logs(i64),
+    /// `notifications/progress` naming the progress token of request `i`.
+    Prog(i64),
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -192,6 +194,7 @@ impl Msg {
             Msg::Ack(i) => msg("ack", vec![Value::Int(i)]),
             Msg::Sub(i, k) => msg("sub", vec![Value::Int(i), k.value(p)]),
             Msg::Logs(i) => msg("logs", vec![Value::Int(i)]),
+            Msg::Prog(i) => msg("prog", vec![Value::Int(i)]),
         }
     }
 
@@ -217,6 +220,7 @@ impl Msg {
             "ack" => Msg::Ack(int(0)?),
             "sub" => Msg::Sub(int(0)?, Kind::of(p, a.get(1)?)?),
             "logs" => Msg::Logs(int(0)?),
+            "prog" => Msg::Prog(int(0)?),
             _ => return None,
         })
     }

@@ -8,7 +8,7 @@
 //! enabled input takes gets a JSON-RPC error or is noted and dropped: the bridge never
 //! guesses. Both sides are monitored as the messages cross (`side`).
 
-use crate::engine::{Engine, To};
+use crate::engine::{Engine, To, Written};
 use crate::held::Held;
 use crate::machine::{Machine, Refusal};
 use crate::model::Model;
@@ -227,7 +227,7 @@ impl ToLegacy {
             return self.refuse(&id, &method, why);
         }
         held.due = None;
-        held.modern.push(id);
+        held.push(id, params);
         held.answer = params
             .get("inputResponses")
             .and_then(Value::as_object)
@@ -359,14 +359,48 @@ impl ToLegacy {
                 let (id, method) = (id.clone(), method.to_string());
                 self.server_request(id, &method, &message, stream);
             }
-            // Progress, log messages, list changes: a modern client gets notifications only
-            // through `subscriptions/listen` or a request's own stream (not carried).
+            Shape::Notification("notifications/progress") => self.server_progress(message),
+            // Log messages, list changes: a modern client gets notifications only through
+            // `subscriptions/listen` or a request's own stream (not carried).
             Shape::Notification(method) => {
                 let text = format!("`{method}` from the server is not carried");
                 self.note(text);
             }
             Shape::Invalid => self.note("a message from the server that is not JSON-RPC".into()),
         }
+    }
+
+    /// The legacy server's progress of a held call (its token is the legacy call's id,
+    /// `call`): the model's `prog(Call)`, given to that call's copy; `TLProgress` relays it to
+    /// the modern request that carries the call now. One naming no held call is noted and
+    /// dropped (the server broke P2; its side's monitor says so).
+    fn server_progress(&mut self, message: Value) {
+        let token = message.pointer("/params/progressToken");
+        let of = |h: &Held| token.is_some() && h.legacy.as_ref() == token && h.tokens[0].is_some();
+        let Some(k) = self.held.iter().position(of) else {
+            return self.note(format!("dropped a progress naming no held call: {token:?}"));
+        };
+        self.held[k].progress = Some(message);
+        match self.held[k].machine.input(self.model.ls2c, Msg::Prog(CALL)) {
+            Ok(()) => self.pump(k),
+            Err(_) => self.note("dropped a progress the held call cannot take now".into()),
+        }
+    }
+
+    /// `ms2c!prog(i)`: the server's progress, under the token of the modern request in
+    /// flight (the call's, or its retry's after a round). A retry that asked for no progress
+    /// gets none (P2: a progress names a token its request gave): noted.
+    fn relay_progress(&mut self, k: usize) {
+        let held = &mut self.held[k];
+        let Some(mut message) = held.progress.take() else {
+            return;
+        };
+        let Some(Some(token)) = held.tokens.last().cloned() else {
+            return self.note("dropped a progress: the retry in flight asked for none".into());
+        };
+        message["params"]["progressToken"] = token;
+        let request = held.current().clone();
+        self.sides.send_for(To::Client, &message, Some(&request));
     }
 
     // ---- A lost session (HTTP 404) ---------------------------------------------------------
@@ -550,6 +584,7 @@ impl ToLegacy {
                 (true, Msg::Note(Kind::Initialized)) => self.reopen_initialized(),
                 (false, Msg::Res(_, ok)) => self.answer_client(k, ok),
                 (false, Msg::InputRequired(_)) => self.ask_client(k),
+                (false, Msg::Prog(_)) => self.relay_progress(k),
                 (false, Msg::Gone(_)) => {
                     let id = self.held[k].current().clone();
                     let text = match self.held[k].lost {
@@ -572,7 +607,12 @@ impl ToLegacy {
         let id = self.fresh_id();
         let held = &mut self.held[k];
         held.legacy = Some(id.clone());
-        let (method, params) = (held.method.clone(), mw::legacy_params(&held.params));
+        let (method, mut params) = (held.method.clone(), mw::legacy_params(&held.params));
+        // The legacy call's own token (its id, unique in the session whichever client asked):
+        // its progress names the call (`server_progress`).
+        if held.tokens[0].is_some() {
+            params["_meta"]["progressToken"] = id.clone();
+        }
         self.send(To::Server, &wire::request(&id, &method, params));
     }
 
@@ -727,6 +767,11 @@ impl Engine for ToLegacy {
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
         self.sides.take_out()
+    }
+
+    /// A progress goes on the stream of the modern request it names (over `--listen`).
+    fn take_routed(&mut self) -> Vec<Written> {
+        self.sides.take_written()
     }
 
     fn client_side(&mut self) -> &mut Side {

@@ -285,13 +285,11 @@ impl ToModern {
                 let text = "dropped a notifications/message: the server did not declare logging";
                 self.note(text.into());
             }
-            // Progress, log messages, list changes: relayed as they are (outside the model;
-            // the progress token is the client's own, kept in `_meta` of every retry).
-            // A progress goes with the call whose token it names (over HTTP, on its stream),
-            // another notification with the call on whose stream it came (a log line).
+            Shape::Notification("notifications/progress") => self.server_progress(message),
+            // Log messages, list changes outside a listen: relayed as they are (outside the
+            // model), each with the call on whose stream it came (over HTTP: a log line).
             Shape::Notification(_) => {
-                let on_stream = || stream.and_then(|id| self.call_of(id));
-                let call = self.progress_of(&message).or_else(on_stream);
+                let call = stream.and_then(|id| self.call_of(id));
                 self.sides.send_for(To::Client, &message, call.as_ref());
             }
             Shape::Request(id, method) => {
@@ -309,11 +307,39 @@ impl ToModern {
         self.discover.as_ref().is_some_and(wire::declares_logging)
     }
 
-    /// The client's id of the call a server's progress names by its token.
-    fn progress_of(&self, message: &Value) -> Option<Value> {
-        let token = message.pointer("/params/progressToken")?;
-        let of = |c: &&Call| c.params.pointer("/_meta/progressToken") == Some(token);
-        self.calls.iter().find(of).map(|c| c.client.clone())
+    /// A server's progress: the model's `prog(Call + r)`, `r` the round whose request its
+    /// token names (each round's request carries a token of its own, `call_request`), given
+    /// to that call's copy; `TMProgress` relays it under the client's own token. A progress
+    /// of a round that is over, or naming no request in flight, no transition takes: noted
+    /// and dropped (the server broke P2 or P4; its side's monitor says so).
+    fn server_progress(&mut self, message: Value) {
+        let token = message.pointer("/params/progressToken").cloned();
+        let found = token.as_ref().and_then(|t| {
+            let round = |(k, c): (usize, &Call)| c.round_of_token(t).map(|r| (k, r));
+            self.calls.iter().enumerate().find_map(round)
+        });
+        let Some((k, r)) = found else {
+            return self.note(format!("dropped a progress naming no request: {token:?}"));
+        };
+        self.calls[k].progress = Some(message);
+        match self.calls[k]
+            .machine
+            .input(self.model.ms2c, Msg::Prog(CALL + r))
+        {
+            Ok(()) => self.pump_call(k),
+            Err(_) => self.note(format!("dropped a progress of round {r}: not expected")),
+        }
+    }
+
+    /// `ls2c!prog(i)`: the server's progress, under the token the client gave its request.
+    fn call_progress(&mut self, k: usize) {
+        let call = &mut self.calls[k];
+        let (Some(mut message), Some(token)) = (call.progress.take(), call.token()) else {
+            return;
+        };
+        message["params"]["progressToken"] = token.clone();
+        let client = call.client.clone();
+        self.sides.send_for(To::Client, &message, Some(&client));
     }
 
     /// The client's id of the call whose request to the server is `request`.
@@ -457,6 +483,7 @@ impl ToModern {
                 (false, Msg::Req(_, Kind::Elicitation)) => self.call_ask(k),
                 (false, Msg::Cancel(_)) => self.call_withdraw(k),
                 (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
+                (false, Msg::Prog(_)) => self.call_progress(k),
                 (false, Msg::Gone(_)) => {
                     let id = self.calls[k].client.clone();
                     let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);
@@ -471,13 +498,18 @@ impl ToModern {
     }
 
     /// `mreq(Call, ...)` or `retry(Call + r + 1, ...)`: the request with a new id, the modern
-    /// `_meta`, and on a retry the answers and `requestState`.
+    /// `_meta` (a progress token of its own), and on a retry the answers and `requestState`.
     fn call_request(&mut self, k: usize) {
         let id = self.fresh_id();
         let call = &mut self.calls[k];
         let mut params = self.declared.params(Some(&call.params));
         if !call.modern.is_empty() {
             params = wire::retry_params(&params, &call.answers, call.state.as_ref());
+        }
+        // A token of this round's own (the request's id, unique on the modern wire across
+        // rounds and client sessions): its progress names the round (`server_progress`).
+        if call.token().is_some() {
+            params["_meta"]["progressToken"] = id.clone();
         }
         call.modern.push(id.clone());
         call.answers.clear();

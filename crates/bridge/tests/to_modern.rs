@@ -34,7 +34,68 @@ const INIT_SAMPLE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","para
 const ASKS_3: &str = r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s2"}}"#;
 const ASKS_5: &str = r#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s3"}}"#;
 
+const CALL_TOKEN: &str = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"confirm","arguments":{},"_meta":{"progressToken":"tok"}}}"#;
+const PROGRESS_2: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1,"total":3}}"#;
+const PROGRESS_4: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":2,"total":3}}"#;
+const PROGRESS_TOK: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":3}}"#;
+
 const CASES: &[Case] = &[
+    // Progress (`TMProgress`): each round's request carries a token of its own (its id), and
+    // the server's progress of whichever round reaches the client under the client's own
+    // token; a progress of a round that is over, or under the client's token (which the
+    // server was never given), is dropped; so is one after the final answer.
+    Case {
+        name: "progress-every-round",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL_TOKEN),
+            ("S1", r#""progressToken":2"#),
+            ("s", PROGRESS_2),
+            (
+                "C1",
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":3}}"#,
+            ),
+            ("s", ASKS_2),
+            ("C1", r#""id":3,"method":"elicitation/create""#),
+            // The round is over: its progress no transition takes.
+            ("s", PROGRESS_2),
+            ("C", ""),
+            (
+                "c",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"action":"accept","content":{}}}"#,
+            ),
+            ("S1", r#""progressToken":4"#),
+            ("s", PROGRESS_4),
+            ("C1", r#""progressToken":"tok","progress":2"#),
+            ("s", PROGRESS_TOK),
+            ("C", ""),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C1", r#"{"jsonrpc":"2.0","id":5,"result":{"content":[]}}"#),
+            ("s", PROGRESS_4),
+            ("C", ""),
+        ],
+    },
+    // A call that asked for no progress gets no token on the modern side.
+    Case {
+        name: "no-token-no-progress",
+        steps: &[
+            ("c", INIT_ELICIT),
+            ("s", DISCOVERED),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            (
+                "S1",
+                r#""_meta":{"io.modelcontextprotocol/protocolVersion""#,
+            ),
+            ("s", PROGRESS_2),
+            ("C", ""),
+        ],
+    },
     Case {
         name: "handshake",
         steps: &[
@@ -530,7 +591,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(50));
+    assert_eq!(held, Ok(54));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
