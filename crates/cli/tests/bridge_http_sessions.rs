@@ -227,11 +227,15 @@ fn a_list_change_goes_to_every_legacy_session() {
 }
 
 /// The modern SDK 2.x server whose `say` logs its text twice during the call
-/// (`tests/bridge/log_server.py`), listening on HTTP: it and its URL.
-fn log_server() -> (Server, String) {
+/// (`tests/bridge/log_server.py`), listening on HTTP: it and its URL; `undeclared`: it
+/// declares no `logging`, and its `blurt` logs all the same.
+fn log_server(undeclared: bool) -> (Server, String) {
     let mut c = Command::new(peer(".venv/bin/python"));
     c.arg(repo().join("tests/bridge/log_server.py"));
     c.args(["--http", "0"]);
+    if undeclared {
+        c.arg("--undeclared");
+    }
     let (server, port) = listening_on_any_port(c.stderr(Stdio::null()).spawn().unwrap());
     (server, format!("http://127.0.0.1:{port}/mcp"))
 }
@@ -277,7 +281,7 @@ fn logged_to(record: &str) -> Vec<(String, String)> {
 /// other client. (Before the routing by stream, a log line went to the oldest session.)
 #[test]
 fn log_lines_go_to_the_session_of_their_call() {
-    let (_server, url) = log_server();
+    let (_server, url) = log_server(false);
     let call = |id: i64, text: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"say","arguments":{{"text":"{text}"}}}}}}"#
@@ -318,4 +322,50 @@ fn log_lines_go_to_the_session_of_their_call() {
     assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+}
+
+/// The same over HTTP with a modern server that declares no `logging` (`--upstream`, two
+/// `--listen` sessions): neither `initialize` answer declares it; the session that sets a
+/// level all the same gets -32601 (its own X6, as from a legacy server without `logging`),
+/// the other session's `blurt` is answered and its log line (the server's own M9) dropped
+/// and noted; so each side's monitor reports its peer once, never the bridge, and neither
+/// client gets a log line (bridge_logging.rs pins the same on stdio with one client).
+#[test]
+fn logging_undeclared_over_http_is_refused_and_dropped() {
+    let (_server, url) = log_server(true);
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let mut sessions = Vec::new();
+        for _ in 0..2 {
+            let (opened, session) = open_session(address);
+            assert!(!opened.contains(r#""logging""#), "{opened}");
+            let done = raw_session(address, "POST", Some(&session), INITIALIZED);
+            assert_eq!(status(&done), "202", "{done}");
+            sessions.push(session);
+        }
+        let level =
+            r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}"#;
+        let blurt = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"blurt","arguments":{"text":"ho"}}}"#;
+        let set = raw_session(address, "POST", Some(&sessions[0]), level);
+        let blurted = raw_session(address, "POST", Some(&sessions[1]), blurt);
+        (set, blurted)
+    };
+    let line = ["--upstream".to_string(), url];
+    let ((set, blurted), _, dir) = with_bridge("log-undeclared", "modern", &line, run);
+    assert!(set.contains(r#""code":-32601"#), "{set}");
+    assert!(blurted.contains(r#""text":"ho""#), "{blurted}");
+    assert!(!blurted.contains("notifications/message"), "{blurted}");
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert!(logged_to(&record).is_empty(), "{record}");
+    let report = report(&dir);
+    let rules = |side: &str| {
+        let found = report[side]["violations"].as_array().unwrap().iter();
+        found
+            .map(|v| format!("{} {}", v["rule"], v["dir"]))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rules("legacy"), [r#""X6" "c2s""#], "{report}");
+    assert_eq!(rules("modern"), [r#""M9" "s2c""#], "{report}");
+    let dropped = "dropped a notifications/message: the server did not declare logging";
+    assert_eq!(report["bridge"]["notes"], json!([dropped]), "{report}");
 }

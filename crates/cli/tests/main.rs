@@ -7,6 +7,7 @@ mod bridge_http_sessions;
 mod bridge_legacy;
 mod bridge_logging;
 mod bridge_lost;
+mod bridge_progress;
 mod bridge_rmcp;
 mod bridge_run;
 mod bridge_stdio;
