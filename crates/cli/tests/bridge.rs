@@ -244,8 +244,8 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         name: "does not take the legacy server's end with a call in flight",
-        from: "  + ls2c?down . MGone(i)\n// The server asks for `need`",
-        to: "// The server asks for `need`",
+        from: "  + ls2c?down . MGone(i)\n  // A progress of the held call",
+        to: "  // A progress of the held call",
         violated: &[],
         refines: [true, true, true, false],
     },
