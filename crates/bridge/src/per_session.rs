@@ -11,8 +11,11 @@
 //! of a request (over `--upstream`, where each request has its own), naming a request's
 //! progress token, or naming a `subscriptions/listen` (its `subscriptionId`) to the session
 //! of that request; a list change outside any listen (which names no request: the server's
-//! lists changed for every client) to every session; any other notification (over stdio
-//! nothing tells whose call a log line is) to the oldest session.
+//! lists changed for every client) to every session; a log line over stdio (where nothing on
+//! the line tells whose call it is) to the one call in flight that opted in to log lines
+//! (M9: only a request with `…/logLevel` in `_meta` may get one; M14: only one in flight),
+//! when there is exactly one; any other notification, or a log line with no such call or
+//! several, to the oldest session.
 
 use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
@@ -25,15 +28,23 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// Whose a request to the server is: its session, its progress token, and whether it may get
+/// log lines (`…/logLevel` in its `_meta`, M9; not a listen, M14).
+struct Owner {
+    session: String,
+    token: Option<String>,
+    logs: bool,
+}
+
 pub struct PerSession {
     model: &'static Model,
     /// The two sides, lent to the process of the session being stepped.
     shared: Sides,
     /// Each live client session and its process, oldest first.
     sessions: Vec<(String, ToModern)>,
-    /// The session of each request sent to the server (its id as text) and the request's
-    /// progress token, until its answer.
-    owners: HashMap<String, (String, Option<String>)>,
+    /// The session of each request sent to the server (its id as text), the request's
+    /// progress token, and whether it opted in to log lines, until its answer.
+    owners: HashMap<String, Owner>,
     /// The session of each progress token of a request in flight.
     tokens: HashMap<String, String>,
     out: Vec<Written>,
@@ -103,21 +114,47 @@ impl PerSession {
         if let Some(token) = &token {
             self.tokens.insert(token.clone(), session.to_string());
         }
-        self.owners.insert(id, (session.to_string(), token));
+        let level = message.pointer("/params/_meta/io.modelcontextprotocol~1logLevel");
+        let logs = level.is_some() && message["method"] != "subscriptions/listen";
+        let session = session.to_string();
+        self.owners.insert(
+            id,
+            Owner {
+                session,
+                token,
+                logs,
+            },
+        );
+    }
+
+    /// The one request in flight that may get a log line (M9, M14), when there is exactly
+    /// one: its id as the bridge sent it.
+    fn sole_logger(&self, message: &Value) -> Option<Value> {
+        if message["method"] != "notifications/message" {
+            return None;
+        }
+        // Of a live session only (an ended session's requests stay until answered).
+        let live = |o: &Owner| self.sessions.iter().any(|(s, _)| *s == o.session);
+        let mut logging = self.owners.iter().filter(|(_, o)| o.logs && live(o));
+        let (id, _) = logging.next()?;
+        match logging.next() {
+            Some(_) => None,
+            None => serde_json::from_str(id).ok(),
+        }
     }
 
     /// The session a message of the server goes to.
     fn owner(&mut self, message: &Value) -> Option<String> {
         if message.get("method").is_none() {
-            let (session, token) = self.owners.remove(&id_key(message)?)?;
-            if let Some(token) = token {
+            let owner = self.owners.remove(&id_key(message)?)?;
+            if let Some(token) = owner.token {
                 self.tokens.remove(&token);
             }
-            return Some(session);
+            return Some(owner.session);
         }
         // A listen's notification is the session's that opened the listen.
-        if let Some((session, _)) = subscription(message).and_then(|l| self.owners.get(&l)) {
-            return Some(session.clone());
+        if let Some(owner) = subscription(message).and_then(|l| self.owners.get(&l)) {
+            return Some(owner.session.clone());
         }
         let token = message
             .pointer("/params/progressToken")
@@ -203,6 +240,10 @@ impl Engine for PerSession {
         if list_change(&message) && !self.sessions.is_empty() {
             return self.broadcast(raw);
         }
+        // A log line with nothing on it to tell its call: the one call that may get it.
+        if let Some(request) = self.sole_logger(&message) {
+            return self.server_on_stream(raw, &request);
+        }
         let owner = self.owner(&message);
         let at = owner.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
         match at {
@@ -222,7 +263,7 @@ impl Engine for PerSession {
     /// its call). A list change is still every session's.
     fn server_on_stream(&mut self, raw: &[u8], request: &Value) {
         let message: Value = serde_json::from_slice(raw).unwrap_or_default();
-        let sender = (self.owners.get(&request.to_string())).map(|(s, _)| s.clone());
+        let sender = (self.owners.get(&request.to_string())).map(|o| o.session.clone());
         let at = sender.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
         match at {
             Some(k) if !list_change(&message) => self.lend(k, |p| p.server_on_stream(raw, request)),

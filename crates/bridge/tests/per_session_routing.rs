@@ -1,8 +1,9 @@
 //! `PerSession` without processes: two legacy client sessions share one modern server, and a
 //! server's log line (a notification with no progress token, not a list change) goes to the
 //! session whose call's stream it came on (`--upstream`, `Engine::server_on_stream`), with
-//! that call; without a stream to tell (stdio), to the oldest session. The real peers are in
-//! crates/cli/tests/bridge_http_sessions.rs.
+//! that call; without a stream to tell (stdio), to the one call in flight that opted in to
+//! log lines (`logging/setLevel`: `…/logLevel` in its `_meta`, M9) when there is exactly one,
+//! else to the oldest session. The real peers are in crates/cli/tests/bridge_http_sessions.rs.
 
 use agentpi_bridge::engine::{Engine, To, Written};
 use agentpi_bridge::model::model;
@@ -15,6 +16,8 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"p
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const CALL: &str =
     r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"say","arguments":{}}}"#;
+const SET_LEVEL: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#;
 const LOG: &str =
     r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
 
@@ -35,13 +38,20 @@ fn to_server(written: &[Written]) -> Vec<(Value, String)> {
 }
 
 /// A session `name` opened (its `initialize` answered from the server's discover) and a call
-/// of it sent: the bridge's id of that call.
+/// of it sent: the bridge's id of that call; `level`: the session set a log level first.
 fn session_with_call(bridge: &mut PerSession, name: &str) -> Value {
+    session_logging(bridge, name, false)
+}
+
+fn session_logging(bridge: &mut PerSession, name: &str, level: bool) -> Value {
     bridge.session_client(name, INIT.as_bytes());
     let sent = to_server(&bridge.take_routed());
     let (discover, _) = sent.iter().find(|(_, m)| m == "server/discover").unwrap();
     bridge.server(discovered(discover).as_bytes());
     bridge.session_client(name, INITIALIZED.as_bytes());
+    if level {
+        bridge.session_client(name, SET_LEVEL.as_bytes());
+    }
     bridge.session_client(name, CALL.as_bytes());
     let sent = to_server(&bridge.take_routed());
     let (call, _) = sent.iter().find(|(_, m)| m == "tools/call").unwrap();
@@ -69,6 +79,35 @@ fn a_log_line_goes_to_the_session_of_its_stream() {
     let went = log_went(&bridge.take_routed());
     assert_eq!(went, [(Some("B".to_string()), Some(json!(5)))]);
     // No stream to tell (stdio): the oldest session's, with no call.
+    bridge.server(LOG.as_bytes());
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, [(Some("A".to_string()), None)]);
+    assert_eq!(bridge.notes(), [] as [String; 0]);
+}
+
+fn bridge() -> PerSession {
+    let model = model().unwrap();
+    let now = Instant::now();
+    let legacy = Side::new("legacy", None, now).unwrap();
+    let modern = Side::new("modern", None, now).unwrap();
+    PerSession::new(model, legacy, modern)
+}
+
+/// Over stdio a log line names no call, but only a request that opted in may get one (M9):
+/// with one such call in flight (the newer session's), the line is its, with the call;
+/// with two (both sessions set a level), nothing tells them apart, and the line goes to the
+/// oldest session as before (docs/bridge.md: what cannot be carried).
+#[test]
+fn a_log_line_over_stdio_goes_to_the_one_call_that_opted_in() {
+    let mut bridge = bridge();
+    session_logging(&mut bridge, "A", false);
+    session_logging(&mut bridge, "B", true);
+    bridge.server(LOG.as_bytes());
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, [(Some("B".to_string()), Some(json!(5)))]);
+    let mut bridge = self::bridge();
+    session_logging(&mut bridge, "A", true);
+    session_logging(&mut bridge, "B", true);
     bridge.server(LOG.as_bytes());
     let went = log_went(&bridge.take_routed());
     assert_eq!(went, [(Some("A".to_string()), None)]);
