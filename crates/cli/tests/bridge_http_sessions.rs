@@ -369,3 +369,47 @@ fn logging_undeclared_over_http_is_refused_and_dropped() {
     let dropped = "dropped a notifications/message: the server did not declare logging";
     assert_eq!(report["bridge"]["notes"], json!([dropped]), "{report}");
 }
+
+/// Two `--listen` sessions on one modern stdio server (`log_server.py` on stdio, where a log
+/// line names no call and has no stream of its own): the older session calls `say` without
+/// setting a level (so the server logs nothing for it, M9), the newer one sets a level and
+/// calls `say`; its lines go to it, the one call in flight that opted in, never to the older
+/// session (before, every such line went to the oldest session).
+#[test]
+fn a_log_line_over_stdio_goes_to_the_one_session_that_opted_in() {
+    let server = [
+        peer(".venv/bin/python"),
+        repo().join("tests/bridge/log_server.py").display().to_string(),
+    ];
+    let call = |id: i64, text: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"say","arguments":{{"text":"{text}"}}}}}}"#
+        )
+    };
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let (_, older) = open_session(address);
+        let done = raw_session(address, "POST", Some(&older), INITIALIZED);
+        assert_eq!(status(&done), "202", "{done}");
+        let newer = logging_session(address);
+        let by_older = raw_session(address, "POST", Some(&older), &call(3, "older"));
+        let by_newer = raw_session(address, "POST", Some(&newer), &call(3, "newer"));
+        (newer, by_older, by_newer)
+    };
+    let ((newer, by_older, by_newer), _, dir) =
+        with_bridge("log-stdio-opted-in", "modern", &on_stdio(&server), run);
+    assert!(!by_older.contains("notifications/message"), "{by_older}");
+    for n in [1, 2] {
+        assert!(by_newer.contains(&format!("\"newer {n}\"")), "{by_newer}");
+    }
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let want: Vec<(String, String)> = ["newer 1", "newer 2"]
+        .iter()
+        .map(|t| (newer.clone(), t.to_string()))
+        .collect();
+    assert_eq!(logged_to(&record), want, "{record}");
+    let report = report(&dir);
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
+}
