@@ -35,6 +35,8 @@ pub struct Call {
     pub answered_ok: bool,
     /// The server's progress the copy is relaying (`TMProgress`).
     pub progress: Option<Value>,
+    /// The server's log line the copy is relaying (`TMLog`).
+    pub log: Option<Value>,
 }
 
 impl Call {
@@ -54,6 +56,7 @@ impl Call {
             answers: Map::new(),
             answered_ok: true,
             progress: None,
+            log: None,
         }
     }
 

@@ -64,6 +64,8 @@ pub enum Msg {
     Logs(i64),
     /// `notifications/progress` naming the progress token of request `i`.
     Prog(i64),
+    /// `notifications/message` on the stream of modern request `i`.
+    MLog(i64),
 }
 
 /// The model's constant ids (`Init`, `Call`, `Ping`, `Level`, `Disc` of `mcp/bridge`).
@@ -195,6 +197,7 @@ impl Msg {
             Msg::Sub(i, k) => msg("sub", vec![Value::Int(i), k.value(p)]),
             Msg::Logs(i) => msg("logs", vec![Value::Int(i)]),
             Msg::Prog(i) => msg("prog", vec![Value::Int(i)]),
+            Msg::MLog(i) => msg("mlog", vec![Value::Int(i)]),
         }
     }
 
@@ -221,6 +224,7 @@ impl Msg {
             "sub" => Msg::Sub(int(0)?, Kind::of(p, a.get(1)?)?),
             "logs" => Msg::Logs(int(0)?),
             "prog" => Msg::Prog(int(0)?),
+            "mlog" => Msg::MLog(int(0)?),
             _ => return None,
         })
     }

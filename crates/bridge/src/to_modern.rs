@@ -279,15 +279,10 @@ impl ToModern {
                 if self
                     .subs
                     .server_notification(method, &message, &mut self.sides) => {}
-            // A log line of a server that did not declare `logging`: relayed, it would break
-            // X6 on the legacy side in the bridge's name (the server's own M9 is its monitor's).
-            Shape::Notification("notifications/message") if !self.logging() => {
-                let text = "dropped a notifications/message: the server did not declare logging";
-                self.note(text.into());
-            }
+            Shape::Notification("notifications/message") => self.server_log(message, stream),
             Shape::Notification("notifications/progress") => self.server_progress(message),
-            // Log messages, list changes outside a listen: relayed as they are (outside the
-            // model), each with the call on whose stream it came (over HTTP: a log line).
+            // List changes outside a listen, other notifications: relayed as they are
+            // (outside the model), each with the call on whose stream it came.
             Shape::Notification(_) => {
                 let call = stream.and_then(|id| self.call_of(id));
                 self.sides.send_for(To::Client, &message, call.as_ref());
@@ -329,6 +324,49 @@ impl ToModern {
             Ok(()) => self.pump_call(k),
             Err(_) => self.note(format!("dropped a progress of round {r}: not expected")),
         }
+    }
+
+    /// A server's log line: the model's `mlog(Call + r)` for the call on whose stream it came
+    /// (over HTTP), or over stdio, where a line names no call, for the first call in flight
+    /// whose copy takes it (M14: a line is of a request in flight; every call here is this
+    /// client's). `TMAwait` relays it only when the server declared `logging`, else drops it
+    /// (X6 on the legacy side in the bridge's name; the server's own M9 is its monitor's).
+    fn server_log(&mut self, message: Value, stream: Option<&Value>) {
+        let on_stream = stream.and_then(|id| self.calls.iter().position(|c| c.in_flight(id)));
+        let candidates: Vec<usize> = match (stream, on_stream) {
+            (Some(_), Some(k)) => vec![k],
+            (Some(_), None) => Vec::new(),
+            (None, _) => (0..self.calls.len()).collect(),
+        };
+        let ms2c = self.model.ms2c;
+        let took = candidates.into_iter().find(|&k| {
+            let r = self.calls[k].round();
+            self.calls[k]
+                .machine
+                .input(ms2c, Msg::MLog(CALL + r))
+                .is_ok()
+        });
+        let Some(k) = took else {
+            return self.note("dropped a notifications/message: no call in flight takes it".into());
+        };
+        match self.logging() {
+            true => self.calls[k].log = Some(message),
+            false => {
+                let text = "dropped a notifications/message: the server did not declare logging";
+                self.note(text.into());
+            }
+        }
+        self.pump_call(k);
+    }
+
+    /// `ls2c!note(log)`: the server's log line, to the client whose call it is part of.
+    fn call_log(&mut self, k: usize) {
+        let call = &mut self.calls[k];
+        let Some(message) = call.log.take() else {
+            return;
+        };
+        let client = call.client.clone();
+        self.sides.send_for(To::Client, &message, Some(&client));
     }
 
     /// `ls2c!prog(i)`: the server's progress, under the token the client gave its request.
@@ -484,6 +522,7 @@ impl ToModern {
                 (false, Msg::Cancel(_)) => self.call_withdraw(k),
                 (false, Msg::Res(_, ok)) => self.call_answer(k, ok),
                 (false, Msg::Prog(_)) => self.call_progress(k),
+                (false, Msg::Note(Kind::Log)) => self.call_log(k),
                 (false, Msg::Gone(_)) => {
                     let id = self.calls[k].client.clone();
                     let reply = wire::error(&id, BRIDGE_ERROR, &self.gone_text);

@@ -78,10 +78,11 @@ fn a_log_line_goes_to_the_session_of_its_stream() {
     bridge.server_on_stream(LOG.as_bytes(), &newer);
     let went = log_went(&bridge.take_routed());
     assert_eq!(went, [(Some("B".to_string()), Some(json!(5)))]);
-    // No stream to tell (stdio): the oldest session's, with no call.
+    // No stream to tell (stdio), and no call opted in: the oldest session's, with its call
+    // in flight (the model's `mlog`: a line is of a call, M14).
     bridge.server(LOG.as_bytes());
     let went = log_went(&bridge.take_routed());
-    assert_eq!(went, [(Some("A".to_string()), None)]);
+    assert_eq!(went, [(Some("A".to_string()), Some(json!(5)))]);
     assert_eq!(bridge.notes(), [] as [String; 0]);
 }
 
@@ -110,6 +111,6 @@ fn a_log_line_over_stdio_goes_to_the_one_call_that_opted_in() {
     session_logging(&mut bridge, "B", true);
     bridge.server(LOG.as_bytes());
     let went = log_went(&bridge.take_routed());
-    assert_eq!(went, [(Some("A".to_string()), None)]);
+    assert_eq!(went, [(Some("A".to_string()), Some(json!(5)))]);
     assert_eq!(bridge.notes(), [] as [String; 0]);
 }

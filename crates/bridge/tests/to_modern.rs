@@ -39,7 +39,33 @@ const PROGRESS_2: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","
 const PROGRESS_4: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":2,"total":3}}"#;
 const PROGRESS_TOK: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":3}}"#;
 
+const DISCOVERED_LOGGING: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"logging":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"9"}}}}"#;
+const LOG_LINE: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
+
 const CASES: &[Case] = &[
+    // A log line (`TMLog`): of the call in flight, relayed (the server declared `logging`);
+    // after the call's answer no transition takes it: dropped (noted). Without `logging`
+    // declared the call's copy takes it and drops it (X6, bridge_logging.rs).
+    Case {
+        name: "log-line-of-a-call",
+        steps: &[
+            ("c", INIT_BARE),
+            ("s", DISCOVERED_LOGGING),
+            ("C", r#""logging":{}"#),
+            ("c", INITIALIZED),
+            ("c", CALL),
+            ("s", LOG_LINE),
+            ("C1", r#""data":"hi""#),
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}"#,
+            ),
+            ("C1", r#""id":5,"result""#),
+            ("s", LOG_LINE),
+            ("C", ""),
+        ],
+    },
     // Progress (`TMProgress`): each round's request carries a token of its own (its id), and
     // the server's progress of whichever round reaches the client under the client's own
     // token; a progress of a round that is over, or under the client's token (which the
@@ -591,7 +617,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_MODERN_SYSTEMS);
-    assert_eq!(held, Ok(54));
+    assert_eq!(held, Ok(58));
     let refined =
         agentpi_bridge::refine::failures(model, "LegacyDirect", "LegacyBridged", &["mc2s", "ms2c"]);
     assert_eq!(refined, Ok(()));
@@ -602,11 +628,11 @@ fn the_checks_of_the_direction_hold() {
 #[test]
 fn an_edited_bridge_does_not_pass_its_checks() {
     let bundled = agentpi_bridge::model::BRIDGE;
-    let guard = "if c != bare and r < K then TMAsk(i, c, r, elicitation)";
+    let guard = "if c != bare and r < K then TMAsk(i, c, r, elicitation, l)";
     assert!(bundled.contains(guard));
     let edited = bundled.replace(
         guard,
-        "if c != bare and r <= K then TMAsk(i, c, r, elicitation)",
+        "if c != bare and r <= K then TMAsk(i, c, r, elicitation, l)",
     );
     let model = agentpi_bridge::model::load(&edited).unwrap();
     let model: &'static _ = Box::leak(Box::new(model));

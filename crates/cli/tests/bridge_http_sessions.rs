@@ -379,7 +379,10 @@ fn logging_undeclared_over_http_is_refused_and_dropped() {
 fn a_log_line_over_stdio_goes_to_the_one_session_that_opted_in() {
     let server = [
         peer(".venv/bin/python"),
-        repo().join("tests/bridge/log_server.py").display().to_string(),
+        repo()
+            .join("tests/bridge/log_server.py")
+            .display()
+            .to_string(),
     ];
     let call = |id: i64, text: &str| {
         format!(
