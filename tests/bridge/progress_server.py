@@ -9,6 +9,7 @@ legacy (the SDK 1.x, FastMCP, 2025-11-25): `count` as above; `count_after` repor
   modern client's retry), then reports progress twice more and answers.
 
 python progress_server.py modern|legacy   (stdio)
+python progress_server.py modern --http PORT   (Streamable HTTP on 127.0.0.1:PORT/mcp; 0: any)
 """
 import sys
 
@@ -44,7 +45,11 @@ def modern():
             await ctx.report_progress(step, 2, f"step {step} of 2")
         return f"counted after {answer.action}"
 
-    mcp.run()
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=port)
+    else:
+        mcp.run()
 
 
 def legacy():

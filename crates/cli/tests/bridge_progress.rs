@@ -7,12 +7,12 @@
 //! request that carries it then (the call's, then its retry's, each under its own token).
 //! Both monitors find nothing and the bridge notes nothing. Every read is bounded.
 
-use crate::bridge_http::PATIENCE;
+use crate::bridge_http::{Bridge, PATIENCE, connect, on_stdio, report, with_bridge};
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
-use crate::support::{Server, repo};
+use crate::support::{Server, listening_on_any_port, repo};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -193,12 +193,25 @@ impl Client {
 }
 
 fn check(case: &Case) {
-    let dir = scratch(&format!("bridge-progress-{}", case.name));
+    let server = [
+        "--".to_string(),
+        peer(case.server.0),
+        repo()
+            .join("tests/bridge/progress_server.py")
+            .display()
+            .to_string(),
+        case.server.1.to_string(),
+    ];
+    check_with(case, &server, case.name);
+}
+
+/// The case with the bridge's server side `server` (`-- CMD...` or `--upstream URL`).
+fn check_with(case: &Case, server: &[String], name: &str) {
+    let dir = scratch(&format!("bridge-progress-{name}"));
     let mut command = Command::new(agentpi());
     command.args(["bridge", "--to", case.to, "--record"]);
     (command.arg(dir.join("rec")).arg("--report")).arg(dir.join("report.json"));
-    command.arg("--").arg(peer(case.server.0));
-    (command.arg(repo().join("tests/bridge/progress_server.py"))).arg(case.server.1);
+    command.args(server);
     let child = (command.stdin(Stdio::piped()).stdout(Stdio::piped()))
         .stderr(Stdio::null())
         .spawn()
@@ -255,4 +268,86 @@ fn ended(bridge: &mut Server, name: &str) {
 #[test]
 fn progress_keeps_the_clients_tokens_in_every_round() {
     each_in_parallel(CASES, check);
+}
+
+/// `--to modern --upstream`: the same session as `to-modern` with the server on HTTP, where
+/// each modern request has its own SSE stream and the server's progress comes on it.
+#[test]
+fn progress_keeps_the_clients_tokens_over_upstream() {
+    let mut c = Command::new(peer(".venv/bin/python"));
+    c.arg(repo().join("tests/bridge/progress_server.py"));
+    c.args(["modern", "--http", "0"]);
+    let child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (_server, port) = listening_on_any_port(child);
+    let upstream = [
+        "--upstream".to_string(),
+        format!("http://127.0.0.1:{port}/mcp"),
+    ];
+    let case = CASES.iter().find(|c| c.name == "to-modern").unwrap();
+    check_with(case, &upstream, "to-modern-upstream");
+}
+
+/// A modern client's `count` POSTed to a listening `--to legacy` bridge, with progress token
+/// `p` and id `c1`: the answer's SSE stream, as text.
+fn post_count(address: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"count","arguments":{},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}}}"#;
+    let mut stream = connect(address);
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: count\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// Two modern clients at once through `--to legacy --listen`, each calling `count` with the
+/// same id and the same progress token: on the one legacy session each call has a token of
+/// the bridge's own, so each client gets its own two progress notifications (under its `p`)
+/// on its own request's stream, then its answer; nothing noted. (Before, the legacy server's
+/// progress was not carried.)
+#[test]
+fn each_modern_client_gets_its_own_progress_over_listen() {
+    let server = [
+        peer(".venv-mcp1/bin/python"),
+        repo()
+            .join("tests/bridge/progress_server.py")
+            .display()
+            .to_string(),
+        "legacy".to_string(),
+    ];
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        std::thread::scope(|scope| {
+            let posts: Vec<_> = (0..2)
+                .map(|_| scope.spawn(|| post_count(address)))
+                .collect();
+            let answers = posts.into_iter().map(|p| p.join().unwrap());
+            answers.collect::<Vec<String>>()
+        })
+    };
+    let (answers, _, dir) = with_bridge("progress-listen", "legacy", &on_stdio(&server), run);
+    for answer in &answers {
+        let data = answer.lines().filter_map(|l| l.strip_prefix("data: "));
+        let read: Vec<Value> = data.filter_map(|d| serde_json::from_str(d).ok()).collect();
+        let summed: Vec<String> = read.iter().map(sum).collect();
+        assert_eq!(
+            summed,
+            ["progress p 1", "progress p 2", "answer c1"],
+            "{answer}"
+        );
+    }
+    let report = report(&dir);
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
 }
