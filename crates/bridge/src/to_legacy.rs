@@ -380,9 +380,11 @@ impl ToLegacy {
         let Some(k) = self.held.iter().position(of) else {
             return self.note(format!("dropped a progress naming no held call: {token:?}"));
         };
-        self.held[k].progress = Some(message);
         match self.held[k].machine.input(self.model.ls2c, Msg::Prog(CALL)) {
-            Ok(()) => self.pump(k),
+            Ok(()) => {
+                self.held[k].progress = Some(message);
+                self.pump(k);
+            }
             Err(_) => self.note("dropped a progress the held call cannot take now".into()),
         }
     }
