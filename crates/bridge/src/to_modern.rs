@@ -316,12 +316,12 @@ impl ToModern {
         let Some((k, r)) = found else {
             return self.note(format!("dropped a progress naming no request: {token:?}"));
         };
-        self.calls[k].progress = Some(message);
-        match self.calls[k]
-            .machine
-            .input(self.model.ms2c, Msg::Prog(CALL + r))
-        {
-            Ok(()) => self.pump_call(k),
+        let ms2c = self.model.ms2c;
+        match self.calls[k].machine.input(ms2c, Msg::Prog(CALL + r)) {
+            Ok(()) => {
+                self.calls[k].progress = Some(message);
+                self.pump_call(k);
+            }
             Err(_) => self.note(format!("dropped a progress of round {r}: not expected")),
         }
     }
