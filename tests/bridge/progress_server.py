@@ -6,7 +6,8 @@ modern (the Python `mcp` SDK 2.x, 2026-07-28 through the bridge's `server/discov
   `input_required` round: its body, and so its progress, runs in the retry), then does the same.
 legacy (the SDK 1.x, FastMCP, 2025-11-25): `count` as above; `count_after` reports progress,
   asks the user (an elicitation in the middle of the call: the bridge holds the call for the
-  modern client's retry), then reports progress twice more and answers.
+  modern client's retry), then reports progress twice more and answers; `say` logs its text
+  twice, then answers (it declares `logging`).
 
 python progress_server.py modern|legacy   (stdio)
 python progress_server.py modern --http PORT   (Streamable HTTP on 127.0.0.1:PORT/mcp; 0: any)
@@ -63,6 +64,17 @@ def legacy():
         for step in (1, 2):
             await ctx.report_progress(step, 2, f"step {step} of 2")
         return "counted"
+
+    @mcp._mcp_server.set_logging_level()
+    async def set_level(level) -> None:
+        """With a `logging/setLevel` handler the server declares `logging` (X6)."""
+
+    @mcp.tool()
+    async def say(text: str, ctx: Context) -> str:
+        """Logs `text` twice (info), then returns it."""
+        for n in (1, 2):
+            await ctx.info(f"{text} {n}")
+        return text
 
     @mcp.tool()
     async def count_after(ctx: Context) -> str:

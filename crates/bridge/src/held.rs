@@ -14,6 +14,12 @@ fn token(params: &Value) -> Option<Value> {
     params.pointer("/_meta/progressToken").cloned()
 }
 
+/// The log level a modern request opted in to (`…/logLevel` in its `_meta`, M9).
+fn logs(params: &Value) -> Option<String> {
+    let level = params.pointer("/_meta/io.modelcontextprotocol~1logLevel")?;
+    level.as_str().map(str::to_string)
+}
+
 pub struct Held {
     pub method: String,
     pub params: Value,
@@ -23,8 +29,12 @@ pub struct Held {
     pub modern: Vec<Value>,
     /// The progress token of each round's modern request (`tokens[r]`), if it asked.
     pub tokens: Vec<Option<Value>>,
+    /// The log level each round's modern request opted in to (`…/logLevel`, M9), if any.
+    pub logs: Vec<Option<String>>,
     /// The legacy server's progress the copy is relaying (`TLProgress`).
     pub progress: Option<Value>,
+    /// The legacy server's log line the copy is relaying (`TLLog`).
+    pub log: Option<Value>,
     /// The bridge's id of the legacy call.
     pub legacy: Option<Value>,
     /// The legacy server's request held for the client: its id and method.
@@ -46,7 +56,7 @@ pub struct Held {
 
 impl Held {
     pub fn new(id: Value, method: &str, params: Value, caps: Caps, machine: Machine) -> Held {
-        let tokens = vec![token(&params)];
+        let (tokens, logs) = (vec![token(&params)], vec![logs(&params)]);
         Held {
             method: method.to_string(),
             params,
@@ -54,7 +64,9 @@ impl Held {
             machine,
             modern: vec![id],
             tokens,
+            logs,
             progress: None,
+            log: None,
             legacy: None,
             asked: None,
             answer: None,
@@ -75,6 +87,7 @@ impl Held {
     pub fn push(&mut self, id: Value, params: &Value) {
         self.modern.push(id);
         self.tokens.push(token(params));
+        self.logs.push(logs(params));
     }
 
     /// The modern request to answer.

@@ -37,13 +37,32 @@ pub fn initialize_params() -> Value {
     })
 }
 
+/// The log levels, least severe first (RFC 5424's, as MCP names them).
+const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Whether a log line at `level` is at or above the level `wanted` a request opted in to
+/// (an unknown level counts as the least severe, so a line of it goes only where `debug` was
+/// asked for).
+pub fn at_least(level: Option<&str>, wanted: Option<&str>) -> bool {
+    let rank = |l: Option<&str>| l.and_then(|l| LEVELS.iter().position(|x| *x == l));
+    rank(level).unwrap_or(0) >= rank(wanted).unwrap_or(0)
+}
+
 /// The `server/discover` result made of the legacy server's `initialize` result.
 pub fn discover_result(init: &Value) -> Value {
     let mut capabilities = wire::carried(init.get("capabilities"));
     if let Some(object) = capabilities.as_object_mut() {
-        // Not carried: the log level of one legacy session is not a modern request's, and
-        // tasks of one era are refused by the other (docs/bridge.md).
-        object.remove("logging");
+        // Not carried: tasks of one era are refused by the other (docs/bridge.md). `logging`
+        // is: a held call's log lines go to the modern request that opted in, at its level.
         object.remove("tasks");
     }
     let mut out = json!({

@@ -360,7 +360,8 @@ impl ToLegacy {
                 self.server_request(id, &method, &message, stream);
             }
             Shape::Notification("notifications/progress") => self.server_progress(message),
-            // Log messages, list changes: a modern client gets notifications only through
+            Shape::Notification("notifications/message") => self.server_log(message, stream),
+            // List changes and the rest: a modern client gets notifications only through
             // `subscriptions/listen` or a request's own stream (not carried).
             Shape::Notification(method) => {
                 let text = format!("`{method}` from the server is not carried");
@@ -401,6 +402,55 @@ impl ToLegacy {
             return self.note("dropped a progress: the retry in flight asked for none".into());
         };
         message["params"]["progressToken"] = token;
+        let request = held.current().clone();
+        self.sides.send_for(To::Client, &message, Some(&request));
+    }
+
+    /// The legacy server's log line: the model's `note(log)` for the held call on whose
+    /// stream it came (over `--upstream`) or, over stdio where a line names no call, for the
+    /// one held call whose modern request in flight opted in (`…/logLevel`, M9); `TLLog`
+    /// relays it to that request. A line for a request that did not opt in, or that nothing
+    /// tells whose it is (no such call, or several: it would go to another client), is noted
+    /// and dropped.
+    fn server_log(&mut self, message: Value, stream: Option<&Value>) {
+        let opted = |h: &Held| matches!(h.logs.last(), Some(Some(_)));
+        let of: Vec<usize> = match stream {
+            Some(id) => (self.held.iter().enumerate())
+                .filter(|(_, h)| h.legacy.as_ref() == Some(id) && opted(h))
+                .map(|(k, _)| k)
+                .collect(),
+            None => (self.held.iter().enumerate())
+                .filter(|(_, h)| h.due.is_none() && h.legacy.is_some() && opted(h))
+                .map(|(k, _)| k)
+                .collect(),
+        };
+        let [k] = of[..] else {
+            let text = format!("dropped a log line: {} calls in flight opted in", of.len());
+            return self.note(text);
+        };
+        let level = message.pointer("/params/level").and_then(Value::as_str);
+        let wanted = self.held[k].logs.last().cloned().flatten();
+        if !mw::at_least(level, wanted.as_deref()) {
+            return self.note("dropped a log line below its request's level".into());
+        }
+        match self.held[k]
+            .machine
+            .input(self.model.ls2c, Msg::Note(Kind::Log))
+        {
+            Ok(()) => {
+                self.held[k].log = Some(message);
+                self.pump(k);
+            }
+            Err(_) => self.note("dropped a log line the held call cannot take now".into()),
+        }
+    }
+
+    /// `ms2c!mlog(i)`: the server's log line to the modern request in flight for its call.
+    fn relay_log(&mut self, k: usize) {
+        let held = &mut self.held[k];
+        let Some(message) = held.log.take() else {
+            return;
+        };
         let request = held.current().clone();
         self.sides.send_for(To::Client, &message, Some(&request));
     }
@@ -587,6 +637,7 @@ impl ToLegacy {
                 (false, Msg::Res(_, ok)) => self.answer_client(k, ok),
                 (false, Msg::InputRequired(_)) => self.ask_client(k),
                 (false, Msg::Prog(_)) => self.relay_progress(k),
+                (false, Msg::MLog(_)) => self.relay_log(k),
                 (false, Msg::Gone(_)) => {
                     let id = self.held[k].current().clone();
                     let text = match self.held[k].lost {

@@ -49,7 +49,39 @@ const RETRY_1_TOKEN: &str = r#"{"jsonrpc":"2.0","id":"c2","method":"tools/call",
 const PROGRESS_2: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1,"total":3}}"#;
 const PROGRESS_7: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#;
 
+const CALL_LOG: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/logLevel":"info"}}}"#;
+const LOG: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
+
 const CASES: &[Case] = &[
+    // A log line (`TLLog`): of the one held call whose modern request opted in (its
+    // `logLevel`), relayed to it; none while the call waits for its retry (no request in
+    // flight), none to a retry that did not opt in (M9): noted.
+    Case {
+        name: "log-line-of-the-held-call",
+        steps: &[
+            ("s", INITIALIZED),
+            ("c", CALL_LOG),
+            ("s", LOG),
+            ("C1", r#""method":"notifications/message""#),
+            ("N", ""),
+            // Below the request's level (`info`): dropped (noted).
+            (
+                "s",
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"lo"}}"#,
+            ),
+            ("C", ""),
+            ("s", ELICIT_A),
+            ("C", r#""resultType":"input_required""#),
+            ("s", LOG),
+            ("C", ""),
+            ("c", RETRY_1),
+            ("s", LOG),
+            ("C", ""),
+            ("s", r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
+            ("C1", r#""id":"c2","result""#),
+        ],
+    },
     // Progress (`TLProgress`): the legacy call carries a token of its own (its id); the
     // server's progress of it goes to the modern request that carries the call now, under
     // that request's token: the call's (7), then its retry's ("r2"); a retry that asked for
@@ -223,8 +255,9 @@ const CASES: &[Case] = &[
             ("S", r#""method":"notifications/initialized""#),
             ("C", r#""id":"d","result":{"#),
             ("C", r#""supportedVersions":["2026-07-28"]"#),
-            // Not carried: list changes, the session's log level.
-            ("C", r#""capabilities":{"tools":{}}"#),
+            // Not carried: list changes. `logging` is (a held call's lines go to the modern
+            // request that opted in, at its level).
+            ("C", r#""capabilities":{"tools":{},"logging":{}}"#),
             (
                 "C",
                 r#""io.modelcontextprotocol/serverInfo":{"name":"old","version":"1"}"#,
@@ -504,7 +537,7 @@ fn each_exchange_of_the_model() {
 fn the_checks_of_the_direction_hold() {
     let model = model().unwrap();
     let held = agentpi_bridge::model::check(model, agentpi_bridge::model::TO_LEGACY_SYSTEMS);
-    assert_eq!(held, Ok(33));
+    assert_eq!(held, Ok(37));
     let refined =
         agentpi_bridge::refine::failures(model, "ModernDirect", "ModernBridged", &["lc2s", "ls2c"]);
     assert_eq!(refined, Ok(()));
