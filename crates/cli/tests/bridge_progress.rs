@@ -5,6 +5,7 @@
 //! retry after an `input_required` round comes under the legacy client's token; `--to
 //! legacy`, the legacy server's progress of a call held across a round goes to the modern
 //! request that carries it then (the call's, then its retry's, each under its own token).
+//! A legacy server's log lines of a call go to the modern request that opted in (`TLLog`).
 //! Both monitors find nothing and the bridge notes nothing. Every read is bounded.
 
 use crate::bridge_http::{Bridge, PATIENCE, connect, on_stdio, report, with_bridge};
@@ -47,6 +48,7 @@ const LEGACY_COUNT_AFTER: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call
 const META: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}"#;
 const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}}}"#;
 const MODERN_COUNT: &str = r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"count","arguments":{},"_meta":{"progressToken":"m1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}}}"#;
+const MODERN_SAY: &str = r#"{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"say","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}}}"#;
 const MODERN_COUNT_AFTER: &str = r#"{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"count_after","arguments":{},"_meta":{"progressToken":"m2","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"script","version":"1"}}}}"#;
 
 const CASES: &[Case] = &[
@@ -105,6 +107,20 @@ const CASES: &[Case] = &[
             "answer c3",
         ],
     },
+    // A legacy server's log lines of a call (`TLLog`), to the modern request that opted in
+    // (`logLevel` in its `_meta`); `discover` keeps the server's `logging`.
+    Case {
+        name: "to-legacy-log",
+        to: "legacy",
+        server: (".venv-mcp1/bin/python", "legacy"),
+        steps: &[
+            Step::Send(DISCOVER),
+            Step::Await(r#""d""#),
+            Step::Send(MODERN_SAY),
+            Step::Await(r#""s1""#),
+        ],
+        reads: &["answer d", "log hi 1", "log hi 2", "answer s1"],
+    },
 ];
 
 /// A message the client read, summed up: a progress by its token and count, a request by its
@@ -115,6 +131,9 @@ fn sum(message: &Value) -> String {
         let token = token.as_str().map_or(token.to_string(), str::to_string);
         let count = message["params"]["progress"].as_f64().unwrap_or(-1.0);
         return format!("progress {token} {count}");
+    }
+    if message["method"] == "notifications/message" {
+        return format!("log {}", message["params"]["data"].as_str().unwrap_or(""));
     }
     if let Some(method) = message["method"].as_str() {
         return format!("ask {method}");
