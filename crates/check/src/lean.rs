@@ -5,9 +5,12 @@
 //! A node is a pair (system state, monitor state), numbered breadth first as it is first
 //! reached, each node's edges in the order of the state's edges and, on each, of the
 //! monitor's moves: the numbering and the edges of the stored [`crate::product::Product`],
-//! so the searches and the lassos printed are the same. A node costs its key (8 bytes), its
-//! slot in the index from keys to numbers, its flags and its parent (4 bytes); an edge costs
-//! nothing beyond the graph's.
+//! so the searches and the lassos printed are the same. A node costs its key (8 bytes) and
+//! its flags (1 byte); a state, the number of its first node (4 bytes), and a state reached
+//! with more than one monitor state, a slot in a small index of its other nodes. An edge
+//! costs nothing beyond the graph's, and no parent is kept: breadth-first numbering makes a
+//! node's parent the first node with an edge into it, found again by [`Lean::parents`] when
+//! a stem is asked for.
 
 use crate::graph::Graph;
 use crate::product::{ProductEdge, Space, Step};
@@ -26,7 +29,8 @@ pub(crate) struct Move {
 const AVOID: u8 = 1;
 const STUTTER: u8 = 2;
 const UNIVERSAL: u8 = 4;
-const NO_PARENT: u32 = u32::MAX;
+/// No node (yet).
+const NONE: u32 = u32::MAX;
 
 /// What the product asks of its monitor.
 pub(crate) trait Monitor {
@@ -49,11 +53,12 @@ pub(crate) struct Lean<'g> {
     valuations: Vec<u64>,
     /// (system state, monitor state) of each node.
     keys: Vec<(u32, u32)>,
-    /// Node numbers, hashed by their keys.
-    index: hashbrown::HashTable<u32>,
+    /// The first node of each state ([`NONE`] until it is reached).
+    first: Vec<u32>,
+    /// The nodes that are not the first of their state, hashed by their keys: most states
+    /// are reached with one monitor state, so this is much smaller than an index of all.
+    more: hashbrown::HashTable<u32>,
     flags: Vec<u8>,
-    /// The node whose expansion first reached each node (by its first edge into it).
-    parent: Vec<u32>,
     /// The moves of each cell, as a range of `moves`.
     cells: FxHashMap<Cell, (u32, u32)>,
     moves: Vec<Move>,
@@ -72,9 +77,9 @@ impl<'g> Lean<'g> {
             graph,
             valuations,
             keys: Vec::new(),
-            index: hashbrown::HashTable::new(),
+            first: vec![NONE; graph.state_count()],
+            more: hashbrown::HashTable::new(),
             flags: Vec::new(),
-            parent: Vec::new(),
             cells: FxHashMap::default(),
             moves: Vec::new(),
             next: 0,
@@ -83,9 +88,7 @@ impl<'g> Lean<'g> {
         let states = graph.state_count();
         lean.keys.reserve(states);
         lean.flags.reserve(states);
-        lean.parent.reserve(states);
-        lean.index.reserve(states, |_| 0);
-        lean.node((0, root), NO_PARENT);
+        lean.node((0, root));
         lean
     }
 
@@ -94,24 +97,32 @@ impl<'g> Lean<'g> {
     }
 
     fn find(&self, key: (u32, u32)) -> Option<u32> {
+        let first = self.first[key.0 as usize];
+        if first == NONE || self.keys[first as usize] == key {
+            return (first != NONE).then_some(first);
+        }
         let keys = &self.keys;
-        self.index
+        self.more
             .find(hash(&key), |&n| keys[n as usize] == key)
             .copied()
     }
 
-    /// The node of `key`, and whether it is new (then first reached from `from`).
-    fn node(&mut self, key: (u32, u32), from: u32) -> (u32, bool) {
+    /// The node of `key`, and whether it is new.
+    fn node(&mut self, key: (u32, u32)) -> (u32, bool) {
         if let Some(n) = self.find(key) {
             return (n, false);
         }
         let n = self.keys.len() as u32;
         self.keys.push(key);
         self.flags.push(0);
-        self.parent.push(from);
-        let keys = &self.keys;
-        self.index
-            .insert_unique(hash(&key), n, |&m| hash(&keys[m as usize]));
+        let first = &mut self.first[key.0 as usize];
+        if *first == NONE {
+            *first = n;
+        } else {
+            let keys = &self.keys;
+            self.more
+                .insert_unique(hash(&key), n, |&m| hash(&keys[m as usize]));
+        }
         (n, true)
     }
 
@@ -141,7 +152,7 @@ impl<'g> Lean<'g> {
             let target = edges.get(j).target;
             for m in from..from + len {
                 let to = self.moves[m as usize].to;
-                let (node, fresh) = self.node((target, to), n as u32);
+                let (node, fresh) = self.node((target, to));
                 if fresh {
                     self.mark_with(monitor, node);
                 }
@@ -159,10 +170,11 @@ impl<'g> Lean<'g> {
             bit(avoid, AVOID) | bit(stutter, STUTTER) | bit(universal, UNIVERSAL);
     }
 
-    /// The bytes held: the keys, their index (its control bytes, all written, and its slots
-    /// as filled), flags, parents, and the moves learnt.
+    /// The bytes held: the keys and flags, the first node of each state, the index of the
+    /// others (its control bytes, all written, and its slots as filled), and the moves learnt.
     pub(crate) fn bytes(&self) -> u64 {
-        let nodes = (8 + 1 + 4) * self.keys.len() + self.index.capacity() + 4 * self.index.len();
+        let more = self.more.capacity() + 4 * self.more.len();
+        let nodes = (8 + 1) * self.keys.len() + 4 * self.first.len() + more;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
         (nodes + moves) as u64
     }
@@ -186,6 +198,30 @@ impl<'g> Lean<'g> {
             inside: m.inside,
             pending: m.pending,
         }
+    }
+}
+
+impl Lean<'_> {
+    /// The node that first reached each node up to `last` (at least), by its first edge
+    /// into it.
+    ///
+    /// Nodes are numbered as they are first reached, expanding them in order: walking the
+    /// nodes' edges in that order again, an edge reaches a new node exactly when its target
+    /// is the next number not reached yet. Called for a counterexample's stem only, once the
+    /// cycle search's memory is given back (4 bytes a node, as that search's).
+    fn parents(&self, last: u32) -> Vec<u32> {
+        let mut parents = vec![NONE];
+        for n in 0.. {
+            if parents.len() > last as usize {
+                break;
+            }
+            for e in self.edges(n) {
+                if e.to as usize == parents.len() {
+                    parents.push(n);
+                }
+            }
+        }
+        parents
     }
 }
 
@@ -260,9 +296,10 @@ impl Space for Lean<'_> {
     }
 
     fn stem(&self, mut n: u32) -> Vec<Step> {
+        let parents = self.parents(n);
         let mut steps = Vec::new();
-        while self.parent[n as usize] != NO_PARENT {
-            let p = self.parent[n as usize];
+        while n != 0 {
+            let p = parents[n as usize];
             let e = self.edges(p).find(|e| e.to == n);
             steps.push(e.expect("a parent has an edge into its child").step);
             n = p;
