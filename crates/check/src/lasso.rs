@@ -9,16 +9,22 @@
 //! on the walk stays met, so this ends after at most one detour per obligation.
 
 use crate::graph::Graph;
-use crate::product::{Fairness, Lasso, ProductEdge, Space, Step, bad_sccs, enabled};
+use crate::product::{Fairness, Lasso, OverMemory, ProductEdge, Space, Step, bad_sccs, enabled};
 use crate::strong::Obligation;
 use agentpi_semantics::Actor;
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 
 /// Searches the product for a path that stays in the avoid region forever (through an
-/// accepting cycle), stops where stopping violates, or reaches a universal node.
-pub fn find_lasso(product: &impl Space, graph: &Graph, fair: Fairness) -> Option<Lasso> {
-    let cycles = bad_sccs(product, graph, fair);
+/// accepting cycle), stops where stopping violates, or reaches a universal node. The cycle
+/// search may take `room` bytes beyond its one number a node (see `product::tarjan_within`).
+pub fn find_lasso(
+    product: &impl Space,
+    graph: &Graph,
+    fair: Fairness,
+    room: Option<u64>,
+) -> Result<Option<Lasso>, OverMemory> {
+    let cycles = bad_sccs(product, graph, fair, room)?;
     // Each SCC is sorted: its first node is its smallest, and nodes are numbered breadth
     // first, so the smallest first node is one a shortest stem reaches.
     let bad = cycles.iter().enumerate().min_by_key(|(_, scc)| scc[0]);
@@ -35,21 +41,21 @@ pub fn find_lasso(product: &impl Space, graph: &Graph, fair: Fairness) -> Option
     let end = (0..first_bad as u32).find(|&n| stuck(n) || product.universal(n));
     let first = end.unwrap_or(first_bad as u32);
     if first as usize == product.nodes() {
-        return None;
+        return Ok(None);
     }
     let mut steps = product.stem(first);
     let Some((i, _)) = bad.filter(|_| end.is_none()) else {
-        return Some(Lasso {
+        return Ok(Some(Lasso {
             steps,
             loop_start: None,
-        });
+        }));
     };
     let loop_start = steps.len();
     steps.extend(cycle_through(product, graph, &cycles[i], first, fair));
-    Some(Lasso {
+    Ok(Some(Lasso {
         steps,
         loop_start: Some(loop_start),
-    })
+    }))
 }
 
 /// An edge of a walk, with the node it leaves.

@@ -333,7 +333,8 @@ impl<'a> Automaton<'a> {
                 builder.edge_pending(to, 0, true, pending);
             }
         }
-        let ok = universal || !accepting_sccs(&builder.product).is_empty();
+        let sccs = accepting_sccs(&builder.product, None).expect("no bound on memory");
+        let ok = universal || !sccs.is_empty();
         self.stutter_ok.insert(key, ok);
         ok
     }

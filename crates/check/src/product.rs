@@ -316,6 +316,10 @@ pub struct Lasso {
     pub loop_start: Option<usize>,
 }
 
+/// The product, or its search, would take more memory than `--max-memory` leaves.
+#[derive(Debug)]
+pub struct OverMemory;
+
 /// The product as [`crate::strong`] sees it.
 impl<P: Space> crate::strong::Product for P {
     fn state(&self, n: u32) -> u32 {
@@ -332,14 +336,21 @@ impl<P: Space> crate::strong::Product for P {
     }
 
     fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>> {
-        tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n))
+        let found = tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n), None);
+        found.expect("no bound on memory")
     }
 }
 
-/// The accepting SCCs (or parts of them, under strong fairness) that hold a fair cycle.
-pub(crate) fn bad_sccs(product: &impl Space, graph: &Graph, fair: Fairness) -> Vec<Vec<u32>> {
-    let mut sccs = accepting_sccs(product);
-    match fair {
+/// The accepting SCCs (or parts of them, under strong fairness) that hold a fair cycle; the
+/// search for them may take `room` bytes beyond its one number a node (see [`tarjan_within`]).
+pub(crate) fn bad_sccs(
+    product: &impl Space,
+    graph: &Graph,
+    fair: Fairness,
+    room: Option<u64>,
+) -> Result<Vec<Vec<u32>>, OverMemory> {
+    let mut sccs = accepting_sccs(product, room)?;
+    Ok(match fair {
         Fairness::None => sccs,
         Fairness::Weak => {
             sccs.retain(|scc| fairness_gap(product, graph, scc).is_empty());
@@ -352,15 +363,18 @@ pub(crate) fn bad_sccs(product: &impl Space, graph: &Graph, fair: Fairness) -> V
             }
             fair
         }
-    }
+    })
 }
 
 /// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
 /// cycle through all of an SCC's edges does).
-pub fn accepting_sccs(product: &impl Space) -> Vec<Vec<u32>> {
-    let mut sccs = tarjan(product);
+pub fn accepting_sccs(
+    product: &impl Space,
+    room: Option<u64>,
+) -> Result<Vec<Vec<u32>>, OverMemory> {
+    let mut sccs = tarjan(product, room)?;
     sccs.retain(|scc| always_pending(product, scc) == 0);
-    sccs
+    Ok(sccs)
 }
 
 /// Inside edges of `scc` (sorted: membership is a binary search, no set of its nodes) that
@@ -388,10 +402,10 @@ fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
 }
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
-fn tarjan(product: &impl Space) -> Vec<Vec<u32>> {
+fn tarjan(product: &impl Space, room: Option<u64>) -> Result<Vec<Vec<u32>>, OverMemory> {
     // The roots one by one: a list of them would be four more bytes a node.
     let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r));
-    tarjan_within(product, roots, &|_| true)
+    tarjan_within(product, roots, &|_| true, room)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -407,13 +421,22 @@ const ROOT: u32 = 1 << 31;
 /// its visit index lowered to the smallest one it reaches on the stack (index and low link
 /// in one), [`DONE`] once its component is out; whether a node on the search path is a root
 /// is a bit of its frame.
+///
+/// Beyond those numbers, the search takes 8 bytes a node on its path, 4 a node waiting for
+/// its component and 4 a node of a component found: on a long path as many as the nodes.
+/// Past `room` bytes of them it stops with [`OverMemory`].
 fn tarjan_within(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
     keep: &dyn Fn(u32) -> bool,
-) -> Vec<Vec<u32>> {
+    room: Option<u64>,
+) -> Result<Vec<Vec<u32>>, OverMemory> {
     let mut rindex = vec![0u32; product.nodes()];
-    let (mut stack, mut out) = (Vec::new(), Vec::new());
+    let (mut stack, mut out): (Vec<u32>, Vec<Vec<u32>>) = (Vec::new(), Vec::new());
+    let mut found = 0u64;
+    let over = |path: usize, waiting: usize, found: u64| {
+        room.is_some_and(|room| 8 * path as u64 + 4 * waiting as u64 + found > room)
+    };
     let mut counter = 1u32;
     for root in roots {
         if rindex[root as usize] != 0 {
@@ -430,6 +453,9 @@ fn tarjan_within(
                     rindex[w] = counter;
                     counter += 1;
                     work.push((w as u32, ROOT));
+                    if over(work.len(), stack.len(), found) {
+                        return Err(OverMemory);
+                    }
                 } else if rindex[w] < rindex[v] {
                     rindex[v] = rindex[w];
                     *next &= !ROOT;
@@ -446,6 +472,9 @@ fn tarjan_within(
             }
             if !is_root {
                 stack.push(v);
+                if over(work.len(), stack.len(), found) {
+                    return Err(OverMemory);
+                }
                 continue;
             }
             let mut scc = vec![v];
@@ -460,11 +489,15 @@ fn tarjan_within(
             rindex[v as usize] = DONE;
             if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
                 scc.sort_unstable();
+                found += 4 * scc.len() as u64 + std::mem::size_of::<Vec<u32>>() as u64;
+                if over(work.len(), stack.len(), found) {
+                    return Err(OverMemory);
+                }
                 out.push(scc);
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// The instances enabled in system state `state`.

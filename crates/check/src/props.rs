@@ -4,6 +4,7 @@ use crate::graph::Graph;
 use crate::lasso::find_lasso;
 use crate::lean::{Lean, Monitor, Move};
 use crate::pattern::{Bindings, match_label, rename_bindings};
+pub use crate::product::OverMemory;
 use crate::product::{Fairness, GraphSpace, Lasso, Product, Space};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
@@ -18,10 +19,6 @@ pub struct Search<'a> {
     pub room: Option<u64>,
 }
 
-/// The product, or its search, would take more memory than `--max-memory` leaves.
-#[derive(Debug)]
-pub struct OverMemory;
-
 /// What a liveness search finds: a counterexample or none, unless memory ran out.
 pub type Found = Result<Option<Lasso>, OverMemory>;
 
@@ -34,10 +31,13 @@ impl Search<'_> {
     }
 
     /// Searches `space` (holding `bytes`) for a counterexample, if its search fits: Tarjan's
-    /// one number a node (4 bytes: see `product::tarjan_within`).
+    /// one number a node (4 bytes: see `product::tarjan_within`), and its path, its stack and
+    /// the components it finds, counted as they grow.
     pub(crate) fn lasso(&self, space: &impl Space, bytes: u64, graph: &Graph) -> Found {
-        self.within(bytes + 4 * space.nodes() as u64)?;
-        Ok(find_lasso(space, graph, self.fair))
+        let numbers = bytes + 4 * space.nodes() as u64;
+        self.within(numbers)?;
+        let room = self.room.map(|room| room - numbers);
+        find_lasso(space, graph, self.fair, room)
     }
 
     /// Builds `lean` to its end with `monitor`, looking at its memory every [`LOOK`] nodes,
