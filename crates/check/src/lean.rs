@@ -5,9 +5,11 @@
 //! A node is a pair (system state, monitor state), numbered breadth first as it is first
 //! reached, each node's edges in the order of the state's edges and, on each, of the
 //! monitor's moves: the numbering and the edges of the stored [`crate::product::Product`],
-//! so the searches and the lassos printed are the same. A node costs its key (8 bytes) and
-//! its flags (1 byte); a state, the number of its first node (4 bytes), and a state reached
-//! with more than one monitor state, a slot in a small index of its other nodes. An edge
+//! so the searches and the lassos printed are the same. A node costs its key: its state (4
+//! bytes) and its monitor state by its number among those met (1 byte while they are at most
+//! 256); its flags are its monitor state's in its state's valuation, kept once for each
+//! pair. A state costs the number of its first node (4 bytes), and a state reached with more
+//! than one monitor state, a slot in a small index of its other nodes. An edge
 //! costs nothing beyond the graph's, and no parent is kept: breadth-first numbering makes a
 //! node's parent the first node with an edge into it, found again by [`Lean::parents`] when
 //! a stem is asked for.
@@ -42,24 +44,77 @@ pub(crate) trait Monitor {
     fn flags(&mut self, q: u32, valuation: u64) -> [bool; 3];
 }
 
-/// A monitor state on a kind of step, in a state with a valuation of the formula's state
-/// predicates (0 when it has none).
+/// A monitor state (by its number in [`Lean::monitor`]) on a kind of step, in a state with a
+/// valuation of the formula's state predicates (0 when it has none).
 type Cell = (u32, u32, u64);
+
+/// The monitor state of each node, by its number among those met: a byte each while there
+/// are at most 256 of them (the shapes' monitors and most formulas' automata have a few).
+enum Monitors {
+    Narrow(Vec<u8>),
+    Wide(Vec<u32>),
+}
+
+/// The key of each node: (system state, number of its monitor state).
+struct Keys {
+    states: Vec<u32>,
+    monitors: Monitors,
+}
+
+impl Keys {
+    fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    fn get(&self, n: usize) -> Option<(u32, u32)> {
+        let s = *self.states.get(n)?;
+        let c = match &self.monitors {
+            Monitors::Narrow(c) => c[n] as u32,
+            Monitors::Wide(c) => c[n],
+        };
+        Some((s, c))
+    }
+
+    fn push(&mut self, (s, c): (u32, u32)) {
+        self.states.push(s);
+        if let Monitors::Narrow(narrow) = &mut self.monitors
+            && c > u8::MAX as u32
+        {
+            let wide = narrow.iter().map(|&c| c as u32).collect();
+            self.monitors = Monitors::Wide(wide);
+        }
+        match &mut self.monitors {
+            Monitors::Narrow(narrow) => narrow.push(c as u8),
+            Monitors::Wide(wide) => wide.push(c),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        let width = match self.monitors {
+            Monitors::Narrow(_) => 1,
+            Monitors::Wide(_) => 4,
+        };
+        (4 + width) * self.len()
+    }
+}
 
 /// The product's nodes, with the monitor's moves learnt so far.
 pub(crate) struct Lean<'g> {
     graph: &'g Graph,
     /// The valuation of each state (empty: all 0).
     valuations: Vec<u64>,
-    /// (system state, monitor state) of each node.
-    keys: Vec<(u32, u32)>,
+    keys: Keys,
+    /// The monitor states met, by number (a node keeps the number).
+    monitor: Vec<u32>,
+    numbers: FxHashMap<u32, u32>,
+    /// The flags of each monitor state (by number) in a state of each valuation met.
+    marks: FxHashMap<(u32, u64), u8>,
     /// The first node of each state ([`NONE`] until it is reached).
     first: Vec<u32>,
     /// The nodes that are not the first of their state, hashed by their keys: most states
     /// are reached with one monitor state, so this is much smaller than an index of all.
     more: hashbrown::HashTable<u32>,
-    flags: Vec<u8>,
-    /// The moves of each cell, as a range of `moves`.
+    /// The moves of each cell, as a range of `moves`, each to a monitor state by number.
     cells: FxHashMap<Cell, (u32, u32)>,
     moves: Vec<Move>,
     /// The next node to expand.
@@ -76,20 +131,42 @@ impl<'g> Lean<'g> {
         let mut lean = Lean {
             graph,
             valuations,
-            keys: Vec::new(),
+            keys: Keys {
+                states: Vec::new(),
+                monitors: Monitors::Narrow(Vec::new()),
+            },
+            monitor: Vec::new(),
+            numbers: FxHashMap::default(),
+            marks: FxHashMap::default(),
             first: vec![NONE; graph.state_count()],
             more: hashbrown::HashTable::new(),
-            flags: Vec::new(),
             cells: FxHashMap::default(),
             moves: Vec::new(),
             next: 0,
         };
         // Every state is reached with some monitor state: at least as many nodes.
-        let states = graph.state_count();
-        lean.keys.reserve(states);
-        lean.flags.reserve(states);
+        lean.keys.states.reserve(graph.state_count());
+        let root = lean.number(root);
         lean.node((0, root));
         lean
+    }
+
+    /// The number of monitor state `q`.
+    fn number(&mut self, q: u32) -> u32 {
+        *self.numbers.entry(q).or_insert_with(|| {
+            self.monitor.push(q);
+            self.monitor.len() as u32 - 1
+        })
+    }
+
+    fn key(&self, n: u32) -> (u32, u32) {
+        self.keys.get(n as usize).expect("a node")
+    }
+
+    fn flags(&self, n: u32) -> u8 {
+        let (s, c) = self.key(n);
+        let flags = self.marks.get(&(c, self.valuation(s)));
+        flags.copied().unwrap_or(0)
     }
 
     fn valuation(&self, s: u32) -> u64 {
@@ -98,12 +175,12 @@ impl<'g> Lean<'g> {
 
     fn find(&self, key: (u32, u32)) -> Option<u32> {
         let first = self.first[key.0 as usize];
-        if first == NONE || self.keys[first as usize] == key {
+        if first == NONE || self.key(first) == key {
             return (first != NONE).then_some(first);
         }
         let keys = &self.keys;
         self.more
-            .find(hash(&key), |&n| keys[n as usize] == key)
+            .find(hash(&key), |&n| keys.get(n as usize) == Some(key))
             .copied()
     }
 
@@ -114,14 +191,13 @@ impl<'g> Lean<'g> {
         }
         let n = self.keys.len() as u32;
         self.keys.push(key);
-        self.flags.push(0);
         let first = &mut self.first[key.0 as usize];
         if *first == NONE {
             *first = n;
         } else {
             let keys = &self.keys;
-            self.more
-                .insert_unique(hash(&key), n, |&m| hash(&keys[m as usize]));
+            let rehash = |&m: &u32| hash(&keys.get(m as usize).expect("a node"));
+            self.more.insert_unique(hash(&key), n, rehash);
         }
         (n, true)
     }
@@ -130,7 +206,7 @@ impl<'g> Lean<'g> {
     /// and for the flags of each new node. `false` when every node is expanded.
     pub(crate) fn expand_next(&mut self, monitor: &mut impl Monitor) -> bool {
         let n = self.next;
-        let Some(&(s, q)) = self.keys.get(n) else {
+        let Some((s, c)) = self.keys.get(n) else {
             return false;
         };
         self.next += 1;
@@ -138,13 +214,16 @@ impl<'g> Lean<'g> {
         let edges = graph.successors(s);
         let valuation = self.valuation(s);
         for j in 0..edges.len() {
-            let cell = (q, graph.kind(s, j), valuation);
+            let cell = (c, graph.kind(s, j), valuation);
             let (from, len) = match self.cells.get(&cell) {
                 Some(&range) => range,
                 None => {
-                    let learnt = monitor.moves(q, (s, j), valuation);
+                    let learnt = monitor.moves(self.monitor[c as usize], (s, j), valuation);
                     let range = (self.moves.len() as u32, learnt.len() as u32);
-                    self.moves.extend(learnt);
+                    for m in learnt {
+                        let to = self.number(m.to);
+                        self.moves.push(Move { to, ..m });
+                    }
                     self.cells.insert(cell, range);
                     range
                 }
@@ -161,20 +240,28 @@ impl<'g> Lean<'g> {
         true
     }
 
-    /// Sets node `n`'s flags as `monitor` says.
+    /// Learns node `n`'s flags from `monitor`, unless its monitor state's in its state's
+    /// valuation are known.
     pub(crate) fn mark_with(&mut self, monitor: &mut impl Monitor, n: u32) {
-        let (s, q) = self.keys[n as usize];
-        let [avoid, stutter, universal] = monitor.flags(q, self.valuation(s));
+        let (s, c) = self.key(n);
+        let valuation = self.valuation(s);
+        if self.marks.contains_key(&(c, valuation)) {
+            return;
+        }
+        let flags = monitor.flags(self.monitor[c as usize], valuation);
+        let [avoid, stutter, universal] = flags;
         let bit = |on, b| if on { b } else { 0 };
-        self.flags[n as usize] =
-            bit(avoid, AVOID) | bit(stutter, STUTTER) | bit(universal, UNIVERSAL);
+        let flags = bit(avoid, AVOID) | bit(stutter, STUTTER) | bit(universal, UNIVERSAL);
+        self.marks.insert((c, valuation), flags);
     }
 
-    /// The bytes held: the keys and flags, the first node of each state, the index of the
-    /// others (its control bytes, all written, and its slots as filled), and the moves learnt.
+    /// The bytes held: the keys, the first node of each state, the index of the others (its
+    /// control bytes, all written, and its slots as filled), the monitor states and flags
+    /// met, and the moves learnt.
     pub(crate) fn bytes(&self) -> u64 {
         let more = self.more.capacity() + 4 * self.more.len();
-        let nodes = (8 + 1) * self.keys.len() + 4 * self.first.len() + more;
+        let met = 16 * self.monitor.len() + 24 * self.marks.len();
+        let nodes = self.keys.bytes() + 4 * self.first.len() + more + met;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
         (nodes + moves) as u64
     }
@@ -231,29 +318,29 @@ impl Space for Lean<'_> {
     }
 
     fn state(&self, n: u32) -> u32 {
-        self.keys[n as usize].0
+        self.keys.states[n as usize]
     }
 
     fn avoid(&self, n: u32) -> bool {
-        self.flags[n as usize] & AVOID != 0
+        self.flags(n) & AVOID != 0
     }
 
     fn stutter(&self, n: u32) -> bool {
-        self.flags[n as usize] & STUTTER != 0
+        self.flags(n) & STUTTER != 0
     }
 
     fn universal(&self, n: u32) -> bool {
-        self.flags[n as usize] & UNIVERSAL != 0
+        self.flags(n) & UNIVERSAL != 0
     }
 
     fn degree(&self, n: u32) -> usize {
-        let key = self.keys[n as usize];
+        let key = self.key(n);
         let edges = self.graph.successors(key.0).len();
         (0..edges).map(|j| self.moves_on(key, j).len()).sum()
     }
 
     fn edge(&self, n: u32, mut i: usize) -> ProductEdge {
-        let key = self.keys[n as usize];
+        let key = self.key(n);
         for j in 0.. {
             let moves = self.moves_on(key, j);
             if let Some(m) = moves.get(i) {
@@ -265,7 +352,7 @@ impl Space for Lean<'_> {
     }
 
     fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
-        let key = self.keys[n as usize];
+        let key = self.key(n);
         let edges = self.graph.successors(key.0).len();
         (0..edges).flat_map(move |j| {
             let moves = self.moves_on(key, j).iter();
@@ -275,7 +362,7 @@ impl Space for Lean<'_> {
 
     /// One walk over the state's edges, looking up the targets of inside edges only.
     fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
-        let key = self.keys[n as usize];
+        let key = self.key(n);
         let edges = self.graph.successors(key.0);
         let mut at = 0;
         for j in 0..edges.len() {
