@@ -410,8 +410,48 @@ fn tarjan(product: &impl Space, room: Option<u64>) -> Result<Vec<Vec<u32>>, Over
 
 /// Marks a node of [`tarjan_within`] whose component is found.
 const DONE: u32 = u32::MAX;
-/// The bit of a search frame's next edge position that says its node is still a root.
-const ROOT: u32 = 1 << 31;
+
+/// The search path of [`tarjan_within`]: its nodes (4 bytes each) and, a bit each, whether
+/// each is still a root. Where a node's walk over its edges had got to is not kept: see
+/// [`tarjan_within`].
+#[derive(Default)]
+struct Path {
+    nodes: Vec<u32>,
+    roots: Vec<u64>,
+}
+
+impl Path {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn top(&self) -> Option<u32> {
+        self.nodes.last().copied()
+    }
+
+    /// Goes on to `n`, a root until it reaches lower.
+    fn push(&mut self, n: u32) {
+        let d = self.nodes.len();
+        self.nodes.push(n);
+        if d / 64 == self.roots.len() {
+            self.roots.push(0);
+        }
+        self.roots[d / 64] |= 1 << (d % 64);
+    }
+
+    /// The top node is not a root.
+    fn not_root(&mut self) {
+        let d = self.nodes.len() - 1;
+        self.roots[d / 64] &= !(1 << (d % 64));
+    }
+
+    /// Takes the top node off, with whether it is a root.
+    fn pop(&mut self) -> Option<(u32, bool)> {
+        let n = self.nodes.pop()?;
+        let d = self.nodes.len();
+        Some((n, self.roots[d / 64] & (1 << (d % 64)) != 0))
+    }
+}
 
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
 /// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
@@ -422,9 +462,11 @@ const ROOT: u32 = 1 << 31;
 /// in one), [`DONE`] once its component is out; whether a node on the search path is a root
 /// is a bit of its frame.
 ///
-/// Beyond those numbers, the search takes 8 bytes a node on its path, 4 a node waiting for
-/// its component and 4 a node of a component found: on a long path as many as the nodes.
-/// Past `room` bytes of them it stops with [`OverMemory`].
+/// A frame is its node: back from a child, its parent's walk over its edges goes on after
+/// its first inside edge into the child, which is the one it went by (an earlier one would
+/// have gone there first), found again. Beyond the numbers, the search takes 4 bytes a node
+/// on its path, 4 a node waiting for its component and 4 a node of a component found: on a
+/// long path as many as the nodes. Past `room` bytes of them it stops with [`OverMemory`].
 fn tarjan_within(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
@@ -435,62 +477,58 @@ fn tarjan_within(
     let (mut stack, mut out): (Vec<u32>, Vec<Vec<u32>>) = (Vec::new(), Vec::new());
     let mut found = 0u64;
     let over = |path: usize, waiting: usize, found: u64| {
-        room.is_some_and(|room| 8 * path as u64 + 4 * waiting as u64 + found > room)
+        room.is_some_and(|room| 4 * (path + waiting) as u64 + path as u64 / 8 + found > room)
     };
     let mut counter = 1u32;
+    let mut path = Path::default();
     for root in roots {
         if rindex[root as usize] != 0 {
             continue;
         }
         rindex[root as usize] = counter;
         counter += 1;
-        let mut work: Vec<(u32, u32)> = vec![(root, ROOT)];
-        while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            if let Some((i, w)) = product.next_inside(v, (*next & !ROOT) as usize, keep) {
-                *next = (*next & ROOT) | (i as u32 + 1);
+        path.push(root);
+        // Where the top node's walk over its edges goes on.
+        let mut from = 0;
+        while let Some(v) = path.top() {
+            if let Some((i, w)) = product.next_inside(v, from, keep) {
+                from = i + 1;
                 let (w, v) = (w as usize, v as usize);
                 if rindex[w] == 0 {
                     rindex[w] = counter;
                     counter += 1;
-                    work.push((w as u32, ROOT));
-                    if over(work.len(), stack.len(), found) {
+                    path.push(w as u32);
+                    from = 0;
+                    if over(path.len(), stack.len(), found) {
                         return Err(OverMemory);
                     }
                 } else if rindex[w] < rindex[v] {
                     rindex[v] = rindex[w];
-                    *next &= !ROOT;
+                    path.not_root();
                 }
                 continue;
             }
-            let is_root = *next & ROOT != 0;
-            work.pop();
-            if let Some((parent, parent_next)) = work.last_mut()
-                && rindex[v as usize] < rindex[*parent as usize]
-            {
-                rindex[*parent as usize] = rindex[v as usize];
-                *parent_next &= !ROOT;
+            let (_, is_root) = path.pop().expect("the top node");
+            if let Some(parent) = path.top() {
+                if rindex[v as usize] < rindex[parent as usize] {
+                    rindex[parent as usize] = rindex[v as usize];
+                    path.not_root();
+                }
+                let by = product.next_inside(parent, 0, &|n| n == v);
+                from = by.expect("the edge into a child").0 + 1;
             }
             if !is_root {
                 stack.push(v);
-                if over(work.len(), stack.len(), found) {
+                if over(path.len(), stack.len(), found) {
                     return Err(OverMemory);
                 }
                 continue;
             }
-            let mut scc = vec![v];
-            while let Some(&w) = stack.last() {
-                if rindex[w as usize] < rindex[v as usize] {
-                    break;
-                }
-                stack.pop();
-                rindex[w as usize] = DONE;
-                scc.push(w);
-            }
-            rindex[v as usize] = DONE;
+            let mut scc = component(&mut stack, &mut rindex, v);
             if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
                 scc.sort_unstable();
                 found += 4 * scc.len() as u64 + std::mem::size_of::<Vec<u32>>() as u64;
-                if over(work.len(), stack.len(), found) {
+                if over(path.len(), stack.len(), found) {
                     return Err(OverMemory);
                 }
                 out.push(scc);
@@ -498,6 +536,23 @@ fn tarjan_within(
         }
     }
     Ok(out)
+}
+
+/// Takes the component of root `v` off `stack`: `v` and the nodes above the last one that
+/// reaches lower, marked [`DONE`]. When that is the whole stack, as for a component of most
+/// of the product, the stack itself becomes the component's list, not copied.
+fn component(stack: &mut Vec<u32>, rindex: &mut [u32], v: u32) -> Vec<u32> {
+    let low = |w: &u32| rindex[*w as usize] < rindex[v as usize];
+    let at = stack.iter().rposition(low).map_or(0, |i| i + 1);
+    let mut scc = match at {
+        0 => std::mem::take(stack),
+        _ => stack.split_off(at),
+    };
+    scc.push(v);
+    for &w in &scc {
+        rindex[w as usize] = DONE;
+    }
+    scc
 }
 
 /// The instances enabled in system state `state`.
