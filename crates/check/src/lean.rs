@@ -8,8 +8,9 @@
 //! so the searches and the lassos printed are the same. A node costs its key: its state (4
 //! bytes) and its monitor state by its number among those met (1 byte while they are at most
 //! 256); its flags are its monitor state's in its state's valuation, kept once for each
-//! pair. A state costs the number of its first node (4 bytes), and a state reached with more
-//! than one monitor state, a slot in a small index of its other nodes. An edge
+//! pair. A state costs the number of its first node (4 bytes) and, once some state has two,
+//! of its second (4 bytes); a state reached with more than two monitor states, a slot in a
+//! small index of its other nodes. An edge
 //! costs nothing beyond the graph's, and no parent is kept: breadth-first numbering makes a
 //! node's parent the first node with an edge into it, found again by [`Lean::parents`] when
 //! a stem is asked for.
@@ -111,8 +112,13 @@ pub(crate) struct Lean<'g> {
     marks: FxHashMap<(u32, u64), u8>,
     /// The first node of each state ([`NONE`] until it is reached).
     first: Vec<u32>,
-    /// The nodes that are not the first of their state, hashed by their keys: most states
-    /// are reached with one monitor state, so this is much smaller than an index of all.
+    /// The second node of each state (0, which is always a first, while it has none; empty
+    /// until some state has two): a product often has two nodes a state (the monitor waiting
+    /// or not), and an array of them is smaller than their slots in `more`.
+    second: Vec<u32>,
+    /// The nodes that are neither the first nor the second of their state, hashed by their
+    /// keys: most states are reached with one or two monitor states, so this is much smaller
+    /// than an index of all.
     more: hashbrown::HashTable<u32>,
     /// The moves of each cell, as a range of `moves`, each to a monitor state by number.
     cells: FxHashMap<Cell, (u32, u32)>,
@@ -139,6 +145,7 @@ impl<'g> Lean<'g> {
             numbers: FxHashMap::default(),
             marks: FxHashMap::default(),
             first: vec![NONE; graph.state_count()],
+            second: Vec::new(),
             more: hashbrown::HashTable::new(),
             cells: FxHashMap::default(),
             moves: Vec::new(),
@@ -178,6 +185,10 @@ impl<'g> Lean<'g> {
         if first == NONE || self.key(first) == key {
             return (first != NONE).then_some(first);
         }
+        let second = self.second.get(key.0 as usize).copied().unwrap_or(0);
+        if second == 0 || self.key(second) == key {
+            return (second != 0).then_some(second);
+        }
         let keys = &self.keys;
         self.more
             .find(hash(&key), |&n| keys.get(n as usize) == Some(key))
@@ -191,9 +202,16 @@ impl<'g> Lean<'g> {
         }
         let n = self.keys.len() as u32;
         self.keys.push(key);
-        let first = &mut self.first[key.0 as usize];
-        if *first == NONE {
-            *first = n;
+        let s = key.0 as usize;
+        if self.first[s] == NONE {
+            self.first[s] = n;
+            return (n, true);
+        }
+        if self.second.is_empty() {
+            self.second = vec![0; self.first.len()];
+        }
+        if self.second[s] == 0 {
+            self.second[s] = n;
         } else {
             let keys = &self.keys;
             let rehash = |&m: &u32| hash(&keys.get(m as usize).expect("a node"));
@@ -261,7 +279,8 @@ impl<'g> Lean<'g> {
     pub(crate) fn bytes(&self) -> u64 {
         let more = self.more.capacity() + 4 * self.more.len();
         let met = 16 * self.monitor.len() + 24 * self.marks.len();
-        let nodes = self.keys.bytes() + 4 * self.first.len() + more + met;
+        let firsts = 4 * (self.first.len() + self.second.len());
+        let nodes = self.keys.bytes() + firsts + more + met;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
         (nodes + moves) as u64
     }
