@@ -25,10 +25,12 @@ pub fn find_lasso(
     room: Option<u64>,
 ) -> Result<Option<Lasso>, OverMemory> {
     let cycles = bad_sccs(product, graph, fair, room)?;
-    // Each SCC is sorted: its first node is its smallest, and nodes are numbered breadth
-    // first, so the smallest first node is one a shortest stem reaches.
-    let bad = cycles.iter().enumerate().min_by_key(|(_, scc)| scc[0]);
-    let first_bad = bad.map_or(product.nodes(), |(_, scc)| scc[0] as usize);
+    // The nodes of the components, a bit each.
+    let mut bad = vec![0u64; product.nodes().div_ceil(64)];
+    for &n in cycles.iter().flatten() {
+        bad[n as usize / 64] |= 1 << (n % 64);
+    }
+    let in_bad = |n: u32| bad[n as usize / 64] & (1 << (n % 64)) != 0;
     // A state whose only steps fail is reported by the `assertions` check, not here.
     let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
     let stuck = |n: u32| {
@@ -38,20 +40,23 @@ pub fn find_lasso(
             && graph.successors(s).is_empty()
             && !faulty.contains(&s)
     };
-    let end = (0..first_bad as u32).find(|&n| stuck(n) || product.universal(n));
-    let first = end.unwrap_or(first_bad as u32);
-    if first as usize == product.nodes() {
+    // The first node a shortest stem reaches (nodes are met breadth first) that lies in a
+    // component, or where stopping violates, or every continuation does; in a component,
+    // it is where the loop starts.
+    let hit = |n: u32| in_bad(n) || stuck(n) || product.universal(n);
+    let Some((first, mut steps)) = product.first_reached(&hit) else {
         return Ok(None);
-    }
-    let mut steps = product.stem(first);
-    let Some((i, _)) = bad.filter(|_| end.is_none()) else {
+    };
+    if !in_bad(first) {
         return Ok(Some(Lasso {
             steps,
             loop_start: None,
         }));
-    };
+    }
+    let scc = cycles.iter().find(|scc| scc.binary_search(&first).is_ok());
+    let scc = scc.expect("a component holds the node");
     let loop_start = steps.len();
-    steps.extend(cycle_through(product, graph, &cycles[i], first, fair));
+    steps.extend(cycle_through(product, graph, scc, first, fair));
     Ok(Some(Lasso {
         steps,
         loop_start: Some(loop_start),

@@ -2,22 +2,23 @@
 //! its edges: each edge is found again from the graph's stored edge and the monitor's moves on
 //! that edge's *kind* (its label, actors and renaming: see [`crate::edges`]), learnt once.
 //!
-//! A node is a pair (system state, monitor state), numbered breadth first as it is first
-//! reached, each node's edges in the order of the state's edges and, on each, of the
-//! monitor's moves: the numbering and the edges of the stored [`crate::product::Product`],
-//! so the searches and the lassos printed are the same. A node costs its key: its state (4
-//! bytes) and its monitor state by its number among those met (1 byte while they are at most
-//! 256); its flags are its monitor state's in its state's valuation, kept once for each
-//! pair. A state costs the number of its first node (4 bytes) and, once some state has two,
-//! of its second (4 bytes); a state reached with more than two monitor states, a slot in a
-//! small index of its other nodes. An edge
-//! costs nothing beyond the graph's, and no parent is kept: breadth-first numbering makes a
-//! node's parent the first node with an edge into it, found again by [`Lean::parents`] when
-//! a stem is asked for.
+//! A node is a pair (system state, monitor state). Its number says its state: the first
+//! node of state `s` reached is node `s`, the second `S + s` (`S` states), the others `2S` on
+//! in the order they are reached. So a node costs the number of its monitor state among those
+//! met (1 byte while they are at most 255), and a state reached with more than two monitor
+//! states, its key and a slot in a small index; its flags are its monitor state's in its
+//! state's valuation, kept once for each pair. A number not taken by a node is a hole: no
+//! edge goes there, and it lies in no region. An edge costs nothing beyond the graph's.
+//!
+//! The product is built breadth first, each node's edges in the order of the state's edges
+//! and, on each, of the monitor's moves: those of the stored [`crate::product::Product`].
+//! The searches that choose a counterexample's start read the nodes in that breadth-first
+//! order ([`Space::first_reached`]), not by number, so the lassos printed are the same.
 
 use crate::graph::Graph;
 use crate::product::{ProductEdge, Space, Step};
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::hash::BuildHasher;
 
 /// A move of the monitor on a step: its state after, whether the product edge stays in the
@@ -49,82 +50,72 @@ pub(crate) trait Monitor {
 /// valuation of the formula's state predicates (0 when it has none).
 type Cell = (u32, u32, u64);
 
-/// The monitor state of each node, by its number among those met: a byte each while there
-/// are at most 256 of them (the shapes' monitors and most formulas' automata have a few).
-enum Monitors {
+/// A monitor state number for each state, or none: a byte each while the numbers are below
+/// 255 (the shapes' monitors and most formulas' automata have a few), widened past that.
+enum Numbers {
     Narrow(Vec<u8>),
     Wide(Vec<u32>),
 }
 
-/// The key of each node: (system state, number of its monitor state).
-struct Keys {
-    states: Vec<u32>,
-    monitors: Monitors,
-}
-
-impl Keys {
-    fn len(&self) -> usize {
-        self.states.len()
+impl Numbers {
+    fn new(states: usize) -> Self {
+        Numbers::Narrow(vec![u8::MAX; states])
     }
 
-    fn get(&self, n: usize) -> Option<(u32, u32)> {
-        let s = *self.states.get(n)?;
-        let c = match &self.monitors {
-            Monitors::Narrow(c) => c[n] as u32,
-            Monitors::Wide(c) => c[n],
-        };
-        Some((s, c))
-    }
-
-    fn push(&mut self, (s, c): (u32, u32)) {
-        self.states.push(s);
-        if let Monitors::Narrow(narrow) = &mut self.monitors
-            && c > u8::MAX as u32
-        {
-            let wide = narrow.iter().map(|&c| c as u32).collect();
-            self.monitors = Monitors::Wide(wide);
+    fn get(&self, s: usize) -> Option<u32> {
+        match self {
+            Numbers::Narrow(c) => (c[s] != u8::MAX).then_some(c[s] as u32),
+            Numbers::Wide(c) => (c[s] != NONE).then_some(c[s]),
         }
-        match &mut self.monitors {
-            Monitors::Narrow(narrow) => narrow.push(c as u8),
-            Monitors::Wide(wide) => wide.push(c),
+    }
+
+    fn set(&mut self, s: usize, c: u32) {
+        if let Numbers::Narrow(narrow) = self
+            && c >= u8::MAX as u32
+        {
+            let widen = |&c: &u8| if c == u8::MAX { NONE } else { c as u32 };
+            *self = Numbers::Wide(narrow.iter().map(widen).collect());
+        }
+        match self {
+            Numbers::Narrow(narrow) => narrow[s] = c as u8,
+            Numbers::Wide(wide) => wide[s] = c,
         }
     }
 
     fn bytes(&self) -> usize {
-        let width = match self.monitors {
-            Monitors::Narrow(_) => 1,
-            Monitors::Wide(_) => 4,
-        };
-        (4 + width) * self.len()
+        match self {
+            Numbers::Narrow(c) => c.len(),
+            Numbers::Wide(c) => 4 * c.len(),
+        }
     }
 }
 
 /// The product's nodes, with the monitor's moves learnt so far.
 pub(crate) struct Lean<'g> {
     graph: &'g Graph,
+    /// The number of states, `S`.
+    states: u32,
     /// The valuation of each state (empty: all 0).
     valuations: Vec<u64>,
-    keys: Keys,
     /// The monitor states met, by number (a node keeps the number).
     monitor: Vec<u32>,
     numbers: FxHashMap<u32, u32>,
     /// The flags of each monitor state (by number) in a state of each valuation met.
     marks: FxHashMap<(u32, u64), u8>,
-    /// The first node of each state ([`NONE`] until it is reached).
-    first: Vec<u32>,
-    /// The second node of each state (0, which is always a first, while it has none; empty
-    /// until some state has two): a product often has two nodes a state (the monitor waiting
-    /// or not), and an array of them is smaller than their slots in `more`.
-    second: Vec<u32>,
-    /// The nodes that are neither the first nor the second of their state, hashed by their
-    /// keys: most states are reached with one or two monitor states, so this is much smaller
-    /// than an index of all.
-    more: hashbrown::HashTable<u32>,
+    /// The monitor state of each state's first node (node `s`).
+    first: Numbers,
+    /// The monitor state of each state's second node (node `S + s`); empty until a state has
+    /// two. A product often has two nodes a state (the monitor waiting or not).
+    second: Option<Numbers>,
+    /// The key of each node past the second of its state (node `2S + i` is the `i`-th).
+    more: Vec<(u32, u32)>,
+    /// Positions in `more`, hashed by their keys.
+    index: hashbrown::HashTable<u32>,
     /// The moves of each cell, as a range of `moves`, each to a monitor state by number.
     cells: FxHashMap<Cell, (u32, u32)>,
     moves: Vec<Move>,
-    /// The next node to expand.
-    next: usize,
+    /// The nodes reached and not expanded yet, in the order they were reached.
+    queue: VecDeque<u32>,
 }
 
 fn hash(key: &(u32, u32)) -> u64 {
@@ -134,25 +125,22 @@ fn hash(key: &(u32, u32)) -> u64 {
 impl<'g> Lean<'g> {
     /// A product whose node 0 is state 0 with monitor state `root`.
     pub(crate) fn new(graph: &'g Graph, valuations: Vec<u64>, root: u32) -> Self {
+        let states = graph.state_count();
         let mut lean = Lean {
             graph,
+            states: states as u32,
             valuations,
-            keys: Keys {
-                states: Vec::new(),
-                monitors: Monitors::Narrow(Vec::new()),
-            },
             monitor: Vec::new(),
             numbers: FxHashMap::default(),
             marks: FxHashMap::default(),
-            first: vec![NONE; graph.state_count()],
-            second: Vec::new(),
-            more: hashbrown::HashTable::new(),
+            first: Numbers::new(states),
+            second: None,
+            more: Vec::new(),
+            index: hashbrown::HashTable::new(),
             cells: FxHashMap::default(),
             moves: Vec::new(),
-            next: 0,
+            queue: VecDeque::new(),
         };
-        // Every state is reached with some monitor state: at least as many nodes.
-        lean.keys.states.reserve(graph.state_count());
         let root = lean.number(root);
         lean.node((0, root));
         lean
@@ -166,12 +154,24 @@ impl<'g> Lean<'g> {
         })
     }
 
+    /// Node `n`'s (state, monitor state number), `None` for a hole.
+    fn key_of(&self, n: u32) -> Option<(u32, u32)> {
+        let (s, layer) = (n % self.states, n / self.states);
+        match layer {
+            0 => Some((s, self.first.get(s as usize)?)),
+            1 => Some((s, self.second.as_ref()?.get(s as usize)?)),
+            _ => self.more.get((n - 2 * self.states) as usize).copied(),
+        }
+    }
+
     fn key(&self, n: u32) -> (u32, u32) {
-        self.keys.get(n as usize).expect("a node")
+        self.key_of(n).expect("a node")
     }
 
     fn flags(&self, n: u32) -> u8 {
-        let (s, c) = self.key(n);
+        let Some((s, c)) = self.key_of(n) else {
+            return 0;
+        };
         let flags = self.marks.get(&(c, self.valuation(s)));
         flags.copied().unwrap_or(0)
     }
@@ -180,54 +180,57 @@ impl<'g> Lean<'g> {
         self.valuations.get(s as usize).copied().unwrap_or(0)
     }
 
-    fn find(&self, key: (u32, u32)) -> Option<u32> {
-        let first = self.first[key.0 as usize];
-        if first == NONE || self.key(first) == key {
-            return (first != NONE).then_some(first);
+    fn find(&self, (s, c): (u32, u32)) -> Option<u32> {
+        let first = self.first.get(s as usize)?;
+        if first == c {
+            return Some(s);
         }
-        let second = self.second.get(key.0 as usize).copied().unwrap_or(0);
-        if second == 0 || self.key(second) == key {
-            return (second != 0).then_some(second);
+        let second = self.second.as_ref()?.get(s as usize)?;
+        if second == c {
+            return Some(self.states + s);
         }
-        let keys = &self.keys;
-        self.more
-            .find(hash(&key), |&n| keys.get(n as usize) == Some(key))
-            .copied()
+        let more = &self.more;
+        let at = self
+            .index
+            .find(hash(&(s, c)), |&i| more[i as usize] == (s, c));
+        at.map(|&i| 2 * self.states + i)
     }
 
-    /// The node of `key`, and whether it is new.
+    /// The node of `key`, and whether it is new (then queued to be expanded).
     fn node(&mut self, key: (u32, u32)) -> (u32, bool) {
         if let Some(n) = self.find(key) {
             return (n, false);
         }
-        let n = self.keys.len() as u32;
-        self.keys.push(key);
-        let s = key.0 as usize;
-        if self.first[s] == NONE {
-            self.first[s] = n;
-            return (n, true);
-        }
-        if self.second.is_empty() {
-            self.second = vec![0; self.first.len()];
-        }
-        if self.second[s] == 0 {
-            self.second[s] = n;
+        let (s, c) = key;
+        let n = if self.first.get(s as usize).is_none() {
+            self.first.set(s as usize, c);
+            s
         } else {
-            let keys = &self.keys;
-            let rehash = |&m: &u32| hash(&keys.get(m as usize).expect("a node"));
-            self.more.insert_unique(hash(&key), n, rehash);
-        }
+            let states = self.states as usize;
+            let second = self.second.get_or_insert_with(|| Numbers::new(states));
+            if second.get(s as usize).is_none() {
+                second.set(s as usize, c);
+                self.states + s
+            } else {
+                let i = self.more.len() as u32;
+                self.more.push(key);
+                let more = &self.more;
+                let rehash = |&j: &u32| hash(&more[j as usize]);
+                self.index.insert_unique(hash(&key), i, rehash);
+                2 * self.states + i
+            }
+        };
+        self.queue.push_back(n);
         (n, true)
     }
 
     /// Expands the next node, asking `monitor` for its moves on a kind of step not seen yet
     /// and for the flags of each new node. `false` when every node is expanded.
     pub(crate) fn expand_next(&mut self, monitor: &mut impl Monitor) -> bool {
-        let n = self.next;
-        let Some((s, c)) = self.keys.get(n) else {
+        let Some(n) = self.queue.pop_front() else {
             return false;
         };
-        self.next += 1;
+        let (s, c) = self.key(n);
         let graph = self.graph;
         let edges = graph.successors(s);
         let valuation = self.valuation(s);
@@ -273,14 +276,14 @@ impl<'g> Lean<'g> {
         self.marks.insert((c, valuation), flags);
     }
 
-    /// The bytes held: the keys, the first node of each state, the index of the others (its
-    /// control bytes, all written, and its slots as filled), the monitor states and flags
-    /// met, and the moves learnt.
+    /// The bytes held: the monitor state of each state's first and second node, the keys of
+    /// the others with their index (its control bytes, all written, and its slots as filled),
+    /// the nodes queued, the monitor states and flags met, and the moves learnt.
     pub(crate) fn bytes(&self) -> u64 {
-        let more = self.more.capacity() + 4 * self.more.len();
-        let met = 16 * self.monitor.len() + 24 * self.marks.len();
-        let firsts = 4 * (self.first.len() + self.second.len());
-        let nodes = self.keys.bytes() + firsts + more + met;
+        let firsts = self.first.bytes() + self.second.as_ref().map_or(0, Numbers::bytes);
+        let more = 8 * self.more.len() + self.index.capacity() + 4 * self.index.len();
+        let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.queue.len();
+        let nodes = firsts + more + met;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
         (nodes + moves) as u64
     }
@@ -308,36 +311,29 @@ impl<'g> Lean<'g> {
 }
 
 impl Lean<'_> {
-    /// The node that first reached each node up to `last` (at least), by its first edge
-    /// into it.
-    ///
-    /// Nodes are numbered as they are first reached, expanding them in order: walking the
-    /// nodes' edges in that order again, an edge reaches a new node exactly when its target
-    /// is the next number not reached yet. Called for a counterexample's stem only, once the
-    /// cycle search's memory is given back (4 bytes a node, as that search's).
-    fn parents(&self, last: u32) -> Vec<u32> {
-        let mut parents = vec![NONE];
-        for n in 0.. {
-            if parents.len() > last as usize {
-                break;
-            }
-            for e in self.edges(n) {
-                if e.to as usize == parents.len() {
-                    parents.push(n);
-                }
-            }
+    /// The steps from node 0 to node `n` along `parent`, each by the parent's first edge
+    /// into its child (the one the search went by).
+    fn unwind(&self, parent: &[u32], mut n: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        while n != 0 {
+            let p = parent[n as usize];
+            let e = self.edges(p).find(|e| e.to == n);
+            steps.push(e.expect("a parent has an edge into its child").step);
+            n = p;
         }
-        parents
+        steps.reverse();
+        steps
     }
 }
 
 impl Space for Lean<'_> {
     fn nodes(&self) -> usize {
-        self.keys.len()
+        let layers = if self.second.is_some() { 2 } else { 1 };
+        (layers * self.states + self.more.len() as u32) as usize
     }
 
     fn state(&self, n: u32) -> u32 {
-        self.keys.states[n as usize]
+        self.key(n).0
     }
 
     fn avoid(&self, n: u32) -> bool {
@@ -401,16 +397,28 @@ impl Space for Lean<'_> {
         None
     }
 
-    fn stem(&self, mut n: u32) -> Vec<Step> {
-        let parents = self.parents(n);
-        let mut steps = Vec::new();
-        while n != 0 {
-            let p = parents[n as usize];
-            let e = self.edges(p).find(|e| e.to == n);
-            steps.push(e.expect("a parent has an edge into its child").step);
-            n = p;
+    fn stem(&self, n: u32) -> Vec<Step> {
+        self.first_reached(&|m| m == n).expect("a node reached").1
+    }
+
+    /// A breadth-first search from node 0, edges in order: it meets the nodes in the order
+    /// the product was built in, and keeps the node each was first reached from (4 bytes a
+    /// node, once the cycle search's memory is given back).
+    fn first_reached(&self, hit: &dyn Fn(u32) -> bool) -> Option<(u32, Vec<Step>)> {
+        let mut parent = vec![NONE; self.nodes()];
+        parent[0] = 0;
+        let mut queue = VecDeque::from([0u32]);
+        while let Some(n) = queue.pop_front() {
+            if hit(n) {
+                return Some((n, self.unwind(&parent, n)));
+            }
+            for e in self.edges(n) {
+                if parent[e.to as usize] == NONE {
+                    parent[e.to as usize] = n;
+                    queue.push_back(e.to);
+                }
+            }
         }
-        steps.reverse();
-        steps
+        None
     }
 }

@@ -74,6 +74,14 @@ pub trait Space {
     /// The steps of the path by which node `n` was first reached.
     fn stem(&self, n: u32) -> Vec<Step>;
 
+    /// The first node that `hit` accepts in the breadth-first order the product was built
+    /// in, with [`Space::stem`]'s steps to it. Nodes numbered in that order are read by
+    /// number.
+    fn first_reached(&self, hit: &dyn Fn(u32) -> bool) -> Option<(u32, Vec<Step>)> {
+        let n = (0..self.nodes() as u32).find(|&n| hit(n))?;
+        Some((n, self.stem(n)))
+    }
+
     fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
         (0..self.degree(n)).map(move |i| self.edge(n, i))
     }
