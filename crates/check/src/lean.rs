@@ -146,6 +146,12 @@ impl<'g> Lean<'g> {
         lean
     }
 
+    /// Whether every node has a number below `u32::MAX` (the first two of a state take two
+    /// numbers a state, whether reached or not).
+    pub(crate) fn numbered(&self) -> bool {
+        2 * self.states as u64 + (self.more.len() as u64) < u32::MAX as u64
+    }
+
     /// The number of monitor state `q`.
     fn number(&mut self, q: u32) -> u32 {
         *self.numbers.entry(q).or_insert_with(|| {

@@ -49,11 +49,15 @@ impl Search<'_> {
         graph: &Graph,
     ) -> Found {
         let mut expanded = 0u32;
-        while lean.expand_next(monitor) {
+        // Past what 32-bit node numbers count, the product is as unknown as past the bound.
+        while lean.numbered() && lean.expand_next(monitor) {
             expanded += 1;
             if expanded.is_multiple_of(LOOK) {
                 self.within(lean.bytes())?;
             }
+        }
+        if !lean.numbered() {
+            return Err(OverMemory);
         }
         self.lasso(&lean, lean.bytes(), graph)
     }
