@@ -428,3 +428,114 @@ impl Space for Lean<'_> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Goals, Options, Progress, explore_until};
+    use agentpi_ir::{MemoryLoader, load_with};
+    use agentpi_semantics::Semantics;
+    use std::cell::RefCell;
+
+    /// A monitor of `k` states that moves two ways on every step: enough states to widen the
+    /// numbers past a byte and to reach states with more than two of them.
+    struct Counter(u32);
+
+    impl Monitor for Counter {
+        fn moves(&mut self, q: u32, _: (u32, usize), _: u64) -> Vec<Move> {
+            let to = |to| Move {
+                to,
+                inside: true,
+                pending: 0,
+            };
+            vec![to((q + 1) % self.0), to((7 * q + 3) % self.0)]
+        }
+
+        fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
+            [q % 2 == 0, false, false]
+        }
+    }
+
+    #[test]
+    fn numbers_widen_past_a_byte_and_keep_theirs() {
+        let mut numbers = Numbers::new(4);
+        numbers.set(0, 3);
+        numbers.set(2, 254);
+        assert!(matches!(numbers, Numbers::Narrow(_)));
+        numbers.set(1, 255);
+        assert!(matches!(numbers, Numbers::Wide(_)));
+        let all: Vec<Option<u32>> = (0..4).map(|s| numbers.get(s)).collect();
+        assert_eq!(all, [Some(3), Some(255), Some(254), None]);
+    }
+
+    /// The product's nodes as breadth-first search meets them, (state, monitor state) each,
+    /// found by brute force: a hash map from pairs.
+    fn reference(graph: &Graph, monitor: &mut Counter, root: u32) -> Vec<(u32, u32)> {
+        let mut order = vec![(0, root)];
+        let mut seen: rustc_hash::FxHashSet<(u32, u32)> = order.iter().copied().collect();
+        let mut at = 0;
+        while let Some(&(s, q)) = order.get(at) {
+            at += 1;
+            for j in 0..graph.successors(s).len() {
+                let target = graph.successors(s).get(j).target;
+                for m in monitor.moves(q, (s, j), 0) {
+                    if seen.insert((target, m.to)) {
+                        order.push((target, m.to));
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// Philosophers `Fixed` with 3 of them, with a monitor of 300 states: every node is found
+    /// again by its key, and the nodes are met in the brute force's breadth-first order.
+    #[test]
+    fn nodes_numbered_by_state_are_met_in_breadth_first_order() {
+        let file = "models/philosophers.pi";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let loader = MemoryLoader {
+            files: vec![(file.to_string(), text)],
+        };
+        let loaded = load_with(file, &loader, &[("N".to_string(), "3".to_string())]);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let sem = Semantics::new(&loaded.program);
+        let sys = loaded
+            .program
+            .systems
+            .iter()
+            .position(|s| s.name == "Fixed");
+        let goals = Goals {
+            whole: true,
+            ..Goals::default()
+        };
+        let (options, progress) = (Options::default(), Progress::default());
+        let graph = explore_until(&sem, sys.unwrap(), &options, &goals, &progress).unwrap();
+        let mut monitor = Counter(300);
+        let expected = reference(&graph, &mut monitor, 5);
+        let mut lean = Lean::new(&graph, Vec::new(), 5);
+        lean.mark_with(&mut monitor, 0);
+        while lean.expand_next(&mut monitor) {}
+        assert!(
+            lean.monitor.len() > 256,
+            "monitor state numbers past a byte"
+        );
+        assert!(!lean.more.is_empty(), "states with more than two nodes");
+        let met = RefCell::new(Vec::new());
+        let none = lean.first_reached(&|n| {
+            met.borrow_mut().push(n);
+            false
+        });
+        assert!(none.is_none());
+        let keys: Vec<(u32, u32)> = (met.into_inner().iter())
+            .map(|&n| lean.key(n))
+            .map(|(s, c)| (s, lean.monitor[c as usize]))
+            .collect();
+        assert_eq!(keys, expected);
+        for &(s, q) in &expected {
+            let n = lean.find((s, lean.numbers[&q])).expect("a node");
+            assert_eq!(lean.avoid(n), q % 2 == 0, "the flags of ({s}, {q})");
+        }
+    }
+}
