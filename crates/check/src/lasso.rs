@@ -33,17 +33,21 @@ pub fn find_lasso(
     let in_bad = |n: u32| bad[n as usize / 64] & (1 << (n % 64)) != 0;
     // A state whose only steps fail is reported by the `assertions` check, not here.
     let faulty: FxHashSet<u32> = graph.faults.iter().map(|f| f.source).collect();
+    // The flags first: a number no node takes (see `crate::lean`) has none, and no state.
     let stuck = |n: u32| {
-        let s = product.state(n);
-        product.stutter(n)
-            && graph.is_expanded(s)
-            && graph.successors(s).is_empty()
-            && !faulty.contains(&s)
+        product.stutter(n) && {
+            let s = product.state(n);
+            graph.is_expanded(s) && graph.successors(s).is_empty() && !faulty.contains(&s)
+        }
     };
     // The first node a shortest stem reaches (nodes are met breadth first) that lies in a
     // component, or where stopping violates, or every continuation does; in a component,
-    // it is where the loop starts.
+    // it is where the loop starts. When a check holds there is none, which a look at each
+    // node by number finds without that search.
     let hit = |n: u32| in_bad(n) || stuck(n) || product.universal(n);
+    if !(0..product.nodes() as u32).any(hit) {
+        return Ok(None);
+    }
     let Some((first, mut steps)) = product.first_reached(&hit) else {
         return Ok(None);
     };
