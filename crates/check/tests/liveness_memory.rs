@@ -67,10 +67,10 @@ fn a_liveness_product_past_max_memory_is_unknown() {
 }
 
 /// `always eventually` searches the state space itself (no product): 7 bytes a state hold the
-/// cycle search's number of each node (4 bytes) but not its path through the one component
-/// of states without `eat(0)`, which is about as long as there are states (8 bytes a node on
-/// it, 4 on its stack), nor the list of that component's nodes (4 bytes each). Before that was
-/// counted, this run went past its bound and answered `violated`.
+/// cycle search's number of each node (4 bytes) but not its path and its stack through the
+/// component of states without `eat(0)`, most of them (4 bytes a node on either), with the
+/// list of that component's nodes (4 bytes each). Before they were counted, this run went
+/// past its bound and answered `violated`.
 #[test]
 fn the_cycle_search_path_past_max_memory_is_unknown() {
     check("always eventually eat(0)", Outcome::Violated, 7);
