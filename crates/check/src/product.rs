@@ -334,9 +334,10 @@ impl<P: Space> crate::strong::Product for P {
         Space::state(self, n)
     }
 
-    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)> {
-        let inside = internal(self, part);
-        inside.map(|e| (e.step.state, e.step.edge)).collect()
+    fn steps(&self, part: &[u32], each: &mut dyn FnMut(u32, u32)) {
+        for e in internal(self, part) {
+            each(e.step.state, e.step.edge);
+        }
     }
 
     fn pending(&self, part: &[u32]) -> u64 {

@@ -120,8 +120,9 @@ pub(crate) fn takes(graph: &Graph, (state, edge): (u32, u32), goal: &Obligation)
 pub(crate) trait Product {
     /// The system state of node `n`.
     fn state(&self, n: u32) -> u32;
-    /// The system transitions, as (state, edge), of the inside edges of `part` that stay in it.
-    fn steps(&self, part: &[u32]) -> Vec<(u32, u32)>;
+    /// Calls `each` with the system transition, as (state, edge), of each inside edge of
+    /// `part` that stays in it (not a list of them: about eight a node, on parts of millions).
+    fn steps(&self, part: &[u32], each: &mut dyn FnMut(u32, u32));
     /// The eventualities pending on every inside edge of `part`.
     fn pending(&self, part: &[u32]) -> u64;
     /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`.
@@ -188,11 +189,10 @@ pub(crate) fn fair_parts(
         if product.pending(&part) != 0 {
             continue;
         }
-        let taken: FxHashSet<Obligation> = product
-            .steps(&part)
-            .into_iter()
-            .flat_map(|(state, edge)| taken_by(graph, state, edge))
-            .collect();
+        let mut taken: FxHashSet<Obligation> = FxHashSet::default();
+        product.steps(&part, &mut |state, edge| {
+            taken.extend(taken_by(graph, state, edge));
+        });
         let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part, selection)
             .into_iter()
             .filter(|o| !taken.contains(o))
