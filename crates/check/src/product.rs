@@ -344,9 +344,13 @@ impl<P: Space> crate::strong::Product for P {
         always_pending(self, part)
     }
 
-    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>> {
-        let found = tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n), None);
-        found.expect("no bound on memory")
+    fn sccs(
+        &self,
+        roots: &[u32],
+        keep: &FxHashSet<u32>,
+        room: Option<u64>,
+    ) -> Option<Vec<Vec<u32>>> {
+        tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n), room).ok()
     }
 }
 
@@ -367,8 +371,12 @@ pub(crate) fn bad_sccs(
         }
         Fairness::Strong(selection) => {
             let mut fair = Vec::new();
+            // The components' lists are held while their parts are searched.
+            let held: u64 = sccs.iter().map(|scc| 4 * scc.len() as u64 + 24).sum();
+            let room = room.map(|room| room.saturating_sub(held));
             for scc in sccs {
-                fair.extend(crate::strong::fair_parts(product, graph, scc, selection));
+                let parts = crate::strong::fair_parts(product, graph, scc, selection, room);
+                fair.extend(parts.ok_or(OverMemory)?);
             }
             fair
         }

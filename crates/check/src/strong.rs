@@ -125,8 +125,14 @@ pub(crate) trait Product {
     fn steps(&self, part: &[u32], each: &mut dyn FnMut(u32, u32));
     /// The eventualities pending on every inside edge of `part`.
     fn pending(&self, part: &[u32]) -> u64;
-    /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`.
-    fn sccs(&self, roots: &[u32], keep: &FxHashSet<u32>) -> Vec<Vec<u32>>;
+    /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`; `None` when
+    /// the search would take more than `room` bytes beyond its one number a node.
+    fn sccs(
+        &self,
+        roots: &[u32],
+        keep: &FxHashSet<u32>,
+        room: Option<u64>,
+    ) -> Option<Vec<Vec<u32>>>;
 }
 
 /// The obligations enabled in system state `state`.
@@ -176,13 +182,16 @@ fn weakly_fair(
 }
 
 /// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle (for the
-/// obligations selected, and weakly fair for every instance under a selection).
+/// obligations selected, and weakly fair for every instance under a selection); `None` when
+/// a part's search would take more than `room` bytes (its set of nodes kept, about 16 bytes
+/// a node with its roots, and the search's own: see `product::tarjan_within`).
 pub(crate) fn fair_parts(
     product: &impl Product,
     graph: &Graph,
     scc: Vec<u32>,
     selection: Option<&Selection>,
-) -> Vec<Vec<u32>> {
+    room: Option<u64>,
+) -> Option<Vec<Vec<u32>>> {
     let mut work = vec![scc];
     let mut out = Vec::new();
     while let Some(part) = work.pop() {
@@ -203,6 +212,11 @@ pub(crate) fn fair_parts(
             }
             continue;
         }
+        let sets = 16 * part.len() as u64;
+        let room = match room {
+            Some(room) => Some(room.checked_sub(sets)?),
+            None => None,
+        };
         let keep: FxHashSet<u32> = part
             .iter()
             .copied()
@@ -212,8 +226,8 @@ pub(crate) fn fair_parts(
             })
             .collect();
         let roots: Vec<u32> = part.iter().copied().filter(|n| keep.contains(n)).collect();
-        work.extend(product.sccs(&roots, &keep));
+        work.extend(product.sccs(&roots, &keep, room)?);
     }
     out.sort();
-    out
+    Some(out)
 }
