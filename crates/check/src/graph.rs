@@ -110,6 +110,9 @@ pub struct Graph {
     /// The number of each label and each set of actors, for finding edges again (made the
     /// first time it is needed, once exploration is over).
     numbers: std::sync::OnceLock<Numbers>,
+    /// For a graph of counterexample paths alone (see [`crate::parts::graph_of`]): the states
+    /// and bytes of the exploration that found them, which the report gives.
+    pub(crate) counted: Option<(usize, u64)>,
 }
 
 type Numbers = (FxHashMap<Label, u32>, FxHashMap<Vec<Actor>, u32>);
@@ -139,6 +142,7 @@ impl Graph {
             first_states: vec![None; state_goals],
             numbers: std::sync::OnceLock::new(),
             symmetry: None,
+            counted: None,
         }
     }
 
@@ -162,6 +166,17 @@ impl Graph {
     pub fn bytes(&self) -> u64 {
         let parents = 4 * self.parent.len();
         self.store.bytes() + self.kept.bytes() + parents as u64
+    }
+
+    /// The states the report gives: those stored, or those of the exploration that found a
+    /// graph of paths.
+    pub fn reported_states(&self) -> usize {
+        self.counted.map_or_else(|| self.state_count(), |(s, _)| s)
+    }
+
+    /// The bytes the report gives (see [`Graph::reported_states`]).
+    pub fn reported_bytes(&self) -> u64 {
+        self.counted.map_or_else(|| self.bytes(), |(_, b)| b)
     }
 
     /// The stored edges of an expanded state (none when edges are not kept: see

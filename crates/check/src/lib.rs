@@ -16,6 +16,7 @@ mod intern;
 mod lasso;
 mod lean;
 mod ltl;
+pub mod parts;
 pub mod pattern;
 mod por;
 pub mod product;
@@ -126,14 +127,14 @@ pub fn explore_until(
 /// witnesses of `reachable` end it early; liveness needs the whole state space.
 fn goals_of<'a>(
     sem: &'a Semantics<'a>,
-    checks: &'a [&'a agentpi_ir::core::CheckDef],
+    checks: &[&'a agentpi_ir::core::CheckDef],
     instances: &[String],
 ) -> Goals<'a> {
     let mut goals = Goals {
         fault: has_assertions(sem.program),
         ..Goals::default()
     };
-    for check in checks {
+    for &check in checks {
         match &check.property {
             Property::DeadlockFree => goals.deadlock = true,
             Property::Never(p) | Property::Reachable(p) => goals.labels.push(Box::new(move |l| {
@@ -161,6 +162,25 @@ pub fn check_system(
     checks: &[usize],
     options: &Options,
     progress: &Progress,
+) -> SystemReport {
+    let explore = |sem: &Semantics<'_>, options: &Options, goals: &Goals<'_>| {
+        explore_until(sem, system, options, goals, progress)
+    };
+    check_system_with(program, system, checks, options, &explore)
+}
+
+/// Explores a system for its checks, by the single-process engine or another.
+pub type Explorer<'e> = dyn Fn(&Semantics<'_>, &Options, &Goals<'_>) -> Result<Graph, Fault> + 'e;
+
+/// [`check_system`], exploring with `explore` (given the options and goals the checks need):
+/// how a distributed exploration (`crates/cluster`) reports, from a graph of its
+/// counterexample paths (see [`parts::graph_of`]).
+pub fn check_system_with(
+    program: &Program,
+    system: usize,
+    checks: &[usize],
+    options: &Options,
+    explore: &Explorer<'_>,
 ) -> SystemReport {
     let checks: Vec<usize> = checks
         .iter()
@@ -223,7 +243,7 @@ pub fn check_system(
         false => Vec::new(),
     };
     let goals = goals_of(&sem, &defs, &instances);
-    let explored = explore_until(&sem, system, &options, &goals, progress);
+    let explored = explore(&sem, &options, &goals);
     drop(goals);
     let graph = match explored {
         Ok(graph) => graph,
@@ -271,10 +291,10 @@ pub fn check_system(
     }
     SystemReport {
         system: name,
-        states: graph.state_count(),
+        states: graph.reported_states(),
         transitions: graph.transition_count(),
         depth: graph.max_depth,
-        bytes: graph.bytes(),
+        bytes: graph.reported_bytes(),
         expanded: graph.expanded,
         fast: graph.fast,
         reduced: graph.reduced,

@@ -1,0 +1,222 @@
+//! Distributed exploration on timely dataflow: a level-synchronous breadth-first search over
+//! the workers of one or more processes, each state owned by the worker its fingerprint
+//! names. It decides the safety checks (deadlocks, assertions, `never`, `reachable`, state
+//! checks) with the single-process engine's states, transitions, verdicts and shortest
+//! counterexamples (see [`search`]); liveness is refused before exploring ([`refusal`]).
+
+pub mod codec;
+mod expand;
+pub mod net;
+mod paths;
+pub mod search;
+
+use agentpi_check::parts::{Findings, goals_for, graph_of, is_safety};
+use agentpi_check::{End, Limit, Options, SystemReport};
+use agentpi_ir::core::{Program, Property};
+use agentpi_semantics::{Fault, Semantics};
+use expand::{DEADLOCK, FAULT};
+use std::sync::Arc;
+use timely::worker::Worker;
+
+/// Where the workers run.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// Every process's `host:port`, in process order (timely's host file); `None`: this
+    /// process alone.
+    pub hosts: Option<Vec<String>>,
+    /// This process's index among them.
+    pub process: usize,
+    /// Workers (threads) in each process.
+    pub workers: usize,
+    /// The bytes each process may hold (`--max-memory`).
+    pub max_memory: Option<u64>,
+}
+
+/// The selected checks, each system's in one group (as `agentpi check` groups them).
+pub type Groups = Vec<(usize, Vec<usize>)>;
+
+/// Why these checks cannot run on a cluster: the first that is not decided while exploring
+/// breadth first (liveness, `ltl`, a relation).
+pub fn refusal(program: &Program, groups: &Groups) -> Option<String> {
+    let checks = groups.iter().flat_map(|(_, c)| c.iter());
+    let c = checks
+        .map(|&c| &program.checks[c])
+        .find(|c| !is_safety(&c.property))?;
+    let system = &program.systems[c.system].name;
+    let what = match c.property {
+        Property::Relation(_) => "a relation between systems",
+        _ => "a liveness check",
+    };
+    Some(format!(
+        "`--cluster` decides safety checks only (deadlock free, never, reachable, assertions, checks over states) for now, and `{system}: {}` is {what}; run it without `--cluster`, or pick the safety checks with `--property`",
+        c.text
+    ))
+}
+
+/// The host file: one `host:port` a line (blank lines and `#` comments left out).
+pub fn read_hosts(path: &str) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let hosts: Vec<String> = (text.lines())
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    match hosts.is_empty() {
+        true => Err(format!("{path}: no `host:port` line")),
+        false => Ok(hosts),
+    }
+}
+
+/// Runs the checks on the cluster: the reports on process 0, `None` on the others.
+pub fn check(
+    program: Program,
+    groups: Groups,
+    cluster: &Cluster,
+) -> Result<Option<Vec<SystemReport>>, String> {
+    let program = Arc::new(program);
+    let shared = (
+        program.clone(),
+        Arc::new(groups.clone()),
+        cluster.max_memory,
+    );
+    let config = config(cluster)?;
+    let guards = timely::execute(config, move |worker| {
+        let (program, groups, max_memory) = &shared;
+        let mut net = net::Net::new(worker);
+        (groups.iter())
+            .map(|(system, checks)| {
+                explore(worker, &mut net, program, (*system, checks), *max_memory)
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut results = guards.join().into_iter();
+    let first = results.next().expect("a process runs one worker at least");
+    // Every worker's end: a worker that stopped (a process lost) makes the run an error.
+    for r in results {
+        r.map_err(stopped)?;
+    }
+    let found = first.map_err(stopped)?;
+    if cluster.process != 0 {
+        return Ok(None);
+    }
+    let options = Options {
+        max_memory: cluster.max_memory,
+        ..Options::default()
+    };
+    let reports = groups.iter().zip(found).map(|((system, checks), found)| {
+        let found = std::cell::RefCell::new(found);
+        let explore = |sem: &Semantics<'_>, _: &Options, _: &agentpi_check::Goals<'_>| match found
+            .borrow_mut()
+            .take()
+            .expect("explored once")
+        {
+            Ok(findings) => Ok(graph_of(sem, *system, findings)),
+            Err(fault) => Err(fault),
+        };
+        agentpi_check::check_system_with(&program, *system, checks, &options, &explore)
+    });
+    Ok(Some(reports.collect()))
+}
+
+fn stopped(why: String) -> String {
+    format!("a worker of the cluster stopped: {why}")
+}
+
+fn config(cluster: &Cluster) -> Result<timely::Config, String> {
+    use timely::CommunicationConfig as C;
+    let threads = cluster.workers.max(1);
+    let communication = match &cluster.hosts {
+        Some(hosts) => {
+            if cluster.process >= hosts.len() {
+                return Err(format!(
+                    "--process {}: the host file names {} processes (0 to {})",
+                    cluster.process,
+                    hosts.len(),
+                    hosts.len() - 1
+                ));
+            }
+            C::Cluster {
+                threads,
+                process: cluster.process,
+                addresses: hosts.clone(),
+                report: false,
+                zerocopy: false,
+            }
+        }
+        None if threads > 1 => C::Process(threads),
+        None => C::Thread,
+    };
+    Ok(timely::Config {
+        communication,
+        worker: timely::WorkerConfig::default(),
+    })
+}
+
+/// One worker's exploration of one system: on the first worker, what it found (or the
+/// initial state's fault).
+fn explore(
+    worker: &mut Worker,
+    net: &mut net::Net,
+    program: &Program,
+    (system, checks): (usize, &[usize]),
+    max_memory: Option<u64>,
+) -> Option<Result<Findings, Fault>> {
+    let sem = Semantics::new(program);
+    let goals = goals_for(&sem, program, system, checks);
+    let initial = match sem.initial_with_instances(system) {
+        Ok((initial, _)) => initial,
+        Err(fault) => return (net.index == 0).then_some(Err(fault)),
+    };
+    let search = search::Search {
+        sem: &sem,
+        goals: &goals,
+        max_memory,
+    };
+    let (ended, part) = search.run(worker, net, &initial);
+    let known = paths::fetch(worker, net, &part, &ended);
+    (net.index == 0).then(|| Ok(findings(&sem, &known, ended, goals.labels.len())))
+}
+
+/// What the first worker reports: counts, and each finding's path.
+fn findings(
+    sem: &Semantics<'_>,
+    known: &rustc_hash::FxHashMap<u64, (agentpi_semantics::State, u64)>,
+    ended: search::Ended,
+    label_goals: usize,
+) -> Findings {
+    let path = |e: &expand::Event| paths::path(known, e.place);
+    let labels = ended.firsts.len();
+    let fault = ended.firsts[FAULT].as_ref().map(|e| {
+        let p = path(e);
+        let t = sem
+            .successors(p.last().expect("a path"))
+            .swap_remove(e.pos as usize);
+        (p, t.label, t.fault.expect("a faulty transition"))
+    });
+    let goals = &ended.firsts[2..labels];
+    let (matches, states) = goals.split_at(label_goals);
+    let end = match (&ended.end, &ended.limit) {
+        (End::Limit(Limit::Cancelled), Some(e)) => {
+            let source = path(e).pop().expect("a path");
+            let t = sem.successors(&source).into_iter();
+            let fault = t.filter_map(|t| t.fault).find(|f| f.kind.is_limit());
+            End::Limit(Limit::Model(fault.expect("a bound of the semantics")))
+        }
+        (end, _) => end.clone(),
+    };
+    Findings {
+        states: ended.states,
+        transitions: ended.transitions,
+        depth: ended.depth,
+        expanded: ended.expanded,
+        bytes: ended.bytes,
+        end,
+        deadlock: ended.firsts[DEADLOCK].as_ref().map(path),
+        fault,
+        matches: matches
+            .iter()
+            .map(|m| m.as_ref().map(|e| (path(e), e.pos)))
+            .collect(),
+        state_goals: states.iter().map(|s| s.as_ref().map(path)).collect(),
+    }
+}

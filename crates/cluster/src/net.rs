@@ -1,0 +1,75 @@
+//! One all-to-all channel on timely dataflow, used in rounds: every worker sends what it
+//! has for others (each message to one worker), and the round ends when timely's progress
+//! tracking says that no message of it is still on its way (the probe passed its time).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+/// A message: the worker it goes to, and its bytes (see [`crate::codec`]).
+pub type Msg = (u32, Vec<u8>);
+
+/// A message with its round: a faster worker may send the next round's before this one has
+/// taken this round's.
+type Sent = (u32, u64, Vec<u8>);
+
+pub struct Net {
+    input: InputHandle<u64, CapacityContainerBuilder<Vec<Sent>>>,
+    probe: ProbeHandle<u64>,
+    inbox: Rc<RefCell<Vec<Sent>>>,
+    /// This worker's index among all, and how many there are.
+    pub index: usize,
+    pub peers: usize,
+}
+
+impl Net {
+    pub fn new(worker: &mut Worker) -> Net {
+        let mut input = InputHandle::new();
+        let probe = ProbeHandle::new();
+        let inbox: Rc<RefCell<Vec<Sent>>> = Rc::default();
+        let sink = inbox.clone();
+        worker.dataflow::<u64, _, _>(|scope| {
+            scope
+                .input_from(&mut input)
+                .container::<Vec<Sent>>()
+                .exchange(|m: &Sent| u64::from(m.0))
+                .inspect(move |m: &Sent| sink.borrow_mut().push(m.clone()))
+                .probe_with(&probe);
+        });
+        Net {
+            input,
+            probe,
+            inbox,
+            index: worker.index(),
+            peers: worker.peers(),
+        }
+    }
+
+    /// Sends `out` and waits for the round's messages to this worker, in no set order.
+    pub fn round(&mut self, worker: &mut Worker, out: Vec<Msg>) -> Vec<Vec<u8>> {
+        let round = *self.input.time();
+        for (to, bytes) in out {
+            self.input.send((to, round, bytes));
+        }
+        let next = round + 1;
+        self.input.advance_to(next);
+        while self.probe.less_than(self.input.time()) {
+            // Parked, not spinning: the machine is shared, and a round waits on the slowest.
+            worker.step_or_park(Some(std::time::Duration::from_millis(2)));
+        }
+        let mut inbox = self.inbox.borrow_mut();
+        let (this, later): (Vec<Sent>, Vec<Sent>) = inbox.drain(..).partition(|m| m.1 == round);
+        *inbox = later;
+        this.into_iter().map(|(_, _, b)| b).collect()
+    }
+
+    /// `bytes` to every worker, this one included.
+    pub fn to_all(&self, bytes: &[u8]) -> Vec<Msg> {
+        (0..self.peers as u32)
+            .map(|w| (w, bytes.to_vec()))
+            .collect()
+    }
+}

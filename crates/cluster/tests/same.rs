@@ -1,0 +1,155 @@
+//! A cluster gives exactly what one process gives: for every bundled model's safety checks,
+//! the same states, transitions, depth, verdicts and counterexamples (the whole report but
+//! the bytes held) with 1, 2 and 4 workers.
+
+use agentpi_check::parts::is_safety;
+use agentpi_check::{CheckResult, Options, Progress, SystemReport};
+use agentpi_cluster::{Cluster, Groups};
+use agentpi_ir::core::Program;
+use agentpi_ir::{Loaded, Loader};
+use agentpi_semantics::State;
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Reads imports from the disk: a path relative to the importing file, or a bundled model.
+struct Disk;
+
+impl Loader for Disk {
+    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
+        let path = match importer {
+            None => PathBuf::from(name),
+            Some(_) if !name.ends_with(".pi") => {
+                workspace().join("models").join(format!("{name}.pi"))
+            }
+            Some(from) => Path::new(from).parent().unwrap().join(name),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        Ok((path.display().to_string(), text))
+    }
+}
+
+/// Each system's safety checks.
+fn safety_groups(program: &Program) -> Groups {
+    let mut groups: Groups = Vec::new();
+    for (c, check) in program.checks.iter().enumerate() {
+        if !is_safety(&check.property) {
+            continue;
+        }
+        match groups.iter_mut().find(|(s, _)| *s == check.system) {
+            Some((_, list)) => list.push(c),
+            None => groups.push((check.system, vec![c])),
+        }
+    }
+    groups
+}
+
+/// What must be the same: everything but the bytes held and the engine's own counters
+/// (the traces' states compared apart, being long to print).
+fn essence(r: &SystemReport) -> (String, Vec<Option<Vec<State>>>) {
+    let result = |c: &CheckResult| {
+        let steps = c.trace.as_ref().map(|t| (&t.steps, t.loop_start));
+        let at = c.fault.as_ref().map(|f| (&f.kind, f.span));
+        format!(
+            "  {}: {:?} {:?} {at:?} stuck {} {:?}",
+            c.property, c.outcome, steps, c.stuck, c.blocked
+        )
+    };
+    let results: Vec<String> = r.results.iter().map(result).collect();
+    let text = format!(
+        "{}: {} states, {} transitions, depth {}, expanded {}, end {:?}, limit {:?}\n{}",
+        r.system,
+        r.states,
+        r.transitions,
+        r.depth,
+        r.expanded,
+        r.end,
+        r.limit,
+        results.join("\n")
+    );
+    let states = r
+        .results
+        .iter()
+        .map(|c| c.trace.as_ref().map(|t| t.states.clone()));
+    (text, states.collect())
+}
+
+type Essence = (String, Vec<Option<Vec<State>>>);
+
+fn single(program: &Program, groups: &Groups, options: &Options) -> Vec<Essence> {
+    let progress = Progress::default();
+    let report = |(s, c): &(usize, Vec<usize>)| {
+        essence(&agentpi_check::check_system(
+            program, *s, c, options, &progress,
+        ))
+    };
+    groups.iter().map(report).collect()
+}
+
+fn clustered(program: &Program, groups: &Groups, workers: usize) -> Vec<Essence> {
+    let cluster = Cluster {
+        hosts: None,
+        process: 0,
+        workers,
+        max_memory: None,
+    };
+    let reports = agentpi_cluster::check(program.clone(), groups.clone(), &cluster)
+        .unwrap()
+        .expect("process 0 reports");
+    reports.iter().map(essence).collect()
+}
+
+/// The one check of this file: `program`'s safety checks give the same reports on one
+/// process and on 1, 2 and 4 workers.
+fn same(name: &str, program: &Program) -> usize {
+    let groups = safety_groups(program);
+    if groups.is_empty() {
+        return 0;
+    }
+    let options = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    let expected = single(program, &groups, &options);
+    for workers in [1, 2, 4] {
+        let got = clustered(program, &groups, workers);
+        for (e, g) in expected.iter().zip(&got) {
+            assert_eq!(e.0, g.0, "{name}, {workers} workers");
+            assert!(
+                e.1 == g.1,
+                "{name}, {workers} workers: the traces' states differ"
+            );
+        }
+    }
+    groups.len()
+}
+
+fn load(path: &Path) -> Loaded {
+    agentpi_ir::load(&path.display().to_string(), &Disk)
+}
+
+#[test]
+fn every_bundled_model_gives_the_single_process_reports() {
+    let mut files = Vec::new();
+    let mut dirs = vec![workspace().join("models")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            match p.is_dir() {
+                true => dirs.push(p),
+                false if p.extension().is_some_and(|x| x == "pi") => files.push(p),
+                false => {}
+            }
+        }
+    }
+    files.sort();
+    let mut systems = 0;
+    for path in &files {
+        let loaded = load(path);
+        assert!(!loaded.has_errors(), "{}", path.display());
+        systems += same(&path.display().to_string(), &loaded.program);
+    }
+    assert!(systems >= 10, "only {systems} systems with safety checks");
+}
