@@ -5,6 +5,7 @@
 //! counterexamples (see [`search`]); liveness is refused before exploring ([`refusal`]).
 
 pub mod codec;
+mod connect;
 mod expand;
 pub mod net;
 mod paths;
@@ -79,19 +80,41 @@ pub fn check(
         Arc::new(groups.clone()),
         cluster.max_memory,
     );
-    let config = config(cluster)?;
-    let guards = timely::execute(config, move |worker| {
+    let (builders, network) = allocators(cluster)?;
+    let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let why: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let first_why = why.clone();
+    let run = move |worker: &mut Worker| {
         let (program, groups, max_memory) = &shared;
-        let mut net = net::Net::new(worker);
-        (groups.iter())
-            .map(|(system, checks)| {
+        let mut net = net::Net::new(worker, stopped.clone());
+        let work = std::panic::AssertUnwindSafe(|| {
+            let each = |(system, checks): &(usize, Vec<usize>)| {
                 explore(worker, &mut net, program, (*system, checks), *max_memory)
-            })
-            .collect::<Vec<_>>()
-    })?;
+            };
+            groups.iter().map(each).collect::<Vec<_>>()
+        });
+        match std::panic::catch_unwind(work) {
+            Ok(found) => found,
+            Err(panic) => {
+                let mut why = first_why.lock().unwrap_or_else(|p| p.into_inner());
+                why.get_or_insert_with(|| panic_text(&*panic));
+                stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+                std::panic::resume_unwind(panic)
+            }
+        }
+    };
+    let guards = timely::execute::execute_from(builders, network, Default::default(), run)?;
     let mut results = guards.join().into_iter();
     let first = results.next().expect("a process runs one worker at least");
-    // Every worker's end: a worker that stopped (a process lost) makes the run an error.
+    // Every worker's end: a worker that stopped (a process lost) makes the run an error,
+    // told by the first worker that stopped.
+    let why = || why.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let stopped = |other: String| {
+        format!(
+            "a worker of the cluster stopped: {}",
+            why().unwrap_or(other)
+        )
+    };
     for r in results {
         r.map_err(stopped)?;
     }
@@ -118,11 +141,32 @@ pub fn check(
     Ok(Some(reports.collect()))
 }
 
-fn stopped(why: String) -> String {
-    format!("a worker of the cluster stopped: {why}")
+/// What a panic said; timely's own, when a connection broke, said plainly.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "it panicked".to_string(),
+    };
+    match text.contains("MergeQueue poisoned") || text.contains("timely communication error") {
+        true => {
+            "the connection to another process broke (did it stop?); nothing was decided".into()
+        }
+        false => text,
+    }
 }
 
-fn config(cluster: &Cluster) -> Result<timely::Config, String> {
+/// The workers' allocators: connected to the other processes of the cluster, or of this
+/// process alone.
+fn allocators(
+    cluster: &Cluster,
+) -> Result<
+    (
+        Vec<timely::communication::AllocatorBuilder>,
+        Box<dyn std::any::Any + Send>,
+    ),
+    String,
+> {
     use timely::CommunicationConfig as C;
     let threads = cluster.workers.max(1);
     let communication = match &cluster.hosts {
@@ -135,21 +179,12 @@ fn config(cluster: &Cluster) -> Result<timely::Config, String> {
                     hosts.len() - 1
                 ));
             }
-            C::Cluster {
-                threads,
-                process: cluster.process,
-                addresses: hosts.clone(),
-                report: false,
-                zerocopy: false,
-            }
+            return connect::builders(hosts, cluster.process, threads);
         }
         None if threads > 1 => C::Process(threads),
         None => C::Thread,
     };
-    Ok(timely::Config {
-        communication,
-        worker: timely::WorkerConfig::default(),
-    })
+    communication.try_build()
 }
 
 /// One worker's exploration of one system: on the first worker, what it found (or the

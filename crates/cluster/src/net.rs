@@ -4,6 +4,8 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
@@ -23,10 +25,13 @@ pub struct Net {
     /// This worker's index among all, and how many there are.
     pub index: usize,
     pub peers: usize,
+    /// Set when a worker of this process stopped (it panicked): the others stop too,
+    /// instead of waiting for its messages forever.
+    stopped: Arc<AtomicBool>,
 }
 
 impl Net {
-    pub fn new(worker: &mut Worker) -> Net {
+    pub fn new(worker: &mut Worker, stopped: Arc<AtomicBool>) -> Net {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
         let inbox: Rc<RefCell<Vec<Sent>>> = Rc::default();
@@ -45,6 +50,7 @@ impl Net {
             inbox,
             index: worker.index(),
             peers: worker.peers(),
+            stopped,
         }
     }
 
@@ -59,6 +65,9 @@ impl Net {
         while self.probe.less_than(self.input.time()) {
             // Parked, not spinning: the machine is shared, and a round waits on the slowest.
             worker.step_or_park(Some(std::time::Duration::from_millis(2)));
+            if self.stopped.load(Ordering::Relaxed) {
+                panic!("another worker of this process stopped");
+            }
         }
         let mut inbox = self.inbox.borrow_mut();
         let (this, later): (Vec<Sent>, Vec<Sent>) = inbox.drain(..).partition(|m| m.1 == round);
