@@ -13,6 +13,7 @@ mod bridge_run;
 mod bridge_stdio;
 mod bridge_subscriptions;
 mod cases;
+mod cluster;
 mod commands;
 mod compare;
 mod docs;

@@ -104,11 +104,17 @@ pub fn check(
         }
     };
     let guards = timely::execute::execute_from(builders, network, Default::default(), run)?;
-    let mut results = guards.join().into_iter();
+    // Ending timely's network threads panics when one of them did (a connection broke).
+    let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || guards.join()));
+    let why = || why.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let joined = joined.map_err(|panic| {
+        let said = why().unwrap_or_else(|| panic_text(&*panic));
+        format!("a worker of the cluster stopped: {said}")
+    })?;
+    let mut results = joined.into_iter();
     let first = results.next().expect("a process runs one worker at least");
     // Every worker's end: a worker that stopped (a process lost) makes the run an error,
     // told by the first worker that stopped.
-    let why = || why.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let stopped = |other: String| {
         format!(
             "a worker of the cluster stopped: {}",
@@ -148,7 +154,12 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
         (_, Some(s)) => s.clone(),
         _ => "it panicked".to_string(),
     };
-    match text.contains("MergeQueue poisoned") || text.contains("timely communication error") {
+    let broken = [
+        "MergeQueue poisoned",
+        "timely communication error",
+        "thread panic",
+    ];
+    match broken.iter().any(|b| text.contains(b)) {
         true => {
             "the connection to another process broke (did it stop?); nothing was decided".into()
         }

@@ -53,6 +53,18 @@ pub struct Args {
     /// counterexamples may not be the shortest; safety checks only).
     #[arg(long, value_enum, default_value = "bfs")]
     pub search: Search,
+    /// Explore on a cluster of processes (docs/distributed.md): a host file with one
+    /// `host:port` a line, a line per process. Every process runs the same command with its
+    /// own --process; only process 0 prints the report. Safety checks only (liveness is
+    /// refused); --max-memory bounds each process.
+    #[arg(long, value_name = "HOSTFILE")]
+    pub cluster: Option<String>,
+    /// This process's line in the --cluster host file (0 is the first).
+    #[arg(long, requires = "cluster", default_value_t = 0)]
+    pub process: usize,
+    /// Workers (threads) in each process of the --cluster.
+    #[arg(long, requires = "cluster", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub workers: u16,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -114,8 +126,14 @@ pub fn run(args: Args) -> u8 {
         cancel: None,
     };
     let limits = (args.max_states, args.max_memory);
-    let reports = match run_all(&model, &selected, &options, args.format, limits) {
-        Ok(reports) => reports,
+    let reports = match &args.cluster {
+        Some(hosts) => run_cluster(&args, hosts, &model, selected),
+        None => run_all(&model, &selected, &options, args.format, limits).map(Some),
+    };
+    let reports = match reports {
+        Ok(Some(reports)) => reports,
+        // Another process of the cluster than the first: process 0 prints the report.
+        Ok(None) => return 0,
         Err(why) => {
             errln!("error: {why}");
             return 2;
@@ -191,6 +209,36 @@ fn run_all(
         }
     }
     Ok(entries)
+}
+
+/// Runs the checks on a cluster (`--cluster`): the reports on process 0, `None` on the
+/// others. Refused: what the distributed search does not do yet.
+fn run_cluster(
+    args: &Args,
+    hosts: &str,
+    model: &Model,
+    groups: Vec<(usize, Vec<usize>)>,
+) -> Result<Option<Vec<Entry>>, String> {
+    let unsupported = [
+        (args.por, "--por"),
+        (args.symmetry, "--symmetry"),
+        (args.search == Search::Dfs, "--search dfs"),
+        (args.max_states.is_some(), "--max-states"),
+    ];
+    if let Some((_, flag)) = unsupported.iter().find(|(on, _)| *on) {
+        return Err(format!("--cluster does not take {flag} (yet)"));
+    }
+    if let Some(why) = agentpi_cluster::refusal(&model.program, &groups) {
+        return Err(why);
+    }
+    let cluster = agentpi_cluster::Cluster {
+        hosts: Some(agentpi_cluster::read_hosts(hosts)?),
+        process: args.process,
+        workers: usize::from(args.workers),
+        max_memory: args.max_memory.map(|mib| mib.saturating_mul(1024 * 1024)),
+    };
+    let reports = agentpi_cluster::check(model.program.clone(), groups, &cluster)?;
+    Ok(reports.map(|r| r.into_iter().map(Entry::System).collect()))
 }
 
 /// Why `--search dfs` cannot run the selected checks: the first that is not decided while

@@ -1,0 +1,184 @@
+//! `agentpi check --cluster`: two processes on loopback (`scripts/cluster-local.sh`) print
+//! exactly what one process prints and exit with its status; liveness is refused before
+//! anything runs; a process killed mid-run makes the other stop with an error, no verdict.
+
+use crate::support::repo;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any process of these tests may take (a loaded machine, a debug build).
+const PATIENCE: Duration = Duration::from_secs(300);
+
+/// Waits for `child`, killing it and failing past `PATIENCE`.
+fn wait(mut child: Child, what: &str) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > PATIENCE {
+            child.kill().ok();
+            panic!("{what}: still running after {PATIENCE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn spawn(command: &mut Command) -> Child {
+    command
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn single(args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentpi"));
+    wait(spawn(command.arg("check").args(args)), "one process")
+}
+
+fn cluster(processes: usize, args: &[&str]) -> Output {
+    let mut command = Command::new(repo().join("scripts/cluster-local.sh"));
+    command
+        .env("AGENTPI", env!("CARGO_BIN_EXE_agentpi"))
+        .env("CLUSTER_TIMEOUT", PATIENCE.as_secs().to_string())
+        .arg(processes.to_string())
+        .args(args);
+    wait(spawn(&mut command), "the cluster")
+}
+
+/// The one check of the same-output cases: the cluster's standard output and status are one
+/// process's (`workers` the cluster's `--workers`).
+fn same(args: &[&str], workers: &str) {
+    let one = single(args);
+    let two = cluster(2, &[args, &["--workers", workers]].concat());
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&two.stderr);
+    assert_eq!(
+        text(&one),
+        text(&two),
+        "{args:?}: the report (cluster said {err})"
+    );
+    assert_eq!(
+        one.status.code(),
+        two.status.code(),
+        "{args:?}: the status ({err})"
+    );
+    assert!(!text(&one).is_empty(), "{args:?}: no report");
+}
+
+#[test]
+fn two_processes_print_what_one_prints() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "philosophers",
+                "-D",
+                "N=4",
+                "--property",
+                "Table: deadlock free",
+            ],
+            "1",
+        ),
+        (
+            &[
+                "philosophers",
+                "-D",
+                "N=3",
+                "--property",
+                "Fixed: reachable eat(0)",
+                "--states",
+            ],
+            "1",
+        ),
+        (
+            &[
+                "ring",
+                "-D",
+                "N=4",
+                "--property",
+                "Broken: never leader(0)",
+                "--format",
+                "json",
+            ],
+            "2",
+        ),
+        (
+            &["orchestration_broken", "--property", "deadlock free"],
+            "2",
+        ),
+        (&["banking", "--property", "never overdraft(_)"], "1"),
+        (
+            &["tool_calls", "--property", "Sequential: never final(1)"],
+            "1",
+        ),
+        (&["crash_no_timeout", "--property", "deadlock free"], "3"),
+    ];
+    for (args, workers) in cases {
+        same(args, workers);
+    }
+}
+
+#[test]
+fn liveness_is_refused_before_exploring() {
+    let out = cluster(2, &["philosophers", "-D", "N=3"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("`--cluster` decides safety checks only")
+            && err.contains("Fixed: always eventually eat(_)` is a liveness check"),
+        "{err}"
+    );
+}
+
+/// A host file of two free loopback ports, in a fresh directory.
+fn hosts_file(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("agentpi-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = crate::support::free_port();
+    let second = loop {
+        let p = crate::support::free_port();
+        if p != first {
+            break p;
+        }
+    };
+    let path = dir.join("hosts");
+    std::fs::write(&path, format!("127.0.0.1:{first}\n127.0.0.1:{second}\n")).unwrap();
+    path
+}
+
+#[test]
+fn a_process_killed_mid_run_stops_the_other_with_an_error() {
+    let hosts = hosts_file("killed");
+    let process = |i: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_agentpi"));
+        let args = [
+            "check",
+            "philosophers",
+            "-D",
+            "N=12",
+            "--property",
+            "Fixed: deadlock free",
+        ];
+        command
+            .args(args)
+            .arg("--cluster")
+            .arg(&hosts)
+            .args(["--process", i]);
+        spawn(&mut command)
+    };
+    let (first, mut second) = (process("0"), process("1"));
+    // Philosophers at 12 take minutes on two processes: both are well into it by then.
+    std::thread::sleep(Duration::from_secs(3));
+    second.kill().unwrap();
+    second.wait().unwrap();
+    let out = wait(first, "the surviving process");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "a report from a broken cluster");
+    assert!(
+        err.contains("error: a worker of the cluster stopped"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(hosts.parent().unwrap()).ok();
+}
