@@ -182,3 +182,36 @@ fn a_process_killed_mid_run_stops_the_other_with_an_error() {
     );
     std::fs::remove_dir_all(hosts.parent().unwrap()).ok();
 }
+
+/// Every check of every bundled model, one at a time (`--property N`): two processes print
+/// what one prints, except for the checks the cluster refuses (liveness, `ltl`, relations).
+#[test]
+fn every_bundled_safety_check_on_two_processes_prints_what_one_prints() {
+    let mut models: Vec<_> = std::fs::read_dir(repo().join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pi"))
+        .collect();
+    models.sort();
+    let mut compared = 0;
+    for model in &models {
+        let model = model.display().to_string();
+        for n in 1.. {
+            let n = n.to_string();
+            let args = [model.as_str(), "--property", n.as_str()];
+            let one = single(&args);
+            if String::from_utf8_lossy(&one.stderr).contains("--property") {
+                break;
+            }
+            let two = cluster(2, &args);
+            let err = String::from_utf8_lossy(&two.stderr);
+            if err.contains("`--cluster` decides safety checks only") {
+                continue;
+            }
+            assert_eq!(one.stdout, two.stdout, "{args:?}: the report ({err})");
+            assert_eq!(one.status.code(), two.status.code(), "{args:?}: the status");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 25, "only {compared} checks compared");
+}
