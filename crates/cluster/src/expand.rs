@@ -54,8 +54,9 @@ pub struct Level<'a, 's> {
     /// that met a bound of the semantics.
     pub firsts: Vec<Option<Event>>,
     pub limit: Option<Event>,
-    /// Successors for their owners.
-    pub out: Vec<Msg>,
+    /// Successors for their owners, one batch for each worker (a message each per level:
+    /// timely's cost is per message).
+    batches: Vec<Out>,
     label_goals: FxHashMap<Label, Vec<usize>>,
 }
 
@@ -68,7 +69,7 @@ impl<'a, 's> Level<'a, 's> {
             peers,
             firsts: vec![None; slots],
             limit: None,
-            out: Vec::new(),
+            batches: (0..peers).map(|_| Out::default()).collect(),
             label_goals: FxHashMap::default(),
         }
     }
@@ -112,12 +113,11 @@ impl<'a, 's> Level<'a, 's> {
                 printed.insert((self.sem.label_text(&t.label), &t.target));
             }
             if sent.insert(&t.target) {
-                let mut m = Out::default();
+                let owner = t.target.fingerprint() % self.peers as u64;
+                let m = &mut self.batches[owner as usize];
                 m.words(&[key, &[pos as u32]].concat());
                 m.u64(place);
                 m.state(&t.target);
-                let owner = t.target.fingerprint() % self.peers as u64;
-                self.out.push((owner as u32, m.0));
             }
         }
         if !moves && !faults && self.goals.deadlock && !self.sem.is_valid_end(state) {
@@ -133,6 +133,13 @@ impl<'a, 's> Level<'a, 's> {
             transitions: printed.len(),
             limit: false,
         }
+    }
+
+    /// The batches of successors, each for its owner.
+    pub fn messages(&mut self) -> Vec<Msg> {
+        let batches = std::mem::take(&mut self.batches).into_iter().enumerate();
+        let full = batches.filter(|(_, b)| !b.0.is_empty());
+        full.map(|(w, b)| (w as u32, b.0)).collect()
     }
 
     /// The label goals `label` meets.

@@ -103,7 +103,7 @@ pub fn check(
             }
         }
     };
-    let guards = timely::execute::execute_from(builders, network, Default::default(), run)?;
+    let guards = timely::execute::execute_from(builders, network, worker_config(), run)?;
     // Ending timely's network threads panics when one of them did (a connection broke).
     let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || guards.join()));
     let why = || why.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -145,6 +145,13 @@ pub fn check(
         agentpi_check::check_system_with(&program, *system, checks, &options, &explore)
     });
     Ok(Some(reports.collect()))
+}
+
+/// Workers that park at once when they wait (for another worker's messages): timely's
+/// default spins a while first, which on a shared machine burns as much CPU as the waiting
+/// lasts.
+fn worker_config() -> timely::WorkerConfig {
+    timely::WorkerConfig::default().idle_spin(std::time::Duration::ZERO)
 }
 
 /// What a panic said; timely's own, when a connection broke, said plainly.

@@ -64,7 +64,7 @@ impl Net {
         self.input.advance_to(next);
         while self.probe.less_than(self.input.time()) {
             // Parked, not spinning: the machine is shared, and a round waits on the slowest.
-            worker.step_or_park(Some(std::time::Duration::from_millis(2)));
+            worker.step_or_park(Some(std::time::Duration::from_millis(20)));
             if self.stopped.load(Ordering::Relaxed) {
                 panic!("another worker of this process stopped");
             }

@@ -112,8 +112,8 @@ impl Search<'_, '_> {
                 let e = level.expand(&state, key, place(net.index, *n));
                 counted.push(if e.limit { None } else { Some(e.transitions) });
             }
-            let received = net.round(worker, std::mem::take(&mut level.out));
-            let next = self.merge(&mut part, net.index, received);
+            let received = net.round(worker, level.messages());
+            let next = self.merge(&mut part, received);
             let summary = Summary {
                 firsts: level.firsts,
                 limit: level.limit,
@@ -169,12 +169,17 @@ impl Search<'_, '_> {
 
     /// Stores the new states among the successors received, each with the least key it came
     /// with, numbered in key order: the next frontier.
-    fn merge(&self, part: &mut Part, me: usize, received: Vec<Vec<u8>>) -> Vec<(Vec<u32>, u32)> {
+    fn merge(&self, part: &mut Part, received: Vec<Vec<u8>>) -> Vec<(Vec<u32>, u32)> {
         let mut best: FxHashMap<State, (Vec<u32>, u64)> = FxHashMap::default();
-        for bytes in received {
-            let mut r = In::new(&bytes);
-            let (key, parent, state) = (|| Ok::<_, &str>((r.words()?, r.u64()?, r.state()?)))()
-                .unwrap_or_else(|why| malformed(why));
+        let mut all = Vec::new();
+        for bytes in &received {
+            let mut r = In::new(bytes);
+            while !r.is_empty() {
+                let read = (|| Ok::<_, &str>((r.words()?, r.u64()?, r.state()?)))();
+                all.push(read.unwrap_or_else(|why| malformed(why)));
+            }
+        }
+        for (key, parent, state) in all {
             if part.visited.find(&state).is_some() {
                 continue;
             }
@@ -188,7 +193,6 @@ impl Search<'_, '_> {
         }
         let mut new: Vec<(State, (Vec<u32>, u64))> = best.into_iter().collect();
         new.sort_by(|a, b| a.1.0.cmp(&b.1.0));
-        let _ = me;
         new.into_iter()
             .map(|(state, (key, parent))| {
                 let (n, _) = part.visited.insert(&state);
