@@ -16,7 +16,42 @@ pub type Msg = (u32, Vec<u8>);
 
 /// A message with its round: a faster worker may send the next round's before this one has
 /// taken this round's.
-type Sent = (u32, u64, Vec<u8>);
+type Sent = (u32, u64, Bytes);
+
+/// A message's bytes, serialized as one block: serde's own `Vec<u8>` goes byte by byte,
+/// which made (de)serializing most of a process's work.
+#[derive(Clone)]
+pub struct Bytes(Vec<u8>);
+
+impl serde::Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+        d.deserialize_byte_buf(BytesVisitor)
+    }
+}
+
+struct BytesVisitor;
+
+impl serde::de::Visitor<'_> for BytesVisitor {
+    type Value = Bytes;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("bytes")
+    }
+
+    fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Bytes, E> {
+        Ok(Bytes(v))
+    }
+
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Bytes, E> {
+        Ok(Bytes(v.to_vec()))
+    }
+}
 
 pub struct Net {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Sent>>>,
@@ -58,7 +93,7 @@ impl Net {
     pub fn round(&mut self, worker: &mut Worker, out: Vec<Msg>) -> Vec<Vec<u8>> {
         let round = *self.input.time();
         for (to, bytes) in out {
-            self.input.send((to, round, bytes));
+            self.input.send((to, round, Bytes(bytes)));
         }
         let next = round + 1;
         self.input.advance_to(next);
@@ -72,7 +107,7 @@ impl Net {
         let mut inbox = self.inbox.borrow_mut();
         let (this, later): (Vec<Sent>, Vec<Sent>) = inbox.drain(..).partition(|m| m.1 == round);
         *inbox = later;
-        this.into_iter().map(|(_, _, b)| b).collect()
+        this.into_iter().map(|(_, _, b)| b.0).collect()
     }
 
     /// `bytes` to every worker, this one included.
