@@ -7,7 +7,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use timely::container::CapacityContainerBuilder;
-use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::operator::Operator;
+use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
@@ -75,8 +77,17 @@ impl Net {
             scope
                 .input_from(&mut input)
                 .container::<Vec<Sent>>()
-                .exchange(|m: &Sent| u64::from(m.0))
-                .inspect(move |m: &Sent| sink.borrow_mut().push(m.clone()))
+                // Taken, not copied, into the inbox; the probe after it passes a round once
+                // every message of the round is in.
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Exchange::new(|m: &Sent| u64::from(m.0)),
+                    "Inbox",
+                    move |_, _| {
+                        move |input, _output| {
+                            input.for_each(|_, data| sink.borrow_mut().append(data));
+                        }
+                    },
+                )
                 .probe_with(&probe);
         });
         Net {
