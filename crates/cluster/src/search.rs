@@ -171,24 +171,14 @@ impl Search<'_, '_> {
     /// with, numbered in key order: the next frontier.
     fn merge(&self, part: &mut Part, received: Vec<Vec<u8>>) -> Vec<(Vec<u32>, u32)> {
         let mut best: FxHashMap<State, (Vec<u32>, u64)> = FxHashMap::default();
-        let mut all = Vec::new();
-        for bytes in &received {
-            let mut r = In::new(bytes);
+        // Each batch read, kept or dropped state by state, and let go: a level's
+        // successors are never all decoded at once.
+        for bytes in received {
+            let mut r = In::new(&bytes);
             while !r.is_empty() {
                 let read = (|| Ok::<_, &str>((r.words()?, r.u64()?, r.state()?)))();
-                all.push(read.unwrap_or_else(|why| malformed(why)));
-            }
-        }
-        for (key, parent, state) in all {
-            if part.visited.find(&state).is_some() {
-                continue;
-            }
-            match best.get_mut(&state) {
-                Some(b) if b.0 <= key => {}
-                Some(b) => *b = (key, parent),
-                None => {
-                    best.insert(state, (key, parent));
-                }
+                let (key, parent, state) = read.unwrap_or_else(|why| malformed(why));
+                keep_least(part, &mut best, (key, parent, state));
             }
         }
         let mut new: Vec<(State, (Vec<u32>, u64))> = best.into_iter().collect();
@@ -206,6 +196,24 @@ impl Search<'_, '_> {
     fn over(&self, part: &Part) -> bool {
         let bytes = part.visited.bytes() + 8 * part.parents.len() as u64;
         self.max_memory.is_some_and(|m| bytes > m)
+    }
+}
+
+/// Keeps a successor received if it is not stored, with the least key it came with.
+fn keep_least(
+    part: &Part,
+    best: &mut FxHashMap<State, (Vec<u32>, u64)>,
+    (key, parent, state): (Vec<u32>, u64, State),
+) {
+    if part.visited.find(&state).is_some() {
+        return;
+    }
+    match best.get_mut(&state) {
+        Some(b) if b.0 <= key => {}
+        Some(b) => *b = (key, parent),
+        None => {
+            best.insert(state, (key, parent));
+        }
     }
 }
 
