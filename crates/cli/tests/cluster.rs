@@ -215,3 +215,24 @@ fn every_bundled_safety_check_on_two_processes_prints_what_one_prints() {
     }
     assert!(compared >= 25, "only {compared} checks compared");
 }
+
+/// `--max-memory` bounds each process: one past it stops them all, the open check unknown
+/// (exit 3), as on one process (whose counts differ: it stops at the exact state).
+#[test]
+fn max_memory_bounds_each_process_and_leaves_the_check_unknown() {
+    let args = [
+        "philosophers",
+        "-D",
+        "N=9",
+        "--property",
+        "Fixed: deadlock free",
+    ];
+    let out = cluster(2, &[&args[..], &["--max-memory", "1"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("Fixed: deadlock free ... unknown")
+            && text.contains("exploration stopped by --max-memory 1 MiB before this was decided"),
+        "{text}"
+    );
+}
