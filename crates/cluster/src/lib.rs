@@ -191,7 +191,7 @@ fn allocators(
         Some(hosts) => {
             if cluster.process >= hosts.len() {
                 return Err(format!(
-                    "--process {}: the host file names {} processes (0 to {})",
+                    "--process {}: the host file has {} `host:port` lines (processes 0 to {})",
                     cluster.process,
                     hosts.len(),
                     hosts.len() - 1
