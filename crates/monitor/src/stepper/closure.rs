@@ -77,6 +77,11 @@ impl Hyp {
         }
     }
 
+    /// The hash of its state and names.
+    pub fn digest(&self) -> u64 {
+        self.hash
+    }
+
     pub fn bound_elsewhere(&self, key: &str) -> bool {
         let outside = &self.elsewhere;
         let id = outside.bindings.by_key.get(key);

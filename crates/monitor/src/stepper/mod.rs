@@ -21,6 +21,7 @@
 mod closure;
 mod names;
 mod split;
+mod steps;
 mod summary;
 mod window;
 
@@ -45,6 +46,8 @@ pub struct Stepper {
     counter: u32,
     /// By an observation's shape, the hidden channels its closure needed takers of.
     predicted: FxHashMap<(String, Option<String>), Vec<Rc<str>>>,
+    /// Whole steps of windows, remembered.
+    steps: steps::Steps,
 }
 
 /// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
@@ -88,6 +91,7 @@ impl Stepper {
             summaries: Summaries::default(),
             counter: 0,
             predicted: FxHashMap::default(),
+            steps: steps::Steps::default(),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -124,13 +128,32 @@ impl Stepper {
                 Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
                 None => self.whole(),
             };
-            let Some(seeds) = self.rules.take(&cut, obs) else {
-                return Ok((Verdict::Refused, self.expected()?));
-            };
             let Some(groups) = window.as_mut() else {
+                let Some(seeds) = self.rules.take(&cut, obs) else {
+                    return Ok((Verdict::Refused, self.expected()?));
+                };
                 break (cut, self.rules.close(seeds));
             };
-            let (stepped, missing) = self.close_window(seeds, groups);
+            let at = steps::abstract_step(&cut[0], obs);
+            let (stepped, hidden_outs) = match self.steps.get(&at) {
+                Some(step) => {
+                    let after = step.after(&at, &cut[0]);
+                    (Ok((vec![after], Vec::new())), step.hidden_outs.clone())
+                }
+                None => {
+                    let Some(seeds) = self.rules.take(&cut, obs) else {
+                        return Ok((Verdict::Refused, self.expected()?));
+                    };
+                    let (stepped, hidden_outs) = self.close_window(seeds);
+                    if let Ok((after, flags)) = &stepped
+                        && flags.is_empty()
+                    {
+                        (self.steps).remember(at, &cut[0], after, hidden_outs.clone());
+                    }
+                    (stepped, hidden_outs)
+                }
+            };
+            let missing = self.missing(&hidden_outs, groups);
             if missing.is_empty() {
                 break (cut, stepped);
             }
@@ -209,41 +232,42 @@ impl Stepper {
         self.hyps.iter().map(every).collect()
     }
 
-    /// Closes `seeds` (of the window holding `groups`), and says which groups outside it take
-    /// a hidden channel some state of the closure outputs on, with the channel: then the
-    /// window was too small, and its closure is not the whole state's.
-    #[allow(clippy::type_complexity)]
+    /// Closes `seeds` (of a window), with the hidden channels some state of the closure
+    /// outputs on (sorted, each once): their takers must be in the window.
     fn close_window(
         &mut self,
         seeds: Vec<Hyp>,
-        groups: &[GroupId],
-    ) -> (
-        Result<(Vec<Hyp>, Vec<Flag>), ReplayError>,
-        Vec<(Rc<str>, GroupId)>,
-    ) {
+    ) -> (Result<(Vec<Hyp>, Vec<Flag>), ReplayError>, Vec<Rc<str>>) {
         let Stepper {
-            rules,
-            summaries,
-            hyps,
-            ..
+            rules, summaries, ..
         } = self;
-        let rest = &hyps[0].rest;
-        let mut missing = Vec::new();
+        let mut outs = Vec::new();
         let mut seen = |state: &State| {
             for proc in state.procs.iter() {
                 let summary = summaries.of(rules.sem, &rules.alphabet, proc);
-                for head in &summary.hidden_outs {
-                    let outside = rest
-                        .takers(head)
-                        .filter(|g| groups.binary_search(g).is_err());
-                    missing.extend(outside.map(|g| (head.clone(), g)));
-                }
+                outs.extend(summary.hidden_outs.iter().cloned());
             }
         };
         let stepped = rules.close_seeing(seeds, &mut seen);
+        outs.sort();
+        outs.dedup();
+        (stepped, outs)
+    }
+
+    /// The groups outside the window holding `groups` that take one of `hidden_outs`, with
+    /// the channel: then the window was too small, and its closure is not the whole state's.
+    fn missing(&self, hidden_outs: &[Rc<str>], groups: &[GroupId]) -> Vec<(Rc<str>, GroupId)> {
+        let rest = &self.hyps[0].rest;
+        let mut missing = Vec::new();
+        for head in hidden_outs {
+            let outside = rest
+                .takers(head)
+                .filter(|g| groups.binary_search(g).is_err());
+            missing.extend(outside.map(|g| (head.clone(), g)));
+        }
         missing.sort();
         missing.dedup();
-        (stepped, missing)
+        missing
     }
 
     /// The groups `obs` can concern, when one explanation is held and `obs` names its head
