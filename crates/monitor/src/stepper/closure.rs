@@ -31,6 +31,8 @@ pub struct Hyp {
     /// The hash of `state` and `names`, computed once: a closure looks each explanation up
     /// several times.
     hash: u64,
+    /// The hash of `state` alone (the keys of `names` differ from request to request).
+    state_hash: u64,
 }
 
 /// What a window needs to know of the bindings outside it.
@@ -67,6 +69,7 @@ impl Hyp {
     ) -> Hyp {
         let mut hasher = rustc_hash::FxHasher::default();
         state.hash(&mut hasher);
+        let state_hash = hasher.finish();
         names.hash(&mut hasher);
         Hyp {
             state,
@@ -74,12 +77,13 @@ impl Hyp {
             track,
             elsewhere,
             hash: hasher.finish(),
+            state_hash,
         }
     }
 
-    /// The hash of its state and names.
-    pub fn digest(&self) -> u64 {
-        self.hash
+    /// The hash of its state.
+    pub fn state_hash(&self) -> u64 {
+        self.state_hash
     }
 
     pub fn bound_elsewhere(&self, key: &str) -> bool {

@@ -141,7 +141,7 @@ pub fn abstract_step(cut: &Hyp, obs: &Observation) -> Abstract {
 
 fn hash_of(cut: &Hyp, text: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
-    h.write_u64(cut.digest());
+    h.write_u64(cut.state_hash());
     text.hash(&mut h);
     h.finish()
 }
