@@ -70,6 +70,19 @@ impl Hyp {
         let mut hasher = rustc_hash::FxHasher::default();
         state.hash(&mut hasher);
         let state_hash = hasher.finish();
+        Hyp::hashed(state, state_hash, names, track, elsewhere)
+    }
+
+    /// [`Hyp::new`], with the hash of `state` known.
+    pub fn hashed(
+        state: State,
+        state_hash: u64,
+        names: Vec<(Key, u32)>,
+        track: Vec<(u32, u32)>,
+        elsewhere: Rc<Outside>,
+    ) -> Hyp {
+        let mut hasher = rustc_hash::FxHasher::default();
+        hasher.write_u64(state_hash);
         names.hash(&mut hasher);
         Hyp {
             state,

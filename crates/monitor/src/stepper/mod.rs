@@ -50,6 +50,9 @@ pub struct Stepper {
     steps: steps::Steps,
 }
 
+/// The explanations after a closure and its flags.
+type Closed = Result<(Vec<Hyp>, Vec<Flag>), ReplayError>;
+
 /// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
 /// names per request).
 const RENUMBER: u32 = 1 << 31;
@@ -234,10 +237,7 @@ impl Stepper {
 
     /// Closes `seeds` (of a window), with the hidden channels some state of the closure
     /// outputs on (sorted, each once): their takers must be in the window.
-    fn close_window(
-        &mut self,
-        seeds: Vec<Hyp>,
-    ) -> (Result<(Vec<Hyp>, Vec<Flag>), ReplayError>, Vec<Rc<str>>) {
+    fn close_window(&mut self, seeds: Vec<Hyp>) -> (Closed, Vec<Rc<str>>) {
         let Stepper {
             rules, summaries, ..
         } = self;
@@ -553,6 +553,27 @@ mod tests {
         ];
         let fast = same_steps(&labels, &["b", "c", "x"], None);
         assert_eq!(fast.hyps.len(), 2);
+    }
+
+    /// Pings and their answers, each with keys of its own, are stepped by a few remembered
+    /// steps (a window of one shape, whatever its keys), with the reference's verdicts,
+    /// expected labels and bindings.
+    #[test]
+    fn repeated_steps_are_remembered() {
+        let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
+            .map(String::from)
+            .into();
+        labels.push("c2s(note(initialized))".into());
+        for i in 0..16 {
+            labels.push(format!("c2s(req(p{i}, ping, _))"));
+            if i >= 3 {
+                labels.push(format!("s2c(res(p{}, true))", i - 3));
+            }
+        }
+        labels.push("s2c(res(p2, true))".into());
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let fast = same_steps(&labels, &["p0", "p3", "p15"], None);
+        assert_eq!(fast.steps.len(), 9, "steps remembered");
     }
 
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no

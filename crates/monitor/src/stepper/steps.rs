@@ -12,6 +12,7 @@
 
 use super::closure::Hyp;
 use agentpi_check::replay::{Arg, HeadPat, Key, Observation};
+use agentpi_ir::core::LabelDir;
 use agentpi_semantics::State;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
@@ -41,6 +42,7 @@ impl Hash for StepKey {
 /// ids in it; and the hidden channels the closure's states output on.
 pub struct Step {
     state: State,
+    state_hash: u64,
     names: Vec<(u32, u32)>,
     /// (id in the window, id in `state`) of each name of the window that lives on.
     track: Vec<(u32, u32)>,
@@ -60,6 +62,12 @@ pub struct Steps {
 }
 
 impl Steps {
+    /// How many steps it holds.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
     pub fn get(&self, at: &Abstract) -> Option<Rc<Step>> {
         self.table.get(&at.key).cloned()
     }
@@ -93,6 +101,7 @@ impl Steps {
         }
         let step = Step {
             state: after.state.clone(),
+            state_hash: after.state_hash(),
             names,
             track,
             hidden_outs,
@@ -112,7 +121,8 @@ impl Step {
         let track = (self.track.iter())
             .filter_map(|&(local, id)| Some((stable(local)?, id)))
             .collect();
-        Hyp::new(self.state.clone(), names, track, cut.elsewhere.clone())
+        let (state, hash) = (self.state.clone(), self.state_hash);
+        Hyp::hashed(state, hash, names, track, cut.elsewhere.clone())
     }
 }
 
@@ -125,7 +135,12 @@ pub fn abstract_step(cut: &Hyp, obs: &Observation) -> Abstract {
         HeadPat::Named(n) => text.push_str(n),
         HeadPat::Name(key) => place(key, cut, &mut keys, &mut text),
     }
-    _ = write!(text, "/{:?}/{}", obs.dir, obs.lost);
+    text.push(match obs.dir {
+        LabelDir::Any => '/',
+        LabelDir::Send => '!',
+        LabelDir::Receive => '?',
+    });
+    text.push(if obs.lost { 'l' } else { '.' });
     for arg in &obs.args {
         text.push(',');
         write_arg(arg, cut, &mut keys, &mut text);
@@ -194,5 +209,10 @@ fn place(key: &Key, cut: &Hyp, keys: &mut Vec<Key>, out: &mut String) {
         }
     };
     let outside = at >= cut.names.len() && cut.bound_elsewhere(key);
-    _ = write!(out, "#{at}{}", if outside { "e" } else { "" });
+    out.push(if outside { '%' } else { '#' });
+    // One character a place (from the private use area), or its number and a `;`.
+    match char::from_u32(0xE000 + at as u32).filter(|_| at < 0x1000) {
+        Some(c) => out.push(c),
+        None => _ = write!(out, "{at};"),
+    }
 }
