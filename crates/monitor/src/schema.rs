@@ -83,6 +83,11 @@ pub fn mismatch(version: Version, part: Part, method: &str, value: &Value) -> Op
 type Check = fn(&Value) -> Result<(), String>;
 
 fn validate<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
+    // The same deserializer decides; the wrapper that tracks where it failed costs on every
+    // message, so it runs only to say where.
+    if T::deserialize(value).is_ok() {
+        return Ok(());
+    }
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(_) => Ok(()),
         Err(e) if e.path().to_string() == "." => Err(e.inner().to_string()),

@@ -31,6 +31,8 @@ pub struct Hyp {
     /// The hash of `state` and `names`, computed once: a closure looks each explanation up
     /// several times.
     hash: u64,
+    /// The hash of `state` alone (the keys of `names` differ from request to request).
+    state_hash: u64,
 }
 
 /// What a window needs to know of the bindings outside it.
@@ -67,6 +69,20 @@ impl Hyp {
     ) -> Hyp {
         let mut hasher = rustc_hash::FxHasher::default();
         state.hash(&mut hasher);
+        let state_hash = hasher.finish();
+        Hyp::hashed(state, state_hash, names, track, elsewhere)
+    }
+
+    /// [`Hyp::new`], with the hash of `state` known.
+    pub fn hashed(
+        state: State,
+        state_hash: u64,
+        names: Vec<(Key, u32)>,
+        track: Vec<(u32, u32)>,
+        elsewhere: Rc<Outside>,
+    ) -> Hyp {
+        let mut hasher = rustc_hash::FxHasher::default();
+        hasher.write_u64(state_hash);
         names.hash(&mut hasher);
         Hyp {
             state,
@@ -74,7 +90,13 @@ impl Hyp {
             track,
             elsewhere,
             hash: hasher.finish(),
+            state_hash,
         }
+    }
+
+    /// The hash of its state.
+    pub fn state_hash(&self) -> u64 {
+        self.state_hash
     }
 
     pub fn bound_elsewhere(&self, key: &str) -> bool {

@@ -21,6 +21,7 @@
 mod closure;
 mod names;
 mod split;
+mod steps;
 mod summary;
 mod window;
 
@@ -45,7 +46,12 @@ pub struct Stepper {
     counter: u32,
     /// By an observation's shape, the hidden channels its closure needed takers of.
     predicted: FxHashMap<(String, Option<String>), Vec<Rc<str>>>,
+    /// Whole steps of windows, remembered.
+    steps: steps::Steps,
 }
+
+/// The explanations after a closure and its flags.
+type Closed = Result<(Vec<Hyp>, Vec<Flag>), ReplayError>;
 
 /// Past this many stable ids, names are numbered afresh from 0 (a long session makes two
 /// names per request).
@@ -88,6 +94,7 @@ impl Stepper {
             summaries: Summaries::default(),
             counter: 0,
             predicted: FxHashMap::default(),
+            steps: steps::Steps::default(),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -124,13 +131,32 @@ impl Stepper {
                 Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
                 None => self.whole(),
             };
-            let Some(seeds) = self.rules.take(&cut, obs) else {
-                return Ok((Verdict::Refused, self.expected()?));
-            };
             let Some(groups) = window.as_mut() else {
+                let Some(seeds) = self.rules.take(&cut, obs) else {
+                    return Ok((Verdict::Refused, self.expected()?));
+                };
                 break (cut, self.rules.close(seeds));
             };
-            let (stepped, missing) = self.close_window(seeds, groups);
+            let at = steps::abstract_step(&cut[0], obs);
+            let (stepped, hidden_outs) = match self.steps.get(&at) {
+                Some(step) => {
+                    let after = step.after(&at, &cut[0]);
+                    (Ok((vec![after], Vec::new())), step.hidden_outs.clone())
+                }
+                None => {
+                    let Some(seeds) = self.rules.take(&cut, obs) else {
+                        return Ok((Verdict::Refused, self.expected()?));
+                    };
+                    let (stepped, hidden_outs) = self.close_window(seeds);
+                    if let Ok((after, flags)) = &stepped
+                        && flags.is_empty()
+                    {
+                        (self.steps).remember(at, &cut[0], after, hidden_outs.clone());
+                    }
+                    (stepped, hidden_outs)
+                }
+            };
+            let missing = self.missing(&hidden_outs, groups);
             if missing.is_empty() {
                 break (cut, stepped);
             }
@@ -209,41 +235,39 @@ impl Stepper {
         self.hyps.iter().map(every).collect()
     }
 
-    /// Closes `seeds` (of the window holding `groups`), and says which groups outside it take
-    /// a hidden channel some state of the closure outputs on, with the channel: then the
-    /// window was too small, and its closure is not the whole state's.
-    #[allow(clippy::type_complexity)]
-    fn close_window(
-        &mut self,
-        seeds: Vec<Hyp>,
-        groups: &[GroupId],
-    ) -> (
-        Result<(Vec<Hyp>, Vec<Flag>), ReplayError>,
-        Vec<(Rc<str>, GroupId)>,
-    ) {
+    /// Closes `seeds` (of a window), with the hidden channels some state of the closure
+    /// outputs on (sorted, each once): their takers must be in the window.
+    fn close_window(&mut self, seeds: Vec<Hyp>) -> (Closed, Vec<Rc<str>>) {
         let Stepper {
-            rules,
-            summaries,
-            hyps,
-            ..
+            rules, summaries, ..
         } = self;
-        let rest = &hyps[0].rest;
-        let mut missing = Vec::new();
+        let mut outs = Vec::new();
         let mut seen = |state: &State| {
             for proc in state.procs.iter() {
                 let summary = summaries.of(rules.sem, &rules.alphabet, proc);
-                for head in &summary.hidden_outs {
-                    let outside = rest
-                        .takers(head)
-                        .filter(|g| groups.binary_search(g).is_err());
-                    missing.extend(outside.map(|g| (head.clone(), g)));
-                }
+                outs.extend(summary.hidden_outs.iter().cloned());
             }
         };
         let stepped = rules.close_seeing(seeds, &mut seen);
+        outs.sort();
+        outs.dedup();
+        (stepped, outs)
+    }
+
+    /// The groups outside the window holding `groups` that take one of `hidden_outs`, with
+    /// the channel: then the window was too small, and its closure is not the whole state's.
+    fn missing(&self, hidden_outs: &[Rc<str>], groups: &[GroupId]) -> Vec<(Rc<str>, GroupId)> {
+        let rest = &self.hyps[0].rest;
+        let mut missing = Vec::new();
+        for head in hidden_outs {
+            let outside = rest
+                .takers(head)
+                .filter(|g| groups.binary_search(g).is_err());
+            missing.extend(outside.map(|g| (head.clone(), g)));
+        }
         missing.sort();
         missing.dedup();
-        (stepped, missing)
+        missing
     }
 
     /// The groups `obs` can concern, when one explanation is held and `obs` names its head
@@ -529,6 +553,27 @@ mod tests {
         ];
         let fast = same_steps(&labels, &["b", "c", "x"], None);
         assert_eq!(fast.hyps.len(), 2);
+    }
+
+    /// Pings and their answers, each with keys of its own, are stepped by a few remembered
+    /// steps (a window of one shape, whatever its keys), with the reference's verdicts,
+    /// expected labels and bindings.
+    #[test]
+    fn repeated_steps_are_remembered() {
+        let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
+            .map(String::from)
+            .into();
+        labels.push("c2s(note(initialized))".into());
+        for i in 0..16 {
+            labels.push(format!("c2s(req(p{i}, ping, _))"));
+            if i >= 3 {
+                labels.push(format!("s2c(res(p{}, true))", i - 3));
+            }
+        }
+        labels.push("s2c(res(p2, true))".into());
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let fast = same_steps(&labels, &["p0", "p3", "p15"], None);
+        assert_eq!(fast.steps.len(), 9, "steps remembered");
     }
 
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no

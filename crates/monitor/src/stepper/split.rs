@@ -49,11 +49,9 @@ pub type GroupId = u64;
 pub struct Group {
     pub procs: Vec<Proc>,
     names: Vec<u32>,
-    ins: Vec<Rc<str>>,
-    outs: Vec<OutKey>,
-    out_args: Vec<ArgKey>,
-    /// The hidden channels it takes (none: the group is inert).
-    hidden: Vec<Rc<str>>,
+    /// What it is filed under: its component's summary, or theirs merged (its `hidden_ins`,
+    /// the hidden channels it takes; none: the group is inert).
+    keys: Rc<Summary>,
 }
 
 /// The passive groups and their indices. Group ids grow with the session; sets of ids are
@@ -97,7 +95,7 @@ impl Rest {
     pub fn partners(&self, id: GroupId) -> Vec<GroupId> {
         let mut out = vec![id];
         if let Some(group) = self.groups.get(&id) {
-            let heads = group.outs.iter().map(|(head, _)| head);
+            let heads = group.keys.outs.iter().map(|(head, _)| head);
             heads.for_each(|head| out.extend(self.taking(head)));
         }
         out.sort_unstable();
@@ -147,48 +145,30 @@ impl Rest {
     pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, summaries: &[Rc<Summary>]) {
         let id = self.next;
         self.next += 1;
-        let mut ins: Vec<Rc<str>> = summaries.iter().flat_map(|s| s.ins.clone()).collect();
-        let mut outs: Vec<OutKey> = summaries.iter().flat_map(|s| s.outs.clone()).collect();
-        ins.sort();
-        ins.dedup();
-        outs.sort();
-        outs.dedup();
-        let mut out_args: Vec<ArgKey> = summaries.iter().flat_map(|s| s.out_args.clone()).collect();
-        out_args.sort();
-        out_args.dedup();
-        for key in &out_args {
+        let keys = match summaries {
+            [one] => one.clone(),
+            _ => Rc::new(Summary::merge(summaries)),
+        };
+        for key in &keys.out_args {
             self.out_args.entry(key.clone()).or_default().insert(id);
         }
-        let mut hidden: Vec<Rc<str>> = summaries
-            .iter()
-            .flat_map(|s| s.hidden_ins.clone())
-            .collect();
-        hidden.sort();
-        hidden.dedup();
-        for head in &hidden {
+        for head in &keys.hidden_ins {
             self.hidden.entry(head.clone()).or_default().insert(id);
         }
-        if !hidden.is_empty() {
+        if !keys.hidden_ins.is_empty() {
             self.passive.insert(id);
         }
-        for head in &ins {
+        for head in &keys.ins {
             self.ins.entry(head.clone()).or_default().insert(id);
         }
-        for key in &outs {
+        for key in &keys.outs {
             self.outs.entry(key.clone()).or_default().insert(id);
             self.out_heads.entry(key.0.clone()).or_default().insert(id);
         }
         for &name in &names {
             self.owner.insert(name, id);
         }
-        let group = Group {
-            procs,
-            names,
-            ins,
-            outs,
-            out_args,
-            hidden,
-        };
+        let group = Group { procs, names, keys };
         self.groups.insert(id, group);
     }
 
@@ -202,14 +182,15 @@ impl Rest {
                 }
             }
         };
-        for head in &group.ins {
+        let keys = &group.keys;
+        for head in &keys.ins {
             unlist(&mut self.ins, head);
         }
-        for head in &group.hidden {
+        for head in &keys.hidden_ins {
             unlist(&mut self.hidden, head);
         }
         self.passive.remove(&id);
-        for key in &group.outs {
+        for key in &keys.outs {
             if let Some(set) = self.outs.get_mut(key) {
                 set.remove(&id);
                 if set.is_empty() {
@@ -218,7 +199,7 @@ impl Rest {
             }
             unlist(&mut self.out_heads, &key.0);
         }
-        for key in &group.out_args {
+        for key in &keys.out_args {
             if let Some(set) = self.out_args.get_mut(key) {
                 set.remove(&id);
                 if set.is_empty() {

@@ -129,7 +129,40 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
             s.ins.push(sem.chan_name(chan).into());
         }
     }
+    s.sort();
     s
+}
+
+impl Summary {
+    /// The keys of several components' summaries together (what a group is filed under).
+    pub fn merge(summaries: &[Rc<Summary>]) -> Summary {
+        let mut s = Summary {
+            passive: summaries.iter().all(|s| s.passive),
+            ..Summary::default()
+        };
+        for one in summaries {
+            s.hidden_ins.extend(one.hidden_ins.iter().cloned());
+            s.hidden_outs.extend(one.hidden_outs.iter().cloned());
+            s.ins.extend(one.ins.iter().cloned());
+            s.outs.extend(one.outs.iter().cloned());
+            s.out_args.extend(one.out_args.iter().cloned());
+        }
+        s.sort();
+        s
+    }
+
+    /// Each list sorted, each key once: a group of one component is filed under its
+    /// component's summary as it is.
+    fn sort(&mut self) {
+        for heads in [&mut self.hidden_ins, &mut self.hidden_outs, &mut self.ins] {
+            heads.sort();
+            heads.dedup();
+        }
+        self.outs.sort();
+        self.outs.dedup();
+        self.out_args.sort();
+        self.out_args.dedup();
+    }
 }
 
 fn on(chan: Chan) -> Label {
