@@ -6,6 +6,10 @@
 
 use agentpi_bridge::{Options, RETRY_TIMEOUT, SessionLimits};
 
+/// The allocator of the `agentpi` binary, so that the times are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: bridge_stdio bridge --to legacy|modern -- CMD ARGS...";
