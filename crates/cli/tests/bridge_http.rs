@@ -774,9 +774,7 @@ fn the_listening_side_refuses_rebinding() {
 
 /// The rmcp server example (crates/cli/examples/rmcp_server.rs), built with the tests.
 fn rmcp_server() -> String {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples/rmcp_server").display().to_string()
+    crate::support::example("rmcp_server")
 }
 
 /// rmcp 3.11 speaks 2026-07-28 (`server/discover`, no `initialize`): a scripted legacy
@@ -1087,7 +1085,9 @@ fn several_legacy_clients_share_a_listening_bridge() {
 /// share the bridge's one legacy session, each request known by an id of the bridge's own.
 /// Each gets the answers it gets from the server directly (legacy mode), in the modern era;
 /// no finding on either side. Only one client asks, so which held call a server's
-/// elicitation goes to is never in doubt ("Not built yet" in docs/bridge.md).
+/// elicitation goes to is never in doubt ("Not built yet" in docs/bridge.md). A client
+/// through the bridge gets `PATIENCE`, not a whole `SESSION`: a bridge that stops answering
+/// one of them (it happened in development) fails the test in two minutes, not ten.
 #[test]
 fn several_modern_clients_share_a_listening_bridge() {
     let scenarios = ["everything", "calls", "calls"];
@@ -1105,7 +1105,11 @@ fn several_modern_clients_share_a_listening_bridge() {
         let memory = memory.as_path();
         std::thread::scope(|scope| {
             let runs: Vec<_> = (scenarios.iter())
-                .map(|s| scope.spawn(move || bridge_legacy::client("auto", s, url, memory).0))
+                .map(|s| {
+                    let through =
+                        move || bridge_legacy::client_within("auto", s, url, memory, PATIENCE).0;
+                    scope.spawn(through)
+                })
                 .collect();
             let outs = runs.into_iter().map(|r| r.join().unwrap());
             outs.collect::<Vec<String>>()
