@@ -88,7 +88,7 @@ fn server_info(init: &Value) -> Value {
 /// Why a modern request's `_meta` cannot be carried: the protocol version it names, when it
 /// is not the one the bridge speaks (error -32022, M4).
 pub fn check_version(params: &Value) -> Result<(), Value> {
-    let asked = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion");
+    let asked = meta_key(params, "io.modelcontextprotocol/protocolVersion");
     match asked.and_then(Value::as_str) {
         Some(MODERN) => Ok(()),
         other => Err(json!({
@@ -99,9 +99,15 @@ pub fn check_version(params: &Value) -> Result<(), Value> {
     }
 }
 
+/// `params._meta[key]`: read on every request, where `pointer` would unescape its path
+/// (`~1`) into new strings each time.
+fn meta_key<'a>(params: &'a Value, key: &str) -> Option<&'a Value> {
+    params.get("_meta")?.get(key)
+}
+
 /// The model's capability bit of a modern request (its `_meta` clientCapabilities).
 pub fn caps(params: &Value) -> Caps {
-    let declared = params.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities");
+    let declared = meta_key(params, "io.modelcontextprotocol/clientCapabilities");
     wire::caps(declared.unwrap_or(&Value::Null))
 }
 
