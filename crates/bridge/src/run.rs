@@ -3,7 +3,8 @@
 //! goes to ours), each handing a line to the direction's process (`ToModern` or `ToLegacy`,
 //! an `Engine`, shared under a lock) and writing what it says, in order, on the thread that
 //! read it: a hop wakes no other thread on its way (a hand-over to a loop thread cost each
-//! hop a wake-up, which was most of what the bridge added to a call). One loop takes the
+//! hop a wake-up, which was most of what the bridge added to a call); a peer that does not
+//! read gets what waits for it from a thread of its own (`Outlet`). One loop takes the
 //! rest: the HTTP sides' exchanges, the ends of the streams, and a held call's timeout when
 //! it is due. It ends when the client's input ends (the server is closed, status 0) or when
 //! the server goes away (every request in flight gets an error, status 1).
@@ -12,6 +13,7 @@ use crate::engine::{Engine, To};
 use crate::input::Input;
 use crate::listen::Listener;
 use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
+use crate::outlet::Outlet;
 use crate::per_session::PerSession;
 use crate::refine;
 use crate::serve_http;
@@ -24,11 +26,12 @@ use agentpi_http_proxy::{Access, Limits};
 use agentpi_monitor::Report;
 use agentpi_monitor::lines::Lines;
 use serde_json::{Map, json};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::SocketAddr;
+use std::os::fd::AsFd;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -183,7 +186,8 @@ pub fn to_legacy(options: &Options) -> Ended {
 pub(crate) enum Server {
     Child {
         child: Child,
-        stdin: Option<ChildStdin>,
+        /// Its standard input, until it is closed (or the server stopped reading).
+        stdin: Option<Outlet>,
     },
     Http(Box<Upstream>),
 }
@@ -241,13 +245,23 @@ fn start<E: Engine>(
         Map::from_iter([("command".into(), json!(options.command))]),
     );
     let stdout = child.stdout.take();
-    let stdin = child.stdin.take();
+    // Nothing to tell when the server stops reading: its end comes on its stdout.
+    let stdin = child.stdin.take().map(|s| Outlet::new(s.into(), || {}));
+    let stdin = match stdin.transpose() {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
     Ok((bridge, Server::Child { child, stdin }, stdout))
 }
 
 /// The client side: the standard streams, or a Streamable HTTP server.
 pub(crate) enum Client {
-    Stdio,
+    /// Our standard output (a client that stops reading it is told to the loop).
+    Stdio(Outlet),
     Http(Box<Listener>),
 }
 
@@ -260,7 +274,10 @@ fn client_side<E: Engine>(
     options: &Options,
 ) -> Result<Client, String> {
     let Some(listen) = options.listen else {
-        return Ok(Client::Stdio);
+        let stdout = std::io::stdout().as_fd().try_clone_to_owned();
+        let stdout = stdout.map_err(|e| format!("cannot write to the standard output: {e}"))?;
+        let gone = move || drop(tx.send(Input::ClientGone));
+        return Outlet::new(stdout, gone).map(Client::Stdio);
     };
     let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
     bridge.client_side().set_http();
@@ -346,7 +363,7 @@ fn serve<E: Engine + Send + 'static>(
     };
     // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
     write(&mut bridge, &mut server, &mut client);
-    let stdin = matches!(client, Client::Stdio);
+    let stdin = matches!(client, Client::Stdio(_));
     let shared = Arc::new(Mutex::new(Shared {
         bridge,
         server,
@@ -385,9 +402,13 @@ fn serve<E: Engine + Send + 'static>(
         }
         Server::Child { .. } => Vec::new(),
     };
-    if let Client::Http(listener) = client {
-        listener.close();
-        notes.extend(listener.notes.take());
+    match client {
+        Client::Http(listener) => {
+            listener.close();
+            notes.extend(listener.notes.take());
+        }
+        // Every answer written before the report (as long as the client reads).
+        Client::Stdio(stdout) => stdout.close(None),
     }
     let mut ended = finish(bridge, status, message, options, &notes);
     ended.transport = notes;
@@ -566,7 +587,10 @@ fn settle<E: Engine>(bridge: &mut E) {
 fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
     match server {
         Server::Child { child, stdin } => {
-            drop(stdin.take());
+            if let Some(stdin) = stdin.take() {
+                // What is queued for it, within the grace a server gets to exit.
+                stdin.close(Some(Duration::from_secs(1)));
+            }
             let code = close(child);
             bridge.server_side().process("exit", code_field(code));
             code
@@ -597,7 +621,6 @@ fn show(code: Option<i32>) -> String {
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
 fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
-    let mut out = std::io::stdout().lock();
     for written in bridge.take_routed() {
         let mut bytes = written.bytes;
         match (written.to, &mut *server, &mut *client) {
@@ -605,19 +628,16 @@ fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) ->
                 let route = (written.session.as_deref(), written.call.as_ref());
                 listener.write(bytes, route, bridge.client_side());
             }
-            (To::Client, _, Client::Stdio) => {
+            (To::Client, _, Client::Stdio(stdout)) => {
                 bytes.push(b'\n');
-                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                if !stdout.write(bytes) {
                     return false;
                 }
             }
             (To::Server, Server::Http(upstream), _) => upstream.post(bytes, bridge.server_side()),
             (To::Server, Server::Child { stdin, .. }, _) => {
                 bytes.push(b'\n');
-                let failed = stdin
-                    .as_mut()
-                    .is_some_and(|s| s.write_all(&bytes).and_then(|()| s.flush()).is_err());
-                if failed {
+                if stdin.as_ref().is_some_and(|s| !s.write(bytes)) {
                     // The server is going: its end comes on its stdout.
                     *stdin = None;
                 }
