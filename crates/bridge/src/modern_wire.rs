@@ -6,7 +6,7 @@
 
 use crate::msg::Caps;
 use crate::wire::{self, LEGACY, MODERN};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The `_meta` keys of the modern era, which a legacy server must not see.
 const MODERN_KEYS: [&str; 4] = [
@@ -113,22 +113,31 @@ pub fn caps(params: &Value) -> Caps {
 
 /// The request's params for the legacy session: the modern `_meta` keys, `inputResponses`
 /// and `requestState` removed (a progress token stays).
+/// Only what stays is copied (the modern `_meta`, a client's capabilities and information,
+/// was most of the copy), in the order the client gave it.
 pub fn legacy_params(params: &Value) -> Value {
-    let mut out = params.clone();
-    let Some(object) = out.as_object_mut() else {
+    let Some(object) = params.as_object() else {
         return json!({});
     };
-    object.remove("inputResponses");
-    object.remove("requestState");
-    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-        for key in MODERN_KEYS {
-            meta.remove(key);
-        }
-        if meta.is_empty() {
-            object.remove("_meta");
+    let mut out = Map::new();
+    for (key, value) in object {
+        match (key.as_str(), value) {
+            ("inputResponses" | "requestState", _) => {}
+            ("_meta", Value::Object(meta)) => {
+                let legacy = |(k, _): &(&String, &Value)| !MODERN_KEYS.contains(&k.as_str());
+                let kept: Map<String, Value> = (meta.iter().filter(legacy))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if !kept.is_empty() {
+                    out.insert(key.clone(), Value::Object(kept));
+                }
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
         }
     }
-    out
+    Value::Object(out)
 }
 
 /// A legacy result as a modern client expects it: `resultType`, the server named in
