@@ -12,9 +12,14 @@
 # it starts, which agentpi waits for), peak RSS (the larger of agentpi and the server) and
 # wall time for the whole session are printed beside the client's p50/p99; the direct line
 # gives the server's alone.
+# Each bridge line ends with its p50 against the monitor's of the same round (ratio and
+# difference): the issue's bound is within 1.2x and 1 ms.
 # Usage: bench/bridge/side_by_side.sh [CALLS] [ROUNDS] [modern|legacy]
 #   AGENTPI: the binary, or several separated by spaces (default target/release/agentpi);
-#   the monitor runs with the first.
+#   the monitor runs with the first. A bridge-only build can follow it: the stdio example
+#   (`cargo build --release -p agentpi-bridge --example bridge_stdio`, minutes where the
+#   agentpi binary takes most of an hour on a busy machine), e.g.
+#   AGENTPI="target/release/agentpi target/release/examples/bridge_stdio".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 calls=${1:-300}
@@ -57,9 +62,17 @@ run() {
     got=$($client "${args[@]}" /usr/bin/time -v -o "$times" "$@" "${server[@]}" 2>/dev/null)
     local cpu
     cpu=$(echo "$(field 'User time') + $(field 'System time')" | bc)
-    printf '%-10s %s: %s  cpu %s s, peak RSS %s kB, wall %s\n' "$label" "$round" "$got" \
-        "$cpu" "$(field 'Maximum resident')" "$(field 'Elapsed (wall')"
+    local p50 against=""
+    p50=$(echo "$got" | sed -n 's/^p50 \([0-9.]*\) ms.*/\1/p')
+    case $label in
+    monitor) monitor_p50=$p50 ;;
+    bridge*) against=$(echo "$p50 $monitor_p50" |
+        awk '$2 > 0 {printf "  vs monitor %.2fx, %+.2f ms", $1 / $2, $1 - $2}') ;;
+    esac
+    printf '%-10s %s: %s  cpu %s s, peak RSS %s kB, wall %s%s\n' "$label" "$round" "$got" \
+        "$cpu" "$(field 'Maximum resident')" "$(field 'Elapsed (wall')" "$against"
 }
+monitor_p50=0
 echo "load: $(uptime)"
 for round in $(seq "$rounds"); do
     run direct "${plain[@]}" --

@@ -1,5 +1,5 @@
-//! What the bridge's one loop is told, by the threads and tasks that read its two sides: a
-//! line of a stdio peer, the end of one, or what happened on an HTTP exchange with the
+//! What the bridge's one loop is told, by the threads and tasks that read its two sides: the
+//! end of a stdio peer (whose lines its reader steps itself), or what happened on an HTTP exchange with the
 //! upstream (`upstream`) or with a client of the listening side (`listen`).
 
 use bytes::Bytes;
@@ -8,10 +8,16 @@ use std::net::SocketAddr;
 use tokio::sync::mpsc;
 
 pub enum Input {
-    Client(Vec<u8>),
+    /// The client's standard input ended (or the listening side was told to stop).
     ClientEnd,
-    Server(Vec<u8>),
+    /// The server's standard output ended.
     ServerEnd,
+    /// A reader stepped a line that moved when a held call's timeout is due.
+    Due,
+    /// A reader could not write to the client: it stopped reading.
+    ClientGone,
+    /// A reader panicked (a bug): the loop ends the bridge with it.
+    Panicked(Box<dyn std::any::Any + Send>),
     Upstream(Up),
     /// A POST, GET or DELETE of a client of the listening side.
     Listen(Posted),

@@ -6,14 +6,15 @@
 //! (`call`), both sides monitored with their era's checks (`side`, each judged on a thread of
 //! its own: `judge`). No printing: the binary renders what `run` returns.
 //!
-//! The transports under it: stdio, or Streamable HTTP on either side (`upstream` and `post`
+//! The transports under it: stdio (each peer's input written through an `outlet`), or
+//! Streamable HTTP on either side (`upstream` and `post`
 //! for `--upstream URL`, `serve_http`, `listen` and `sessions` for `--listen HOST:PORT`).
 //!
 //! Layering inside the crate, bottom to top: `msg`, `notes`, `model`, `wire`, `modern_wire`;
 //! `refine`, `machine`, `judge`, `side`, `engine`, `call`, `held`, `undeclared`,
 //! `subscriptions`; `to_modern`,
 //! `to_legacy`, `per_session`; `input`,
-//! `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
+//! `outlet`, `post`, `upstream`, `serve_http`, `sessions`, `listen`; `run`.
 
 pub mod call;
 pub mod engine;
@@ -26,6 +27,7 @@ pub mod model;
 pub mod modern_wire;
 pub mod msg;
 pub mod notes;
+pub mod outlet;
 pub mod per_session;
 pub mod post;
 pub mod refine;

@@ -6,7 +6,7 @@
 
 use crate::msg::Caps;
 use crate::wire::{self, LEGACY, MODERN};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The `_meta` keys of the modern era, which a legacy server must not see.
 const MODERN_KEYS: [&str; 4] = [
@@ -88,7 +88,7 @@ fn server_info(init: &Value) -> Value {
 /// Why a modern request's `_meta` cannot be carried: the protocol version it names, when it
 /// is not the one the bridge speaks (error -32022, M4).
 pub fn check_version(params: &Value) -> Result<(), Value> {
-    let asked = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion");
+    let asked = meta_key(params, "io.modelcontextprotocol/protocolVersion");
     match asked.and_then(Value::as_str) {
         Some(MODERN) => Ok(()),
         other => Err(json!({
@@ -99,30 +99,45 @@ pub fn check_version(params: &Value) -> Result<(), Value> {
     }
 }
 
+/// `params._meta[key]`: read on every request, where `pointer` would unescape its path
+/// (`~1`) into new strings each time.
+fn meta_key<'a>(params: &'a Value, key: &str) -> Option<&'a Value> {
+    params.get("_meta")?.get(key)
+}
+
 /// The model's capability bit of a modern request (its `_meta` clientCapabilities).
 pub fn caps(params: &Value) -> Caps {
-    let declared = params.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities");
+    let declared = meta_key(params, "io.modelcontextprotocol/clientCapabilities");
     wire::caps(declared.unwrap_or(&Value::Null))
 }
 
 /// The request's params for the legacy session: the modern `_meta` keys, `inputResponses`
 /// and `requestState` removed (a progress token stays).
+/// Only what stays is copied (the modern `_meta`, a client's capabilities and information,
+/// was most of the copy), in the order the client gave it.
 pub fn legacy_params(params: &Value) -> Value {
-    let mut out = params.clone();
-    let Some(object) = out.as_object_mut() else {
+    let Some(object) = params.as_object() else {
         return json!({});
     };
-    object.remove("inputResponses");
-    object.remove("requestState");
-    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-        for key in MODERN_KEYS {
-            meta.remove(key);
-        }
-        if meta.is_empty() {
-            object.remove("_meta");
+    let mut out = Map::new();
+    for (key, value) in object {
+        match (key.as_str(), value) {
+            ("inputResponses" | "requestState", _) => {}
+            ("_meta", Value::Object(meta)) => {
+                let legacy = |(k, _): &(&String, &Value)| !MODERN_KEYS.contains(&k.as_str());
+                let kept: Map<String, Value> = (meta.iter().filter(legacy))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if !kept.is_empty() {
+                    out.insert(key.clone(), Value::Object(kept));
+                }
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
         }
     }
-    out
+    Value::Object(out)
 }
 
 /// A legacy result as a modern client expects it: `resultType`, the server named in

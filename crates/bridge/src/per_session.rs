@@ -69,8 +69,7 @@ impl PerSession {
         }
         // Sides of its own that are never used: the shared ones are lent for each step.
         let now = Instant::now();
-        let sides = Side::new("legacy", None, now)
-            .and_then(|legacy| Side::new("modern", None, now).map(|modern| (legacy, modern)));
+        let sides = Side::pair(None, now);
         let made = sides.and_then(|(legacy, modern)| ToModern::new(self.model, legacy, modern));
         match made {
             Ok(process) => {

@@ -1,14 +1,19 @@
 //! The bridge's process: the server it starts (`-- CMD`), a reader thread for the client's
 //! standard input and one for the server's standard output (the server's standard error
-//! goes to ours), and one loop that hands each line to the direction's process (`ToModern`
-//! or `ToLegacy`, an `Engine`) and writes what it says, in order, and tells it when a held
-//! call's timeout is due. It ends when the client's input ends (the server is closed,
-//! status 0) or when the server goes away (every request in flight gets an error, status 1).
+//! goes to ours), each handing a line to the direction's process (`ToModern` or `ToLegacy`,
+//! an `Engine`, shared under a lock) and writing what it says, in order, on the thread that
+//! read it: a hop wakes no other thread on its way (a hand-over to a loop thread cost each
+//! hop a wake-up, which was most of what the bridge added to a call); a peer that does not
+//! read gets what waits for it from a thread of its own (`Outlet`). One loop takes the
+//! rest: the HTTP sides' exchanges, the ends of the streams, and a held call's timeout when
+//! it is due. It ends when the client's input ends (the server is closed, status 0) or when
+//! the server goes away (every request in flight gets an error, status 1).
 
 use crate::engine::{Engine, To};
 use crate::input::Input;
 use crate::listen::Listener;
 use crate::model::{self, TO_LEGACY_SYSTEMS, TO_MODERN_SYSTEMS};
+use crate::outlet::Outlet;
 use crate::per_session::PerSession;
 use crate::refine;
 use crate::serve_http;
@@ -21,11 +26,14 @@ use agentpi_http_proxy::{Access, Limits};
 use agentpi_monitor::Report;
 use agentpi_monitor::lines::Lines;
 use serde_json::{Map, json};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::SocketAddr;
+use std::os::fd::AsFd;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The default of `--retry-timeout`: how long `--to legacy` holds a legacy call for the
@@ -143,14 +151,14 @@ pub fn to_modern(options: &Options) -> Ended {
 }
 
 /// Starts the server and runs `make`'s process until one side ends.
-fn bridge<E: Engine>(
+fn bridge<E: Engine + Send + 'static>(
     options: &Options,
     era: Era,
     make: impl FnOnce(Side, Side) -> Result<E, String>,
 ) -> Ended {
     let (tx, rx) = channel();
     match start(options, era, &tx, make) {
-        Ok((bridge, server)) => serve(bridge, server, tx, &rx, options),
+        Ok((bridge, server, stdout)) => serve(bridge, server, stdout, tx, &rx, options),
         Err(e) => Ended::early(2, e),
     }
 }
@@ -178,27 +186,28 @@ pub fn to_legacy(options: &Options) -> Ended {
 pub(crate) enum Server {
     Child {
         child: Child,
-        stdin: Option<ChildStdin>,
+        /// Its standard input, until it is closed (or the server stopped reading).
+        stdin: Option<Outlet>,
     },
     Http(Box<Upstream>),
 }
 
 /// Starts the server (or sets up the upstream) and makes the direction's process of the two
-/// sides (`legacy`, `modern`); a started server's side records its `spawn`.
+/// sides (`legacy`, `modern`); a started server's side records its `spawn`, and its
+/// standard output is given back to be read.
 fn start<E: Engine>(
     options: &Options,
     era: Era,
     tx: &Sender<Input>,
     make: impl FnOnce(Side, Side) -> Result<E, String>,
-) -> Result<(E, Server), String> {
+) -> Result<(E, Server, Option<ChildStdout>), String> {
     let dir = options.record.as_deref();
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
     let now = Instant::now();
-    let mut legacy = Side::new("legacy", dir, now)?;
-    let mut modern = Side::new("modern", dir, now)?;
+    let (mut legacy, mut modern) = Side::pair(dir, now)?;
     if let Some(url) = &options.upstream {
         let upstream = Upstream::new(url, era, tx.clone())?;
         // Before the process is made: `ToLegacy` writes its `initialize` at once.
@@ -206,7 +215,11 @@ fn start<E: Engine>(
             Era::Modern => modern.set_http(),
             Era::Legacy => legacy.set_http(),
         }
-        return Ok((make(legacy, modern)?, Server::Http(Box::new(upstream))));
+        return Ok((
+            make(legacy, modern)?,
+            Server::Http(Box::new(upstream)),
+            None,
+        ));
     }
     let (program, args) = options
         .command
@@ -219,28 +232,41 @@ fn start<E: Engine>(
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-    let mut bridge = make(legacy, modern)?;
+    let mut bridge = match make(legacy, modern) {
+        Ok(bridge) => bridge,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
     bridge.server_side().process(
         "spawn",
         Map::from_iter([("command".into(), json!(options.command))]),
     );
-    let stdout = child.stdout.take().expect("piped");
-    if let Err(e) = reader(stdout, tx.clone(), Input::Server, Input::ServerEnd) {
-        let _ = child.kill();
-        return Err(e);
-    }
-    let stdin = child.stdin.take();
-    Ok((bridge, Server::Child { child, stdin }))
+    let stdout = child.stdout.take();
+    // Nothing to tell when the server stops reading: its end comes on its stdout.
+    let stdin = child.stdin.take().map(|s| Outlet::new(s.into(), || {}));
+    let stdin = match stdin.transpose() {
+        Ok(stdin) => stdin,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
+    Ok((bridge, Server::Child { child, stdin }, stdout))
 }
 
 /// The client side: the standard streams, or a Streamable HTTP server.
 pub(crate) enum Client {
-    Stdio,
+    /// Our standard output (a client that stops reading it is told to the loop).
+    Stdio(Outlet),
     Http(Box<Listener>),
 }
 
 /// The client side: `--listen` starts the HTTP server (its address told), else the
-/// standard input is read.
+/// standard input is read (`read`, once the process is shared).
 fn client_side<E: Engine>(
     bridge: &mut E,
     era: Era,
@@ -248,8 +274,10 @@ fn client_side<E: Engine>(
     options: &Options,
 ) -> Result<Client, String> {
     let Some(listen) = options.listen else {
-        reader(std::io::stdin(), tx, Input::Client, Input::ClientEnd)?;
-        return Ok(Client::Stdio);
+        let stdout = std::io::stdout().as_fd().try_clone_to_owned();
+        let stdout = stdout.map_err(|e| format!("cannot write to the standard output: {e}"))?;
+        let gone = move || drop(tx.send(Input::ClientGone));
+        return Outlet::new(stdout, gone).map(Client::Stdio);
     };
     let listening = serve_http::start(listen, &options.access, options.limits, tx)?;
     bridge.client_side().set_http();
@@ -262,9 +290,62 @@ fn client_side<E: Engine>(
     Ok(Client::Http(Box::new(listener)))
 }
 
-fn serve<E: Engine>(
+/// What the loop and the stdio readers share, under one lock: the process and both
+/// transports.
+struct Shared<E> {
+    bridge: E,
+    server: Server,
+    client: Client,
+    /// A write to the client failed: it stopped reading (the loop ends the bridge).
+    client_gone: bool,
+    /// The loop has ended: a line read later is not stepped.
+    over: bool,
+}
+
+type Locked<E> = Arc<Mutex<Shared<E>>>;
+
+/// The shared state, also after a reader panicked with it (its panic ends the bridge:
+/// `Input::Panicked`).
+fn lock<E>(shared: &Mutex<Shared<E>>) -> MutexGuard<'_, Shared<E>> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Which stdio peer a reader reads.
+#[derive(Clone, Copy)]
+enum Peer {
+    Client,
+    Server,
+}
+
+impl<E: Engine> Shared<E> {
+    /// A line of a stdio peer stepped and what the process says written, on the reader's
+    /// thread; the loop told when a held call's timeout moved, or when the client stopped
+    /// reading.
+    fn line(&mut self, peer: Peer, line: &[u8], tx: &Sender<Input>) {
+        if self.over || self.client_gone || blank(line) {
+            return;
+        }
+        let due = self.bridge.due();
+        match peer {
+            Peer::Client => self.bridge.client(line),
+            Peer::Server => self.bridge.server(line),
+        }
+        if !write(&mut self.bridge, &mut self.server, &mut self.client) {
+            self.client_gone = true;
+            let _ = tx.send(Input::ClientGone);
+            return;
+        }
+        settle(&mut self.bridge);
+        if self.bridge.due() != due {
+            let _ = tx.send(Input::Due);
+        }
+    }
+}
+
+fn serve<E: Engine + Send + 'static>(
     mut bridge: E,
     mut server: Server,
+    stdout: Option<ChildStdout>,
     tx: Sender<Input>,
     rx: &Receiver<Input>,
     options: &Options,
@@ -273,7 +354,7 @@ fn serve<E: Engine>(
         "legacy" => Era::Modern,
         _ => Era::Legacy,
     };
-    let mut client = match client_side(&mut bridge, era, tx, options) {
+    let mut client = match client_side(&mut bridge, era, tx.clone(), options) {
         Ok(c) => c,
         Err(e) => {
             end_server(&mut bridge, &mut server);
@@ -282,137 +363,217 @@ fn serve<E: Engine>(
     };
     // What the process wrote at its start (`--to legacy`: the legacy `initialize`).
     write(&mut bridge, &mut server, &mut client);
-    let (status, message) = pump(&mut bridge, rx, &mut server, &mut client, options);
-    let mut notes = match &mut server {
+    let stdin = matches!(client, Client::Stdio(_));
+    let shared = Arc::new(Mutex::new(Shared {
+        bridge,
+        server,
+        client,
+        client_gone: false,
+        over: false,
+    }));
+    let read = stdout
+        .map_or(Ok(()), |out| read(out, &shared, &tx, Peer::Server))
+        .and_then(|()| match stdin {
+            true => read(std::io::stdin(), &shared, &tx, Peer::Client),
+            false => Ok(()),
+        });
+    drop(tx);
+    let (status, message) = match read {
+        Ok(()) => pump(&shared, rx, options),
+        Err(e) => {
+            let mut guard = lock(&shared);
+            let Shared { bridge, server, .. } = &mut *guard;
+            end_server(bridge, server);
+            guard.over = true;
+            (2, Some(e))
+        }
+    };
+    let mut guard = lock(&shared);
+    let Shared {
+        bridge,
+        server,
+        client,
+        ..
+    } = &mut *guard;
+    let mut notes = match server {
         Server::Http(upstream) => {
             upstream.close();
             upstream.notes.take()
         }
         Server::Child { .. } => Vec::new(),
     };
-    if let Client::Http(listener) = &mut client {
-        listener.close();
-        notes.extend(listener.notes.take());
+    match client {
+        Client::Http(listener) => {
+            listener.close();
+            notes.extend(listener.notes.take());
+        }
+        // Every answer written before the report (as long as the client reads).
+        Client::Stdio(stdout) => stdout.close(None),
     }
     let mut ended = finish(bridge, status, message, options, &notes);
     ended.transport = notes;
     ended
 }
 
-/// A thread reading lines from `from` into the loop's channel; an error if the system will
-/// not start one.
-fn reader(
-    mut from: impl Read + Send + 'static,
-    tx: Sender<Input>,
-    line: fn(Vec<u8>) -> Input,
-    end: Input,
+/// A thread reading the lines of a stdio peer from `from` and stepping each; its end (or its
+/// panic) told to the loop. An error if the system will not start one.
+fn read<E: Engine + Send + 'static>(
+    from: impl Read + Send + 'static,
+    shared: &Locked<E>,
+    tx: &Sender<Input>,
+    peer: Peer,
 ) -> Result<(), String> {
+    let (shared, tx) = (shared.clone(), tx.clone());
     let spawned = std::thread::Builder::new().spawn(move || {
-        let mut lines = Lines::default();
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            let n = match from.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            lines.feed(&buf[..n], |l| {
-                let _ = tx.send(line(l.to_vec()));
-            });
-        }
-        lines.end(|l| {
-            let _ = tx.send(line(l.to_vec()));
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| lines(from, &shared, &tx, peer)));
+        let _ = tx.send(match (read, peer) {
+            (Err(panic), _) => Input::Panicked(panic),
+            (Ok(()), Peer::Client) => Input::ClientEnd,
+            (Ok(()), Peer::Server) => Input::ServerEnd,
         });
-        let _ = tx.send(end);
     });
     spawned
         .map(drop)
         .map_err(|e| format!("cannot start a thread to read a side: {e}"))
 }
 
-/// The loop: each line to the bridge, what it writes written; a due timeout told. Returns
-/// the status.
+/// Reads `from` until it ends, each line stepped under the lock.
+fn lines<E: Engine>(
+    mut from: impl Read,
+    shared: &Mutex<Shared<E>>,
+    tx: &Sender<Input>,
+    peer: Peer,
+) {
+    let mut lines = Lines::default();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut shared = lock(shared);
+        lines.feed(&buf[..n], |l| shared.line(peer, l, tx));
+    }
+    lines.end(|l| lock(shared).line(peer, l, tx));
+}
+
+/// The loop: what the HTTP sides and the ends of the stdio streams bring, taken under the
+/// lock; a due timeout told. Returns the status, the stdio readers told to stop stepping.
 fn pump<E: Engine>(
-    bridge: &mut E,
+    shared: &Mutex<Shared<E>>,
     rx: &Receiver<Input>,
-    server: &mut Server,
-    client: &mut Client,
     options: &Options,
 ) -> (u8, Option<String>) {
     loop {
-        let input = match bridge.due() {
+        let due = lock(shared).bridge.due();
+        let input = match due {
             None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
         };
-        match input {
-            Err(RecvTimeoutError::Disconnected) => return (1, None),
-            Err(RecvTimeoutError::Timeout) => bridge.tick(Instant::now()),
-            Ok(Input::Client(line)) if !blank(&line) => bridge.client(&line),
-            Ok(Input::Server(line)) if !blank(&line) => bridge.server(&line),
-            Ok(Input::Client(_) | Input::Server(_)) => {}
-            Ok(Input::Listen(posted)) => {
-                if let Client::Http(listener) = client {
-                    listener.posted(posted, bridge);
-                }
+        if let Ok(Input::Panicked(panic)) = input {
+            std::panic::resume_unwind(panic);
+        }
+        let mut guard = lock(shared);
+        let Shared {
+            bridge,
+            server,
+            client,
+            ..
+        } = &mut *guard;
+        if let Some(ended) = take(input, bridge, server, client, options) {
+            guard.over = true;
+            return ended;
+        }
+    }
+}
+
+/// One input of the loop; the status when the bridge ends.
+fn take<E: Engine>(
+    input: Result<Input, RecvTimeoutError>,
+    bridge: &mut E,
+    server: &mut Server,
+    client: &mut Client,
+    options: &Options,
+) -> Option<(u8, Option<String>)> {
+    match input {
+        Err(RecvTimeoutError::Disconnected) => return Some((1, None)),
+        Err(RecvTimeoutError::Timeout) => bridge.tick(Instant::now()),
+        // The reader that stepped the line settled it; the loop waits until the new due.
+        Ok(Input::Due | Input::Panicked(_)) => return None,
+        Ok(Input::Listen(posted)) => {
+            if let Client::Http(listener) = client {
+                listener.posted(posted, bridge);
             }
-            Ok(Input::StreamClosed(stream)) => {
-                if let Client::Http(listener) = client {
-                    listener.stream_closed(stream, bridge);
-                }
+        }
+        Ok(Input::StreamClosed(stream)) => {
+            if let Client::Http(listener) = client {
+                listener.stream_closed(stream, bridge);
             }
-            Ok(Input::NotAllowed(request)) => {
-                if let Client::Http(listener) = client {
-                    listener.not_allowed(&request, bridge.client_side());
-                }
+        }
+        Ok(Input::NotAllowed(request)) => {
+            if let Client::Http(listener) = client {
+                listener.not_allowed(&request, bridge.client_side());
             }
-            Ok(Input::Refused(refused)) => {
-                if let Client::Http(listener) = client {
-                    listener.refused(&refused, bridge.client_side());
-                }
+        }
+        Ok(Input::Refused(refused)) => {
+            if let Client::Http(listener) = client {
+                listener.refused(&refused, bridge.client_side());
             }
-            Ok(Input::Upstream(up)) => {
-                let Server::Http(upstream) = server else {
-                    continue;
-                };
-                if let Err(why) = upstream.on(up, bridge) {
-                    let url = options.upstream.as_deref().unwrap_or_default();
-                    let flight = bridge.in_flight();
-                    let why = format!(
-                        "upstream {url} cannot be reached ({why}); {flight} request(s) in flight"
-                    );
-                    bridge.server_gone(&why);
-                    write(bridge, server, client);
-                    return (1, Some(format!("the {why}")));
-                }
-            }
-            Ok(Input::ClientEnd) => {
-                bridge.client_side().process("eof", side("client"));
-                bridge.closing();
-                write(bridge, server, client);
-                end_server(bridge, server);
-                return (0, None);
-            }
-            Ok(Input::ServerEnd) => {
-                bridge.server_side().process("eof", side("server"));
-                let code = end_server(bridge, server);
+        }
+        Ok(Input::Upstream(up)) => {
+            let Server::Http(upstream) = server else {
+                return None;
+            };
+            if let Err(why) = upstream.on(up, bridge) {
+                let url = options.upstream.as_deref().unwrap_or_default();
                 let flight = bridge.in_flight();
                 let why = format!(
-                    "exited (status {}) with {flight} request(s) in flight",
-                    show(code)
+                    "upstream {url} cannot be reached ({why}); {flight} request(s) in flight"
                 );
                 bridge.server_gone(&why);
                 write(bridge, server, client);
-                return (1, Some(format!("the server {why}")));
+                return Some((1, Some(format!("the {why}"))));
             }
         }
-        if !write(bridge, server, client) {
+        Ok(Input::ClientEnd) => {
             bridge.client_side().process("eof", side("client"));
             bridge.closing();
             write(bridge, server, client);
             end_server(bridge, server);
-            return (0, Some("the client stopped reading".into()));
+            return Some((0, None));
         }
-        settle(bridge);
+        Ok(Input::ServerEnd) => {
+            bridge.server_side().process("eof", side("server"));
+            let code = end_server(bridge, server);
+            let flight = bridge.in_flight();
+            let why = format!(
+                "exited (status {}) with {flight} request(s) in flight",
+                show(code)
+            );
+            bridge.server_gone(&why);
+            write(bridge, server, client);
+            return Some((1, Some(format!("the server {why}"))));
+        }
+        Ok(Input::ClientGone) => return Some(client_gone(bridge, server, client)),
     }
+    if !write(bridge, server, client) {
+        return Some(client_gone(bridge, server, client));
+    }
+    settle(bridge);
+    None
+}
+
+/// The client stopped reading: the bridge closes as when its input ends.
+fn client_gone<E: Engine>(
+    bridge: &mut E,
+    server: &mut Server,
+    client: &mut Client,
+) -> (u8, Option<String>) {
+    bridge.client_side().process("eof", side("client"));
+    bridge.closing();
+    write(bridge, server, client);
+    end_server(bridge, server);
+    (0, Some("the client stopped reading".into()))
 }
 
 /// Both sides' monitors judge and record what crossed, once it is written (`Side::settle`).
@@ -426,7 +587,10 @@ fn settle<E: Engine>(bridge: &mut E) {
 fn end_server<E: Engine>(bridge: &mut E, server: &mut Server) -> Option<i32> {
     match server {
         Server::Child { child, stdin } => {
-            drop(stdin.take());
+            if let Some(stdin) = stdin.take() {
+                // What is queued for it, within the grace a server gets to exit.
+                stdin.close(Some(Duration::from_secs(1)));
+            }
             let code = close(child);
             bridge.server_side().process("exit", code_field(code));
             code
@@ -457,7 +621,6 @@ fn show(code: Option<i32>) -> String {
 
 /// Writes what the bridge said, in order; false when the client stopped reading.
 fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) -> bool {
-    let mut out = std::io::stdout().lock();
     for written in bridge.take_routed() {
         let mut bytes = written.bytes;
         match (written.to, &mut *server, &mut *client) {
@@ -465,19 +628,16 @@ fn write<E: Engine>(bridge: &mut E, server: &mut Server, client: &mut Client) ->
                 let route = (written.session.as_deref(), written.call.as_ref());
                 listener.write(bytes, route, bridge.client_side());
             }
-            (To::Client, _, Client::Stdio) => {
+            (To::Client, _, Client::Stdio(stdout)) => {
                 bytes.push(b'\n');
-                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                if !stdout.write(bytes) {
                     return false;
                 }
             }
             (To::Server, Server::Http(upstream), _) => upstream.post(bytes, bridge.server_side()),
             (To::Server, Server::Child { stdin, .. }, _) => {
                 bytes.push(b'\n');
-                let failed = stdin
-                    .as_mut()
-                    .is_some_and(|s| s.write_all(&bytes).and_then(|()| s.flush()).is_err());
-                if failed {
+                if stdin.as_ref().is_some_and(|s| !s.write(bytes)) {
                     // The server is going: its end comes on its stdout.
                     *stdin = None;
                 }
@@ -513,7 +673,7 @@ fn exit_code(status: std::process::ExitStatus) -> Option<i32> {
 
 /// Both sides' reports, and `--report FILE`.
 fn finish<E: Engine>(
-    mut bridge: E,
+    bridge: &mut E,
     status: u8,
     message: Option<String>,
     options: &Options,

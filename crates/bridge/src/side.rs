@@ -4,8 +4,8 @@
 //! format). On the legacy side the bridge is the server (`s2c` is what it writes); on the
 //! modern side it is the client (`c2s` is what it writes).
 //!
-//! A message is timed when it crosses but handed to the side's judge (`judge`: the monitor
-//! and the trace on a thread of their own) later (`settle`), after the bridge has written
+//! A message is timed when it crosses but handed to the side's judge (`judge`: both sides'
+//! monitors and traces on a thread of their own) later (`settle`), after the bridge has written
 //! what it makes of it, as `agentpi monitor` relays first and checks on another thread: the
 //! monitors are off the path of a request. Every other event settles what waits first, so
 //! the monitor and the trace see everything in order, with the same times.
@@ -14,7 +14,6 @@ use crate::judge::Judge;
 use agentpi_monitor::{Dir, Event, Report};
 use serde_json::{Map, Value};
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::Path;
 use std::time::Instant;
 
@@ -30,24 +29,29 @@ pub struct Side {
 }
 
 impl Side {
-    /// A side named `name`, recording to `DIR/NAME.jsonl` when `dir` is given.
-    pub fn new(name: &'static str, dir: Option<&Path>, start: Instant) -> Result<Side, String> {
-        let record = match dir {
-            None => None,
+    /// The legacy and the modern side, judged on one thread, recording to
+    /// `DIR/legacy.jsonl` and `DIR/modern.jsonl` when `dir` is given.
+    pub fn pair(dir: Option<&Path>, start: Instant) -> Result<(Side, Side), String> {
+        const NAMES: [&str; 2] = ["legacy", "modern"];
+        let record = |name: &str| match dir {
+            None => Ok(None),
             Some(dir) => {
                 let path = dir.join(format!("{name}.jsonl"));
-                let file = File::create(&path)
-                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-                Some(BufWriter::new(file))
+                File::create(&path)
+                    .map(Some)
+                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
             }
         };
-        Ok(Side {
+        let records = [record(NAMES[0])?, record(NAMES[1])?];
+        let [legacy, modern] = Judge::pair(NAMES, records)?;
+        let side = |name, judge| Side {
             name,
-            judge: Judge::start(name, record)?,
+            judge,
             start,
             http: false,
             waiting: Vec::new(),
-        })
+        };
+        Ok((side(NAMES[0], legacy), side(NAMES[1], modern)))
     }
 
     /// A message that crossed this side, `dir` as this side's monitor sees it: timed now,

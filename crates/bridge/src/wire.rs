@@ -96,11 +96,26 @@ impl Declared {
 }
 
 pub fn request(id: &Value, method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    let mut message = head(id);
+    message.insert("method".into(), Value::String(method.into()));
+    message.insert("params".into(), params);
+    Value::Object(message)
 }
 
 pub fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    let mut message = head(id);
+    message.insert("result".into(), result);
+    Value::Object(message)
+}
+
+/// `jsonrpc` and `id`, the first fields of every message the bridge makes. The rest is moved
+/// in, not copied: `json!` serialises each value it is given into a new one, which was a
+/// fifth of what the bridge spent on a line (a call's result copied key by key).
+fn head(id: &Value) -> Map<String, Value> {
+    let mut message = Map::new();
+    message.insert("jsonrpc".into(), Value::String("2.0".into()));
+    message.insert("id".into(), id.clone());
+    message
 }
 
 pub fn error(id: &Value, code: i64, message: &str) -> Value {

@@ -69,8 +69,7 @@ fn log_went(written: &[Written]) -> Vec<(Option<String>, Option<Value>)> {
 fn a_log_line_goes_to_the_session_of_its_stream() {
     let model = model().unwrap();
     let now = Instant::now();
-    let legacy = Side::new("legacy", None, now).unwrap();
-    let modern = Side::new("modern", None, now).unwrap();
+    let (legacy, modern) = Side::pair(None, now).unwrap();
     let mut bridge = PerSession::new(model, legacy, modern);
     let _older = session_with_call(&mut bridge, "A");
     let newer = session_with_call(&mut bridge, "B");
@@ -89,8 +88,7 @@ fn a_log_line_goes_to_the_session_of_its_stream() {
 fn bridge() -> PerSession {
     let model = model().unwrap();
     let now = Instant::now();
-    let legacy = Side::new("legacy", None, now).unwrap();
-    let modern = Side::new("modern", None, now).unwrap();
+    let (legacy, modern) = Side::pair(None, now).unwrap();
     PerSession::new(model, legacy, modern)
 }
 

@@ -462,8 +462,7 @@ const CASES: &[Case] = &[
 fn check(case: &Case) {
     let model = model().unwrap();
     let now = Instant::now();
-    let modern = Side::new("modern", None, now).unwrap();
-    let legacy = Side::new("legacy", None, now).unwrap();
+    let (legacy, modern) = Side::pair(None, now).unwrap();
     let mut bridge = ToLegacy::new(model, modern, legacy, Duration::ZERO).unwrap();
     let mut written: Vec<(To, String)> = Vec::new();
     let take = |bridge: &mut ToLegacy| {

@@ -554,11 +554,8 @@ const SUBSCRIBE: &str =
 fn check(case: &Case) {
     let model = model().unwrap();
     let now = Instant::now();
-    let sides = (
-        Side::new("legacy", None, now),
-        Side::new("modern", None, now),
-    );
-    let mut bridge = ToModern::new(model, sides.0.unwrap(), sides.1.unwrap()).unwrap();
+    let (legacy, modern) = Side::pair(None, now).unwrap();
+    let mut bridge = ToModern::new(model, legacy, modern).unwrap();
     let mut written: Vec<(To, String)> = Vec::new();
     for (k, (who, text)) in case.steps.iter().enumerate() {
         let at = format!("{} step {}", case.name, k + 1);

@@ -774,9 +774,7 @@ fn the_listening_side_refuses_rebinding() {
 
 /// The rmcp server example (crates/cli/examples/rmcp_server.rs), built with the tests.
 fn rmcp_server() -> String {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples/rmcp_server").display().to_string()
+    crate::support::example("rmcp_server")
 }
 
 /// rmcp 3.11 speaks 2026-07-28 (`server/discover`, no `initialize`): a scripted legacy
@@ -1086,8 +1084,13 @@ fn several_legacy_clients_share_a_listening_bridge() {
 /// elicitation and sampling rounds) and two running `calls` (echo, get-sum, a prompt), which
 /// share the bridge's one legacy session, each request known by an id of the bridge's own.
 /// Each gets the answers it gets from the server directly (legacy mode), in the modern era;
-/// no finding on either side. Only one client asks, so which held call a server's
-/// elicitation goes to is never in doubt ("Not built yet" in docs/bridge.md).
+/// no finding on either side. The client that asks runs first, alone; the two others then
+/// at once: on stdio a server's elicitation names no call, and the bridge gives it to the
+/// first call in flight whose copy takes it ("Not built yet" in docs/bridge.md), so a
+/// `calls` client's call in flight at that moment took it (and its client hung) in one run
+/// of three when all three ran at once. A client through the bridge gets `PATIENCE`, not a
+/// whole `SESSION`: a bridge that stops answering one of them (it happened in development)
+/// fails the test in two minutes, not ten.
 #[test]
 fn several_modern_clients_share_a_listening_bridge() {
     let scenarios = ["everything", "calls", "calls"];
@@ -1103,13 +1106,15 @@ fn several_modern_clients_share_a_listening_bridge() {
         let url = std::slice::from_ref(&bridge.url);
         let memory = files.join("m.json");
         let memory = memory.as_path();
+        let through = |s: &str| bridge_legacy::client_within("auto", s, url, memory, PATIENCE).0;
+        let mut outs = vec![through(scenarios[0])];
         std::thread::scope(|scope| {
-            let runs: Vec<_> = (scenarios.iter())
-                .map(|s| scope.spawn(move || bridge_legacy::client("auto", s, url, memory).0))
+            let runs: Vec<_> = (scenarios[1..].iter())
+                .map(|s| scope.spawn(move || through(s)))
                 .collect();
-            let outs = runs.into_iter().map(|r| r.join().unwrap());
-            outs.collect::<Vec<String>>()
-        })
+            outs.extend(runs.into_iter().map(|r| r.join().unwrap()));
+        });
+        outs
     };
     let (outs, _, dir) = with_bridge("modern-clients", "legacy", &on_stdio(&server), run);
     for (out, want) in outs.iter().zip(&reference) {

@@ -4,12 +4,10 @@
 //! where nothing names the call). A Python SDK 1.x server, a scripted modern client; the call
 //! that stays open (`hold`) ends only when the client releases it: no timing.
 
-use crate::bridge_http::{Step, Wait, bridge_to, drive, fastmcp1, report};
-use crate::bridge_lost::{answer, call, leak, meta, retry};
+use crate::bridge_http::{Step, Wait, bridge_to, drive, report};
+use crate::bridge_lost::{answer, call, discover, legacy_http, retry};
 use crate::monitor::scratch;
-use crate::support::listening_on_any_port;
 use serde_json::json;
-use std::process::Stdio;
 
 /// A call that stays open (`hold`) and then one that asks the user (`ask`): the server's
 /// elicitation, on `ask`'s stream, goes to `ask` (its client gets the `input_required`
@@ -18,13 +16,8 @@ use std::process::Stdio;
 #[test]
 fn a_legacy_servers_request_goes_to_the_call_on_whose_stream_it_came() {
     let dir = scratch("bridge-http-asks-by-stream");
-    let spawn = fastmcp1(Some(0)).stderr(Stdio::null()).spawn().unwrap();
-    let (_server, port) = listening_on_any_port(spawn);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let discover = leak(format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
-        meta()
-    ));
+    let (_server, _, url) = legacy_http(0);
+    let discover = discover();
     let steps = [
         Step::Send(discover, Wait::Id(1)),
         Step::Send(call(2, "hold", r#"{"key":"a"}"#), Wait::None),

@@ -15,6 +15,7 @@ use crate::support::repo;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 /// A legacy server and the client's scenario for it.
 struct Case {
@@ -77,13 +78,24 @@ pub(crate) fn client(
     command: &[String],
     memory: &Path,
 ) -> (String, bool) {
+    client_within(mode, scenario, command, memory, SESSION)
+}
+
+/// `client`, which must end within `limit` (else it is killed and the test fails).
+pub(crate) fn client_within(
+    mode: &str,
+    scenario: &str,
+    command: &[String],
+    memory: &Path,
+    limit: Duration,
+) -> (String, bool) {
     let mut client = Command::new(peer(".venv/bin/python"));
     client
         .arg(repo().join("tests/bridge/modern_client.py"))
         .args([mode, scenario, "--"])
         .args(command)
         .env("MEMORY_FILE_PATH", memory);
-    let out = output_within(&mut client, SESSION);
+    let out = output_within(&mut client, limit);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the client failed: {stdout}{stderr}");

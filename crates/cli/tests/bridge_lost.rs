@@ -26,6 +26,27 @@ pub(crate) fn meta() -> String {
     )
 }
 
+/// The legacy Python SDK 1.x server on Streamable HTTP (`tests/bridge/legacy_http_server.py`)
+/// listening on `port` (0: any free one), the port it got and its URL.
+pub(crate) fn legacy_http(port: u16) -> (Server, u16, String) {
+    let child = fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
+    let (server, port) = listening_on_any_port(child);
+    (server, port, mcp_url(port))
+}
+
+/// The MCP endpoint of a server on loopback at `port`.
+pub(crate) fn mcp_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// The modern client's `server/discover` (id 1), with the `_meta` its calls carry.
+pub(crate) fn discover() -> &'static str {
+    leak(format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
+        meta()
+    ))
+}
+
 pub(crate) fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
@@ -55,14 +76,9 @@ pub(crate) fn answer(seen: &[Value], id: i64) -> &Value {
 #[test]
 fn calls_held_in_a_lost_session_get_gone_and_one_new_session_serves_the_rest() {
     let dir = scratch("bridge-lost-held");
-    let spawn = |port: u16| fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
-    let (server, port) = listening_on_any_port(spawn(0));
+    let (server, port, url) = legacy_http(0);
     let mut server: Option<Server> = Some(server);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let discover = leak(format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
-        meta()
-    ));
+    let discover = discover();
     // Two tools that ask: the modern side's monitor pairs a retry with the last
     // `input_required` of the same tool, whatever its `requestState`.
     let ask = |q: &str| leak(format!(r#"{{"question":"{q}"}}"#));
@@ -89,7 +105,7 @@ fn calls_held_in_a_lost_session_get_gone_and_one_new_session_serves_the_rest() {
     ];
     let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
         drop(server.take());
-        server = Some(listening_on_any_port(spawn(port)).0);
+        server = Some(legacy_http(port).0);
     });
     assert_eq!(status, Some(0), "{stderr}");
     for id in [2, 3, 7] {
@@ -160,14 +176,9 @@ fn initializes(record: &Path) -> usize {
 fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
     let dir = scratch("bridge-lost-broken");
     let record = dir.join("rec/legacy.jsonl");
-    let spawn = |port: u16| fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
-    let (server, port) = listening_on_any_port(spawn(0));
+    let (server, port, url) = legacy_http(0);
     let mut server: Option<Server> = Some(server);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let discover = leak(format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
-        meta()
-    ));
+    let discover = discover();
     let steps = [
         Step::Send(discover, Wait::Id(1)),
         Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
@@ -177,7 +188,7 @@ fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
     ];
     let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
         drop(server.take());
-        server = Some(listening_on_any_port(spawn(port)).0);
+        server = Some(legacy_http(port).0);
         // The bridge opens the new session on the break alone: nothing else tells it.
         let started = Instant::now();
         while initializes(&record) < 2 {
@@ -227,11 +238,8 @@ fn a_held_calls_stream_that_ends_normally_is_no_loss() {
         .arg(repo().join("tests/bridge/polling_server.py"))
         .arg("0");
     let (_server, port) = listening_on_any_port(polling.stderr(Stdio::null()).spawn().unwrap());
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let discover = leak(format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
-        meta()
-    ));
+    let url = mcp_url(port);
+    let discover = discover();
     let steps = [
         Step::Send(discover, Wait::Id(1)),
         Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
@@ -270,14 +278,9 @@ fn a_held_calls_stream_that_ends_normally_is_no_loss() {
 fn a_server_that_never_comes_back_ends_the_re_opening() {
     let dir = scratch("bridge-lost-never");
     let record = dir.join("rec/legacy.jsonl");
-    let spawn = |port: u16| fastmcp1(Some(port)).stderr(Stdio::null()).spawn().unwrap();
-    let (server, port) = listening_on_any_port(spawn(0));
+    let (server, _, url) = legacy_http(0);
     let mut server: Option<Server> = Some(server);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let discover = leak(format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{}}}}}"#,
-        meta()
-    ));
+    let discover = discover();
     let steps = [
         Step::Send(discover, Wait::Id(1)),
         Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),

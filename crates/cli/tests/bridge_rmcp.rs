@@ -12,13 +12,10 @@ use crate::bridge_run::{answers, bridge_then, client, trace_check};
 use crate::cases::each_in_parallel;
 use crate::monitor::scratch;
 use serde_json::{Value, json};
-use std::path::Path;
 
 /// The rmcp example that asks, built with the tests.
 pub(crate) fn rmcp_asks() -> Vec<String> {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    vec![profile.join("examples/rmcp_asks").display().to_string()]
+    vec![crate::support::example("rmcp_asks")]
 }
 
 /// The rules each side's monitor reports: none on the legacy side; on the modern side

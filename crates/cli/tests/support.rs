@@ -14,6 +14,22 @@ pub(crate) fn repo() -> PathBuf {
         .unwrap()
 }
 
+/// An example of this crate (`crates/cli/examples/NAME.rs`), built beside the test binary:
+/// `cargo test` builds the examples, `cargo test --test cli` alone does not, and a test
+/// that started a missing one failed later with ENOENT or a broken pipe; it fails at once,
+/// saying what to build.
+pub(crate) fn example(name: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let path = profile.join("examples").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build -p agentpi --examples` first",
+        path.display()
+    );
+    path.display().to_string()
+}
+
 /// A child process killed when the test ends, pass or fail.
 pub(crate) struct Server(pub(crate) Child);
 

@@ -23,18 +23,9 @@ fn npm(name: &str) -> String {
     ))
 }
 
-/// The rmcp server of crates/cli/examples/rmcp_server.rs, built beside this test binary
-/// (`cargo test` builds the examples; `cargo test --test cli` alone does not).
+/// The rmcp server of crates/cli/examples/rmcp_server.rs, built beside this test binary.
 fn rmcp_server() -> String {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    let server = profile.join("examples").join("rmcp_server");
-    assert!(
-        server.exists(),
-        "{} is missing: run `cargo build -p agentpi --example rmcp_server` first",
-        server.display()
-    );
-    server.display().to_string()
+    crate::support::example("rmcp_server")
 }
 
 /// Deadlines no prompt server can miss on a loaded machine (the build machine has run these

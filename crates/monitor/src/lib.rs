@@ -19,6 +19,7 @@ pub mod http;
 pub mod ledger;
 pub mod lines;
 pub mod model;
+pub mod record;
 pub mod rules;
 pub mod sampling;
 pub mod schema;
@@ -29,6 +30,7 @@ pub mod stepper;
 pub mod tasks;
 pub mod trace;
 
+pub use record::Record;
 pub use session::{Report, Session, SessionReport, Violation};
 pub use sessions::Sessions;
 pub use trace::{Dir, Event, TraceError};

@@ -13,25 +13,12 @@ use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The checker's niceness: a tenth of the CPU of a thread at the default priority, when
-/// they compete for a core.
-const CHECKER_NICE: i32 = 10;
-
 /// How many events the checker steps between offers of its core to a relay thread. A
 /// flood's batch is hundreds of events, milliseconds of checking; the scheduler lets a
 /// running thread finish its slice before a woken one of higher priority takes the core, and
 /// the relay's round trips waited for it (a flood's p99: up to 7 ms without the yield, about 3
 /// with it).
 const YIELD_EVERY: usize = 2;
-
-/// The checker thread runs below the relay and the peers: the traffic never waits
-/// for the checks, and on a machine a flood keeps busy the checker takes the CPU that is
-/// left; when it falls too far behind, the report says how much went unchecked.
-fn yield_to_the_relay() {
-    let me = rustix::thread::gettid();
-    // Best effort: where the system refuses, the checker runs at the relay's priority.
-    let _ = rustix::process::setpriority_process(Some(me), CHECKER_NICE);
-}
 
 /// The checker thread: feeds the session the batches of `events` (taking each off `queue`'s
 /// budget once checked), writes a line per violation to standard error
@@ -47,11 +34,10 @@ pub(super) fn check(
     hurry: &AtomicBool,
     say: &dyn Fn(String),
 ) -> (agentpi_monitor::Report, Charts) {
-    yield_to_the_relay();
-    // Load both models now, while the server starts, rather than when the era is known and
-    // messages are already queueing.
-    let _ = agentpi_monitor::model::legacy();
-    let _ = agentpi_monitor::model::modern();
+    // The checker runs below the relay and the peers: the traffic never waits for the
+    // checks, and on a machine a flood keeps busy the checker takes the CPU that is left;
+    // when it falls too far behind, the report says how much went unchecked.
+    agentpi_monitor::record::judge_thread();
     let mut checker = Checker {
         session: Sessions::new(),
         window: VecDeque::new(),

@@ -10,10 +10,9 @@ use super::checker::{Charts, check, summary};
 use super::queue::Queue;
 use crate::output;
 use agentpi_monitor::lines::Lines;
-use agentpi_monitor::{Dir, Event, Session};
+use agentpi_monitor::{Dir, Event, Record, Session};
 use serde_json::{Map, json};
-use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -110,12 +109,11 @@ const BURST_PAUSE: Duration = Duration::from_micros(100);
 /// What the relay threads share: the clock, the record and the checker's queue.
 struct Tap {
     start: Instant,
-    record: Mutex<Option<BufWriter<File>>>,
+    record: Mutex<Record>,
     queue: Queue,
     dropped: AtomicUsize,
     /// Set when the session is over and the checker must finish at once.
     hurry: AtomicBool,
-    record_failed: AtomicBool,
     /// Whether events go to the checker at all (`--no-check`: no).
     check: bool,
     /// Our standard error, shared with the server's: the monitor's lines wait while the
@@ -181,7 +179,8 @@ impl Tap {
     fn record_and_queue(&self, batch: Vec<Event>) {
         let mut record = self.record.lock().unwrap_or_else(|e| e.into_inner());
         for event in &batch {
-            self.record_one(&mut record, event);
+            // A failed write ends the record; the end of the session says so.
+            let _ = record.write(event);
         }
         self.queue(batch);
     }
@@ -198,21 +197,6 @@ impl Tap {
         let n = batch.len();
         if !self.queue.offer(batch) {
             self.dropped.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-
-    /// Writes `event` to the record, flushed (`--record`).
-    fn record_one(&self, record: &mut Option<BufWriter<File>>, event: &Event) {
-        if let Some(file) = record.as_mut() {
-            let line = event.to_line() + "\n";
-            if file
-                .write_all(line.as_bytes())
-                .and_then(|()| file.flush())
-                .is_err()
-            {
-                self.record_failed.store(true, Ordering::Relaxed);
-                *record = None;
-            }
         }
     }
 
@@ -271,7 +255,7 @@ pub fn run(args: Args) -> u8 {
         .map(|p| super::private::create(p.as_ref()))
         .transpose()
     {
-        Ok(f) => f.map(BufWriter::new),
+        Ok(f) => Record::new(f),
         Err(e) => {
             output::errln!(
                 "error: cannot write `{}`: {e}",
@@ -300,7 +284,6 @@ pub fn run(args: Args) -> u8 {
         queue,
         dropped: AtomicUsize::new(0),
         hurry: AtomicBool::new(false),
-        record_failed: AtomicBool::new(false),
         check: !args.no_check,
         stderr: Mutex::default(),
     });
@@ -508,7 +491,8 @@ fn finish(
     status: u8,
 ) -> u8 {
     let mut failed = false;
-    if tap.record_failed.load(Ordering::Relaxed) {
+    let record_failed = tap.record.lock().map_or(true, |r| r.failed());
+    if record_failed {
         output::errln!("agentpi monitor: error: writing the record failed; it is incomplete");
         failed = true;
     }
