@@ -287,6 +287,16 @@ impl Engine for PerSession {
         }
     }
 
+    fn due(&self) -> Option<Instant> {
+        self.sessions.iter().filter_map(|(_, p)| p.due()).min()
+    }
+
+    fn tick(&mut self, now: Instant) {
+        for k in 0..self.sessions.len() {
+            self.lend(k, |p| p.tick(now));
+        }
+    }
+
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {
         let out = std::mem::take(&mut self.out).into_iter();
         out.map(|w| (w.to, w.bytes)).collect()
