@@ -247,18 +247,27 @@ impl Subscriptions {
                 .lists
                 .as_ref()
                 .is_some_and(|l| l.reopening.due.is_some());
-            let text = match (ended, reopens) {
-                (true, true) => "the server ended the list-changes listen: opened again",
-                (true, false) => {
+            let again = self.lists.as_ref().is_some_and(|l| l.reopening.row > 0);
+            let text = match (ended, reopens, again) {
+                (true, true, _) => "the server ended the list-changes listen: opened again",
+                (true, false, _) => {
                     "the server ended the list-changes listen again and again: list changes \
                      are no longer carried"
                 }
-                (false, _) => {
-                    "the server refused the list-changes listen: list changes are not \
-                               carried"
+                (false, _, true) => {
+                    "the server refused to open the list-changes listen again: list changes \
+                     are no longer carried"
+                }
+                (false, _, false) => {
+                    sides.note(format!(
+                        "the server refused the list-changes listen: {message}"
+                    ));
+                    ""
                 }
             };
-            sides.note(format!("{text} ({message})"));
+            if !text.is_empty() {
+                sides.note(format!("{text} ({message})"));
+            }
             if !reopens {
                 self.lists = None;
             }
