@@ -29,6 +29,7 @@ pub mod notes;
 pub mod per_session;
 pub mod post;
 pub mod refine;
+pub mod resume;
 pub mod run;
 pub mod serve_http;
 pub mod sessions;
