@@ -31,6 +31,7 @@ pub mod outlet;
 pub mod per_session;
 pub mod post;
 pub mod refine;
+pub mod resume;
 pub mod run;
 pub mod serve_http;
 pub mod sessions;

@@ -28,6 +28,8 @@ pub const TO_MODERN_SYSTEMS: &[&str] = &[
     "LegacyRudeBridged",
     "SubBridged",
     "SubCrossBridged",
+    "SubEndBridged",
+    "ListsEndBridged",
     "LogBridged",
     "TaskBridged",
 ];

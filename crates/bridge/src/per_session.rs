@@ -14,8 +14,8 @@
 //! lists changed for every client) to every session; a log line over stdio (where nothing on
 //! the line tells whose call it is) to the one call in flight that opted in to log lines
 //! (M9: only a request with `…/logLevel` in `_meta` may get one; M14: only one in flight),
-//! when there is exactly one; any other notification, or a log line with no such call or
-//! several, to the oldest session.
+//! when there is exactly one, else to the one session that could own it, else nowhere
+//! (noted); any other notification to the oldest session.
 
 use crate::engine::{Engine, To, Written};
 use crate::input::id_key;
@@ -142,6 +142,39 @@ impl PerSession {
         }
     }
 
+    /// A log line with nothing on it to tell its call (a server on stdio): the one call that
+    /// may get it (M9, M14) when there is exactly one; else the one session that could own
+    /// it (the only session with calls that opted in, or the only session); else dropped with
+    /// a note, as `--to legacy` does: a guess could show one client's line to another.
+    fn log_line(&mut self, raw: &[u8], message: &Value) {
+        if let Some(request) = self.sole_logger(message) {
+            return self.server_on_stream(raw, &request);
+        }
+        let live = |o: &Owner| self.sessions.iter().any(|(s, _)| *s == o.session);
+        let mut opted: Vec<&String> = (self.owners.values())
+            .filter(|o| o.logs && live(o))
+            .map(|o| &o.session)
+            .collect();
+        opted.sort();
+        opted.dedup();
+        let session = match (opted.as_slice(), self.sessions.as_slice()) {
+            ([one], _) => Some(one.to_string()),
+            ([], [(one, _)]) => Some(one.clone()),
+            _ => None,
+        };
+        match session.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o)) {
+            Some(k) => self.lend(k, |p| p.server(raw)),
+            None => {
+                self.shared.server.message(Dir::S2c, raw);
+                let (n, m) = (opted.len(), self.sessions.len());
+                self.shared.note(format!(
+                    "dropped a log line that names no request: {n} of {m} sessions have calls \
+                     that opted in, so no one session could own it"
+                ));
+            }
+        }
+    }
+
     /// The session a message of the server goes to.
     fn owner(&mut self, message: &Value) -> Option<String> {
         if message.get("method").is_none() {
@@ -239,9 +272,8 @@ impl Engine for PerSession {
         if list_change(&message) && !self.sessions.is_empty() {
             return self.broadcast(raw);
         }
-        // A log line with nothing on it to tell its call: the one call that may get it.
-        if let Some(request) = self.sole_logger(&message) {
-            return self.server_on_stream(raw, &request);
+        if message["method"] == "notifications/message" {
+            return self.log_line(raw, &message);
         }
         let owner = self.owner(&message);
         let at = owner.and_then(|o| self.sessions.iter().position(|(s, _)| *s == o));
@@ -283,6 +315,16 @@ impl Engine for PerSession {
     fn closing(&mut self) {
         for k in 0..self.sessions.len() {
             self.lend(k, |p| p.closing());
+        }
+    }
+
+    fn due(&self) -> Option<Instant> {
+        self.sessions.iter().filter_map(|(_, p)| p.due()).min()
+    }
+
+    fn tick(&mut self, now: Instant) {
+        for k in 0..self.sessions.len() {
+            self.lend(k, |p| p.tick(now));
         }
     }
 

@@ -4,9 +4,14 @@
 //! bridge sent them, and waits for the head of a notification or response (and for the
 //! whole answer of `initialize`) before the next, so that `notifications/initialized` is in
 //! before the first request and the session's id and version are known. A request's stream
-//! can be closed (`cancel`): the modern era's cancellation.
+//! can be closed (`cancel`): the modern era's cancellation. A request's SSE stream that ends
+//! or breaks before its answer, when the server gave its events ids, is resumed (2025-11-25
+//! resumability, `resume.rs`): a GET with `Last-Event-ID`, read as the same exchange; only
+//! when that fails is the end or break told (a held call's break is then the loss of the
+//! session).
 
 use crate::input::{Input, Up};
+use crate::resume::{Again, Resume, fired};
 use agentpi_http_proxy::SseParser;
 use std::sync::mpsc::Sender;
 use tokio::sync::{mpsc, oneshot};
@@ -53,13 +58,6 @@ pub fn start(
     jobs
 }
 
-/// Resolves when `cancel` is fired; never when its sender is only dropped.
-async fn fired(cancel: &mut oneshot::Receiver<()>) {
-    if cancel.await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 async fn exchange(
     client: reqwest::Client,
     url: reqwest::Url,
@@ -78,6 +76,7 @@ async fn exchange(
     let tell = |up: Up| {
         let _ = tx.send(Input::Upstream(up));
     };
+    let mut resume = Resume::new(&body, &headers);
     let sent = tokio::select! {
         r = send(&client, &url, (body, &headers), patient) => r,
         () = fired(&mut cancel) => return tell(Up::Closed { exchange }),
@@ -122,6 +121,7 @@ async fn exchange(
         match chunk {
             Ok(Some(bytes)) if sse => {
                 for event in parser.feed(&bytes) {
+                    resume.saw(&event);
                     let (raw, sse_id) = (event.data, event.id);
                     if !raw.iter().all(u8::is_ascii_whitespace) {
                         tell(Up::Message {
@@ -133,13 +133,30 @@ async fn exchange(
                 }
             }
             Ok(Some(bytes)) => json.extend_from_slice(&bytes),
-            Ok(None) => break,
-            Err(e) => {
+            Ok(None) if !(sse && resume.wanted()) => break,
+            Err(e) if !(sse && resume.wanted()) => {
                 return tell(Up::Failed {
                     exchange,
                     why: describe(&e),
                 });
             }
+            // Ended or broken before its answer, the server's events with ids: resumed.
+            ended => match resume.again(&client, &url, &mut cancel).await {
+                Again::Resumed(more) => {
+                    response = more;
+                    parser = SseParser::default();
+                }
+                Again::Cancelled => return tell(Up::Closed { exchange }),
+                Again::No => match ended {
+                    Err(e) => {
+                        return tell(Up::Failed {
+                            exchange,
+                            why: describe(&e),
+                        });
+                    }
+                    _ => break,
+                },
+            },
         }
     }
     if !json.iter().all(u8::is_ascii_whitespace) {

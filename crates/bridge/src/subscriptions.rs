@@ -7,7 +7,9 @@
 //! stream). A notification of a listen reaches the client only as the model's `sub(l, k)`
 //! taken and relayed: while the subscription stands, of a type the listen asked for, without
 //! the listen's `subscriptionId`. Each resource has its own copy of `TMRes` (the model's one
-//! resource), as each call has its own copy of the per-call part.
+//! resource), as each call has its own copy of the per-call part. A listen the server ends
+//! once acknowledged is opened again as the model says (`TMListsOn`, `TMWatching`: at most
+//! `Reopens` times in a row), each after a back-off that doubles (`due`, `tick`).
 
 use crate::engine::To;
 use crate::machine::Machine;
@@ -16,6 +18,7 @@ use crate::msg::{Kind, LISTS, Msg, SUB, UNSUB, WATCH};
 use crate::sides::Sides;
 use crate::wire::{self, BRIDGE_ERROR, Declared};
 use serde_json::{Map, Value, json};
+use std::time::{Duration, Instant};
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
@@ -40,12 +43,56 @@ const LISTS_OF: [(&str, &str, &str); 3] = [
 ];
 const UPDATED: &str = "notifications/resources/updated";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// The wait before the first re-open of a listen the server ended; each re-open in a row
+/// waits twice the one before (the model bounds how many: `Reopens`).
+const BACK_OFF: Duration = Duration::from_millis(200);
+
+/// A listen's re-opening: whether its listen was acknowledged (so that its end is an end,
+/// not a refusal), whether the server just ended it, how many re-opens in a row it had,
+/// and when the one the model sent is written (its back-off).
+#[derive(Default)]
+struct Reopening {
+    acked: bool,
+    ended: bool,
+    row: u32,
+    due: Option<Instant>,
+}
+
+impl Reopening {
+    /// The server answered the listen: whether that ends an acknowledged one.
+    fn end(&mut self) -> bool {
+        self.ended = std::mem::take(&mut self.acked);
+        self.ended
+    }
+
+    /// The model sent a listen: true when it re-opens one the server ended, written after
+    /// the back-off; false when it is written now (a first listen: the count starts again).
+    fn schedule(&mut self) -> bool {
+        if !std::mem::take(&mut self.ended) {
+            self.row = 0;
+            return false;
+        }
+        self.due = Some(Instant::now() + BACK_OFF * 2u32.pow(self.row.min(8)));
+        self.row += 1;
+        true
+    }
+
+    /// Whether the re-open is due at `now` (always when `now` is `None`: written at once).
+    fn take_due(&mut self, now: Option<Instant>) -> bool {
+        let due = self.due.is_some_and(|d| now.is_none_or(|n| d <= n));
+        if due {
+            self.due = None;
+        }
+        due
+    }
+}
 
 /// The list-changes listen: its copy of `TMLists`, its id, what it asked for.
 struct Lists {
     machine: Machine,
     id: Option<Value>,
     asked: Vec<&'static str>,
+    reopening: Reopening,
 }
 
 /// A subscribed resource: its copy of `TMRes`, the id of its current listen and of those
@@ -59,6 +106,7 @@ struct Watch {
     client: Option<Value>,
     /// The server's error for a listen it refused, for the subscribe it answers.
     refusal: Option<Value>,
+    reopening: Reopening,
 }
 
 pub struct Subscriptions {
@@ -109,6 +157,7 @@ impl Subscriptions {
             machine: lists,
             id: None,
             asked,
+            reopening: Reopening::default(),
         });
         self.pump_lists(sides);
     }
@@ -135,6 +184,11 @@ impl Subscriptions {
             return true;
         };
         let k = self.watch_of(uri);
+        // A re-open waiting for its back-off is written now: the model's listen was sent, and
+        // the unsubscribe waits for the server's answer to it.
+        if self.watches[k].reopening.take_due(None) {
+            self.open_watch(k, sides);
+        }
         let msg = match method {
             "resources/subscribe" => Msg::Req(SUB, Kind::Subscribe),
             _ => Msg::Req(UNSUB, Kind::Unsubscribe),
@@ -160,6 +214,7 @@ impl Subscriptions {
             ended: Vec::new(),
             client: None,
             refusal: None,
+            reopening: Reopening::default(),
         });
         self.watches.len() - 1
     }
@@ -171,21 +226,51 @@ impl Subscriptions {
     pub fn server_response(&mut self, id: &Value, message: &Value, sides: &mut Sides) -> bool {
         let ok = message.get("result").is_some();
         if let Some(lists) = self.lists.as_mut().filter(|l| l.id.as_ref() == Some(id)) {
+            lists.id = None;
+            let ended = lists.reopening.end();
             if lists
                 .machine
                 .input(self.model.ms2c, Msg::Res(LISTS, ok))
                 .is_err()
             {
-                sides.note(
-                    "the server ended the list-changes listen: list changes are no longer carried"
-                        .into(),
-                );
-            } else {
                 sides.note(format!(
-                    "the server refused the list-changes listen: {message}"
+                    "the end of the list-changes listen is no transition: {message}"
                 ));
+                self.lists = None;
+                return true;
             }
-            self.lists = None;
+            self.pump_lists(sides);
+            if let Some(lists) = self.lists.as_mut() {
+                lists.reopening.ended = false;
+            }
+            let reopens = self
+                .lists
+                .as_ref()
+                .is_some_and(|l| l.reopening.due.is_some());
+            let again = self.lists.as_ref().is_some_and(|l| l.reopening.row > 0);
+            let text = match (ended, reopens, again) {
+                (true, true, _) => "the server ended the list-changes listen: opened again",
+                (true, false, _) => {
+                    "the server ended the list-changes listen again and again: list changes \
+                     are no longer carried"
+                }
+                (false, _, true) => {
+                    "the server refused to open the list-changes listen again: list changes \
+                     are no longer carried"
+                }
+                (false, _, false) => {
+                    sides.note(format!(
+                        "the server refused the list-changes listen: {message}"
+                    ));
+                    ""
+                }
+            };
+            if !text.is_empty() {
+                sides.note(format!("{text} ({message})"));
+            }
+            if !reopens {
+                self.lists = None;
+            }
             return true;
         }
         let Some(k) = self.watches.iter().position(|w| w.owns(id)) else {
@@ -193,26 +278,72 @@ impl Subscriptions {
         };
         let current = self.watches[k].listen.as_ref() == Some(id);
         let ms2c = self.model.ms2c;
-        if current
-            && self.watches[k]
-                .machine
-                .input(ms2c, Msg::Res(WATCH, ok))
-                .is_ok()
-        {
-            // Refused before its acknowledgement: the subscribe gets the server's error.
-            self.watches[k].listen = None;
-            self.watches[k].refusal = message.get("error").cloned();
-            self.step_watch(k, None, sides);
+        if !current {
             return true;
         }
-        if current {
-            // The server ended a standing subscription's listen: no more updates will come.
+        let ended = self.watches[k].reopening.end();
+        if self.watches[k]
+            .machine
+            .input(ms2c, Msg::Res(WATCH, ok))
+            .is_err()
+        {
             let uri = self.watches.remove(k).uri;
             sides.note(format!(
-                "the server ended the listen of {uri}: its subscription is lost"
+                "the end of the listen of {uri} is no transition: its subscription is lost"
             ));
+            return true;
         }
+        // Refused before its acknowledgement: a subscribe waiting gets the server's error.
+        // Ended after it: the model opens it again (after the back-off) or gives up.
+        let watch = &mut self.watches[k];
+        if let Some(id) = watch.listen.take() {
+            watch.ended.push(id);
+        }
+        watch.refusal = message.get("error").cloned();
+        let reopening = watch.reopening.row > 0;
+        self.step_watch(k, None, sides);
+        let watch = &mut self.watches[k];
+        watch.reopening.ended = false;
+        let text = match (ended, watch.reopening.due.is_some()) {
+            (true, true) => "ended by the server: opened again",
+            (true, false) => "ended by the server again and again: the subscription is lost",
+            (false, _) if reopening => "re-open refused by the server: the subscription is lost",
+            (false, _) => return true,
+        };
+        sides.note(format!("the listen of {}: {text} ({message})", watch.uri));
         true
+    }
+
+    /// When a re-open of a listen the server ended is due, if any.
+    pub fn due(&self) -> Option<Instant> {
+        let lists = self.lists.iter().map(|l| &l.reopening);
+        let watches = self.watches.iter().map(|w| &w.reopening);
+        lists.chain(watches).filter_map(|r| r.due).min()
+    }
+
+    /// Time passed: the re-opens due at `now` are written.
+    pub fn tick(&mut self, now: Instant, sides: &mut Sides) {
+        if let Some(lists) = self.lists.as_mut()
+            && lists.reopening.take_due(Some(now))
+        {
+            let id = sides.fresh_id();
+            lists.id = Some(id.clone());
+            listen(&id, lists.filter(), &self.declared, sides);
+        }
+        for k in 0..self.watches.len() {
+            if self.watches[k].reopening.take_due(Some(now)) {
+                self.open_watch(k, sides);
+            }
+        }
+    }
+
+    /// Writes resource `k`'s listen (the model's `mreq(Watch, listen(true), _)`), a fresh id.
+    fn open_watch(&mut self, k: usize, sides: &mut Sides) {
+        let watch = &mut self.watches[k];
+        let id = sides.fresh_id();
+        watch.listen = Some(id.clone());
+        let filter = json!({"resourceSubscriptions": [watch.uri]});
+        listen(&id, filter, &self.declared, sides);
     }
 
     /// A notification of the server: true when it names a listen of the bridge
@@ -250,7 +381,10 @@ impl Subscriptions {
             return;
         };
         let msg = match (ACKNOWLEDGED == method, lists.asked.contains(&method)) {
-            (true, _) => Msg::Ack(LISTS),
+            (true, _) => {
+                lists.reopening.acked = true;
+                Msg::Ack(LISTS)
+            }
             (false, true) => Msg::Sub(LISTS, Kind::Changed),
             (false, false) => {
                 let text = format!("dropped `{method}` on the list-changes listen: not asked for");
@@ -258,7 +392,11 @@ impl Subscriptions {
             }
         };
         match lists.machine.input(self.model.ms2c, msg) {
-            Ok(()) => self.relay_lists(message, sides),
+            Ok(()) if msg == Msg::Ack(LISTS) => {}
+            Ok(()) => {
+                lists.reopening.row = 0;
+                self.relay_lists(message, sides)
+            }
             Err(_) => sides.note(format!(
                 "dropped `{method}` of the list-changes listen: not expected"
             )),
@@ -288,7 +426,13 @@ impl Subscriptions {
             }
         };
         match self.watches[k].machine.input(self.model.ms2c, msg) {
-            Ok(()) => self.step_watch(k, Some(message), sides),
+            Ok(()) => {
+                match msg {
+                    Msg::Ack(_) => self.watches[k].reopening.acked = true,
+                    _ => self.watches[k].reopening.row = 0,
+                }
+                self.step_watch(k, Some(message), sides)
+            }
             Err(_) => sides.note(format!(
                 "dropped `{method}` on the listen of {uri}: not expected"
             )),
@@ -347,14 +491,12 @@ impl Subscriptions {
             return;
         };
         while let Ok(Some((_, msg))) = lists.machine.output(&chans) {
-            if let Msg::MReq(_, Kind::Listen(false), _) = msg {
-                let filter: Map<String, Value> = (LISTS_OF.iter())
-                    .filter(|(m, _, _)| lists.asked.contains(m))
-                    .map(|(_, key, _)| (key.to_string(), json!(true)))
-                    .collect();
+            if let Msg::MReq(_, Kind::Listen(false), _) = msg
+                && !lists.reopening.schedule()
+            {
                 let id = sides.fresh_id();
                 lists.id = Some(id.clone());
-                listen(&id, Value::Object(filter), &self.declared, sides);
+                listen(&id, lists.filter(), &self.declared, sides);
             }
         }
     }
@@ -380,6 +522,7 @@ impl Subscriptions {
         while let Ok(Some((chan, msg))) = watch.machine.output(&chans) {
             let to_server = chan == self.model.mc2s;
             match (to_server, msg) {
+                (true, Msg::MReq(_, Kind::Listen(true), _)) if watch.reopening.schedule() => {}
                 (true, Msg::MReq(_, Kind::Listen(true), _)) => {
                     let id = sides.fresh_id();
                     watch.listen = Some(id.clone());
@@ -426,6 +569,17 @@ impl Subscriptions {
             let uri = &self.watches[k].uri;
             sides.note(format!("dropped an update of {uri}: not subscribed now"));
         }
+    }
+}
+
+impl Lists {
+    /// What the list-changes listen asks for: the lists whose changes the server offers.
+    fn filter(&self) -> Value {
+        let filter: Map<String, Value> = (LISTS_OF.iter())
+            .filter(|(m, _, _)| self.asked.contains(m))
+            .map(|(_, key, _)| (key.to_string(), json!(true)))
+            .collect();
+        Value::Object(filter)
     }
 }
 

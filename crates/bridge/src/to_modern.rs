@@ -19,6 +19,7 @@ use crate::wire::{self, Declared, Shape};
 use agentpi_ir::core::ChanId;
 use agentpi_monitor::Dir;
 use serde_json::{Value, json};
+use std::time::Instant;
 
 pub use crate::engine::To;
 
@@ -718,6 +719,15 @@ impl Engine for ToModern {
 
     fn closing(&mut self) {
         self.subs.close(&mut self.sides);
+    }
+
+    /// A re-open of a listen the server ended, after its back-off.
+    fn due(&self) -> Option<Instant> {
+        self.subs.due()
+    }
+
+    fn tick(&mut self, now: Instant) {
+        self.subs.tick(now, &mut self.sides);
     }
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {

@@ -3,7 +3,9 @@
 //! session whose call's stream it came on (`--upstream`, `Engine::server_on_stream`), with
 //! that call; without a stream to tell (stdio), to the one call in flight that opted in to
 //! log lines (`logging/setLevel`: `…/logLevel` in its `_meta`, M9) when there is exactly one,
-//! else to the oldest session. The real peers are in crates/cli/tests/bridge_http_sessions.rs.
+//! else to the one session that could own it (the only one whose calls opted in, or the only
+//! session), else nowhere (noted: a guess could leak one client's line to another). The real
+//! peers are in crates/cli/tests/bridge_http_sessions.rs.
 
 use agentpi_bridge::engine::{Engine, To, Written};
 use agentpi_bridge::model::model;
@@ -77,13 +79,17 @@ fn a_log_line_goes_to_the_session_of_its_stream() {
     bridge.server_on_stream(LOG.as_bytes(), &newer);
     let went = log_went(&bridge.take_routed());
     assert_eq!(went, [(Some("B".to_string()), Some(json!(5)))]);
-    // No stream to tell (stdio), and no call opted in: the oldest session's, with its call
-    // in flight (the model's `mlog`: a line is of a call, M14).
+    assert_eq!(bridge.notes(), [] as [String; 0]);
+    // No stream to tell (stdio), and no call opted in: either session could own it, so
+    // neither gets it (before, the oldest session did).
     bridge.server(LOG.as_bytes());
     let went = log_went(&bridge.take_routed());
-    assert_eq!(went, [(Some("A".to_string()), Some(json!(5)))]);
-    assert_eq!(bridge.notes(), [] as [String; 0]);
+    assert_eq!(went, []);
+    assert_eq!(bridge.notes(), [NOBODY.replace("{n}", "0")]);
 }
+
+const NOBODY: &str = "dropped a log line that names no request: {n} of 2 sessions have calls \
+                      that opted in, so no one session could own it";
 
 fn bridge() -> PerSession {
     let model = model().unwrap();
@@ -94,8 +100,10 @@ fn bridge() -> PerSession {
 
 /// Over stdio a log line names no call, but only a request that opted in may get one (M9):
 /// with one such call in flight (the newer session's), the line is its, with the call;
-/// with two (both sessions set a level), nothing tells them apart, and the line goes to the
-/// oldest session as before (docs/bridge.md: what cannot be carried).
+/// with two of two sessions (both set a level), nothing tells them apart, and the line is
+/// dropped with a note (docs/bridge.md: what cannot be carried); with two calls of one
+/// session, or one session alone, the line is that session's (its process gives it to its
+/// first call in flight that takes it).
 #[test]
 fn a_log_line_over_stdio_goes_to_the_one_call_that_opted_in() {
     let mut bridge = bridge();
@@ -107,6 +115,22 @@ fn a_log_line_over_stdio_goes_to_the_one_call_that_opted_in() {
     let mut bridge = self::bridge();
     session_logging(&mut bridge, "A", true);
     session_logging(&mut bridge, "B", true);
+    bridge.server(LOG.as_bytes());
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, []);
+    assert_eq!(bridge.notes(), [NOBODY.replace("{n}", "2")]);
+    // Two calls of A that opted in, one of B that did not: A's, with its first call.
+    let mut bridge = self::bridge();
+    let first = session_logging(&mut bridge, "A", true);
+    session_logging(&mut bridge, "B", false);
+    bridge.session_client("A", CALL.replace("\"id\":5", "\"id\":6").as_bytes());
+    bridge.take_routed();
+    bridge.server(LOG.as_bytes());
+    let went = log_went(&bridge.take_routed());
+    assert_eq!(went, [(Some("A".to_string()), Some(json!(5)))], "{first}");
+    // One session alone, whose call did not opt in: it is the only one that could own it.
+    let mut bridge = self::bridge();
+    session_logging(&mut bridge, "A", false);
     bridge.server(LOG.as_bytes());
     let went = log_went(&bridge.take_routed());
     assert_eq!(went, [(Some("A".to_string()), Some(json!(5)))]);

@@ -416,3 +416,54 @@ fn a_log_line_over_stdio_goes_to_the_one_session_that_opted_in() {
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
 }
+
+/// Two `--listen` sessions on one modern stdio server, both with a level set, each calling
+/// `meet` (tests/bridge/log_server.py: it logs only once both calls are in flight, and answers
+/// once both logged): a log line names no call, and two calls of two sessions opted in, so no
+/// one session could own it; each line is dropped with a note rather than given to either
+/// (before, every line went to the oldest session: the newer session's lines leaked to it).
+#[test]
+fn a_log_line_two_sessions_could_own_is_dropped() {
+    let server = [
+        peer(".venv/bin/python"),
+        repo()
+            .join("tests/bridge/log_server.py")
+            .display()
+            .to_string(),
+    ];
+    let call = |text: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"meet","arguments":{{"text":"{text}"}}}}}}"#
+        )
+    };
+    let run = |bridge: &Bridge| {
+        let address = bridge.address();
+        let older = logging_session(address);
+        let newer = logging_session(address);
+        std::thread::scope(|scope| {
+            let by_older =
+                scope.spawn(|| raw_session(address, "POST", Some(&older), &call("older")));
+            let by_newer =
+                scope.spawn(|| raw_session(address, "POST", Some(&newer), &call("newer")));
+            (by_older.join().unwrap(), by_newer.join().unwrap())
+        })
+    };
+    let ((by_older, by_newer), _, dir) =
+        with_bridge("log-stdio-two-owners", "modern", &on_stdio(&server), run);
+    for (answer, text) in [(&by_older, "older"), (&by_newer, "newer")] {
+        assert!(answer.contains(&format!("\"{text}\"")), "{answer}");
+        assert!(!answer.contains("notifications/message"), "{answer}");
+    }
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    assert_eq!(logged_to(&record), [], "{record}");
+    let report = report(&dir);
+    assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
+    assert_eq!(report["modern"]["violations"], json!([]), "{report}");
+    let dropped = "dropped a log line that names no request: 2 of 2 sessions have calls that \
+                   opted in, so no one session could own it";
+    assert_eq!(
+        report["bridge"]["notes"],
+        json!([dropped, dropped, dropped, dropped]),
+        "{report}"
+    );
+}

@@ -227,11 +227,12 @@ fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
 
 /// A held call's stream that ends normally, without its answer (a server that keeps its
 /// events ends it for the client to resume, the 2025-11-25 polling), is not the loss of the
-/// session: no new session, the next call answered in the same one. (The bridge does not
-/// resume the stream: the call stays held, and the end is the error the held copy does not
-/// take, noted; docs/bridge.md, "Not built yet".)
+/// session, and the bridge resumes it (a GET with `Last-Event-ID`): the modern client's retry
+/// brings the answer to the held call, whose result comes on the resumed stream; the next
+/// call is answered in the same session. (Before, the stream was not resumed: the end was an
+/// error the held copy dropped, and the retry got no answer.)
 #[test]
-fn a_held_calls_stream_that_ends_normally_is_no_loss() {
+fn a_held_calls_stream_that_ends_normally_is_resumed() {
     let dir = scratch("bridge-lost-ended");
     let mut polling = Command::new(peer(".venv-mcp1/bin/python"));
     polling
@@ -244,7 +245,8 @@ fn a_held_calls_stream_that_ends_normally_is_no_loss() {
         Step::Send(discover, Wait::Id(1)),
         Step::Send(call(2, "ask", r#"{"question":"one?"}"#), Wait::Id(2)),
         Step::Send(call(3, "end_ask", "{}"), Wait::Id(3)),
-        Step::Send(call(4, "add", r#"{"a":2,"b":3}"#), Wait::Id(4)),
+        Step::Send(retry(4, 1, "ask", "one?"), Wait::Id(4)),
+        Step::Send(call(5, "add", r#"{"a":2,"b":3}"#), Wait::Id(5)),
     ];
     let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {});
     assert_eq!(status, Some(0), "{stderr}");
@@ -252,16 +254,13 @@ fn a_held_calls_stream_that_ends_normally_is_no_loss() {
     assert_eq!(held["resultType"], json!("input_required"), "{seen:?}");
     let ended = &answer(&seen, 3)["result"]["content"][0]["text"];
     assert_eq!(ended, &json!("ended 1"), "{seen:?}");
-    let sum = &answer(&seen, 4)["result"]["structuredContent"]["result"];
+    let asked = &answer(&seen, 4)["result"]["content"][0]["text"];
+    assert_eq!(asked, &json!("accept: yes"), "{seen:?}");
+    let sum = &answer(&seen, 5)["result"]["structuredContent"]["result"];
     assert_eq!(sum, &json!(5), "{seen:?}");
     let report = report(&dir);
-    let transport = report["transport"]["notes"].as_array().unwrap();
-    let no_answer = "agentpi bridge: the upstream answered `tools/call` with HTTP 200 and no \
-                     JSON-RPC response";
-    assert_eq!(transport, &[json!(no_answer)], "{report}");
-    // The held copy takes no answer (it waits for the retry): the end's error is dropped.
-    let dropped = "dropped the server's answer to 2: not expected";
-    assert_eq!(report["bridge"]["notes"], json!([dropped]), "{report}");
+    assert_eq!(report["transport"]["notes"], json!([]), "{report}");
+    assert_eq!(report["bridge"]["notes"], json!([]), "{report}");
     assert_eq!(report["legacy"]["violations"], json!([]), "{report}");
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     // One session: the end was no loss.

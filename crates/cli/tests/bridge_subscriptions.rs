@@ -44,11 +44,18 @@ fn refines(spec: &str, implementation: &str, equiv: &str) -> bool {
 }
 
 /// Seen by the legacy client, the bridge's subscriptions are a legacy server's: in traces,
-/// failures and failures-divergences, with a server whose update may cross the cancel.
+/// failures and failures-divergences, with a server whose update may cross the cancel, and
+/// with servers that end their listens (the bridge opens them again, then gives up).
 #[test]
 fn the_subscription_part_refines_a_legacy_session() {
     let spec = format!("{MODEL}:SubDirect");
-    for system in ["SubBridged", "SubCrossBridged"] {
+    let systems = [
+        "SubBridged",
+        "SubCrossBridged",
+        "SubEndBridged",
+        "ListsEndBridged",
+    ];
+    for system in systems {
         let implementation = format!("{MODEL}:{system}");
         for equiv in ["trace", "failures", "fd"] {
             assert!(refines(&spec, &implementation, equiv), "{system} {equiv}");
@@ -57,13 +64,13 @@ fn the_subscription_part_refines_a_legacy_session() {
 }
 
 /// A mistake written into the subscription part: the checks it violates, and whether
-/// `SubBridged` and `SubCrossBridged` still refine `SubDirect` in traces.
+/// `SubBridged`, `SubCrossBridged` and `SubEndBridged` still refine `SubDirect` in traces.
 struct Mistake {
     name: &'static str,
     from: &'static str,
     to: &'static str,
     violated: &'static [&'static str],
-    refines: [bool; 2],
+    refines: [bool; 3],
 }
 
 const MISTAKES: &[Mistake] = &[
@@ -73,8 +80,9 @@ const MISTAKES: &[Mistake] = &[
         to: "  + ms2c?sub(=Watch, k) . ls2c!note(k) . TMRes\n",
         violated: &[
             "SubCrossBridged: ltl [] (lc2s(req(_, unsubscribe)) -> X ((not ls2c(note(updated))) W ls2c(res(Sub, true))))",
+            "SubEndBridged: ltl [] (lc2s(req(_, unsubscribe)) -> X ((not ls2c(note(updated))) W ls2c(res(Sub, true))))",
         ],
-        refines: [true, false],
+        refines: [true, false, false],
     },
     Mistake {
         name: "answers the unsubscribe without ending the listen",
@@ -84,8 +92,21 @@ const MISTAKES: &[Mistake] = &[
             "SubBridged: deadlock free",
             "SubCrossBridged: deadlock free",
             "SubCrossBridged: ltl [] (lc2s(req(i, _)) -> X <> ls2c(res(i, _)))",
+            "SubEndBridged: deadlock free",
+            "SubEndBridged: ltl [] (lc2s(req(i, _)) -> X <> ls2c(res(i, _)))",
+            "ListsEndBridged: deadlock free",
         ],
-        refines: [true, true],
+        refines: [true, true, true],
+    },
+    Mistake {
+        name: "re-opens the listen and forgets it when the client unsubscribes meanwhile",
+        from: "    ms2c?ack(=Watch) . mc2s!cancel(Watch) . ls2c!res(u, true) . TMRes\n",
+        to: "    ms2c?ack(=Watch) . ls2c!res(u, true) . TMRes\n",
+        violated: &[
+            "SubEndBridged: deadlock free",
+            "SubEndBridged: ltl [] (lc2s(req(i, _)) -> X <> ls2c(res(i, _)))",
+        ],
+        refines: [true, true, true],
     },
 ];
 
@@ -110,7 +131,7 @@ fn every_mistake_in_the_subscriptions_is_caught() {
             .collect();
         assert_eq!(broken, mistake.violated, "{}", mistake.name);
         let spec = format!("{path}:SubDirect");
-        let found = ["SubBridged", "SubCrossBridged"]
+        let found = ["SubBridged", "SubCrossBridged", "SubEndBridged"]
             .map(|system| refines(&spec, &format!("{path}:{system}"), "trace"));
         assert_eq!(found, mistake.refines, "{}", mistake.name);
     }
@@ -225,6 +246,15 @@ fn session(client: &mut Client) {
 /// Runs the session through `agentpi bridge --to modern` with `upstream` (the server's
 /// command line on stdio, or its URL), then ends it (the client's input closed).
 fn through_bridge(name: &str, upstream: &[String]) -> std::path::PathBuf {
+    through_bridge_with(name, upstream, session)
+}
+
+/// Runs `session` through `agentpi bridge --to modern` with `upstream`, then ends it.
+fn through_bridge_with(
+    name: &str,
+    upstream: &[String],
+    session: fn(&mut Client),
+) -> std::path::PathBuf {
     let dir = scratch(&format!("bridge-subscriptions-{name}"));
     let mut line: Vec<String> = ["bridge", "--to", "modern", "--record"]
         .map(str::to_string)
@@ -432,4 +462,82 @@ fn read_some(stream: &mut std::net::TcpStream) -> String {
     };
     stream.set_read_timeout(Some(PATIENCE)).unwrap();
     text
+}
+
+/// The session of a server that ends its listens once (`hang_up`: the SDK's
+/// `ListenHandler.close`, each listen's final result): subscribed, written (an update), the
+/// listens ended; the bridge opens both again (`TMWatching`, `TMListsOn`), and the server
+/// answers `hang_up` once they are open: the next write's update and the next list change
+/// come through. On main's binary the listens were not opened again: `hang_up` answered
+/// `not re-opened` and no update came.
+fn hung_up_session(client: &mut Client) {
+    client.ask(0, INIT, &[]);
+    client.send(INITIALIZED);
+    let subscribed = client.ask(1, &subscribe(1, "resources/subscribe"), &[]);
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    client.ask(2, &call(2, "write", json!({"text": "one"})), &[UPDATED]);
+    let hung = client.ask(3, &call(3, "hang_up", json!({})), &[]);
+    let text = &hung["result"]["content"][0]["text"];
+    assert_eq!(text, &json!("re-opened 2"), "{hung}");
+    client.ask(4, &call(4, "write", json!({"text": "two"})), &[UPDATED]);
+    assert_eq!(client.count(UPDATED), 2, "{:?}", client.seen);
+    client.ask(5, &call(5, "grow", json!({})), &[CHANGED]);
+}
+
+/// Both sides clean, both traces clean, and the bridge's notes: each listen ended once and
+/// opened again.
+fn clean_after_hang_up(dir: &Path) {
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for side in ["legacy", "modern"] {
+        assert_eq!(report[side]["violations"], json!([]), "{report}");
+        let (ok, text) = trace_check(&dir.join(format!("rec/{side}.jsonl")));
+        assert!(
+            ok && text.contains(" 0 violations, 0 open requests"),
+            "{text}"
+        );
+    }
+    let notes: Vec<String> = (report["bridge"]["notes"].as_array().unwrap().iter())
+        .map(|n| n.as_str().unwrap().split(" (").next().unwrap().to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "the listen of memo://note: ended by the server: opened again",
+            "the server ended the list-changes listen: opened again",
+        ],
+        "{report}"
+    );
+}
+
+#[test]
+fn a_listen_the_server_ends_is_opened_again_on_stdio() {
+    let command = server(false);
+    let mut line = vec![
+        "--".to_string(),
+        command.get_program().to_string_lossy().into(),
+    ];
+    line.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    let dir = through_bridge_with("hang-up-stdio", &line, hung_up_session);
+    clean_after_hang_up(&dir);
+}
+
+#[test]
+fn a_listen_the_server_ends_is_opened_again_over_http() {
+    let (_server, port) = listening_on_any_port(
+        server(true)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = through_bridge_with(
+        "hang-up-http",
+        &["--upstream".to_string(), url],
+        hung_up_session,
+    );
+    clean_after_hang_up(&dir);
 }
