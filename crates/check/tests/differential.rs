@@ -6,36 +6,17 @@
 //! faults, and `check` must give the verdicts the reference's graph gives.
 
 mod common;
+mod disk;
 mod generated;
+use disk::{Disk, workspace};
 use generated::program;
 
 use agentpi_check::reference::{self, Explored};
 use agentpi_check::{CheckResult, End, Graph, Limit, Options, Outcome, Progress};
 use agentpi_ir::core::Program;
-use agentpi_ir::{Loaded, Loader};
+use agentpi_ir::Loaded;
 use agentpi_semantics::Semantics;
 use std::path::{Path, PathBuf};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Reads imports from the disk: a path relative to the importing file, or a bundled model.
-struct Disk;
-
-impl Loader for Disk {
-    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
-        let path = match importer {
-            None => PathBuf::from(name),
-            Some(_) if !name.ends_with(".pi") => {
-                workspace().join("models").join(format!("{name}.pi"))
-            }
-            Some(from) => Path::new(from).parent().unwrap().join(name),
-        };
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        Ok((path.display().to_string(), text))
-    }
-}
 
 /// Every `.pi` file under `dir`, recursively, in a fixed order.
 fn pi_files(dir: &Path, out: &mut Vec<PathBuf>) {

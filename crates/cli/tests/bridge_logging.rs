@@ -181,7 +181,7 @@ fn check(case: &Case) {
 }
 
 /// The bridge ends once its client's input has (its report written), within `PATIENCE`.
-fn ended(bridge: &mut Server, name: &str) {
+pub(crate) fn ended(bridge: &mut Server, name: &str) {
     let started = Instant::now();
     while bridge.0.try_wait().unwrap().is_none() {
         assert!(

@@ -9,6 +9,7 @@
 //! Both monitors find nothing and the bridge notes nothing. Every read is bounded.
 
 use crate::bridge_http::{Bridge, PATIENCE, connect, on_stdio, report, with_bridge};
+use crate::bridge_logging::ended;
 use crate::cases::each_in_parallel;
 use crate::monitor::{agentpi, peer, scratch};
 use crate::support::{Server, listening_on_any_port, repo};
@@ -16,7 +17,6 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
 
 /// What the scripted client does.
 enum Step {
@@ -270,18 +270,6 @@ fn check_with(case: &Case, server: &[String], name: &str) {
         assert_eq!(found, &json!([]), "{} {side}: {report}", case.name);
     }
     assert_eq!(report["bridge"]["notes"], json!([]), "{}", case.name);
-}
-
-/// The bridge ends once its client's input has (its report written), within `PATIENCE`.
-fn ended(bridge: &mut Server, name: &str) {
-    let started = Instant::now();
-    while bridge.0.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < PATIENCE,
-            "{name}: the bridge did not end"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

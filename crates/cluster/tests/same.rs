@@ -6,35 +6,17 @@ use agentpi_check::parts::is_safety;
 use agentpi_check::{CheckResult, Options, Progress, SystemReport};
 use agentpi_cluster::{Cluster, Groups};
 use agentpi_ir::core::Program;
-use agentpi_ir::{Loaded, Loader};
+use agentpi_ir::Loaded;
 use agentpi_semantics::State;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[path = "../../check/tests/common/mod.rs"]
 mod common;
+#[path = "../../check/tests/disk/mod.rs"]
+mod disk;
 #[path = "../../check/tests/generated/mod.rs"]
 mod generated;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Reads imports from the disk: a path relative to the importing file, or a bundled model.
-struct Disk;
-
-impl Loader for Disk {
-    fn read(&self, name: &str, importer: Option<&str>) -> Result<(String, String), String> {
-        let path = match importer {
-            None => PathBuf::from(name),
-            Some(_) if !name.ends_with(".pi") => {
-                workspace().join("models").join(format!("{name}.pi"))
-            }
-            Some(from) => Path::new(from).parent().unwrap().join(name),
-        };
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        Ok((path.display().to_string(), text))
-    }
-}
+use disk::{Disk, workspace};
 
 /// Each system's safety checks.
 fn safety_groups(program: &Program) -> Groups {
