@@ -13,8 +13,8 @@ use generated::program;
 
 use agentpi_check::reference::{self, Explored};
 use agentpi_check::{CheckResult, End, Graph, Limit, Options, Outcome, Progress};
-use agentpi_ir::core::Program;
 use agentpi_ir::Loaded;
+use agentpi_ir::core::Program;
 use agentpi_semantics::Semantics;
 use std::path::{Path, PathBuf};
 

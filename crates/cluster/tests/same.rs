@@ -5,8 +5,8 @@
 use agentpi_check::parts::is_safety;
 use agentpi_check::{CheckResult, Options, Progress, SystemReport};
 use agentpi_cluster::{Cluster, Groups};
-use agentpi_ir::core::Program;
 use agentpi_ir::Loaded;
+use agentpi_ir::core::Program;
 use agentpi_semantics::State;
 use std::path::Path;
 
