@@ -167,6 +167,20 @@ fn initializes(record: &Path) -> usize {
     text.matches(r#"\"method\":\"initialize\""#).count()
 }
 
+/// Waits, within `PATIENCE`, for the record to show a second `initialize`: the bridge has
+/// opened a new session after the held call's stream broke.
+fn second_session(record: &Path) {
+    let started = Instant::now();
+    while initializes(record) < 2 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "no new session after the held call's stream broke: {}",
+            std::fs::read_to_string(record).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A held call's stream breaks when the server restarts: the bridge reads that as the loss
 /// of the session at once (the model's `lost` in `TLWaitRetry`), without waiting for a 404,
 /// and opens a new session before the client sends anything more (waited for in the
@@ -190,15 +204,7 @@ fn a_held_calls_broken_stream_is_the_loss_of_the_session() {
         drop(server.take());
         server = Some(legacy_http(port).0);
         // The bridge opens the new session on the break alone: nothing else tells it.
-        let started = Instant::now();
-        while initializes(&record) < 2 {
-            assert!(
-                started.elapsed() < PATIENCE,
-                "no new session after the held call's stream broke: {}",
-                std::fs::read_to_string(&record).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        second_session(&record);
     });
     assert_eq!(status, Some(0), "{stderr}");
     let held = &answer(&seen, 2)["result"];
@@ -290,15 +296,7 @@ fn a_server_that_never_comes_back_ends_the_re_opening() {
     let (seen, status, stderr) = drive(&bridge_to("legacy", &url, &dir), &steps, || {
         drop(server.take());
         // The bridge starts re-opening on the break alone.
-        let started = Instant::now();
-        while initializes(&record) < 2 {
-            assert!(
-                started.elapsed() < PATIENCE,
-                "no new session after the held call's stream broke: {}",
-                std::fs::read_to_string(&record).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        second_session(&record);
     });
     assert_eq!(status, Some(1), "{stderr}");
     let held = &answer(&seen, 2)["result"];

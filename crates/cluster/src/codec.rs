@@ -18,6 +18,14 @@ impl Out {
         self.0.extend_from_slice(&w.to_le_bytes());
     }
 
+    /// A successor's key: its source's key followed by the transition's index (the same
+    /// bytes as `words` of the two joined, without joining them).
+    pub fn key(&mut self, source: &[u32], index: u32) {
+        self.u32(source.len() as u32 + 1);
+        source.iter().for_each(|&w| self.u32(w));
+        self.u32(index);
+    }
+
     pub fn words(&mut self, ws: &[u32]) {
         self.u32(ws.len() as u32);
         ws.iter().for_each(|&w| self.u32(w));

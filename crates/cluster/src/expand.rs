@@ -57,7 +57,17 @@ pub struct Level<'a, 's> {
     /// Successors for their owners, one batch for each worker (a message each per level:
     /// timely's cost is per message).
     batches: Vec<Out>,
-    label_goals: FxHashMap<Label, Vec<usize>>,
+    /// What each label seen so far is, worked out once (as the single-process engine does).
+    labels: FxHashMap<Label, Seen>,
+    /// The number of each printed label text.
+    texts: FxHashMap<String, u32>,
+}
+
+/// What a label is to the search: the number of its printed text (transitions are counted
+/// per printed label and target) and the label goals it meets.
+struct Seen {
+    printed: u32,
+    goals: Vec<usize>,
 }
 
 impl<'a, 's> Level<'a, 's> {
@@ -70,7 +80,8 @@ impl<'a, 's> Level<'a, 's> {
             firsts: vec![None; slots],
             limit: None,
             batches: (0..peers).map(|_| Out::default()).collect(),
-            label_goals: FxHashMap::default(),
+            labels: FxHashMap::default(),
+            texts: FxHashMap::default(),
         }
     }
 
@@ -94,7 +105,7 @@ impl<'a, 's> Level<'a, 's> {
         }
         let (mut moves, mut faults) = (false, false);
         let mut edges: Vec<(&Label, &State, &[agentpi_semantics::Actor])> = Vec::new();
-        let mut printed: FxHashSet<(String, &State)> = FxHashSet::default();
+        let mut printed: FxHashSet<(u32, &State)> = FxHashSet::default();
         let mut sent: FxHashSet<&State> = FxHashSet::default();
         for (pos, t) in ts.iter().enumerate() {
             if t.fault.is_some() {
@@ -107,15 +118,17 @@ impl<'a, 's> Level<'a, 's> {
             if !edges.contains(&edge) {
                 edges.push(edge);
                 let index = edges.len() as u32 - 1;
-                for k in self.goals_of(&t.label) {
+                self.learn(&t.label);
+                let seen = &self.labels[&t.label];
+                for &k in &seen.goals {
                     self.firsts[2 + k].get_or_insert_with(|| at(index));
                 }
-                printed.insert((self.sem.label_text(&t.label), &t.target));
+                printed.insert((seen.printed, &t.target));
             }
             if sent.insert(&t.target) {
                 let owner = t.target.fingerprint() % self.peers as u64;
                 let m = &mut self.batches[owner as usize];
-                m.words(&[key, &[pos as u32]].concat());
+                m.key(key, pos as u32);
                 m.u64(place);
                 m.state(&t.target);
             }
@@ -142,16 +155,17 @@ impl<'a, 's> Level<'a, 's> {
         full.map(|(w, b)| (w as u32, b.0)).collect()
     }
 
-    /// The label goals `label` meets.
-    fn goals_of(&mut self, label: &Label) -> Vec<usize> {
-        if let Some(met) = self.label_goals.get(label) {
-            return met.clone();
+    /// Works out what `label` is (see [`Seen`]) the first time it is met.
+    fn learn(&mut self, label: &Label) {
+        if !self.labels.contains_key(label) {
+            let next = self.texts.len() as u32;
+            let text = self.sem.label_text(label);
+            let printed = *self.texts.entry(text).or_insert(next);
+            let goals = (self.goals.labels.iter().enumerate())
+                .filter(|(_, g)| g(label))
+                .map(|(k, _)| k)
+                .collect();
+            self.labels.insert(label.clone(), Seen { printed, goals });
         }
-        let met: Vec<usize> = (self.goals.labels.iter().enumerate())
-            .filter(|(_, g)| g(label))
-            .map(|(k, _)| k)
-            .collect();
-        self.label_goals.insert(label.clone(), met.clone());
-        met
     }
 }
