@@ -131,6 +131,28 @@ fn liveness_is_refused_before_exploring() {
     );
 }
 
+#[test]
+fn a_host_file_line_that_is_not_host_port_is_named() {
+    let hosts = hosts_file("bad-hosts");
+    std::fs::write(&hosts, "# the cluster\n127.0.0.1:2101\n  node1 # no port\n").unwrap();
+    let out = single(&[
+        "philosophers",
+        "-D",
+        "N=3",
+        "--property",
+        "Fixed: deadlock free",
+        "--cluster",
+        hosts.to_str().unwrap(),
+        "--process",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let at = format!("{}:3:3: `node1` is not `host:port`", hosts.display());
+    assert!(err.contains(&at), "{err}");
+    std::fs::remove_dir_all(hosts.parent().unwrap()).ok();
+}
+
 /// A host file of two free loopback ports, in a fresh directory.
 fn hosts_file(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("agentpi-{name}-{}", std::process::id()));

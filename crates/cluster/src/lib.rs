@@ -54,18 +54,35 @@ pub fn refusal(program: &Program, groups: &Groups) -> Option<String> {
     ))
 }
 
-/// The host file: one `host:port` a line (blank lines and `#` comments left out).
+/// The host file: one `host:port` a line (blank lines and `#` comments left out); a line
+/// that is not `host:port` is an error naming its `file:line:column`.
 pub fn read_hosts(path: &str) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let hosts: Vec<String> = (text.lines())
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
+    let mut hosts = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let entry = line.split('#').next().unwrap_or("");
+        let host = entry.trim();
+        if host.is_empty() {
+            continue;
+        }
+        let column = entry.len() - entry.trim_start().len() + 1;
+        if !is_host_port(host) {
+            let at = format!("{path}:{}:{column}", n + 1);
+            return Err(format!("{at}: `{host}` is not `host:port`"));
+        }
+        hosts.push(host.to_string());
+    }
     match hosts.is_empty() {
         true => Err(format!("{path}: no `host:port` line")),
         false => Ok(hosts),
     }
+}
+
+/// `host:port` with a host and a port number (an IPv6 host in brackets: `[::1]:2101`).
+fn is_host_port(entry: &str) -> bool {
+    entry
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
 }
 
 /// Runs the checks on the cluster: the reports on process 0, `None` on the others.
