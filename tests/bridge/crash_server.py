@@ -1,6 +1,7 @@
 """An MCP server (stdio) that crashes in the middle of a call, for `agentpi bridge`'s fault
 tests: `crash` ends the process with status 3 before answering; `slow` waits, so that it is
-still in flight when `crash` comes. Its era is the SDK's it runs under: the Python `mcp` SDK
+still in flight when `crash` comes; `crash_in` waits, then ends the process the same way (so
+that a call waiting behind it in the bridge is in flight when it ends). Its era is the SDK's it runs under: the Python `mcp` SDK
 2.x (`MCPServer`, modern) for `--to modern`, 1.x (`FastMCP`, 2025-11-25 only) for `--to legacy`.
 
 python crash_server.py
@@ -26,6 +27,13 @@ async def slow(seconds: float) -> str:
 @mcp.tool()
 def crash() -> str:
     """Ends the server at once, with status 3, before answering."""
+    os._exit(3)
+
+
+@mcp.tool()
+async def crash_in(seconds: float) -> str:
+    """Ends the server with status 3 after `seconds` (at most 5), before answering."""
+    await asyncio.sleep(max(0.0, min(seconds, 5.0)))
     os._exit(3)
 
 

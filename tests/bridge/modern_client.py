@@ -11,7 +11,7 @@ python modern_client.py MODE SCENARIO -- URL           (Streamable HTTP)
   sampling, a prompt, a resource), `calls` (server-everything's calls that ask nothing:
   echo, get-sum, a prompt; several clients may run it at once), `filesystem` (allowed directories, a listing, a read; the
   directory is CMD's last argument), `memory` (create entities, read the graph), `crash`
-  (two calls in flight when the server exits: prints each one's error), `timeout` (a call whose
+  (two calls in flight when the server exits, one waiting in the bridge: prints each one's error), `timeout` (a call whose
   elicitation is never answered in time: the SDK's round is driven by hand, no retry sent;
   then a late retry, which gets an error)
 """
@@ -86,10 +86,12 @@ async def crash(client):
             return "answered"
         except Exception as e:  # the bridge's error for each call in flight
             return str(e)
-    slow = asyncio.create_task(call("slow", {"seconds": 5}))
+    # The bridge sends one call that could be asked at a time on stdio (this client declares
+    # elicitation and sampling): `slow` waits in the bridge while `crash_in` runs.
+    crashed = asyncio.create_task(call("crash_in", {"seconds": 5}))
     await asyncio.sleep(0.5)
-    crashed = await call("crash", {})
-    print(json.dumps({"slow": await slow, "crash": crashed}), flush=True)
+    slow = await call("slow", {"seconds": 1})
+    print(json.dumps({"slow": slow, "crash": await crashed}), flush=True)
     os._exit(0)  # the server is gone: nothing to close
 
 

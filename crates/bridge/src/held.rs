@@ -52,6 +52,9 @@ pub struct Held {
     pub lost: bool,
     /// The copy waits for the answer to the new session's `initialize` (`TLReopen`).
     pub reopening: bool,
+    /// The call holds (part of) the legacy session's turn (`TLTurn`, stdio): given back when
+    /// the copy ends.
+    pub turn: bool,
 }
 
 impl Held {
@@ -75,6 +78,7 @@ impl Held {
             replied: None,
             lost: false,
             reopening: false,
+            turn: false,
         }
     }
 

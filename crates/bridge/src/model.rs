@@ -17,6 +17,7 @@ system RunPong = Pong
 system RunToLegacy = ToLegacy(false, full)
 system RunLists = TMLists
 system RunWatch = TMRes
+system RunTurn = TLTurn
 ";
 
 /// The systems whose checks guard `--to modern`: the bridged session (with a conforming
@@ -34,13 +35,14 @@ pub const TO_MODERN_SYSTEMS: &[&str] = &[
     "TaskBridged",
 ];
 
-/// The systems whose checks guard `--to legacy`: the bridged session and the losses that go
-/// through `ToLegacy`.
+/// The systems whose checks guard `--to legacy`: the bridged session, the losses that go
+/// through `ToLegacy`, and two calls sharing a legacy session on stdio (the turn, `TLTurn`).
 pub const TO_LEGACY_SYSTEMS: &[&str] = &[
     "ModernBridged",
     "ModernCrashBridged",
     "RootsBridged",
     "DeclinedBridged",
+    "TwoCallsBridged",
 ];
 
 /// K, the `input_required` rounds the bridge carries (`const K` of the model; constants are
@@ -54,13 +56,14 @@ pub fn rounds() -> i64 {
         .unwrap_or(2)
 }
 
-/// The loaded model, its semantics and the four wire channels.
+/// The loaded model, its semantics, the four wire channels and the legacy session's turn.
 pub struct Model {
     pub sem: Semantics<'static>,
     pub lc2s: ChanId,
     pub ls2c: ChanId,
     pub mc2s: ChanId,
     pub ms2c: ChanId,
+    pub turn: ChanId,
 }
 
 /// The model, loaded once per process.
@@ -93,6 +96,7 @@ pub fn load(text: &str) -> Result<Model, String> {
         ls2c: chan("ls2c")?,
         mc2s: chan("mc2s")?,
         ms2c: chan("ms2c")?,
+        turn: chan("turn")?,
         sem: Semantics::new(program),
     })
 }

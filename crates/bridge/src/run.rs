@@ -174,9 +174,14 @@ pub fn to_legacy(options: &Options) -> Ended {
         Ok(n) => n,
         Err(text) => return Ended::early(1, text),
     };
-    let timeout = options.retry_timeout;
+    let (timeout, by_stream) = (options.retry_timeout, options.upstream.is_some());
     let mut ended = bridge(options, Era::Legacy, |legacy, modern| {
-        ToLegacy::new(model, modern, legacy, timeout)
+        let bridge = ToLegacy::new(model, modern, legacy, timeout)?;
+        Ok(if by_stream {
+            bridge.by_stream()
+        } else {
+            bridge
+        })
     });
     ended.checks = checks;
     ended

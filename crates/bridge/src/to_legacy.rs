@@ -6,14 +6,18 @@
 //! of a call becomes an `input_required` result, the legacy call held until the client's
 //! retry (its `requestState` names the copy) or the timeout, the model's `tau`. A message no
 //! enabled input takes gets a JSON-RPC error or is noted and dropped: the bridge never
-//! guesses. Both sides are monitored as the messages cross (`side`).
+//! guesses. Both sides are monitored as the messages cross (`side`). On stdio, where a server's
+//! request names no call, the calls take the legacy session's turn (`TLTurn`, stepped as its
+//! own process): a call that could be asked is sent only when no other is open, so the
+//! server's elicitation is for the one call that can take it (docs/bridge.md, "Which call
+//! asks").
 
 use crate::engine::{Engine, To, Written};
 use crate::held::Held;
 use crate::machine::{Machine, Refusal};
 use crate::model::Model;
 use crate::modern_wire as mw;
-use crate::msg::{CALL, DISC, INIT, Kind, Msg};
+use crate::msg::{CALL, Caps, DISC, INIT, Kind, Msg};
 use crate::side::Side;
 use crate::sides::Sides;
 use crate::to_modern::BRIDGE_ERROR;
@@ -59,6 +63,12 @@ pub struct ToLegacy {
     /// Retries of calls lost with their session that came while it is opened again: the
     /// model's retry waits for the re-opening (`TLReopen` then `TLLost`), so they are taken after.
     deferred: Vec<Vec<u8>>,
+    /// The legacy session's turn (`TLTurn`) on stdio; none over HTTP, where the stream a
+    /// server's request comes on names its call.
+    turn: Option<Machine>,
+    /// Requests the turn did not take yet, in the order they came: the client's id, its
+    /// caps, the message.
+    queued: Vec<(Value, Caps, Value)>,
 }
 
 impl ToLegacy {
@@ -83,9 +93,18 @@ impl ToLegacy {
             sides: Sides::new(modern, legacy),
             reopen: Reopen::Idle,
             deferred: Vec::new(),
+            turn: Some(Machine::start(model, "RunTurn")?),
+            queued: Vec::new(),
         };
         bridge.pump_session();
         Ok(bridge)
+    }
+
+    /// The server is a Streamable HTTP one (`--upstream`): each call's stream names the call
+    /// a server's request is for (`Engine::server_on_stream`), so calls need no turn.
+    pub fn by_stream(mut self) -> ToLegacy {
+        self.turn = None;
+        self
     }
 
     fn send(&mut self, to: To, message: &Value) {
@@ -196,16 +215,81 @@ impl ToLegacy {
             // A retry whose `requestState` names no held call (it timed out, or was never
             // the bridge's): the fresh copy answers it with an error.
             (_, true) => Msg::Retry(CALL + 1, caps),
+            // A call to the legacy server: it takes the turn first (stdio), after those
+            // that wait for it.
+            _ if self.turn.is_some() => return self.queue(id, caps, message.clone()),
             _ => Msg::MReq(CALL, Kind::Tools, caps),
         };
+        self.open_copy(id, method, params, msg, false);
+    }
+
+    /// A copy of the session for request `id`, given `msg`; `turn`: it took the turn.
+    fn open_copy(&mut self, id: Value, method: &str, params: Value, msg: Msg, turn: bool) {
+        let caps = mw::caps(&params);
         let mut machine = self.session.clone();
         match machine.input(self.model.mc2s, msg) {
             Ok(()) => {
-                self.held.push(Held::new(id, method, params, caps, machine));
+                let mut held = Held::new(id, method, params, caps, machine);
+                held.turn = turn;
+                self.held.push(held);
                 self.pump(self.held.len() - 1);
             }
-            Err(why) => self.refuse(&id, method, why),
+            Err(why) => {
+                if turn {
+                    self.give_turn();
+                }
+                self.refuse(&id, method, why);
+            }
         }
+    }
+
+    // ---- The turn (stdio) ---------------------------------------------------------------------
+
+    /// A call waits for the turn behind those that came before it (`admit` takes them).
+    fn queue(&mut self, id: Value, caps: Caps, message: Value) {
+        self.queued.push((id, caps, message));
+    }
+
+    /// `turn!mreq(_, tools, c)`: the turn as it is once a call with caps `caps` took it, or
+    /// none when it cannot take it now (an askable call open, or one waits for it).
+    fn take_turn(&self, caps: Caps) -> Option<Machine> {
+        let mut next = self.turn.clone()?;
+        let take = Msg::MReq(CALL, Kind::Tools, caps);
+        next.input(self.model.turn, take).ok()?;
+        Some(next)
+    }
+
+    /// `turn!res(_, _)`: a call that held the turn ended.
+    fn give_turn(&mut self) {
+        let chan = self.model.turn;
+        let given = (self.turn.as_mut()).map(|t| t.input(chan, Msg::Res(CALL, true)));
+        if let Some(Err(why)) = given {
+            self.note(format!("the turn does not take a call's end: {why:?}"));
+        }
+    }
+
+    /// The requests that wait for the turn, in the order they came, while it takes them.
+    fn admit(&mut self) {
+        while let Some((_, caps, _)) = self.queued.first() {
+            let Some(turn) = self.take_turn(*caps) else {
+                return;
+            };
+            self.turn = Some(turn);
+            let (id, caps, message) = self.queued.remove(0);
+            let method = message["method"].as_str().unwrap_or_default().to_string();
+            let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+            let msg = Msg::MReq(CALL, Kind::Tools, caps);
+            self.open_copy(id, &method, params, msg, true);
+        }
+    }
+
+    /// Copy `k` ended: removed, its turn given back.
+    fn remove(&mut self, k: usize) -> Held {
+        let held = self.held.remove(k);
+        if held.turn {
+            self.give_turn();
+        }
+        held
     }
 
     /// The held call a retry's `requestState` names, if it waits for its retry.
@@ -237,6 +321,16 @@ impl ToLegacy {
 
     fn client_cancel(&mut self, message: &Value) {
         let of = message.pointer("/params/requestId").cloned();
+        if let Some(q) = self
+            .queued
+            .iter()
+            .position(|(id, ..)| Some(id) == of.as_ref())
+        {
+            self.queued.remove(q);
+            return self.note(format!(
+                "a cancel of {of:?}, which waited for its turn: not sent"
+            ));
+        }
         let at = self
             .held
             .iter()
@@ -583,6 +677,11 @@ impl ToLegacy {
     /// `down` is noted, and its request still gets the error (the bridge is about to end).
     fn gone(&mut self, why: &str) {
         self.gone_text = format!("agentpi bridge: the server {why}");
+        // The requests that waited for the turn were never sent: each gets `gone` (the
+        // model's `TLGone` for a request that comes after the end).
+        for (id, ..) in std::mem::take(&mut self.queued) {
+            self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));
+        }
         let ls2c = self.model.ls2c;
         if !self.ready && self.session.input(ls2c, Msg::Down).is_ok() {
             self.ready = true;
@@ -597,7 +696,7 @@ impl ToLegacy {
             match self.held[k].machine.input(ls2c, Msg::Down) {
                 Ok(()) => self.pump(k),
                 Err(why) => {
-                    let held = self.held.remove(k);
+                    let held = self.remove(k);
                     let text = format!("the server's end is no transition of a request: {why:?}");
                     self.note(text);
                     if held.due.is_none() {
@@ -608,8 +707,10 @@ impl ToLegacy {
             }
             k += usize::from(self.held.len() == before);
         }
-        // The bridge ends with the server: no copy is kept.
-        self.held.clear();
+        // The bridge ends with the server: no copy is kept (each gives its turn back).
+        while !self.held.is_empty() {
+            self.remove(0);
+        }
         for line in std::mem::take(&mut self.deferred) {
             let id = request_id(&line).unwrap_or_default();
             self.send(To::Client, &wire::error(&id, BRIDGE_ERROR, &self.gone_text));
@@ -651,7 +752,7 @@ impl ToLegacy {
             }
         }
         if self.held[k].machine.same_as(&self.session) {
-            self.held.remove(k);
+            self.remove(k);
         }
     }
 
@@ -763,18 +864,21 @@ impl Engine for ToLegacy {
             true => self.client_line(raw),
             false => self.waiting.push(raw.to_vec()),
         }
+        self.admit();
     }
 
     fn server(&mut self, raw: &[u8]) {
         self.server_line(raw, None);
+        self.admit();
     }
 
     fn server_on_stream(&mut self, raw: &[u8], request: &Value) {
         self.server_line(raw, Some(request));
+        self.admit();
     }
 
     fn in_flight(&self) -> usize {
-        self.held.len() + self.waiting.len() + self.deferred.len()
+        self.held.len() + self.waiting.len() + self.deferred.len() + self.queued.len()
     }
 
     fn server_gone(&mut self, why: &str) {
@@ -782,11 +886,15 @@ impl Engine for ToLegacy {
     }
 
     fn session_lost(&mut self, raw: &[u8], new: bool) -> bool {
-        self.lose(raw, new)
+        let took = self.lose(raw, new);
+        self.admit();
+        took
     }
 
     fn stream_broken(&mut self, raw: &[u8], new: bool) -> bool {
-        self.broken(raw, new)
+        let took = self.broken(raw, new);
+        self.admit();
+        took
     }
 
     /// A copy re-opening the session (`TLReopen`) has no timeout: it takes its `tau` after.
@@ -812,10 +920,11 @@ impl Engine for ToLegacy {
                 }
                 _ => {
                     self.note("a held call's timeout is not a transition of it".into());
-                    self.held.remove(k);
+                    self.remove(k);
                 }
             }
         }
+        self.admit();
     }
 
     fn take_out(&mut self) -> Vec<(To, Vec<u8>)> {

@@ -336,6 +336,25 @@ const MISTAKES: &[Mistake] = &[
         ],
         refines: [true, true, true, true],
     },
+    // Which call asks (two calls on one legacy session on stdio): the bridge as it was, with
+    // no turn, where the server's question went to the first held call whose copy took it.
+    // The refinements (one call) do not see it; the checks of `TwoCallsBridged` do.
+    Mistake {
+        name: "gives the server's elicitation to any held call, with no turn",
+        from: "    | TwoCopy(MA, LA, true) | TwoCopy(MB, LB, true)",
+        to: "    | TwoCopy(MA, LA, false) | TwoCopy(MB, LB, false)",
+        violated: &[
+            "TwoCallsBridged: deadlock free",
+            "TwoCallsBridged: ltl [] (ls2c(req(EA, _)) -> X ((not ms2c(input_required(MB))) W (lc2s(res(EA, _)) or lc2s(cancel(LA)))))",
+            "TwoCallsBridged: ltl [] (ls2c(req(EB, _)) -> X ((not ms2c(input_required(MA))) W (lc2s(res(EB, _)) or lc2s(cancel(LB)))))",
+            "TwoCallsBridged: ltl (not lc2s(res(EA, true))) W mc2s(retry(RA, _))",
+            "TwoCallsBridged: ltl (not lc2s(res(EB, true))) W mc2s(retry(RB, _))",
+            "TwoCallsBridged: never lc2s(res(EA, false))",
+            "TwoCallsBridged: ltl [] (mc2s(mreq(m, _, _)) -> X <> (ms2c(res(m, _)) or ms2c(input_required(m))))",
+            "TwoCallsBridged: ltl [] (mc2s(retry(j, _)) -> X <> ms2c(res(j, _)))",
+        ],
+        refines: [true, true, true, true],
+    },
 ];
 
 /// The verdicts other than `holds` that `agentpi check` gives for the model at `path`.
@@ -442,14 +461,15 @@ fn the_page_shows_what_compare_prints() {
 /// modern server's log line, once a round before its answer, and the bridge's `l` carried
 /// into each call (whether the server declared `logging`), the legacy client's to 195, 249,
 /// 303, 357 / 306, 399, 492, 585; a legacy server's log line likewise, the modern client's
-/// to these; the undeclared-input server sends neither.)
+/// to these; the undeclared-input server sends neither. Two calls on one legacy session,
+/// `TwoCallsBridged`, have one round each whatever K: 231 states.)
 #[test]
 fn the_checks_hold_for_every_k() {
     let counts = [
-        (1, [195, 113, 306, 312, 96]),
-        (2, [249, 169, 399, 486, 123]),
-        (3, [303, 234, 492, 683, 150]),
-        (4, [357, 308, 585, 903, 177]),
+        (1, [195, 113, 306, 312, 96, 231]),
+        (2, [249, 169, 399, 486, 123, 231]),
+        (3, [303, 234, 492, 683, 150, 231]),
+        (4, [357, 308, 585, 903, 177, 231]),
     ];
     let systems = [
         "LegacyBridged",
@@ -457,6 +477,7 @@ fn the_checks_hold_for_every_k() {
         "LegacyCrashBridged",
         "ModernCrashBridged",
         "LegacyRudeBridged",
+        "TwoCallsBridged",
     ];
     for (k, states) in counts {
         let k = format!("K={k}");

@@ -168,7 +168,8 @@ fn a_modern_client_reaches_legacy_servers_through_the_bridge() {
     each_in_parallel(CASES, check);
 }
 
-/// The server crashes with two calls in flight: each gets the bridge's error.
+/// The server crashes with two calls in flight (one sent, one waiting in the bridge for the
+/// legacy session's turn: the client declares elicitation): each gets the bridge's error.
 #[test]
 fn a_crash_mid_call_answers_every_request_in_flight() {
     let dir = scratch("bridge-legacy-crash");

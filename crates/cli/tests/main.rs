@@ -12,6 +12,7 @@ mod bridge_rmcp;
 mod bridge_run;
 mod bridge_stdio;
 mod bridge_subscriptions;
+mod bridge_turn;
 mod cases;
 mod cluster;
 mod commands;

@@ -62,8 +62,8 @@ fn bundled_models_give_their_hand_reasoned_verdicts() {
         assert_eq!(reported_verdicts(&name), expected, "models/{name}.pi");
         checked += expected.len();
     }
-    // Every check of the bundled models (181, and the 2 implicit `assertions`).
-    assert_eq!(checked, 183);
+    // Every check of the bundled models (191, and the 2 implicit `assertions`).
+    assert_eq!(checked, 193);
 }
 
 /// The number of states `agentpi lts` writes for `target` (`FILE.pi:System`) at `-D N=n`.
