@@ -539,11 +539,33 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The exchanges over `--upstream`, where each call's stream names it: no turn, so two calls
+/// that could be asked are both sent at once.
+const OVER_HTTP: &[Case] = &[Case {
+    name: "two-asking-calls-over-http",
+    steps: &[
+        ("s", INITIALIZED),
+        ("c", CALL),
+        ("S1", r#""id":2,"method":"tools/call""#),
+        ("c", CALL_5),
+        ("S1", r#""id":3,"method":"tools/call""#),
+        ("N", ""),
+    ],
+}];
+
 fn check(case: &Case) {
+    check_on(case, false);
+}
+
+/// `case` against a bridge on stdio, or over HTTP (`by_stream`).
+fn check_on(case: &Case, by_stream: bool) {
     let model = model().unwrap();
     let now = Instant::now();
     let (legacy, modern) = Side::pair(None, now).unwrap();
     let mut bridge = ToLegacy::new(model, modern, legacy, Duration::ZERO).unwrap();
+    if by_stream {
+        bridge = bridge.by_stream();
+    }
     let mut written: Vec<(To, String)> = Vec::new();
     let take = |bridge: &mut ToLegacy| {
         bridge
@@ -609,6 +631,13 @@ fn check(case: &Case) {
 fn each_exchange_of_the_model() {
     for case in CASES {
         check(case);
+    }
+}
+
+#[test]
+fn over_http_calls_take_no_turn() {
+    for case in OVER_HTTP {
+        check_on(case, true);
     }
 }
 

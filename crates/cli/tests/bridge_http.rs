@@ -1084,13 +1084,15 @@ fn several_legacy_clients_share_a_listening_bridge() {
 /// elicitation and sampling rounds) and two running `calls` (echo, get-sum, a prompt), which
 /// share the bridge's one legacy session, each request known by an id of the bridge's own.
 /// Each gets the answers it gets from the server directly (legacy mode), in the modern era;
-/// no finding on either side. The client that asks runs first, alone; the two others then
-/// at once: on stdio a server's elicitation names no call, and the bridge gives it to the
-/// first call in flight whose copy takes it ("Not built yet" in docs/bridge.md), so a
-/// `calls` client's call in flight at that moment took it (and its client hung) in one run
-/// of three when all three ran at once. A client through the bridge gets `PATIENCE`, not a
-/// whole `SESSION`: a bridge that stops answering one of them (it happened in development)
-/// fails the test in two minutes, not ten.
+/// no finding on either side. All three at once: on stdio a server's elicitation names no
+/// call, and the bridge sends a call that could be asked only when no other is open (the
+/// legacy session's turn, "Which call asks" in docs/bridge.md; these clients declare
+/// elicitation and sampling, so their calls take turns). Before the turn the server's
+/// elicitation went to the first call in flight whose copy took it, and a `calls` client's
+/// call took it (and its client hung) in one run of three, so the asking client ran first,
+/// alone. A client through the bridge gets `PATIENCE`, not a whole `SESSION`: a bridge that
+/// stops answering one of them (it happened in development) fails the test in two minutes,
+/// not ten.
 #[test]
 fn several_modern_clients_share_a_listening_bridge() {
     let scenarios = ["everything", "calls", "calls"];
@@ -1107,14 +1109,14 @@ fn several_modern_clients_share_a_listening_bridge() {
         let memory = files.join("m.json");
         let memory = memory.as_path();
         let through = |s: &str| bridge_legacy::client_within("auto", s, url, memory, PATIENCE).0;
-        let mut outs = vec![through(scenarios[0])];
         std::thread::scope(|scope| {
-            let runs: Vec<_> = (scenarios[1..].iter())
+            let runs: Vec<_> = (scenarios.iter())
                 .map(|s| scope.spawn(move || through(s)))
                 .collect();
-            outs.extend(runs.into_iter().map(|r| r.join().unwrap()));
-        });
-        outs
+            runs.into_iter()
+                .map(|r| r.join().unwrap())
+                .collect::<Vec<_>>()
+        })
     };
     let (outs, _, dir) = with_bridge("modern-clients", "legacy", &on_stdio(&server), run);
     for (out, want) in outs.iter().zip(&reference) {
