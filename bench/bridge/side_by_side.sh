@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# (For the bound use bench/bridge/abab.sh: sessions run one after the other, as here,
+# spread 0.77x to 1.40x from one session to the next with the same binaries; interleaved calls
+# in one client do not.)
 # The bridge's added latency against `agentpi monitor` alone, side by side: ROUNDS rounds,
 # each running the same client (CALLS calls, one at a time) against the same server directly,
 # through `agentpi monitor`, and through `agentpi bridge` (of each binary in AGENTPI, so that

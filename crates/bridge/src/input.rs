@@ -44,6 +44,15 @@ pub enum Up {
         raw: Vec<u8>,
         sse_id: Option<String>,
     },
+    /// The response's stream ended or broke before its answer and the bridge asked to resume
+    /// it (a GET with `Last-Event-ID`, `request_headers`): the GET's head. Status 200 with an
+    /// event stream: what follows on `exchange` came on it; else the resumption was refused.
+    Resume {
+        exchange: u64,
+        status: u16,
+        headers: Vec<(String, String)>,
+        request_headers: Vec<(String, String)>,
+    },
     /// The response's body ended.
     End { exchange: u64 },
     /// The bridge closed the response's stream (a modern request cancelled).

@@ -6,12 +6,12 @@
 //! before the first request and the session's id and version are known. A request's stream
 //! can be closed (`cancel`): the modern era's cancellation. A request's SSE stream that ends
 //! or breaks before its answer, when the server gave its events ids, is resumed (2025-11-25
-//! resumability, `resume.rs`): a GET with `Last-Event-ID`, read as the same exchange; only
-//! when that fails is the end or break told (a held call's break is then the loss of the
-//! session).
+//! resumability, `resume.rs`): a GET with `Last-Event-ID`, read as the same exchange (its
+//! head told, `Up::Resume`, so that the record has it); only when that fails is the end or
+//! break told (a held call's break is then the loss of the session).
 
 use crate::input::{Input, Up};
-use crate::resume::{Again, Resume, fired};
+use crate::resume::{self, Again, Resume, fired};
 use agentpi_http_proxy::SseParser;
 use std::sync::mpsc::Sender;
 use tokio::sync::{mpsc, oneshot};
@@ -90,11 +90,7 @@ async fn exchange(
             });
         }
     };
-    let head: Vec<(String, String)> = response
-        .headers()
-        .iter()
-        .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
-        .collect();
+    let head = head_of(&response);
     let sse = head.iter().any(|(k, v)| {
         k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
     });
@@ -141,22 +137,34 @@ async fn exchange(
                 });
             }
             // Ended or broken before its answer, the server's events with ids: resumed.
-            ended => match resume.again(&client, &url, &mut cancel).await {
-                Again::Resumed(more) => {
-                    response = more;
-                    parser = SseParser::default();
+            ended => {
+                let again = resume.again(&client, &url, &mut cancel).await;
+                if let Again::Answered(more, asked) = &again {
+                    tell(Up::Resume {
+                        exchange,
+                        status: more.status().as_u16(),
+                        headers: head_of(more),
+                        request_headers: asked.clone(),
+                    });
                 }
-                Again::Cancelled => return tell(Up::Closed { exchange }),
-                Again::No => match ended {
-                    Err(e) => {
-                        return tell(Up::Failed {
-                            exchange,
-                            why: describe(&e),
-                        });
+                match again {
+                    Again::Answered(more, _) if resume::resumed(&more) => {
+                        response = more;
+                        parser = SseParser::default();
                     }
-                    _ => break,
-                },
-            },
+                    Again::Cancelled => return tell(Up::Closed { exchange }),
+                    // Refused, or no answer: the end or break as it was.
+                    _ => match ended {
+                        Err(e) => {
+                            return tell(Up::Failed {
+                                exchange,
+                                why: describe(&e),
+                            });
+                        }
+                        _ => break,
+                    },
+                }
+            }
         }
     }
     if !json.iter().all(u8::is_ascii_whitespace) {
@@ -168,6 +176,14 @@ async fn exchange(
     }
     tell(Up::End { exchange });
     drop(done);
+}
+
+/// A response's headers (names lower case).
+fn head_of(response: &reqwest::Response) -> Vec<(String, String)> {
+    let headers = response.headers().iter();
+    headers
+        .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+        .collect()
 }
 
 /// How long a `patient` POST is sent again while it gets no answer.

@@ -4,9 +4,10 @@
 //! to send again what came after that event and to go on; its stream is read as the rest of
 //! the same exchange. Transport only: the messages are those of the request's stream, as if
 //! it had not broken (the model sees the same messages). At most `ATTEMPTS` GETs in a row
-//! that get no stream, each after a doubling wait; a server that answers the GET with
-//! anything but an event stream (404: the session is gone; 405: no resuming) is not asked
-//! again.
+//! that get no answer, each after a doubling wait; a server that answers the GET with
+//! anything but an event stream (404: the session is gone; 400; 405: no resuming) is not
+//! asked again. Every GET the server answered is told with its head (`Again::Answered`), so
+//! that the side's record says the stream was resumed, or that its resumption was refused.
 
 use agentpi_http_proxy::SseEvent;
 use serde_json::Value;
@@ -31,10 +32,12 @@ pub struct Resume {
 
 /// What a resume came to.
 pub enum Again {
-    Resumed(reqwest::Response),
+    /// The server answered a GET, with the headers it was sent: the stream resumed when
+    /// `resumed` says so, else refused (the end or break is then told as it was).
+    Answered(reqwest::Response, Vec<(String, String)>),
     /// The bridge closed the stream meanwhile.
     Cancelled,
-    /// Not resumed: the end or break is told as it was.
+    /// No GET got an answer: the end or break is told as it was.
     No,
 }
 
@@ -75,8 +78,8 @@ impl Resume {
         self.id.is_some() && self.last.is_some() && !self.answered && self.resumes < RESUMES
     }
 
-    /// The GETs with `Last-Event-ID`, until one gives an event stream, the server answers
-    /// something else, or `ATTEMPTS` get nothing.
+    /// The GETs with `Last-Event-ID`, until the server answers one (with an event stream or
+    /// a refusal), or `ATTEMPTS` get nothing.
     pub async fn again(
         &mut self,
         client: &reqwest::Client,
@@ -87,11 +90,14 @@ impl Resume {
         let Some(last) = self.last.clone() else {
             return Again::No;
         };
+        let mut asked = vec![
+            ("accept".to_string(), "text/event-stream".to_string()),
+            ("last-event-id".to_string(), last),
+        ];
+        asked.extend(self.headers.iter().cloned());
         for attempt in 0..ATTEMPTS {
-            let mut get = (client.get(url.clone()))
-                .header("accept", "text/event-stream")
-                .header("last-event-id", &last);
-            for (name, value) in &self.headers {
+            let mut get = client.get(url.clone());
+            for (name, value) in &asked {
                 get = get.header(name, value);
             }
             let wait = WAIT * 2u32.pow(attempt);
@@ -99,10 +105,8 @@ impl Resume {
                 got = async { tokio::time::sleep(wait).await; get.send().await } => got,
                 () = fired(cancel) => return Again::Cancelled,
             };
-            match got {
-                Ok(response) if stream(&response) => return Again::Resumed(response),
-                Ok(_) => return Again::No,
-                Err(_) => continue,
+            if let Ok(response) = got {
+                return Again::Answered(response, asked);
             }
         }
         Again::No
@@ -110,7 +114,7 @@ impl Resume {
 }
 
 /// Whether a GET's answer is the stream resumed: 200 with an event stream.
-fn stream(response: &reqwest::Response) -> bool {
+pub fn resumed(response: &reqwest::Response) -> bool {
     let sse = (response.headers().get("content-type"))
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));

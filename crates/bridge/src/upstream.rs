@@ -32,6 +32,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::Sender;
 use tokio::sync::{mpsc, oneshot};
 
+/// HTTP headers, names lower case.
+type Headers = Vec<(String, String)>;
+
 /// The era of the server behind the URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -50,6 +53,9 @@ struct Sent {
     session: Option<String>,
     status: Option<u16>,
     answered: bool,
+    /// Its stream ended or broke before its answer, and resuming it was refused with this
+    /// HTTP status.
+    refused: Option<u16>,
     /// Its response is the bridge's own business (a 404 to send again, a re-opening).
     internal: bool,
     cancel: Option<oneshot::Sender<()>>,
@@ -78,6 +84,8 @@ pub struct Upstream {
     /// Exchanges whose stream the bridge closed: what their task read before it saw the
     /// close was never taken (not recorded, not handed on).
     closed: HashSet<u64>,
+    /// The exchange each resumed stream is recorded under now: the GET that resumed it.
+    resumed_as: HashMap<u64, u64>,
     session: Option<String>,
     version: Option<String>,
     header_args: HeaderArgs,
@@ -126,6 +134,7 @@ impl Upstream {
             next: 0,
             sent: HashMap::new(),
             closed: HashSet::new(),
+            resumed_as: HashMap::new(),
             session: None,
             version: None,
             header_args: HeaderArgs::default(),
@@ -223,6 +232,7 @@ impl Upstream {
                 session: self.session.clone(),
                 status: None,
                 answered: false,
+                refused: None,
                 internal: false,
                 cancel: Some(cancel),
             },
@@ -340,6 +350,12 @@ impl Upstream {
                 raw,
                 sse_id,
             } => self.message(exchange, raw, sse_id, bridge),
+            Up::Resume {
+                exchange,
+                status,
+                headers,
+                request_headers,
+            } => self.resume(exchange, status, (headers, request_headers), bridge),
             Up::End { exchange } => self.end(exchange, bridge),
             // Only the bridge closes a stream, and `close_stream` recorded it (the exchange is
             // in `closed`, so this is not reached).
@@ -408,7 +424,7 @@ impl Upstream {
             Some(reopening) if reopening.own || reopening.init.is_some() => {
                 reopening.waiting.push(raw)
             }
-            Some(_) => self.open_again(raw, bridge.server_side()),
+            Some(_) => self.open_again(vec![raw], bridge.server_side()),
             // The new session is open already: sent again in it.
             None => self.post(raw, bridge.server_side()),
         }
@@ -433,8 +449,8 @@ impl Upstream {
     /// The response stream of `exchange` broke: when it is a call's that the process holds
     /// in the legacy session (`Engine::stream_broken`), the server went away with the session
     /// (it restarts): the process takes its `lost` now rather than at the next 404, and a new
-    /// session is opened. True when the process took it.
-    fn broken_stream<E: Engine>(&mut self, exchange: u64, bridge: &mut E) -> bool {
+    /// session is opened (`why`: how the bridge knows). True when the process took it.
+    fn broken_stream<E: Engine>(&mut self, exchange: u64, bridge: &mut E, why: &str) -> bool {
         let Some(sent) = self.sent.get(&exchange) else {
             return false;
         };
@@ -451,14 +467,79 @@ impl Upstream {
         }
         self.sent.remove(&exchange);
         if new {
-            self.begin_reopening("a held call's stream broke");
+            self.begin_reopening(why);
         }
         true
     }
 
+    /// The bridge asked to resume `exchange`'s stream (a GET with `Last-Event-ID`): the GET
+    /// is recorded as an exchange of its own, and what comes after on the stream under it, as
+    /// `agentpi monitor --listen` records a client's resumption (H6 judges the replay). A
+    /// refusal is noted, and the stream's end is then told as it was (its request, if not
+    /// answered, gets an error); a 404 is the loss of the legacy session (`refused_lost`).
+    fn resume<E: Engine>(
+        &mut self,
+        exchange: u64,
+        status: u16,
+        (headers, request_headers): (Headers, Headers),
+        bridge: &mut E,
+    ) {
+        let Some(sent) = self.sent.get_mut(&exchange) else {
+            return;
+        };
+        let get = self.next;
+        self.next += 1;
+        let side = bridge.server_side();
+        let pairs = |h: &[(String, String)]| h.iter().map(|(k, v)| json!([k, v])).collect();
+        let fields = Map::from_iter([
+            ("method".into(), json!("GET")),
+            ("path".into(), json!(self.path)),
+            ("status".into(), json!(status)),
+            ("headers".into(), pairs(&headers)),
+            ("request_headers".into(), pairs(&request_headers)),
+            ("exchange".into(), json!(get)),
+        ]);
+        side.event(&Event::process(side.now(), "http", fields));
+        let sse = headers.iter().any(|(k, v)| {
+            k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
+        });
+        if status == 200 && sse {
+            self.resumed_as.insert(exchange, get);
+            return;
+        }
+        sent.refused = Some(status);
+        let what = format!("`{}` {}", sent.method, sent.id.as_deref().unwrap_or(""));
+        self.notes.push(format!(
+            "the stream of {what} ended before its answer and the server refused to resume it \
+             (HTTP {status})"
+        ));
+        let in_use = sent.session.is_some() && sent.session == self.session;
+        if self.era == Era::Legacy && status == 404 && in_use && self.init.is_some() {
+            self.refused_lost(exchange, bridge);
+        }
+    }
+
+    /// A 404 to the resumption of `exchange`'s stream: the server lost the legacy session.
+    /// A call the process holds there takes the model's `lost` as when its stream breaks
+    /// (`broken_stream`); a call only sent may have run, so it is not sent again and gets its
+    /// error at the stream's end, and the session is opened again all the same, the calls
+    /// held for their retry given `lost` (else the transport opens it itself): nothing more
+    /// is sent in the lost session.
+    fn refused_lost<E: Engine>(&mut self, exchange: u64, bridge: &mut E) {
+        let why = "HTTP 404 to a stream's resumption";
+        if self.reopening.is_some() || self.broken_stream(exchange, bridge, why) {
+            return;
+        }
+        self.begin_reopening(why);
+        // A message with no id: no call's own, so only the calls held for their retry take it.
+        if !bridge.session_lost(b"{}", true) {
+            self.open_again(Vec::new(), bridge.server_side());
+        }
+    }
+
     /// The transport opens the lost session itself with the first `initialize` again (a
-    /// 404 no copy of the process took); `raw` waits for it.
-    fn open_again(&mut self, raw: Vec<u8>, side: &mut Side) {
+    /// 404 no copy of the process took); `waiting` waits for it.
+    fn open_again(&mut self, waiting: Vec<Vec<u8>>, side: &mut Side) {
         let Some(init) = self.init.clone() else {
             return;
         };
@@ -470,7 +551,7 @@ impl Upstream {
         self.reopening = Some(Reopening {
             init: Some(exchange),
             own: true,
-            waiting: vec![raw],
+            waiting,
         });
     }
 
@@ -486,7 +567,8 @@ impl Upstream {
         if let Some(id) = &sse_id {
             event.fields.insert("sse_id".into(), json!(id));
         }
-        event.fields.insert("exchange".into(), json!(exchange));
+        let recorded = self.resumed_as.get(&exchange).copied().unwrap_or(exchange);
+        event.fields.insert("exchange".into(), json!(recorded));
         side.event(&event);
         let message: Value = serde_json::from_slice(&raw).unwrap_or_default();
         let Some(sent) = self.sent.get_mut(&exchange) else {
@@ -543,13 +625,21 @@ impl Upstream {
         if sent.answered || sent.internal {
             return;
         }
+        self.resumed_as.remove(&exchange);
         if let Some(id) = sent.id {
             let status = sent.status.unwrap_or(0);
-            let text = format!(
-                "agentpi bridge: the upstream answered `{}` with HTTP {status} and no JSON-RPC \
-                 response",
-                sent.method
-            );
+            let text = match sent.refused {
+                Some(refused) => format!(
+                    "agentpi bridge: the stream of `{}` ended before its answer and the \
+                     upstream refused to resume it (HTTP {refused})",
+                    sent.method
+                ),
+                None => format!(
+                    "agentpi bridge: the upstream answered `{}` with HTTP {status} and no \
+                     JSON-RPC response",
+                    sent.method
+                ),
+            };
             self.notes.push(text.clone());
             let id: Value = serde_json::from_str(&id).unwrap_or_default();
             let reply = wire::error(&id, BRIDGE_ERROR, &text);
@@ -578,8 +668,9 @@ impl Upstream {
             side.event(&Event::process(side.now(), "unreachable", fields));
             return Err(why);
         }
-        aborted(bridge.server_side(), exchange, &why, false);
-        if self.broken_stream(exchange, bridge) {
+        let recorded = self.resumed_as.get(&exchange).copied().unwrap_or(exchange);
+        aborted(bridge.server_side(), recorded, &why, false);
+        if self.broken_stream(exchange, bridge, "a held call's stream broke") {
             return Ok(());
         }
         if let Some(sent) = self.sent.get_mut(&exchange) {
@@ -650,6 +741,7 @@ fn exchange_of(up: &Up) -> u64 {
     match up {
         Up::Head { exchange, .. }
         | Up::Message { exchange, .. }
+        | Up::Resume { exchange, .. }
         | Up::End { exchange }
         | Up::Closed { exchange }
         | Up::Failed { exchange, .. } => *exchange,

@@ -271,6 +271,26 @@ fn a_held_calls_stream_that_ends_normally_is_resumed() {
     assert_eq!(report["modern"]["violations"], json!([]), "{report}");
     // One session: the end was no loss.
     assert_eq!(initializes(&dir.join("rec/legacy.jsonl")), 1, "{report}");
+    // The resumption is in the record: the GET with `Last-Event-ID`, answered with a stream,
+    // an exchange of its own that carries the held call's answer.
+    let record = std::fs::read_to_string(dir.join("rec/legacy.jsonl")).unwrap();
+    let events: Vec<Value> = (record.lines().map(|l| serde_json::from_str(l).unwrap())).collect();
+    let get = events
+        .iter()
+        .find(|e| e["event"] == "http" && e["method"] == "GET");
+    let get = get.unwrap_or_else(|| panic!("no GET recorded: {record}"));
+    assert_eq!(get["status"], json!(200), "{record}");
+    assert!(
+        get["request_headers"].to_string().contains("last-event-id"),
+        "{record}"
+    );
+    let on_get = |e: &&Value| e["dir"] == "s2c" && e["exchange"] == get["exchange"];
+    assert!(
+        events
+            .iter()
+            .any(|e| on_get(&e) && e["raw"].as_str().unwrap().contains("accept: yes")),
+        "{record}"
+    );
 }
 
 /// The legacy server goes away while a call is held and never comes back: the held call's
