@@ -319,7 +319,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         free: &pipeline::Free,
     ) -> Option<End> {
         for (s, expanded) in leftovers {
-            let mut spare = Buffers::default();
+            // Room emptied by an earlier merge: a state the workers could not expand (a
+            // component or a queue not cached) is expanded here, into vectors that grew
+            // from nothing every time.
+            let mut spare = back.pop().unwrap_or_default();
             if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
                 return Some(end);
             }

@@ -53,7 +53,7 @@ pub(crate) struct Engine<'s, 'p> {
     /// numbered: an input's and an output's are equal when the output may meet the input.
     syncs: Table<(Chan, Option<u32>)>,
     pub(crate) labels: Table<Label>,
-    /// How often each miss was met (see [`Engine::fill_now`]).
+    /// How often each miss of a large component was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
     /// With partial-order reduction: each declared channel's users, and for each of the
     /// engine's labels whether a property sees it (see [`crate::por`]).
