@@ -516,14 +516,15 @@ impl<'s, 'p> Engine<'s, 'p> {
         let interner = store.interner();
         let split = ids.partition_point(|&id| !Interner::is_queue(id));
         // Names in queued messages are renumbered with the queues: the reference path.
-        if ids[split..].iter().any(|&id| interner.fresh_bound(id) > 0) {
+        let named = interner.holds_names();
+        if named && ids[split..].iter().any(|&id| interner.fresh_bound(id) > 0) {
             return Err(Vec::new());
         }
-        let fresh = ids
-            .iter()
-            .map(|&id| interner.fresh_bound(id))
-            .max()
-            .unwrap_or(0);
+        let fresh = match named {
+            true => ids.iter().map(|&id| interner.fresh_bound(id)).max(),
+            false => None,
+        };
+        let fresh = fresh.unwrap_or(0);
         // The store keeps ids by instance; the reference opens components in canonical order.
         let (canon, key_pos) = (&mut work.canon, &mut work.key_pos);
         work.order.sort(store, &ids[..split], canon, key_pos);
