@@ -319,7 +319,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         free: &pipeline::Free,
     ) -> Option<End> {
         for (s, expanded) in leftovers {
-            let mut spare = Buffers::default();
+            // Room emptied by an earlier merge: a state the workers could not expand (a
+            // component or a queue not cached) is expanded here, into vectors that grew
+            // from nothing every time.
+            let mut spare = back.pop().unwrap_or_default();
             if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
                 return Some(end);
             }
@@ -1026,11 +1029,14 @@ enum Dest<'x> {
 }
 
 /// Reads the tree of `source` into `near`, unless it is there already (most targets share
-/// most of their source's tree). Read into the same room every time: a fresh tree per source
-/// was a tenth of the merge's instructions, in allocations.
+/// most of their source's tree), or this thread has it from expanding `source`. Read into
+/// the same room every time: a fresh tree per source was a tenth of the merge's
+/// instructions, in allocations.
 fn read_near(near: &mut (u32, Levels), store: &Store, source: u32) {
     if near.0 != source {
-        store.read_levels(source, &mut near.1);
+        if !crate::engine::take_source(store, source, &mut near.1) {
+            store.read_levels(source, &mut near.1);
+        }
         near.0 = source;
     }
 }

@@ -52,6 +52,9 @@ pub(crate) struct Interner {
     closure_instance: Vec<u32>,
     seq_instance: Vec<u32>,
     queue_fresh: Vec<u32>,
+    /// Whether any closure or queue interned holds a fresh name (a sequence holds its
+    /// closures'): when none does, no state does, and the engine need not ask of each id.
+    named: bool,
     /// Components with their instance moved (`reinstance`), by (id, from, to).
     moved: FxHashMap<(u32, u32, u32), u32>,
     /// The heap bytes of everything above, as [`Interner::bytes`] reports.
@@ -128,6 +131,12 @@ impl Interner {
     /// vectors and its entries in the indices.
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// Whether any component or queue interned holds a fresh name (else every
+    /// [`Interner::fresh_bound`] is 0).
+    pub(crate) fn holds_names(&self) -> bool {
+        self.named
     }
 
     /// The component with this id.
@@ -248,7 +257,9 @@ impl Interner {
         // The `Arc` pushed is the one whose address is the key: see `by_address`.
         self.closures.push(Arc::clone(c));
         self.by_address.insert(Arc::as_ptr(c) as usize, i);
-        self.closure_fresh.push(fresh_bound(&c.env));
+        let fresh = fresh_bound(&c.env);
+        self.named |= fresh > 0;
+        self.closure_fresh.push(fresh);
         self.closure_instance.push(c.instance);
         self.bytes += closure_bytes(c) + INDEX_ENTRY + ADDRESS_ENTRY + 8 + 4;
         tagged(i, LEAF)
@@ -313,6 +324,7 @@ impl Interner {
             .insert_unique(hash_of(queue), i, |&j| hash_of(&queues[j as usize]));
         let mut fresh = 0;
         queue.for_each_fresh(&mut |id| fresh = fresh.max(id + 1));
+        self.named |= fresh > 0;
         self.queue_fresh.push(fresh);
         self.bytes += queue_bytes(queue) + INDEX_ENTRY + 4;
         self.queues.push(queue.clone());

@@ -171,6 +171,10 @@ pub(super) fn expand_in_order(
         true => 0,
         false => workers.count,
     };
+    if helpers == 0 {
+        alone(readers, blocks.range, &mut order, &mut merge);
+        return order.leftovers;
+    }
     workers.pool.in_place_scope(|scope| {
         for _ in 0..helpers {
             let (tx, blocks) = (tx.clone(), &blocks);
@@ -201,6 +205,32 @@ pub(super) fn expand_in_order(
         }
     });
     order.leftovers
+}
+
+/// What [`expand_in_order`] does with no worker: each state merged right after it is
+/// expanded, not a block at a time. The states after it then find its new targets stored
+/// (expanded before the block was merged, they did not: their ids were copied out and the
+/// merge found them again by hashing them), and its transitions are merged while they are in
+/// cache. The merge sees the same expansions in the same order, so the same numbers.
+fn alone(
+    readers: &Readers<'_, '_, '_>,
+    range: Range<usize>,
+    order: &mut InOrder,
+    merge: &mut impl FnMut(u32, Expanded) -> Flow,
+) {
+    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
+    let mut buffers = Vec::with_capacity(BLOCK);
+    for s in range {
+        if order.state == State::Stopped {
+            break;
+        }
+        if buffers.is_empty() {
+            readers.free.take(&mut buffers);
+        }
+        let room = buffers.pop().unwrap_or_default();
+        order.hand(s as u32, expand(sem, engine, store, s as u32, room), merge);
+    }
+    readers.free.give(&mut buffers);
 }
 
 /// The states of a chunk, taken a block at a time in frontier order.

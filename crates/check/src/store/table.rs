@@ -24,6 +24,7 @@ pub(super) struct Column {
 
 impl Column {
     /// Entry `i`, which must have been written (before the index slot that led to it).
+    #[inline]
     pub(super) fn get(&self, i: usize) -> u64 {
         let segment = self.segments[i >> SEGMENT_BITS].get();
         segment.expect("an entry is read after it is written")[i & (SEGMENT - 1)]
@@ -86,6 +87,7 @@ impl Index {
     }
 
     /// The number with this hash for which `same` holds, if added.
+    #[inline]
     pub(super) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
         let (mask, tag) = (self.slots.len() - 1, tag(hash));
         let mut i = hash as usize & mask;
