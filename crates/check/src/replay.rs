@@ -333,7 +333,7 @@ impl<'s, 'p> Replay<'s, 'p> {
                 self.class(l) == Class::Visible
                     && match_observation(self.sem, obs, l, hyp).is_some()
             };
-            let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+            let found: Arc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
                 self.visible(&hyp.state)
             } else {
                 let cached = &mut self.cached.borrow_mut();
@@ -388,11 +388,11 @@ impl<'s, 'p> Replay<'s, 'p> {
 
     /// The visible transitions of `state`, remembered; only for small states (a session
     /// whose states recur, as a sequential one's do, then costs a lookup per message).
-    fn visible(&self, state: &State) -> Rc<[Transition]> {
+    fn visible(&self, state: &State) -> Arc<[Transition]> {
         self.remembered(state, true)
     }
 
-    fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
+    fn remembered(&self, state: &State, visible: bool) -> Arc<[Transition]> {
         let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
         let compute = || self.cached.borrow_mut().successors_where(state, &wanted);
         Memo::transitions(&self.memo, state, visible, compute)
@@ -422,7 +422,7 @@ impl Steps for Replay<'_, '_> {
     }
 
     /// The hidden and flagged transitions of `state` (what a closure follows), remembered.
-    fn hidden(&self, state: &State) -> Rc<[Transition]> {
+    fn hidden(&self, state: &State) -> Arc<[Transition]> {
         self.remembered(state, false)
     }
 }

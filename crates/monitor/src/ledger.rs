@@ -99,7 +99,10 @@ impl Ledger {
         modern: bool,
     ) -> Vec<Finding> {
         let mut found = Vec::new();
-        exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
+        // Named (a `format!`) only when there is a `_meta` to find fault with.
+        if let meta @ Some(_) = field(params, "_meta") {
+            exchange::meta_keys(meta, &format!("`{method}`"), &mut found);
+        }
         match (modern, dir) {
             (true, Dir::C2s) => {
                 // A dual-era client's legacy handshake names itself in `clientInfo` (M1).
@@ -132,10 +135,9 @@ impl Ledger {
         if !modern {
             let key = format!("{}:{id}", dir.as_str());
             found.extend(self.tasks.request(&key, dir, method, params));
-            found.extend(tasks::related(
-                field(params, "_meta"),
-                &format!("`{method}`"),
-            ));
+            if let meta @ Some(_) = field(params, "_meta") {
+                found.extend(tasks::related(meta, &format!("`{method}`")));
+            }
         }
         found
     }
@@ -151,10 +153,9 @@ impl Ledger {
     ) -> Vec<Finding> {
         let mut found = Vec::new();
         if !modern {
-            found.extend(tasks::related(
-                field(params, "_meta"),
-                &format!("`{method}`"),
-            ));
+            if let meta @ Some(_) = field(params, "_meta") {
+                found.extend(tasks::related(meta, &format!("`{method}`")));
+            }
             if method == "notifications/resources/updated" && dir == Dir::S2c {
                 found.extend(self.updated(params));
             }
@@ -170,7 +171,10 @@ impl Ledger {
             }
             _ => {}
         }
-        exchange::meta_keys(field(params, "_meta"), &format!("`{method}`"), &mut found);
+        // Named (a `format!`) only when there is a `_meta` to find fault with.
+        if let meta @ Some(_) = field(params, "_meta") {
+            exchange::meta_keys(meta, &format!("`{method}`"), &mut found);
+        }
         found
     }
 

@@ -23,6 +23,7 @@ pub mod record;
 pub mod rules;
 pub mod sampling;
 pub mod schema;
+pub mod schema_seen;
 pub mod session;
 pub mod sessions;
 pub mod shape;

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// The protocol versions whose schema the monitor holds messages to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Version {
     V2025_06_18,
     V2025_11_25,
@@ -34,7 +34,7 @@ impl Version {
 }
 
 /// Which part of an exchange is checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Part {
     /// A whole request message.
     Request,

@@ -11,11 +11,13 @@ use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::rules;
 use crate::schema::{self, Part};
+use crate::schema_seen::Seen;
 use crate::shape::{self, Finding, Message};
 use crate::trace::{Dir, Event};
 use agentpi_check::replay::{Arg, Key, Observation, Verdict};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// One broken rule.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,12 +210,15 @@ pub struct Session {
     messages: usize,
     /// Messages seen while the era is unknown, with their indices.
     waiting: Vec<(usize, Event)>,
-    ids_used: HashSet<String>,
-    requests: HashMap<String, Pending>,
+    // By the fast hash, as the stepper's bindings hold the same keys: several look-ups a
+    // message (and no output depends on the order of a table here: the standard one's is
+    // random already).
+    ids_used: FxHashSet<String>,
+    requests: FxHashMap<String, Pending>,
     /// Requests cancelled, and whether a response after that crossed the cancellation.
     cancelled: Crossings,
-    tokens_used: HashSet<String>,
-    progress: HashMap<String, f64>,
+    tokens_used: FxHashSet<String>,
+    progress: FxHashMap<String, f64>,
     schemas: Map<String, Value>,
     violations: Vec<Violation>,
     notes: Vec<String>,
@@ -270,11 +275,11 @@ impl Session {
             next_index: 0,
             messages: 0,
             waiting: Vec::new(),
-            ids_used: HashSet::new(),
-            requests: HashMap::new(),
+            ids_used: FxHashSet::default(),
+            requests: FxHashMap::default(),
             cancelled: Crossings::default(),
-            tokens_used: HashSet::new(),
-            progress: HashMap::new(),
+            tokens_used: FxHashSet::default(),
+            progress: FxHashMap::default(),
             schemas: Map::new(),
             violations: Vec::new(),
             notes: Vec::new(),
@@ -396,8 +401,8 @@ impl Session {
     pub fn retire(&mut self) {
         self.replay = None;
         self.cancelled = Crossings::default();
-        self.tokens_used = HashSet::new();
-        self.progress = HashMap::new();
+        self.tokens_used = FxHashSet::default();
+        self.progress = FxHashMap::default();
         self.schemas = Map::new();
         self.header_args = HeaderArgs::default();
         self.streams = HashMap::new();
@@ -660,7 +665,8 @@ impl Session {
             found.extend(self.schema(&message, answered));
         }
         self.report(index, event, found);
-        let what = describe(&message);
+        // Described only for a finding (most messages make none).
+        let what = || describe(&message);
         for obs in observations {
             self.step(index, event, &obs, &what);
         }
@@ -733,7 +739,7 @@ impl Session {
         let status = event.fields.get("status").map_or(Value::Null, Value::clone);
         let what = format!("HTTP status {status} for request {id}");
         for o in obs {
-            self.step(index, event, &o, &what);
+            self.step(index, event, &o, &|| what.clone());
         }
     }
 
@@ -757,7 +763,7 @@ impl Session {
         let id = self.requests.get(&key).map(|p| p.id.to_string());
         let id = id.unwrap_or_else(|| key[4..].to_string());
         let what = format!("the client's close of the stream of request {id}");
-        self.step(index, event, &obs, &what);
+        self.step(index, event, &obs, &|| what.clone());
     }
 
     fn report(&mut self, index: usize, event: &Event, findings: Vec<Finding>) {
@@ -826,26 +832,44 @@ impl Session {
     /// specific): a request or notification whole, a result by the method it answers
     /// (`answered`: that method, and whether the request asked for a task).
     fn schema(&self, message: &Message, answered: Option<(String, bool)>) -> Option<Finding> {
-        let (part, method, value) = match message {
-            Message::Request { method, .. } => (Part::Request, method.clone(), message.to_value()),
-            Message::Notification { method, .. } => {
-                (Part::Notification, method.clone(), message.to_value())
+        let answered = answered.as_ref();
+        let (part, method, id, body) = match message {
+            Message::Request { id, method, params } => {
+                (Part::Request, method.as_str(), Some(id), params.as_ref())
+            }
+            Message::Notification { method, params } => {
+                (Part::Notification, method.as_str(), None, params.as_ref())
             }
             Message::Response {
                 outcome: Ok(result),
                 ..
             } => {
                 let (method, task) = answered?;
-                (Part::Result { task }, method, result.clone())
+                (
+                    Part::Result { task: *task },
+                    method.as_str(),
+                    None,
+                    Some(result),
+                )
             }
             Message::Response { .. } => return None,
         };
-        let named = match part {
-            Part::Result { .. } => value.get("protocolVersion"),
-            _ => value.pointer("/params/protocolVersion"),
+        // A result's `protocolVersion` is at its top, a request's in its params.
+        let named = body.and_then(|b| b.get("protocolVersion"));
+        let version = self.schema_version(method, named)?;
+        let seen = Seen::of(version, part, method, id, body);
+        if seen.as_ref().is_some_and(Seen::matched) {
+            return None;
+        }
+        let value = match part {
+            Part::Result { .. } => std::borrow::Cow::Borrowed(body?),
+            _ => std::borrow::Cow::Owned(message.to_value()),
         };
-        let version = self.schema_version(&method, named)?;
-        schema::mismatch(version, part, &method, &value).map(|e| ("J13", e))
+        let found = schema::mismatch(version, part, method, &value);
+        if found.is_none() {
+            seen.iter().for_each(Seen::remember);
+        }
+        found.map(|e| ("J13", e))
     }
 
     /// The version whose schema a message of `method` is held to: the one negotiated (the
@@ -1217,7 +1241,9 @@ impl Session {
         (name, None)
     }
 
-    fn step(&mut self, index: usize, event: &Event, obs: &Observation, what: &str) {
+    /// Steps the model by `obs`, reporting what it flags or refuses of the message `what`
+    /// describes.
+    fn step(&mut self, index: usize, event: &Event, obs: &Observation, what: &dyn Fn() -> String) {
         let Some(replay) = self.replay.as_mut() else {
             return;
         };
@@ -1241,7 +1267,7 @@ impl Session {
                 index,
                 event,
                 &rule,
-                format!("{what}: {says}"),
+                format!("{}: {says}", what()),
                 expected.clone(),
             );
         }

@@ -84,21 +84,32 @@ pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
             return (None, found);
         }
     };
-    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         found.push(("J1", "`jsonrpc` is not \"2.0\"".to_string()));
     }
     let message = envelope(obj, &mut found);
     (message, found)
 }
 
-fn envelope(mut obj: Map<String, Value>, found: &mut Vec<Finding>) -> Option<Message> {
-    let id = obj.remove("id");
-    if let Some(method) = obj.remove("method") {
+fn envelope(obj: Map<String, Value>, found: &mut Vec<Finding>) -> Option<Message> {
+    // Taken apart in one pass (removing members one by one shifts an ordered map's others).
+    let [mut id, mut method, mut params, mut result, mut error] = [None, None, None, None, None];
+    for (key, value) in obj {
+        let slot = match key.as_str() {
+            "id" => &mut id,
+            "method" => &mut method,
+            "params" => &mut params,
+            "result" => &mut result,
+            "error" => &mut error,
+            _ => continue,
+        };
+        *slot = Some(value);
+    }
+    if let Some(method) = method {
         let Value::String(method) = method else {
             found.push(("J1", "`method` is not a string".to_string()));
             return None;
         };
-        let params = obj.remove("params");
         if params.as_ref().is_some_and(|p| !p.is_object()) {
             found.push(("J13", format!("the params of `{method}` are not an object")));
         }
@@ -116,7 +127,7 @@ fn envelope(mut obj: Map<String, Value>, found: &mut Vec<Finding>) -> Option<Mes
         };
     }
     let id = id.unwrap_or(Value::Null);
-    match (obj.remove("result"), obj.remove("error")) {
+    match (result, error) {
         (Some(result), None) => {
             if !result.is_object() {
                 found.push(("J5", "the result is not an object".to_string()));

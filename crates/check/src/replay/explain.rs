@@ -9,7 +9,7 @@ use agentpi_semantics::{Chan, Head, Label, Semantics, State, Transition, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::hash::Hash;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// What the rules need of an explanation: a state and the keys bound to its fresh names.
 pub trait Explanation: Clone + Eq + Hash {
@@ -31,7 +31,7 @@ pub trait Steps {
     fn options(&self) -> &Options;
     fn class(&self, label: &Label) -> Class;
     /// The hidden and flagged transitions of `state`.
-    fn hidden(&self, state: &State) -> Rc<[Transition]>;
+    fn hidden(&self, state: &State) -> Arc<[Transition]>;
 }
 
 /// Closes `seeds` over hidden and flag steps, fewest flags first (a 0-1 breadth-first

@@ -1,11 +1,12 @@
 //! The transitions of recently seen states, remembered by state for the replay and the
 //! monitor's stepper: a session's states recur (a sequential one's always do), so a message
-//! costs a look-up instead of a step of the semantics.
+//! costs a look-up instead of a step of the semantics. What it hands out is shared by `Arc`:
+//! a memo, and what it gave, may move to another thread.
 
 use agentpi_semantics::{State, Transition};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// States of at most this many components have all their visible transitions built and
 /// remembered; larger ones only those that take the message in hand.
@@ -23,9 +24,9 @@ pub const SHARED_WEIGHT: usize = 1 << 18;
 /// (for one model and alphabet), so replays of one model may share one: it changes what a
 /// step costs, never what it finds.
 pub struct Memo {
-    hidden: FxHashMap<State, Rc<[Transition]>>,
-    visible: FxHashMap<State, Rc<[Transition]>>,
-    free: FxHashMap<State, Rc<[bool]>>,
+    hidden: FxHashMap<State, Arc<[Transition]>>,
+    visible: FxHashMap<State, Arc<[Transition]>>,
+    free: FxHashMap<State, Arc<[bool]>>,
     /// The memo's size: per state, (transitions + 1) x (components + 1).
     weight: usize,
     /// The size past which it starts over.
@@ -57,11 +58,11 @@ impl Memo {
         state: &State,
         visible: bool,
         compute: impl FnOnce() -> Vec<Transition>,
-    ) -> Rc<[Transition]> {
+    ) -> Arc<[Transition]> {
         if let Some(found) = memo.borrow().table(visible).get(state) {
             return found.clone();
         }
-        let found: Rc<[Transition]> = compute().into();
+        let found: Arc<[Transition]> = compute().into();
         // Weighed by size, not counted: states with thousands of components are as many
         // times as large, and a count alone let the memo grow to gigabytes.
         let weight = (found.len() + 1) * (state.procs.len() + 1);
@@ -72,12 +73,12 @@ impl Memo {
     }
 
     /// Which of the visible transitions of small state `state` raise no flag, if known.
-    pub fn free(&self, state: &State) -> Option<Rc<[bool]>> {
+    pub fn free(&self, state: &State) -> Option<Arc<[bool]>> {
         self.free.get(state).cloned()
     }
 
     /// Remembers which of the visible transitions of small state `state` raise no flag.
-    pub fn remember_free(&mut self, state: &State, free: Rc<[bool]>) {
+    pub fn remember_free(&mut self, state: &State, free: Arc<[bool]>) {
         self.add_weight(free.len() + 1);
         self.free.insert(state.clone(), free);
     }
@@ -93,15 +94,26 @@ impl Memo {
         self.weight += weight;
     }
 
-    fn table(&self, visible: bool) -> &FxHashMap<State, Rc<[Transition]>> {
+    fn table(&self, visible: bool) -> &FxHashMap<State, Arc<[Transition]>> {
         if visible { &self.visible } else { &self.hidden }
     }
 
-    fn table_mut(&mut self, visible: bool) -> &mut FxHashMap<State, Rc<[Transition]>> {
+    fn table_mut(&mut self, visible: bool) -> &mut FxHashMap<State, Arc<[Transition]>> {
         if visible {
             &mut self.visible
         } else {
             &mut self.hidden
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A memo can move to another thread with what it holds (a bridge side's monitor may
+    /// step on its wire's reader thread).
+    #[test]
+    fn a_memo_is_send() {
+        fn send<T: Send>() {}
+        send::<super::Memo>();
     }
 }

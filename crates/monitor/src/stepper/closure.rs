@@ -10,10 +10,10 @@ use agentpi_check::replay::explain::{self, Explanation, Steps, dedup, match_obse
 use agentpi_check::replay::memo::{Memo, SMALL_STATE};
 use agentpi_check::replay::{Alphabet, Class, Flag, Key, Observation, Options, ReplayError};
 use agentpi_semantics::{DEAD, Label, Semantics, State, Transition};
-use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The id a key bound outside the window stands for: no window name has it.
 const OUTSIDE: u32 = u32::MAX;
@@ -39,8 +39,8 @@ pub struct Hyp {
 #[derive(Debug, Default)]
 pub struct Outside {
     pub bindings: Rc<Bindings>,
-    /// The stable ids of the names the window held when it was cut.
-    pub window: FxHashSet<u32>,
+    /// The stable ids of the names the window held when it was cut, sorted.
+    pub window: Vec<u32>,
 }
 
 /// Explanations are told apart as the reference tells them: by state and bindings. Where
@@ -102,7 +102,7 @@ impl Hyp {
     pub fn bound_elsewhere(&self, key: &str) -> bool {
         let outside = &self.elsewhere;
         let id = outside.bindings.by_key.get(key);
-        id.is_some_and(|id| !outside.window.contains(id))
+        id.is_some_and(|id| outside.window.binary_search(id).is_err())
     }
 }
 
@@ -143,7 +143,7 @@ impl Rules {
                 self.class(l) == Class::Visible
                     && match_observation(self.sem, obs, l, hyp).is_some()
             };
-            let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+            let found: Arc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
                 self.remembered(&hyp.state, true)
             } else {
                 self.sem.successors_where(&hyp.state, &takes).into()
@@ -164,7 +164,7 @@ impl Rules {
     /// The visible labels `hyp` would accept next without a flag, printed with bound names
     /// shown by their keys (in transition order, with repeats).
     pub fn expected(&self, hyp: &Hyp) -> Result<Vec<String>, ReplayError> {
-        let found: Rc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
+        let found: Arc<[Transition]> = if hyp.state.procs.len() <= SMALL_STATE {
             self.remembered(&hyp.state, true)
         } else {
             let visible = |l: &Label| self.class(l) == Class::Visible;
@@ -181,7 +181,7 @@ impl Rules {
     /// For each of `found` (the visible transitions of `hyp`'s state), whether the closure
     /// after it raises no flag: a matter of the state alone (bindings only say how labels
     /// print), so remembered per small state, as its transitions are.
-    fn flag_free(&self, hyp: &Hyp, found: &[Transition]) -> Result<Rc<[bool]>, ReplayError> {
+    fn flag_free(&self, hyp: &Hyp, found: &[Transition]) -> Result<Arc<[bool]>, ReplayError> {
         let small = hyp.state.procs.len() <= SMALL_STATE;
         if let Some(known) = self.memo.borrow().free(&hyp.state).filter(|_| small) {
             return Ok(known);
@@ -191,7 +191,7 @@ impl Rules {
             let clean = t.fault.is_none() && self.close(vec![hyp.advance(&[], t)])?.1.is_empty();
             free.push(clean);
         }
-        let free: Rc<[bool]> = free.into();
+        let free: Arc<[bool]> = free.into();
         if small {
             let mut memo = self.memo.borrow_mut();
             memo.remember_free(&hyp.state, free.clone());
@@ -199,7 +199,7 @@ impl Rules {
         Ok(free)
     }
 
-    fn remembered(&self, state: &State, visible: bool) -> Rc<[Transition]> {
+    fn remembered(&self, state: &State, visible: bool) -> Arc<[Transition]> {
         let wanted = |l: &Label| (self.class(l) == Class::Visible) == visible;
         let compute = || self.sem.successors_where(state, &wanted);
         Memo::transitions(&self.memo, state, visible, compute)
@@ -238,7 +238,7 @@ impl Steps for Rules {
         Rules::class(self, label)
     }
 
-    fn hidden(&self, state: &State) -> Rc<[Transition]> {
+    fn hidden(&self, state: &State) -> Arc<[Transition]> {
         self.remembered(state, false)
     }
 }

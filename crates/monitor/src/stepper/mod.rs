@@ -25,9 +25,9 @@ mod steps;
 mod summary;
 mod window;
 
-use agentpi_check::replay::Arg;
 use agentpi_check::replay::memo::Memo;
 use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
+use agentpi_check::replay::{Arg, Key};
 use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
@@ -35,7 +35,7 @@ use rustc_hash::FxHashMap;
 use split::{GroupId, Split};
 use std::cell::RefCell;
 use std::rc::Rc;
-use summary::{Summaries, Summary};
+use summary::{Head, Summaries, Summary};
 
 /// Steps the model along observations (see the module's documentation).
 pub struct Stepper {
@@ -45,7 +45,7 @@ pub struct Stepper {
     /// The next stable id for a name.
     counter: u32,
     /// By an observation's shape, the hidden channels its closure needed takers of.
-    predicted: FxHashMap<(String, Option<String>), Vec<Rc<str>>>,
+    predicted: FxHashMap<(String, Option<String>), Vec<Head>>,
     /// Whole steps of windows, remembered.
     steps: steps::Steps,
 }
@@ -138,7 +138,7 @@ impl Stepper {
                 break (cut, self.rules.close(seeds));
             };
             let at = steps::abstract_step(&cut[0], obs);
-            let (stepped, hidden_outs) = match self.steps.get(&at) {
+            let (stepped, hidden_outs) = match self.steps.get(&at, &cut[0]) {
                 Some(step) => {
                     let after = step.after(&at, &cut[0]);
                     (Ok((vec![after], Vec::new())), step.hidden_outs.clone())
@@ -237,7 +237,7 @@ impl Stepper {
 
     /// Closes `seeds` (of a window), with the hidden channels some state of the closure
     /// outputs on (sorted, each once): their takers must be in the window.
-    fn close_window(&mut self, seeds: Vec<Hyp>) -> (Closed, Vec<Rc<str>>) {
+    fn close_window(&mut self, seeds: Vec<Hyp>) -> (Closed, Vec<Head>) {
         let Stepper {
             rules, summaries, ..
         } = self;
@@ -245,7 +245,7 @@ impl Stepper {
         let mut seen = |state: &State| {
             for proc in state.procs.iter() {
                 let summary = summaries.of(rules.sem, &rules.alphabet, proc);
-                outs.extend(summary.hidden_outs.iter().cloned());
+                outs.extend(&summary.hidden_outs);
             }
         };
         let stepped = rules.close_seeing(seeds, &mut seen);
@@ -256,14 +256,14 @@ impl Stepper {
 
     /// The groups outside the window holding `groups` that take one of `hidden_outs`, with
     /// the channel: then the window was too small, and its closure is not the whole state's.
-    fn missing(&self, hidden_outs: &[Rc<str>], groups: &[GroupId]) -> Vec<(Rc<str>, GroupId)> {
+    fn missing(&self, hidden_outs: &[Head], groups: &[GroupId]) -> Vec<(Head, GroupId)> {
         let rest = &self.hyps[0].rest;
         let mut missing = Vec::new();
-        for head in hidden_outs {
+        for &head in hidden_outs {
             let outside = rest
                 .takers(head)
                 .filter(|g| groups.binary_search(g).is_err());
-            missing.extend(outside.map(|g| (head.clone(), g)));
+            missing.extend(outside.map(|g| (head, g)));
         }
         missing.sort();
         missing.dedup();
@@ -281,8 +281,11 @@ impl Stepper {
             return None;
         };
         let rest = &split.rest;
+        let heads = &self.summaries.heads;
         let bound = |key: &str| split.bindings.by_key.get(key).copied();
-        let mut groups: Vec<GroupId> = rest.taking(head).collect();
+        let mut groups: Vec<GroupId> = heads
+            .get(head)
+            .map_or(Vec::new(), |h| rest.taking(h).collect());
         let mut pinned = false;
         for arg in &obs.args {
             keys(arg, &bound, &mut |name, taken| {
@@ -301,10 +304,26 @@ impl Stepper {
                 }
                 _ => (None, None),
             };
-            groups.extend(rest.offering(head, ctor, inner));
+            // A name no summary holds is in no group's keys: no group offers a label with it.
+            let known = || -> Option<_> {
+                let ctor = match ctor {
+                    Some(c) => Some(heads.get(c)?),
+                    None => None,
+                };
+                let inner = match inner {
+                    Some((at, i)) => Some((at, heads.get(i)?)),
+                    None => None,
+                };
+                Some((heads.get(head)?, ctor, inner))
+            };
+            if let Some((head, ctor, inner)) = known() {
+                groups.extend(rest.offering(head, ctor, inner));
+            }
         }
-        for head in self.predicted.get(&shape(obs)).into_iter().flatten() {
-            groups.extend(rest.takers(head));
+        if !self.predicted.is_empty() {
+            for &head in self.predicted.get(&shape(obs)).into_iter().flatten() {
+                groups.extend(rest.takers(head));
+            }
         }
         groups.sort_unstable();
         groups.dedup();
@@ -316,7 +335,7 @@ impl Stepper {
     fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[GroupId]>) -> Vec<Split> {
         let window: Vec<u32> = hyps
             .first()
-            .map(|h| h.elsewhere.window.iter().copied().collect())
+            .map(|h| h.elsewhere.window.to_vec())
             .unwrap_or_default();
         // Each component's summary is found from the window's own component: a renaming
         // does not change it, and the window's components are those the memo keeps (the
@@ -331,13 +350,13 @@ impl Stepper {
             })
             .collect();
         drop(hyps);
-        let mut base = match (groups, restored.as_mut_slice()) {
-            (Some(groups), [(procs, _)]) => {
-                let moved = self.unmoved_out(groups, procs);
-                self.without(&moved, &window)
-            }
-            (Some(groups), _) => self.without(groups, &window),
-            (None, _) => Split::default(),
+        if let (Some(groups), 1) = (groups, restored.len()) {
+            let (procs, names) = restored.pop().unwrap_or_default();
+            return vec![self.absorb_one(groups, procs, names, &window)];
+        }
+        let mut base = match groups {
+            Some(groups) => self.without(groups, &window),
+            None => Split::default(),
         };
         let count = restored.len();
         let mut out = Vec::with_capacity(count);
@@ -356,6 +375,59 @@ impl Stepper {
         out
     }
 
+    /// Puts the one explanation of a window (its components `procs` and bindings `names`,
+    /// in stable ids) back into the one explanation it was cut from: the groups the step
+    /// left as they were stay, a group of one component that became another with the same
+    /// keys (a request's sender that gave out a name and made the next) takes its place,
+    /// and the rest are filed afresh.
+    fn absorb_one(
+        &mut self,
+        groups: &[GroupId],
+        mut procs: Vec<(Proc, Rc<Summary>)>,
+        names: Vec<(Key, u32)>,
+        window: &[u32],
+    ) -> Split {
+        let moved = self.unmoved_out(groups, &mut procs);
+        let mut planned = split::plan(procs);
+        let kept = self.in_place(&moved, &mut planned);
+        let gone: Vec<GroupId> = (moved.iter().copied())
+            .filter(|g| !kept.iter().any(|(k, _)| k == g))
+            .collect();
+        let mut split = self.without(&gone, window);
+        let bindings = Rc::make_mut(&mut split.bindings);
+        names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
+        let rest = Rc::make_mut(&mut split.rest);
+        for (id, group) in kept {
+            rest.replace(id, group);
+        }
+        split::file(planned, &mut split.active, rest);
+        split
+    }
+
+    /// The groups of `moved` (each of one component) that a new group of one passive
+    /// component with the same summary can replace, each with it (taken out of `planned`).
+    /// What the group is filed under does not change, so its indices need not either.
+    fn in_place(
+        &self,
+        moved: &[GroupId],
+        planned: &mut Vec<split::NewGroup>,
+    ) -> Vec<(GroupId, split::NewGroup)> {
+        let rest = &self.hyps[0].rest;
+        let mut kept = Vec::new();
+        for &id in moved {
+            let Some(group) = rest.group(id).filter(|g| g.procs.len() == 1) else {
+                continue;
+            };
+            let same = |n: &split::NewGroup| {
+                n.passive && n.procs.len() == 1 && Rc::ptr_eq(&n.summaries[0], group.keys())
+            };
+            if let Some(at) = planned.iter().position(same) {
+                kept.push((id, planned.remove(at)));
+            }
+        }
+        kept
+    }
+
     /// The groups of a window (of the one explanation) that its step left as they were,
     /// taken out of `procs` (the window's result, in stable ids) and left in place; returns
     /// the others. Only a group of one component found unchanged in the result, none of whose
@@ -370,11 +442,12 @@ impl Stepper {
     ) -> Vec<GroupId> {
         let rest = &self.hyps[0].rest;
         let mut holders: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut held = Vec::new();
         for (proc, _) in procs.iter() {
-            let names = names::names_of(std::slice::from_ref(proc));
-            names
-                .into_iter()
-                .for_each(|n| *holders.entry(n).or_default() += 1);
+            held.clear();
+            names::each_name(proc, &mut held);
+            held.iter()
+                .for_each(|&n| *holders.entry(n).or_default() += 1);
         }
         let mut moved = Vec::with_capacity(groups.len());
         for &id in groups {
@@ -574,6 +647,10 @@ mod tests {
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let fast = same_steps(&labels, &["p0", "p3", "p15"], None);
         assert_eq!(fast.steps.len(), 9, "steps remembered");
+        // A ping's sender, which gives out a name and makes the next, keeps its group: a
+        // ping makes one group (its request's), not two.
+        let made = fast.hyps[0].rest.made();
+        assert_eq!(made, 68, "groups made");
     }
 
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no

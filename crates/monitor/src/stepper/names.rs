@@ -53,6 +53,15 @@ pub fn names_of(procs: &[Proc]) -> Vec<u32> {
     out
 }
 
+/// Adds the fresh ids `proc` holds to `out`, each once (`out` holds no other).
+pub fn each_name(proc: &Proc, out: &mut Vec<u32>) {
+    for_each_fresh(std::slice::from_ref(proc), &mut |id| {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    });
+}
+
 /// `proc` with its names numbered 0, 1, ... by first occurrence: equal for components that
 /// differ only in which names they hold (what a component can do does not depend on that).
 pub fn normal_form(proc: &Proc) -> Proc {

@@ -4,7 +4,7 @@
 //! heads of the labels they can take part in and the hidden channels they take. Names keep one stable id for the session, so a message touches only the groups
 //! it can concern and the explanation is never renumbered or hashed whole.
 
-use super::summary::{ArgKey, OutKey, Summary};
+use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
 use rustc_hash::FxHashMap;
@@ -62,15 +62,15 @@ pub struct Rest {
     /// The group holding each name.
     owner: FxHashMap<u32, GroupId>,
     /// Groups taking part in any label of a head.
-    ins: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    ins: FxHashMap<Head, BTreeSet<GroupId>>,
     /// Groups offering a label of a head whose first value is a constructor (or not).
     outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
     /// Groups offering a label with a constructor at a position of its first value.
     out_args: FxHashMap<ArgKey, BTreeSet<GroupId>>,
     /// Groups offering any label of a head.
-    out_heads: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    out_heads: FxHashMap<Head, BTreeSet<GroupId>>,
     /// Groups taking a hidden channel.
-    hidden: FxHashMap<Rc<str>, BTreeSet<GroupId>>,
+    hidden: FxHashMap<Head, BTreeSet<GroupId>>,
     /// Groups that are passive but not inert.
     passive: BTreeSet<GroupId>,
     next: GroupId,
@@ -80,6 +80,11 @@ impl Group {
     /// The names it holds (stable ids).
     pub fn names(&self) -> &[u32] {
         &self.names
+    }
+
+    /// What it is filed under.
+    pub fn keys(&self) -> &Rc<Summary> {
+        &self.keys
     }
 }
 
@@ -96,11 +101,17 @@ impl Rest {
         let mut out = vec![id];
         if let Some(group) = self.groups.get(&id) {
             let heads = group.keys.outs.iter().map(|(head, _)| head);
-            heads.for_each(|head| out.extend(self.taking(head)));
+            heads.for_each(|&head| out.extend(self.taking(head)));
         }
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// How many groups were made (ids given out).
+    #[cfg(test)]
+    pub fn made(&self) -> GroupId {
+        self.next
     }
 
     pub fn group(&self, id: GroupId) -> Option<&Group> {
@@ -111,13 +122,13 @@ impl Rest {
         self.owner.get(&name).copied()
     }
 
-    pub fn taking(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
-        self.ins.get(head).into_iter().flatten().copied()
+    pub fn taking(&self, head: Head) -> impl Iterator<Item = GroupId> + '_ {
+        self.ins.get(&head).into_iter().flatten().copied()
     }
 
     /// The groups taking hidden channel `head`.
-    pub fn takers(&self, head: &str) -> impl Iterator<Item = GroupId> + '_ {
-        self.hidden.get(head).into_iter().flatten().copied()
+    pub fn takers(&self, head: Head) -> impl Iterator<Item = GroupId> + '_ {
+        self.hidden.get(&head).into_iter().flatten().copied()
     }
 
     /// The groups that are passive but not inert, in order.
@@ -130,16 +141,16 @@ impl Rest {
     /// is given as `(at, inner)`.
     pub fn offering(
         &self,
-        head: &str,
-        ctor: Option<&str>,
-        inner: Option<(usize, &str)>,
-    ) -> Vec<GroupId> {
+        head: Head,
+        ctor: Option<Head>,
+        inner: Option<(usize, Head)>,
+    ) -> impl Iterator<Item = GroupId> + '_ {
         let set = match (ctor, inner) {
-            (Some(c), Some((at, i))) => self.out_args.get(&(head.into(), c.into(), at, i.into())),
-            (Some(c), None) => self.outs.get(&(head.into(), Some(c.into()))),
-            (None, _) => self.out_heads.get(head),
+            (Some(c), Some((at, i))) => self.out_args.get(&(head, c, at, i)),
+            (Some(c), None) => self.outs.get(&(head, Some(c))),
+            (None, _) => self.out_heads.get(&head),
         };
-        set.into_iter().flatten().copied().collect()
+        set.into_iter().flatten().copied()
     }
 
     pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, summaries: &[Rc<Summary>]) {
@@ -149,21 +160,21 @@ impl Rest {
             [one] => one.clone(),
             _ => Rc::new(Summary::merge(summaries)),
         };
-        for key in &keys.out_args {
-            self.out_args.entry(key.clone()).or_default().insert(id);
+        for &key in &keys.out_args {
+            self.out_args.entry(key).or_default().insert(id);
         }
-        for head in &keys.hidden_ins {
-            self.hidden.entry(head.clone()).or_default().insert(id);
+        for &head in &keys.hidden_ins {
+            self.hidden.entry(head).or_default().insert(id);
         }
         if !keys.hidden_ins.is_empty() {
             self.passive.insert(id);
         }
-        for head in &keys.ins {
-            self.ins.entry(head.clone()).or_default().insert(id);
+        for &head in &keys.ins {
+            self.ins.entry(head).or_default().insert(id);
         }
-        for key in &keys.outs {
-            self.outs.entry(key.clone()).or_default().insert(id);
-            self.out_heads.entry(key.0.clone()).or_default().insert(id);
+        for &key in &keys.outs {
+            self.outs.entry(key).or_default().insert(id);
+            self.out_heads.entry(key.0).or_default().insert(id);
         }
         for &name in &names {
             self.owner.insert(name, id);
@@ -172,9 +183,28 @@ impl Rest {
         self.groups.insert(id, group);
     }
 
+    /// Puts the components of `group` (one passive component, filed under the keys group
+    /// `id` has) in the place of group `id`'s: the indices stay as they are, and only the
+    /// names change owner.
+    pub fn replace(&mut self, id: GroupId, group: NewGroup) {
+        let Some(old) = self.groups.get_mut(&id) else {
+            return;
+        };
+        for name in &old.names {
+            if self.owner.get(name) == Some(&id) {
+                self.owner.remove(name);
+            }
+        }
+        old.names = super::names::names_of(&group.procs);
+        old.procs = group.procs;
+        for &name in &old.names {
+            self.owner.insert(name, id);
+        }
+    }
+
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
-        let unlist = |map: &mut FxHashMap<Rc<str>, BTreeSet<GroupId>>, head: &Rc<str>| {
+        let unlist = |map: &mut FxHashMap<Head, BTreeSet<GroupId>>, head: &Head| {
             if let Some(set) = map.get_mut(head) {
                 set.remove(&id);
                 if set.is_empty() {
@@ -218,28 +248,56 @@ impl Rest {
 /// and new passive groups of `rest`: components sharing a name are one group, passive when
 /// each of its components is.
 pub fn regroup(procs: Vec<(Proc, Rc<Summary>)>, active: &mut Vec<Proc>, rest: &mut Rest) {
+    file(plan(procs), active, rest);
+}
+
+/// Components of a window's result that share names (one group of `Rest`, or active ones).
+pub struct NewGroup {
+    pub procs: Vec<Proc>,
+    pub summaries: Vec<Rc<Summary>>,
+    /// Passive, and no two of its components equal (twins are opened in the window).
+    pub passive: bool,
+}
+
+/// The groups of `procs` (see [`regroup`]), in order of their first components.
+pub fn plan(procs: Vec<(Proc, Rc<Summary>)>) -> Vec<NewGroup> {
     let (procs, summaries): (Vec<Proc>, Vec<Rc<Summary>>) = procs.into_iter().unzip();
     let linked = link(&procs);
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
-    for (i, root) in linked.iter().enumerate() {
-        let at = *slot.entry(*root).or_insert_with(|| {
+    // Roots are indices of `procs`: a slot per index, in order of first appearance.
+    let mut slot = vec![usize::MAX; linked.len()];
+    for (i, &root) in linked.iter().enumerate() {
+        if slot[root] == usize::MAX {
+            slot[root] = groups.len();
             groups.push(Vec::new());
-            groups.len() - 1
-        });
-        groups[at].push(i);
+        }
+        groups[slot[root]].push(i);
     }
     let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(groups.len());
     for members in groups {
         let taken: Vec<Proc> = members.iter().filter_map(|&i| procs[i].take()).collect();
         let found: Vec<Rc<Summary>> = members.iter().map(|&i| summaries[i].clone()).collect();
         // Two equal components side by side are opened as twins: kept in the window.
         let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
-        if found.iter().all(|s| s.passive) && !twins {
-            let names = super::names::names_of(&taken);
-            rest.insert(taken, names, &found);
+        let passive = found.iter().all(|s| s.passive) && !twins;
+        out.push(NewGroup {
+            procs: taken,
+            summaries: found,
+            passive,
+        });
+    }
+    out
+}
+
+/// Files `groups`: the passive ones as new groups of `rest`, the others into `active`.
+pub fn file(groups: Vec<NewGroup>, active: &mut Vec<Proc>, rest: &mut Rest) {
+    for group in groups {
+        if group.passive {
+            let names = super::names::names_of(&group.procs);
+            rest.insert(group.procs, names, &group.summaries);
         } else {
-            active.extend(taken);
+            active.extend(group.procs);
         }
     }
 }

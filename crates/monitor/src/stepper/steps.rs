@@ -11,6 +11,7 @@
 //! the rules would find again.
 
 use super::closure::Hyp;
+use super::summary::Head;
 use agentpi_check::replay::{Arg, HeadPat, Key, Observation};
 use agentpi_ir::core::LabelDir;
 use agentpi_semantics::State;
@@ -24,18 +25,10 @@ const LIMIT: usize = 1 << 12;
 
 /// What a step is looked up by: the window's state, the names its bound keys hold (keys in
 /// order), and the observation with its keys as places (see [`Abstract`]).
-#[derive(PartialEq, Eq)]
 struct StepKey {
-    hash: u64,
     state: State,
     names: Vec<u32>,
     obs: String,
-}
-
-impl Hash for StepKey {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
-    }
 }
 
 /// The one explanation after a step, with keys as places and names of the window by their
@@ -46,35 +39,45 @@ pub struct Step {
     names: Vec<(u32, u32)>,
     /// (id in the window, id in `state`) of each name of the window that lives on.
     track: Vec<(u32, u32)>,
-    pub hidden_outs: Vec<Rc<str>>,
+    pub hidden_outs: Vec<Head>,
 }
 
 /// A window and an observation, abstracted: the key of their step, and the keys by place
 /// (the window's bound keys in order, then the observation's others as they occur).
 pub struct Abstract {
-    key: StepKey,
+    hash: u64,
+    names: Vec<u32>,
+    obs: String,
     keys: Vec<Key>,
 }
 
+/// The steps by the hash of their key (the window's state is compared where it is, not
+/// copied into a key for every look-up).
 #[derive(Default)]
 pub struct Steps {
-    table: FxHashMap<StepKey, Rc<Step>>,
+    table: FxHashMap<u64, Vec<(StepKey, Rc<Step>)>>,
+    len: usize,
 }
 
 impl Steps {
     /// How many steps it holds.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.len
     }
 
-    pub fn get(&self, at: &Abstract) -> Option<Rc<Step>> {
-        self.table.get(&at.key).cloned()
+    /// The step of window `cut` abstracted as `at`, if remembered.
+    pub fn get(&self, at: &Abstract, cut: &Hyp) -> Option<Rc<Step>> {
+        let same = |(k, _): &&(StepKey, Rc<Step>)| {
+            k.names == at.names && k.obs == at.obs && k.state == cut.state
+        };
+        let found = self.table.get(&at.hash)?.iter().find(same);
+        found.map(|(_, step)| step.clone())
     }
 
     /// Remembers the step of `at` when it found one explanation (`after`, of window `cut`)
     /// and no flag.
-    pub fn remember(&mut self, at: Abstract, cut: &Hyp, after: &[Hyp], hidden_outs: Vec<Rc<str>>) {
+    pub fn remember(&mut self, at: Abstract, cut: &Hyp, after: &[Hyp], hidden_outs: Vec<Head>) {
         let [after] = after else {
             return;
         };
@@ -96,8 +99,9 @@ impl Steps {
         else {
             return;
         };
-        if self.table.len() >= LIMIT {
+        if self.len >= LIMIT {
             self.table.clear();
+            self.len = 0;
         }
         let step = Step {
             state: after.state.clone(),
@@ -106,7 +110,16 @@ impl Steps {
             track,
             hidden_outs,
         };
-        self.table.insert(at.key, Rc::new(step));
+        let key = StepKey {
+            state: cut.state.clone(),
+            names: at.names,
+            obs: at.obs,
+        };
+        self.table
+            .entry(at.hash)
+            .or_default()
+            .push((key, Rc::new(step)));
+        self.len += 1;
     }
 }
 
@@ -129,7 +142,7 @@ impl Step {
 /// Abstracts window `cut` and `obs` (whose head is a declared name: a window's).
 pub fn abstract_step(cut: &Hyp, obs: &Observation) -> Abstract {
     let mut keys: Vec<Key> = cut.names.iter().map(|(k, _)| k.clone()).collect();
-    let names = cut.names.iter().map(|(_, id)| *id).collect();
+    let names: Vec<u32> = cut.names.iter().map(|(_, id)| *id).collect();
     let mut text = String::new();
     match &obs.head {
         HeadPat::Named(n) => text.push_str(n),
@@ -145,18 +158,18 @@ pub fn abstract_step(cut: &Hyp, obs: &Observation) -> Abstract {
         text.push(',');
         write_arg(arg, cut, &mut keys, &mut text);
     }
-    let key = StepKey {
-        hash: hash_of(cut, &text),
-        state: cut.state.clone(),
+    Abstract {
+        hash: hash_of(cut, &names, &text),
         names,
         obs: text,
-    };
-    Abstract { key, keys }
+        keys,
+    }
 }
 
-fn hash_of(cut: &Hyp, text: &str) -> u64 {
+fn hash_of(cut: &Hyp, names: &[u32], text: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write_u64(cut.state_hash());
+    names.hash(&mut h);
     text.hash(&mut h);
     h.finish()
 }

@@ -7,20 +7,27 @@
 
 use super::names::normal_form;
 use agentpi_check::replay::{Alphabet, Class};
-use agentpi_semantics::{Chan, Closure, Head, Label, MoveKind, Proc, Semantics, Value};
+use agentpi_semantics::{
+    Chan, Closure, Head as LabelHead, Label, MoveKind, Proc, Semantics, Value,
+};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// A head name (a channel's declared or `new` name, or an event's) and the constructor of a
-/// label's first value, when it is one: what an observation is looked up by.
-pub type OutKey = (Rc<str>, Option<Rc<str>>);
+/// A head name (a channel's declared or `new` name, or an event's) or a constructor's name,
+/// interned ([`Heads`]): the indices of `Rest` hash and compare integers, and a look-up by
+/// an observation's names allocates nothing.
+pub type Head = u32;
+
+/// A head and the constructor of a label's first value, when it is one: what an observation
+/// is looked up by.
+pub type OutKey = (Head, Option<Head>);
 
 /// A head, the constructor of a label's first value, a position in that constructor's
 /// payload and the constructor found there: `c2s(req(r, ping, t))` has `(c2s, req, 1, ping)`.
 /// An observation that names the constructor at a position is taken only by labels with it
 /// there (a ping by the sender of pings, not by the senders of the other kinds).
-pub type ArgKey = (Rc<str>, Rc<str>, usize, Rc<str>);
+pub type ArgKey = (Head, Head, usize, Head);
 
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -28,12 +35,12 @@ pub struct Summary {
     /// a message is taken or another component outputs on such a channel.
     pub passive: bool,
     /// The hidden channels it inputs on (a passive component's only hidden moves).
-    pub hidden_ins: Vec<Rc<str>>,
+    pub hidden_ins: Vec<Head>,
     /// The hidden channels it outputs on: a window holding it needs their takers.
-    pub hidden_outs: Vec<Rc<str>>,
+    pub hidden_outs: Vec<Head>,
     /// Heads it takes part in whatever the values: its inputs, and its own visible
     /// communications (within the component).
-    pub ins: Vec<Rc<str>>,
+    pub ins: Vec<Head>,
     /// Its outputs and visible events, by head and first constructor.
     pub outs: Vec<OutKey>,
     /// Its outputs and visible events, by the constructors of their first value's payload.
@@ -47,6 +54,33 @@ pub struct Summaries {
     cache: FxHashMap<Proc, Rc<Summary>>,
     /// By the closure's address; the closure is held, so no other takes its address.
     shared: FxHashMap<usize, (Arc<Closure>, Rc<Summary>)>,
+    /// The names the summaries' keys hold. Never started over: the indices of `Rest` keep
+    /// its numbers, and a program has few names.
+    pub heads: Heads,
+}
+
+/// Names numbered in order of first use.
+#[derive(Default)]
+pub struct Heads {
+    ids: FxHashMap<Box<str>, Head>,
+}
+
+impl Heads {
+    /// The number of `name`, given it one if it has none.
+    fn intern(&mut self, name: &str) -> Head {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.ids.len() as Head;
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    /// The number of `name`, if any summary holds it (if none does, no group is filed
+    /// under it).
+    pub fn get(&self, name: &str) -> Option<Head> {
+        self.ids.get(name).copied()
+    }
 }
 
 /// The cache starts over past this many distinct components (a session meets few shapes:
@@ -75,7 +109,7 @@ impl Summaries {
         if let Some(found) = self.cache.get(&normal) {
             return found.clone();
         }
-        let summary = Rc::new(summarize(sem, alphabet, &normal));
+        let summary = Rc::new(summarize(sem, alphabet, &normal, &mut self.heads));
         if self.cache.len() >= LIMIT {
             self.cache.clear();
         }
@@ -84,7 +118,7 @@ impl Summaries {
     }
 }
 
-fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
+fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc, heads: &mut Heads) -> Summary {
     let moves = sem.component_moves(proc, false);
     let mut s = Summary {
         passive: true,
@@ -95,30 +129,30 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
         match &m.kind {
             MoveKind::Alone { label, .. } => {
                 s.passive &= visible(label);
-                s.outs.push(out_key(sem, label));
-                s.out_args.extend(arg_keys(sem, label));
+                s.outs.push(out_key(sem, label, heads));
+                s.out_args.extend(arg_keys(sem, label, heads));
             }
             MoveKind::Fault(_) => s.passive = false,
             MoveKind::Out { chan, values, .. } => {
                 let label = Label {
-                    head: Head::Chan(*chan),
+                    head: LabelHead::Chan(*chan),
                     args: values.clone(),
                 };
                 let shown = visible(&label);
                 s.passive &= sem.buffer(*chan).is_none() && shown;
-                s.outs.push(out_key(sem, &label));
-                s.out_args.extend(arg_keys(sem, &label));
+                s.outs.push(out_key(sem, &label, heads));
+                s.out_args.extend(arg_keys(sem, &label, heads));
                 if !shown {
-                    s.hidden_outs.push(sem.chan_name(*chan).into());
+                    s.hidden_outs.push(heads.intern(sem.chan_name(*chan)));
                 }
             }
             MoveKind::In { chan, .. } => {
                 let buffered = sem.buffer(*chan).is_some();
                 if visible(&on(*chan)) || buffered {
                     s.passive &= !buffered;
-                    s.ins.push(sem.chan_name(*chan).into());
+                    s.ins.push(heads.intern(sem.chan_name(*chan)));
                 } else {
-                    s.hidden_ins.push(sem.chan_name(*chan).into());
+                    s.hidden_ins.push(heads.intern(sem.chan_name(*chan)));
                 }
             }
         }
@@ -126,7 +160,7 @@ fn summarize(sem: &Semantics<'_>, alphabet: &Alphabet, proc: &Proc) -> Summary {
     for step in moves.internal.iter().flat_map(|(_, _, steps)| steps) {
         s.passive &= step.then.is_ok() && visible(&step.label);
         if let Some(chan) = step.label.head.chan() {
-            s.ins.push(sem.chan_name(chan).into());
+            s.ins.push(heads.intern(sem.chan_name(chan)));
         }
     }
     s.sort();
@@ -141,11 +175,11 @@ impl Summary {
             ..Summary::default()
         };
         for one in summaries {
-            s.hidden_ins.extend(one.hidden_ins.iter().cloned());
-            s.hidden_outs.extend(one.hidden_outs.iter().cloned());
-            s.ins.extend(one.ins.iter().cloned());
-            s.outs.extend(one.outs.iter().cloned());
-            s.out_args.extend(one.out_args.iter().cloned());
+            s.hidden_ins.extend(&one.hidden_ins);
+            s.hidden_outs.extend(&one.hidden_outs);
+            s.ins.extend(&one.ins);
+            s.outs.extend(&one.outs);
+            s.out_args.extend(&one.out_args);
         }
         s.sort();
         s
@@ -167,44 +201,44 @@ impl Summary {
 
 fn on(chan: Chan) -> Label {
     Label {
-        head: Head::Chan(chan),
+        head: LabelHead::Chan(chan),
         args: Box::default(),
     }
 }
 
 /// The constructors in the payload of `label`'s first value, by position (see [`ArgKey`]).
-fn arg_keys(sem: &Semantics<'_>, label: &Label) -> Vec<ArgKey> {
-    let (head, Some(ctor)) = out_key(sem, label) else {
+fn arg_keys(sem: &Semantics<'_>, label: &Label, heads: &mut Heads) -> Vec<ArgKey> {
+    let (head, Some(ctor)) = out_key(sem, label, heads) else {
         return Vec::new();
     };
     let Some(Value::Ctor(_, _, payload)) = label.args.first() else {
         return Vec::new();
     };
-    let at = |(i, v): (usize, &Value)| match v {
-        Value::Ctor(..) => Some((head.clone(), ctor.clone(), i, ctor_name(sem, v)?)),
+    let mut at = |(i, v): (usize, &Value)| match v {
+        Value::Ctor(..) => Some((head, ctor, i, heads.intern(ctor_name(sem, v)?))),
         _ => None,
     };
-    payload.iter().enumerate().filter_map(at).collect()
+    payload.iter().enumerate().filter_map(&mut at).collect()
 }
 
 /// The name of `value`'s constructor, when it is one.
-fn ctor_name(sem: &Semantics<'_>, value: &Value) -> Option<Rc<str>> {
+fn ctor_name<'a>(sem: &'a Semantics<'_>, value: &Value) -> Option<&'a str> {
     let Value::Ctor(e, i, _) = value else {
         return None;
     };
     let ctor = &sem.program.enums[e.0 as usize].ctors[*i as usize];
-    Some(ctor.name.as_str().into())
+    Some(ctor.name.as_str())
 }
 
 /// The head's name and the first value's constructor.
-pub fn out_key(sem: &Semantics<'_>, label: &Label) -> OutKey {
-    let head: Rc<str> = match &label.head {
-        Head::Tau => "tau".into(),
-        Head::Chan(c) | Head::Send(c) | Head::Lost(c) | Head::Receive(c) => {
-            sem.chan_name(*c).into()
+pub fn out_key(sem: &Semantics<'_>, label: &Label, heads: &mut Heads) -> OutKey {
+    let head = match &label.head {
+        LabelHead::Tau => "tau",
+        LabelHead::Chan(c) | LabelHead::Send(c) | LabelHead::Lost(c) | LabelHead::Receive(c) => {
+            sem.chan_name(*c)
         }
-        Head::Event(e) => sem.program.events[e.0 as usize].name.as_str().into(),
+        LabelHead::Event(e) => sem.program.events[e.0 as usize].name.as_str(),
     };
     let ctor = label.args.first().and_then(|v| ctor_name(sem, v));
-    (head, ctor)
+    (heads.intern(head), ctor.map(|c| heads.intern(c)))
 }

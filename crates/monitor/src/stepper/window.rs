@@ -47,9 +47,11 @@ pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[GroupId]) -> Hyp {
         .filter(|&(d, _)| renaming[d] != DEAD)
         .map(|(d, &id)| (id, renaming[d]))
         .collect();
+    let mut window = stable;
+    window.sort_unstable();
     let elsewhere = Outside {
         bindings: split.bindings.clone(),
-        window: stable.into_iter().collect(),
+        window,
     };
     Hyp::new(state, names, track, Rc::new(elsewhere))
 }
