@@ -41,7 +41,7 @@ for n in ${SIZES:-13}; do
             "${args[@]}" > "$work/cluster.out" 2> /dev/null || true
         same=differs
         if cmp -s "$work/single.out" "$work/cluster.out"; then same=same; fi
-        sent=$(cat "$dir"/err.* | awk '/cluster stats:/ { s += $5 } END { printf "%d", s }')
+        sent=$(cat "$dir"/err.* | awk '/cluster stats:/ { s += $5 } END { printf "%.0f", s }')
         echo "  $p processes: output $same as the single process; $((sent / states)) bytes sent between processes per state"
         for ((i = 0; i < p; i++)); do
             echo "    process $i: wall, user CPU, peak RSS: $(measured "$dir/time.$i")"
