@@ -8,7 +8,9 @@
 #   scripts/cluster-local.sh 2 models/ring.pi --workers 2 --format json
 #
 # AGENTPI names the binary (default: target/release/agentpi, else target/debug/agentpi, else
-# agentpi on the PATH); CLUSTER_TIMEOUT (seconds, default 3600) bounds every process.
+# agentpi on the PATH); CLUSTER_TIMEOUT (seconds, default 3600) bounds every process;
+# CLUSTER_TIME=DIR runs each process under `/usr/bin/time -v`, its report in DIR/time.I
+# (peak RSS, CPU) and its standard error in DIR/err.I.
 set -euo pipefail
 
 if [ $# -lt 2 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
@@ -42,9 +44,12 @@ for s in socks:
     print("127.0.0.1:%d" % s.getsockname()[1])
 PY
 
+timed=()
+if [ -n "${CLUSTER_TIME:-}" ]; then mkdir -p "$CLUSTER_TIME"; fi
 for ((i = 0; i < n; i++)); do
-    timeout "${CLUSTER_TIMEOUT:-3600}" "$AGENTPI" check "$@" --cluster "$work/hosts" --process "$i" \
-        > "$work/out.$i" 2> "$work/err.$i" &
+    if [ -n "${CLUSTER_TIME:-}" ]; then timed=(/usr/bin/time -v -o "$CLUSTER_TIME/time.$i"); fi
+    timeout "${CLUSTER_TIMEOUT:-3600}" "${timed[@]}" "$AGENTPI" check "$@" --cluster "$work/hosts" \
+        --process "$i" > "$work/out.$i" 2> "$work/err.$i" &
     pids+=($!)
 done
 statuses=()
@@ -54,6 +59,9 @@ for ((i = 0; i < n; i++)); do
     statuses+=("$status")
 done
 pids=()
+if [ -n "${CLUSTER_TIME:-}" ]; then
+    for ((i = 0; i < n; i++)); do cp "$work/err.$i" "$CLUSTER_TIME/err.$i"; done
+fi
 cat "$work/out.0"
 cat "$work/err.0" >&2
 for ((i = 1; i < n; i++)); do

@@ -118,6 +118,43 @@ fn two_processes_print_what_one_prints() {
     }
 }
 
+/// A worker thread has the CLI's 16 MiB stack: process calls nested to just under
+/// `agentpi_semantics::MAX_CALL_DEPTH` are checked (timely's own 2 MiB threads overflowed:
+/// an abort), and past it are unknown, as on one process.
+#[test]
+fn deep_calls_on_a_worker_are_checked_as_on_one_process() {
+    let dir = std::env::temp_dir().join(format!("agentpi-cluster-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in [9_999, 10_001] {
+        let calls: String = (0..n)
+            .map(|i| format!("proc P{i}() = P{}()\n", i + 1))
+            .collect();
+        let text = format!("{calls}proc P{n}() = tau\nsystem S = P0()\ncheck S: deadlock free\n");
+        let path = dir.join(format!("calls{n}.pi"));
+        std::fs::write(&path, text).unwrap();
+        same(&[path.to_str().unwrap()], "2");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--max-states` stops the cluster where it stops one process: the same counts, the same
+/// open checks (exit 3).
+#[test]
+fn max_states_stops_two_processes_where_it_stops_one() {
+    for max in ["1", "100", "5000"] {
+        let args = [
+            "philosophers",
+            "-D",
+            "N=5",
+            "--property",
+            "Fixed: deadlock free",
+            "--max-states",
+            max,
+        ];
+        same(&args, "2");
+    }
+}
+
 #[test]
 fn liveness_is_refused_before_exploring() {
     let out = cluster(2, &["philosophers", "-D", "N=3"]);
@@ -178,7 +215,7 @@ fn a_process_killed_mid_run_stops_the_other_with_an_error() {
             "check",
             "philosophers",
             "-D",
-            "N=12",
+            "N=14",
             "--property",
             "Fixed: deadlock free",
         ];
@@ -190,7 +227,7 @@ fn a_process_killed_mid_run_stops_the_other_with_an_error() {
         spawn(&mut command)
     };
     let (first, mut second) = (process("0"), process("1"));
-    // Philosophers at 12 take minutes on two processes: both are well into it by then.
+    // Philosophers at 14 take minutes on two processes: both are well into it by then.
     std::thread::sleep(Duration::from_secs(3));
     second.kill().unwrap();
     second.wait().unwrap();

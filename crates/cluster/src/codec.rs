@@ -1,5 +1,7 @@
 //! States and the search's messages as bytes, for timely to carry between processes: the
-//! state's own structure, word by word (no serde in `agentpi-semantics`).
+//! state's own structure, word by word (no serde in `agentpi-semantics`), each 32-bit word
+//! as a LEB128 varint (most are small: tags, term ids, lengths; a state takes about a
+//! quarter of the bytes it took in whole words).
 
 use agentpi_ir::core::{ChanId, EnumId, TermId};
 use agentpi_semantics::{Chan, Closure, Proc, Queue, State, Value};
@@ -10,25 +12,17 @@ use std::sync::Arc;
 pub struct Out(pub Vec<u8>);
 
 impl Out {
-    pub fn u32(&mut self, w: u32) {
-        self.0.extend_from_slice(&w.to_le_bytes());
+    /// A varint: seven bits a byte, the high bit set on every byte but the last.
+    pub fn u32(&mut self, mut w: u32) {
+        while w >= 0x80 {
+            self.0.push(w as u8 | 0x80);
+            w >>= 7;
+        }
+        self.0.push(w as u8);
     }
 
     pub fn u64(&mut self, w: u64) {
         self.0.extend_from_slice(&w.to_le_bytes());
-    }
-
-    /// A successor's key: its source's key followed by the transition's index (the same
-    /// bytes as `words` of the two joined, without joining them).
-    pub fn key(&mut self, source: &[u32], index: u32) {
-        self.u32(source.len() as u32 + 1);
-        source.iter().for_each(|&w| self.u32(w));
-        self.u32(index);
-    }
-
-    pub fn words(&mut self, ws: &[u32]) {
-        self.u32(ws.len() as u32);
-        ws.iter().for_each(|&w| self.u32(w));
     }
 
     pub fn state(&mut self, s: &State) {
@@ -111,6 +105,13 @@ impl Out {
     }
 }
 
+/// The worker that owns the state encoded as `bytes`, among `peers`: by xxh3 of the
+/// encoding, the same on every process (and the encoding is already at hand: no second walk
+/// over the state to hash it).
+pub fn owner(bytes: &[u8], peers: usize) -> usize {
+    (xxhash_rust::xxh3::xxh3_64(bytes) % peers as u64) as usize
+}
+
 /// Reads a message back; a malformed one (another version's) is an error, not a panic.
 pub struct In<'b> {
     bytes: &'b [u8],
@@ -128,12 +129,20 @@ impl<'b> In<'b> {
     }
 
     pub fn u32(&mut self) -> Result<u32, Bad> {
-        let (w, rest) = self
-            .bytes
-            .split_first_chunk::<4>()
-            .ok_or("a message cut short")?;
-        self.bytes = rest;
-        Ok(u32::from_le_bytes(*w))
+        let mut w = 0u32;
+        for shift in (0..35).step_by(7) {
+            let (&b, rest) = self.bytes.split_first().ok_or("a message cut short")?;
+            self.bytes = rest;
+            let bits = u32::from(b & 0x7f);
+            if shift == 28 && bits > 0x0f {
+                return Err("a word past 32 bits");
+            }
+            w |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(w);
+            }
+        }
+        Err("a word past 32 bits")
     }
 
     pub fn u64(&mut self) -> Result<u64, Bad> {
@@ -147,16 +156,11 @@ impl<'b> In<'b> {
 
     fn len(&mut self) -> Result<usize, Bad> {
         let n = self.u32()? as usize;
-        // Every item takes at least a word: a longer length is a malformed message.
-        match n <= self.bytes.len() / 4 {
+        // Every item takes at least a byte: a longer length is a malformed message.
+        match n <= self.bytes.len() {
             true => Ok(n),
             false => Err("a length past the message's end"),
         }
-    }
-
-    pub fn words(&mut self) -> Result<Vec<u32>, Bad> {
-        let n = self.len()?;
-        (0..n).map(|_| self.u32()).collect()
     }
 
     pub fn state(&mut self) -> Result<State, Bad> {
@@ -227,5 +231,31 @@ impl<'b> In<'b> {
             },
             _ => return Err("an unknown channel"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_read_back_and_malformed_ones_are_errors() {
+        let words = [0, 1, 127, 128, 16_383, 16_384, 1 << 28, u32::MAX];
+        let mut out = Out::default();
+        words.iter().for_each(|&w| out.u32(w));
+        let mut r = In::new(&out.0);
+        let back: Vec<u32> = words.iter().map(|_| r.u32().unwrap()).collect();
+        assert_eq!(back, words);
+        assert!(r.is_empty());
+        // (bytes, what reading a word says)
+        let bad: &[(&[u8], Bad)] = &[
+            (&[], "a message cut short"),
+            (&[0x80], "a message cut short"),
+            (&[0xff, 0xff, 0xff, 0xff, 0x1f], "a word past 32 bits"),
+            (&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01], "a word past 32 bits"),
+        ];
+        for (bytes, says) in bad {
+            assert_eq!(In::new(bytes).u32(), Err(*says), "{bytes:?}");
+        }
     }
 }

@@ -1,20 +1,22 @@
 //! Expanding one frontier state: what it tells the checks (findings, each at its place in
-//! breadth-first order) and the successors to send to their owners.
+//! breadth-first order) and its successors, kept for this worker or batched for their owners.
 
-use crate::codec::Out;
-use crate::net::Msg;
-use agentpi_check::Goals;
+use crate::codec::{Out, owner};
+use agentpi_check::{Cached, Goals};
 use agentpi_semantics::{Label, Semantics, State};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// Where a finding is in the single-process engine's order: its source's key (the indices
-/// of the transitions that first reach it from the initial state, compared as words: the
-/// order in which breadth first numbers states), its position in the source (the
-/// transition's index for a fault, the edge's for a label goal, 0 for a state), and the
-/// source's place (see [`place`]).
+/// A successor's key: its source's rank in its level (see [`crate::ranks`]) and the
+/// transition's index among the source's. Keys order a level's new states as the
+/// single-process engine numbers them (by parent's number, then transition).
+pub type Key = (u64, u32);
+
+/// Where a finding is in the single-process engine's order: its source's rank in its level,
+/// its position in the source (the transition's index for a fault, the edge's for a label
+/// goal, 0 for a state), and the source's place (see [`place`]).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Event {
-    pub key: Vec<u32>,
+    pub rank: u64,
     pub pos: u32,
     pub place: u64,
 }
@@ -43,20 +45,27 @@ pub struct Expanded {
     pub transitions: usize,
     /// Set when a transition met a bound of the semantics: the source is not merged.
     pub limit: bool,
+    /// The successors this worker owns, with their transitions' indices: never encoded.
+    pub local: Vec<(u32, State)>,
 }
 
-/// One worker's expansion of its part of a level.
-pub struct Level<'a, 's> {
+/// One worker's expander, for a whole search (its caches kept from level to level).
+pub struct Expander<'a, 's> {
     pub sem: &'s Semantics<'s>,
     pub goals: &'a Goals<'s>,
     pub peers: usize,
-    /// The first finding of each slot among this worker's sources, and the first source
-    /// that met a bound of the semantics.
+    pub me: usize,
+    /// The first finding of each slot among this level's sources of this worker, and the
+    /// first of them that met a bound of the semantics.
     pub firsts: Vec<Option<Event>>,
     pub limit: Option<Event>,
-    /// Successors for their owners, one batch for each worker (a message each per level:
-    /// timely's cost is per message).
+    /// The single-process engine's successors (moves cached per component).
+    cached: Cached<'s, 's>,
+    /// Successors for their owners, one batch for each worker, sent in chunks.
     batches: Vec<Out>,
+    held: usize,
+    /// A successor's encoding, before it is known whose it is.
+    scratch: Out,
     /// What each label seen so far is, worked out once (as the single-process engine does).
     labels: FxHashMap<Label, Seen>,
     /// The number of each printed label text.
@@ -70,29 +79,35 @@ struct Seen {
     goals: Vec<usize>,
 }
 
-impl<'a, 's> Level<'a, 's> {
-    pub fn new(sem: &'s Semantics<'s>, goals: &'a Goals<'s>, peers: usize) -> Self {
+impl<'a, 's> Expander<'a, 's> {
+    pub fn new(sem: &'s Semantics<'s>, goals: &'a Goals<'s>, peers: usize, me: usize) -> Self {
         let slots = needed(goals).len();
-        Level {
+        Expander {
             sem,
             goals,
             peers,
+            me,
             firsts: vec![None; slots],
             limit: None,
+            cached: Cached::new(sem),
             batches: (0..peers).map(|_| Out::default()).collect(),
+            held: 0,
+            scratch: Out::default(),
             labels: FxHashMap::default(),
             texts: FxHashMap::default(),
         }
     }
 
-    /// Expands `state`, the source at `place` with key `key`.
-    pub fn expand(&mut self, state: &State, key: &[u32], place: u64) -> Expanded {
-        let ts = self.sem.successors(state);
-        let at = |pos: u32| Event {
-            key: key.to_vec(),
-            pos,
-            place,
-        };
+    /// Forgets the findings of the level before.
+    pub fn begin_level(&mut self) {
+        self.firsts.iter_mut().for_each(|f| *f = None);
+        self.limit = None;
+    }
+
+    /// Expands `state`, the source at `place` with rank `rank` in its level.
+    pub fn expand(&mut self, state: &State, rank: u64, place: u64) -> Expanded {
+        let ts = self.cached.successors_where(state, &|_| true);
+        let at = |pos: u32| Event { rank, pos, place };
         if ts
             .iter()
             .any(|t| t.fault.as_ref().is_some_and(|f| f.kind.is_limit()))
@@ -101,12 +116,14 @@ impl<'a, 's> Level<'a, 's> {
             return Expanded {
                 transitions: 0,
                 limit: true,
+                local: Vec::new(),
             };
         }
         let (mut moves, mut faults) = (false, false);
         let mut edges: Vec<(&Label, &State, &[agentpi_semantics::Actor])> = Vec::new();
         let mut printed: FxHashSet<(u32, &State)> = FxHashSet::default();
         let mut sent: FxHashSet<&State> = FxHashSet::default();
+        let mut local = Vec::new();
         for (pos, t) in ts.iter().enumerate() {
             if t.fault.is_some() {
                 faults = true;
@@ -125,12 +142,8 @@ impl<'a, 's> Level<'a, 's> {
                 }
                 printed.insert((seen.printed, &t.target));
             }
-            if sent.insert(&t.target) {
-                let owner = t.target.fingerprint() % self.peers as u64;
-                let m = &mut self.batches[owner as usize];
-                m.key(key, pos as u32);
-                m.u64(place);
-                m.state(&t.target);
+            if sent.insert(&t.target) && !self.send(&t.target, (rank, pos as u32), place) {
+                local.push(pos);
             }
         }
         if !moves && !faults && self.goals.deadlock && !self.sem.is_valid_end(state) {
@@ -142,17 +155,48 @@ impl<'a, 's> Level<'a, 's> {
                 self.firsts[first_state + k] = Some(at(0));
             }
         }
+        let transitions = printed.len();
         Expanded {
-            transitions: printed.len(),
+            transitions,
             limit: false,
+            local: keep(ts, &local),
         }
     }
 
-    /// The batches of successors, each for its owner.
-    pub fn messages(&mut self) -> Vec<Msg> {
-        let batches = std::mem::take(&mut self.batches).into_iter().enumerate();
+    /// Batches `target` for its owner, with its key and parent; false when this worker owns
+    /// it (then nothing is encoded past what says whose it is).
+    fn send(&mut self, target: &State, (rank, index): Key, parent: u64) -> bool {
+        if self.peers == 1 {
+            return false;
+        }
+        self.scratch.0.clear();
+        self.scratch.state(target);
+        let to = owner(&self.scratch.0, self.peers);
+        if to == self.me {
+            return false;
+        }
+        let batch = &mut self.batches[to];
+        let before = batch.0.len();
+        batch.u64(rank);
+        batch.u32(index);
+        batch.u64(parent);
+        batch.0.extend_from_slice(&self.scratch.0);
+        self.held += batch.0.len() - before;
+        true
+    }
+
+    /// The bytes batched and not yet sent.
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// The batches of successors, each for its owner (emptied).
+    pub fn messages(&mut self) -> Vec<(u32, Vec<u8>)> {
+        self.held = 0;
+        let batches = self.batches.iter_mut().enumerate();
         let full = batches.filter(|(_, b)| !b.0.is_empty());
-        full.map(|(w, b)| (w as u32, b.0)).collect()
+        full.map(|(w, b)| (w as u32, std::mem::take(&mut b.0)))
+            .collect()
     }
 
     /// Works out what `label` is (see [`Seen`]) the first time it is met.
@@ -168,4 +212,16 @@ impl<'a, 's> Level<'a, 's> {
             self.labels.insert(label.clone(), Seen { printed, goals });
         }
     }
+}
+
+/// The targets of the transitions at `positions` (increasing), moved out.
+fn keep(ts: Vec<agentpi_semantics::Transition>, positions: &[usize]) -> Vec<(u32, State)> {
+    let mut wanted = positions.iter().peekable();
+    let mut out = Vec::with_capacity(positions.len());
+    for (pos, t) in ts.into_iter().enumerate() {
+        if wanted.next_if_eq(&&pos).is_some() {
+            out.push((pos as u32, t.target));
+        }
+    }
+    out
 }

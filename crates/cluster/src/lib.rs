@@ -9,7 +9,9 @@ mod connect;
 mod expand;
 pub mod net;
 mod paths;
+mod ranks;
 pub mod search;
+mod workers;
 
 use agentpi_check::parts::{Findings, goals_for, graph_of, is_safety};
 use agentpi_check::{End, Limit, Options, SystemReport};
@@ -31,6 +33,8 @@ pub struct Cluster {
     pub workers: usize,
     /// The bytes each process may hold (`--max-memory`).
     pub max_memory: Option<u64>,
+    /// The states the search may store, over all processes (`--max-states`).
+    pub max_states: Option<usize>,
 }
 
 /// The selected checks, each system's in one group (as `agentpi check` groups them).
@@ -95,20 +99,23 @@ pub fn check(
     let shared = (
         program.clone(),
         Arc::new(groups.clone()),
-        cluster.max_memory,
+        (cluster.max_memory, cluster.max_states),
     );
     let (builders, network) = allocators(cluster)?;
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let why: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let first_why = why.clone();
+    let threads = cluster.workers;
     let run = move |worker: &mut Worker| {
-        let (program, groups, max_memory) = &shared;
-        let mut net = net::Net::new(worker, stopped.clone());
+        let (program, groups, bounds) = &shared;
+        let mut net = net::Net::new(worker, stopped.clone(), threads);
         let work = std::panic::AssertUnwindSafe(|| {
             let each = |(system, checks): &(usize, Vec<usize>)| {
-                explore(worker, &mut net, program, (*system, checks), *max_memory)
+                explore(worker, &mut net, program, (*system, checks), *bounds)
             };
-            groups.iter().map(each).collect::<Vec<_>>()
+            let found = groups.iter().map(each).collect::<Vec<_>>();
+            report_sent(&net);
+            found
         });
         match std::panic::catch_unwind(work) {
             Ok(found) => found,
@@ -120,22 +127,23 @@ pub fn check(
             }
         }
     };
-    let guards = timely::execute::execute_from(builders, network, worker_config(), run)?;
     // Ending timely's network threads panics when one of them did (a connection broke).
-    let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || guards.join()));
+    let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        workers::execute(builders, network, worker_config(), run)
+    }));
     let why = || why.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let joined = joined.map_err(|panic| {
         let said = why().unwrap_or_else(|| panic_text(&*panic));
         format!("a worker of the cluster stopped: {said}")
-    })?;
+    })??;
     let mut results = joined.into_iter();
     let first = results.next().expect("a process runs one worker at least");
     // Every worker's end: a worker that stopped (a process lost) makes the run an error,
     // told by the first worker that stopped.
-    let stopped = |other: String| {
+    let stopped = |panic: Box<dyn std::any::Any + Send>| {
         format!(
             "a worker of the cluster stopped: {}",
-            why().unwrap_or(other)
+            why().unwrap_or_else(|| panic_text(&*panic))
         )
     };
     for r in results {
@@ -147,6 +155,7 @@ pub fn check(
     }
     let options = Options {
         max_memory: cluster.max_memory,
+        max_states: cluster.max_states,
         ..Options::default()
     };
     let reports = groups.iter().zip(found).map(|((system, checks), found)| {
@@ -162,6 +171,17 @@ pub fn check(
         agentpi_check::check_system_with(&program, *system, checks, &options, &explore)
     });
     Ok(Some(reports.collect()))
+}
+
+/// With `AGENTPI_CLUSTER_STATS` set, what this worker sent to other workers, on standard
+/// error (for `bench/check/cluster.sh`: the bytes a state costs the network).
+fn report_sent(net: &net::Net) {
+    if std::env::var_os("AGENTPI_CLUSTER_STATS").is_some() {
+        eprintln!(
+            "cluster stats: worker {}: {} bytes sent to other processes, {} to other workers of this process",
+            net.index, net.sent_out, net.sent_in
+        );
+    }
 }
 
 /// Workers that park at once when they wait (for another worker's messages): timely's
@@ -229,7 +249,7 @@ fn explore(
     net: &mut net::Net,
     program: &Program,
     (system, checks): (usize, &[usize]),
-    max_memory: Option<u64>,
+    (max_memory, max_states): (Option<u64>, Option<usize>),
 ) -> Option<Result<Findings, Fault>> {
     let sem = Semantics::new(program);
     let goals = goals_for(&sem, program, system, checks);
@@ -241,6 +261,7 @@ fn explore(
         sem: &sem,
         goals: &goals,
         max_memory,
+        max_states,
     };
     let (ended, part) = search.run(worker, net, &initial);
     let known = paths::fetch(worker, net, &part, &ended);

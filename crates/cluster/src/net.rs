@@ -1,6 +1,12 @@
 //! One all-to-all channel on timely dataflow, used in rounds: every worker sends what it
 //! has for others (each message to one worker), and the round ends when timely's progress
 //! tracking says that no message of it is still on its way (the probe passed its time).
+//!
+//! A round may be sent in chunks ([`Net::send`], [`Net::flush`]), each its own timely time
+//! inside the round's (round `r` spans the times `r << 32` to `(r + 1) << 32`): closing a
+//! time is what makes timely ship what it buffers for each worker, so a chunk leaves as soon
+//! as it is flushed, and what arrived meanwhile is taken with [`Net::take`] while the round
+//! goes on: neither side holds a whole round.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,6 +25,9 @@ pub type Msg = (u32, Vec<u8>);
 /// A message with its round: a faster worker may send the next round's before this one has
 /// taken this round's.
 type Sent = (u32, u64, Bytes);
+
+/// The bits of a timely time that number the chunks of a round.
+const CHUNK_BITS: u32 = 32;
 
 /// A message's bytes, serialized as one block: serde's own `Vec<u8>` goes byte by byte,
 /// which made (de)serializing most of a process's work.
@@ -65,10 +74,21 @@ pub struct Net {
     /// Set when a worker of this process stopped (it panicked): the others stop too,
     /// instead of waiting for its messages forever.
     stopped: Arc<AtomicBool>,
+    /// The current round, and the chunks of it flushed so far.
+    round: u64,
+    chunk: u64,
+    /// Bytes sent to other workers: of other processes, and of this one (each process runs
+    /// `threads` workers).
+    pub sent_out: u64,
+    pub sent_in: u64,
+    threads: usize,
+    /// The most bytes taken at once (by one [`Net::take`]) since [`Net::most`] was asked:
+    /// what sat in this worker's inbox.
+    most: u64,
 }
 
 impl Net {
-    pub fn new(worker: &mut Worker, stopped: Arc<AtomicBool>) -> Net {
+    pub fn new(worker: &mut Worker, stopped: Arc<AtomicBool>, threads: usize) -> Net {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
         let inbox: Rc<RefCell<Vec<Sent>>> = Rc::default();
@@ -97,28 +117,96 @@ impl Net {
             index: worker.index(),
             peers: worker.peers(),
             stopped,
+            round: 0,
+            chunk: 0,
+            most: 0,
+            sent_out: 0,
+            sent_in: 0,
+            threads: threads.max(1),
+        }
+    }
+
+    /// Sends `bytes` to worker `to` in this round (shipped at the next [`Net::flush`] or at
+    /// the round's end).
+    pub fn send(&mut self, to: u32, bytes: Vec<u8>) {
+        let process = |w: usize| w / self.threads;
+        let to_us = process(to as usize) == process(self.index);
+        match (to as usize == self.index, to_us) {
+            (true, _) => {}
+            (false, true) => self.sent_in += bytes.len() as u64,
+            (false, false) => self.sent_out += bytes.len() as u64,
+        }
+        self.input.send((to, self.round, Bytes(bytes)));
+    }
+
+    /// Ships what was sent so far in this round, and lets timely move messages on.
+    pub fn flush(&mut self, worker: &mut Worker) {
+        self.chunk += 1;
+        assert!(self.chunk < 1 << CHUNK_BITS, "a round of 2^32 chunks");
+        self.input.advance_to(self.round << CHUNK_BITS | self.chunk);
+        self.poll(worker);
+    }
+
+    /// Lets timely move messages on, without waiting.
+    pub fn poll(&mut self, worker: &mut Worker) {
+        worker.step_or_park(Some(std::time::Duration::ZERO));
+        self.check_stopped();
+    }
+
+    /// The most bytes taken at once since the last call.
+    pub fn most(&mut self) -> u64 {
+        std::mem::take(&mut self.most)
+    }
+
+    /// Hands `into` every message of this round that arrived so far.
+    pub fn take(&mut self, into: &mut dyn FnMut(Vec<u8>)) {
+        let round = self.round;
+        let mut taken = 0;
+        let mut inbox = std::mem::take(&mut *self.inbox.borrow_mut());
+        let mut later = Vec::new();
+        for (to, r, bytes) in inbox.drain(..) {
+            match r == round {
+                true => {
+                    taken += bytes.0.len() as u64;
+                    into(bytes.0);
+                }
+                false => later.push((to, r, bytes)),
+            }
+        }
+        self.inbox.borrow_mut().append(&mut later);
+        self.most = self.most.max(taken);
+    }
+
+    /// Ends the round: waits until every message of it has arrived, handing each to `into`
+    /// as it comes.
+    pub fn end(&mut self, worker: &mut Worker, into: &mut dyn FnMut(Vec<u8>)) {
+        let next = (self.round + 1) << CHUNK_BITS;
+        self.input.advance_to(next);
+        while self.probe.less_than(self.input.time()) {
+            // Parked, not spinning: the machine is shared, and a round waits on the slowest.
+            worker.step_or_park(Some(std::time::Duration::from_millis(20)));
+            self.check_stopped();
+            self.take(into);
+        }
+        self.take(into);
+        self.round += 1;
+        self.chunk = 0;
+    }
+
+    fn check_stopped(&self) {
+        if self.stopped.load(Ordering::Relaxed) {
+            panic!("another worker of this process stopped");
         }
     }
 
     /// Sends `out` and waits for the round's messages to this worker, in no set order.
     pub fn round(&mut self, worker: &mut Worker, out: Vec<Msg>) -> Vec<Vec<u8>> {
-        let round = *self.input.time();
         for (to, bytes) in out {
-            self.input.send((to, round, Bytes(bytes)));
+            self.send(to, bytes);
         }
-        let next = round + 1;
-        self.input.advance_to(next);
-        while self.probe.less_than(self.input.time()) {
-            // Parked, not spinning: the machine is shared, and a round waits on the slowest.
-            worker.step_or_park(Some(std::time::Duration::from_millis(20)));
-            if self.stopped.load(Ordering::Relaxed) {
-                panic!("another worker of this process stopped");
-            }
-        }
-        let mut inbox = self.inbox.borrow_mut();
-        let (this, later): (Vec<Sent>, Vec<Sent>) = inbox.drain(..).partition(|m| m.1 == round);
-        *inbox = later;
-        this.into_iter().map(|(_, _, b)| b.0).collect()
+        let mut got = Vec::new();
+        self.end(worker, &mut |bytes| got.push(bytes));
+        got
     }
 
     /// `bytes` to every worker, this one included.

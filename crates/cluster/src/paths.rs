@@ -19,7 +19,11 @@ pub fn fetch(
     ended: &Ended,
 ) -> FxHashMap<u64, (State, u64)> {
     let events = ended.firsts.iter().flatten().chain(ended.limit.iter());
-    let rounds = events.clone().map(|e| e.key.len() + 1).max().unwrap_or(0);
+    // A path from a source of depth `d` has `d + 1` states: one round each.
+    let rounds = match events.clone().next() {
+        Some(_) => ended.depth + 1,
+        None => 0,
+    };
     let mut pending: Vec<u64> = match net.index {
         0 => events.map(|e| e.place).collect(),
         _ => Vec::new(),

@@ -75,12 +75,18 @@ fn single(program: &Program, groups: &Groups, options: &Options) -> Vec<Essence>
     groups.iter().map(report).collect()
 }
 
-fn clustered(program: &Program, groups: &Groups, workers: usize) -> Vec<Essence> {
+fn clustered(
+    program: &Program,
+    groups: &Groups,
+    workers: usize,
+    max_states: Option<usize>,
+) -> Vec<Essence> {
     let cluster = Cluster {
         hosts: None,
         process: 0,
         workers,
         max_memory: None,
+        max_states,
     };
     let reports = agentpi_cluster::check(program.clone(), groups.clone(), &cluster)
         .unwrap()
@@ -89,29 +95,21 @@ fn clustered(program: &Program, groups: &Groups, workers: usize) -> Vec<Essence>
 }
 
 /// The one check of this file: `program`'s safety checks give the same reports on one
-/// process and on 1, 2 and 4 workers; for how many systems (none when a system passes
-/// `max_states` on one process: the cluster takes no bound of states yet).
-fn same(name: &str, program: &Program, max_states: Option<usize>) -> usize {
+/// process and on 1, 2 and 4 workers, with `--max-states` `max_states`; for how many
+/// systems, and how many of them stopped at the bound.
+fn same(name: &str, program: &Program, max_states: Option<usize>) -> (usize, usize) {
     let groups = safety_groups(program);
     if groups.is_empty() {
-        return 0;
+        return (0, 0);
     }
     let options = Options {
         threads: 2,
         max_states,
         ..Options::default()
     };
-    let progress = Progress::default();
-    let bounded = |(s, c): &(usize, Vec<usize>)| {
-        let r = agentpi_check::check_system(program, *s, c, &options, &progress);
-        r.limit.is_some()
-    };
-    if max_states.is_some() && groups.iter().any(bounded) {
-        return 0;
-    }
     let expected = single(program, &groups, &options);
     for workers in [1, 2, 4] {
-        let got = clustered(program, &groups, workers);
+        let got = clustered(program, &groups, workers, max_states);
         for (e, g) in expected.iter().zip(&got) {
             assert_eq!(e.0, g.0, "{name}, {workers} workers");
             assert!(
@@ -120,15 +118,18 @@ fn same(name: &str, program: &Program, max_states: Option<usize>) -> usize {
             );
         }
     }
-    groups.len()
+    let bounded = expected
+        .iter()
+        .filter(|e| e.0.contains("limit Some(States"));
+    (groups.len(), bounded.count())
 }
 
 fn load(path: &Path) -> Loaded {
     agentpi_ir::load(&path.display().to_string(), &Disk)
 }
 
-#[test]
-fn every_bundled_model_gives_the_single_process_reports() {
+/// Every bundled model's file, in order.
+fn bundled() -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     let mut dirs = vec![workspace().join("models")];
     while let Some(dir) = dirs.pop() {
@@ -142,18 +143,45 @@ fn every_bundled_model_gives_the_single_process_reports() {
         }
     }
     files.sort();
+    files
+}
+
+#[test]
+fn every_bundled_model_gives_the_single_process_reports() {
+    let files = bundled();
     let mut systems = 0;
     for path in &files {
         let loaded = load(path);
         assert!(!loaded.has_errors(), "{}", path.display());
-        systems += same(&path.display().to_string(), &loaded.program, None);
+        systems += same(&path.display().to_string(), &loaded.program, None).0;
     }
     assert!(systems >= 10, "only {systems} systems with safety checks");
 }
 
+/// With `--max-states`, a cluster stops where one process stops: before the source whose
+/// new states pass the bound, with the same counts, verdicts and counterexamples. Every
+/// bundled model, at bounds that cut its levels at many places.
+#[test]
+fn max_states_stops_where_one_process_stops() {
+    let (mut systems, mut bounded) = (0, 0);
+    for path in bundled() {
+        let loaded = load(&path);
+        for max in [1, 2, 7, 40, 333] {
+            let name = format!("{} --max-states {max}", path.display());
+            let (s, b) = same(&name, &loaded.program, Some(max));
+            systems += s;
+            bounded += b;
+        }
+    }
+    assert!(
+        bounded >= 40,
+        "only {bounded} of {systems} runs stopped at the bound"
+    );
+}
+
 /// The differential suite's generated programs, with a `never` and a `reachable` check added
-/// (as it adds them for partial-order reduction): those whose state space one process
-/// explores within 3000 states.
+/// (as it adds them for partial-order reduction), with `--max-states 3000` (which some
+/// pass).
 #[test]
 fn generated_programs_give_the_single_process_reports() {
     let mut compared = 0;
@@ -167,7 +195,8 @@ fn generated_programs_give_the_single_process_reports() {
             &format!("seed {seed}:\n{text}"),
             &loaded.program,
             Some(3000),
-        );
+        )
+        .0;
     }
     assert!(
         compared >= 30,

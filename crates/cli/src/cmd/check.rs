@@ -223,7 +223,6 @@ fn run_cluster(
         (args.por, "--por"),
         (args.symmetry, "--symmetry"),
         (args.search == Search::Dfs, "--search dfs"),
-        (args.max_states.is_some(), "--max-states"),
     ];
     if let Some((_, flag)) = unsupported.iter().find(|(on, _)| *on) {
         return Err(format!("--cluster does not take {flag} (yet)"));
@@ -236,6 +235,7 @@ fn run_cluster(
         process: args.process,
         workers: usize::from(args.workers),
         max_memory: args.max_memory.map(|mib| mib.saturating_mul(1024 * 1024)),
+        max_states: args.max_states,
     };
     let reports = agentpi_cluster::check(model.program.clone(), groups, &cluster)?;
     Ok(reports.map(|r| r.into_iter().map(Entry::System).collect()))
