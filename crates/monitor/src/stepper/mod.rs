@@ -32,10 +32,10 @@ use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
-use split::{GroupId, Split};
+use split::{GroupId, Grouping, Split};
 use std::cell::RefCell;
 use std::rc::Rc;
-use summary::{Head, Summaries, Summary};
+use summary::{Head, Summaries};
 
 /// Steps the model along observations (see the module's documentation).
 pub struct Stepper {
@@ -48,6 +48,9 @@ pub struct Stepper {
     predicted: FxHashMap<(String, Option<String>), Vec<Head>>,
     /// Whole steps of windows, remembered.
     steps: steps::Steps,
+    /// How many window results were grouped by linking their components (not by a
+    /// remembered step's grouping).
+    groupings: u64,
 }
 
 /// The explanations after a closure and its flags.
@@ -95,10 +98,11 @@ impl Stepper {
             counter: 0,
             predicted: FxHashMap::default(),
             steps: steps::Steps::default(),
+            groupings: 0,
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
-        stepper.hyps = stepper.absorb(hyps, None);
+        stepper.hyps = stepper.absorb(hyps, None, None);
         Ok(stepper)
     }
 
@@ -126,7 +130,7 @@ impl Stepper {
         obs: &Observation,
     ) -> Result<(Verdict, Vec<String>), ReplayError> {
         let mut window = self.window_of(obs);
-        let (cut, stepped) = loop {
+        let (cut, stepped, grouping) = loop {
             let cut: Vec<Hyp> = match &window {
                 Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
                 None => self.whole(),
@@ -135,30 +139,39 @@ impl Stepper {
                 let Some(seeds) = self.rules.take(&cut, obs) else {
                     return Ok((Verdict::Refused, self.expected()?));
                 };
-                break (cut, self.rules.close(seeds));
+                break (cut, self.rules.close(seeds), None);
             };
             let at = steps::abstract_step(&cut[0], obs);
-            let (stepped, hidden_outs) = match self.steps.get(&at, &cut[0]) {
+            let (stepped, hidden_outs, grouping) = match self.steps.get(&at, &cut[0]) {
                 Some(step) => {
                     let after = step.after(&at, &cut[0]);
-                    (Ok((vec![after], Vec::new())), step.hidden_outs.clone())
+                    let grouping = Some(step.grouping.clone());
+                    (
+                        Ok((vec![after], Vec::new())),
+                        step.hidden_outs.clone(),
+                        grouping,
+                    )
                 }
                 None => {
                     let Some(seeds) = self.rules.take(&cut, obs) else {
                         return Ok((Verdict::Refused, self.expected()?));
                     };
                     let (stepped, hidden_outs) = self.close_window(seeds);
+                    let mut grouping = None;
                     if let Ok((after, flags)) = &stepped
-                        && flags.is_empty()
+                        && let ([one], true) = (after.as_slice(), flags.is_empty())
                     {
-                        (self.steps).remember(at, &cut[0], after, hidden_outs.clone());
+                        let found = Rc::new(self.grouping_of(one));
+                        let outs = hidden_outs.clone();
+                        (self.steps).remember(at, &cut[0], after, outs, found.clone());
+                        grouping = Some(found);
                     }
-                    (stepped, hidden_outs)
+                    (stepped, hidden_outs, grouping)
                 }
             };
             let missing = self.missing(&hidden_outs, groups);
             if missing.is_empty() {
-                break (cut, stepped);
+                break (cut, stepped, grouping);
             }
             // A hidden output of the window has takers outside it: again, with them.
             let heads = self.predicted.entry(shape(obs)).or_default();
@@ -181,8 +194,8 @@ impl Stepper {
         // that the explanation is updated in place.
         drop(cut);
         self.hyps = match window {
-            Some(groups) => self.absorb(next, Some(&groups)),
-            None => self.absorb(next, None),
+            Some(groups) => self.absorb(next, Some(&groups), grouping.as_deref()),
+            None => self.absorb(next, None, None),
         };
         if self.counter > RENUMBER {
             self.renumber();
@@ -331,17 +344,36 @@ impl Stepper {
     }
 
     /// Puts the explanations of a window back: into the explanation it was cut from, without
-    /// the groups it held (`Some`), or as whole explanations (`None`).
-    fn absorb(&mut self, hyps: Vec<Hyp>, groups: Option<&[GroupId]>) -> Vec<Split> {
+    /// the groups it held (`Some`), or as whole explanations (`None`). `grouping`, when
+    /// known (a step remembered), is how the one explanation's components fall into groups.
+    fn absorb(
+        &mut self,
+        hyps: Vec<Hyp>,
+        groups: Option<&[GroupId]>,
+        grouping: Option<&Grouping>,
+    ) -> Vec<Split> {
         let window: Vec<u32> = hyps
             .first()
             .map(|h| h.elsewhere.window.to_vec())
             .unwrap_or_default();
+        if let (Some(groups), [hyp]) = (groups, hyps.as_slice()) {
+            let made;
+            let grouping = match grouping {
+                Some(found) => found,
+                None => {
+                    made = self.grouping_of(hyp);
+                    &made
+                }
+            };
+            let (procs, names) = window::restore(hyp, &mut self.counter);
+            drop(hyps);
+            return vec![self.absorb_one(groups, procs, names, &window, grouping)];
+        }
         // Each component's summary is found from the window's own component: a renaming
         // does not change it, and the window's components are those the memo keeps (the
         // summaries know them by address), where the restored ones are new copies.
         let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
-        let mut restored: Vec<_> = (hyps.iter())
+        let restored: Vec<_> = (hyps.iter())
             .map(|h| {
                 let (procs, names) = window::restore(h, &mut self.counter);
                 let found = h.state.procs.iter();
@@ -350,10 +382,6 @@ impl Stepper {
             })
             .collect();
         drop(hyps);
-        if let (Some(groups), 1) = (groups, restored.len()) {
-            let (procs, names) = restored.pop().unwrap_or_default();
-            return vec![self.absorb_one(groups, procs, names, &window)];
-        }
         let mut base = match groups {
             Some(groups) => self.without(groups, &window),
             None => Split::default(),
@@ -383,12 +411,13 @@ impl Stepper {
     fn absorb_one(
         &mut self,
         groups: &[GroupId],
-        mut procs: Vec<(Proc, Rc<Summary>)>,
+        procs: Vec<Proc>,
         names: Vec<(Key, u32)>,
         window: &[u32],
+        grouping: &Grouping,
     ) -> Split {
-        let moved = self.unmoved_out(groups, &mut procs);
-        let mut planned = split::plan(procs);
+        let (moved, left) = self.unmoved_out(groups, &procs);
+        let mut planned = split::apply(grouping, procs, &left);
         let kept = self.in_place(&moved, &mut planned);
         let gone: Vec<GroupId> = (moved.iter().copied())
             .filter(|g| !kept.iter().any(|(k, _)| k == g))
@@ -419,7 +448,7 @@ impl Stepper {
                 continue;
             };
             let same = |n: &split::NewGroup| {
-                n.passive && n.procs.len() == 1 && Rc::ptr_eq(&n.summaries[0], group.keys())
+                n.passive && n.procs.len() == 1 && Rc::ptr_eq(&n.keys, group.keys())
             };
             if let Some(at) = planned.iter().position(same) {
                 kept.push((id, planned.remove(at)));
@@ -429,21 +458,18 @@ impl Stepper {
     }
 
     /// The groups of a window (of the one explanation) that its step left as they were,
-    /// taken out of `procs` (the window's result, in stable ids) and left in place; returns
-    /// the others. Only a group of one component found unchanged in the result, none of whose
+    /// marked in the second list (by position in `procs`, the window's result in stable ids)
+    /// to be left in place; returns the others first. Only a group of one component found unchanged in the result, none of whose
     /// names another component of the result holds: `regroup` would make the same group of
     /// it again (linked to no other component, its summary its component's). Most of a window
     /// is such (the wire, the lifecycle observer, the senders of each kind of request with
     /// the names they hold ready), and a message leaves them as they were.
-    fn unmoved_out(
-        &self,
-        groups: &[GroupId],
-        procs: &mut Vec<(Proc, Rc<Summary>)>,
-    ) -> Vec<GroupId> {
+    fn unmoved_out(&self, groups: &[GroupId], procs: &[Proc]) -> (Vec<GroupId>, Vec<bool>) {
         let rest = &self.hyps[0].rest;
         let mut holders: FxHashMap<u32, usize> = FxHashMap::default();
         let mut held = Vec::new();
-        for (proc, _) in procs.iter() {
+        let mut left = vec![false; procs.len()];
+        for proc in procs {
             held.clear();
             names::each_name(proc, &mut held);
             held.iter()
@@ -455,12 +481,24 @@ impl Stepper {
                 [proc] if g.names().iter().all(|n| holders.get(n) == Some(&1)) => Some(proc),
                 _ => None,
             });
-            match alone.and_then(|proc| procs.iter().position(|(p, _)| p == proc)) {
-                Some(at) => _ = procs.remove(at),
+            let unmoved = |proc| (0..procs.len()).find(|&i| !left[i] && &procs[i] == proc);
+            match alone.and_then(unmoved) {
+                Some(at) => left[at] = true,
                 None => moved.push(id),
             }
         }
-        moved
+        (moved, left)
+    }
+
+    /// How the components of `hyp` (a window's one explanation) fall into groups.
+    fn grouping_of(&mut self, hyp: &Hyp) -> Grouping {
+        self.groupings += 1;
+        let (sem, alphabet) = (self.rules.sem, &self.rules.alphabet);
+        let procs = &hyp.state.procs;
+        let found: Vec<_> = (procs.iter())
+            .map(|p| self.summaries.of(sem, alphabet, p))
+            .collect();
+        split::grouping(procs, &found)
     }
 
     /// The one explanation, taken, without its active components, the groups of a window
@@ -481,7 +519,7 @@ impl Stepper {
         let mut whole = self.whole();
         whole.iter_mut().for_each(|h| h.track.clear());
         self.counter = 0;
-        self.hyps = self.absorb(whole, None);
+        self.hyps = self.absorb(whole, None, None);
     }
 }
 
@@ -651,6 +689,25 @@ mod tests {
         // ping makes one group (its request's), not two.
         let made = fast.hyps[0].rest.made();
         assert_eq!(made, 68, "groups made");
+    }
+
+    /// A remembered step keeps how its result falls into groups: of 16 pings and their
+    /// answers (each a window of the one explanation), only the steps found afresh link
+    /// their result's components; the others take their remembered step's grouping.
+    #[test]
+    fn remembered_steps_keep_their_grouping() {
+        let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
+            .map(String::from)
+            .into();
+        labels.push("c2s(note(initialized))".into());
+        for i in 0..16 {
+            labels.push(format!("c2s(req(p{i}, ping, _))"));
+            labels.push(format!("s2c(res(p{i}, true))"));
+        }
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let fast = same_steps(&labels, &["p0", "p15"], None);
+        assert_eq!(fast.groupings, 9, "results grouped by linking");
+        assert_eq!(fast.steps.len(), 9, "steps remembered");
     }
 
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no

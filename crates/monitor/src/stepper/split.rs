@@ -153,13 +153,10 @@ impl Rest {
         set.into_iter().flatten().copied()
     }
 
-    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, summaries: &[Rc<Summary>]) {
+    /// Files `procs` (holding `names`) as a new group under `keys` (see [`Grouping`]).
+    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, keys: Rc<Summary>) {
         let id = self.next;
         self.next += 1;
-        let keys = match summaries {
-            [one] => one.clone(),
-            _ => Rc::new(Summary::merge(summaries)),
-        };
         for &key in &keys.out_args {
             self.out_args.entry(key).or_default().insert(id);
         }
@@ -254,15 +251,38 @@ pub fn regroup(procs: Vec<(Proc, Rc<Summary>)>, active: &mut Vec<Proc>, rest: &m
 /// Components of a window's result that share names (one group of `Rest`, or active ones).
 pub struct NewGroup {
     pub procs: Vec<Proc>,
-    pub summaries: Vec<Rc<Summary>>,
+    /// What it is filed under: its component's summary, or theirs merged.
+    pub keys: Rc<Summary>,
     /// Passive, and no two of its components equal (twins are opened in the window).
     pub passive: bool,
+}
+
+/// How a window's result falls into groups, by the positions of its components: a function
+/// of the result's state alone (a renaming that keeps names apart links the same components,
+/// keeps twins twins and each component's summary), so a remembered step keeps it.
+pub struct Grouping {
+    groups: Vec<Planned>,
+}
+
+/// One group of a [`Grouping`].
+struct Planned {
+    members: Vec<usize>,
+    keys: Rc<Summary>,
+    passive: bool,
 }
 
 /// The groups of `procs` (see [`regroup`]), in order of their first components.
 pub fn plan(procs: Vec<(Proc, Rc<Summary>)>) -> Vec<NewGroup> {
     let (procs, summaries): (Vec<Proc>, Vec<Rc<Summary>>) = procs.into_iter().unzip();
-    let linked = link(&procs);
+    let grouping = grouping(&procs, &summaries);
+    let left = vec![false; procs.len()];
+    apply(&grouping, procs, &left)
+}
+
+/// The groups of `procs` (each with its summary `summaries[i]`), in order of their first
+/// components.
+pub fn grouping(procs: &[Proc], summaries: &[Rc<Summary>]) -> Grouping {
+    let linked = link(procs);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     // Roots are indices of `procs`: a slot per index, in order of first appearance.
     let mut slot = vec![usize::MAX; linked.len()];
@@ -273,18 +293,48 @@ pub fn plan(procs: Vec<(Proc, Rc<Summary>)>) -> Vec<NewGroup> {
         }
         groups[slot[root]].push(i);
     }
-    let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
-    let mut out = Vec::with_capacity(groups.len());
-    for members in groups {
-        let taken: Vec<Proc> = members.iter().filter_map(|&i| procs[i].take()).collect();
+    let planned = |members: Vec<usize>| {
         let found: Vec<Rc<Summary>> = members.iter().map(|&i| summaries[i].clone()).collect();
         // Two equal components side by side are opened as twins: kept in the window.
-        let twins = (1..taken.len()).any(|i| taken[..i].contains(&taken[i]));
+        let twins =
+            (1..members.len()).any(|i| members[..i].iter().any(|&j| procs[j] == procs[members[i]]));
         let passive = found.iter().all(|s| s.passive) && !twins;
+        let keys = match found.as_slice() {
+            [one] => one.clone(),
+            _ => Rc::new(Summary::merge(&found)),
+        };
+        Planned {
+            members,
+            keys,
+            passive,
+        }
+    };
+    Grouping {
+        groups: groups.into_iter().map(planned).collect(),
+    }
+}
+
+/// The groups of `procs` as `grouping` (of a state `procs` is a renaming of) has them,
+/// without the components marked in `left` (left in place: each is a group of its own, one
+/// holding no name another component holds).
+pub fn apply(grouping: &Grouping, procs: Vec<Proc>, left: &[bool]) -> Vec<NewGroup> {
+    let mut procs: Vec<Option<Proc>> = procs.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(grouping.groups.len());
+    for group in &grouping.groups {
+        let members = group.members.iter().filter(|&&i| !left[i]);
+        let taken: Vec<Proc> = members.filter_map(|&i| procs[i].take()).collect();
+        if taken.is_empty() {
+            continue;
+        }
+        debug_assert_eq!(
+            taken.len(),
+            group.members.len(),
+            "only a lone group is left"
+        );
         out.push(NewGroup {
             procs: taken,
-            summaries: found,
-            passive,
+            keys: group.keys.clone(),
+            passive: group.passive,
         });
     }
     out
@@ -295,7 +345,7 @@ pub fn file(groups: Vec<NewGroup>, active: &mut Vec<Proc>, rest: &mut Rest) {
     for group in groups {
         if group.passive {
             let names = super::names::names_of(&group.procs);
-            rest.insert(group.procs, names, &group.summaries);
+            rest.insert(group.procs, names, group.keys);
         } else {
             active.extend(group.procs);
         }

@@ -11,6 +11,7 @@
 //! the rules would find again.
 
 use super::closure::Hyp;
+use super::split::Grouping;
 use super::summary::Head;
 use agentpi_check::replay::{Arg, HeadPat, Key, Observation};
 use agentpi_ir::core::LabelDir;
@@ -32,7 +33,8 @@ struct StepKey {
 }
 
 /// The one explanation after a step, with keys as places and names of the window by their
-/// ids in it; and the hidden channels the closure's states output on.
+/// ids in it; the hidden channels the closure's states output on; and how its components
+/// fall into groups (put back into the explanation without linking them again).
 pub struct Step {
     state: State,
     state_hash: u64,
@@ -40,6 +42,7 @@ pub struct Step {
     /// (id in the window, id in `state`) of each name of the window that lives on.
     track: Vec<(u32, u32)>,
     pub hidden_outs: Vec<Head>,
+    pub grouping: Rc<Grouping>,
 }
 
 /// A window and an observation, abstracted: the key of their step, and the keys by place
@@ -77,7 +80,14 @@ impl Steps {
 
     /// Remembers the step of `at` when it found one explanation (`after`, of window `cut`)
     /// and no flag.
-    pub fn remember(&mut self, at: Abstract, cut: &Hyp, after: &[Hyp], hidden_outs: Vec<Head>) {
+    pub fn remember(
+        &mut self,
+        at: Abstract,
+        cut: &Hyp,
+        after: &[Hyp],
+        hidden_outs: Vec<Head>,
+        grouping: Rc<Grouping>,
+    ) {
         let [after] = after else {
             return;
         };
@@ -109,6 +119,7 @@ impl Steps {
             names,
             track,
             hidden_outs,
+            grouping,
         };
         let key = StepKey {
             state: cut.state.clone(),
