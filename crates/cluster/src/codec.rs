@@ -234,6 +234,14 @@ impl<'b> In<'b> {
     }
 }
 
+/// A message this build cannot read: another version of agentpi on a process of the
+/// cluster. The worker stops; the others see it gone.
+pub fn malformed(why: &str) -> ! {
+    panic!(
+        "a malformed message from another process of the cluster ({why}): is every process the same agentpi?"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

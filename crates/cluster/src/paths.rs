@@ -2,9 +2,9 @@
 //! sources for their states and parents, then the parents' owners, level by level back to
 //! the initial state.
 
-use crate::codec::{In, Out};
+use crate::codec::{In, Out, malformed};
 use crate::net::Net;
-use crate::search::{Ended, Part, ROOT, malformed};
+use crate::search::{Ended, Part, ROOT};
 use agentpi_semantics::State;
 use rustc_hash::FxHashMap;
 use timely::worker::Worker;

@@ -8,10 +8,9 @@
 //! rank back to its owner. Keys stay two words whatever the depth, and every worker holds
 //! about its share of the level.
 
-use crate::codec::{In, Out};
+use crate::codec::{In, Out, malformed};
 use crate::expand::Key;
 use crate::net::Net;
-use crate::search::malformed;
 use timely::worker::Worker;
 
 /// The keys a worker ranks: (key, the owner, the state's number there), sorted.

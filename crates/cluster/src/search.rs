@@ -12,7 +12,7 @@
 //! met a bound of the semantics (the single-process engine's points), counting only what
 //! lies before.
 
-use crate::codec::{In, Out, owner};
+use crate::codec::{In, Out, malformed, owner};
 use crate::expand::{Event, Expander, Key, needed, place};
 use crate::net::Net;
 use crate::ranks::Ranker;
@@ -503,12 +503,4 @@ fn read_event(r: &mut In<'_>) -> Result<Option<Event>, &'static str> {
             place: r.u64()?,
         }),
     })
-}
-
-/// A message this build cannot read: another version of agentpi on a process of the
-/// cluster. The worker stops; the others see it gone.
-pub fn malformed(why: &str) -> ! {
-    panic!(
-        "a malformed message from another process of the cluster ({why}): is every process the same agentpi?"
-    )
 }
