@@ -666,21 +666,28 @@ mod tests {
         assert_eq!(fast.hyps.len(), 2);
     }
 
-    /// Pings and their answers, each with keys of its own, are stepped by a few remembered
-    /// steps (a window of one shape, whatever its keys), with the reference's verdicts,
-    /// expected labels and bindings.
-    #[test]
-    fn repeated_steps_are_remembered() {
+    /// A session's start, then 16 pings, each answered `lag` pings later (the last `lag`
+    /// left unanswered).
+    fn pings(lag: usize) -> Vec<String> {
         let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
             .map(String::from)
             .into();
         labels.push("c2s(note(initialized))".into());
         for i in 0..16 {
             labels.push(format!("c2s(req(p{i}, ping, _))"));
-            if i >= 3 {
-                labels.push(format!("s2c(res(p{}, true))", i - 3));
+            if i >= lag {
+                labels.push(format!("s2c(res(p{}, true))", i - lag));
             }
         }
+        labels
+    }
+
+    /// Pings and their answers, each with keys of its own, are stepped by a few remembered
+    /// steps (a window of one shape, whatever its keys), with the reference's verdicts,
+    /// expected labels and bindings.
+    #[test]
+    fn repeated_steps_are_remembered() {
+        let mut labels = pings(3);
         labels.push("s2c(res(p2, true))".into());
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let fast = same_steps(&labels, &["p0", "p3", "p15"], None);
@@ -696,14 +703,7 @@ mod tests {
     /// their result's components; the others take their remembered step's grouping.
     #[test]
     fn remembered_steps_keep_their_grouping() {
-        let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
-            .map(String::from)
-            .into();
-        labels.push("c2s(note(initialized))".into());
-        for i in 0..16 {
-            labels.push(format!("c2s(req(p{i}, ping, _))"));
-            labels.push(format!("s2c(res(p{i}, true))"));
-        }
+        let labels = pings(0);
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let fast = same_steps(&labels, &["p0", "p15"], None);
         assert_eq!(fast.groupings, 9, "results grouped by linking");
