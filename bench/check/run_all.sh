@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # agentpi against SPIN 6.5.2's compiled verifier on the same models, in one run (issues 14, 35).
-# Every model of bench/check/ is NAME.pi and NAME.pml, written the same way (one process per
-# process, one Promela statement per prefix: forks, locks and registers are processes meeting
-# on rendezvous; SPIN with -o3), and, where a SPIN user would write it otherwise, also
-# NAME.shared.pml: shared variables and `atomic` (plain `spin -a`). Every encoding has exactly
-# agentpi's state count, breadth-first and depth-first: the script checks it and exits 1 if
-# not. bench/check/rpc.pi (name passing) is agentpi's alone.
+# Every model of bench/check/ is NAME.pi and, for SPIN, NAME.pml written the same way (one
+# process per process, one Promela statement per prefix: forks, locks and registers are
+# processes meeting on rendezvous; SPIN with -o3) and, where a SPIN user would write it
+# otherwise, NAME.shared.pml: shared variables and `atomic` (plain `spin -a`). peterson (shared
+# arrays) and seqbuffer (a buffered channel, NAME.user.pml) are written as a SPIN user writes
+# them, plain `spin -a`, and their NAME.pi follows pan's automaton; they have no NAME.pml.
+# Every encoding has exactly agentpi's state count, breadth-first and depth-first: the script
+# checks it and exits 1 if not. bench/check/rpc.pi (name passing) is agentpi's alone.
 # For each model and size the runs alternate REPS times (SPIN BFS and DFS on each encoding,
 # agentpi --threads 1 and 2); each figure is the best of those runs. One markdown table:
-#   encoding   as.pi (NAME.pml, spin -o3) or shared (NAME.shared.pml, spin)
+#   encoding   as.pi (NAME.pml, spin -o3), shared (NAME.shared.pml, spin) or user
+#              (NAME.user.pml, spin)
 #   states     agentpi's = SPIN's (its "nominal states" under -DBFS, "stored" under DFS)
 #   SPIN BFS / DFS   pan -DSAFETY -DNOREDUCE [-DBFS]: user+sys CPU seconds of the run (the
 #              compile is not counted), and peak memory in MiB (/usr/bin/time %M)
@@ -21,8 +24,8 @@
 # pan's hash table is its default (-w18 grown as pan does not; SPIN's memory is then mostly
 # that table on the small models), its depth limit the states a
 # breadth-first search stored (so that it never cuts a search).
-# Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter lcr abp
-# buffer rpc, or one row as MODEL:LABEL with commas for spaces, `philosophers:N=12`,
+# Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter peterson
+# lcr abp buffer seqbuffer rpc, or one row as MODEL:LABEL with commas for spaces, `philosophers:N=12`,
 # `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead of building one. Needs
 # spin and gcc (`apt install spin`). Say the machine's load (`uptime`) with the table.
 set -euo pipefail
@@ -46,12 +49,16 @@ rows=(
   "filter|N=3|-D N=3|-DN=3||"
   "filter|N=3 L=4|-D N=3 -D L=4|-DN=3 -DL=4||"
   "filter|N=4|-D N=4|-DN=4|1|"
+  "peterson|N=3|-D N=3|-DN=3||"
+  "peterson|N=4|-D N=4|-DN=4||"
   "lcr|N=6|-D N=6|-DN=6||"
   "lcr|N=7|-D N=7|-DN=7||"
   "abp|N=100|-D N=100|-DN=100||"
   "abp|N=400|-D N=400|-DN=400||"
   "buffer|N=8 K=3|-D N=8 -D K=3|-DN=8 -DK=3||"
   "buffer|N=8 K=5|-D N=8 -D K=5|-DN=8 -DK=5|1|"
+  "seqbuffer|K=6 D=4|-D K=6 -D D=4|-DK=6 -DD=4||"
+  "seqbuffer|K=5 D=6|-D K=5 -D D=6|-DK=5 -DD=6||"
   "rpc|4 clients||-||"
 )
 wanted=("$@")
@@ -69,17 +76,19 @@ min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
-# The encodings of MODEL for SPIN: "as.pi" (MODEL.pml) and "shared" (MODEL.shared.pml).
+# The encodings of MODEL for SPIN: "as.pi" (MODEL.pml), "shared" (MODEL.shared.pml) and
+# "user" (MODEL.user.pml).
 encodings() {
   [ -f "bench/check/$1.pml" ] && echo as.pi
   [ -f "bench/check/$1.shared.pml" ] && echo shared
+  [ -f "bench/check/$1.user.pml" ] && echo user
   true
 }
 
 # Compiles pan for one encoding into $work/bfs.ENCODING and $work/dfs.ENCODING: SPIN's -D arguments, then the file.
 compile() {
   local opt=-o3 file=bench/check/$2.pml
-  [ "$3" = shared ] && { opt=; file=bench/check/$2.shared.pml; }
+  [ "$3" = as.pi ] || { opt=; file=bench/check/$2.$3.pml; }
   # shellcheck disable=SC2086
   (cd "$work" && spin $opt $1 -a "$OLDPWD/$file" >/dev/null &&
     gcc -O2 -DSAFETY -DNOREDUCE -DBFS -o "bfs.$3" pan.c && gcc -O2 -DSAFETY -DNOREDUCE -o "dfs.$3" pan.c)
