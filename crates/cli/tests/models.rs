@@ -129,7 +129,16 @@ fn bench_models_have_pinned_counts_and_verdicts() {
     let stems: Vec<&str> = models.iter().map(|(stem, _)| stem.as_str()).collect();
     assert_eq!(
         stems,
-        ["abp", "buffer", "clients", "filter", "lcr", "philosophers"]
+        [
+            "abp",
+            "buffer",
+            "clients",
+            "filter",
+            "lcr",
+            "peterson",
+            "philosophers",
+            "seqbuffer"
+        ]
     );
     for (stem, args) in &models {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
