@@ -4,8 +4,9 @@
    victim[], each process climbing levels 1 .. N-1 (0: not competing), at each level waiting
    on every other process j with the blocking guard (level[j] < l || victim[l] != _pid), and
    a counter asserted in the critical section. Plain `spin -a` (statement merging and SPIN's
-   data-flow optimisations on, as a user runs it). The same system, state for state, as bench/check/peterson.pi (its
-   header says how the two correspond); states, breadth-first ("nominal") and depth-first:
+   data-flow optimisations on, as a user runs it). The same system, state for state, as
+   bench/check/peterson.pi (its header says how the two correspond); states, breadth-first
+   ("nominal") and depth-first:
      N = 2: 231   N = 3: 20,220   N = 4: 3,138,424
    Both find mutual exclusion and no invalid end state. */
 #ifndef N
