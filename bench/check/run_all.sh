@@ -25,8 +25,8 @@
 # that table on the small models), its depth limit the states a
 # breadth-first search stored (so that it never cuts a search).
 # Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter peterson
-# lcr abp buffer seqbuffer rpc, or one row as MODEL:LABEL with commas for spaces, `philosophers:N=12`,
-# `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead of building one. Needs
+# lcr abp buffer seqbuffer rpc, or one row as MODEL:LABEL with commas for spaces,
+# `philosophers:N=12`, `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead of building one. Needs
 # spin and gcc (`apt install spin`). Say the machine's load (`uptime`) with the table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
