@@ -5,7 +5,7 @@
 # processes meeting on rendezvous; SPIN with -o3) and, where a SPIN user would write it
 # otherwise, NAME.shared.pml: shared variables and `atomic` (plain `spin -a`). peterson (shared
 # arrays) and seqbuffer (a buffered channel, NAME.user.pml) are written as a SPIN user writes
-# them, plain `spin -a`, and their NAME.pi follows pan's automaton; they have no NAME.pml.
+# them, plain `spin -a`, and their NAME.pi follows pan's automaton (seqbuffer has no NAME.pml).
 # Every encoding has exactly agentpi's state count, breadth-first and depth-first: the script
 # checks it and exits 1 if not. bench/check/rpc.pi (name passing) is agentpi's alone.
 # For each model and size the runs alternate REPS times (SPIN BFS and DFS on each encoding,
@@ -26,8 +26,9 @@
 # breadth-first search stored (so that it never cuts a search).
 # Usage: REPS=3 bash bench/check/run_all.sh [MODEL...]   (MODEL: philosophers filter peterson
 # lcr abp buffer seqbuffer rpc, or one row as MODEL:LABEL with commas for spaces,
-# `philosophers:N=12`, `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead of building one. Needs
-# spin and gcc (`apt install spin`). Say the machine's load (`uptime`) with the table.
+# `philosophers:N=12`, `filter:N=3,L=4`; default all). AGENTPI=path uses that binary instead
+# of building one. Needs spin and gcc (`apt install spin`). Say the machine's load (`uptime`)
+# with the table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v spin >/dev/null || { echo "spin is not installed (apt install spin)" >&2; exit 2; }
@@ -41,7 +42,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The rows: model, label, agentpi's -D arguments, SPIN's -D arguments ("-" for agentpi only),
 # at most how many repetitions, and SPIN's encodings (default: every NAME*.pml there is;
-# philosophers N = 14 on rendezvous takes SPIN minutes and over 12 GB under BFS).
+# philosophers N = 14 on rendezvous takes SPIN minutes and over 12 GB under BFS, peterson N = 4
+# 97 s and 9 GB).
 rows=(
   "philosophers|N=10|-D N=10|-DN=10||"
   "philosophers|N=12|-D N=12|-DN=12||"
@@ -50,7 +52,7 @@ rows=(
   "filter|N=3 L=4|-D N=3 -D L=4|-DN=3 -DL=4||"
   "filter|N=4|-D N=4|-DN=4|1|"
   "peterson|N=3|-D N=3|-DN=3||"
-  "peterson|N=4|-D N=4|-DN=4||"
+  "peterson|N=4|-D N=4|-DN=4||shared"
   "lcr|N=6|-D N=6|-DN=6||"
   "lcr|N=7|-D N=7|-DN=7||"
   "abp|N=100|-D N=100|-DN=100||"
