@@ -133,8 +133,8 @@ impl Ledger {
             _ => {}
         }
         if !modern {
-            let key = format!("{}:{id}", dir.as_str());
-            found.extend(self.tasks.request(&key, dir, method, params));
+            let key = || format!("{}:{id}", dir.as_str());
+            found.extend(self.tasks.request(key, dir, method, params));
             if let meta @ Some(_) = field(params, "_meta") {
                 found.extend(tasks::related(meta, &format!("`{method}`")));
             }
@@ -182,9 +182,9 @@ impl Ledger {
     pub fn answer(&mut self, id: &Value, x: &Exchange) -> Vec<Finding> {
         let mut found = exchange::check(x);
         if !x.modern {
-            let key = format!("{}:{id}", x.requester.as_str());
+            let key = || format!("{}:{id}", x.requester.as_str());
             let by = x.requester.other();
-            found.extend(self.tasks.answer(&key, x.method, x.params, x.outcome, by));
+            found.extend(self.tasks.answer(key, x.method, x.params, x.outcome, by));
             self.subscription_answered(x);
         }
         let Ok(result) = x.outcome else {

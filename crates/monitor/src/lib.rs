@@ -18,6 +18,7 @@ pub mod footprint;
 pub mod http;
 pub mod ledger;
 pub mod lines;
+pub mod members;
 pub mod model;
 pub mod record;
 pub mod rules;

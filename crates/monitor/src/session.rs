@@ -1071,7 +1071,7 @@ impl Session {
         let id = subscription_id(params)?;
         let listen = self
             .requests
-            .get(&self.key(Dir::C2s, &id))
+            .get(&self.key(Dir::C2s, id))
             .filter(|p| p.method == "subscriptions/listen");
         ledger::listen_stream(method, listen.and_then(|p| p.params.as_ref()))
     }
@@ -1179,11 +1179,22 @@ impl Session {
     /// connection (HTTP/1.1 carries one request at a time per connection) looks like two
     /// clients, and is not reported. A record without connections (from before they were
     /// written) is judged as one sender.
-    fn key(&self, requester: Dir, id: &impl std::fmt::Display) -> String {
-        match self.sender {
-            Some(connection) if requester == Dir::C2s => format!("c2s:{id}#{connection}"),
-            _ => format!("{}:{id}", requester.as_str()),
+    fn key(&self, requester: Dir, id: &Value) -> String {
+        use std::fmt::Write;
+        // Written into one buffer of the right size; an integer id (nearly every id) without
+        // `Value`'s JSON formatter, which prints it with the same digits.
+        let mut key = String::with_capacity(32);
+        key.push_str(requester.as_str());
+        key.push(':');
+        _ = match (id.as_i64(), id.as_u64()) {
+            (Some(n), _) => write!(key, "{n}"),
+            (_, Some(n)) => write!(key, "{n}"),
+            _ => write!(key, "{id}"),
+        };
+        if let (Some(connection), Dir::C2s) = (self.sender, requester) {
+            _ = write!(key, "#{connection}");
         }
+        key
     }
 
     /// The client connection of the request `event` belongs to, when it tells clients apart:
@@ -1214,7 +1225,7 @@ impl Session {
             return None;
         }
         let id = subscription_id(params)?;
-        let key = self.key(Dir::C2s, &id);
+        let key = self.key(Dir::C2s, id);
         if !self.bound(&key) {
             return Some(("stray_sub", None));
         }

@@ -2,6 +2,7 @@
 //! J8, S2, S3), and params and results per method (L2, L3, T2, T4, M1, J10; J13, the whole schema, is `schema`). What a
 //! message means over time is the model's business (`bind`, `session`).
 
+use crate::members::{self, Members, Top};
 use crate::trace::Dir;
 use serde_json::{Map, Value};
 
@@ -62,9 +63,17 @@ pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
         found.push(("J1", "the message is not UTF-8".to_string()));
         return (None, found);
     };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(_) => {
+    let members = match members::read(text) {
+        Some(Top::Object(members)) => members,
+        Some(Top::Array) => {
+            found.push(("J8", "a JSON-RPC batch (an array)".to_string()));
+            return (None, found);
+        }
+        Some(Top::Other) => {
+            found.push(("J1", "the message is not a JSON object".to_string()));
+            return (None, found);
+        }
+        None => {
             let (rule, who) = match dir {
                 Dir::S2c => ("S2", "the server wrote a line to stdout that is not JSON"),
                 _ => ("S3", "the client wrote a line to stdin that is not JSON"),
@@ -73,38 +82,23 @@ pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
             return (None, found);
         }
     };
-    let obj = match value {
-        Value::Object(obj) => obj,
-        Value::Array(_) => {
-            found.push(("J8", "a JSON-RPC batch (an array)".to_string()));
-            return (None, found);
-        }
-        _ => {
-            found.push(("J1", "the message is not a JSON object".to_string()));
-            return (None, found);
-        }
-    };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if members.jsonrpc != Some(true) {
         found.push(("J1", "`jsonrpc` is not \"2.0\"".to_string()));
     }
-    let message = envelope(obj, &mut found);
+    let message = envelope(members, &mut found);
     (message, found)
 }
 
-fn envelope(obj: Map<String, Value>, found: &mut Vec<Finding>) -> Option<Message> {
-    // Taken apart in one pass (removing members one by one shifts an ordered map's others).
-    let [mut id, mut method, mut params, mut result, mut error] = [None, None, None, None, None];
-    for (key, value) in obj {
-        let slot = match key.as_str() {
-            "id" => &mut id,
-            "method" => &mut method,
-            "params" => &mut params,
-            "result" => &mut result,
-            "error" => &mut error,
-            _ => continue,
-        };
-        *slot = Some(value);
-    }
+fn envelope(members: Members, found: &mut Vec<Finding>) -> Option<Message> {
+    // Read member by member (`members`): no ordered map is built for the top level.
+    let Members {
+        id,
+        method,
+        params,
+        result,
+        error,
+        ..
+    } = members;
     if let Some(method) = method {
         let Value::String(method) = method else {
             found.push(("J1", "`method` is not a string".to_string()));

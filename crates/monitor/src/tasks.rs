@@ -99,7 +99,7 @@ impl Tasks {
     /// T8 for a request as it is sent; remembers task-augmented requests for C2.
     pub fn request(
         &mut self,
-        key: &str,
+        key: impl FnOnce() -> String,
         dir: Dir,
         method: &str,
         params: Option<&Value>,
@@ -107,7 +107,7 @@ impl Tasks {
         if task_param(params).is_none() {
             return Vec::new();
         }
-        self.augmented.insert(key.to_string());
+        self.augmented.insert(key());
         if dir != Dir::C2s || method != "tools/call" {
             return Vec::new();
         }
@@ -148,7 +148,7 @@ impl Tasks {
     /// X7 (the task a task-augmented request created, and what tasks/* say of tasks).
     pub fn answer(
         &mut self,
-        key: &str,
+        key: impl FnOnce() -> String,
         method: &str,
         params: Option<&Value>,
         outcome: &Result<Value, Value>,
@@ -158,10 +158,10 @@ impl Tasks {
         let Ok(result) = outcome else {
             return found;
         };
-        found.extend(related(
-            result.get("_meta"),
-            &format!("the result of {method}"),
-        ));
+        // Named (a `format!`) only when there is a `_meta` to find fault with.
+        if let meta @ Some(_) = result.get("_meta") {
+            found.extend(related(meta, &format!("the result of {method}")));
+        }
         if method == "tasks/result" {
             found.extend(result_related(params, result));
         }
@@ -175,7 +175,8 @@ impl Tasks {
                 ),
             ));
         }
-        if self.augmented.contains(key) {
+        // The key is written only when some request was task-augmented (few are).
+        if !self.augmented.is_empty() && self.augmented.contains(&key()) {
             match result.get("task") {
                 Some(task) => self.created(task, answered_by, &mut found),
                 None => found.push((
