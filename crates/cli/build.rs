@@ -51,8 +51,9 @@ fn libc_applies_packed_relocations() -> bool {
         return false;
     };
     println!("cargo:rerun-if-changed={}", libc.display());
+    let version: &[u8] = b"GLIBC_ABI_DT_RELR";
     let bytes = std::fs::read(&libc).unwrap_or_default();
-    bytes.windows(17).any(|w| w == b"GLIBC_ABI_DT_RELR")
+    bytes.windows(version.len()).any(|w| w == version)
 }
 
 /// Whether rustc links with its own lld: its default for x86_64-unknown-linux-gnu since Rust
