@@ -23,7 +23,7 @@ mod states;
 mod stuck;
 mod wire;
 
-use clap::{Parser, Subcommand};
+use clap::{Args as _, FromArgMatches as _, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Formal semantics for agent tool protocols: check, compare and lint MCP designs.
@@ -105,7 +105,7 @@ static GLOBAL: oom::Allocator = oom::Allocator;
 
 fn main() -> ExitCode {
     // Transparent huge pages are off since before `main` (`oom::HUGE_PAGES_OFF`).
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(error) => return ExitCode::from(usage(&error)),
     };
@@ -126,6 +126,31 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status)
+}
+
+/// The command line. `agentpi minimize` is parsed with a command line of that command alone:
+/// building all seventeen commands' arguments runs 260 KB of code (one function per command)
+/// and most of clap, pages a short `minimize` otherwise never touches (docs/minimize.md,
+/// *Start-up memory*). Its arguments, help and errors are the same (`tests::minimize_alone`).
+fn parse() -> Result<Cli, clap::Error> {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|first| first == "minimize")
+    {
+        return Cli::from_arg_matches(&minimize_alone().try_get_matches()?);
+    }
+    Cli::try_parse()
+}
+
+/// `agentpi` with `minimize` as its only command, built as `#[derive(Parser)]` builds it.
+fn minimize_alone() -> clap::Command {
+    let minimize = clap::Command::new("minimize")
+        .about("Reduce a state space modulo strong, branching or weak bisimulation")
+        .long_about(None)
+        .after_help(cmd::minimize::EXIT_STATUS);
+    clap::Command::new("agentpi")
+        .subcommand_required(true)
+        .subcommand(cmd::minimize::Args::augment_args(minimize))
 }
 
 /// Help, the version, or a usage error: written as clap would, but through `output`, so that a
@@ -160,5 +185,42 @@ fn dispatch(cli: Cli) -> u8 {
         Command::Bridge(args) => cmd::bridge::run(args),
         Command::View(args) => cmd::view::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// `minimize` parsed alone has the help (and so the arguments) of `minimize` in the whole
+    /// command line, and its usage errors.
+    #[test]
+    fn minimize_alone() {
+        let mut whole = Cli::command();
+        let mut alone = super::minimize_alone();
+        for args in [
+            &["agentpi", "minimize", "--help"][..],
+            &["agentpi", "minimize", "-x"],
+        ] {
+            let of = |command: &mut clap::Command| match command.try_get_matches_from_mut(args) {
+                Ok(_) => panic!("{args:?} parsed"),
+                Err(error) => error.render().to_string(),
+            };
+            assert_eq!(of(&mut alone), of(&mut whole), "{args:?}");
+        }
+        let args = [
+            "agentpi",
+            "minimize",
+            "a.aut",
+            "--equiv",
+            "branching",
+            "--no-time",
+        ];
+        let cli = Cli::from_arg_matches(&alone.get_matches_from(args)).unwrap();
+        let Command::Minimize(parsed) = cli.command else {
+            panic!("not minimize")
+        };
+        assert!(matches!(parsed.equiv, cmd::minimize::MinimizeEquiv::Branching) && parsed.no_time);
     }
 }
