@@ -356,17 +356,20 @@ impl<P: Space> crate::strong::Product for P {
 
 /// The accepting SCCs (or parts of them, under strong fairness) that hold a fair cycle; the
 /// search for them may take `room` bytes beyond its one number a node (see [`tarjan_within`]).
+/// Each component's edges are read on `threads` threads to tell whether it is accepting and
+/// weakly fair.
 pub(crate) fn bad_sccs(
-    product: &impl Space,
+    product: &(impl Space + Sync),
     graph: &Graph,
     fair: Fairness,
     room: Option<u64>,
+    threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let mut sccs = accepting_sccs(product, room)?;
+    let mut sccs = accepting_sccs(product, room, threads)?;
     Ok(match fair {
         Fairness::None => sccs,
         Fairness::Weak => {
-            sccs.retain(|scc| fairness_gap(product, graph, scc).is_empty());
+            sccs.retain(|scc| fairness_gap(product, graph, scc, threads).is_empty());
             sccs
         }
         Fairness::Strong(selection) => {
@@ -386,11 +389,12 @@ pub(crate) fn bad_sccs(
 /// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
 /// cycle through all of an SCC's edges does).
 pub fn accepting_sccs(
-    product: &impl Space,
+    product: &(impl Space + Sync),
     room: Option<u64>,
+    threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
     let mut sccs = tarjan(product, room)?;
-    sccs.retain(|scc| always_pending(product, scc) == 0);
+    sccs.retain(|scc| pending_bits(product, scc, threads).0 == 0);
     Ok(sccs)
 }
 
@@ -400,22 +404,46 @@ fn internal<'a, P: Space>(
     product: &'a P,
     scc: &'a [u32],
 ) -> impl Iterator<Item = ProductEdge> + 'a {
-    scc.iter().flat_map(move |&n| {
+    internal_from(product, scc, scc)
+}
+
+/// The edges of [`internal`] out of `nodes`, some of `scc`'s.
+fn internal_from<'a, P: Space>(
+    product: &'a P,
+    scc: &'a [u32],
+    nodes: &'a [u32],
+) -> impl Iterator<Item = ProductEdge> + 'a {
+    nodes.iter().flat_map(move |&n| {
         product
             .edges(n)
             .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
     })
 }
 
-/// The bits pending on every edge of `scc` (and the bits pending on some edge).
-fn pending_bits(product: &impl Space, scc: &[u32]) -> (u64, u64) {
-    internal(product, scc).fold((u64::MAX, 0), |(all, any), e| {
-        (all & e.pending, any | e.pending)
+/// The nodes of a component read as one piece of work by a thread.
+const PIECE: usize = 1 << 14;
+
+/// `each` of the pieces of `scc`, on `threads` threads (one for a small component).
+fn by_pieces<R: Send>(scc: &[u32], threads: usize, each: impl Fn(&[u32]) -> R + Sync) -> Vec<R> {
+    let pieces = scc.len().div_ceil(PIECE);
+    crate::lean::parallel::run(threads, pieces, |k| {
+        each(&scc[k * PIECE..((k + 1) * PIECE).min(scc.len())])
     })
 }
 
+/// The bits pending on every edge of `scc` (and the bits pending on some edge).
+fn pending_bits(product: &(impl Space + Sync), scc: &[u32], threads: usize) -> (u64, u64) {
+    let fold = |nodes: &[u32]| {
+        internal_from(product, scc, nodes).fold((u64::MAX, 0), |(all, any), e| {
+            (all & e.pending, any | e.pending)
+        })
+    };
+    let pieces = by_pieces(scc, threads, fold).into_iter();
+    pieces.fold((u64::MAX, 0), |(all, any), (a, b)| (all & a, any | b))
+}
+
 fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
-    pending_bits(product, scc).0
+    internal(product, scc).fold(u64::MAX, |all, e| all & e.pending)
 }
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
@@ -582,29 +610,24 @@ pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
 }
 
 /// Components enabled in every state of `scc` that never move inside it: each makes every
-/// cycle of the SCC unfair.
-fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
+/// cycle of the SCC unfair. The pieces of a large component are read on `threads` threads.
+fn fairness_gap(
+    product: &(impl Space + Sync),
+    graph: &Graph,
+    scc: &[u32],
+    threads: usize,
+) -> Vec<Actor> {
+    let pieces = by_pieces(scc, threads, |nodes| {
+        enabled_and_taken(product, graph, scc, nodes)
+    });
     let mut always: Option<FxHashSet<Actor>> = None;
     let mut taken = FxHashSet::default();
-    for &n in scc {
-        let here = enabled(graph, product.state(n));
+    for (here, moved) in pieces {
         always = Some(match always {
             None => here,
             Some(a) => a.intersection(&here).copied().collect(),
         });
-        for e in product
-            .edges(n)
-            .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
-        {
-            taken.extend(
-                graph.actor_sets[graph
-                    .successors(e.step.state)
-                    .get(e.step.edge as usize)
-                    .actors as usize]
-                    .iter()
-                    .copied(),
-            );
-        }
+        taken.extend(moved);
     }
     let mut gap: Vec<Actor> = always
         .unwrap_or_default()
@@ -613,4 +636,28 @@ fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> 
         .collect();
     gap.sort();
     gap
+}
+
+/// The components enabled in every state of `nodes` (some of `scc`'s), and those that move
+/// on an edge out of them inside `scc`.
+fn enabled_and_taken(
+    product: &impl Space,
+    graph: &Graph,
+    scc: &[u32],
+    nodes: &[u32],
+) -> (FxHashSet<Actor>, FxHashSet<Actor>) {
+    let mut always: Option<FxHashSet<Actor>> = None;
+    let mut taken = FxHashSet::default();
+    for &n in nodes {
+        let here = enabled(graph, product.state(n));
+        always = Some(match always {
+            None => here,
+            Some(a) => a.intersection(&here).copied().collect(),
+        });
+    }
+    for e in internal_from(product, scc, nodes) {
+        let edge = graph.successors(e.step.state).get(e.step.edge as usize);
+        taken.extend(graph.actor_sets[edge.actors as usize].iter().copied());
+    }
+    (always.unwrap_or_default(), taken)
 }
