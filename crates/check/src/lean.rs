@@ -16,6 +16,7 @@
 //! order ([`Space::first_reached`]), not by number, so the lassos printed are the same.
 
 mod build;
+mod cycles;
 pub(crate) mod parallel;
 
 use crate::graph::Graph;
@@ -132,6 +133,9 @@ pub(crate) struct Lean<'g> {
     moves: Vec<Move>,
     /// The nodes of the last level reached, not expanded yet, in the order they were reached.
     frontier: Vec<u32>,
+    /// Whether each monitor state (by number) may lie on an accepting cycle, once the
+    /// product is built (see [`cycles`]).
+    accepting: Vec<bool>,
 }
 
 fn hash(key: &(u32, u32)) -> u64 {
@@ -167,6 +171,7 @@ impl<'g> Lean<'g> {
             cells: FxHashMap::default(),
             moves: Vec::new(),
             frontier: Vec::new(),
+            accepting: Vec::new(),
         };
         let root = lean.number(root);
         let (node, _) = lean.node((0, root));
@@ -284,6 +289,22 @@ impl<'g> Lean<'g> {
         (nodes + moves) as u64
     }
 
+    /// Learns which monitor states may lie on an accepting cycle, from the moves learnt.
+    fn find_accepting(&mut self) {
+        let mut moves: Vec<(u32, u32, u64)> = (self.cells.iter())
+            .flat_map(|(&(c, _, _), &(from, len))| {
+                let learnt = &self.moves[from as usize..(from + len) as usize];
+                learnt
+                    .iter()
+                    .filter(|m| m.inside)
+                    .map(move |m| (c, m.to, m.pending))
+            })
+            .collect();
+        moves.sort_unstable();
+        moves.dedup();
+        self.accepting = cycles::accepting(self.monitor.len(), &moves);
+    }
+
     /// The moves on the `j`-th edge of node `n`'s state.
     fn moves_on(&self, (s, q): (u32, u32), j: usize) -> &[Move] {
         let cell = (q, self.graph.kind(s, j), self.valuation(s));
@@ -342,6 +363,11 @@ impl Space for Lean<'_> {
 
     fn universal(&self, n: u32) -> bool {
         self.flags(n) & UNIVERSAL != 0
+    }
+
+    fn on_cycles(&self, n: u32) -> bool {
+        let accepting = |(_, c): (u32, u32)| self.accepting.get(c as usize) != Some(&false);
+        self.key_of(n).is_some_and(accepting)
     }
 
     fn degree(&self, n: u32) -> usize {
@@ -505,11 +531,18 @@ mod tests {
         let mut monitor = Counter(300);
         let expected = reference(&graph, &mut monitor, 5);
         // Chunks of 1 and 5 nodes: levels in many chunks, learning moves in several rounds.
+        // Each node has the same number whatever the threads and chunks.
+        let mut numbers = None;
         for (threads, chunk) in [(1, 4096), (2, 4096), (3, 1), (2, 5)] {
             let mut lean = Lean::new(&graph, Vec::new(), 5);
             lean.mark_with(&mut monitor, 0);
             assert!(lean.build_by(&mut monitor, (threads, chunk), &|_| true));
             met_in_order(&lean, &expected);
+            let numbered: Vec<Option<u32>> = (expected.iter())
+                .map(|&(s, q)| lean.find((s, lean.numbers[&q])))
+                .collect();
+            let first = numbers.get_or_insert_with(|| numbered.clone());
+            assert_eq!(&numbered, first, "{threads} threads, chunks of {chunk}");
         }
     }
 

@@ -68,6 +68,11 @@ pub trait Space {
     fn stutter(&self, n: u32) -> bool;
     /// Every continuation from node `n` violates the property: reaching it is enough.
     fn universal(&self, n: u32) -> bool;
+    /// Node `n` may lie on an accepting cycle: a product may know that some nodes lie on
+    /// none (see `crate::lean::cycles`), and the cycle search leaves them out.
+    fn on_cycles(&self, _n: u32) -> bool {
+        true
+    }
     fn degree(&self, n: u32) -> usize;
     /// The `i`-th edge out of node `n`.
     fn edge(&self, n: u32, i: usize) -> ProductEdge;
@@ -449,8 +454,8 @@ fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
 fn tarjan(product: &impl Space, room: Option<u64>) -> Result<Vec<Vec<u32>>, OverMemory> {
     // The roots one by one: a list of them would be four more bytes a node.
-    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r));
-    tarjan_within(product, roots, &|_| true, room)
+    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
+    tarjan_within(product, roots, &|n| product.on_cycles(n), room)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.

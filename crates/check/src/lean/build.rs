@@ -75,6 +75,7 @@ impl Lean<'_> {
                 return false;
             }
         }
+        self.find_accepting();
         true
     }
 
