@@ -399,7 +399,7 @@ pub fn accepting_sccs(
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
     let mut sccs = tarjan(product, room)?;
-    sccs.retain(|scc| pending_bits(product, scc, threads).0 == 0);
+    sccs.retain(|scc| pending_on_all(product, scc, threads) == 0);
     Ok(sccs)
 }
 
@@ -436,15 +436,21 @@ fn by_pieces<R: Send>(scc: &[u32], threads: usize, each: impl Fn(&[u32]) -> R + 
     })
 }
 
-/// The bits pending on every edge of `scc` (and the bits pending on some edge).
-fn pending_bits(product: &(impl Space + Sync), scc: &[u32], threads: usize) -> (u64, u64) {
+/// The bits pending on every edge of `scc`, its pieces read on `threads` threads (each
+/// stops at 0: no bit can be pending on all the edges then).
+fn pending_on_all(product: &(impl Space + Sync), scc: &[u32], threads: usize) -> u64 {
     let fold = |nodes: &[u32]| {
-        internal_from(product, scc, nodes).fold((u64::MAX, 0), |(all, any), e| {
-            (all & e.pending, any | e.pending)
-        })
+        let mut all = u64::MAX;
+        for e in internal_from(product, scc, nodes) {
+            all &= e.pending;
+            if all == 0 {
+                break;
+            }
+        }
+        all
     };
     let pieces = by_pieces(scc, threads, fold).into_iter();
-    pieces.fold((u64::MAX, 0), |(all, any), (a, b)| (all & a, any | b))
+    pieces.fold(u64::MAX, |all, a| all & a)
 }
 
 fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
@@ -615,54 +621,53 @@ pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
 }
 
 /// Components enabled in every state of `scc` that never move inside it: each makes every
-/// cycle of the SCC unfair. The pieces of a large component are read on `threads` threads.
+/// cycle of the SCC unfair. The pieces of a large component are read on `threads` threads;
+/// when no component is enabled in all its states (most often), its edges are not read.
 fn fairness_gap(
     product: &(impl Space + Sync),
     graph: &Graph,
     scc: &[u32],
     threads: usize,
 ) -> Vec<Actor> {
-    let pieces = by_pieces(scc, threads, |nodes| {
-        enabled_and_taken(product, graph, scc, nodes)
-    });
-    let mut always: Option<FxHashSet<Actor>> = None;
-    let mut taken = FxHashSet::default();
-    for (here, moved) in pieces {
-        always = Some(match always {
-            None => here,
-            Some(a) => a.intersection(&here).copied().collect(),
-        });
-        taken.extend(moved);
+    let pieces = by_pieces(scc, threads, |nodes| always_enabled(product, graph, nodes));
+    let mut pieces = pieces.into_iter();
+    let first = pieces.next().unwrap_or_default();
+    let always = pieces.fold(first, |a, b| a.intersection(&b).copied().collect());
+    if always.is_empty() {
+        return Vec::new();
     }
-    let mut gap: Vec<Actor> = always
-        .unwrap_or_default()
-        .into_iter()
+    let taken = by_pieces(scc, threads, |nodes| taken_from(product, graph, scc, nodes));
+    let taken: FxHashSet<Actor> = taken.into_iter().flatten().collect();
+    let mut gap: Vec<Actor> = (always.into_iter())
         .filter(|a| !taken.contains(a))
         .collect();
     gap.sort();
     gap
 }
 
-/// The components enabled in every state of `nodes` (some of `scc`'s), and those that move
-/// on an edge out of them inside `scc`.
-fn enabled_and_taken(
-    product: &impl Space,
-    graph: &Graph,
-    scc: &[u32],
-    nodes: &[u32],
-) -> (FxHashSet<Actor>, FxHashSet<Actor>) {
+/// The components enabled in every state of `nodes` (it stops once there is none).
+fn always_enabled(product: &impl Space, graph: &Graph, nodes: &[u32]) -> FxHashSet<Actor> {
     let mut always: Option<FxHashSet<Actor>> = None;
-    let mut taken = FxHashSet::default();
     for &n in nodes {
         let here = enabled(graph, product.state(n));
-        always = Some(match always {
+        let now = match always {
             None => here,
             Some(a) => a.intersection(&here).copied().collect(),
-        });
+        };
+        if now.is_empty() {
+            return now;
+        }
+        always = Some(now);
     }
+    always.unwrap_or_default()
+}
+
+/// The components that move on an edge out of `nodes` (some of `scc`'s) inside `scc`.
+fn taken_from(product: &impl Space, graph: &Graph, scc: &[u32], nodes: &[u32]) -> FxHashSet<Actor> {
+    let mut taken = FxHashSet::default();
     for e in internal_from(product, scc, nodes) {
         let edge = graph.successors(e.step.state).get(e.step.edge as usize);
         taken.extend(graph.actor_sets[edge.actors as usize].iter().copied());
     }
-    (always.unwrap_or_default(), taken)
+    taken
 }
