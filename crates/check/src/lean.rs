@@ -564,8 +564,20 @@ mod tests {
             .map(|(s, c)| (s, lean.monitor[c as usize]))
             .collect();
         assert_eq!(keys, expected);
+        // Numbered by the breadth-first order: a state's first node `s`, its second `S + s`,
+        // the others `2S` on.
+        let states = lean.states;
+        let mut met = vec![0; states as usize];
+        let mut more = 0;
         for &(s, q) in expected {
             let n = lean.find((s, lean.numbers[&q])).expect("a node");
+            met[s as usize] += 1;
+            let number = match met[s as usize] {
+                1 => s,
+                2 => states + s,
+                _ => (2 * states + more, more += 1).0,
+            };
+            assert_eq!(n, number, "the number of ({s}, {q})");
             assert_eq!(
                 lean.avoid(n),
                 q.is_multiple_of(2),
