@@ -17,14 +17,16 @@ use std::collections::VecDeque;
 
 /// Searches the product for a path that stays in the avoid region forever (through an
 /// accepting cycle), stops where stopping violates, or reaches a universal node. The cycle
-/// search may take `room` bytes beyond its one number a node (see `product::tarjan_within`).
+/// search may take `room` bytes beyond its one number a node (see `product::tarjan_within`);
+/// the components found are read on `threads` threads.
 pub fn find_lasso(
-    product: &impl Space,
+    product: &(impl Space + Sync),
     graph: &Graph,
     fair: Fairness,
     room: Option<u64>,
+    threads: usize,
 ) -> Result<Option<Lasso>, OverMemory> {
-    let cycles = bad_sccs(product, graph, fair, room)?;
+    let cycles = bad_sccs(product, graph, fair, room, threads)?;
     // The nodes of the components, a bit each.
     let mut bad = vec![0u64; product.nodes().div_ceil(64)];
     for &n in cycles.iter().flatten() {

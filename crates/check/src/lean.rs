@@ -15,6 +15,10 @@
 //! The searches that choose a counterexample's start read the nodes in that breadth-first
 //! order ([`Space::first_reached`]), not by number, so the lassos printed are the same.
 
+mod build;
+mod cycles;
+pub(crate) mod parallel;
+
 use crate::graph::Graph;
 use crate::product::{ProductEdge, Space, Step};
 use rustc_hash::FxHashMap;
@@ -70,11 +74,8 @@ impl Numbers {
     }
 
     fn set(&mut self, s: usize, c: u32) {
-        if let Numbers::Narrow(narrow) = self
-            && c >= u8::MAX as u32
-        {
-            let widen = |&c: &u8| if c == u8::MAX { NONE } else { c as u32 };
-            *self = Numbers::Wide(narrow.iter().map(widen).collect());
+        if c >= u8::MAX as u32 {
+            self.widen();
         }
         match self {
             Numbers::Narrow(narrow) => narrow[s] = c as u8,
@@ -86,6 +87,22 @@ impl Numbers {
         match self {
             Numbers::Narrow(c) => c.len(),
             Numbers::Wide(c) => 4 * c.len(),
+        }
+    }
+
+    /// Four bytes a number from now on.
+    fn widen(&mut self) {
+        if let Numbers::Narrow(narrow) = self {
+            let widen = |&c: &u8| if c == u8::MAX { NONE } else { c as u32 };
+            *self = Numbers::Wide(narrow.iter().map(widen).collect());
+        }
+    }
+
+    /// The array in parts of `width` states, for threads to write apart.
+    fn parts(&mut self, width: usize) -> Vec<build::Part<'_>> {
+        match self {
+            Numbers::Narrow(c) => c.chunks_mut(width).map(build::Part::Narrow).collect(),
+            Numbers::Wide(c) => c.chunks_mut(width).map(build::Part::Wide).collect(),
         }
     }
 }
@@ -114,12 +131,26 @@ pub(crate) struct Lean<'g> {
     /// The moves of each cell, as a range of `moves`, each to a monitor state by number.
     cells: FxHashMap<Cell, (u32, u32)>,
     moves: Vec<Move>,
-    /// The nodes reached and not expanded yet, in the order they were reached.
-    queue: VecDeque<u32>,
+    /// The nodes of the last level reached, not expanded yet, in the order they were reached.
+    frontier: Vec<u32>,
+    /// Whether each monitor state (by number) may lie on an accepting cycle, once the
+    /// product is built (see [`cycles`]).
+    accepting: Vec<bool>,
 }
 
 fn hash(key: &(u32, u32)) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(key)
+}
+
+/// The position of `key` among the keys of the nodes past the second of their state.
+fn find_more(
+    more: &[(u32, u32)],
+    index: &hashbrown::HashTable<u32>,
+    key: (u32, u32),
+) -> Option<u32> {
+    index
+        .find(hash(&key), |&i| more[i as usize] == key)
+        .copied()
 }
 
 impl<'g> Lean<'g> {
@@ -139,10 +170,12 @@ impl<'g> Lean<'g> {
             index: hashbrown::HashTable::new(),
             cells: FxHashMap::default(),
             moves: Vec::new(),
-            queue: VecDeque::new(),
+            frontier: Vec::new(),
+            accepting: Vec::new(),
         };
         let root = lean.number(root);
-        lean.node((0, root));
+        let (node, _) = lean.node((0, root));
+        lean.frontier.push(node);
         lean
     }
 
@@ -195,14 +228,10 @@ impl<'g> Lean<'g> {
         if second == c {
             return Some(self.states + s);
         }
-        let more = &self.more;
-        let at = self
-            .index
-            .find(hash(&(s, c)), |&i| more[i as usize] == (s, c));
-        at.map(|&i| 2 * self.states + i)
+        find_more(&self.more, &self.index, (s, c)).map(|i| 2 * self.states + i)
     }
 
-    /// The node of `key`, and whether it is new (then queued to be expanded).
+    /// The node of `key`, and whether it is new.
     fn node(&mut self, key: (u32, u32)) -> (u32, bool) {
         if let Some(n) = self.find(key) {
             return (n, false);
@@ -226,52 +255,18 @@ impl<'g> Lean<'g> {
                 2 * self.states + i
             }
         };
-        self.queue.push_back(n);
         (n, true)
-    }
-
-    /// Expands the next node, asking `monitor` for its moves on a kind of step not seen yet
-    /// and for the flags of each new node. `false` when every node is expanded.
-    pub(crate) fn expand_next(&mut self, monitor: &mut impl Monitor) -> bool {
-        let Some(n) = self.queue.pop_front() else {
-            return false;
-        };
-        let (s, c) = self.key(n);
-        let graph = self.graph;
-        let edges = graph.successors(s);
-        let valuation = self.valuation(s);
-        for j in 0..edges.len() {
-            let cell = (c, graph.kind(s, j), valuation);
-            let (from, len) = match self.cells.get(&cell) {
-                Some(&range) => range,
-                None => {
-                    let learnt = monitor.moves(self.monitor[c as usize], (s, j), valuation);
-                    let range = (self.moves.len() as u32, learnt.len() as u32);
-                    for m in learnt {
-                        let to = self.number(m.to);
-                        self.moves.push(Move { to, ..m });
-                    }
-                    self.cells.insert(cell, range);
-                    range
-                }
-            };
-            let target = edges.get(j).target;
-            for m in from..from + len {
-                let to = self.moves[m as usize].to;
-                let (node, fresh) = self.node((target, to));
-                if fresh {
-                    self.mark_with(monitor, node);
-                }
-            }
-        }
-        true
     }
 
     /// Learns node `n`'s flags from `monitor`, unless its monitor state's in its state's
     /// valuation are known.
     pub(crate) fn mark_with(&mut self, monitor: &mut impl Monitor, n: u32) {
         let (s, c) = self.key(n);
-        let valuation = self.valuation(s);
+        self.mark(monitor, c, self.valuation(s));
+    }
+
+    /// Learns the flags of monitor state `c` (by number) in a state of this valuation.
+    fn mark(&mut self, monitor: &mut impl Monitor, c: u32, valuation: u64) {
         if self.marks.contains_key(&(c, valuation)) {
             return;
         }
@@ -284,14 +279,30 @@ impl<'g> Lean<'g> {
 
     /// The bytes held: the monitor state of each state's first and second node, the keys of
     /// the others with their index (its control bytes, all written, and its slots as filled),
-    /// the nodes queued, the monitor states and flags met, and the moves learnt.
+    /// the nodes of the level to expand, the monitor states and flags met, and the moves learnt.
     pub(crate) fn bytes(&self) -> u64 {
         let firsts = self.first.bytes() + self.second.as_ref().map_or(0, Numbers::bytes);
         let more = 8 * self.more.len() + self.index.capacity() + 4 * self.index.len();
-        let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.queue.len();
+        let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.frontier.len();
         let nodes = firsts + more + met;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
         (nodes + moves) as u64
+    }
+
+    /// Learns which monitor states may lie on an accepting cycle, from the moves learnt.
+    fn find_accepting(&mut self) {
+        let mut moves: Vec<(u32, u32, u64)> = (self.cells.iter())
+            .flat_map(|(&(c, _, _), &(from, len))| {
+                let learnt = &self.moves[from as usize..(from + len) as usize];
+                learnt
+                    .iter()
+                    .filter(|m| m.inside)
+                    .map(move |m| (c, m.to, m.pending))
+            })
+            .collect();
+        moves.sort_unstable();
+        moves.dedup();
+        self.accepting = cycles::accepting(self.monitor.len(), &moves);
     }
 
     /// The moves on the `j`-th edge of node `n`'s state.
@@ -352,6 +363,11 @@ impl Space for Lean<'_> {
 
     fn universal(&self, n: u32) -> bool {
         self.flags(n) & UNIVERSAL != 0
+    }
+
+    fn on_cycles(&self, n: u32) -> bool {
+        let accepting = |(_, c): (u32, u32)| self.accepting.get(c as usize) != Some(&false);
+        self.key_of(n).is_some_and(accepting)
     }
 
     fn degree(&self, n: u32) -> usize {
@@ -514,9 +530,24 @@ mod tests {
         let graph = explore_until(&sem, sys.unwrap(), &options, &goals, &progress).unwrap();
         let mut monitor = Counter(300);
         let expected = reference(&graph, &mut monitor, 5);
-        let mut lean = Lean::new(&graph, Vec::new(), 5);
-        lean.mark_with(&mut monitor, 0);
-        while lean.expand_next(&mut monitor) {}
+        // Chunks of 1 and 5 nodes: levels in many chunks, learning moves in several rounds.
+        // Each node has the same number whatever the threads and chunks.
+        let mut numbers = None;
+        for (threads, chunk) in [(1, 4096), (2, 4096), (3, 1), (2, 5)] {
+            let mut lean = Lean::new(&graph, Vec::new(), 5);
+            lean.mark_with(&mut monitor, 0);
+            assert!(lean.build_by(&mut monitor, (threads, chunk), &|_| true));
+            met_in_order(&lean, &expected);
+            let numbered: Vec<Option<u32>> = (expected.iter())
+                .map(|&(s, q)| lean.find((s, lean.numbers[&q])))
+                .collect();
+            let first = numbers.get_or_insert_with(|| numbered.clone());
+            assert_eq!(&numbered, first, "{threads} threads, chunks of {chunk}");
+        }
+    }
+
+    /// `lean`'s nodes are met in the `expected` order, each found again by its key.
+    fn met_in_order(lean: &Lean<'_>, expected: &[(u32, u32)]) {
         assert!(
             lean.monitor.len() > 256,
             "monitor state numbers past a byte"
@@ -533,8 +564,20 @@ mod tests {
             .map(|(s, c)| (s, lean.monitor[c as usize]))
             .collect();
         assert_eq!(keys, expected);
-        for &(s, q) in &expected {
+        // Numbered by the breadth-first order: a state's first node `s`, its second `S + s`,
+        // the others `2S` on.
+        let states = lean.states;
+        let mut met = vec![0; states as usize];
+        let mut more = 0;
+        for &(s, q) in expected {
             let n = lean.find((s, lean.numbers[&q])).expect("a node");
+            met[s as usize] += 1;
+            let number = match met[s as usize] {
+                1 => s,
+                2 => states + s,
+                _ => (2 * states + more, more += 1).0,
+            };
+            assert_eq!(n, number, "the number of ({s}, {q})");
             assert_eq!(
                 lean.avoid(n),
                 q.is_multiple_of(2),

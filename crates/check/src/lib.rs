@@ -284,6 +284,7 @@ pub fn check_system_with(
             props::Search {
                 fair,
                 room: options.max_memory.map(|m| m.saturating_sub(graph.bytes())),
+                threads: options.threads,
             },
             options.max_memory.unwrap_or(0),
             check.text.clone(),

@@ -333,7 +333,7 @@ impl<'a> Automaton<'a> {
                 builder.edge_pending(to, 0, true, pending);
             }
         }
-        let sccs = accepting_sccs(&builder.product, None).expect("no bound on memory");
+        let sccs = accepting_sccs(&builder.product, None, 1).expect("no bound on memory");
         let ok = universal || !sccs.is_empty();
         self.stutter_ok.insert(key, ok);
         ok

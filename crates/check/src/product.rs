@@ -68,6 +68,11 @@ pub trait Space {
     fn stutter(&self, n: u32) -> bool;
     /// Every continuation from node `n` violates the property: reaching it is enough.
     fn universal(&self, n: u32) -> bool;
+    /// Node `n` may lie on an accepting cycle: a product may know that some nodes lie on
+    /// none (see `crate::lean::cycles`), and the cycle search leaves them out.
+    fn on_cycles(&self, _n: u32) -> bool {
+        true
+    }
     fn degree(&self, n: u32) -> usize;
     /// The `i`-th edge out of node `n`.
     fn edge(&self, n: u32, i: usize) -> ProductEdge;
@@ -356,17 +361,20 @@ impl<P: Space> crate::strong::Product for P {
 
 /// The accepting SCCs (or parts of them, under strong fairness) that hold a fair cycle; the
 /// search for them may take `room` bytes beyond its one number a node (see [`tarjan_within`]).
+/// Each component's edges are read on `threads` threads to tell whether it is accepting and
+/// weakly fair.
 pub(crate) fn bad_sccs(
-    product: &impl Space,
+    product: &(impl Space + Sync),
     graph: &Graph,
     fair: Fairness,
     room: Option<u64>,
+    threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let mut sccs = accepting_sccs(product, room)?;
+    let mut sccs = accepting_sccs(product, room, threads)?;
     Ok(match fair {
         Fairness::None => sccs,
         Fairness::Weak => {
-            sccs.retain(|scc| fairness_gap(product, graph, scc).is_empty());
+            sccs.retain(|scc| fairness_gap(product, graph, scc, threads).is_empty());
             sccs
         }
         Fairness::Strong(selection) => {
@@ -386,11 +394,12 @@ pub(crate) fn bad_sccs(
 /// The SCCs of the avoid region with a cycle that clears every pending bit somewhere (a
 /// cycle through all of an SCC's edges does).
 pub fn accepting_sccs(
-    product: &impl Space,
+    product: &(impl Space + Sync),
     room: Option<u64>,
+    threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
     let mut sccs = tarjan(product, room)?;
-    sccs.retain(|scc| always_pending(product, scc) == 0);
+    sccs.retain(|scc| pending_on_all(product, scc, threads) == 0);
     Ok(sccs)
 }
 
@@ -400,29 +409,59 @@ fn internal<'a, P: Space>(
     product: &'a P,
     scc: &'a [u32],
 ) -> impl Iterator<Item = ProductEdge> + 'a {
-    scc.iter().flat_map(move |&n| {
+    internal_from(product, scc, scc)
+}
+
+/// The edges of [`internal`] out of `nodes`, some of `scc`'s.
+fn internal_from<'a, P: Space>(
+    product: &'a P,
+    scc: &'a [u32],
+    nodes: &'a [u32],
+) -> impl Iterator<Item = ProductEdge> + 'a {
+    nodes.iter().flat_map(move |&n| {
         product
             .edges(n)
             .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
     })
 }
 
-/// The bits pending on every edge of `scc` (and the bits pending on some edge).
-fn pending_bits(product: &impl Space, scc: &[u32]) -> (u64, u64) {
-    internal(product, scc).fold((u64::MAX, 0), |(all, any), e| {
-        (all & e.pending, any | e.pending)
+/// The nodes of a component read as one piece of work by a thread.
+const PIECE: usize = 1 << 14;
+
+/// `each` of the pieces of `scc`, on `threads` threads (one for a small component).
+fn by_pieces<R: Send>(scc: &[u32], threads: usize, each: impl Fn(&[u32]) -> R + Sync) -> Vec<R> {
+    let pieces = scc.len().div_ceil(PIECE);
+    crate::lean::parallel::run(threads, pieces, |k| {
+        each(&scc[k * PIECE..((k + 1) * PIECE).min(scc.len())])
     })
 }
 
+/// The bits pending on every edge of `scc`, its pieces read on `threads` threads (each
+/// stops at 0: no bit can be pending on all the edges then).
+fn pending_on_all(product: &(impl Space + Sync), scc: &[u32], threads: usize) -> u64 {
+    let fold = |nodes: &[u32]| {
+        let mut all = u64::MAX;
+        for e in internal_from(product, scc, nodes) {
+            all &= e.pending;
+            if all == 0 {
+                break;
+            }
+        }
+        all
+    };
+    let pieces = by_pieces(scc, threads, fold).into_iter();
+    pieces.fold(u64::MAX, |all, a| all & a)
+}
+
 fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
-    pending_bits(product, scc).0
+    internal(product, scc).fold(u64::MAX, |all, e| all & e.pending)
 }
 
 /// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
 fn tarjan(product: &impl Space, room: Option<u64>) -> Result<Vec<Vec<u32>>, OverMemory> {
     // The roots one by one: a list of them would be four more bytes a node.
-    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r));
-    tarjan_within(product, roots, &|_| true, room)
+    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
+    tarjan_within(product, roots, &|n| product.on_cycles(n), room)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -582,35 +621,53 @@ pub(crate) fn enabled(graph: &Graph, state: u32) -> FxHashSet<Actor> {
 }
 
 /// Components enabled in every state of `scc` that never move inside it: each makes every
-/// cycle of the SCC unfair.
-fn fairness_gap(product: &impl Space, graph: &Graph, scc: &[u32]) -> Vec<Actor> {
-    let mut always: Option<FxHashSet<Actor>> = None;
-    let mut taken = FxHashSet::default();
-    for &n in scc {
-        let here = enabled(graph, product.state(n));
-        always = Some(match always {
-            None => here,
-            Some(a) => a.intersection(&here).copied().collect(),
-        });
-        for e in product
-            .edges(n)
-            .filter(|e| e.inside && scc.binary_search(&e.to).is_ok())
-        {
-            taken.extend(
-                graph.actor_sets[graph
-                    .successors(e.step.state)
-                    .get(e.step.edge as usize)
-                    .actors as usize]
-                    .iter()
-                    .copied(),
-            );
-        }
+/// cycle of the SCC unfair. The pieces of a large component are read on `threads` threads;
+/// when no component is enabled in all its states (most often), its edges are not read.
+fn fairness_gap(
+    product: &(impl Space + Sync),
+    graph: &Graph,
+    scc: &[u32],
+    threads: usize,
+) -> Vec<Actor> {
+    let pieces = by_pieces(scc, threads, |nodes| always_enabled(product, graph, nodes));
+    let mut pieces = pieces.into_iter();
+    let first = pieces.next().unwrap_or_default();
+    let always = pieces.fold(first, |a, b| a.intersection(&b).copied().collect());
+    if always.is_empty() {
+        return Vec::new();
     }
-    let mut gap: Vec<Actor> = always
-        .unwrap_or_default()
-        .into_iter()
+    let taken = by_pieces(scc, threads, |nodes| taken_from(product, graph, scc, nodes));
+    let taken: FxHashSet<Actor> = taken.into_iter().flatten().collect();
+    let mut gap: Vec<Actor> = (always.into_iter())
         .filter(|a| !taken.contains(a))
         .collect();
     gap.sort();
     gap
+}
+
+/// The components enabled in every state of `nodes` (it stops once there is none).
+fn always_enabled(product: &impl Space, graph: &Graph, nodes: &[u32]) -> FxHashSet<Actor> {
+    let mut always: Option<FxHashSet<Actor>> = None;
+    for &n in nodes {
+        let here = enabled(graph, product.state(n));
+        let now = match always {
+            None => here,
+            Some(a) => a.intersection(&here).copied().collect(),
+        };
+        if now.is_empty() {
+            return now;
+        }
+        always = Some(now);
+    }
+    always.unwrap_or_default()
+}
+
+/// The components that move on an edge out of `nodes` (some of `scc`'s) inside `scc`.
+fn taken_from(product: &impl Space, graph: &Graph, scc: &[u32], nodes: &[u32]) -> FxHashSet<Actor> {
+    let mut taken = FxHashSet::default();
+    for e in internal_from(product, scc, nodes) {
+        let edge = graph.successors(e.step.state).get(e.step.edge as usize);
+        taken.extend(graph.actor_sets[edge.actors as usize].iter().copied());
+    }
+    taken
 }

@@ -17,6 +17,9 @@ pub struct Search<'a> {
     pub fair: Fairness<'a>,
     /// The bytes the product and its search may take beyond exploration's (`None`: no bound).
     pub room: Option<u64>,
+    /// The threads the product and its search may use (the verdict and the lasso are the
+    /// same on any number).
+    pub threads: usize,
 }
 
 /// What a liveness search finds: a counterexample or none, unless memory ran out.
@@ -33,30 +36,23 @@ impl Search<'_> {
     /// Searches `space` (holding `bytes`) for a counterexample, if its search fits: Tarjan's
     /// one number a node (4 bytes: see `product::tarjan_within`), and its path, its stack and
     /// the components it finds, counted as they grow.
-    pub(crate) fn lasso(&self, space: &impl Space, bytes: u64, graph: &Graph) -> Found {
+    pub(crate) fn lasso(&self, space: &(impl Space + Sync), bytes: u64, graph: &Graph) -> Found {
         let numbers = bytes + 4 * space.nodes() as u64;
         self.within(numbers)?;
         let room = self.room.map(|room| room - numbers);
-        find_lasso(space, graph, self.fair, room)
+        find_lasso(space, graph, self.fair, room, self.threads)
     }
 
-    /// Builds `lean` to its end with `monitor`, looking at its memory every [`LOOK`] nodes,
-    /// then searches it for a counterexample.
+    /// Builds `lean` to its end with `monitor` on the search's threads, looking at its memory
+    /// at each level, then searches it for a counterexample.
     pub(crate) fn lean(
         &self,
         mut lean: Lean<'_>,
         monitor: &mut impl Monitor,
         graph: &Graph,
     ) -> Found {
-        let mut expanded = 0u32;
         // Past what 32-bit node numbers count, the product is as unknown as past the bound.
-        while lean.numbered() && lean.expand_next(monitor) {
-            expanded += 1;
-            if expanded.is_multiple_of(LOOK) {
-                self.within(lean.bytes())?;
-            }
-        }
-        if !lean.numbered() {
+        if !lean.build(monitor, self.threads, &|bytes| self.within(bytes).is_ok()) {
             return Err(OverMemory);
         }
         self.lasso(&lean, lean.bytes(), graph)

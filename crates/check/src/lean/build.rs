@@ -1,0 +1,313 @@
+//! Building a [`Lean`] product level by level on several threads, its nodes numbered, and the
+//! next level ordered, exactly as one thread's breadth-first search does (whatever the number
+//! of threads, the product, its memory and so its verdict are the same).
+//!
+//! Each level is built in three steps:
+//! 1. Its nodes, in chunks of [`CHUNK`] (a size that does not depend on the thread count),
+//!    are expanded in parallel into *candidates*: the (state, monitor state) keys of their
+//!    edges' targets not numbered yet, in the order one thread meets them. A chunk stops at a
+//!    node with a kind of edge whose moves are not known yet; the monitor (one thread's) learns
+//!    them, chunk by chunk in order, and the stopped chunks go on from that node.
+//! 2. The candidates are numbered in parallel by ranges of states: a node's number follows from
+//!    its state and from the order in which its state's monitor states are first met (see
+//!    [`Lean`]), so each thread reads all the candidates and numbers those of its own states,
+//!    in order. A state's monitor state past its second node's waits for step 3, as does the
+//!    second of a state when no state had one yet (its array is not there).
+//! 3. One thread numbers those, in order, and learns the flags of monitor states new to a
+//!    valuation; the new nodes, ordered by where they were first reached, are the next level.
+
+use super::parallel;
+use super::{Lean, Monitor, Move, NONE, Numbers};
+use rustc_hash::FxHashSet;
+use std::ops::Range;
+
+/// The nodes of a level expanded as one piece of work.
+const CHUNK: usize = 4096;
+
+/// A candidate: a node's key (state, monitor state number).
+type Key = (u32, u32);
+
+/// A new node of a level: where it was first reached (its candidate's position in the
+/// level, high half) and its number (low half), so that sorting orders the level.
+type Reached = u64;
+
+/// What numbering a range of states found: the new nodes, the candidates left to one thread
+/// (with their positions) and the (monitor state, valuation) pairs whose flags are unknown.
+#[derive(Default)]
+struct Numbered {
+    new: Vec<Reached>,
+    left: Vec<(u64, Key)>,
+    unmarked: Vec<(u32, u64)>,
+}
+
+impl Lean<'_> {
+    /// Builds the product to its end on `threads` threads. `fits` weighs what is held at the
+    /// peak of each level (the product so far with the level's candidates and new nodes); the
+    /// build stops, `false`, when it says no or the nodes pass 32-bit numbers.
+    pub(crate) fn build(
+        &mut self,
+        monitor: &mut impl Monitor,
+        threads: usize,
+        fits: &dyn Fn(u64) -> bool,
+    ) -> bool {
+        self.build_by(monitor, (threads, CHUNK), fits)
+    }
+
+    /// [`Lean::build`] with chunks of `chunk` nodes (the product is the same for any size).
+    pub(super) fn build_by(
+        &mut self,
+        monitor: &mut impl Monitor,
+        (threads, chunk): (usize, usize),
+        fits: &dyn Fn(u64) -> bool,
+    ) -> bool {
+        let threads = parallel::resolve(threads);
+        while !self.frontier.is_empty() {
+            let candidates = self.candidates(monitor, (threads, chunk));
+            let held: u64 = candidates.iter().map(|c| 8 * c.len() as u64).sum();
+            if !fits(self.bytes() + held) {
+                return false;
+            }
+            let Some(next) = self.number_level(&candidates, monitor, threads) else {
+                return false;
+            };
+            self.frontier = next;
+            if !fits(self.bytes() + held + 4 * self.frontier.len() as u64) {
+                return false;
+            }
+        }
+        self.find_accepting();
+        true
+    }
+
+    /// Step 1: the candidates of the level, chunk by chunk.
+    fn candidates(
+        &mut self,
+        monitor: &mut impl Monitor,
+        (threads, chunk): (usize, usize),
+    ) -> Vec<Vec<Key>> {
+        let level = self.frontier.len();
+        let chunks = level.div_ceil(chunk);
+        let mut keys: Vec<Vec<Key>> = vec![Vec::new(); chunks];
+        // Where each chunk still open goes on.
+        let mut open: Vec<(usize, usize)> = (0..chunks).map(|k| (k, k * chunk)).collect();
+        while !open.is_empty() {
+            let this = &*self;
+            let done = parallel::run(threads, open.len(), |i| {
+                let (k, from) = open[i];
+                this.expand(from..((k + 1) * chunk).min(level))
+            });
+            let mut still = Vec::new();
+            for (&(k, _), (found, stop)) in open.iter().zip(done) {
+                match keys[k].is_empty() {
+                    true => keys[k] = found,
+                    false => keys[k].extend(found),
+                }
+                if let Some(at) = stop {
+                    still.push((k, at));
+                }
+            }
+            for &(_, at) in &still {
+                self.learn(monitor, self.frontier[at]);
+            }
+            open = still;
+        }
+        keys
+    }
+
+    /// The candidates of the level's nodes at `nodes`, up to the first node with a kind of
+    /// edge whose moves are not known (its position, where the chunk goes on once they are).
+    fn expand(&self, nodes: Range<usize>) -> (Vec<Key>, Option<usize>) {
+        let mut out = Vec::new();
+        for at in nodes {
+            let (s, c) = self.key(self.frontier[at]);
+            let (edges, valuation) = (self.graph.successors(s), self.valuation(s));
+            let before = out.len();
+            for j in 0..edges.len() {
+                let cell = (c, self.graph.kind(s, j), valuation);
+                let Some(&(from, len)) = self.cells.get(&cell) else {
+                    out.truncate(before);
+                    return (out, Some(at));
+                };
+                let target = edges.get(j).target;
+                for m in &self.moves[from as usize..(from + len) as usize] {
+                    if self.find((target, m.to)).is_none() {
+                        out.push((target, m.to));
+                    }
+                }
+            }
+        }
+        (out, None)
+    }
+
+    /// Learns from `monitor` the moves of node `n` on the kinds of its edges not known yet.
+    fn learn(&mut self, monitor: &mut impl Monitor, n: u32) {
+        let (s, c) = self.key(n);
+        let valuation = self.valuation(s);
+        for j in 0..self.graph.successors(s).len() {
+            let cell = (c, self.graph.kind(s, j), valuation);
+            if self.cells.contains_key(&cell) {
+                continue;
+            }
+            let learnt = monitor.moves(self.monitor[c as usize], (s, j), valuation);
+            let range = (self.moves.len() as u32, learnt.len() as u32);
+            for m in learnt {
+                let to = self.number(m.to);
+                self.moves.push(Move { to, ..m });
+            }
+            self.cells.insert(cell, range);
+        }
+    }
+
+    /// Steps 2 and 3: numbers the candidates; the next level, or `None` past 32-bit numbers.
+    fn number_level(
+        &mut self,
+        candidates: &[Vec<Key>],
+        monitor: &mut impl Monitor,
+        threads: usize,
+    ) -> Option<Vec<u32>> {
+        let wide = candidates
+            .iter()
+            .flatten()
+            .any(|&(_, c)| c >= u8::MAX as u32);
+        if wide {
+            self.first.widen();
+            self.second.as_mut().map(Numbers::widen);
+        }
+        let mut starts = Vec::with_capacity(candidates.len());
+        let mut total = 0u64;
+        for chunk in candidates {
+            starts.push(total);
+            total += chunk.len() as u64;
+        }
+        if total >= 1 << 32 {
+            return None;
+        }
+        let found = self.number_in_parallel(candidates, &starts, threads);
+        let mut new: Vec<Reached> = Vec::new();
+        let mut left = Vec::new();
+        let mut unmarked = FxHashSet::default();
+        for part in found {
+            new.extend(part.new);
+            left.extend(part.left);
+            unmarked.extend(part.unmarked);
+        }
+        // Flags learnt in the order of the pairs, for the same monitor whatever the threads.
+        let mut unmarked: Vec<(u32, u64)> = unmarked.into_iter().collect();
+        unmarked.sort_unstable();
+        for (c, valuation) in unmarked {
+            self.mark(monitor, c, valuation);
+        }
+        left.sort_unstable_by_key(|&(at, _)| at);
+        for (at, key) in left {
+            if !self.numbered() {
+                return None;
+            }
+            let (n, fresh) = self.node(key);
+            if fresh {
+                new.push(at << 32 | n as u64);
+                self.mark(monitor, key.1, self.valuation(key.0));
+            }
+        }
+        new.sort_unstable();
+        Some(new.into_iter().map(|r| r as u32).collect())
+    }
+
+    /// Step 2, each thread on a range of states.
+    fn number_in_parallel(
+        &mut self,
+        candidates: &[Vec<Key>],
+        starts: &[u64],
+        threads: usize,
+    ) -> Vec<Numbered> {
+        let states = self.states;
+        let width = (states as usize).div_ceil(threads).max(1);
+        let Lean {
+            first,
+            second,
+            more,
+            index,
+            marks,
+            valuations,
+            ..
+        } = self;
+        let (more, index, marks) = (&*more, &*index, &*marks);
+        let firsts = first.parts(width);
+        let mut seconds = second.as_mut().map(|s| s.parts(width).into_iter());
+        let jobs: Vec<_> = (firsts.into_iter().enumerate())
+            .map(|(k, f)| (k, f, seconds.as_mut().and_then(Iterator::next)))
+            .collect();
+        parallel::each(threads, jobs, |(k, mut first, mut second)| {
+            let lo = (k * width) as u32;
+            let mut out = Numbered::default();
+            let mut unmarked = FxHashSet::default();
+            for (chunk, &start) in candidates.iter().zip(starts) {
+                for (i, &(s, c)) in chunk.iter().enumerate() {
+                    if s < lo || s - lo >= first.len() as u32 {
+                        continue;
+                    }
+                    let at = start + i as u64;
+                    let n = match (first.get(s - lo), second.as_mut()) {
+                        (None, _) => {
+                            first.set(s - lo, c);
+                            s
+                        }
+                        (Some(f), _) if f == c => continue,
+                        (Some(_), Some(second)) => match second.get(s - lo) {
+                            None => {
+                                second.set(s - lo, c);
+                                states + s
+                            }
+                            Some(g) if g == c => continue,
+                            Some(_) if super::find_more(more, index, (s, c)).is_some() => continue,
+                            Some(_) => {
+                                out.left.push((at, (s, c)));
+                                continue;
+                            }
+                        },
+                        (Some(_), None) => {
+                            out.left.push((at, (s, c)));
+                            continue;
+                        }
+                    };
+                    out.new.push(at << 32 | n as u64);
+                    let valuation = valuations.get(s as usize).copied().unwrap_or(0);
+                    if !marks.contains_key(&(c, valuation)) {
+                        unmarked.insert((c, valuation));
+                    }
+                }
+            }
+            out.unmarked = unmarked.into_iter().collect();
+            out
+        })
+    }
+}
+
+/// A part of a [`Numbers`] array, for one thread to write: states `lo..` of it.
+pub(super) enum Part<'a> {
+    Narrow(&'a mut [u8]),
+    Wide(&'a mut [u32]),
+}
+
+impl Part<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Part::Narrow(c) => c.len(),
+            Part::Wide(c) => c.len(),
+        }
+    }
+
+    fn get(&self, i: u32) -> Option<u32> {
+        match self {
+            Part::Narrow(c) => (c[i as usize] != u8::MAX).then_some(c[i as usize] as u32),
+            Part::Wide(c) => (c[i as usize] != NONE).then_some(c[i as usize]),
+        }
+    }
+
+    /// Sets a number that fits (the array is widened before numbers that do not).
+    fn set(&mut self, i: u32, c: u32) {
+        match self {
+            Part::Narrow(narrow) => narrow[i as usize] = c as u8,
+            Part::Wide(wide) => wide[i as usize] = c,
+        }
+    }
+}
