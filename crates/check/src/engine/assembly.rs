@@ -384,6 +384,10 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The renaming of a step that keeps the numbering: the source's names as they are, the
     /// ids made so far by other steps' builds gone.
     fn kept_numbering(&self) -> agentpi_semantics::Renaming {
+        // No name made or held: empty, without collecting an iterator per transition.
+        if self.counter == 0 {
+            return Box::default();
+        }
         (0..self.counter)
             .map(|id| if id < self.fresh { id } else { DEAD })
             .collect()
