@@ -94,10 +94,9 @@ impl<'a> Assembly<'a, '_, '_> {
             if slot.twin {
                 continue;
             }
-            for (o, m) in self.moves[k].offers.iter().enumerate() {
-                if !m.twin {
-                    self.single(*slot, o as u32, m);
-                }
+            let moves = self.moves[k];
+            for &o in moves.singles.iter() {
+                self.single(*slot, o, &moves.offers[o as usize]);
             }
         }
     }
@@ -193,13 +192,14 @@ impl<'a> Assembly<'a, '_, '_> {
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
-            for (o, m) in moves[k].offers.iter().enumerate() {
+            for &o in moves[k].sync_outs.iter() {
+                let m = &moves[k].offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
-                    continue;
+                    unreachable!("an output");
                 };
                 index.candidates(&inputs, k, out, &mut candidates);
                 for &i in &candidates {
-                    self.pair((k, *slot, o as u32, m, out), &inputs[i]);
+                    self.pair((k, *slot, o, m, out), &inputs[i]);
                 }
             }
         }
@@ -212,19 +212,19 @@ impl<'a> Assembly<'a, '_, '_> {
     fn inputs(&self, inputs: &mut Vec<Input<'a>>) {
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
-            for (j, m) in moves[k].offers.iter().enumerate() {
+            for &j in moves[k].sync_ins.iter() {
+                let m = &moves[k].offers[j as usize];
                 if let FastKind::In {
                     chan,
                     guard_key,
                     sync,
                     may_fault,
                 } = &m.kind
-                    && self.engine.sem.buffer(*chan).is_none()
                 {
                     inputs.push(Input {
                         k,
                         slot: *slot,
-                        offer: j as u32,
+                        offer: j,
                         chan: *chan,
                         guard_key: *guard_key,
                         sync: *sync,

@@ -124,6 +124,14 @@ struct CompMoves {
     /// How deeply sequences nest in the component itself.
     nesting: usize,
     offers: Vec<FastMove>,
+    /// Indices into `offers`, in order: those that fire alone (rules *Tau*, *Event*,
+    /// *Assert*, *Fault*, and a send or receive on a buffered channel; not a twin's), the
+    /// outputs and the inputs on synchronous channels. A state's transitions went through
+    /// every offer of every component three times to pick these out (philosophers fire
+    /// nothing alone).
+    singles: Box<[u32]>,
+    sync_outs: Box<[u32]>,
+    sync_ins: Box<[u32]>,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
 
