@@ -698,19 +698,9 @@ impl InputIndex {
         std::iter::successors(first, move |&i| some(self.next[i as usize])).map(|i| i as usize)
     }
 
-    /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
-    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
-        list.clear();
-        let Some(first) = out.sync_first else {
-            // No value to match: every input on the channel.
-            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
-            return list.extend(on);
-        };
-        let (mut any, mut firsts) = (
-            self.chain(out.sync_any).peekable(),
-            self.chain(first).peekable(),
-        );
-        // The two chains merged, both in offer order.
+    /// The inputs of chains `a` and `b` merged, in offer order, into `list`.
+    fn merged(&self, a: u32, b: u32, list: &mut Vec<usize>) {
+        let (mut any, mut firsts) = (self.chain(a).peekable(), self.chain(b).peekable());
         loop {
             let next = match (any.peek(), firsts.peek()) {
                 (Some(&a), Some(&b)) if a < b => any.next(),
@@ -719,6 +709,23 @@ impl InputIndex {
                 (None, None) => break,
             };
             list.extend(next);
+        }
+    }
+
+    /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
+    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
+        list.clear();
+        let Some(first) = out.sync_first else {
+            // No value to match: every input on the channel.
+            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
+            return list.extend(on);
+        };
+        // Most often one of the two chains is empty (a fork's inputs all require a value).
+        let head = |sync: u32| self.heads.get(sync as usize).copied().unwrap_or(NO_INPUT);
+        match (head(out.sync_any), head(first)) {
+            (NO_INPUT, _) => list.extend(self.chain(first)),
+            (_, NO_INPUT) => list.extend(self.chain(out.sync_any)),
+            _ => self.merged(out.sync_any, first, list),
         }
         // Inputs of the output's own component meet it inside whatever they require.
         if out.inner {
