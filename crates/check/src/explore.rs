@@ -225,8 +225,13 @@ struct Run<'g, 's, 'p> {
     near: (u32, Levels),
     /// How many states the last chunk added (the room the next one is given at first).
     last_added: usize,
-    /// The states the current chunk added.
+    /// The states the current chunk added, kept when the workers may have expanded sources
+    /// before the merge stored their targets (`recent_kept`). Not on one thread: each source
+    /// is expanded after every earlier one is merged, so a target it did not find is new,
+    /// or one of its own targets met twice, which the store finds; hashing every new
+    /// state's ids twice for this table was a percent of philosophers' instructions.
     recent: Recent,
+    recent_kept: bool,
     /// An empty store, put in the graph's place while the store is shared.
     placeholder: Option<Store>,
     /// Whether the merge may run alongside the workers: not when state goals read states,
@@ -254,6 +259,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             near: (u32::MAX, Levels::default()),
             last_added: 0,
             recent: Recent::default(),
+            recent_kept: true,
             placeholder: None,
             // State goals read each state as it is expanded, from the store.
             alongside: !options.symmetry && options.max_memory.is_none() && goals.states.is_empty(),
@@ -272,11 +278,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     ) -> Option<End> {
         let before = self.graph.state_count();
         self.recent.clear();
+        let alone = self.alongside && pipeline::alone(pool, range.len());
+        self.recent_kept = !alone;
         if self.alongside {
             let (states, nodes) = self.room_wanted();
             self.graph.store.make_room(states, nodes);
         }
-        let end = match self.alongside && pipeline::alone(pool, range.len()) {
+        let end = match alone {
             true => self.chunk_alone(engine, range, free),
             false => self.chunk_shared(pool, engine, range, free),
         };
@@ -761,7 +769,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             _ => ids,
         };
-        if let Some(known) = self.recent.find(ids) {
+        if self.recent_kept
+            && let Some(known) = self.recent.find(ids)
+        {
             return known;
         }
         let (target, new) = match dest {
@@ -778,7 +788,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         };
         if new {
             self.graph.parent.push(source);
-            self.recent.insert(ids, target);
+            if self.recent_kept {
+                self.recent.insert(ids, target);
+            }
         }
         target
     }
