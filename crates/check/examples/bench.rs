@@ -3,7 +3,8 @@
 //! --release -p agentpi-check --example bench -- [check] FILE [-D NAME=VALUE ...]
 //! [--threads N] [--max-states N] [--por]`. Prints each system's states, transitions and
 //! verdicts, and the seconds to standard error; `AGENTPI=target/release/examples/bench bash
-//! bench/check/run_all.sh` puts it beside SPIN.
+//! bench/check/run_all.sh` puts it beside SPIN. `BENCH_TRACES=1` also prints each
+//! counterexample.
 
 use agentpi_check::{Options, Progress, check_system};
 use agentpi_ir::Loader;
@@ -76,6 +77,16 @@ fn run() {
             report.fast,
             verdicts.join("; ")
         );
+        // With BENCH_TRACES set, each counterexample and what it stopped at, to compare
+        // two builds' outputs whole.
+        if std::env::var_os("BENCH_TRACES").is_some() {
+            for r in &report.results {
+                println!(
+                    "{}: {:?} {:?} {:?}",
+                    r.property, r.trace, r.fault, r.blocked
+                );
+            }
+        }
         eprintln!("{:.3} s", started.elapsed().as_secs_f64());
     }
 }

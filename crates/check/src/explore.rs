@@ -225,8 +225,15 @@ struct Run<'g, 's, 'p> {
     near: (u32, Levels),
     /// How many states the last chunk added (the room the next one is given at first).
     last_added: usize,
-    /// The states the current chunk added.
+    /// The states the current chunk added, kept when the workers may have expanded sources
+    /// before the merge stored their targets (`recent_kept`). Not on one thread: each source
+    /// is expanded after every earlier one is merged, so a target it did not find is new,
+    /// or one of its own targets met twice, which the store finds; hashing every new
+    /// state's ids twice for this table was a percent of philosophers' instructions.
     recent: Recent,
+    recent_kept: bool,
+    /// An empty store, put in the graph's place while the store is shared.
+    placeholder: Option<Store>,
     /// Whether the merge may run alongside the workers: not when state goals read states,
     /// `--max-memory` (which
     /// weighs the store as it grows) or symmetry reduction (which interns) needs the store.
@@ -252,6 +259,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             near: (u32::MAX, Levels::default()),
             last_added: 0,
             recent: Recent::default(),
+            recent_kept: true,
+            placeholder: None,
             // State goals read each state as it is expanded, from the store.
             alongside: !options.symmetry && options.max_memory.is_none() && goals.states.is_empty(),
         }
@@ -269,10 +278,29 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     ) -> Option<End> {
         let before = self.graph.state_count();
         self.recent.clear();
+        let alone = self.alongside && pipeline::alone(pool, range.len());
+        self.recent_kept = !alone;
         if self.alongside {
             let (states, nodes) = self.room_wanted();
             self.graph.store.make_room(states, nodes);
         }
+        let end = match alone {
+            true => self.chunk_alone(engine, range, free),
+            false => self.chunk_shared(pool, engine, range, free),
+        };
+        self.last_added = self.graph.state_count() - before;
+        end
+    }
+
+    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
+    /// (and every one after them) are merged once they are done.
+    fn chunk_shared(
+        &mut self,
+        pool: &Workers,
+        engine: &mut Engine<'s, 'p>,
+        range: std::ops::Range<usize>,
+        free: &pipeline::Free,
+    ) -> Option<End> {
         let mut writer = self.graph.store.take_writer();
         let store = take(&mut self.graph.store);
         let readers = pipeline::Readers {
@@ -296,7 +324,48 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.graph.store.give_writer(writer);
         let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
         free.give(&mut back);
-        self.last_added = self.graph.state_count() - before;
+        end
+    }
+
+    /// [`Run::chunk_of`] on this thread alone: each source merged right after it is
+    /// expanded; one the merge refuses (its expansion missed something in the engine's
+    /// cache, most often) is merged at once, the cache filled, and the sources after it
+    /// are expanded with that (see `pipeline::expand_alone`).
+    fn chunk_alone(
+        &mut self,
+        engine: &mut Engine<'s, 'p>,
+        mut range: std::ops::Range<usize>,
+        free: &pipeline::Free,
+    ) -> Option<End> {
+        let (mut end, mut back) = (None, Vec::new());
+        while !range.is_empty() && end.is_none() {
+            let mut writer = self.graph.store.take_writer();
+            // A placeholder kept for this: a new empty store each time allocated its indices.
+            let mut store = self.placeholder.take().unwrap_or_default();
+            std::mem::swap(&mut store, &mut self.graph.store);
+            let readers = pipeline::Readers {
+                sem: self.sem,
+                engine,
+                store: &store,
+                free,
+            };
+            let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
+                let shared = (&store, &mut writer);
+                let merged = (&mut end, &mut back, free);
+                self.merge_alongside(readers.engine, shared, s, expanded, merged)
+            });
+            std::mem::swap(&mut store, &mut self.graph.store);
+            self.placeholder = Some(store);
+            self.graph.store.give_writer(writer);
+            let Some((s, expanded)) = refused else {
+                break;
+            };
+            let mut spare = back.pop().unwrap_or_default();
+            end = self.merge(engine, s, expanded, true, &mut spare);
+            give_back(&mut back, spare, free);
+            range.start = s as usize + 1;
+        }
+        free.give(&mut back);
         end
     }
 
@@ -323,7 +392,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             // component or a queue not cached) is expanded here, into vectors that grew
             // from nothing every time.
             let mut spare = back.pop().unwrap_or_default();
-            if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
+            if let Some(end) = self.merge(engine, s, expanded, false, &mut spare) {
                 return Some(end);
             }
             give_back(back, spare, free);
@@ -380,12 +449,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Adds the transitions of `source`; returns how exploration ends if it must stop here.
     /// A source whose transitions would pass a bound is left unexpanded, whole. The fast
-    /// path's vectors are given back emptied in `spare`.
+    /// path's vectors are given back emptied in `spare`. `fresh`: `expanded` was computed
+    /// with the engine's cache as it is (else earlier merges may have filled it since).
     fn merge(
         &mut self,
         engine: &mut Engine<'s, 'p>,
         source: u32,
         expanded: Expanded,
+        fresh: bool,
         spare: &mut Buffers,
     ) -> Option<End> {
         match expanded {
@@ -404,7 +475,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 }
                 end
             }
-            Expanded::Missing(misses) => self.merge_missing(engine, source, misses, spare),
+            Expanded::Missing(misses) => self.merge_missing(engine, source, (misses, fresh), spare),
         }
     }
 
@@ -416,14 +487,31 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// two states of five. Not under partial-order reduction: which states the reference
     /// path expands (in full) and which the fast path (by a stubborn set) decides the states
     /// `--por` stores, and those counts are kept as they were.
+    ///
+    /// Misses found before earlier merges filled the cache (not `fresh`) are found again
+    /// first, so that a source takes the same rounds whenever its expansion was computed,
+    /// hence the same path and the same cache for any thread count.
     fn merge_missing(
         &mut self,
         engine: &mut Engine<'s, 'p>,
         source: u32,
-        mut misses: Vec<Miss>,
+        (mut misses, fresh): (Vec<Miss>, bool),
         spare: &mut Buffers,
     ) -> Option<End> {
+        if !fresh {
+            match engine.expand(&self.graph.store, source, take(spare)) {
+                Expansion::Fast(succ, arena, reduced) => {
+                    let assembled = (succ, arena, reduced);
+                    return self.merge_ready(engine, &mut Dest::Own, source, assembled, spare);
+                }
+                Expansion::Slow(now) if !now.is_empty() => misses = now,
+                Expansion::Slow(_) => misses.clear(),
+            }
+        }
         for _ in 0..MISSING_ROUNDS {
+            if misses.is_empty() {
+                break;
+            }
             let filled = engine.fill(&mut self.graph.store, misses.clone());
             hold_labels_to_goals(engine, self.goals);
             // Nothing filled (large components met once): the cache misses exactly what it
@@ -681,7 +769,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             _ => ids,
         };
-        if let Some(known) = self.recent.find(ids) {
+        if self.recent_kept
+            && let Some(known) = self.recent.find(ids)
+        {
             return known;
         }
         let (target, new) = match dest {
@@ -698,7 +788,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         };
         if new {
             self.graph.parent.push(source);
-            self.recent.insert(ids, target);
+            if self.recent_kept {
+                self.recent.insert(ids, target);
+            }
         }
         target
     }

@@ -618,12 +618,14 @@ pub(crate) fn key(ids: Vec<u32>) -> Key {
     }
 }
 
+/// Hashed as two words, and a node as one: an array is hashed as a slice, its length
+/// first, which cost a multiplication more per node looked up.
 fn hash_state(record: [u32; 2], len: usize) -> u64 {
-    FxBuildHasher.hash_one((record, len))
+    FxBuildHasher.hash_one((pack(record), len as u64))
 }
 
 fn hash_node(pair: [u32; 2]) -> u64 {
-    FxBuildHasher.hash_one(pair)
+    FxBuildHasher.hash_one(pack(pair))
 }
 
 #[cfg(test)]

@@ -94,10 +94,9 @@ impl<'a> Assembly<'a, '_, '_> {
             if slot.twin {
                 continue;
             }
-            for (o, m) in self.moves[k].offers.iter().enumerate() {
-                if !m.twin {
-                    self.single(*slot, o as u32, m);
-                }
+            let moves = self.moves[k];
+            for &o in moves.singles.iter() {
+                self.single(*slot, o, &moves.offers[o as usize]);
             }
         }
     }
@@ -193,13 +192,14 @@ impl<'a> Assembly<'a, '_, '_> {
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
-            for (o, m) in moves[k].offers.iter().enumerate() {
+            for &o in moves[k].sync_outs.iter() {
+                let m = &moves[k].offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
-                    continue;
+                    unreachable!("an output");
                 };
                 index.candidates(&inputs, k, out, &mut candidates);
                 for &i in &candidates {
-                    self.pair((k, *slot, o as u32, m, out), &inputs[i]);
+                    self.pair((k, *slot, o, m, out), &inputs[i]);
                 }
             }
         }
@@ -212,19 +212,19 @@ impl<'a> Assembly<'a, '_, '_> {
     fn inputs(&self, inputs: &mut Vec<Input<'a>>) {
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
-            for (j, m) in moves[k].offers.iter().enumerate() {
+            for &j in moves[k].sync_ins.iter() {
+                let m = &moves[k].offers[j as usize];
                 if let FastKind::In {
                     chan,
                     guard_key,
                     sync,
                     may_fault,
                 } = &m.kind
-                    && self.engine.sem.buffer(*chan).is_none()
                 {
                     inputs.push(Input {
                         k,
                         slot: *slot,
-                        offer: j as u32,
+                        offer: j,
                         chan: *chan,
                         guard_key: *guard_key,
                         sync: *sync,
@@ -384,6 +384,10 @@ impl<'a> Assembly<'a, '_, '_> {
     /// The renaming of a step that keeps the numbering: the source's names as they are, the
     /// ids made so far by other steps' builds gone.
     fn kept_numbering(&self) -> agentpi_semantics::Renaming {
+        // No name made or held: empty, without collecting an iterator per transition.
+        if self.counter == 0 {
+            return Box::default();
+        }
         (0..self.counter)
             .map(|id| if id < self.fresh { id } else { DEAD })
             .collect()
@@ -694,19 +698,9 @@ impl InputIndex {
         std::iter::successors(first, move |&i| some(self.next[i as usize])).map(|i| i as usize)
     }
 
-    /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
-    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
-        list.clear();
-        let Some(first) = out.sync_first else {
-            // No value to match: every input on the channel.
-            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
-            return list.extend(on);
-        };
-        let (mut any, mut firsts) = (
-            self.chain(out.sync_any).peekable(),
-            self.chain(first).peekable(),
-        );
-        // The two chains merged, both in offer order.
+    /// The inputs of chains `a` and `b` merged, in offer order, into `list`.
+    fn merged(&self, a: u32, b: u32, list: &mut Vec<usize>) {
+        let (mut any, mut firsts) = (self.chain(a).peekable(), self.chain(b).peekable());
         loop {
             let next = match (any.peek(), firsts.peek()) {
                 (Some(&a), Some(&b)) if a < b => any.next(),
@@ -715,6 +709,23 @@ impl InputIndex {
                 (None, None) => break,
             };
             list.extend(next);
+        }
+    }
+
+    /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
+    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
+        list.clear();
+        let Some(first) = out.sync_first else {
+            // No value to match: every input on the channel.
+            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
+            return list.extend(on);
+        };
+        // Most often one of the two chains is empty (a fork's inputs all require a value).
+        let head = |sync: u32| self.heads.get(sync as usize).copied().unwrap_or(NO_INPUT);
+        match (head(out.sync_any), head(first)) {
+            (NO_INPUT, _) => list.extend(self.chain(first)),
+            (_, NO_INPUT) => list.extend(self.chain(out.sync_any)),
+            _ => self.merged(out.sync_any, first, list),
         }
         // Inputs of the output's own component meet it inside whatever they require.
         if out.inner {

@@ -135,15 +135,41 @@ impl Engine<'_, '_> {
                 chans.push(chan);
             }
         }
+        let [singles, sync_outs, sync_ins] = self.offer_kinds(&offers);
         let moves = CompMoves {
             opened: moves.opened,
             alphabet,
             chans: chans.into_boxed_slice(),
             nesting,
             offers,
+            singles,
+            sync_outs,
+            sync_ins,
             internal,
         };
         self.moves.insert(id, twin, moves);
+    }
+
+    /// The offers that fire alone, the synchronous outputs and the synchronous inputs (see
+    /// `CompMoves::singles`).
+    fn offer_kinds(&self, offers: &[FastMove]) -> [Box<[u32]>; 3] {
+        let buffered = |chan: Chan| self.sem.buffer(chan).is_some();
+        let pick = |keep: &dyn Fn(&FastMove) -> bool| {
+            let picked = offers.iter().enumerate().filter(|(_, m)| keep(m));
+            picked.map(|(o, _)| o as u32).collect()
+        };
+        [
+            pick(&|m| {
+                !m.twin
+                    && match &m.kind {
+                        FastKind::Alone { .. } | FastKind::Fault(_) => true,
+                        FastKind::Out(out) => buffered(out.chan),
+                        FastKind::In { chan, .. } => buffered(*chan),
+                    }
+            }),
+            pick(&|m| matches!(&m.kind, FastKind::Out(out) if !buffered(out.chan))),
+            pick(&|m| matches!(&m.kind, FastKind::In { chan, .. } if !buffered(*chan))),
+        ]
     }
 
     fn fill_received(

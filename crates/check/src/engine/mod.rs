@@ -124,6 +124,14 @@ struct CompMoves {
     /// How deeply sequences nest in the component itself.
     nesting: usize,
     offers: Vec<FastMove>,
+    /// Indices into `offers`, in order: those that fire alone (rules *Tau*, *Event*,
+    /// *Assert*, *Fault*, and a send or receive on a buffered channel; not a twin's), the
+    /// outputs and the inputs on synchronous channels. A state's transitions went through
+    /// every offer of every component three times to pick these out (philosophers fire
+    /// nothing alone).
+    singles: Box<[u32]>,
+    sync_outs: Box<[u32]>,
+    sync_ins: Box<[u32]>,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
 
@@ -352,9 +360,13 @@ struct Order {
     /// interned when the ranks were last computed (by [`Interner::component_number`]; equal
     /// ranks for components that compare equal): a state whose components all have one is
     /// sorted by rank, a few integer comparisons, not by comparing components. Computed
-    /// again once as many states were sorted the slow way since as there are components, so
-    /// that a model whose components keep growing pays a few comparisons a state for it.
+    /// again once [`Order::RANK_AFTER`] states (or a sixteenth as many as there are
+    /// components) were sorted the slow way since, so that a model whose components keep
+    /// growing pays a few comparisons a state for it.
     ranks: [Vec<u32>; 2],
+    /// The components ranked, in canonical order: those interned since are put in their
+    /// places among them (see [`Order::rank`]).
+    sorted: Vec<u32>,
     unranked: usize,
     /// Room for (rank, position) of a state's components.
     keyed: Vec<u64>,
@@ -366,6 +378,7 @@ impl Default for Order {
             store: u64::MAX,
             slots: Vec::new(),
             ranks: [Vec::new(), Vec::new()],
+            sorted: Vec::new(),
             unranked: 0,
             keyed: Vec::new(),
         }
@@ -374,6 +387,9 @@ impl Default for Order {
 
 impl Order {
     const SLOTS: usize = 1 << 14;
+    /// Components are ranked again after this many states sorted the slow way, or a
+    /// sixteenth of the components if more (ranking costs a pass over them all).
+    const RANK_AFTER: usize = 64;
 
     /// `ids` sorted in canonical order, stably (as `sort_by` with [`Interner::cmp`]), into
     /// `canon`, and into `key_pos` the position in `ids` of each (so that a step finds the
@@ -384,6 +400,7 @@ impl Order {
             self.slots.clear();
             self.slots.resize(Self::SLOTS, empty);
             self.ranks.iter_mut().for_each(Vec::clear);
+            self.sorted.clear();
             self.unranked = 0;
             self.store = store.serial();
         }
@@ -402,7 +419,7 @@ impl Order {
         }
         self.unranked += 1;
         let [leaves, seqs] = interner.components();
-        if self.unranked >= leaves + seqs {
+        if self.unranked >= Self::RANK_AFTER.max((leaves + seqs) / 16) {
             self.rank(interner);
         }
     }
@@ -422,23 +439,56 @@ impl Order {
         true
     }
 
-    /// Ranks every component interned.
+    /// Ranks every component interned: those interned since the last ranking are sorted
+    /// and each put in its place among the ranked ones by a binary search, a few deep
+    /// comparisons each. Sorting them all again each time was 9% of the instructions of
+    /// the bounded buffer (`bench/check/buffer.pi`, whose consumer keeps three counters:
+    /// thousands of components, met a few at a time).
     fn rank(&mut self, interner: &Interner) {
+        use std::cmp::Ordering;
         let [leaves, seqs] = interner.components();
-        let mut all: Vec<u32> = (0..leaves)
+        let ranked = [self.ranks[0].len(), self.ranks[1].len()];
+        let mut new: Vec<u32> = (ranked[0]..leaves)
             .map(|i| Interner::component_id(0, i))
-            .chain((0..seqs).map(|i| Interner::component_id(1, i)))
+            .chain((ranked[1]..seqs).map(|i| Interner::component_id(1, i)))
             .collect();
-        all.sort_by(|&a, &b| interner.cmp(a, b));
-        self.ranks = [vec![0; leaves], vec![0; seqs]];
+        new.sort_by(|&a, &b| interner.cmp(a, b));
+        let old = take(&mut self.sorted);
+        let mut all = Vec::with_capacity(old.len() + new.len());
+        let mut from = 0;
+        for &id in &new {
+            let after = old[from..].partition_point(|&o| interner.cmp(o, id) != Ordering::Greater);
+            all.extend_from_slice(&old[from..from + after]);
+            all.push(id);
+            from += after;
+        }
+        all.extend_from_slice(&old[from..]);
+        // Equal ranks for neighbours that compare equal: two ranked before compare as
+        // their ranks did.
+        let old_rank = |id: u32| {
+            let (kind, i) = Interner::component_number(id);
+            (i < ranked[kind]).then(|| self.ranks[kind][i])
+        };
+        let mut ranks = Vec::with_capacity(all.len());
         let mut rank = 0;
         for (k, &id) in all.iter().enumerate() {
-            if k > 0 && interner.cmp(all[k - 1], id) != std::cmp::Ordering::Equal {
-                rank += 1;
+            if k > 0 {
+                let before = all[k - 1];
+                let equal = match (old_rank(before), old_rank(id)) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => interner.cmp(before, id) == Ordering::Equal,
+                };
+                rank += u32::from(!equal);
             }
+            ranks.push(rank);
+        }
+        self.ranks[0].resize(leaves, 0);
+        self.ranks[1].resize(seqs, 0);
+        for (&id, &rank) in all.iter().zip(&ranks) {
             let (kind, i) = Interner::component_number(id);
             self.ranks[kind][i] = rank;
         }
+        self.sorted = all;
         self.unranked = 0;
     }
 

@@ -33,7 +33,7 @@ impl<'s, 'p> Run<'_, 's, 'p> {
         while let Some((s, depth)) = stack.pop() {
             let before = self.graph.state_count();
             let expanded = expand(self.sem, engine, &self.graph.store, s, take(&mut spare));
-            if let Some(end) = self.merge(engine, s, expanded, &mut spare) {
+            if let Some(end) = self.merge(engine, s, expanded, true, &mut spare) {
                 return Some(end);
             }
             let after = self.graph.state_count();

@@ -165,18 +165,12 @@ pub(super) fn expand_in_order(
     };
     let (tx, rx) = mpsc::channel::<(usize, Vec<Expanded>)>();
     let mut order = InOrder::new(blocks.count(), blocks.range.start);
-    // A small chunk (a narrow level of the state space) is done here alone: waking a worker
-    // took longer than the few blocks it would take.
-    let helpers = match blocks.count() < ALONE_BELOW {
-        true => 0,
-        false => workers.count,
-    };
-    if helpers == 0 {
-        alone(readers, blocks.range, &mut order, &mut merge);
+    if alone(workers, blocks.range.len()) {
+        alone_all(readers, blocks.range, &mut order, &mut merge);
         return order.leftovers;
     }
     workers.pool.in_place_scope(|scope| {
-        for _ in 0..helpers {
+        for _ in 0..workers.count {
             let (tx, blocks) = (tx.clone(), &blocks);
             scope.spawn(move |_| {
                 while let Some((b, block)) = blocks.expand_next(readers) {
@@ -207,12 +201,19 @@ pub(super) fn expand_in_order(
     order.leftovers
 }
 
+/// Whether a chunk of `states` states is expanded by the merging thread alone: with no
+/// worker, or when the chunk is small (a narrow level of the state space: waking a worker
+/// took longer than the few blocks it would take).
+pub(super) fn alone(workers: &Workers, states: usize) -> bool {
+    workers.count == 0 || states.div_ceil(BLOCK) < ALONE_BELOW
+}
+
 /// What [`expand_in_order`] does with no worker: each state merged right after it is
 /// expanded, not a block at a time. The states after it then find its new targets stored
 /// (expanded before the block was merged, they did not: their ids were copied out and the
 /// merge found them again by hashing them), and its transitions are merged while they are in
 /// cache. The merge sees the same expansions in the same order, so the same numbers.
-fn alone(
+fn alone_all(
     readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
@@ -231,6 +232,39 @@ fn alone(
         order.hand(s as u32, expand(sem, engine, store, s as u32, room), merge);
     }
     readers.free.give(&mut buffers);
+}
+
+/// Expands the states of `range` on this thread, each merged right after it is expanded,
+/// until `merge` refuses one: that one with its expansion, for the caller to merge once it
+/// may change what the workers read (fill the engine's cache), and go on after it. The
+/// states after it are then expanded with what it filled, not before (every one of them
+/// missed what it missed, and took the slower merge after the chunk: the bounded buffer's
+/// new queue contents made nearly every state of `bench/check/buffer.pi` one of those).
+/// `None`: every state merged, or `merge` said stop.
+pub(super) fn expand_alone(
+    readers: &Readers<'_, '_, '_>,
+    range: Range<usize>,
+    mut merge: impl FnMut(u32, Expanded) -> Flow,
+) -> Option<(u32, Expanded)> {
+    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
+    let mut buffers = Vec::with_capacity(BLOCK);
+    let mut refused = None;
+    for s in range {
+        if buffers.is_empty() {
+            readers.free.take(&mut buffers);
+        }
+        let room = buffers.pop().unwrap_or_default();
+        match merge(s as u32, expand(sem, engine, store, s as u32, room)) {
+            Flow::Next => {}
+            Flow::Stop => break,
+            Flow::Refuse(expanded) => {
+                refused = Some((s as u32, expanded));
+                break;
+            }
+        }
+    }
+    readers.free.give(&mut buffers);
+    refused
 }
 
 /// The states of a chunk, taken a block at a time in frontier order.
