@@ -121,8 +121,8 @@ impl<'a, 's> Expander<'a, 's> {
         }
         let (mut moves, mut faults) = (false, false);
         let mut edges: Vec<(&Label, &State, &[agentpi_semantics::Actor])> = Vec::new();
-        let mut printed: FxHashSet<(u32, &State)> = FxHashSet::default();
-        let mut sent: FxHashSet<&State> = FxHashSet::default();
+        let mut printed: FxHashSet<(u32, Hashed<'_>)> = FxHashSet::default();
+        let mut sent: FxHashSet<Hashed<'_>> = FxHashSet::default();
         let mut local = Vec::new();
         for (pos, t) in ts.iter().enumerate() {
             if t.fault.is_some() {
@@ -131,6 +131,7 @@ impl<'a, 's> Expander<'a, 's> {
                 continue;
             }
             moves = true;
+            let target = Hashed::new(&t.target);
             let edge = (&t.label, &t.target, &t.actors[..]);
             if !edges.contains(&edge) {
                 edges.push(edge);
@@ -140,9 +141,9 @@ impl<'a, 's> Expander<'a, 's> {
                 for &k in &seen.goals {
                     self.firsts[2 + k].get_or_insert_with(|| at(index));
                 }
-                printed.insert((seen.printed, &t.target));
+                printed.insert((seen.printed, target));
             }
-            if sent.insert(&t.target) && !self.send(&t.target, (rank, pos as u32), place) {
+            if sent.insert(target) && !self.send(&t.target, (rank, pos as u32), place) {
                 local.push(pos);
             }
         }
@@ -211,6 +212,39 @@ impl<'a, 's> Expander<'a, 's> {
                 .collect();
             self.labels.insert(label.clone(), Seen { printed, goals });
         }
+    }
+}
+
+/// A target with its hash, worked out once: the sets of one source's targets (distinct
+/// targets, distinct printed edges) look each up, and hashing a whole state twice was a
+/// tenth of a worker's instructions.
+#[derive(Clone, Copy)]
+struct Hashed<'a> {
+    hash: u64,
+    state: &'a State,
+}
+
+impl<'a> Hashed<'a> {
+    fn new(state: &'a State) -> Self {
+        use std::hash::BuildHasher;
+        Hashed {
+            hash: rustc_hash::FxBuildHasher.hash_one(state),
+            state,
+        }
+    }
+}
+
+impl PartialEq for Hashed<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.state == other.state
+    }
+}
+
+impl Eq for Hashed<'_> {}
+
+impl std::hash::Hash for Hashed<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
     }
 }
 

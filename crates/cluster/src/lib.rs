@@ -11,6 +11,7 @@ pub mod net;
 mod paths;
 mod ranks;
 pub mod search;
+mod stats;
 mod workers;
 
 use agentpi_check::parts::{Findings, goals_for, graph_of, is_safety};
@@ -18,6 +19,7 @@ use agentpi_check::{End, Limit, Options, SystemReport};
 use agentpi_ir::core::{Program, Property};
 use agentpi_semantics::{Fault, Semantics};
 use expand::{DEADLOCK, FAULT};
+pub use net::Flow;
 use std::sync::Arc;
 use timely::worker::Worker;
 
@@ -95,11 +97,51 @@ pub fn check(
     groups: Groups,
     cluster: &Cluster,
 ) -> Result<Option<Vec<SystemReport>>, String> {
+    check_with(program, groups, cluster, Flow::default()).map(|(reports, _)| reports)
+}
+
+/// What this process's workers sent, and how their chunks flowed (see [`net::Flow`]).
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    /// The chunks of successors shipped, over every worker of this process.
+    pub shipped: u64,
+    /// The most chunks of one worker not yet confirmed delivered when it had shipped one.
+    pub most_unconfirmed: u64,
+    /// The bytes sent to workers of other processes, and to other workers of this one.
+    pub sent_out: u64,
+    pub sent_in: u64,
+}
+
+impl Traffic {
+    fn add(&mut self, net: &Traffic) {
+        self.shipped += net.shipped;
+        self.most_unconfirmed = self.most_unconfirmed.max(net.most_unconfirmed);
+        self.sent_out += net.sent_out;
+        self.sent_in += net.sent_in;
+    }
+
+    fn of(net: &net::Net) -> Traffic {
+        Traffic {
+            shipped: net.shipped,
+            most_unconfirmed: net.most_unconfirmed,
+            sent_out: net.sent_out,
+            sent_in: net.sent_in,
+        }
+    }
+}
+
+/// [`check`] with chunks of `flow`'s size and credit; also what this process's workers sent.
+pub fn check_with(
+    program: Program,
+    groups: Groups,
+    cluster: &Cluster,
+    flow: Flow,
+) -> Result<(Option<Vec<SystemReport>>, Traffic), String> {
     let program = Arc::new(program);
     let shared = (
         program.clone(),
         Arc::new(groups.clone()),
-        (cluster.max_memory, cluster.max_states),
+        (cluster.max_memory, cluster.max_states, flow.chunk),
     );
     let (builders, network) = allocators(cluster)?;
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -108,14 +150,14 @@ pub fn check(
     let threads = cluster.workers;
     let run = move |worker: &mut Worker| {
         let (program, groups, bounds) = &shared;
-        let mut net = net::Net::new(worker, stopped.clone(), threads);
+        let mut net = net::Net::new(worker, stopped.clone(), threads, flow);
         let work = std::panic::AssertUnwindSafe(|| {
             let each = |(system, checks): &(usize, Vec<usize>)| {
                 explore(worker, &mut net, program, (*system, checks), *bounds)
             };
             let found = groups.iter().map(each).collect::<Vec<_>>();
-            report_sent(&net);
-            found
+            stats::sent(&net);
+            (found, Traffic::of(&net))
         });
         match std::panic::catch_unwind(work) {
             Ok(found) => found,
@@ -146,12 +188,12 @@ pub fn check(
             why().unwrap_or_else(|| panic_text(&*panic))
         )
     };
+    let (found, mut traffic) = first.map_err(stopped)?;
     for r in results {
-        r.map_err(stopped)?;
+        traffic.add(&r.map_err(stopped)?.1);
     }
-    let found = first.map_err(stopped)?;
     if cluster.process != 0 {
-        return Ok(None);
+        return Ok((None, traffic));
     }
     let options = Options {
         max_memory: cluster.max_memory,
@@ -170,18 +212,7 @@ pub fn check(
         };
         agentpi_check::check_system_with(&program, *system, checks, &options, &explore)
     });
-    Ok(Some(reports.collect()))
-}
-
-/// With `AGENTPI_CLUSTER_STATS` set, what this worker sent to other workers, on standard
-/// error (for `bench/check/cluster.sh`: the bytes a state costs the network).
-fn report_sent(net: &net::Net) {
-    if std::env::var_os("AGENTPI_CLUSTER_STATS").is_some() {
-        eprintln!(
-            "cluster stats: worker {}: {} bytes sent to other processes, {} to other workers of this process",
-            net.index, net.sent_out, net.sent_in
-        );
-    }
+    Ok((Some(reports.collect()), traffic))
 }
 
 /// Workers that park at once when they wait (for another worker's messages): timely's
@@ -249,7 +280,7 @@ fn explore(
     net: &mut net::Net,
     program: &Program,
     (system, checks): (usize, &[usize]),
-    (max_memory, max_states): (Option<u64>, Option<usize>),
+    (max_memory, max_states, chunk): (Option<u64>, Option<usize>, usize),
 ) -> Option<Result<Findings, Fault>> {
     let sem = Semantics::new(program);
     let goals = goals_for(&sem, program, system, checks);
@@ -262,6 +293,7 @@ fn explore(
         goals: &goals,
         max_memory,
         max_states,
+        chunk,
     };
     let (ended, part) = search.run(worker, net, &initial);
     let known = paths::fetch(worker, net, &part, &ended);

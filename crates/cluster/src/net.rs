@@ -7,6 +7,14 @@
 //! time is what makes timely ship what it buffers for each worker, so a chunk leaves as soon
 //! as it is flushed, and what arrived meanwhile is taken with [`Net::take`] while the round
 //! goes on: neither side holds a whole round.
+//!
+//! Flow control: a worker ships a chunk only when at most [`Flow::credit`] `- 1` of its
+//! chunks are not yet confirmed delivered by the frontier (every worker's input passed
+//! them and every message before them was taken into its owner's inbox). The chunk times
+//! also advance every few sources without a message ([`Net::next`]), so a worker that ships
+//! less does not hold the others back: the workers move through a level about in step, and
+//! what waits in timely's buffers for a slow (descheduled) worker is at most `credit`
+//! chunks of each other worker, whatever the state space's size.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -64,6 +72,25 @@ impl serde::de::Visitor<'_> for BytesVisitor {
     }
 }
 
+/// How successors flow: the bytes a worker batches before it ships them (a chunk), and how
+/// many of its chunks may be on their way at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Flow {
+    pub chunk: usize,
+    pub credit: u64,
+}
+
+impl Default for Flow {
+    /// 1 MiB chunks, four on their way: a few MiB a worker in flight, and enough slack that a
+    /// worker seldom waits for the others on a machine of its own.
+    fn default() -> Flow {
+        Flow {
+            chunk: 1 << 20,
+            credit: 4,
+        }
+    }
+}
+
 pub struct Net {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Sent>>>,
     probe: ProbeHandle<u64>,
@@ -82,13 +109,20 @@ pub struct Net {
     pub sent_out: u64,
     pub sent_in: u64,
     threads: usize,
+    credit: u64,
     /// The most bytes taken at once (by one [`Net::take`]) since [`Net::most`] was asked:
     /// what sat in this worker's inbox.
     most: u64,
+    /// Over the whole run: the most bytes taken at once, and the most chunks of this worker
+    /// that the frontier had not yet confirmed delivered when it flushed one more.
+    pub most_taken: u64,
+    pub most_unconfirmed: u64,
+    /// The chunks with successors this worker shipped.
+    pub shipped: u64,
 }
 
 impl Net {
-    pub fn new(worker: &mut Worker, stopped: Arc<AtomicBool>, threads: usize) -> Net {
+    pub fn new(worker: &mut Worker, stopped: Arc<AtomicBool>, threads: usize, flow: Flow) -> Net {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
         let inbox: Rc<RefCell<Vec<Sent>>> = Rc::default();
@@ -120,9 +154,13 @@ impl Net {
             round: 0,
             chunk: 0,
             most: 0,
+            most_taken: 0,
+            most_unconfirmed: 0,
+            shipped: 0,
             sent_out: 0,
             sent_in: 0,
             threads: threads.max(1),
+            credit: flow.credit.max(1),
         }
     }
 
@@ -139,16 +177,39 @@ impl Net {
         self.input.send((to, self.round, Bytes(bytes)));
     }
 
-    /// Ships what was sent so far in this round, and lets timely move messages on.
-    pub fn flush(&mut self, worker: &mut Worker) {
+    /// Ends this worker's current chunk of the round with `out` (maybe none): first waits
+    /// until fewer than `credit` of its chunks are unconfirmed (taking in, with `into`, what
+    /// arrives meanwhile), then sends `out`, moves on to the next chunk (which makes timely
+    /// ship it) and takes in what arrived.
+    pub fn next(&mut self, worker: &mut Worker, out: Vec<Msg>, into: &mut dyn FnMut(Vec<u8>)) {
+        while self.chunk - self.confirmed() >= self.credit {
+            worker.step_or_park(Some(std::time::Duration::from_millis(1)));
+            self.check_stopped();
+            self.take(into);
+        }
+        self.shipped += u64::from(!out.is_empty());
+        for (to, bytes) in out {
+            self.send(to, bytes);
+        }
         self.chunk += 1;
         assert!(self.chunk < 1 << CHUNK_BITS, "a round of 2^32 chunks");
         self.input.advance_to(self.round << CHUNK_BITS | self.chunk);
         self.poll(worker);
+        let unconfirmed = self.chunk - self.confirmed();
+        self.most_unconfirmed = self.most_unconfirmed.max(unconfirmed);
+        self.take(into);
+    }
+
+    /// The chunks of this round that every worker's frontier has passed: each of them was
+    /// delivered and taken into its owner's inbox.
+    fn confirmed(&self) -> u64 {
+        let start = self.round << CHUNK_BITS;
+        let least = self.probe.with_frontier(|f| f.iter().min().copied());
+        least.map_or(self.chunk, |t| (t.max(start) - start).min(self.chunk))
     }
 
     /// Lets timely move messages on, without waiting.
-    pub fn poll(&mut self, worker: &mut Worker) {
+    fn poll(&mut self, worker: &mut Worker) {
         worker.step_or_park(Some(std::time::Duration::ZERO));
         self.check_stopped();
     }
@@ -175,6 +236,7 @@ impl Net {
         }
         self.inbox.borrow_mut().append(&mut later);
         self.most = self.most.max(taken);
+        self.most_taken = self.most_taken.max(taken);
     }
 
     /// Ends the round: waits until every message of it has arrived, handing each to `into`

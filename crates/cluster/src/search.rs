@@ -24,10 +24,8 @@ use timely::worker::Worker;
 /// The place of the initial state's parent: none.
 pub const ROOT: u64 = u64::MAX;
 
-/// The bytes of successors a worker batches for others before sending them.
-const CHUNK: usize = 1 << 20;
-
-/// How many sources a worker expands between two looks at what arrived.
+/// How many sources a worker expands between two looks at what arrived (each look ends a
+/// chunk, with or without successors: see [`crate::net`]).
 const POLL: usize = 64;
 
 /// One worker's part of the search.
@@ -99,6 +97,8 @@ pub struct Search<'a, 's> {
     pub goals: &'a Goals<'s>,
     pub max_memory: Option<u64>,
     pub max_states: Option<usize>,
+    /// The bytes of successors a worker batches for others before it ships them.
+    pub chunk: usize,
 }
 
 impl Search<'_, '_> {
@@ -144,6 +144,13 @@ impl Search<'_, '_> {
                 over: self.over(&part, held as u64 + level.in_flight),
                 bytes: part.visited.bytes() + 8 * part.parents.len() as u64,
             };
+            crate::stats::level(
+                net,
+                ended.depth,
+                summary.bytes,
+                held as u64,
+                level.in_flight,
+            );
             let all = net.round(worker, net.to_all(&encode(&summary)));
             let all: Vec<Summary> = all.iter().map(|b| decode(b)).collect();
             ended.bytes = all.iter().map(|s| s.bytes).sum();
@@ -227,19 +234,14 @@ impl Search<'_, '_> {
             for (index, target) in e.local {
                 arrivals.take((rank, index), at, &target);
             }
-            let full = expander.held() >= CHUNK;
+            let full = expander.held() >= self.chunk;
             if full || (i + 1) % POLL == 0 {
                 in_flight = in_flight.max(expander.held() as u64);
-                match full {
-                    true => {
-                        for (to, bytes) in expander.messages() {
-                            net.send(to, bytes);
-                        }
-                        net.flush(worker);
-                    }
-                    false => net.poll(worker),
-                }
-                net.take(&mut |bytes| arrivals.take_bytes(&bytes));
+                let out = match full {
+                    true => expander.messages(),
+                    false => Vec::new(),
+                };
+                net.next(worker, out, &mut |bytes| arrivals.take_bytes(&bytes));
             }
         }
         in_flight = in_flight.max(expander.held() as u64);

@@ -203,3 +203,50 @@ fn generated_programs_give_the_single_process_reports() {
         "only {compared} generated programs compared"
     );
 }
+
+/// Flow control: with one-byte chunks (every source with a successor for another worker
+/// ships a chunk) and a credit of one (no worker ships a chunk before every earlier one is
+/// delivered), four workers still give the single-process reports, and no worker ever had
+/// more than its credit of chunks on their way.
+#[test]
+fn a_credit_of_one_chunk_bounds_what_is_in_flight_and_changes_nothing() {
+    let flow = agentpi_cluster::Flow {
+        chunk: 1,
+        credit: 1,
+    };
+    let mut shipped = 0;
+    for path in bundled() {
+        let loaded = load(&path);
+        let groups = safety_groups(&loaded.program);
+        if groups.is_empty() {
+            continue;
+        }
+        let options = Options {
+            threads: 2,
+            ..Options::default()
+        };
+        let expected = single(&loaded.program, &groups, &options);
+        let cluster = Cluster {
+            hosts: None,
+            process: 0,
+            workers: 4,
+            max_memory: None,
+            max_states: None,
+        };
+        let (reports, traffic) =
+            agentpi_cluster::check_with(loaded.program.clone(), groups.clone(), &cluster, flow)
+                .unwrap();
+        let got: Vec<Essence> = reports.unwrap().iter().map(essence).collect();
+        for (e, g) in expected.iter().zip(&got) {
+            assert_eq!(e.0, g.0, "{}", path.display());
+            assert!(e.1 == g.1, "{}: the traces' states differ", path.display());
+        }
+        assert!(
+            traffic.most_unconfirmed <= 1,
+            "{}: {traffic:?}",
+            path.display()
+        );
+        shipped += traffic.shipped;
+    }
+    assert!(shipped >= 1000, "only {shipped} chunks shipped");
+}
