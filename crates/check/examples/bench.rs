@@ -87,7 +87,12 @@ fn run() {
                 );
             }
         }
-        eprintln!("{:.3} s", started.elapsed().as_secs_f64());
+        // On standard error, beside the time: what the merge refused while the workers ran.
+        let refused = report.expanded - report.alongside.min(report.expanded);
+        eprintln!(
+            "{:.3} s, {refused} refused",
+            started.elapsed().as_secs_f64()
+        );
     }
 }
 

@@ -460,13 +460,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         spare: &mut Buffers,
     ) -> Option<End> {
         match expanded {
-            Expanded::Fast(succ, arena, reduced) => self.merge_ready(
-                engine,
-                &mut Dest::Own,
-                source,
-                (succ, arena, reduced),
-                spare,
-            ),
+            Expanded::Fast(succ, arena, reduced) => {
+                self.merge_own(engine, source, (succ, arena, reduced), spare)
+            }
             Expanded::Slow(transitions, misses) => {
                 let end = self.merge_slow(source, transitions);
                 if end.is_none() {
@@ -502,7 +498,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             match engine.expand(&self.graph.store, source, take(spare)) {
                 Expansion::Fast(succ, arena, reduced) => {
                     let assembled = (succ, arena, reduced);
-                    return self.merge_ready(engine, &mut Dest::Own, source, assembled, spare);
+                    return self.merge_own(engine, source, assembled, spare);
                 }
                 Expansion::Slow(now) if !now.is_empty() => misses = now,
                 Expansion::Slow(_) => misses.clear(),
@@ -522,7 +518,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             match engine.expand(&self.graph.store, source, take(spare)) {
                 Expansion::Fast(succ, arena, reduced) => {
                     let assembled = (succ, arena, reduced);
-                    return self.merge_ready(engine, &mut Dest::Own, source, assembled, spare);
+                    return self.merge_own(engine, source, assembled, spare);
                 }
                 Expansion::Slow(next) if !next.is_empty() && next != misses => misses = next,
                 Expansion::Slow(_) => break,
@@ -531,6 +527,42 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let store = &self.graph.store;
         let transitions = keyed(store, self.sem.successors(&store.state(source)));
         self.merge_slow(source, transitions)
+    }
+
+    /// Merges a fast expansion with the store its own: the queue contents its workers
+    /// computed and found nowhere are interned first, each filling the engine's cache entry
+    /// that gives it (in frontier order, so the cache is the same for any thread count).
+    fn merge_own(
+        &mut self,
+        engine: &mut Engine<'s, 'p>,
+        source: u32,
+        (mut succ, mut arena, reduced): Assembled,
+        spare: &mut Buffers,
+    ) -> Option<End> {
+        self.learn(engine, &mut succ, &mut arena);
+        let assembled = (succ, arena, reduced);
+        self.merge_ready(engine, &mut Dest::Own, source, assembled, spare)
+    }
+
+    /// Fills the cache entries of the queue contents the workers computed (see
+    /// [`Target::Queued`]), so that the next source that meets one takes it from the cache,
+    /// and puts each content's id in its target's ids, the queues in key order (by id).
+    fn learn(&mut self, engine: &mut Engine<'s, 'p>, succ: &mut [FastSucc], arena: &mut [u32]) {
+        for t in succ {
+            let FastSucc::To { target, .. } = t else {
+                continue;
+            };
+            let Target::Queued(start, len, miss) = target else {
+                continue;
+            };
+            let (start, len) = (*start, *len);
+            engine.fill(&mut self.graph.store, vec![(**miss).clone()]);
+            let ids = &mut arena[start as usize..(start + len) as usize];
+            *ids.last_mut().expect("a placeholder") = engine.queue_for(miss);
+            let split = ids.partition_point(|&id| !crate::intern::Interner::is_queue(id));
+            ids[split..].sort_unstable();
+            *target = Target::New { start, len };
+        }
     }
 
     /// Merges a fast expansion: what [`Run::merge`] does without changing the engine.
@@ -639,7 +671,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                             let ids = &arena[start as usize..(start + len) as usize];
                             self.target(dest, source, ids)
                         }
-                        Target::State(_) => unreachable!("interned by intern_named"),
+                        Target::State(_) | Target::Queued(..) => {
+                            unreachable!("interned by intern_named, filled by learn")
+                        }
                     };
                     let actors = self.fast_actors(actors);
                     self.edge(source, target, label, actors, renaming);
@@ -649,8 +683,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.expanded(source, moves, faults)
     }
 
-    /// Interns, in frontier order, the targets with fresh names the workers did not find,
-    /// turning each into ids in the arena.
+    /// Interns, in frontier order, the targets with fresh names the workers did not find, turning each into ids in the arena.
     fn intern_named(&mut self, succ: &mut [FastSucc], arena: &mut Vec<u32>) {
         for t in succ {
             if let FastSucc::To { target, .. } = t
@@ -1012,7 +1045,7 @@ fn needs_store(succ: &[FastSucc]) -> bool {
         matches!(
             t,
             FastSucc::To {
-                target: Target::State(_),
+                target: Target::State(_) | Target::Queued(..),
                 ..
             }
         )

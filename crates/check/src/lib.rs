@@ -80,6 +80,9 @@ pub struct SystemReport {
     pub expanded: usize,
     pub fast: usize,
     pub reduced: usize,
+    /// The states merged while the workers read the store (the others the merge refused
+    /// then, see docs/check.md, "The engine").
+    pub alongside: usize,
     /// Whether partial-order or symmetry reduction was asked for but is off: a property it
     /// does not keep.
     pub por_off: bool,
@@ -299,6 +302,7 @@ pub fn check_system_with(
         expanded: graph.expanded,
         fast: graph.fast,
         reduced: graph.reduced,
+        alongside: graph.alongside,
         por_off: asked && (!safety || depth_first),
         por_off_states,
         symmetric_classes: graph.symmetric_classes(),
@@ -346,6 +350,7 @@ fn unexplored(system: String) -> SystemReport {
         expanded: 0,
         fast: 0,
         reduced: 0,
+        alongside: 0,
         por_off: false,
         por_off_states: false,
         symmetric_classes: 0,

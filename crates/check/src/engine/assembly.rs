@@ -46,6 +46,9 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// have used: names made by a build are numbered from there, as `successors` does.
     pub(super) fresh: u32,
     pub(super) counter: u32,
+    /// The cache entry, missing, that gives the queue content of the next step's target
+    /// ([`QueueChange::Pending`]).
+    pub(super) pending: Option<Miss>,
 }
 
 /// Room for the inputs by channel and required value (see `InputIndex`), and an output's
@@ -131,6 +134,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let waiting = match queue {
             Some(q) => match self.engine.queues.get(&q) {
                 Some(info) => info.len,
+                None if self.computes_queues() => self.store.interner().queue_of(q).messages.len(),
                 None => return self.misses.push(Miss::Queue(q)),
             },
             None => 0,
@@ -139,12 +143,17 @@ impl<'a> Assembly<'a, '_, '_> {
         let one = Actors::One(m.instance);
         let replace = [(slot.pos, &out.then)];
         if effects.push {
+            let miss = Miss::Pushed(queue, out.chan, out.msg);
             match self.engine.pushed.get(&(queue, out.chan, out.msg)) {
                 Some(&after) => {
                     let queues = QueueChange::Set(queue, after);
                     self.step(out.send, one, m.span, &replace, Some(queues));
                 }
-                None => self.misses.push(Miss::Pushed(queue, out.chan, out.msg)),
+                None if self.computes_queues() => {
+                    let queues = self.queue_becomes(queue, miss);
+                    self.step(out.send, one, m.span, &replace, Some(queues));
+                }
+                None => self.misses.push(miss),
             }
         }
         if effects.lose {
@@ -152,32 +161,80 @@ impl<'a> Assembly<'a, '_, '_> {
         }
     }
 
+    /// Whether a step to a queue content the cache lacks is taken with its content left
+    /// to the merge, rather than missed: when targets are looked up in the store, and not
+    /// under partial-order reduction, where which states take the reference path decides the
+    /// states stored. A miss made the merge refuse the source and expand it a second time
+    /// once the cache was filled.
+    fn computes_queues(&self) -> bool {
+        self.levels.is_some() && !self.engine.reduces()
+    }
+
+    /// The change from the channel's queue `old` to the content cache entry `miss` gives,
+    /// which the cache lacks: pending, for the merge to fill the entry and put the content's
+    /// id in the target (see `Run::learn`). The merge fills it once: the next source takes
+    /// it from the cache.
+    fn queue_becomes(&mut self, old: Option<u32>, miss: Miss) -> QueueChange {
+        self.pending = Some(miss);
+        QueueChange::Pending(old)
+    }
+
+    /// A queue's front message (numbered) and the change taking it: from the cache, or
+    /// computed when the cache lacks it (see [`Assembly::computes_queues`]) and the message
+    /// is numbered already. `None`: missed.
+    fn popping(&mut self, queue: u32) -> Option<(u32, QueueChange)> {
+        let change = |popped: Option<u32>| match popped {
+            Some(rest) => QueueChange::Set(Some(queue), rest),
+            None => QueueChange::Remove(queue),
+        };
+        if let Some(info) = self.engine.queues.get(&queue) {
+            return Some((info.front, change(info.popped)));
+        }
+        let interner = self.store.interner();
+        let content = interner.queue_of(queue);
+        let front = match self.computes_queues() {
+            true => self
+                .engine
+                .messages
+                .index
+                .get(&content.messages[0])
+                .copied(),
+            false => None,
+        };
+        let Some(front) = front else {
+            self.misses.push(Miss::Queue(queue));
+            return None;
+        };
+        if content.messages.len() == 1 {
+            return Some((front, QueueChange::Remove(queue)));
+        }
+        Some((front, self.queue_becomes(Some(queue), Miss::Queue(queue))))
+    }
+
     /// Rule *Receive*: the oldest message of a buffered channel, when it fits.
     fn receive(&mut self, slot: Slot, offer: u32, m: &FastMove, chan: Chan) {
         let Some(queue) = self.queue_of(chan) else {
             return;
         };
-        let Some(info) = self.engine.queues.get(&queue) else {
-            return self.misses.push(Miss::Queue(queue));
+        let Some((front, queues)) = self.popping(queue) else {
+            return;
         };
-        let key = (slot.id, slot.twin, offer, info.front);
+        let key = (slot.id, slot.twin, offer, front);
         let Some(recv) = self.engine.received.get(&key) else {
+            self.pending = None;
             return self
                 .misses
-                .push(Miss::Received(slot.id, slot.twin, offer, info.front));
+                .push(Miss::Received(slot.id, slot.twin, offer, front));
         };
         let one = Actors::One(m.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
             RecvKind::Fault(fault) => self.fault(one, fault.clone()),
             RecvKind::Then(then) => {
-                let queues = match info.popped {
-                    Some(rest) => QueueChange::Set(Some(queue), rest),
-                    None => QueueChange::Remove(queue),
-                };
                 self.step(recv.label, one, m.span, &[(slot.pos, then)], Some(queues));
             }
         }
+        self.pending = None;
     }
 
     /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
@@ -515,6 +572,18 @@ impl<'a> Assembly<'a, '_, '_> {
             ids.extend_from_slice(&self.ids[..self.split]);
             self.replace_sorted(&mut ids, replace);
         }
+        if let Some(QueueChange::Pending(old)) = queues {
+            // The content's id is the merge's to give: the ids with a placeholder for it,
+            // last (`Run::learn` puts the id there and the queues back in key order).
+            self.queues_into(&mut ids, old.map(QueueChange::Remove));
+            ids.push(u32::MAX);
+            let miss = self.pending.take().expect("a pending queue content");
+            let start = self.arena.len() as u32;
+            self.arena.extend_from_slice(&ids);
+            let len = ids.len() as u32;
+            self.buffer = ids;
+            return Target::Queued(start, len, Box::new(miss));
+        }
         self.queues_into(&mut ids, queues);
         let Some(levels) = self.levels else {
             let state = interner.state(&ids);
@@ -629,6 +698,7 @@ impl<'a> Assembly<'a, '_, '_> {
         match change {
             None => ids.extend_from_slice(queues),
             Some(QueueChange::Remove(old)) => ids.extend(queues.iter().filter(|&&q| q != old)),
+            Some(QueueChange::Pending(_)) => unreachable!("built whole (Assembly::target)"),
             Some(QueueChange::Set(old, new)) => {
                 ids.extend(queues.iter().filter(|&&q| Some(q) != old));
                 let at = ids[start..].partition_point(|&q| q < new);
@@ -807,9 +877,10 @@ impl Written {
 }
 
 /// How a transition changes the queues: the channel's queue (if any) becomes another, or
-/// is emptied.
+/// is emptied, or becomes the content in `Assembly::pending`.
 #[derive(Clone, Copy)]
 enum QueueChange {
     Set(Option<u32>, u32),
     Remove(u32),
+    Pending(Option<u32>),
 }

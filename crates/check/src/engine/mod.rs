@@ -266,6 +266,24 @@ pub(crate) enum Target {
     /// A state with fresh names, in canonical form, not found stored (its components may
     /// not be interned yet: the merge interns them).
     State(Box<State>),
+    /// A target whose ids (`ids[start..start + len]` of the arena) hold a queue content the
+    /// cache lacked (computed by the worker): its place is the last id, a placeholder, and
+    /// the merge fills the cache entry that gives the content and puts its id there (see
+    /// `Run::learn`).
+    Queued(u32, u32, Box<Miss>),
+}
+
+impl Engine<'_, '_> {
+    /// The id of the queue content cache entry `miss` gives, once filled: a pushed content,
+    /// or a queue without its front message.
+    pub(crate) fn queue_for(&self, miss: &Miss) -> u32 {
+        let id = match miss {
+            Miss::Pushed(queue, chan, msg) => self.pushed.get(&(*queue, *chan, *msg)).copied(),
+            Miss::Queue(queue) => self.queues.get(queue).and_then(|info| info.popped),
+            Miss::Moves(..) | Miss::Received(..) => None,
+        };
+        id.expect("a queue content filled")
+    }
 }
 
 /// Something the fast path needed and the cache did not have.
@@ -631,6 +649,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             slow: false,
             fresh,
             counter: fresh,
+            pending: None,
         };
         run.singles();
         run.communications();
