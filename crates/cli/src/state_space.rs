@@ -22,11 +22,11 @@ pub fn load(input: &Path, defines: &[String]) -> Result<Lts, String> {
             Some(INPUTS),
         ));
     }
+    if is_state_space_file(input) {
+        return read_file(input);
+    }
     if input.is_file() {
-        return match input.extension().is_some_and(|e| e == "pi") {
-            true => Err(model_without_system(&text)),
-            false => read_file(input),
-        };
+        return Err(model_without_system(&text));
     }
     match model::split_system(&text) {
         Some((file, system)) => system_lts(file, system, &defines),
@@ -37,6 +37,12 @@ pub fn load(input: &Path, defines: &[String]) -> Result<Lts, String> {
             Some(INPUTS),
         )),
     }
+}
+
+/// Whether [`load`] reads `input` as a state space file (`.aut`) rather than building it
+/// from a model.
+pub fn is_state_space_file(input: &Path) -> bool {
+    input.is_file() && input.extension().is_none_or(|e| e != "pi")
 }
 
 /// What `compare` and `minimize` accept, for help lines.

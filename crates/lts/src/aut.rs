@@ -240,6 +240,7 @@ pub fn read_aut_sized<R: Read>(reader: R, bytes: Option<u64>) -> Result<Lts, Aut
     let mut builder = LtsBuilder::new();
     if let Some(bytes) = bytes {
         builder.reserve_transitions(header.transitions.min(bytes / 7) as usize);
+        builder.reserve_sources(u64::from(header.states).min(bytes / 7) as usize);
     }
     let mut labels = Labels::default();
     let mut count = 0u64;

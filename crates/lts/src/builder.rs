@@ -123,6 +123,14 @@ impl LtsBuilder {
         }
     }
 
+    /// Makes room for the rows of `n` sources given in order (a hint, as for
+    /// [`LtsBuilder::reserve_transitions`]): the row starts then never move while they grow.
+    pub fn reserve_sources(&mut self, n: usize) {
+        if let Store::Rows { starts, .. } = &mut self.store {
+            starts.reserve(n.saturating_sub(starts.len()) + 1);
+        }
+    }
+
     /// Makes sure the LTS has at least `n` states (states without transitions are deadlocks).
     pub fn require_states(&mut self, n: usize) {
         self.num_states = self.num_states.max(n as u32);

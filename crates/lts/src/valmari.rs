@@ -242,7 +242,9 @@ impl<'a> Minimiser<'a> {
     /// Starts from the partition `set_of` into `blocks` blocks, all in one constellation.
     fn new(lts: &'a Lts, set_of: Vec<u32>, blocks: usize) -> Self {
         let n = lts.num_states();
-        let mut counts = Vec::new();
+        // At most one counter a transition: room for them at once, since a vector grown by
+        // doubling holds the old and the new buffer at each step (the peak of a run).
+        let mut counts = Vec::with_capacity(lts.num_transitions());
         let incoming = Incoming::new(lts, &mut counts);
         let mut cons_of = per_block(n, 0);
         cons_of.resize(blocks, 0);
