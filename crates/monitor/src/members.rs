@@ -54,7 +54,7 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
         let mut members = Members::default();
-        while let Some(name) = map.next_key_seed(NameSeed)? {
+        while let Some(name) = map.next_key::<Name>()? {
             let slot = match name {
                 Name::Jsonrpc => {
                     members.jsonrpc = Some(map.next_value_seed(IsTwo)?);
@@ -101,7 +101,9 @@ impl<'de> Visitor<'de> for TopVisitor {
     }
 }
 
-/// A member's name, as far as the envelope cares.
+/// A member's name, as far as the envelope cares (escaped names read as their text).
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
 enum Name {
     Jsonrpc,
     Id,
@@ -109,37 +111,8 @@ enum Name {
     Params,
     Result,
     Error,
+    #[serde(other)]
     Other,
-}
-
-struct NameSeed;
-
-impl<'de> DeserializeSeed<'de> for NameSeed {
-    type Value = Name;
-
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Name, D::Error> {
-        de.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NameSeed {
-    type Value = Name;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E>(self, name: &str) -> Result<Name, E> {
-        Ok(match name {
-            "jsonrpc" => Name::Jsonrpc,
-            "id" => Name::Id,
-            "method" => Name::Method,
-            "params" => Name::Params,
-            "result" => Name::Result,
-            "error" => Name::Error,
-            _ => Name::Other,
-        })
-    }
 }
 
 /// Whether a value is the string `"2.0"`; any other value is parsed whole as a `Value` is.
