@@ -124,6 +124,16 @@ impl Partition {
         id
     }
 
+    /// Applies a round's moves when they are the members of the blocks from `first` on (the
+    /// blocks carved in that round).
+    pub(crate) fn apply_blocks_from(&mut self, first: u32) {
+        for b in first as usize..self.begin.len() {
+            for i in self.begin[b]..self.end[b] {
+                self.block_of[self.elems[i as usize] as usize] = b as u32;
+            }
+        }
+    }
+
     /// Applies a round's moves.
     pub(crate) fn apply(&mut self, moves: &[(u32, u32)]) {
         for &(s, b) in moves {
@@ -136,7 +146,7 @@ impl Partition {
 /// the at most `n` blocks, so it never moves. Growing by doubling copies it and can leave the
 /// old copies resident: on a 300,000-state cycle, where every state ends in a block of its
 /// own, that cost 3.8 MB of 30 MB peak RSS.
-pub(crate) fn per_block(n: usize, value: u32) -> Vec<u32> {
+pub(crate) fn per_block<T>(n: usize, value: T) -> Vec<T> {
     let mut v = Vec::with_capacity(n.max(1));
     v.push(value);
     v

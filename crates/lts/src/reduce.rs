@@ -55,6 +55,7 @@ pub fn minimize(lts: &Lts, equivalence: Equivalence) -> Reduction {
     // keep a map of 8 bytes per state alive through the minimisation.
     let seen = lts.reachable();
     if seen.iter().all(|&r| r) {
+        drop(seen);
         let (quotient, class) = minimize_reachable(lts, equivalence);
         let class = class.into_iter().map(Some).collect();
         return Reduction { quotient, class };

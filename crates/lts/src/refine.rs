@@ -45,7 +45,6 @@ struct Refiner<'a> {
     marked: Vec<bool>,
     marked_list: Vec<u32>,
     slot: Vec<u32>,
-    moves: Vec<Pair>,
     sigs: Interner,
     ids: Vec<u32>,
     sizes: Vec<usize>,
@@ -66,10 +65,12 @@ const SIGN_COST: u64 = 5;
 pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, bool) {
     let n = lts.num_states();
     let pred = lts.predecessors();
-    let tau_pred = if mode == Mode::Branching {
+    // What only branching signatures use is left empty for strong ones.
+    let branching = mode == Mode::Branching;
+    let tau_pred = if branching {
         tau_predecessors(lts)
     } else {
-        (vec![0; n + 1], vec![])
+        (Vec::new(), Vec::new())
     };
     let mut r = Refiner {
         lts,
@@ -79,8 +80,7 @@ pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, b
         tau_pred,
         marked: vec![true; n],
         marked_list: (0..n as u32).collect(),
-        slot: vec![0; n],
-        moves: Vec::new(),
+        slot: vec![0; if branching { n } else { 0 }],
         sigs: Interner::default(),
         ids: Vec::new(),
         sizes: Vec::new(),
@@ -88,6 +88,9 @@ pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, b
     let mut work = 0u64;
     loop {
         r.part.rounds += 1;
+        // The blocks made in a round are numbered from `before` on and hold exactly the
+        // states that moved (a block is split once a round): no list of the moves is kept,
+        // which cost 8 bytes a moved state at the peak of the round.
         let (mut last, before) = (0, r.part.num_blocks());
         if budget != u64::MAX {
             // Counting costs a pass over the marked states: only when a budget is set.
@@ -95,11 +98,11 @@ pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, b
             work = work.saturating_add(last);
         }
         r.round();
-        if r.moves.is_empty() {
+        if r.part.num_blocks() == before {
             r.part.rounds -= 1;
             return (r.part, true);
         }
-        r.finish_round();
+        r.finish_round(before as u32);
         let growth = (before, r.part.num_blocks());
         if work >= budget || predicted_work(work, last, growth, n) >= budget {
             return (r.part, false);
@@ -154,7 +157,9 @@ impl Refiner<'_> {
     fn round(&mut self) {
         let mut marked = std::mem::take(&mut self.marked_list);
         // Sort by (block, state) packed in one integer: cheaper than a keyed sort that
-        // looks the block up at every comparison.
+        // looks the block up at every comparison. The packed copy is freed before the
+        // blocks are split (`block_of` does not change until the round ends), so that its
+        // 8 bytes a marked state are not held beside the signatures.
         let block_of = &self.part.block_of;
         let mut keyed: Vec<u64> = marked
             .iter()
@@ -163,10 +168,16 @@ impl Refiner<'_> {
         keyed.sort_unstable();
         marked.clear();
         marked.extend(keyed.iter().map(|&k| k as u32));
+        drop(keyed);
         let mut start = 0;
-        for chunk in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
-            let end = start + chunk.len();
-            self.split_block((chunk[0] >> 32) as u32, &marked[start..end]);
+        while start < marked.len() {
+            let x = self.part.block_of[marked[start] as usize];
+            let end = start
+                + marked[start..]
+                    .iter()
+                    .take_while(|&&s| self.part.block_of[s as usize] == x)
+                    .count();
+            self.split_block(x, &marked[start..end]);
             start = end;
         }
         for &s in &marked {
@@ -176,28 +187,29 @@ impl Refiner<'_> {
         self.marked_list = marked;
     }
 
-    /// Applies the moves and marks the states whose signature may change next round.
-    fn finish_round(&mut self) {
-        self.part.apply(&self.moves);
-        let moves = std::mem::take(&mut self.moves);
-        for &(s, _) in &moves {
-            if self.mode == Mode::Branching {
-                self.mark(s);
-            }
-            let (off, src) = &self.pred;
-            for i in off[s as usize]..off[s as usize + 1] {
-                let p = src[i as usize];
-                if !self.marked[p as usize] {
-                    self.marked[p as usize] = true;
-                    self.marked_list.push(p);
+    /// Moves the states of the blocks made this round (ids from `first_new` on) and marks the
+    /// states whose signature may change next round.
+    fn finish_round(&mut self, first_new: u32) {
+        self.part.apply_blocks_from(first_new);
+        for b in first_new..self.part.num_blocks() as u32 {
+            for &s in self.part.members(b) {
+                if self.mode == Mode::Branching && !self.marked[s as usize] {
+                    self.marked[s as usize] = true;
+                    self.marked_list.push(s);
+                }
+                let (off, src) = &self.pred;
+                for i in off[s as usize]..off[s as usize + 1] {
+                    let p = src[i as usize];
+                    if !self.marked[p as usize] {
+                        self.marked[p as usize] = true;
+                        self.marked_list.push(p);
+                    }
                 }
             }
         }
         if self.mode == Mode::Branching {
             self.close_marks();
         }
-        self.moves = moves;
-        self.moves.clear();
     }
 
     fn mark(&mut self, s: u32) {
@@ -288,8 +300,7 @@ impl Refiner<'_> {
         }
         let round = self.part.rounds;
         for states in members.iter().filter(|m| !m.is_empty()) {
-            let id = self.part.carve(x, states, round);
-            self.moves.extend(states.iter().map(|&s| (s, id)));
+            self.part.carve(x, states, round);
         }
     }
 
@@ -341,7 +352,9 @@ impl Refiner<'_> {
         ids.clear();
         let (mut scratch, mut merged, mut refs) = (Vec::new(), Vec::new(), Vec::new());
         for (i, &s) in marked.iter().enumerate() {
-            self.slot[s as usize] = i as u32;
+            if self.mode == Mode::Branching {
+                self.slot[s as usize] = i as u32;
+            }
             scratch.clear();
             self.direct(s, x, &mut scratch);
             scratch.sort_unstable();
