@@ -140,6 +140,18 @@ fn larger_random_lts_agree_with_signature_refinement() {
     }
 }
 
+/// Inputs too large for the refinement's `u16` arrays (65,535 states or transitions or more)
+/// take its `u32` ones: the same partition of all states, handed over after one round or a
+/// few, as signature refinement alone.
+#[test]
+fn wide_inputs_agree_with_signature_refinement() {
+    for (seed, states, max_out) in [(11, 70_000, 2), (12, 20_000, 8)] {
+        let lts = common::random_lts(seed, states, 3, max_out);
+        assert!(lts.num_states().max(lts.num_transitions()) >= 65_535);
+        hand_over_points_agree(&lts, &format!("random_lts({seed}, {states}, 3, {max_out})"));
+    }
+}
+
 /// A long cycle with one distinct edge: nothing merges; with one label: one state.
 #[test]
 fn long_cycles() {
