@@ -125,6 +125,11 @@ pub fn contract_tau_sccs(lts: &Lts, keep_divergence: bool) -> (Lts, Vec<u32>) {
     let (component, count) = tau_sccs(lts);
     let mut builder = LtsBuilder::with_labels_of(lts);
     builder.require_states(count as usize);
+    // Room for all rows and (at most) all transitions at once: grown by doubling, the row
+    // starts (kept as the offsets) and the rows held up to twice their size, and old and new
+    // buffer both at each step. Room not filled is never touched.
+    builder.reserve_transitions(lts.num_transitions());
+    builder.reserve_sources(count as usize);
     // Component by component, so that the builder gets its rows in order (8 bytes a
     // transition, no sort) rather than transitions in any order (12, and a sort); each row
     // rid of duplicates first, for the states of a large component share most of their moves.
