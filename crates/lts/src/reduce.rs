@@ -2,8 +2,8 @@
 
 use crate::builder::LtsBuilder;
 use crate::lts::{Lts, TAU};
-use crate::refine::{Mode, refine};
-use crate::scc::contract_tau_sccs;
+use crate::refine::{Mode, refine, refine_branching_in_order};
+use crate::scc::{contract, contract_tau_sccs, tau_sccs};
 use crate::weak::refine_weak;
 use std::collections::VecDeque;
 
@@ -87,7 +87,17 @@ pub(crate) fn branching(lts: &Lts, divergence: bool) -> (Lts, Vec<u32>) {
         let part = refine(lts, Mode::Branching);
         return quotient_of_representatives(lts, &part.block_of, true);
     }
-    let (contracted, scc) = contract_tau_sccs(lts, divergence);
+    let (component, count) = tau_sccs(lts);
+    let acyclic = count as usize == lts.num_states();
+    if acyclic && (divergence || !has_tau_self_loop(lts)) {
+        // Every component is one state: the contraction would only renumber them (and, when
+        // divergence is not preserved, drop `tau`-self-loops, here none). Refining in the
+        // components' order instead spares that copy of the LTS.
+        let part = refine_branching_in_order(lts, &component);
+        drop(component);
+        return quotient_of_representatives(lts, &part.block_of, true);
+    }
+    let (contracted, scc) = contract(lts, component, count, divergence);
     let part = refine(&contracted, Mode::Branching);
     let (q, inner) = quotient_of_representatives(&contracted, &part.block_of, true);
     (q, scc.iter().map(|&c| inner[c as usize]).collect())
@@ -102,6 +112,10 @@ fn is_contracted(lts: &Lts, divergence: bool) -> bool {
         lts.tau_successors(s)
             .all(|t| t < s || (divergence && t == s))
     })
+}
+
+fn has_tau_self_loop(lts: &Lts) -> bool {
+    (0..lts.num_states() as u32).any(|s| lts.tau_successors(s).any(|t| t == s))
 }
 
 /// Weak minimisation: branching first (it is finer and fast), then weak signatures.

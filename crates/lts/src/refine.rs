@@ -38,6 +38,9 @@ type Pair = (u32, u32);
 struct Refiner<'a> {
     lts: &'a Lts,
     mode: Mode,
+    /// The order states are signed in within a block, if not their numbers (see
+    /// [`refine_branching_in_order`]).
+    rank: Option<&'a [u32]>,
     part: Partition,
     /// Predecessors: all of them (strong), or only `tau`-predecessors (branching closure).
     pred: (Vec<u32>, Vec<u32>),
@@ -55,6 +58,17 @@ pub(crate) fn refine(lts: &Lts, mode: Mode) -> Partition {
     refine_within(lts, mode, u64::MAX).0
 }
 
+/// Branching refinement of a `tau`-acyclic LTS (but for `tau`-self-loops, which mean
+/// divergence) whose numbering need not be a reverse topological order: `rank` is one (every
+/// `tau`-step but a self-loop goes to a lower rank), and states are signed in its order. This
+/// spares the renumbered copy of the LTS that [`Mode::Branching`] otherwise needs, for 4
+/// bytes a state.
+pub(crate) fn refine_branching_in_order(lts: &Lts, rank: &[u32]) -> Partition {
+    refiner(lts, Mode::Branching, Some(rank))
+        .refine_until(u64::MAX)
+        .0
+}
+
 /// Signing a state costs about as much as reading this many of its transitions.
 const SIGN_COST: u64 = 5;
 
@@ -63,6 +77,10 @@ const SIGN_COST: u64 = 5;
 /// it is bound to reach it (see [`predicted_work`]). Returns the partition and whether it is
 /// stable.
 pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, bool) {
+    refiner(lts, mode, None).refine_until(budget)
+}
+
+fn refiner<'a>(lts: &'a Lts, mode: Mode, rank: Option<&'a [u32]>) -> Refiner<'a> {
     let n = lts.num_states();
     let pred = lts.predecessors();
     // What only branching signatures use is left empty for strong ones.
@@ -72,9 +90,10 @@ pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, b
     } else {
         (Vec::new(), Vec::new())
     };
-    let mut r = Refiner {
+    Refiner {
         lts,
         mode,
+        rank,
         part: Partition::new(n),
         pred,
         tau_pred,
@@ -84,28 +103,35 @@ pub(crate) fn refine_within(lts: &Lts, mode: Mode, budget: u64) -> (Partition, b
         sigs: Interner::default(),
         ids: Vec::new(),
         sizes: Vec::new(),
-    };
-    let mut work = 0u64;
-    loop {
-        r.part.rounds += 1;
-        // The blocks made in a round are numbered from `before` on and hold exactly the
-        // states that moved (a block is split once a round): no list of the moves is kept,
-        // which cost 8 bytes a moved state at the peak of the round.
-        let (mut last, before) = (0, r.part.num_blocks());
-        if budget != u64::MAX {
-            // Counting costs a pass over the marked states: only when a budget is set.
-            last = r.round_work();
-            work = work.saturating_add(last);
-        }
-        r.round();
-        if r.part.num_blocks() == before {
-            r.part.rounds -= 1;
-            return (r.part, true);
-        }
-        r.finish_round(before as u32);
-        let growth = (before, r.part.num_blocks());
-        if work >= budget || predicted_work(work, last, growth, n) >= budget {
-            return (r.part, false);
+    }
+}
+
+impl Refiner<'_> {
+    /// The rounds of [`refine_within`].
+    fn refine_until(mut self, budget: u64) -> (Partition, bool) {
+        let n = self.lts.num_states();
+        let mut work = 0u64;
+        loop {
+            self.part.rounds += 1;
+            // The blocks made in a round are numbered from `before` on and hold exactly the
+            // states that moved (a block is split once a round): no list of the moves is
+            // kept, which cost 8 bytes a moved state at the peak of the round.
+            let (mut last, before) = (0, self.part.num_blocks());
+            if budget != u64::MAX {
+                // Counting costs a pass over the marked states: only when a budget is set.
+                last = self.round_work();
+                work = work.saturating_add(last);
+            }
+            self.round();
+            if self.part.num_blocks() == before {
+                self.part.rounds -= 1;
+                return (self.part, true);
+            }
+            self.finish_round(before as u32);
+            let growth = (before, self.part.num_blocks());
+            if work >= budget || predicted_work(work, last, growth, n) >= budget {
+                return (self.part, false);
+            }
         }
     }
 }
@@ -156,19 +182,7 @@ impl Refiner<'_> {
     /// One round: re-sign the marked states block by block and split.
     fn round(&mut self) {
         let mut marked = std::mem::take(&mut self.marked_list);
-        // Sort by (block, state) packed in one integer: cheaper than a keyed sort that
-        // looks the block up at every comparison. The packed copy is freed before the
-        // blocks are split (`block_of` does not change until the round ends), so that its
-        // 8 bytes a marked state are not held beside the signatures.
-        let block_of = &self.part.block_of;
-        let mut keyed: Vec<u64> = marked
-            .iter()
-            .map(|&s| (u64::from(block_of[s as usize]) << 32) | u64::from(s))
-            .collect();
-        keyed.sort_unstable();
-        marked.clear();
-        marked.extend(keyed.iter().map(|&k| k as u32));
-        drop(keyed);
+        self.sort_marked(&mut marked);
         let mut start = 0;
         while start < marked.len() {
             let x = self.part.block_of[marked[start] as usize];
@@ -185,6 +199,25 @@ impl Refiner<'_> {
         }
         marked.clear();
         self.marked_list = marked;
+    }
+
+    /// Sorts the marked states by block, then by the order they are signed in (their
+    /// numbers, or their ranks).
+    fn sort_marked(&self, marked: &mut Vec<u32>) {
+        let block_of = &self.part.block_of;
+        let key = |s: u32| u64::from(block_of[s as usize]) << 32;
+        if let Some(rank) = self.rank {
+            marked.sort_unstable_by_key(|&s| key(s) | u64::from(rank[s as usize]));
+            return;
+        }
+        // (block, state) packed in one integer: cheaper than a keyed sort that looks the
+        // block up at every comparison. The packed copy is freed before the blocks are split
+        // (`block_of` does not change until the round ends), so that its 8 bytes a marked
+        // state are not held beside the signatures.
+        let mut keyed: Vec<u64> = marked.iter().map(|&s| key(s) | u64::from(s)).collect();
+        keyed.sort_unstable();
+        marked.clear();
+        marked.extend(keyed.iter().map(|&k| k as u32));
     }
 
     /// Moves the states of the blocks made this round (ids from `first_new` on) and marks the

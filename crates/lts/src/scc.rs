@@ -123,6 +123,16 @@ impl Pearce<'_> {
 /// Returns the contracted LTS and the map from original states to contracted states.
 pub fn contract_tau_sccs(lts: &Lts, keep_divergence: bool) -> (Lts, Vec<u32>) {
     let (component, count) = tau_sccs(lts);
+    contract(lts, component, count, keep_divergence)
+}
+
+/// [`contract_tau_sccs`] with the components (`component`, `count`) of [`tau_sccs`] given.
+pub(crate) fn contract(
+    lts: &Lts,
+    component: Vec<u32>,
+    count: u32,
+    keep_divergence: bool,
+) -> (Lts, Vec<u32>) {
     let mut builder = LtsBuilder::with_labels_of(lts);
     builder.require_states(count as usize);
     // Room for all rows and (at most) all transitions at once: grown by doubling, the row
