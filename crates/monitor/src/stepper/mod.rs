@@ -19,7 +19,9 @@
 //! reference.
 
 mod closure;
+mod forms;
 mod names;
+mod quick;
 mod split;
 mod steps;
 mod summary;
@@ -48,6 +50,10 @@ pub struct Stepper {
     predicted: FxHashMap<(String, Option<String>), Vec<Head>>,
     /// Whole steps of windows, remembered.
     steps: steps::Steps,
+    /// Steps remembered by the forms of the window's groups, taken in place.
+    quick: quick::Quicks,
+    /// The forms of the passive groups.
+    forms: forms::Forms,
     /// How many window results were grouped by linking their components (not by a
     /// remembered step's grouping).
     groupings: u64,
@@ -98,6 +104,8 @@ impl Stepper {
             counter: 0,
             predicted: FxHashMap::default(),
             steps: steps::Steps::default(),
+            quick: quick::Quicks::default(),
+            forms: forms::Forms::default(),
             groupings: 0,
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
@@ -130,7 +138,18 @@ impl Stepper {
         obs: &Observation,
     ) -> Result<(Verdict, Vec<String>), ReplayError> {
         let mut window = self.window_of(obs);
-        let (cut, stepped, grouping) = loop {
+        let lookup = self.quick_lookup(window.as_deref(), obs);
+        if let (Some(at), Some(groups)) = (&lookup, &window)
+            && self.quick_step(at, groups)
+        {
+            return Ok((Verdict::Accepted, Vec::new()));
+        }
+        let cut_from = window.clone();
+        let (first, counter) = match self.hyps.as_slice() {
+            [split] => (split.rest.next_id(), self.counter),
+            _ => (0, self.counter),
+        };
+        let (cut, stepped, grouping, outs) = loop {
             let cut: Vec<Hyp> = match &window {
                 Some(groups) => vec![window::cut(self.rules.sem, &self.hyps[0], groups)],
                 None => self.whole(),
@@ -139,7 +158,7 @@ impl Stepper {
                 let Some(seeds) = self.rules.take(&cut, obs) else {
                     return Ok((Verdict::Refused, self.expected()?));
                 };
-                break (cut, self.rules.close(seeds), None);
+                break (cut, self.rules.close(seeds), None, Vec::new());
             };
             let at = steps::abstract_step(&cut[0], obs);
             let (stepped, hidden_outs, grouping) = match self.steps.get(&at, &cut[0]) {
@@ -171,7 +190,7 @@ impl Stepper {
             };
             let missing = self.missing(&hidden_outs, groups);
             if missing.is_empty() {
-                break (cut, stepped, grouping);
+                break (cut, stepped, grouping, hidden_outs);
             }
             // A hidden output of the window has takers outside it: again, with them.
             let heads = self.predicted.entry(shape(obs)).or_default();
@@ -193,14 +212,61 @@ impl Stepper {
         // The windows share the bindings with the explanations: let go of them first, so
         // that the explanation is updated in place.
         drop(cut);
-        self.hyps = match window {
-            Some(groups) => self.absorb(next, Some(&groups), grouping.as_deref()),
+        self.hyps = match &window {
+            Some(groups) => self.absorb(next, Some(groups), grouping.as_deref()),
             None => self.absorb(next, None, None),
         };
+        if let (Some(at), Some(groups), Verdict::Accepted, [split]) =
+            (lookup, &window, &explained.0, self.hyps.as_slice())
+            && window == cut_from
+            && split.active.is_empty()
+        {
+            let made = (first, counter, self.counter);
+            let (rest, bindings) = (&split.rest, &split.bindings);
+            (self.quick).remember(at, groups, rest, bindings, made, outs);
+        }
         if self.counter > RENUMBER {
             self.renumber();
         }
         Ok(explained)
+    }
+
+    /// The look-up of a remembered step for `obs` on `window`: with one explanation, no
+    /// active component and a window.
+    fn quick_lookup(
+        &mut self,
+        window: Option<&[GroupId]>,
+        obs: &Observation,
+    ) -> Option<quick::Lookup> {
+        let ([split], Some(groups)) = (self.hyps.as_slice(), window) else {
+            return None;
+        };
+        if !split.active.is_empty() {
+            return None;
+        }
+        (self.quick).lookup(&split.rest, &split.bindings, groups, obs)
+    }
+
+    /// Takes the step remembered for `at` on window `groups` in place, when there is one
+    /// and every taker of its closure's hidden outputs is in the window; whether it did.
+    fn quick_step(&mut self, at: &quick::Lookup, groups: &[GroupId]) -> bool {
+        let Some(step) = self.quick.get(at) else {
+            return false;
+        };
+        if !self.missing(&step.hidden_outs, groups).is_empty() {
+            return false;
+        }
+        let split = &mut self.hyps[0];
+        let (rest, bindings) = (
+            Rc::make_mut(&mut split.rest),
+            Rc::make_mut(&mut split.bindings),
+        );
+        step.apply(at, groups, rest, bindings, &mut self.counter);
+        self.quick.hits += 1;
+        if self.counter > RENUMBER {
+            self.renumber();
+        }
+        true
     }
 
     /// The visible labels the model would accept next without a flag, sorted and without
@@ -397,7 +463,7 @@ impl Stepper {
             let bindings = Rc::make_mut(&mut split.bindings);
             names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
             let rest = Rc::make_mut(&mut split.rest);
-            split::regroup(procs, &mut split.active, rest);
+            split::regroup(procs, &mut split.active, rest, &mut self.forms);
             out.push(split);
         }
         out
@@ -427,9 +493,11 @@ impl Stepper {
         names.into_iter().for_each(|(k, id)| bindings.bind(k, id));
         let rest = Rc::make_mut(&mut split.rest);
         for (id, group) in kept {
-            rest.replace(id, group);
+            let names = names::names_of(&group.procs);
+            let form = self.forms.of(&group.procs, &names);
+            rest.replace(id, group.procs, names, form);
         }
-        split::file(planned, &mut split.active, rest);
+        split::file(planned, &mut split.active, rest, &mut self.forms);
         split
     }
 
@@ -694,7 +762,7 @@ mod tests {
         assert_eq!(fast.steps.len(), 9, "steps remembered");
         // A ping's sender, which gives out a name and makes the next, keeps its group: a
         // ping makes one group (its request's), not two.
-        let made = fast.hyps[0].rest.made();
+        let made = fast.hyps[0].rest.next_id();
         assert_eq!(made, 68, "groups made");
     }
 
