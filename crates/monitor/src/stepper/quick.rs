@@ -68,6 +68,8 @@ pub struct Quicks {
     words: FxHashMap<Box<str>, u32>,
     /// How many steps were taken from the memo.
     pub hits: u64,
+    /// A look-up's buffers, for the next.
+    spare: Option<Lookup>,
 }
 
 impl Quicks {
@@ -83,12 +85,16 @@ impl Quicks {
         let HeadPat::Named(head) = &obs.head else {
             return None;
         };
-        let mut at = Lookup {
+        let mut at = self.spare.take().unwrap_or_else(|| Lookup {
             key: Vec::with_capacity(32),
             names: Vec::new(),
-            starts: Vec::with_capacity(groups.len()),
+            starts: Vec::new(),
             keys: Vec::new(),
-        };
+        });
+        at.key.clear();
+        at.names.clear();
+        at.starts.clear();
+        at.keys.clear();
         at.key.push(groups.len() as u32);
         for &id in groups {
             let group = rest.group(id)?;
@@ -119,6 +125,11 @@ impl Quicks {
             self.encode(arg, bindings, bound, &mut at);
         }
         Some(at)
+    }
+
+    /// Keeps the buffers of `at` for the next look-up.
+    pub fn recycle(&mut self, at: Lookup) {
+        self.spare = Some(at);
     }
 
     /// The step remembered for `at`.

@@ -8,8 +8,7 @@ use super::forms::{Form, Forms};
 use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
-use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// An explanation: its components and the keys bound to its names (stable ids).
@@ -57,25 +56,27 @@ pub struct Group {
     form: Rc<Form>,
 }
 
-/// The passive groups and their indices. Group ids grow with the session; sets of ids are
-/// ordered, so that windows are cut the same way every time.
+/// The passive groups and their indices. Group ids grow with the session. The sets of ids
+/// are hashed (a flood files thousands of groups under one key, and a message adds or removes
+/// one): every reader sorts what it takes from them, so that windows are cut the same way
+/// every time.
 #[derive(Clone, Default)]
 pub struct Rest {
     groups: FxHashMap<GroupId, Group>,
     /// The group holding each name.
     owner: FxHashMap<u32, GroupId>,
     /// Groups taking part in any label of a head.
-    ins: FxHashMap<Head, BTreeSet<GroupId>>,
+    ins: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups offering a label of a head whose first value is a constructor (or not).
-    outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
+    outs: FxHashMap<OutKey, FxHashSet<GroupId>>,
     /// Groups offering a label with a constructor at a position of its first value.
-    out_args: FxHashMap<ArgKey, BTreeSet<GroupId>>,
+    out_args: FxHashMap<ArgKey, FxHashSet<GroupId>>,
     /// Groups offering any label of a head.
-    out_heads: FxHashMap<Head, BTreeSet<GroupId>>,
+    out_heads: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups taking a hidden channel.
-    hidden: FxHashMap<Head, BTreeSet<GroupId>>,
+    hidden: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups that are passive but not inert.
-    passive: BTreeSet<GroupId>,
+    passive: FxHashSet<GroupId>,
     next: GroupId,
 }
 
@@ -138,7 +139,7 @@ impl Rest {
         self.hidden.get(&head).into_iter().flatten().copied()
     }
 
-    /// The groups that are passive but not inert, in order.
+    /// The groups that are passive but not inert, in no order.
     pub fn passive(&self) -> impl Iterator<Item = GroupId> + '_ {
         self.passive.iter().copied()
     }
@@ -215,7 +216,7 @@ impl Rest {
 
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
-        let unlist = |map: &mut FxHashMap<Head, BTreeSet<GroupId>>, head: &Head| {
+        let unlist = |map: &mut FxHashMap<Head, FxHashSet<GroupId>>, head: &Head| {
             if let Some(set) = map.get_mut(head) {
                 set.remove(&id);
                 if set.is_empty() {
