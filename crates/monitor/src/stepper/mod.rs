@@ -17,6 +17,10 @@
 //! closure, flags and bindings are those of the whole state. With more than one explanation,
 //! or an observation whose head is a name, every window is the whole state, as in the
 //! reference.
+//!
+//! A step taken before on a window whose groups have the same forms, bindings and
+//! observation (up to names and keys) is applied to the explanation in place, without cutting
+//! the window (`quick.rs`).
 
 mod closure;
 mod forms;

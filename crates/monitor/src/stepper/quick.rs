@@ -189,7 +189,6 @@ impl Quicks {
     /// made, names numbered from `counter` on (below `after`) the names it made. Nothing is
     /// remembered when a name of the result is neither (it cannot be: the window holds
     /// every name the step can reach).
-    #[allow(clippy::too_many_arguments)]
     pub fn remember(
         &mut self,
         at: Lookup,
