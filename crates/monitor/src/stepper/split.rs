@@ -4,11 +4,11 @@
 //! heads of the labels they can take part in and the hidden channels they take. Names keep one stable id for the session, so a message touches only the groups
 //! it can concern and the explanation is never renumbered or hashed whole.
 
+use super::forms::{Form, Forms};
 use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
-use rustc_hash::FxHashMap;
-use std::collections::BTreeSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// An explanation: its components and the keys bound to its names (stable ids).
@@ -52,27 +52,31 @@ pub struct Group {
     /// What it is filed under: its component's summary, or theirs merged (its `hidden_ins`,
     /// the hidden channels it takes; none: the group is inert).
     keys: Rc<Summary>,
+    /// `procs` with `names` numbered `0..` (see `forms.rs`).
+    form: Rc<Form>,
 }
 
-/// The passive groups and their indices. Group ids grow with the session; sets of ids are
-/// ordered, so that windows are cut the same way every time.
+/// The passive groups and their indices. Group ids grow with the session. The sets of ids
+/// are hashed (a flood files thousands of groups under one key, and a message adds or removes
+/// one): every reader sorts what it takes from them, so that windows are cut the same way
+/// every time.
 #[derive(Clone, Default)]
 pub struct Rest {
     groups: FxHashMap<GroupId, Group>,
     /// The group holding each name.
     owner: FxHashMap<u32, GroupId>,
     /// Groups taking part in any label of a head.
-    ins: FxHashMap<Head, BTreeSet<GroupId>>,
+    ins: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups offering a label of a head whose first value is a constructor (or not).
-    outs: FxHashMap<OutKey, BTreeSet<GroupId>>,
+    outs: FxHashMap<OutKey, FxHashSet<GroupId>>,
     /// Groups offering a label with a constructor at a position of its first value.
-    out_args: FxHashMap<ArgKey, BTreeSet<GroupId>>,
+    out_args: FxHashMap<ArgKey, FxHashSet<GroupId>>,
     /// Groups offering any label of a head.
-    out_heads: FxHashMap<Head, BTreeSet<GroupId>>,
+    out_heads: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups taking a hidden channel.
-    hidden: FxHashMap<Head, BTreeSet<GroupId>>,
+    hidden: FxHashMap<Head, FxHashSet<GroupId>>,
     /// Groups that are passive but not inert.
-    passive: BTreeSet<GroupId>,
+    passive: FxHashSet<GroupId>,
     next: GroupId,
 }
 
@@ -85,6 +89,11 @@ impl Group {
     /// What it is filed under.
     pub fn keys(&self) -> &Rc<Summary> {
         &self.keys
+    }
+
+    /// Its components up to their names.
+    pub fn form(&self) -> &Rc<Form> {
+        &self.form
     }
 }
 
@@ -108,9 +117,8 @@ impl Rest {
         out
     }
 
-    /// How many groups were made (ids given out).
-    #[cfg(test)]
-    pub fn made(&self) -> GroupId {
+    /// How many groups were made (ids given out): the id the next one gets.
+    pub fn next_id(&self) -> GroupId {
         self.next
     }
 
@@ -131,7 +139,7 @@ impl Rest {
         self.hidden.get(&head).into_iter().flatten().copied()
     }
 
-    /// The groups that are passive but not inert, in order.
+    /// The groups that are passive but not inert, in no order.
     pub fn passive(&self) -> impl Iterator<Item = GroupId> + '_ {
         self.passive.iter().copied()
     }
@@ -153,8 +161,9 @@ impl Rest {
         set.into_iter().flatten().copied()
     }
 
-    /// Files `procs` (holding `names`) as a new group under `keys` (see [`Grouping`]).
-    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, keys: Rc<Summary>) {
+    /// Files `procs` (holding `names`, of form `form`) as a new group under `keys` (see
+    /// [`Grouping`]).
+    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, keys: Rc<Summary>, form: Rc<Form>) {
         let id = self.next;
         self.next += 1;
         for &key in &keys.out_args {
@@ -176,14 +185,19 @@ impl Rest {
         for &name in &names {
             self.owner.insert(name, id);
         }
-        let group = Group { procs, names, keys };
+        let group = Group {
+            procs,
+            names,
+            keys,
+            form,
+        };
         self.groups.insert(id, group);
     }
 
-    /// Puts the components of `group` (one passive component, filed under the keys group
-    /// `id` has) in the place of group `id`'s: the indices stay as they are, and only the
-    /// names change owner.
-    pub fn replace(&mut self, id: GroupId, group: NewGroup) {
+    /// Puts `procs` (holding `names`, of form `form`: one passive component, filed under the
+    /// keys group `id` has) in the place of group `id`'s: the indices stay as they are, and
+    /// only the names change owner.
+    pub fn replace(&mut self, id: GroupId, procs: Vec<Proc>, names: Vec<u32>, form: Rc<Form>) {
         let Some(old) = self.groups.get_mut(&id) else {
             return;
         };
@@ -192,8 +206,9 @@ impl Rest {
                 self.owner.remove(name);
             }
         }
-        old.names = super::names::names_of(&group.procs);
-        old.procs = group.procs;
+        old.names = names;
+        old.procs = procs;
+        old.form = form;
         for &name in &old.names {
             self.owner.insert(name, id);
         }
@@ -201,7 +216,7 @@ impl Rest {
 
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
-        let unlist = |map: &mut FxHashMap<Head, BTreeSet<GroupId>>, head: &Head| {
+        let unlist = |map: &mut FxHashMap<Head, FxHashSet<GroupId>>, head: &Head| {
             if let Some(set) = map.get_mut(head) {
                 set.remove(&id);
                 if set.is_empty() {
@@ -244,8 +259,13 @@ impl Rest {
 /// Sorts `procs` (a window's result, with stable ids, each with its summary) into `active`
 /// and new passive groups of `rest`: components sharing a name are one group, passive when
 /// each of its components is.
-pub fn regroup(procs: Vec<(Proc, Rc<Summary>)>, active: &mut Vec<Proc>, rest: &mut Rest) {
-    file(plan(procs), active, rest);
+pub fn regroup(
+    procs: Vec<(Proc, Rc<Summary>)>,
+    active: &mut Vec<Proc>,
+    rest: &mut Rest,
+    forms: &mut Forms,
+) {
+    file(plan(procs), active, rest, forms);
 }
 
 /// Components of a window's result that share names (one group of `Rest`, or active ones).
@@ -341,11 +361,12 @@ pub fn apply(grouping: &Grouping, procs: Vec<Proc>, left: &[bool]) -> Vec<NewGro
 }
 
 /// Files `groups`: the passive ones as new groups of `rest`, the others into `active`.
-pub fn file(groups: Vec<NewGroup>, active: &mut Vec<Proc>, rest: &mut Rest) {
+pub fn file(groups: Vec<NewGroup>, active: &mut Vec<Proc>, rest: &mut Rest, forms: &mut Forms) {
     for group in groups {
         if group.passive {
             let names = super::names::names_of(&group.procs);
-            rest.insert(group.procs, names, group.keys);
+            let form = forms.of(&group.procs, &names);
+            rest.insert(group.procs, names, group.keys, form);
         } else {
             active.extend(group.procs);
         }
