@@ -1,6 +1,7 @@
 //! The edges a liveness check keeps: the target, and the number of the edge's *kind*, its
 //! (label, set of actors, renaming of fresh names) triple, each distinct triple stored once;
-//! 5 bytes an edge while a model has at most 256 kinds, 6 up to 65,536, 8 past that.
+//! each in as few bytes as it needs (see [`Packed`]): 4 bytes an edge while there are fewer
+//! than 2^24 states and at most 256 kinds, 5 past either.
 //!
 //! A model has few kinds (philosophers: a few per philosopher; the renamings of fresh
 //! names are small permutations, the same on millions of edges), so a kind in a byte or two
@@ -21,34 +22,28 @@ pub struct Edge {
 /// The renaming of an edge kept without renamings.
 const NO_RENAMING: u32 = u32::MAX;
 
-/// The kind of each edge, in as few bytes as the largest kind needs (1, 2 or 4), widened
-/// when a kind does not fit.
-struct Kinds {
+/// Numbers in as few bytes as the largest needs (1 to 4), little-endian, in segments of
+/// [`SEGMENT`] numbers, each with its width: a number that does not fit the bytes so far
+/// widens its segment only (a copy of one segment, not of every number kept). The edges'
+/// targets take 3 bytes each while there are fewer than 2^24 states, their kinds 1 while a
+/// model has at most 256 of them.
+#[derive(Default)]
+struct Packed {
+    segments: Vec<Segment>,
+}
+
+/// The numbers of a segment.
+const SEGMENT: usize = 1 << 16;
+
+struct Segment {
     width: usize,
     bytes: Vec<u8>,
 }
 
-impl Kinds {
-    fn push(&mut self, kind: u32) {
-        let needed = match kind {
-            0..=0xff => 1,
-            0x100..=0xffff => 2,
-            _ => 4,
-        };
-        if needed > self.width {
-            self.widen(needed);
-        }
-        self.bytes
-            .extend_from_slice(&kind.to_le_bytes()[..self.width]);
-    }
-
-    fn widen(&mut self, width: usize) {
-        let count = self.len();
-        let mut wider = Vec::with_capacity(count * width);
-        for i in 0..count {
-            wider.extend_from_slice(&self.get(i).to_le_bytes()[..width]);
-        }
-        (self.width, self.bytes) = (width, wider);
+impl Segment {
+    fn new(width: usize) -> Self {
+        let bytes = Vec::with_capacity(SEGMENT * width);
+        Segment { width, bytes }
     }
 
     fn len(&self) -> usize {
@@ -56,20 +51,67 @@ impl Kinds {
     }
 
     fn get(&self, i: usize) -> u32 {
-        let b = &self.bytes;
+        let (b, at) = (&self.bytes, i * self.width);
         match self.width {
-            1 => b[i] as u32,
-            2 => u16::from_le_bytes([b[2 * i], b[2 * i + 1]]) as u32,
-            _ => u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]),
+            1 => b[at] as u32,
+            2 => u16::from_le_bytes([b[at], b[at + 1]]) as u32,
+            3 => u32::from_le_bytes([b[at], b[at + 1], b[at + 2], 0]),
+            _ => u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]),
         }
+    }
+
+    fn push(&mut self, n: u32) {
+        self.bytes.extend_from_slice(&n.to_le_bytes()[..self.width]);
+    }
+
+    fn widen(&mut self, width: usize) {
+        let mut wider = Segment::new(width);
+        (0..self.len()).for_each(|i| wider.push(self.get(i)));
+        *self = wider;
+    }
+}
+
+impl Packed {
+    fn push(&mut self, n: u32) {
+        let needed = (4 - n.leading_zeros() as usize / 8).max(1);
+        let last = self.segments.last();
+        if last.is_none_or(|s| s.len() == SEGMENT) {
+            // As wide as the segment before: the numbers grow (the edges' targets do).
+            let width = last.map_or(1, |s| s.width);
+            self.segments.push(Segment::new(width.max(needed)));
+        }
+        let segment = self.segments.last_mut().expect("a segment");
+        if needed > segment.width {
+            segment.widen(needed);
+        }
+        segment.push(n);
+    }
+
+    fn len(&self) -> usize {
+        let full = self.segments.len().saturating_sub(1) * SEGMENT;
+        full + self.segments.last().map_or(0, Segment::len)
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        self.segments[i / SEGMENT].get(i % SEGMENT)
+    }
+
+    /// The bytes of a number pushed next (at least).
+    fn width(&self) -> usize {
+        self.segments.last().map_or(1, |s| s.width)
+    }
+
+    fn bytes(&self) -> usize {
+        let each = std::mem::size_of::<Segment>();
+        self.segments.iter().map(|s| s.bytes.len() + each).sum()
     }
 }
 
 /// The edges of the expanded states, in order: `offsets[s]..offsets[s + 1]` are state `s`'s.
 pub struct EdgeStore {
     offsets: Vec<u32>,
-    targets: Vec<u32>,
-    kinds: Kinds,
+    targets: Packed,
+    kinds: Packed,
     /// Each kind's (label, actors, renaming), by number.
     triples: Vec<(u32, u32, u32)>,
     triple_index: FxHashMap<(u32, u32, u32), u32>,
@@ -84,11 +126,8 @@ impl Default for EdgeStore {
     fn default() -> Self {
         EdgeStore {
             offsets: vec![0],
-            targets: Vec::new(),
-            kinds: Kinds {
-                width: 1,
-                bytes: Vec::new(),
-            },
+            targets: Packed::default(),
+            kinds: Packed::default(),
             triples: Vec::new(),
             triple_index: FxHashMap::default(),
             renamings: Vec::new(),
@@ -138,7 +177,7 @@ impl EdgeStore {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.targets.is_empty()
+        self.targets.len() == 0
     }
 
     /// How many states have their edges here.
@@ -175,14 +214,14 @@ impl EdgeStore {
         (r != NO_RENAMING).then(|| &self.renamings[r as usize][..])
     }
 
-    /// The bytes an edge adds (the target and its kind).
+    /// The bytes an edge adds (the target and its kind, as wide as the last ones).
     pub fn edge_bytes(&self) -> u64 {
-        4 + self.kinds.width as u64
+        (self.targets.width() + self.kinds.width()) as u64
     }
 
     /// The bytes held: every edge, the offsets, the kinds and the distinct renamings.
     pub fn bytes(&self) -> u64 {
-        let edges = 4 * self.targets.len() + self.kinds.bytes.len() + 4 * self.offsets.len();
+        let edges = self.targets.bytes() + self.kinds.bytes() + 4 * self.offsets.len();
         let triples = 24 * self.triples.len();
         let renamings: usize = self.renamings.iter().map(|r| 40 + 4 * r.len()).sum();
         (edges + triples + renamings) as u64
@@ -212,7 +251,7 @@ impl<'a> Edges<'a> {
         let (label, actors, _) = self.store.triples[self.store.kinds.get(at) as usize];
         Edge {
             label,
-            target: self.store.targets[at],
+            target: self.store.targets.get(at),
             actors,
         }
     }
@@ -256,5 +295,38 @@ impl<'a> IntoIterator for Edges<'a> {
 
     fn into_iter(self) -> Iter<'a> {
         self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers of every width, over several segments, some widened in the middle: each is
+    /// read back, and a segment is only as wide as its largest number.
+    #[test]
+    fn packed_numbers_read_back_as_pushed() {
+        let numbers: Vec<u32> = (0..3 * SEGMENT as u32 + 7)
+            .map(|i| match i {
+                i if i < 1000 => i % 256,
+                5000 => 70_000,
+                i if i < 2 * SEGMENT as u32 => i,
+                i if i % 9 == 0 => u32::MAX - i,
+                i => i * 3,
+            })
+            .collect();
+        let mut packed = Packed::default();
+        for (i, &n) in numbers.iter().enumerate() {
+            packed.push(n);
+            if i == 999 {
+                assert_eq!(packed.width(), 1);
+            }
+        }
+        assert_eq!(packed.len(), numbers.len());
+        for (i, &n) in numbers.iter().enumerate() {
+            assert_eq!(packed.get(i), n, "number {i}");
+        }
+        let widths: Vec<usize> = packed.segments.iter().map(|s| s.width).collect();
+        assert_eq!(widths, [3, 3, 4, 4]);
     }
 }

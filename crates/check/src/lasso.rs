@@ -17,8 +17,9 @@ use std::collections::VecDeque;
 
 /// Searches the product for a path that stays in the avoid region forever (through an
 /// accepting cycle), stops where stopping violates, or reaches a universal node. The cycle
-/// search may take `room` bytes beyond its one number a node (see `product::tarjan_within`);
-/// the components found are read on `threads` threads.
+/// search, with its numbers, may take `room` bytes (see `product::tarjan_within`), and so
+/// may the stem's search with the components found; the components found are read on
+/// `threads` threads.
 pub fn find_lasso(
     product: &(impl Space + Sync),
     graph: &Graph,
@@ -29,6 +30,15 @@ pub fn find_lasso(
     let cycles = bad_sccs(product, graph, fair, room, threads)?;
     // The nodes of the components, a bit each.
     let mut bad = vec![0u64; product.nodes().div_ceil(64)];
+    // What the stem's search may take: the components' lists and their bits are held.
+    let held: u64 = (cycles.iter())
+        .map(|scc| 4 * scc.len() as u64 + 24)
+        .sum::<u64>()
+        + 8 * bad.len() as u64;
+    let room = match room {
+        Some(room) => Some(room.checked_sub(held).ok_or(OverMemory)?),
+        None => None,
+    };
     for &n in cycles.iter().flatten() {
         bad[n as usize / 64] |= 1 << (n % 64);
     }
@@ -50,7 +60,7 @@ pub fn find_lasso(
     if !(0..product.nodes() as u32).any(hit) {
         return Ok(None);
     }
-    let Some((first, mut steps)) = product.first_reached(&hit) else {
+    let Some((first, mut steps)) = product.first_reached(&hit, room)? else {
         return Ok(None);
     };
     if !in_bad(first) {

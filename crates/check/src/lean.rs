@@ -20,9 +20,9 @@ mod cycles;
 pub(crate) mod parallel;
 
 use crate::graph::Graph;
-use crate::product::{ProductEdge, Space, Step};
+use crate::product::{OverMemory, ProductEdge, Reached, Space, Step};
+use crate::props::LOOK;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
 use std::hash::BuildHasher;
 
 /// A move of the monitor on a step: its state after, whether the product edge stays in the
@@ -328,18 +328,40 @@ impl<'g> Lean<'g> {
 }
 
 impl Lean<'_> {
-    /// The steps from node 0 to node `n` along `parent`, each by the parent's first edge
-    /// into its child (the one the search went by).
-    fn unwind(&self, parent: &[u32], mut n: u32) -> Vec<Step> {
-        let mut steps = Vec::new();
-        while n != 0 {
-            let p = parent[n as usize];
-            let e = self.edges(p).find(|e| e.to == n);
-            steps.push(e.expect("a parent has an edge into its child").step);
+    /// The steps from node 0 to `order[at]`, each from the node that first reached the next:
+    /// the first node of the level before (`order[levels[k]..levels[k + 1]]` is level `k`,
+    /// in the order the search met it) with an edge into it, by its first such edge (the one
+    /// the search went by). Each level is read once, back to node 0.
+    fn unwind(&self, order: &[u32], levels: &[usize], at: usize) -> Vec<Step> {
+        let mut n = order[at];
+        let level = levels.partition_point(|&l| l <= at) - 1;
+        let mut steps = Vec::with_capacity(level);
+        for k in (0..level).rev() {
+            let (e, p) = (order[levels[k]..levels[k + 1]].iter())
+                .find_map(|&p| Some((self.edges(p).find(|e| e.to == n)?, p)))
+                .expect("a node of the level before reaches each node");
+            steps.push(e.step);
             n = p;
         }
         steps.reverse();
         steps
+    }
+}
+
+/// A set of node numbers, a bit each.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    /// Adds `n`; whether it was new.
+    fn insert(&mut self, n: u32) -> bool {
+        let (word, bit) = (&mut self.0[n as usize / 64], 1 << (n % 64));
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
     }
 }
 
@@ -420,28 +442,41 @@ impl Space for Lean<'_> {
     }
 
     fn stem(&self, n: u32) -> Vec<Step> {
-        self.first_reached(&|m| m == n).expect("a node reached").1
+        let found = self.first_reached(&|m| m == n, None);
+        found.ok().flatten().expect("a node reached").1
     }
 
     /// A breadth-first search from node 0, edges in order: it meets the nodes in the order
-    /// the product was built in, and keeps the node each was first reached from (4 bytes a
-    /// node, once the cycle search's memory is given back).
-    fn first_reached(&self, hit: &dyn Fn(u32) -> bool) -> Option<(u32, Vec<Step>)> {
-        let mut parent = vec![NONE; self.nodes()];
-        parent[0] = 0;
-        let mut queue = VecDeque::from([0u32]);
-        while let Some(n) = queue.pop_front() {
+    /// the product was built in. It keeps a bit a node (whether it is reached) and the nodes
+    /// reached, in order (4 bytes each: on philosophers under `ltl`, the first node of a
+    /// component is a few steps from the start, and a parent a node was 4 bytes of each of
+    /// the product's nodes); the steps are found again from the levels (see
+    /// [`Lean::unwind`]). Past `room` bytes of them it stops with [`OverMemory`].
+    fn first_reached(&self, hit: &dyn Fn(u32) -> bool, room: Option<u64>) -> Reached {
+        let mut seen = Bits::new(self.nodes());
+        let bits = 8 * seen.0.len();
+        let over = |order: usize| room.is_some_and(|room| (bits + 4 * order) as u64 > room);
+        seen.insert(0);
+        let (mut order, mut levels) = (vec![0u32], vec![0, 1]);
+        let mut at = 0;
+        while let Some(&n) = order.get(at) {
             if hit(n) {
-                return Some((n, self.unwind(&parent, n)));
+                return Ok(Some((n, self.unwind(&order, &levels, at))));
             }
             for e in self.edges(n) {
-                if parent[e.to as usize] == NONE {
-                    parent[e.to as usize] = n;
-                    queue.push_back(e.to);
+                if seen.insert(e.to) {
+                    order.push(e.to);
+                    if order.len().is_multiple_of(LOOK as usize) && over(order.len()) {
+                        return Err(OverMemory);
+                    }
                 }
             }
+            at += 1;
+            if at == levels[levels.len() - 1] {
+                levels.push(order.len());
+            }
         }
-        None
+        Ok(None)
     }
 }
 
@@ -554,11 +589,14 @@ mod tests {
         );
         assert!(!lean.more.is_empty(), "states with more than two nodes");
         let met = RefCell::new(Vec::new());
-        let none = lean.first_reached(&|n| {
-            met.borrow_mut().push(n);
-            false
-        });
-        assert!(none.is_none());
+        let none = lean.first_reached(
+            &|n| {
+                met.borrow_mut().push(n);
+                false
+            },
+            None,
+        );
+        assert!(matches!(none, Ok(None)));
         let keys: Vec<(u32, u32)> = (met.into_inner().iter())
             .map(|&n| lean.key(n))
             .map(|(s, c)| (s, lean.monitor[c as usize]))

@@ -80,11 +80,11 @@ pub trait Space {
     fn stem(&self, n: u32) -> Vec<Step>;
 
     /// The first node that `hit` accepts in the breadth-first order the product was built
-    /// in, with [`Space::stem`]'s steps to it. Nodes numbered in that order are read by
-    /// number.
-    fn first_reached(&self, hit: &dyn Fn(u32) -> bool) -> Option<(u32, Vec<Step>)> {
-        let n = (0..self.nodes() as u32).find(|&n| hit(n))?;
-        Some((n, self.stem(n)))
+    /// in, with [`Space::stem`]'s steps to it; a search for it may take `room` bytes. Nodes
+    /// numbered in that order are read by number.
+    fn first_reached(&self, hit: &dyn Fn(u32) -> bool, _room: Option<u64>) -> Reached {
+        let found = (0..self.nodes() as u32).find(|&n| hit(n));
+        Ok(found.map(|n| (n, self.stem(n))))
     }
 
     fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
@@ -333,6 +333,10 @@ pub struct Lasso {
 #[derive(Debug)]
 pub struct OverMemory;
 
+/// What [`Space::first_reached`] finds: a node with the steps to it, or none, unless its
+/// search ran out of memory.
+pub type Reached = Result<Option<(u32, Vec<Step>)>, OverMemory>;
+
 /// The product as [`crate::strong`] sees it.
 impl<P: Space> crate::strong::Product for P {
     fn state(&self, n: u32) -> u32 {
@@ -509,31 +513,136 @@ impl Path {
     }
 }
 
+/// A number from 0 for each node that may lie on a cycle ([`Space::on_cycles`]): the cycle
+/// search keeps its numbers for those only. Under `ltl` and `leads to` about half the
+/// product's nodes cannot cycle (see `crate::lean::cycles`): the numbers take 4 bytes of
+/// each of the others, and a bit and half a bit of each node for the index, instead of 4
+/// bytes of every node.
+enum Dense {
+    /// Every node: node `n` is number `n`.
+    All(usize),
+    /// The nodes whose bit is set, numbered in order: a node's number is the count of the
+    /// bits set before its own, that of its word's from `before`.
+    Some {
+        bits: Vec<u64>,
+        before: Vec<u32>,
+        count: usize,
+    },
+}
+
+impl Dense {
+    fn new(product: &impl Space) -> Self {
+        let nodes = product.nodes();
+        let mut bits = vec![0u64; nodes.div_ceil(64)];
+        for n in (0..nodes as u32).filter(|&n| product.on_cycles(n)) {
+            bits[n as usize / 64] |= 1 << (n % 64);
+        }
+        let mut count = 0;
+        let before = (bits.iter())
+            .map(|w| (count, count += w.count_ones()).0)
+            .collect();
+        match count as usize == nodes {
+            true => Dense::All(nodes),
+            false => Dense::Some {
+                bits,
+                before,
+                count: count as usize,
+            },
+        }
+    }
+
+    /// The numbers a search keeps.
+    fn len(&self) -> usize {
+        match self {
+            Dense::All(nodes) => *nodes,
+            Dense::Some { count, .. } => *count,
+        }
+    }
+
+    /// The number of node `n`, one that may cycle.
+    fn of(&self, n: u32) -> usize {
+        match self {
+            Dense::All(_) => n as usize,
+            Dense::Some { bits, before, .. } => {
+                let (word, bit) = (n as usize / 64, n % 64);
+                debug_assert!(bits[word] & (1 << bit) != 0, "node {n} may cycle");
+                let below = bits[word] & ((1u64 << bit) - 1);
+                before[word] as usize + below.count_ones() as usize
+            }
+        }
+    }
+
+    /// The bytes held, with 4 bytes a number.
+    fn bytes(&self) -> u64 {
+        let index = match self {
+            Dense::All(_) => 0,
+            Dense::Some { bits, before, .. } => 8 * bits.len() + 4 * before.len(),
+        };
+        (index + 4 * self.len()) as u64
+    }
+}
+
+/// Tarjan's numbers (see [`tarjan_within`]), read and written by node.
+struct Numbered {
+    dense: Dense,
+    numbers: Vec<u32>,
+}
+
+impl Numbered {
+    fn new(dense: Dense) -> Self {
+        let numbers = vec![0; dense.len()];
+        Numbered { dense, numbers }
+    }
+}
+
+impl std::ops::Index<usize> for Numbered {
+    type Output = u32;
+
+    fn index(&self, n: usize) -> &u32 {
+        &self.numbers[self.dense.of(n as u32)]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Numbered {
+    fn index_mut(&mut self, n: usize) -> &mut u32 {
+        &mut self.numbers[self.dense.of(n as u32)]
+    }
+}
+
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
-/// nodes that `keep` keeps, searched from `roots` (kept nodes of the avoid region).
+/// nodes that `keep` keeps (nodes that may cycle), searched from `roots` (kept nodes of the
+/// avoid region).
 ///
 /// Tarjan's search in Pearce's form ("A space-efficient algorithm for finding strongly
-/// connected components", 2016): one number a node (4 bytes), 0 until it is visited, then
+/// connected components", 2016): one number a node that may cycle (4 bytes, by its
+/// [`Dense`] number), 0 until it is visited, then
 /// its visit index lowered to the smallest one it reaches on the stack (index and low link
 /// in one), [`DONE`] once its component is out; whether a node on the search path is a root
 /// is a bit of its frame.
 ///
 /// A frame is its node: back from a child, its parent's walk over its edges goes on after
 /// its first inside edge into the child, which is the one it went by (an earlier one would
-/// have gone there first), found again. Beyond the numbers, the search takes 4 bytes a node
-/// on its path, 4 a node waiting for its component and 4 a node of a component found: on a
-/// long path as many as the nodes. Past `room` bytes of them it stops with [`OverMemory`].
+/// have gone there first), found again. Beyond the numbers (with their index), the search
+/// takes 4 bytes a node on its path, 4 a node waiting for its component and 4 a node of a
+/// component found: on a long path as many as the nodes. Past `room` bytes of all that it
+/// stops with [`OverMemory`].
 fn tarjan_within(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
     keep: &dyn Fn(u32) -> bool,
     room: Option<u64>,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let mut rindex = vec![0u32; product.nodes()];
+    let dense = Dense::new(product);
+    let numbers = dense.bytes();
+    if room.is_some_and(|room| numbers > room) {
+        return Err(OverMemory);
+    }
+    let mut rindex = Numbered::new(dense);
     let (mut stack, mut out): (Vec<u32>, Vec<Vec<u32>>) = (Vec::new(), Vec::new());
     let mut found = 0u64;
     let over = |path: usize, waiting: usize, found: u64| {
-        room.is_some_and(|room| 4 * (path + waiting) as u64 + path as u64 / 8 + found > room)
+        let search = 4 * (path + waiting) as u64 + path as u64 / 8 + found;
+        room.is_some_and(|room| numbers + search > room)
     };
     let mut counter = 1u32;
     let mut path = Path::default();
@@ -597,7 +706,7 @@ fn tarjan_within(
 /// Takes the component of root `v` off `stack`: `v` and the nodes above the last one that
 /// reaches lower, marked [`DONE`]. When that is the whole stack, as for a component of most
 /// of the product, the stack itself becomes the component's list, not copied.
-fn component(stack: &mut Vec<u32>, rindex: &mut [u32], v: u32) -> Vec<u32> {
+fn component(stack: &mut Vec<u32>, rindex: &mut Numbered, v: u32) -> Vec<u32> {
     let low = |w: &u32| rindex[*w as usize] < rindex[v as usize];
     let at = stack.iter().rposition(low).map_or(0, |i| i + 1);
     let mut scc = match at {

@@ -34,12 +34,12 @@ impl Search<'_> {
     }
 
     /// Searches `space` (holding `bytes`) for a counterexample, if its search fits: Tarjan's
-    /// one number a node (4 bytes: see `product::tarjan_within`), and its path, its stack and
-    /// the components it finds, counted as they grow.
+    /// number of each node that may cycle (4 bytes, with its index: see
+    /// `product::tarjan_within`), its path, its stack and the components it finds, and the
+    /// search for the stem, counted as they grow.
     pub(crate) fn lasso(&self, space: &(impl Space + Sync), bytes: u64, graph: &Graph) -> Found {
-        let numbers = bytes + 4 * space.nodes() as u64;
-        self.within(numbers)?;
-        let room = self.room.map(|room| room - numbers);
+        self.within(bytes)?;
+        let room = self.room.map(|room| room - bytes);
         find_lasso(space, graph, self.fair, room, self.threads)
     }
 

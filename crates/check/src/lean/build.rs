@@ -2,8 +2,11 @@
 //! next level ordered, exactly as one thread's breadth-first search does (whatever the number
 //! of threads, the product, its memory and so its verdict are the same).
 //!
-//! Each level is built in three steps:
-//! 1. Its nodes, in chunks of [`CHUNK`] (a size that does not depend on the thread count),
+//! Each level is built in batches of [`BATCH`] chunks of [`CHUNK`] nodes (sizes that do not
+//! depend on the thread count), one after the other, so that what a level holds beyond the
+//! product is a batch's candidates, not the level's (a level of philosophers can have as
+//! many candidates as a state space has states). Each batch in three steps:
+//! 1. Its nodes, in chunks of [`CHUNK`],
 //!    are expanded in parallel into *candidates*: the (state, monitor state) keys of their
 //!    edges' targets not numbered yet, in the order one thread meets them. A chunk stops at a
 //!    node with a kind of edge whose moves are not known yet; the monitor (one thread's) learns
@@ -14,7 +17,8 @@
 //!    in order. A state's monitor state past its second node's waits for step 3, as does the
 //!    second of a state when no state had one yet (its array is not there).
 //! 3. One thread numbers those, in order, and learns the flags of monitor states new to a
-//!    valuation; the new nodes, ordered by where they were first reached, are the next level.
+//!    valuation; the new nodes, ordered by where they were first reached, go on the next
+//!    level (a batch's nodes reach theirs after those of the batches before).
 
 use super::parallel;
 use super::{Lean, Monitor, Move, NONE, Numbers};
@@ -23,6 +27,9 @@ use std::ops::Range;
 
 /// The nodes of a level expanded as one piece of work.
 const CHUNK: usize = 4096;
+
+/// The chunks of a level whose candidates are held at once.
+const BATCH: usize = 4;
 
 /// A candidate: a node's key (state, monitor state number).
 type Key = (u32, u32);
@@ -42,8 +49,9 @@ struct Numbered {
 
 impl Lean<'_> {
     /// Builds the product to its end on `threads` threads. `fits` weighs what is held at the
-    /// peak of each level (the product so far with the level's candidates and new nodes); the
-    /// build stops, `false`, when it says no or the nodes pass 32-bit numbers.
+    /// peak of each batch (the product so far with the batch's candidates and the next level's
+    /// nodes so far); the build stops, `false`, when it says no or the nodes pass 32-bit
+    /// numbers.
     pub(crate) fn build(
         &mut self,
         monitor: &mut impl Monitor,
@@ -62,39 +70,47 @@ impl Lean<'_> {
     ) -> bool {
         let threads = parallel::resolve(threads);
         while !self.frontier.is_empty() {
-            let candidates = self.candidates(monitor, (threads, chunk));
-            let held: u64 = candidates.iter().map(|c| 8 * c.len() as u64).sum();
-            if !fits(self.bytes() + held) {
-                return false;
+            let level = self.frontier.len();
+            let mut next = Vec::new();
+            for from in (0..level).step_by(BATCH * chunk) {
+                let batch = from..(from + BATCH * chunk).min(level);
+                let candidates = self.candidates(monitor, batch, (threads, chunk));
+                // The batch's candidates, and the next level so far.
+                let held: u64 = candidates.iter().map(|c| 8 * c.len() as u64).sum();
+                if !fits(self.bytes() + held + 4 * next.len() as u64) {
+                    return false;
+                }
+                let Some(new) = self.number_level(&candidates, monitor, threads) else {
+                    return false;
+                };
+                next.extend(new);
+                if !fits(self.bytes() + held + 4 * next.len() as u64) {
+                    return false;
+                }
             }
-            let Some(next) = self.number_level(&candidates, monitor, threads) else {
-                return false;
-            };
             self.frontier = next;
-            if !fits(self.bytes() + held + 4 * self.frontier.len() as u64) {
-                return false;
-            }
         }
         self.find_accepting();
         true
     }
 
-    /// Step 1: the candidates of the level, chunk by chunk.
+    /// Step 1: the candidates of the level's nodes at `batch`, chunk by chunk.
     fn candidates(
         &mut self,
         monitor: &mut impl Monitor,
+        batch: Range<usize>,
         (threads, chunk): (usize, usize),
     ) -> Vec<Vec<Key>> {
-        let level = self.frontier.len();
-        let chunks = level.div_ceil(chunk);
+        let (start, end) = (batch.start, batch.end);
+        let chunks = batch.len().div_ceil(chunk);
         let mut keys: Vec<Vec<Key>> = vec![Vec::new(); chunks];
         // Where each chunk still open goes on.
-        let mut open: Vec<(usize, usize)> = (0..chunks).map(|k| (k, k * chunk)).collect();
+        let mut open: Vec<(usize, usize)> = (0..chunks).map(|k| (k, start + k * chunk)).collect();
         while !open.is_empty() {
             let this = &*self;
             let done = parallel::run(threads, open.len(), |i| {
                 let (k, from) = open[i];
-                this.expand(from..((k + 1) * chunk).min(level))
+                this.expand(from..(start + (k + 1) * chunk).min(end))
             });
             let mut still = Vec::new();
             for (&(k, _), (found, stop)) in open.iter().zip(done) {
@@ -158,7 +174,8 @@ impl Lean<'_> {
         }
     }
 
-    /// Steps 2 and 3: numbers the candidates; the next level, or `None` past 32-bit numbers.
+    /// Steps 2 and 3: numbers a batch's candidates; the new nodes in the order they were
+    /// reached, or `None` past 32-bit numbers.
     fn number_level(
         &mut self,
         candidates: &[Vec<Key>],
