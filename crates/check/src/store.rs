@@ -297,12 +297,12 @@ impl Store {
 
     /// The tree of state `i` into `out`, reusing its room.
     pub(crate) fn read_levels(&self, i: u32, out: &mut Levels) {
-        let mut sizes = [0usize; 64];
-        let (mut count, mut n) = (1, self.len_of(i));
-        sizes[0] = n;
-        while n > 2 {
-            n = n.div_ceil(2);
-            sizes[count] = n;
+        let len = self.len_of(i);
+        // Level k holds len / 2^k items, rounded up (halving rounded up k times); an array
+        // of the sizes was zeroed for every state read.
+        let size = |k: usize| len.div_ceil(1 << k);
+        let mut count = 1;
+        while size(count - 1) > 2 {
             count += 1;
         }
         let levels = &mut out.levels;
@@ -310,13 +310,14 @@ impl Store {
         levels.truncate(count);
         let record = unpack(self.records.get(i as usize));
         levels[count - 1].clear();
-        levels[count - 1].extend(record.iter().copied().take(sizes[0].min(2)));
+        levels[count - 1].extend(record.iter().copied().take(len.min(2)));
         for k in (0..count - 1).rev() {
             let (below, above) = levels.split_at_mut(k + 1);
             let (below, above) = (&mut below[k], &above[0]);
             below.clear();
+            let size = size(k);
             for (j, &item) in above.iter().enumerate() {
-                match 2 * j + 1 < sizes[k] {
+                match 2 * j + 1 < size {
                     true => below.extend_from_slice(&unpack(self.nodes.get(item as usize))),
                     false => below.push(item),
                 }

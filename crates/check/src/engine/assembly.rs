@@ -14,6 +14,8 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// The source's tree, which targets mostly share (none: targets are built whole, not
     /// looked up), and room to build theirs.
     pub(super) levels: Option<&'a Levels>,
+    /// The source's number in the store, when targets are looked up there.
+    pub(super) source: Option<u32>,
     /// Only transitions whose label this accepts (`Semantics::successors_where`), and what
     /// it said of each label so far.
     pub(super) keep: Option<&'a dyn Fn(&Label) -> bool>,
@@ -38,8 +40,8 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// Room for the inputs by channel and required value, and an output's candidates (see
     /// `InputIndex`).
     pub(super) lists: Lists,
-    /// Room for the inputs, kept from state to state (see [`super::recycle`]).
-    pub(super) input_room: Vec<Input<'static>>,
+    /// Room for the inputs, kept from state to state.
+    pub(super) input_room: Vec<Input>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
     /// How many fresh names the source holds, and how many ids the transitions built so far
@@ -240,7 +242,8 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
-        let mut inputs = super::recycle(std::mem::take(&mut self.input_room));
+        let mut inputs = std::mem::take(&mut self.input_room);
+        inputs.clear();
         self.inputs(&mut inputs);
         let Lists {
             mut index,
@@ -254,91 +257,95 @@ impl<'a> Assembly<'a, '_, '_> {
                 let FastKind::Out(out) = &m.kind else {
                     unreachable!("an output");
                 };
-                index.candidates(&inputs, k, out, &mut candidates);
+                let output = (k, *slot, o, m, out);
+                // Most often its inputs are one chain, walked as it is.
+                if let Some(mut i) = index.one_chain(out) {
+                    while i != NO_INPUT {
+                        self.pair(output, inputs[i as usize]);
+                        i = index.next[i as usize];
+                    }
+                    continue;
+                }
+                index.candidates(&inputs, moves, k, out, &mut candidates);
                 for &i in &candidates {
-                    self.pair((k, *slot, o, m, out), &inputs[i]);
+                    self.pair(output, inputs[i]);
                 }
             }
         }
         index.empty(&inputs);
         self.lists = Lists { index, candidates };
-        self.input_room = super::recycle(inputs);
+        self.input_room = inputs;
     }
 
     /// Every input offer on a synchronous channel, in offer order.
-    fn inputs(&self, inputs: &mut Vec<Input<'a>>) {
-        let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
-        for (k, slot) in slots.iter().enumerate() {
-            for &j in moves[k].sync_ins.iter() {
-                let m = &moves[k].offers[j as usize];
-                if let FastKind::In {
-                    chan,
-                    guard_key,
-                    sync,
-                    may_fault,
-                } = &m.kind
-                {
-                    inputs.push(Input {
-                        k,
-                        slot: *slot,
-                        offer: j,
-                        chan: *chan,
-                        guard_key: *guard_key,
-                        sync: *sync,
-                        may_fault: *may_fault,
-                        m,
-                    });
+    fn inputs(&self, inputs: &mut Vec<Input>) {
+        for (k, moves) in self.moves.iter().enumerate() {
+            for &offer in moves.sync_ins.iter() {
+                if let FastKind::In { sync, .. } = &moves.offers[offer as usize].kind {
+                    let (k, sync) = (k as u32, *sync);
+                    inputs.push(Input { k, offer, sync });
                 }
             }
         }
     }
 
-    fn pair(&mut self, output: (usize, Slot, u32, &FastMove, &Output), input: &Input<'_>) {
+    fn pair(&mut self, output: (usize, Slot, u32, &FastMove, &Output), input: Input) {
         let (k, slot, o, m, out) = output;
-        if input.k == k {
+        if input.k as usize == k {
             if !slot.twin {
                 self.internal(k, o, input.offer);
             }
             return;
         }
+        let moves: &'a [&'a CompMoves] = self.moves;
+        let im = &moves[input.k as usize].offers[input.offer as usize];
+        let FastKind::In {
+            guard_key,
+            may_fault,
+            ..
+        } = &im.kind
+        else {
+            unreachable!("an input");
+        };
         // The cheapest test first: most inputs on the channel require another value.
-        if let (Some(guard), Some(first)) = (input.guard_key, out.first_key)
+        if let (Some(guard), Some(first)) = (*guard_key, out.first_key)
             && guard != first
         {
             return;
         }
         // An offer of a twin inside a component meets only its equal neighbour there.
-        if m.twin || input.m.twin {
+        if m.twin || im.twin {
             return;
         }
+        let islot = self.slots[input.k as usize];
         // A twin meets only the first of its equal pair, side by side.
-        let meets = match (slot.twin, input.slot.twin) {
+        let meets = match (slot.twin, islot.twin) {
             (false, false) => true,
-            (true, false) => input.slot.pos + 1 == slot.pos,
-            (false, true) => slot.pos + 1 == input.slot.pos,
+            (true, false) => islot.pos + 1 == slot.pos,
+            (false, true) => slot.pos + 1 == islot.pos,
             (true, true) => false,
         };
         if !meets {
             return;
         }
-        self.movers_now = [slot.pos as u32, input.slot.pos as u32];
+        self.movers_now = [slot.pos as u32, islot.pos as u32];
         // When the communication itself was not asked for, the receive is needed only if
         // matching may fault (a `tau` fault, asked for apart).
-        let faults = input.may_fault && self.wanted(self.tau());
+        let faults = *may_fault && self.wanted(self.tau());
         if !(self.wanted(out.comm) || faults) {
             return;
         }
-        let key = (input.slot.id, input.slot.twin, input.offer, out.msg);
+        let key = (islot.id, islot.twin, input.offer, out.msg);
         let Some(recv) = self.engine.received.get(&key) else {
             let (id, twin, offer, msg) = key;
             return self.misses.push(Miss::Received(id, twin, offer, msg));
         };
-        let two = Actors::Two(m.instance, input.m.instance);
+        let two = Actors::Two(m.instance, im.instance);
         match &recv.kind {
             RecvKind::NoMatch => {}
-            RecvKind::Fault(fault) => self.fault(Actors::One(input.m.instance), fault.clone()),
+            RecvKind::Fault(fault) => self.fault(Actors::One(im.instance), fault.clone()),
             RecvKind::Then(then) => {
-                let replace = [(slot.pos, &out.then), (input.slot.pos, then)];
+                let replace = [(slot.pos, &out.then), (islot.pos, then)];
                 self.step(out.comm, two, m.span, &replace, None);
             }
         }
@@ -562,6 +569,18 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[Option<Replace<'_>>; 2],
         queues: Option<QueueChange>,
     ) -> Target {
+        if queues.is_none()
+            && let Some(s) = self.source
+            && self.stays(replace)
+        {
+            return Target::Known(s);
+        }
+        if queues.is_none()
+            && let Some(levels) = self.levels
+            && let Some(written) = self.written_over(replace)
+        {
+            return self.written_target(levels, &written);
+        }
         let interner = self.store.interner();
         let mut ids = std::mem::take(&mut self.buffer);
         ids.clear();
@@ -584,7 +603,10 @@ impl<'a> Assembly<'a, '_, '_> {
             self.buffer = ids;
             return Target::Queued(start, len, Box::new(miss));
         }
-        self.queues_into(&mut ids, queues);
+        // Most states hold no queue: nothing to append, and no call per step to see it.
+        if queues.is_some() || self.split < self.ids.len() {
+            self.queues_into(&mut ids, queues);
+        }
         let Some(levels) = self.levels else {
             let state = interner.state(&ids);
             self.buffer = ids;
@@ -611,6 +633,80 @@ impl<'a> Assembly<'a, '_, '_> {
         };
         self.buffer = ids;
         target
+    }
+
+    /// Whether every replaced component becomes itself, alone, with no equal neighbour (which
+    /// law *Repl-Idem* might merge it with): then the target is the source, and a look-up in
+    /// the store would find it. A read of a register that leaves both the reader and the
+    /// register as they were (a guard found false, `bench/check/peterson.pi`'s `Wait`) is
+    /// such a step: building and looking up its target was most of its cost.
+    fn stays(&self, replace: &[Option<Replace<'_>>; 2]) -> bool {
+        let same = |&(pos, list): &Replace<'_>| list == [self.canon[pos]];
+        if !replace.iter().flatten().all(same) {
+            return false;
+        }
+        let comps = &self.ids[..self.split];
+        replace.iter().flatten().all(|&(pos, _)| {
+            let (gone, at) = (self.canon[pos], self.key_pos[pos] as usize);
+            (at == 0 || comps[at - 1] != gone) && comps.get(at + 1) != Some(&gone)
+        })
+    }
+
+    /// What [`Assembly::replace_in_place`] writes over the source's ids, found without
+    /// copying them: the first component's place is found in the source's ids, and the
+    /// second's too, as the first write cannot have changed where it is (it is another
+    /// component, and the first did not become it: else `None`, and the caller takes the
+    /// general way). The neighbours are read as the writes left them.
+    fn written_over(&self, replace: &[Option<Replace<'_>>; 2]) -> Option<Written> {
+        let interner = self.store.interner();
+        let comps = &self.ids[..self.split];
+        let mut written = Written::default();
+        let mut first: Option<(u32, u32)> = None;
+        for (pos, list) in replace.iter().flatten() {
+            let &[id] = *list else {
+                return None;
+            };
+            let gone = self.canon[*pos];
+            if let Some((gone_before, id_before)) = first
+                && (gone == gone_before || gone == id_before)
+            {
+                return None;
+            }
+            first = Some((gone, id));
+            let at = first_left(comps, self.key_pos[*pos] as usize, gone);
+            let read = |i: usize| match written.at[..written.len].iter().find(|w| w.0 == i) {
+                Some(&(_, id)) => id,
+                None => comps[i],
+            };
+            let key = interner.order_key(id);
+            let after = at == 0 || interner.order_key(read(at - 1)) < key;
+            let before = at + 1 >= comps.len() || key < interner.order_key(read(at + 1));
+            if !(after && before) {
+                return None;
+            }
+            if comps[at] != id {
+                written.push(at, id);
+            }
+        }
+        Some(written)
+    }
+
+    /// The target of a step that wrote `written` over the source's ids (the queues as they
+    /// were): looked up from what changed; its ids are copied into the arena only when it is
+    /// not stored.
+    fn written_target(&mut self, levels: &Levels, written: &Written) -> Target {
+        if let Some(known) = self.store.find_changed(levels, written.as_slice()) {
+            return Target::Known(known);
+        }
+        let start = self.arena.len();
+        self.arena.extend_from_slice(self.ids);
+        for &(at, id) in written.as_slice() {
+            self.arena[start + at] = id;
+        }
+        Target::New {
+            start: start as u32,
+            len: self.ids.len() as u32,
+        }
     }
 
     /// What a target written in place (`written`, among the components) changed from the
@@ -654,8 +750,11 @@ impl<'a> Assembly<'a, '_, '_> {
             if !(after && before) {
                 return None;
             }
-            ids[at] = id;
-            written.push(at, id);
+            // A component that stays as it was changes nothing the store must walk up from.
+            if ids[at] != id {
+                ids[at] = id;
+                written.push(at, id);
+            }
         }
         Some(written)
     }
@@ -740,7 +839,7 @@ const NO_INPUT: u32 = u32::MAX;
 
 impl InputIndex {
     /// Chains `inputs` by sync number (`syncs` of them numbered so far).
-    fn fill(&mut self, inputs: &[Input<'_>], syncs: usize) {
+    fn fill(&mut self, inputs: &[Input], syncs: usize) {
         if self.heads.len() < syncs {
             self.heads.resize(syncs, NO_INPUT);
         }
@@ -755,7 +854,7 @@ impl InputIndex {
     }
 
     /// Every head back to none, for the next state.
-    fn empty(&mut self, inputs: &[Input<'_>]) {
+    fn empty(&mut self, inputs: &[Input]) {
         for input in inputs {
             self.heads[input.sync as usize] = NO_INPUT;
         }
@@ -782,17 +881,38 @@ impl InputIndex {
         }
     }
 
+    /// The first input of the one chain output `out` may meet, when it is one: the
+    /// output has a first value, and no input of its own component on its channel (those
+    /// meet it inside whatever they require), and one of its two chains is empty.
+    fn one_chain(&self, out: &Output) -> Option<u32> {
+        let first = out.sync_first.filter(|_| !out.inner)?;
+        match (self.head(out.sync_any), self.head(first)) {
+            (NO_INPUT, only) | (only, NO_INPUT) => Some(only),
+            _ => None,
+        }
+    }
+
+    fn head(&self, sync: u32) -> u32 {
+        self.heads.get(sync as usize).copied().unwrap_or(NO_INPUT)
+    }
+
     /// The inputs output `out` of slot `k` may meet, in offer order, into `list`.
-    fn candidates(&self, inputs: &[Input<'_>], k: usize, out: &Output, list: &mut Vec<usize>) {
+    fn candidates(
+        &self,
+        inputs: &[Input],
+        moves: &[&CompMoves],
+        k: usize,
+        out: &Output,
+        list: &mut Vec<usize>,
+    ) {
         list.clear();
+        let on_chan = |i: usize| inputs[i].chan(moves) == out.chan;
         let Some(first) = out.sync_first else {
             // No value to match: every input on the channel.
-            let on = (0..inputs.len()).filter(|&i| inputs[i].chan == out.chan);
-            return list.extend(on);
+            return list.extend((0..inputs.len()).filter(|&i| on_chan(i)));
         };
         // Most often one of the two chains is empty (a fork's inputs all require a value).
-        let head = |sync: u32| self.heads.get(sync as usize).copied().unwrap_or(NO_INPUT);
-        match (head(out.sync_any), head(first)) {
+        match (self.head(out.sync_any), self.head(first)) {
             (NO_INPUT, _) => list.extend(self.chain(first)),
             (_, NO_INPUT) => list.extend(self.chain(out.sync_any)),
             _ => self.merged(out.sync_any, first, list),
@@ -801,9 +921,7 @@ impl InputIndex {
         if out.inner {
             let own = |&i: &usize| {
                 let input = &inputs[i];
-                input.k == k
-                    && input.chan == out.chan
-                    && ![out.sync_any, first].contains(&input.sync)
+                input.k as usize == k && on_chan(i) && ![out.sync_any, first].contains(&input.sync)
             };
             let before = list.len();
             list.extend((0..inputs.len()).filter(own));
@@ -814,16 +932,23 @@ impl InputIndex {
     }
 }
 
-/// An input offer of the state, for pairing.
-pub(super) struct Input<'m> {
-    k: usize,
-    slot: Slot,
+/// An input offer of the state, for pairing: its slot, its offer there, and its sync number
+/// (the rest is read from the offer when it is paired, which few are: building every
+/// input's whole description was a sixth of putting a state's transitions together).
+#[derive(Clone, Copy)]
+pub(super) struct Input {
+    k: u32,
     offer: u32,
-    chan: Chan,
-    guard_key: Option<u32>,
     sync: u32,
-    may_fault: bool,
-    m: &'m FastMove,
+}
+
+impl Input {
+    fn chan(&self, moves: &[&CompMoves]) -> Chan {
+        match &moves[self.k as usize].offers[self.offer as usize].kind {
+            FastKind::In { chan, .. } => *chan,
+            _ => unreachable!("an input"),
+        }
+    }
 }
 
 /// The first `gone` of `ids` (which holds it), found from the position `near` where it
