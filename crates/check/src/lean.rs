@@ -20,8 +20,7 @@ mod cycles;
 pub(crate) mod parallel;
 
 use crate::graph::Graph;
-use crate::product::{OverMemory, ProductEdge, Reached, Space, Step};
-use crate::props::LOOK;
+use crate::product::{LOOK, OverMemory, ProductEdge, Reached, Space, Step};
 use rustc_hash::FxHashMap;
 use std::hash::BuildHasher;
 

@@ -333,6 +333,9 @@ pub struct Lasso {
 #[derive(Debug)]
 pub struct OverMemory;
 
+/// How many nodes a product adds between two looks at its memory.
+pub(crate) const LOOK: u32 = 4096;
+
 /// What [`Space::first_reached`] finds: a node with the steps to it, or none, unless its
 /// search ran out of memory.
 pub type Reached = Result<Option<(u32, Vec<Step>)>, OverMemory>;

@@ -5,7 +5,7 @@ use crate::lasso::find_lasso;
 use crate::lean::{Lean, Monitor, Move};
 use crate::pattern::{Bindings, match_label, rename_bindings};
 pub use crate::product::OverMemory;
-use crate::product::{Fairness, GraphSpace, Lasso, Product, Space};
+use crate::product::{Fairness, GraphSpace, LOOK, Lasso, Product, Space};
 use agentpi_ir::core::LabelPattern;
 use agentpi_semantics::{Label, Semantics};
 use std::hash::{BuildHasher, Hash};
@@ -58,9 +58,6 @@ impl Search<'_> {
         self.lasso(&lean, lean.bytes(), graph)
     }
 }
-
-/// How many nodes a product adds between two looks at its memory.
-pub(crate) const LOOK: u32 = 4096;
 
 /// `eventually P`: a path from the start that never does `P` and stops or cycles.
 pub fn eventually(
