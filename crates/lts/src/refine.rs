@@ -135,7 +135,10 @@ impl Refiner<'_> {
             }
             self.finish_round(before as u32);
             let growth = (before, self.part.num_blocks());
-            if work >= budget || predicted_work(work, last, growth, n) >= budget {
+            // Without a budget there is nothing to predict, and the logarithm would bring the
+            // maths library's code and tables into the run (180 KB of a short branching run).
+            let finite = budget != u64::MAX;
+            if finite && (work >= budget || predicted_work(work, last, growth, n) >= budget) {
                 return (self.part, false);
             }
         }
