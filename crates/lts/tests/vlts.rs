@@ -1,7 +1,8 @@
 //! Pinned quotient sizes of the small VLTS graphs (read from `../shared/data/vlts` beside the
-//! repository), the same as merc's on the same files (recorded in oracle/merc.txt by
-//! `bench/lts/merc`, in release: merc's debug build re-checks every branching signature
-//! naively, which took seconds on the larger graphs).
+//! repository, or from the directory `VLTS` names, as for bench/lts/run.sh: a git worktree
+//! elsewhere has no such neighbour), the same as merc's on the same files (recorded in
+//! oracle/merc.txt by `bench/lts/merc`, in release: merc's debug build re-checks every
+//! branching signature naively, which took seconds on the larger graphs).
 
 mod common;
 
@@ -11,20 +12,22 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 fn path(graph: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/vlts")
+    let beside = || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/vlts");
+    std::env::var_os("VLTS")
+        .map_or_else(beside, PathBuf::from)
         .join(format!("{graph}.aut"))
 }
 
-/// The graph read from `../shared/data/vlts`; a missing file fails the test saying what is
-/// missing and where to get it (the data is the project's, kept beside the repository).
+/// The graph read from `../shared/data/vlts` (or `VLTS`); a missing file fails the test saying
+/// what is missing and where to get it (the data is the project's, kept beside the repository).
 fn read(graph: &str) -> Lts {
     let path = path(graph);
     let file = File::open(&path).unwrap_or_else(|e| {
         panic!(
             "cannot read the VLTS graph {graph}: {} ({e}). These tests read the seven \
              smallest graphs of the VLTS suite from ../shared/data/vlts beside the repository \
-             (the project's shared data; CI checks the repository out beside it). Put \
+             (the project's shared data; CI checks the repository out beside it), or from \
+             the directory the environment variable VLTS names. Put \
              {graph}.aut there, as distributed at https://cadp.inria.fr/resources/vlts/ \
              (gunzip the .aut.gz).",
             path.display()
