@@ -9,6 +9,7 @@
 mod cmd;
 mod limits;
 mod loader;
+mod maths;
 mod model;
 mod models;
 mod msc;

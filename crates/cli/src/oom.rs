@@ -2,7 +2,8 @@
 //! (a message and exit status 3), not Rust's abort ("memory allocation of N bytes failed",
 //! SIGABRT); the one option of mimalloc that `minimize` sets (its purge delay); and transparent
 //! huge pages, turned off before Rust's runtime first allocates and given back to every command
-//! but `minimize`. The only `unsafe` code of the workspace (docs/architecture.md, *Invariants*).
+//! but `minimize`. With `maths.rs`, the only `unsafe` code of the workspace (docs/architecture.md,
+//! *Invariants*).
 //!
 //! A failure is final: nothing here returns null, so a `try_reserve` anywhere in the process
 //! also ends it with status 3 rather than an `Err` (no code of the workspace uses one).
