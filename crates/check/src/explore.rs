@@ -841,11 +841,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// The bound that merging these transitions (`count` of them, with the keys `keys` of
     /// targets not known before) would pass: more states or memory than the options allow.
-    /// (Their new components are interned already and counted.)
+    /// (Their new components are interned already and counted.) Far from the bounds, as
+    /// nearly always, every key counted as a new state passes neither, and none is looked
+    /// up; near them, each is looked up in the store, and those met twice are counted once.
     fn bound_passed<'k>(
         &self,
         store: &Store,
-        keys: impl Iterator<Item = &'k [u32]>,
+        keys: impl Iterator<Item = &'k [u32]> + Clone,
         count: usize,
     ) -> Option<Limit> {
         let cancelled = self.options.cancel.as_ref();
@@ -855,17 +857,22 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if self.options.max_states.is_none() && self.options.max_memory.is_none() {
             return None;
         }
-        let (mut states, mut bytes) = (0usize, 0u64);
+        // At most this many new states: if they pass no bound, fewer do not either.
+        self.bound_passed_by(keys.clone().count(), count)?;
         let mut new: FxHashSet<&[u32]> = FxHashSet::default();
         let mut scratch = Levels::default();
         for ids in keys {
-            let known = store.find_near(None, ids, &mut scratch).is_some();
-            if !known && new.insert(ids) {
-                states += 1;
-                // A new state also adds an edge and a parent link.
-                bytes += state_bytes() + 4;
+            if store.find_near(None, ids, &mut scratch).is_none() {
+                new.insert(ids);
             }
         }
+        self.bound_passed_by(new.len(), count)
+    }
+
+    /// The bound that `states` new states and `count` transitions would pass.
+    fn bound_passed_by(&self, states: usize, count: usize) -> Option<Limit> {
+        // A new state also adds an edge and a parent link.
+        let bytes = states as u64 * (state_bytes() + 4);
         let edges = match self.graph.edges_kept {
             true => count as u64 * self.graph.kept.edge_bytes(),
             false => 0,

@@ -1,19 +1,20 @@
-//! One chunk of the frontier expanded by the worker threads while the merge takes their
-//! expansions in frontier order as they come, instead of after the last one.
+//! One chunk of the frontier expanded by the threads, each expansion merged in frontier order
+//! as soon as it and every earlier one are done, by whichever thread is free to.
 //!
-//! The workers take blocks of [`BLOCK`] states in frontier order from a shared counter, so
-//! blocks finish nearly in order and the merge trails the workers closely: what is left to
-//! merge when the last worker is done is a block or two. Expansions are handed over in order
-//! whatever the timing, so the merge, hence every number and all output, is the same for any
-//! thread count.
+//! The threads take blocks of [`BLOCK`] states in frontier order from a shared counter, so
+//! blocks finish nearly in order. Between blocks a thread merges every block ready in order
+//! unless another thread is merging; when the next block to merge is the next to take, it
+//! takes it and merges each state right after expanding it, as one thread does (the states
+//! after it find its new targets stored, and its transitions are merged from its own cache).
+//! The merge trails the expansions closely and no thread waits while there is work. Expansions are handed over in order whatever the
+//! timing, so the merge, hence every number and all output, is the same for any thread count.
 
 use super::{Expanded, expand};
 use crate::engine::{Buffers, Engine};
 use crate::store::Store;
 use agentpi_semantics::Semantics;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How many states a worker expands before handing them over: enough that handing over
@@ -23,7 +24,7 @@ pub(super) const BLOCK: usize = 32;
 /// The threads that expand states besides the one that merges them.
 pub(super) struct Workers {
     pool: Arc<rayon::ThreadPool>,
-    /// How many of the pool's threads work: one fewer than asked (the merging thread is
+    /// How many of the pool's threads work: one fewer than asked (the calling thread is
     /// the other), the pool never smaller than one, so it may hold a thread that never
     /// works. Every pool thread woken for a job it could not take would spin on a core
     /// the others need.
@@ -149,56 +150,121 @@ pub(super) struct Readers<'a, 's, 'p> {
 }
 
 /// Expands the states of `range` on the workers and this thread, handing each expansion
-/// to `merge` in frontier order as soon as it and every earlier one are done. This thread
-/// merges whatever is ready, and expands a block itself when nothing is: with one thread it
-/// does all the work, with more no thread waits while there is work. Returns, in order,
-/// those `merge` refused and all after them (none once it said [`Flow::Stop`]).
-pub(super) fn expand_in_order(
+/// to `merge` in frontier order as soon as it and every earlier one are done. The threads
+/// take blocks in turn; one that takes the next block to merge while no other thread is
+/// merging merges each of its states right after expanding it, as one thread does; the
+/// others' blocks are merged by whichever thread finds them ready and the merge free. So no
+/// thread waits while there is work. Returns, in order, those `merge` refused and all after
+/// them (none once it said [`Flow::Stop`]).
+pub(super) fn expand_in_order<F>(
     workers: &Workers,
     readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
-    mut merge: impl FnMut(u32, Expanded) -> Flow,
-) -> Vec<(u32, Expanded)> {
+    mut merge: F,
+) -> Vec<(u32, Expanded)>
+where
+    F: FnMut(u32, Expanded) -> Flow + Send,
+{
     let blocks = Blocks {
         range,
         counter: AtomicUsize::new(0),
     };
-    let (tx, rx) = mpsc::channel::<(usize, Vec<Expanded>)>();
-    let mut order = InOrder::new(blocks.count(), blocks.range.start);
+    let mut order = InOrder::new(blocks.range.start);
     if alone(workers, blocks.range.len()) {
         alone_all(readers, blocks.range, &mut order, &mut merge);
         return order.leftovers;
     }
+    let shared = Shared {
+        done: Mutex::new((0..blocks.count()).map(|_| None).collect()),
+        merging: Mutex::new((order, merge)),
+        stopped: AtomicBool::new(false),
+        blocks,
+    };
     workers.pool.in_place_scope(|scope| {
         for _ in 0..workers.count {
-            let (tx, blocks) = (tx.clone(), &blocks);
-            scope.spawn(move |_| {
-                while let Some((b, block)) = blocks.expand_next(readers) {
-                    // The merge is gone only if it panicked: nothing is left to do.
-                    if tx.send((b, block)).is_err() {
-                        return;
-                    }
-                }
-            });
+            let shared = &shared;
+            scope.spawn(move |_| shared.work(readers));
         }
-        drop(tx);
-        while !order.complete() {
-            while let Ok((b, block)) = rx.try_recv() {
-                order.arrive(b, block, &mut merge, readers.free);
+        shared.work(readers);
+    });
+    let (order, _) = shared.merging.into_inner().expect("no thread panics");
+    order.leftovers
+}
+
+/// What the threads of one chunk share: the blocks to take, the expanded blocks not merged
+/// yet, and the merge, which one thread at a time holds.
+struct Shared<F> {
+    blocks: Blocks,
+    /// Each block's expansions, from when it is expanded until it is merged.
+    done: Mutex<Vec<Option<Vec<Expanded>>>>,
+    merging: Mutex<(InOrder, F)>,
+    /// Set once the merge said stop: the blocks left are not expanded.
+    stopped: AtomicBool,
+}
+
+impl<F: FnMut(u32, Expanded) -> Flow + Send> Shared<F> {
+    /// One thread's part: merge what is ready if no other thread is merging, and expand the
+    /// next block, each state merged right after it if every earlier block is merged (see
+    /// [`Shared::front`]), else for whichever thread finds it ready. With no block left,
+    /// merge what is ready, waiting for the merge if another thread holds it. Every block is
+    /// merged: the last thread to take the merge at its end took it after every block was
+    /// put in `done`.
+    fn work(&self, readers: &Readers<'_, '_, '_>) {
+        while !self.stopped.load(Ordering::Relaxed) {
+            if let Ok(mut merging) = self.merging.try_lock() {
+                self.merge_ready(&mut merging, readers.free);
+                if self.front(&mut merging, readers) {
+                    continue;
+                }
             }
-            if order.complete() {
+            let Some((b, block)) = self.blocks.expand_next(readers) else {
+                break;
+            };
+            self.done.lock().expect("no thread panics")[b] = Some(block);
+        }
+        let mut merging = self.merging.lock().expect("no thread panics");
+        self.merge_ready(&mut merging, readers.free);
+    }
+
+    /// Takes the next block to merge if no thread has taken it, and merges each of its states
+    /// right after expanding it, as one thread does (see `alone_all`): the states after it
+    /// then find its new targets stored, and its transitions are merged from this thread's
+    /// cache. Whether it took one.
+    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_>) -> bool {
+        let Some(states) = self.blocks.take(order.next) else {
+            return false;
+        };
+        order.next += 1;
+        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
+        let mut buffers = Vec::with_capacity(BLOCK);
+        readers.free.take(&mut buffers);
+        for s in states {
+            let room = buffers.pop().unwrap_or_default();
+            order.hand(s as u32, expand(sem, engine, store, s as u32, room), merge);
+            if order.state == State::Stopped {
+                self.stopped.store(true, Ordering::Relaxed);
                 break;
             }
-            match blocks.expand_next(readers) {
-                Some((b, block)) => order.arrive(b, block, &mut merge, readers.free),
-                None => match rx.recv() {
-                    Ok((b, block)) => order.arrive(b, block, &mut merge, readers.free),
-                    Err(_) => unreachable!("every block arrives before its worker ends"),
-                },
-            }
         }
-    });
-    order.leftovers
+        readers.free.give(&mut buffers);
+        true
+    }
+
+    /// Hands every block ready in order to the merge.
+    fn merge_ready(&self, (order, merge): &mut (InOrder, F), free: &Free) {
+        while let Some(block) = self.next_ready(order.next) {
+            order.arrive(block, merge, free);
+        }
+        if order.state == State::Stopped {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Block `b`'s expansions, if it is done.
+    fn next_ready(&self, b: usize) -> Option<Vec<Expanded>> {
+        let mut done = self.done.lock().expect("no thread panics");
+        done.get_mut(b).and_then(Option::take)
+    }
 }
 
 /// Whether a chunk of `states` states is expanded by the merging thread alone: with no
@@ -278,6 +344,19 @@ impl Blocks {
         self.range.len().div_ceil(BLOCK)
     }
 
+    /// The states of block `b`, if it is the next not taken yet (and taken now).
+    fn take(&self, b: usize) -> Option<Range<usize>> {
+        let start = self.range.start + b * BLOCK;
+        if start >= self.range.end {
+            return None;
+        }
+        let taken = self
+            .counter
+            .compare_exchange(b, b + 1, Ordering::Relaxed, Ordering::Relaxed);
+        taken.ok()?;
+        Some(start..(start + BLOCK).min(self.range.end))
+    }
+
     /// Expands the next block not taken yet, if any: (its number, its expansions).
     fn expand_next(&self, readers: &Readers<'_, '_, '_>) -> Option<(usize, Vec<Expanded>)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
@@ -298,9 +377,8 @@ impl Blocks {
     }
 }
 
-/// Blocks put back in order as they arrive.
+/// Where the merge is in a chunk.
 struct InOrder {
-    waiting: Vec<Option<Vec<Expanded>>>,
     /// The next block to merge.
     next: usize,
     first_state: usize,
@@ -316,9 +394,8 @@ enum State {
 }
 
 impl InOrder {
-    fn new(blocks: usize, first_state: usize) -> Self {
+    fn new(first_state: usize) -> Self {
         InOrder {
-            waiting: (0..blocks).map(|_| None).collect(),
             next: 0,
             first_state,
             state: State::Merging,
@@ -326,28 +403,19 @@ impl InOrder {
         }
     }
 
-    /// Block `b` is done: it and every block waiting after it go to `merge`, in order.
+    /// Block `next`, done: each of its states goes to `merge`, in order.
     fn arrive(
         &mut self,
-        b: usize,
-        block: Vec<Expanded>,
+        mut block: Vec<Expanded>,
         merge: &mut impl FnMut(u32, Expanded) -> Flow,
         free: &Free,
     ) {
-        self.waiting[b] = Some(block);
-        while let Some(mut block) = self.waiting.get_mut(self.next).and_then(Option::take) {
-            let first = self.first_state + self.next * BLOCK;
-            self.next += 1;
-            for (s, expanded) in (first as u32..).zip(block.drain(..)) {
-                self.hand(s, expanded, merge);
-            }
-            free.give_block(block);
+        let first = self.first_state + self.next * BLOCK;
+        self.next += 1;
+        for (s, expanded) in (first as u32..).zip(block.drain(..)) {
+            self.hand(s, expanded, merge);
         }
-    }
-
-    /// Whether every block has been handed over.
-    fn complete(&self) -> bool {
-        self.next == self.waiting.len()
+        free.give_block(block);
     }
 
     fn hand(&mut self, s: u32, expanded: Expanded, merge: &mut impl FnMut(u32, Expanded) -> Flow) {
