@@ -3,12 +3,12 @@
 //! that edge's *kind* (its label, actors and renaming: see [`crate::edges`]), learnt once.
 //!
 //! A node is a pair (system state, monitor state). Its number says its state: the first
-//! node of state `s` reached is node `s`, the second `S + s` (`S` states), the others `2S` on
-//! in the order they are reached. So a node costs the number of its monitor state among those
-//! met (1 byte while they are at most 255), and a state reached with more than two monitor
-//! states, its key and a slot in a small index; its flags are its monitor state's in its
-//! state's valuation, kept once for each pair. A number not taken by a node is a hole: no
-//! edge goes there, and it lies in no region. An edge costs nothing beyond the graph's.
+//! node of state `s` reached is node `s`, the second `S + s` (`S` states), the others in
+//! further layers of a number a state or in a small table ([`nodes`]). So a node costs the
+//! number of its monitor state among those met (1 byte while they are at most 255); its flags
+//! are its monitor state's in its state's valuation, kept once for each pair. A number not
+//! taken by a node is a hole: no edge goes there, and it lies in no region. An edge costs
+//! nothing beyond the graph's.
 //!
 //! The product is built breadth first, each node's edges in the order of the state's edges
 //! and, on each, of the monitor's moves: those of the stored [`crate::product::Product`].
@@ -17,12 +17,13 @@
 
 mod build;
 mod cycles;
+mod nodes;
 pub(crate) mod parallel;
 
 use crate::graph::Graph;
 use crate::product::{LOOK, OverMemory, ProductEdge, Reached, Space, Step};
+use nodes::{Key, Nodes};
 use rustc_hash::FxHashMap;
-use std::hash::BuildHasher;
 
 /// A move of the monitor on a step: its state after, whether the product edge stays in the
 /// avoid region, and the eventualities it leaves pending (see [`ProductEdge`]).
@@ -53,59 +54,6 @@ pub(crate) trait Monitor {
 /// valuation of the formula's state predicates (0 when it has none).
 type Cell = (u32, u32, u64);
 
-/// A monitor state number for each state, or none: a byte each while the numbers are below
-/// 255 (the shapes' monitors and most formulas' automata have a few), widened past that.
-enum Numbers {
-    Narrow(Vec<u8>),
-    Wide(Vec<u32>),
-}
-
-impl Numbers {
-    fn new(states: usize) -> Self {
-        Numbers::Narrow(vec![u8::MAX; states])
-    }
-
-    fn get(&self, s: usize) -> Option<u32> {
-        match self {
-            Numbers::Narrow(c) => (c[s] != u8::MAX).then_some(c[s] as u32),
-            Numbers::Wide(c) => (c[s] != NONE).then_some(c[s]),
-        }
-    }
-
-    fn set(&mut self, s: usize, c: u32) {
-        if c >= u8::MAX as u32 {
-            self.widen();
-        }
-        match self {
-            Numbers::Narrow(narrow) => narrow[s] = c as u8,
-            Numbers::Wide(wide) => wide[s] = c,
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        match self {
-            Numbers::Narrow(c) => c.len(),
-            Numbers::Wide(c) => 4 * c.len(),
-        }
-    }
-
-    /// Four bytes a number from now on.
-    fn widen(&mut self) {
-        if let Numbers::Narrow(narrow) = self {
-            let widen = |&c: &u8| if c == u8::MAX { NONE } else { c as u32 };
-            *self = Numbers::Wide(narrow.iter().map(widen).collect());
-        }
-    }
-
-    /// The array in parts of `width` states, for threads to write apart.
-    fn parts(&mut self, width: usize) -> Vec<build::Part<'_>> {
-        match self {
-            Numbers::Narrow(c) => c.chunks_mut(width).map(build::Part::Narrow).collect(),
-            Numbers::Wide(c) => c.chunks_mut(width).map(build::Part::Wide).collect(),
-        }
-    }
-}
-
 /// The product's nodes, with the monitor's moves learnt so far.
 pub(crate) struct Lean<'g> {
     graph: &'g Graph,
@@ -118,15 +66,8 @@ pub(crate) struct Lean<'g> {
     numbers: FxHashMap<u32, u32>,
     /// The flags of each monitor state (by number) in a state of each valuation met.
     marks: FxHashMap<(u32, u64), u8>,
-    /// The monitor state of each state's first node (node `s`).
-    first: Numbers,
-    /// The monitor state of each state's second node (node `S + s`); empty until a state has
-    /// two. A product often has two nodes a state (the monitor waiting or not).
-    second: Option<Numbers>,
-    /// The key of each node past the second of its state (node `2S + i` is the `i`-th).
-    more: Vec<(u32, u32)>,
-    /// Positions in `more`, hashed by their keys.
-    index: hashbrown::HashTable<u32>,
+    /// The nodes, numbered by their state.
+    nodes: Nodes,
     /// The moves of each cell, as a range of `moves`, each to a monitor state by number.
     cells: FxHashMap<Cell, (u32, u32)>,
     moves: Vec<Move>,
@@ -135,21 +76,6 @@ pub(crate) struct Lean<'g> {
     /// Whether each monitor state (by number) may lie on an accepting cycle, once the
     /// product is built (see [`cycles`]).
     accepting: Vec<bool>,
-}
-
-fn hash(key: &(u32, u32)) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(key)
-}
-
-/// The position of `key` among the keys of the nodes past the second of their state.
-fn find_more(
-    more: &[(u32, u32)],
-    index: &hashbrown::HashTable<u32>,
-    key: (u32, u32),
-) -> Option<u32> {
-    index
-        .find(hash(&key), |&i| more[i as usize] == key)
-        .copied()
 }
 
 impl<'g> Lean<'g> {
@@ -163,25 +89,19 @@ impl<'g> Lean<'g> {
             monitor: Vec::new(),
             numbers: FxHashMap::default(),
             marks: FxHashMap::default(),
-            first: Numbers::new(states),
-            second: None,
-            more: Vec::new(),
-            index: hashbrown::HashTable::new(),
+            nodes: Nodes::new(states as u32),
             cells: FxHashMap::default(),
             moves: Vec::new(),
             frontier: Vec::new(),
             accepting: Vec::new(),
         };
         let root = lean.number(root);
-        let (node, _) = lean.node((0, root));
+        let (node, _) = lean
+            .nodes
+            .insert((0, root))
+            .expect("a number for the first node");
         lean.frontier.push(node);
         lean
-    }
-
-    /// Whether every node has a number below `u32::MAX` (the first two of a state take two
-    /// numbers a state, whether reached or not).
-    pub(crate) fn numbered(&self) -> bool {
-        2 * self.states as u64 + (self.more.len() as u64) < u32::MAX as u64
     }
 
     /// The number of monitor state `q`.
@@ -193,13 +113,8 @@ impl<'g> Lean<'g> {
     }
 
     /// Node `n`'s (state, monitor state number), `None` for a hole.
-    fn key_of(&self, n: u32) -> Option<(u32, u32)> {
-        let (s, layer) = (n % self.states, n / self.states);
-        match layer {
-            0 => Some((s, self.first.get(s as usize)?)),
-            1 => Some((s, self.second.as_ref()?.get(s as usize)?)),
-            _ => self.more.get((n - 2 * self.states) as usize).copied(),
-        }
+    fn key_of(&self, n: u32) -> Option<Key> {
+        self.nodes.key_of(n)
     }
 
     fn key(&self, n: u32) -> (u32, u32) {
@@ -218,43 +133,8 @@ impl<'g> Lean<'g> {
         self.valuations.get(s as usize).copied().unwrap_or(0)
     }
 
-    fn find(&self, (s, c): (u32, u32)) -> Option<u32> {
-        let first = self.first.get(s as usize)?;
-        if first == c {
-            return Some(s);
-        }
-        let second = self.second.as_ref()?.get(s as usize)?;
-        if second == c {
-            return Some(self.states + s);
-        }
-        find_more(&self.more, &self.index, (s, c)).map(|i| 2 * self.states + i)
-    }
-
-    /// The node of `key`, and whether it is new.
-    fn node(&mut self, key: (u32, u32)) -> (u32, bool) {
-        if let Some(n) = self.find(key) {
-            return (n, false);
-        }
-        let (s, c) = key;
-        let n = if self.first.get(s as usize).is_none() {
-            self.first.set(s as usize, c);
-            s
-        } else {
-            let states = self.states as usize;
-            let second = self.second.get_or_insert_with(|| Numbers::new(states));
-            if second.get(s as usize).is_none() {
-                second.set(s as usize, c);
-                self.states + s
-            } else {
-                let i = self.more.len() as u32;
-                self.more.push(key);
-                let more = &self.more;
-                let rehash = |&j: &u32| hash(&more[j as usize]);
-                self.index.insert_unique(hash(&key), i, rehash);
-                2 * self.states + i
-            }
-        };
-        (n, true)
+    fn find(&self, key: Key) -> Option<u32> {
+        self.nodes.find(key)
     }
 
     /// Learns node `n`'s flags from `monitor`, unless its monitor state's in its state's
@@ -276,16 +156,12 @@ impl<'g> Lean<'g> {
         self.marks.insert((c, valuation), flags);
     }
 
-    /// The bytes held: the monitor state of each state's first and second node, the keys of
-    /// the others with their index (its control bytes, all written, and its slots as filled),
-    /// the nodes of the level to expand, the monitor states and flags met, and the moves learnt.
+    /// The bytes held: the nodes (see [`Nodes::bytes`]), the nodes of the level to expand,
+    /// the monitor states and flags met, and the moves learnt.
     pub(crate) fn bytes(&self) -> u64 {
-        let firsts = self.first.bytes() + self.second.as_ref().map_or(0, Numbers::bytes);
-        let more = 8 * self.more.len() + self.index.capacity() + 4 * self.index.len();
         let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.frontier.len();
-        let nodes = firsts + more + met;
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
-        (nodes + moves) as u64
+        self.nodes.bytes() + (met + moves) as u64
     }
 
     /// Learns which monitor states may lie on an accepting cycle, from the moves learnt.
@@ -366,8 +242,7 @@ impl Bits {
 
 impl Space for Lean<'_> {
     fn nodes(&self) -> usize {
-        let layers = if self.second.is_some() { 2 } else { 1 };
-        (layers * self.states + self.more.len() as u32) as usize
+        self.nodes.end() as usize
     }
 
     fn state(&self, n: u32) -> u32 {
@@ -506,18 +381,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn numbers_widen_past_a_byte_and_keep_theirs() {
-        let mut numbers = Numbers::new(4);
-        numbers.set(0, 3);
-        numbers.set(2, 254);
-        assert!(matches!(numbers, Numbers::Narrow(_)));
-        numbers.set(1, 255);
-        assert!(matches!(numbers, Numbers::Wide(_)));
-        let all: Vec<Option<u32>> = (0..4).map(|s| numbers.get(s)).collect();
-        assert_eq!(all, [Some(3), Some(255), Some(254), None]);
-    }
-
     /// The product's nodes as breadth-first search meets them, (state, monitor state) each,
     /// found by brute force: a hash map from pairs.
     fn reference(graph: &Graph, monitor: &mut Counter, root: u32) -> Vec<(u32, u32)> {
@@ -586,7 +449,9 @@ mod tests {
             lean.monitor.len() > 256,
             "monitor state numbers past a byte"
         );
-        assert!(!lean.more.is_empty(), "states with more than two nodes");
+        let nodes = &lean.nodes;
+        assert!(nodes.in_table() > 0, "nodes in the table past the layers");
+        assert!(nodes.layers() > 2, "layers past the second");
         let met = RefCell::new(Vec::new());
         let none = lean.first_reached(
             &|n| {
@@ -601,20 +466,19 @@ mod tests {
             .map(|(s, c)| (s, lean.monitor[c as usize]))
             .collect();
         assert_eq!(keys, expected);
-        // Numbered by the breadth-first order: a state's first node `s`, its second `S + s`,
-        // the others `2S` on.
+        // A state's first node reached is `s`, its second `S + s`; no two share a number.
         let states = lean.states;
         let mut met = vec![0; states as usize];
-        let mut more = 0;
+        let mut taken = rustc_hash::FxHashSet::default();
         for &(s, q) in expected {
             let n = lean.find((s, lean.numbers[&q])).expect("a node");
+            assert!(taken.insert(n) && n < nodes.end(), "node {n} numbered once");
             met[s as usize] += 1;
-            let number = match met[s as usize] {
-                1 => s,
-                2 => states + s,
-                _ => (2 * states + more, more += 1).0,
-            };
-            assert_eq!(n, number, "the number of ({s}, {q})");
+            match met[s as usize] {
+                1 => assert_eq!(n, s, "the number of ({s}, {q})"),
+                2 => assert_eq!(n, states + s, "the number of ({s}, {q})"),
+                _ => {}
+            }
             assert_eq!(
                 lean.avoid(n),
                 q.is_multiple_of(2),

@@ -8,6 +8,8 @@
 //! decided the Emerson–Lei way (see [`crate::strong`]). The counterexample, a lasso, is built
 //! by [`crate::lasso`].
 
+mod peel;
+
 use crate::graph::Graph;
 use agentpi_semantics::Actor;
 use rustc_hash::FxHashSet;
@@ -405,7 +407,7 @@ pub fn accepting_sccs(
     room: Option<u64>,
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let mut sccs = tarjan(product, room)?;
+    let mut sccs = tarjan(product, room, threads)?;
     sccs.retain(|scc| pending_on_all(product, scc, threads) == 0);
     Ok(sccs)
 }
@@ -464,11 +466,29 @@ fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
     internal(product, scc).fold(u64::MAX, |all, e| all & e.pending)
 }
 
-/// Strongly connected components of the avoid region (inside edges only) that hold a cycle.
-fn tarjan(product: &impl Space, room: Option<u64>) -> Result<Vec<Vec<u32>>, OverMemory> {
+/// Strongly connected components of the avoid region (inside edges only) that hold a cycle,
+/// the nodes no cycle reaches taken off first on `threads` threads (see [`peel`]).
+fn tarjan(
+    product: &(impl Space + Sync),
+    room: Option<u64>,
+    threads: usize,
+) -> Result<Vec<Vec<u32>>, OverMemory> {
+    let dense = Dense::new(product);
+    let bytes = dense.bytes();
+    if room.is_some_and(|room| bytes > room) {
+        return Err(OverMemory);
+    }
+    let numbers = peel::peel(product, &dense, threads);
+    let rindex = Numbered { dense, numbers };
     // The roots one by one: a list of them would be four more bytes a node.
     let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
-    tarjan_within(product, roots, &|n| product.on_cycles(n), room)
+    search(
+        product,
+        roots,
+        &|n| product.on_cycles(n),
+        (room, bytes),
+        rindex,
+    )
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -562,6 +582,14 @@ impl Dense {
         }
     }
 
+    /// Whether node `n` may cycle.
+    fn holds(&self, n: u32) -> bool {
+        match self {
+            Dense::All(nodes) => (n as usize) < *nodes,
+            Dense::Some { bits, .. } => bits[n as usize / 64] & (1 << (n % 64)) != 0,
+        }
+    }
+
     /// The number of node `n`, one that may cycle.
     fn of(&self, n: u32) -> usize {
         match self {
@@ -640,7 +668,18 @@ fn tarjan_within(
     if room.is_some_and(|room| numbers > room) {
         return Err(OverMemory);
     }
-    let mut rindex = Numbered::new(dense);
+    search(product, roots, keep, (room, numbers), Numbered::new(dense))
+}
+
+/// [`tarjan_within`]'s search, with its numbers (`numbers` bytes of them): 0 for a node not
+/// visited yet, [`DONE`] for one known to lie in no component.
+fn search(
+    product: &impl Space,
+    roots: impl IntoIterator<Item = u32>,
+    keep: &dyn Fn(u32) -> bool,
+    (room, numbers): (Option<u64>, u64),
+    mut rindex: Numbered,
+) -> Result<Vec<Vec<u32>>, OverMemory> {
     let (mut stack, mut out): (Vec<u32>, Vec<Vec<u32>>) = (Vec::new(), Vec::new());
     let mut found = 0u64;
     let over = |path: usize, waiting: usize, found: u64| {

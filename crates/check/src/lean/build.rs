@@ -13,15 +13,19 @@
 //!    them, chunk by chunk in order, and the stopped chunks go on from that node.
 //! 2. The candidates are numbered in parallel by ranges of states: a node's number follows from
 //!    its state and from the order in which its state's monitor states are first met (see
-//!    [`Lean`]), so each thread reads all the candidates and numbers those of its own states,
-//!    in order. A state's monitor state past its second node's waits for step 3, as does the
-//!    second of a state when no state had one yet (its array is not there).
-//! 3. One thread numbers those, in order, and learns the flags of monitor states new to a
-//!    valuation; the new nodes, ordered by where they were first reached, go on the next
-//!    level (a batch's nodes reach theirs after those of the batches before).
+//!    [`super::nodes`]), so each thread reads all the candidates and numbers those of its own
+//!    states, in order, in the layers there are. A candidate whose state's layers are full
+//!    waits for step 3.
+//! 3. One thread numbers those, in order (in the table past the layers, or in a layer it
+//!    makes), and learns the flags of monitor states new to a valuation; the new nodes,
+//!    ordered by where they were first reached, go on the next level (a batch's nodes reach
+//!    theirs after those of the batches before). Step 2 fills only free places of layers and
+//!    step 3 takes the rest in order, so each node gets the number one thread taking the
+//!    candidates in order would give it, whatever the threads and the batches.
 
+use super::nodes::{Key, Placed};
 use super::parallel;
-use super::{Lean, Monitor, Move, NONE, Numbers};
+use super::{Lean, Monitor, Move};
 use rustc_hash::FxHashSet;
 use std::ops::Range;
 
@@ -30,9 +34,6 @@ const CHUNK: usize = 4096;
 
 /// The chunks of a level whose candidates are held at once.
 const BATCH: usize = 4;
-
-/// A candidate: a node's key (state, monitor state number).
-type Key = (u32, u32);
 
 /// A new node of a level: where it was first reached (its candidate's position in the
 /// level, high half) and its number (low half), so that sorting orders the level.
@@ -187,8 +188,7 @@ impl Lean<'_> {
             .flatten()
             .any(|&(_, c)| c >= u8::MAX as u32);
         if wide {
-            self.first.widen();
-            self.second.as_mut().map(Numbers::widen);
+            self.nodes.widen();
         }
         let mut starts = Vec::with_capacity(candidates.len());
         let mut total = 0u64;
@@ -216,10 +216,7 @@ impl Lean<'_> {
         }
         left.sort_unstable_by_key(|&(at, _)| at);
         for (at, key) in left {
-            if !self.numbered() {
-                return None;
-            }
-            let (n, fresh) = self.node(key);
+            let (n, fresh) = self.nodes.insert(key)?;
             if fresh {
                 new.push(at << 32 | n as u64);
                 self.mark(monitor, key.1, self.valuation(key.0));
@@ -236,52 +233,27 @@ impl Lean<'_> {
         starts: &[u64],
         threads: usize,
     ) -> Vec<Numbered> {
-        let states = self.states;
-        let width = (states as usize).div_ceil(threads).max(1);
+        let width = (self.states as usize).div_ceil(threads).max(1);
         let Lean {
-            first,
-            second,
-            more,
-            index,
+            nodes,
             marks,
             valuations,
             ..
         } = self;
-        let (more, index, marks) = (&*more, &*index, &*marks);
-        let firsts = first.parts(width);
-        let mut seconds = second.as_mut().map(|s| s.parts(width).into_iter());
-        let jobs: Vec<_> = (firsts.into_iter().enumerate())
-            .map(|(k, f)| (k, f, seconds.as_mut().and_then(Iterator::next)))
-            .collect();
-        parallel::each(threads, jobs, |(k, mut first, mut second)| {
-            let lo = (k * width) as u32;
+        let marks = &*marks;
+        parallel::each(threads, nodes.slices(width), |mut slice| {
             let mut out = Numbered::default();
             let mut unmarked = FxHashSet::default();
             for (chunk, &start) in candidates.iter().zip(starts) {
                 for (i, &(s, c)) in chunk.iter().enumerate() {
-                    if s < lo || s - lo >= first.len() as u32 {
+                    if !slice.holds(s) {
                         continue;
                     }
                     let at = start + i as u64;
-                    let n = match (first.get(s - lo), second.as_mut()) {
-                        (None, _) => {
-                            first.set(s - lo, c);
-                            s
-                        }
-                        (Some(f), _) if f == c => continue,
-                        (Some(_), Some(second)) => match second.get(s - lo) {
-                            None => {
-                                second.set(s - lo, c);
-                                states + s
-                            }
-                            Some(g) if g == c => continue,
-                            Some(_) if super::find_more(more, index, (s, c)).is_some() => continue,
-                            Some(_) => {
-                                out.left.push((at, (s, c)));
-                                continue;
-                            }
-                        },
-                        (Some(_), None) => {
+                    let n = match slice.place((s, c)) {
+                        Placed::Known => continue,
+                        Placed::New(n) => n,
+                        Placed::Left => {
                             out.left.push((at, (s, c)));
                             continue;
                         }
@@ -296,35 +268,5 @@ impl Lean<'_> {
             out.unmarked = unmarked.into_iter().collect();
             out
         })
-    }
-}
-
-/// A part of a [`Numbers`] array, for one thread to write: states `lo..` of it.
-pub(super) enum Part<'a> {
-    Narrow(&'a mut [u8]),
-    Wide(&'a mut [u32]),
-}
-
-impl Part<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Part::Narrow(c) => c.len(),
-            Part::Wide(c) => c.len(),
-        }
-    }
-
-    fn get(&self, i: u32) -> Option<u32> {
-        match self {
-            Part::Narrow(c) => (c[i as usize] != u8::MAX).then_some(c[i as usize] as u32),
-            Part::Wide(c) => (c[i as usize] != NONE).then_some(c[i as usize]),
-        }
-    }
-
-    /// Sets a number that fits (the array is widened before numbers that do not).
-    fn set(&mut self, i: u32, c: u32) {
-        match self {
-            Part::Narrow(narrow) => narrow[i as usize] = c as u8,
-            Part::Wide(wide) => wide[i as usize] = c,
-        }
     }
 }
