@@ -522,7 +522,7 @@ impl Stepper {
         for (id, group) in kept {
             let names = names::names_of(&group.procs);
             let form = self.forms.of(&group.procs, &names);
-            rest.replace(id, group.procs, names, form);
+            rest.replace(id, Some(group.procs), names, form);
         }
         split::file(planned, &mut split.active, rest, &mut self.forms);
         split
@@ -539,7 +539,7 @@ impl Stepper {
         let rest = &self.hyps[0].rest;
         let mut kept = Vec::new();
         for &id in moved {
-            let Some(group) = rest.group(id).filter(|g| g.procs.len() == 1) else {
+            let Some(group) = rest.group(id).filter(|g| g.len() == 1) else {
                 continue;
             };
             let same = |n: &split::NewGroup| {
@@ -572,7 +572,7 @@ impl Stepper {
         }
         let mut moved = Vec::with_capacity(groups.len());
         for &id in groups {
-            let alone = rest.group(id).and_then(|g| match g.procs.as_slice() {
+            let alone = rest.group(id).and_then(|g| match g.procs() {
                 [proc] if g.names().iter().all(|n| holders.get(n) == Some(&1)) => Some(proc),
                 _ => None,
             });
