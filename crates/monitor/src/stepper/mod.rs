@@ -390,7 +390,7 @@ impl Stepper {
             // (a ping's kind), only the groups offering a label with it there.
             let (ctor, inner) = match obs.args.first().map(|a| resolve(a, &bound)) {
                 Some(Arg::Ctor(name, payload)) => {
-                    (Some(name.as_str()), first_ctor(payload, &bound))
+                    (Some(name.as_ref()), first_ctor(payload, &bound))
                 }
                 _ => (None, None),
             };
@@ -635,7 +635,7 @@ fn first_ctor<'a>(
     bound: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<(usize, &'a str)> {
     let at = |(i, arg): (usize, &'a Arg)| match resolve(arg, bound) {
-        Arg::Ctor(name, _) => Some((i, name.as_str())),
+        Arg::Ctor(name, _) => Some((i, name.as_ref())),
         _ => None,
     };
     payload.iter().enumerate().find_map(at)

@@ -457,3 +457,48 @@ fn link(procs: &[Proc]) -> Vec<usize> {
     }
     (0..procs.len()).map(|i| root(&mut parent, i)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(ids: impl Iterator<Item = GroupId>) -> Vec<GroupId> {
+        let mut ids: Vec<GroupId> = ids.collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Groups filed under one summary are found under each of its heads once, while any of
+    /// them is filed, and under none once all are gone.
+    #[test]
+    fn groups_are_found_by_their_summary_s_heads_while_filed() {
+        let keys = Rc::new(Summary {
+            passive: true,
+            hidden_ins: vec![9],
+            ins: vec![7],
+            // Two outputs of one head: the head lists the class once.
+            outs: vec![(7, Some(1)), (7, Some(2))],
+            ..Summary::default()
+        });
+        let form = Rc::new(Form {
+            id: 0,
+            procs: Box::new([]),
+        });
+        let mut rest = Rest::default();
+        rest.insert(None, vec![1], keys.clone(), form.clone());
+        rest.insert(None, vec![2], keys.clone(), form.clone());
+        assert_eq!(sorted(rest.taking(7)), [0, 1]);
+        assert_eq!(sorted(rest.offering(7, None, None)), [0, 1]);
+        assert_eq!(sorted(rest.offering(7, Some(2), None)), [0, 1]);
+        rest.remove(0);
+        assert_eq!(sorted(rest.taking(7)), [1]);
+        assert_eq!(sorted(rest.takers(9)), [1]);
+        assert_eq!(sorted(rest.passive()), [1]);
+        assert_eq!(rest.owner(2), Some(1));
+        rest.remove(1);
+        assert_eq!(sorted(rest.offering(7, None, None)), [] as [GroupId; 0]);
+        assert!(rest.ins.is_empty() && rest.out_heads.is_empty() && rest.passive.is_empty());
+        rest.insert(None, vec![3], keys, form);
+        assert_eq!(sorted(rest.offering(7, Some(1), None)), [2]);
+    }
+}
