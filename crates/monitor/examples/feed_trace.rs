@@ -17,7 +17,7 @@ fn main() {
         .iter()
         .find(|a| *a != "--json")
         .expect("usage: feed_trace [--json] FILE");
-    let bytes = std::fs::read(&file).expect("the trace can be read");
+    let bytes = std::fs::read(file).expect("the trace can be read");
     let events = trace::parse(&bytes).expect("the trace parses");
     let start = Instant::now();
     let mut sessions = Sessions::new();
