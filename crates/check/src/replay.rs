@@ -17,6 +17,7 @@ use agentpi_ir::core::{LabelDir, Program};
 use agentpi_semantics::{DEAD, Fault, Head, Label, Semantics, State, Transition};
 use explain::{Explanation, Steps, dedup, match_observation};
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -28,6 +29,10 @@ use memo::{Memo, SMALL_STATE};
 
 /// An observed identifier (`c2s:5`, `token:"abc"`, ...).
 pub type Key = Arc<str>;
+
+/// A channel, event or constructor name in an observation: a monitor builds one or more
+/// observations a message from names it knows at compile time, held without a copy.
+pub type Word = Cow<'static, str>;
 
 /// How the observer sees a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +105,7 @@ pub struct Observation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeadPat {
     /// A channel (by its declared or `new` name) or an event.
-    Named(String),
+    Named(Word),
     /// The fresh channel bound to this key (bound now if the key is unbound).
     Name(Key),
 }
@@ -112,7 +117,7 @@ pub enum Arg {
     Int(i64),
     Bool(bool),
     /// An enum constructor by name, with exactly these payload patterns.
-    Ctor(String, Vec<Arg>),
+    Ctor(Word, Vec<Arg>),
     Tuple(Vec<Arg>),
     /// A channel by its declared or `new` name.
     Chan(String),
@@ -125,9 +130,10 @@ pub enum Arg {
 }
 
 impl Observation {
-    pub fn new(head: &str, args: Vec<Arg>) -> Observation {
+    /// `head(args)`: a `&'static str` head is held without a copy.
+    pub fn new(head: impl Into<Word>, args: Vec<Arg>) -> Observation {
         Observation {
-            head: HeadPat::Named(head.to_string()),
+            head: HeadPat::Named(head.into()),
             dir: LabelDir::Any,
             lost: false,
             args,
@@ -489,7 +495,7 @@ fn read_observation(program: &Program, text: &str) -> Result<Observation, (usize
         || program.events.iter().any(|e| e.name == head)
         || Semantics::new(program).origin_names().contains(&head);
     let head = if known_head {
-        HeadPat::Named(head)
+        HeadPat::Named(head.into())
     } else {
         HeadPat::Name(head.into())
     };
@@ -613,7 +619,7 @@ impl ObsParser<'_> {
                 } else {
                     Vec::new()
                 };
-                Arg::Ctor(name, args)
+                Arg::Ctor(name.into(), args)
             }
             _ if self.program.chans.iter().any(|c| c.name == name) => Arg::Chan(name),
             _ => Arg::Name(name.into()),

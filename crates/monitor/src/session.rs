@@ -1021,7 +1021,6 @@ impl Session {
             &self.schemas,
         ));
         let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
-        self.answered = Some((p.method.clone(), task));
         match p.method.as_str() {
             "tools/list" => {
                 self.remember_schemas(result);
@@ -1039,6 +1038,8 @@ impl Session {
             }
             _ => {}
         }
+        // The request is settled: its method moves to what the schema check reads.
+        self.answered = Some((p.method, task));
         obs
     }
 
@@ -1350,8 +1351,9 @@ fn context<'a>(
     }
 }
 
-fn ctor(name: &str, args: Vec<Arg>) -> Arg {
-    Arg::Ctor(name.to_string(), args)
+/// A constructor named by the monitor (held without a copy: a message makes a few).
+fn ctor(name: &'static str, args: Vec<Arg>) -> Arg {
+    Arg::Ctor(name.into(), args)
 }
 
 /// `decl(k)` for each kind a capability object declares.

@@ -293,7 +293,7 @@ fn observe(
     let args = (edge.label.args.iter())
         .map(|v| to_arg(sem, v, from, c, next, &mut fresh))
         .collect();
-    Observation::new(&head, args)
+    Observation::new(head, args)
 }
 
 fn to_arg(
@@ -316,7 +316,7 @@ fn to_arg(
             let name = sem.program.enums[e.0 as usize].ctors[*i as usize]
                 .name
                 .clone();
-            Arg::Ctor(name, all(vs, c, next))
+            Arg::Ctor(name.into(), all(vs, c, next))
         }
         Value::Tuple(vs) => Arg::Tuple(all(vs, c, next)),
         Value::Chan(ch @ Chan::Global(_)) => Arg::Chan(sem.chan_name(*ch).to_string()),
@@ -459,7 +459,7 @@ fn change(sem: &Semantics<'_>, obs: &mut Observation, keys: &[Key], c: &mut Choi
     let at = c.below(count);
     if at == 0 {
         if let HeadPat::Named(head) = &mut obs.head {
-            *head = match head.as_str() {
+            *head = match head.as_ref() {
                 "c2s" => "s2c".into(),
                 "s2c" => "c2s".into(),
                 _ => "c2s".into(),
@@ -483,7 +483,7 @@ fn change(sem: &Semantics<'_>, obs: &mut Observation, keys: &[Key], c: &mut Choi
                     .map(|k| k.name.as_str())
                     .collect();
                 if !others.is_empty() {
-                    *name = others[c.below(others.len())].to_string();
+                    *name = others[c.below(others.len())].to_string().into();
                 }
             }
             Arg::Name(key) | Arg::IfBound(key, _, _) => {

@@ -390,7 +390,7 @@ impl Stepper {
             // (a ping's kind), only the groups offering a label with it there.
             let (ctor, inner) = match obs.args.first().map(|a| resolve(a, &bound)) {
                 Some(Arg::Ctor(name, payload)) => {
-                    (Some(name.as_str()), first_ctor(payload, &bound))
+                    (Some(name.as_ref()), first_ctor(payload, &bound))
                 }
                 _ => (None, None),
             };
@@ -522,7 +522,7 @@ impl Stepper {
         for (id, group) in kept {
             let names = names::names_of(&group.procs);
             let form = self.forms.of(&group.procs, &names);
-            rest.replace(id, group.procs, names, form);
+            rest.replace(id, Some(group.procs), names, form);
         }
         split::file(planned, &mut split.active, rest, &mut self.forms);
         split
@@ -539,7 +539,7 @@ impl Stepper {
         let rest = &self.hyps[0].rest;
         let mut kept = Vec::new();
         for &id in moved {
-            let Some(group) = rest.group(id).filter(|g| g.procs.len() == 1) else {
+            let Some(group) = rest.group(id).filter(|g| g.len() == 1) else {
                 continue;
             };
             let same = |n: &split::NewGroup| {
@@ -572,7 +572,7 @@ impl Stepper {
         }
         let mut moved = Vec::with_capacity(groups.len());
         for &id in groups {
-            let alone = rest.group(id).and_then(|g| match g.procs.as_slice() {
+            let alone = rest.group(id).and_then(|g| match g.procs() {
                 [proc] if g.names().iter().all(|n| holders.get(n) == Some(&1)) => Some(proc),
                 _ => None,
             });
@@ -635,7 +635,7 @@ fn first_ctor<'a>(
     bound: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<(usize, &'a str)> {
     let at = |(i, arg): (usize, &'a Arg)| match resolve(arg, bound) {
-        Arg::Ctor(name, _) => Some((i, name.as_str())),
+        Arg::Ctor(name, _) => Some((i, name.as_ref())),
         _ => None,
     };
     payload.iter().enumerate().find_map(at)

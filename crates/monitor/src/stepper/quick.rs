@@ -288,13 +288,12 @@ impl Quick {
         for (fate, &id) in self.fate.iter().zip(groups) {
             if let Fate::Replaced(form, names) = fate {
                 let names: Vec<u32> = names.iter().map(name).collect();
-                rest.replace(id, form.with_names(&names), names, form.clone());
+                rest.replace(id, None, names, form.clone());
             }
         }
         for made in &self.made {
             let names: Vec<u32> = made.names.iter().map(name).collect();
-            let procs = made.form.with_names(&names);
-            rest.insert(procs, names, made.keys.clone(), made.form.clone());
+            rest.insert(None, names, made.keys.clone(), made.form.clone());
         }
         for (place, n) in &self.binds {
             bindings.bind(at.keys[*place as usize].clone(), name(n));

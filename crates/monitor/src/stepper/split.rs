@@ -9,6 +9,7 @@ use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// An explanation: its components and the keys bound to its names (stable ids).
@@ -47,7 +48,10 @@ pub type GroupId = u64;
 /// concerns one of them, or a component of a window outputs on a hidden channel they take.
 #[derive(Clone)]
 pub struct Group {
-    pub procs: Vec<Proc>,
+    /// Its components, once a window needed them: a step taken in place (`quick.rs`) files
+    /// a group by its form and names alone, and most groups leave the explanation by another
+    /// step taken in place without ever being in a cut window.
+    procs: OnceCell<Vec<Proc>>,
     names: Vec<u32>,
     /// What it is filed under: its component's summary, or theirs merged (its `hidden_ins`,
     /// the hidden channels it takes; none: the group is inert).
@@ -56,31 +60,50 @@ pub struct Group {
     form: Rc<Form>,
 }
 
-/// The passive groups and their indices. Group ids grow with the session. The sets of ids
-/// are hashed (a flood files thousands of groups under one key, and a message adds or removes
-/// one): every reader sorts what it takes from them, so that windows are cut the same way
-/// every time.
+/// The passive groups and their indices. Group ids grow with the session. Groups are filed
+/// by what they are filed under (their `keys`, by address: groups of one form share it), and
+/// each such class once under every head its summary names: a message that adds or removes
+/// a group touches one set of ids, not one per head (a request's group is filed under half a
+/// dozen). The sets are hashed; every reader sorts what it takes from them, so that windows
+/// are cut the same way every time.
 #[derive(Clone, Default)]
 pub struct Rest {
     groups: FxHashMap<GroupId, Group>,
     /// The group holding each name.
     owner: FxHashMap<u32, GroupId>,
-    /// Groups taking part in any label of a head.
-    ins: FxHashMap<Head, FxHashSet<GroupId>>,
-    /// Groups offering a label of a head whose first value is a constructor (or not).
-    outs: FxHashMap<OutKey, FxHashSet<GroupId>>,
-    /// Groups offering a label with a constructor at a position of its first value.
-    out_args: FxHashMap<ArgKey, FxHashSet<GroupId>>,
-    /// Groups offering any label of a head.
-    out_heads: FxHashMap<Head, FxHashSet<GroupId>>,
-    /// Groups taking a hidden channel.
-    hidden: FxHashMap<Head, FxHashSet<GroupId>>,
-    /// Groups that are passive but not inert.
-    passive: FxHashSet<GroupId>,
+    /// The groups filed under each summary, by its address.
+    classes: FxHashMap<Class, FxHashSet<GroupId>>,
+    /// Classes taking part in any label of a head.
+    ins: FxHashMap<Head, Vec<Class>>,
+    /// Classes offering a label of a head whose first value is a constructor (or not).
+    outs: FxHashMap<OutKey, Vec<Class>>,
+    /// Classes offering a label with a constructor at a position of its first value.
+    out_args: FxHashMap<ArgKey, Vec<Class>>,
+    /// Classes offering any label of a head.
+    out_heads: FxHashMap<Head, Vec<Class>>,
+    /// Classes taking a hidden channel.
+    hidden: FxHashMap<Head, Vec<Class>>,
+    /// Classes that are passive but not inert (that take a hidden channel).
+    passive: Vec<Class>,
     next: GroupId,
 }
 
+/// A summary's address: the class of the groups filed under it (each of them holds it, so
+/// no other summary takes the address while one is filed).
+type Class = usize;
+
 impl Group {
+    /// Its components (with stable ids), made from its form and names when first needed:
+    /// the same components (`Form::with_names` of the names `Forms::of` numbered).
+    pub fn procs(&self) -> &[Proc] {
+        self.procs.get_or_init(|| self.form.with_names(&self.names))
+    }
+
+    /// How many components it has.
+    pub fn len(&self) -> usize {
+        self.form.procs.len()
+    }
+
     /// The names it holds (stable ids).
     pub fn names(&self) -> &[u32] {
         &self.names
@@ -131,17 +154,17 @@ impl Rest {
     }
 
     pub fn taking(&self, head: Head) -> impl Iterator<Item = GroupId> + '_ {
-        self.ins.get(&head).into_iter().flatten().copied()
+        self.members(self.ins.get(&head))
     }
 
     /// The groups taking hidden channel `head`.
     pub fn takers(&self, head: Head) -> impl Iterator<Item = GroupId> + '_ {
-        self.hidden.get(&head).into_iter().flatten().copied()
+        self.members(self.hidden.get(&head))
     }
 
     /// The groups that are passive but not inert, in no order.
     pub fn passive(&self) -> impl Iterator<Item = GroupId> + '_ {
-        self.passive.iter().copied()
+        self.members(Some(&self.passive))
     }
 
     /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
@@ -153,40 +176,48 @@ impl Rest {
         ctor: Option<Head>,
         inner: Option<(usize, Head)>,
     ) -> impl Iterator<Item = GroupId> + '_ {
-        let set = match (ctor, inner) {
+        let classes = match (ctor, inner) {
             (Some(c), Some((at, i))) => self.out_args.get(&(head, c, at, i)),
             (Some(c), None) => self.outs.get(&(head, Some(c))),
             (None, _) => self.out_heads.get(&head),
         };
-        set.into_iter().flatten().copied()
+        self.members(classes)
+    }
+
+    /// The groups of `classes` (each class once in a list, and a group in one class: each
+    /// group once), in no order.
+    fn members<'a>(
+        &'a self,
+        classes: Option<&'a Vec<Class>>,
+    ) -> impl Iterator<Item = GroupId> + 'a {
+        let groups = move |c: &Class| self.classes.get(c).into_iter().flatten();
+        classes.into_iter().flatten().flat_map(groups).copied()
     }
 
     /// Files `procs` (holding `names`, of form `form`) as a new group under `keys` (see
-    /// [`Grouping`]).
-    pub fn insert(&mut self, procs: Vec<Proc>, names: Vec<u32>, keys: Rc<Summary>, form: Rc<Form>) {
+    /// [`Grouping`]); `procs` may be left to be made from the form when a window needs them.
+    pub fn insert(
+        &mut self,
+        procs: Option<Vec<Proc>>,
+        names: Vec<u32>,
+        keys: Rc<Summary>,
+        form: Rc<Form>,
+    ) {
         let id = self.next;
         self.next += 1;
-        for &key in &keys.out_args {
-            self.out_args.entry(key).or_default().insert(id);
-        }
-        for &head in &keys.hidden_ins {
-            self.hidden.entry(head).or_default().insert(id);
-        }
-        if !keys.hidden_ins.is_empty() {
-            self.passive.insert(id);
-        }
-        for &head in &keys.ins {
-            self.ins.entry(head).or_default().insert(id);
-        }
-        for &key in &keys.outs {
-            self.outs.entry(key).or_default().insert(id);
-            self.out_heads.entry(key.0).or_default().insert(id);
+        let class = Rc::as_ptr(&keys) as Class;
+        match self.classes.get_mut(&class) {
+            Some(groups) => _ = groups.insert(id),
+            None => {
+                self.list(class, &keys);
+                self.classes.insert(class, std::iter::once(id).collect());
+            }
         }
         for &name in &names {
             self.owner.insert(name, id);
         }
         let group = Group {
-            procs,
+            procs: procs.map(OnceCell::from).unwrap_or_default(),
             names,
             keys,
             form,
@@ -194,10 +225,68 @@ impl Rest {
         self.groups.insert(id, group);
     }
 
+    /// Lists a new class under every head its summary `keys` names (once under each).
+    fn list(&mut self, class: Class, keys: &Summary) {
+        fn add<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, Vec<Class>>, key: K, class: Class) {
+            let list = map.entry(key).or_default();
+            if !list.contains(&class) {
+                list.push(class);
+            }
+        }
+        keys.out_args
+            .iter()
+            .for_each(|&k| add(&mut self.out_args, k, class));
+        keys.hidden_ins
+            .iter()
+            .for_each(|&h| add(&mut self.hidden, h, class));
+        if !keys.hidden_ins.is_empty() {
+            self.passive.push(class);
+        }
+        keys.ins.iter().for_each(|&h| add(&mut self.ins, h, class));
+        for &key in &keys.outs {
+            add(&mut self.outs, key, class);
+            add(&mut self.out_heads, key.0, class);
+        }
+    }
+
+    /// Takes a class no group is filed under any more off every list.
+    fn unlist(&mut self, class: Class, keys: &Summary) {
+        fn drop<K: std::hash::Hash + Eq>(
+            map: &mut FxHashMap<K, Vec<Class>>,
+            key: &K,
+            class: Class,
+        ) {
+            if let Some(list) = map.get_mut(key) {
+                list.retain(|&c| c != class);
+                if list.is_empty() {
+                    map.remove(key);
+                }
+            }
+        }
+        keys.out_args
+            .iter()
+            .for_each(|k| drop(&mut self.out_args, k, class));
+        keys.hidden_ins
+            .iter()
+            .for_each(|h| drop(&mut self.hidden, h, class));
+        self.passive.retain(|&c| c != class);
+        keys.ins.iter().for_each(|h| drop(&mut self.ins, h, class));
+        for key in &keys.outs {
+            drop(&mut self.outs, key, class);
+            drop(&mut self.out_heads, &key.0, class);
+        }
+    }
+
     /// Puts `procs` (holding `names`, of form `form`: one passive component, filed under the
     /// keys group `id` has) in the place of group `id`'s: the indices stay as they are, and
     /// only the names change owner.
-    pub fn replace(&mut self, id: GroupId, procs: Vec<Proc>, names: Vec<u32>, form: Rc<Form>) {
+    pub fn replace(
+        &mut self,
+        id: GroupId,
+        procs: Option<Vec<Proc>>,
+        names: Vec<u32>,
+        form: Rc<Form>,
+    ) {
         let Some(old) = self.groups.get_mut(&id) else {
             return;
         };
@@ -207,7 +296,7 @@ impl Rest {
             }
         }
         old.names = names;
-        old.procs = procs;
+        old.procs = procs.map(OnceCell::from).unwrap_or_default();
         old.form = form;
         for &name in &old.names {
             self.owner.insert(name, id);
@@ -216,37 +305,12 @@ impl Rest {
 
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
-        let unlist = |map: &mut FxHashMap<Head, FxHashSet<GroupId>>, head: &Head| {
-            if let Some(set) = map.get_mut(head) {
-                set.remove(&id);
-                if set.is_empty() {
-                    map.remove(head);
-                }
-            }
-        };
-        let keys = &group.keys;
-        for head in &keys.ins {
-            unlist(&mut self.ins, head);
-        }
-        for head in &keys.hidden_ins {
-            unlist(&mut self.hidden, head);
-        }
-        self.passive.remove(&id);
-        for key in &keys.outs {
-            if let Some(set) = self.outs.get_mut(key) {
-                set.remove(&id);
-                if set.is_empty() {
-                    self.outs.remove(key);
-                }
-            }
-            unlist(&mut self.out_heads, &key.0);
-        }
-        for key in &keys.out_args {
-            if let Some(set) = self.out_args.get_mut(key) {
-                set.remove(&id);
-                if set.is_empty() {
-                    self.out_args.remove(key);
-                }
+        let class = Rc::as_ptr(&group.keys) as Class;
+        if let Some(groups) = self.classes.get_mut(&class) {
+            groups.remove(&id);
+            if groups.is_empty() {
+                self.classes.remove(&class);
+                self.unlist(class, &group.keys);
             }
         }
         for name in &group.names {
@@ -366,7 +430,7 @@ pub fn file(groups: Vec<NewGroup>, active: &mut Vec<Proc>, rest: &mut Rest, form
         if group.passive {
             let names = super::names::names_of(&group.procs);
             let form = forms.of(&group.procs, &names);
-            rest.insert(group.procs, names, group.keys, form);
+            rest.insert(Some(group.procs), names, group.keys, form);
         } else {
             active.extend(group.procs);
         }
@@ -392,4 +456,49 @@ fn link(procs: &[Proc]) -> Vec<usize> {
         });
     }
     (0..procs.len()).map(|i| root(&mut parent, i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(ids: impl Iterator<Item = GroupId>) -> Vec<GroupId> {
+        let mut ids: Vec<GroupId> = ids.collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Groups filed under one summary are found under each of its heads once, while any of
+    /// them is filed, and under none once all are gone.
+    #[test]
+    fn groups_are_found_by_their_summary_s_heads_while_filed() {
+        let keys = Rc::new(Summary {
+            passive: true,
+            hidden_ins: vec![9],
+            ins: vec![7],
+            // Two outputs of one head: the head lists the class once.
+            outs: vec![(7, Some(1)), (7, Some(2))],
+            ..Summary::default()
+        });
+        let form = Rc::new(Form {
+            id: 0,
+            procs: Box::new([]),
+        });
+        let mut rest = Rest::default();
+        rest.insert(None, vec![1], keys.clone(), form.clone());
+        rest.insert(None, vec![2], keys.clone(), form.clone());
+        assert_eq!(sorted(rest.taking(7)), [0, 1]);
+        assert_eq!(sorted(rest.offering(7, None, None)), [0, 1]);
+        assert_eq!(sorted(rest.offering(7, Some(2), None)), [0, 1]);
+        rest.remove(0);
+        assert_eq!(sorted(rest.taking(7)), [1]);
+        assert_eq!(sorted(rest.takers(9)), [1]);
+        assert_eq!(sorted(rest.passive()), [1]);
+        assert_eq!(rest.owner(2), Some(1));
+        rest.remove(1);
+        assert_eq!(sorted(rest.offering(7, None, None)), [] as [GroupId; 0]);
+        assert!(rest.ins.is_empty() && rest.out_heads.is_empty() && rest.passive.is_empty());
+        rest.insert(None, vec![3], keys, form);
+        assert_eq!(sorted(rest.offering(7, Some(1), None)), [2]);
+    }
 }

@@ -17,7 +17,7 @@ pub fn cut(sem: &Semantics<'_>, split: &Split, groups: &[GroupId]) -> Hyp {
     let mut procs = split.active.clone();
     for &id in groups {
         if let Some(group) = split.rest.group(id) {
-            procs.extend(group.procs.iter().cloned());
+            procs.extend(group.procs().iter().cloned());
         }
     }
     // Stable ids to 0.. in order of first occurrence: the table canonicalize renames through
