@@ -463,11 +463,11 @@ impl Order {
     fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>) -> bool {
         self.keyed.clear();
         let hinted = key_pos.len() == ids.len();
-        for j in 0..ids.len() {
-            let pos = match hinted {
-                true => key_pos[j] as usize,
-                false => j,
-            };
+        let start = |j: usize| match hinted {
+            true => key_pos[j] as usize,
+            false => j,
+        };
+        for pos in (0..ids.len()).map(start) {
             let (kind, i) = Interner::component_number(ids[pos]);
             let Some(&rank) = self.ranks[kind].get(i) else {
                 return false;
