@@ -314,13 +314,15 @@ impl Store {
         for k in (0..count - 1).rev() {
             let (below, above) = levels.split_at_mut(k + 1);
             let (below, above) = (&mut below[k], &above[0]);
-            below.clear();
+            // Sized first and written pair by pair: pushing checked the room for every item.
             let size = size(k);
-            for (j, &item) in above.iter().enumerate() {
-                match 2 * j + 1 < size {
-                    true => below.extend_from_slice(&unpack(self.nodes.get(item as usize))),
-                    false => below.push(item),
-                }
+            below.resize(size, 0);
+            let (pairs, odd) = below.as_chunks_mut::<2>();
+            for (pair, &item) in pairs.iter_mut().zip(above) {
+                *pair = unpack(self.nodes.get(item as usize));
+            }
+            if let [last] = odd {
+                *last = above[size / 2];
             }
         }
     }

@@ -242,9 +242,20 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
+        // The channels (a bit each, bits may be shared) that both some output and some input
+        // of the state are on: the offers on no such channel meet nothing.
+        let (mut ins, mut outs) = (0u128, 0u128);
+        for m in self.moves {
+            ins |= m.in_chans;
+            outs |= m.out_chans;
+        }
+        let meet = ins & outs;
+        if meet == 0 {
+            return;
+        }
         let mut inputs = std::mem::take(&mut self.input_room);
         inputs.clear();
-        self.inputs(&mut inputs);
+        self.inputs(&mut inputs, meet);
         let Lists {
             mut index,
             mut candidates,
@@ -252,6 +263,9 @@ impl<'a> Assembly<'a, '_, '_> {
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
+            if moves[k].out_chans & meet == 0 {
+                continue;
+            }
             for &o in moves[k].sync_outs.iter() {
                 let m = &moves[k].offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
@@ -277,9 +291,13 @@ impl<'a> Assembly<'a, '_, '_> {
         self.input_room = inputs;
     }
 
-    /// Every input offer on a synchronous channel, in offer order.
-    fn inputs(&self, inputs: &mut Vec<Input>) {
+    /// Every input offer on a synchronous channel, in offer order, but those of components
+    /// with no input on a channel of `meet` (no output may meet them).
+    fn inputs(&self, inputs: &mut Vec<Input>, meet: u128) {
         for (k, moves) in self.moves.iter().enumerate() {
+            if moves.in_chans & meet == 0 {
+                continue;
+            }
             for &offer in moves.sync_ins.iter() {
                 if let FastKind::In { sync, .. } = &moves.offers[offer as usize].kind {
                     let (k, sync) = (k as u32, *sync);
@@ -382,6 +400,20 @@ impl<'a> Assembly<'a, '_, '_> {
         // A transition not asked for is not built (so its names are not numbered either).
         if !self.wanted(label) {
             return;
+        }
+        // The common step, in a source without names: what the general way below does when
+        // no name is made and nothing faults, without its bookkeeping of names.
+        if self.fresh == 0
+            && let Some(lists) = plain(replace)
+        {
+            let target = self.target(&lists, queues);
+            let renaming = self.kept_numbering();
+            return self.emit(FastSucc::To {
+                label,
+                actors,
+                target,
+                renaming,
+            });
         }
         let mut bases = [0u32; 2];
         for (i, (_, then)) in replace.iter().enumerate() {
@@ -949,6 +981,21 @@ impl Input {
             _ => unreachable!("an input"),
         }
     }
+}
+
+/// The continuations' ids in place, when every one was built, made no name and nests no
+/// deeper than allowed: then the step keeps the source's numbering of names and builds no
+/// fault (see `Assembly::step`).
+fn plain<'t>(replace: &[(usize, &'t Then)]) -> Option<[Option<Replace<'t>>; 2]> {
+    let mut lists = [None, None];
+    for (list, &(pos, then)) in lists.iter_mut().zip(replace) {
+        let built = then.built.as_ref().ok()?;
+        if !then.made.is_empty() || built.nesting > MAX_NESTING {
+            return None;
+        }
+        *list = Some((pos, &built.ids[..]));
+    }
+    Some(lists)
 }
 
 /// The first `gone` of `ids` (which holds it), found from the position `near` where it

@@ -136,6 +136,8 @@ impl Engine<'_, '_> {
             }
         }
         let [singles, sync_outs, sync_ins] = self.offer_kinds(&offers);
+        let in_chans = self.chan_bits(&offers, &sync_ins);
+        let out_chans = self.chan_bits(&offers, &sync_outs);
         let moves = CompMoves {
             opened: moves.opened,
             alphabet,
@@ -145,6 +147,8 @@ impl Engine<'_, '_> {
             singles,
             sync_outs,
             sync_ins,
+            in_chans,
+            out_chans,
             internal,
         };
         self.moves.insert(id, twin, moves);
@@ -170,6 +174,20 @@ impl Engine<'_, '_> {
             pick(&|m| matches!(&m.kind, FastKind::Out(out) if !buffered(out.chan))),
             pick(&|m| matches!(&m.kind, FastKind::In { chan, .. } if !buffered(*chan))),
         ]
+    }
+
+    /// The channels of `picked` offers, a bit each (see `CompMoves::in_chans`).
+    fn chan_bits(&mut self, offers: &[FastMove], picked: &[u32]) -> u128 {
+        let mut bits = 0;
+        for &o in picked {
+            let chan = match &offers[o as usize].kind {
+                FastKind::Out(out) => out.chan,
+                FastKind::In { chan, .. } => *chan,
+                _ => unreachable!("an output or an input"),
+            };
+            bits |= 1u128 << (self.chans.id(chan) % 128);
+        }
+        bits
     }
 
     fn fill_received(

@@ -52,6 +52,8 @@ pub(crate) struct Engine<'s, 'p> {
     /// A channel with what an input on it requires (a value's number, or nothing),
     /// numbered: an input's and an output's are equal when the output may meet the input.
     syncs: Table<(Chan, Option<u32>)>,
+    /// Channels numbered for [`CompMoves::in_chans`] and `out_chans`.
+    chans: Table<Chan>,
     pub(crate) labels: Table<Label>,
     /// How often each miss of a large component was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
@@ -132,6 +134,13 @@ struct CompMoves {
     singles: Box<[u32]>,
     sync_outs: Box<[u32]>,
     sync_ins: Box<[u32]>,
+    /// The channels of `sync_ins` and of `sync_outs`, a bit each (a channel's number in
+    /// `Engine::chans` modulo 128): a state's outputs are tried only when some input may be
+    /// on their channel, and its inputs indexed only when some output may be on theirs.
+    /// Peterson's and the filter lock's registers offer a read and a write in every state,
+    /// and listing, indexing and trying them all was most of pairing a state's offers.
+    in_chans: u128,
+    out_chans: u128,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
 
@@ -408,6 +417,9 @@ impl Order {
     /// Components are ranked again after this many states sorted the slow way, or a
     /// sixteenth of the components if more (ranking costs a pass over them all).
     const RANK_AFTER: usize = 64;
+    /// States of at most this many components are sorted by insertion from the order of
+    /// the state sorted before (see [`Order::by_rank`]).
+    const INSERTION_SORTED: usize = 32;
 
     /// `ids` sorted in canonical order, stably (as `sort_by` with [`Interner::cmp`]), into
     /// `canon`, and into `key_pos` the position in `ids` of each (so that a step finds the
@@ -423,10 +435,10 @@ impl Order {
             self.store = store.serial();
         }
         let interner = store.interner();
-        key_pos.clear();
         let ranked = self.by_rank(ids, key_pos);
         if !ranked {
             // Positions sorted stably by their ids: the ids' own stable order.
+            key_pos.clear();
             key_pos.extend(0..ids.len() as u32);
             key_pos.sort_by(|&a, &b| self.cmp(interner, ids[a as usize], ids[b as usize]));
         }
@@ -443,16 +455,32 @@ impl Order {
     }
 
     /// The positions of `ids` sorted by their ranks into `key_pos`, if they all have one.
+    /// `key_pos` comes with the order of the state sorted before (a permutation of its
+    /// positions), which is taken first when the state is as long: the states expanded one
+    /// after another are mostly alike, so it is nearly sorted already, and an insertion sort
+    /// from it does a few moves where sorting from the positions' order did dozens. The
+    /// (rank, position) keys are all different, so the order sorted is the same either way.
     fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>) -> bool {
         self.keyed.clear();
-        for (pos, &id) in ids.iter().enumerate() {
-            let (kind, i) = Interner::component_number(id);
+        let hinted = key_pos.len() == ids.len();
+        let start = |j: usize| match hinted {
+            true => key_pos[j] as usize,
+            false => j,
+        };
+        for pos in (0..ids.len()).map(start) {
+            let (kind, i) = Interner::component_number(ids[pos]);
             let Some(&rank) = self.ranks[kind].get(i) else {
                 return false;
             };
             self.keyed.push(u64::from(rank) << 32 | pos as u64);
         }
-        self.keyed.sort_unstable();
+        // An insertion sort takes quadratic time on a state of many components far from
+        // the order before.
+        match self.keyed.len() <= Self::INSERTION_SORTED {
+            true => insertion_sort(&mut self.keyed),
+            false => self.keyed.sort_unstable(),
+        }
+        key_pos.clear();
         key_pos.extend(self.keyed.iter().map(|&k| k as u32));
         true
     }
@@ -523,6 +551,20 @@ impl Order {
     }
 }
 
+/// Sorts `keys` by moving each back past the greater ones before it: few moves when they are
+/// nearly sorted (see [`Order::by_rank`]).
+fn insertion_sort(keys: &mut [u64]) {
+    for i in 1..keys.len() {
+        let key = keys[i];
+        let mut j = i;
+        while j > 0 && keys[j - 1] > key {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        keys[j] = key;
+    }
+}
+
 /// The vectors a state's transitions are put into, handed in empty so that their room is
 /// reused from state to state: freed after every chunk instead, the allocator gave their
 /// pages back and took them again, a page fault each (a tenth of the time, and a lock the
@@ -554,6 +596,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             messages: Table::new(),
             values: Table::new(),
             syncs: Table::new(),
+            chans: Table::new(),
             missed: FxHashMap::default(),
             labels: {
                 let mut labels = Table::new();
