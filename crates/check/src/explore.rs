@@ -174,7 +174,7 @@ enum Expanded {
     /// set to expand by (partial-order reduction), if any.
     Fast(Vec<FastSucc>, Vec<u32>, Option<Vec<u32>>),
     /// By the reference semantics, with what the engine's cache was missing: the state holds
-    /// fresh names, or partial-order reduction is on (see [`Run::merge_missing`]).
+    /// fresh names (see [`Run::merge_missing`]).
     Slow(Keyed, Vec<Miss>),
     /// Not expanded: what the engine's cache was missing (the merge fills it and expands
     /// the state then, see [`Run::merge_missing`]).
@@ -190,9 +190,7 @@ fn expand(
 ) -> Expanded {
     match engine.expand(store, s, buffers) {
         Expansion::Fast(succ, arena, reduced) => Expanded::Fast(succ, arena, reduced),
-        Expansion::Slow(misses) if !misses.is_empty() && !engine.reduces() => {
-            Expanded::Missing(misses)
-        }
+        Expansion::Slow(misses) if !misses.is_empty() => Expanded::Missing(misses),
         Expansion::Slow(misses) => {
             Expanded::Slow(keyed(store, sem.successors(&store.state(s))), misses)
         }
@@ -480,9 +478,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// semantics when a round makes no progress (a large component is filled only when missed
     /// twice, see `Engine::fill_now`). The reference path costs many times the fast one, and
     /// a model whose buffers keep new contents (`bench/check/buffer.pi`) missed something in
-    /// two states of five. Not under partial-order reduction: which states the reference
-    /// path expands (in full) and which the fast path (by a stubborn set) decides the states
-    /// `--por` stores, and those counts are kept as they were.
+    /// two states of five. Under partial-order reduction too: a source the reference path
+    /// expands is expanded in full, so which sources take it decides the states `--por`
+    /// stores, and it must not depend on what the cache held when a worker met the source
+    /// (it did: one thread and two stored different reduced state spaces).
     ///
     /// Misses found before earlier merges filled the cache (not `fresh`) are found again
     /// first, so that a source takes the same rounds whenever its expansion was computed,
