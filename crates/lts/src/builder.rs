@@ -3,6 +3,7 @@
 
 use crate::chunked::Chunked;
 use crate::lts::{Lts, TAU};
+use crate::ranges::{Ranges, pack_row};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -40,10 +41,10 @@ enum Store {
         labels: Chunked,
         targets: Chunked,
     },
-    /// After the first source out of order: the transitions as (from, label, to), flat.
-    /// [`LtsBuilder::finish`] sorts them in place and packs them into the LTS in the same
-    /// buffer, so that it never holds more than 12m bytes of them (it held 20m).
-    Triples(Chunked),
+    /// After the first source out of order: the transitions as (from, label, to), 12 bytes a
+    /// transition, kept apart by ranges of sources (`ranges.rs`), which
+    /// [`LtsBuilder::finish`] puts in order one at a time.
+    Ranges(Ranges),
 }
 
 impl Default for LtsBuilder {
@@ -140,7 +141,7 @@ impl LtsBuilder {
     pub fn num_transitions(&self) -> usize {
         match &self.store {
             Store::Rows { labels, .. } => labels.len(),
-            Store::Triples(triples) => triples.len() / 3,
+            Store::Ranges(ranges) => ranges.len(),
         }
     }
 
@@ -155,7 +156,7 @@ impl LtsBuilder {
                     labels,
                     targets,
                 } => sort_csr(starts, labels.into_vec(), targets.into_vec(), n),
-                Store::Triples(triples) => sort_triples(triples.into_vec(), n),
+                Store::Ranges(ranges) => ranges.into_rows(n),
             };
         Lts {
             initial,
@@ -189,31 +190,32 @@ impl Store {
                 targets.push(to);
             }
             Store::Rows { .. } => {
-                *self = Store::Triples(self.triples());
+                *self = Store::Ranges(self.ranges());
                 self.add(from, label, to);
             }
-            Store::Triples(flat) => flat.extend([from, label, to]),
+            Store::Ranges(ranges) => ranges.push(from, label, to),
         }
     }
 
-    /// The rows given so far as triples (only called once, on the first source out of order).
-    fn triples(&mut self) -> Chunked {
+    /// The rows given so far by source range (only called once, on the first source out of
+    /// order).
+    fn ranges(&mut self) -> Ranges {
         let Store::Rows {
             starts,
             labels,
             targets,
-        } = std::mem::replace(self, Store::Triples(Chunked::default()))
+        } = std::mem::replace(self, Store::Ranges(Ranges::default()))
         else {
-            unreachable!("only rows turn into triples")
+            unreachable!("only rows turn into ranges")
         };
-        let mut triples = Chunked::default();
+        let mut ranges = Ranges::default();
         for (s, &start) in starts.iter().enumerate() {
             let end = starts.get(s + 1).map_or(labels.len(), |&e| e as usize);
             for i in start as usize..end {
-                triples.extend([s as u32, labels.get(i), targets.get(i)]);
+                ranges.push(s as u32, labels.get(i), targets.get(i));
             }
         }
-        triples
+        ranges
     }
 }
 
@@ -232,22 +234,7 @@ fn sort_csr(
     for s in 0..n {
         let end = offsets[s + 1] as usize;
         offsets[s] = write as u32;
-        let key = |i: usize| (u64::from(labels[i]) << 32) | u64::from(targets[i]);
-        if (start + 1..end).all(|i| key(i - 1) < key(i)) {
-            // Already sorted without duplicates (the usual case): move it down.
-            labels.copy_within(start..end, write);
-            targets.copy_within(start..end, write);
-            write += end - start;
-        } else {
-            row.clear();
-            row.extend((start..end).map(key));
-            row.sort_unstable();
-            row.dedup();
-            for &k in &row {
-                (labels[write], targets[write]) = ((k >> 32) as u32, k as u32);
-                write += 1;
-            }
-        }
+        write = pack_row(&mut labels, &mut targets, start..end, write, &mut row);
         start = end;
     }
     offsets[n] = write as u32;
@@ -256,79 +243,4 @@ fn sort_csr(
         v.shrink_to_fit();
     }
     (offsets, labels, targets)
-}
-
-/// The LTS's rows from triples in any order (see [`Store::Triples`]).
-fn sort_triples(mut flat: Vec<u32>, n: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let (triples, _) = flat.as_chunks_mut::<3>();
-    let mut offsets = bucket_by_source(triples, n);
-    let m = sort_rows(triples, &mut offsets);
-    let (labels, targets) = split(flat, m);
-    (offsets, labels, targets)
-}
-
-/// Groups the transitions by source in place (an American flag sort: every swap puts one
-/// transition into its source's range for good) and returns where each source's range
-/// starts (n + 1 entries).
-fn bucket_by_source(triples: &mut [[u32; 3]], n: usize) -> Vec<u32> {
-    let mut offsets = vec![0u32; n + 1];
-    for t in triples.iter() {
-        offsets[t[0] as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut next = offsets[..n].to_vec();
-    for s in 0..n {
-        while next[s] < offsets[s + 1] {
-            let i = next[s] as usize;
-            let source = triples[i][0] as usize;
-            if source != s {
-                triples.swap(i, next[source] as usize);
-            }
-            next[source] += 1;
-        }
-    }
-    offsets
-}
-
-/// Sorts every row by (label, target) and removes duplicates, compacting the rows to the
-/// front; returns the number of transitions left.
-fn sort_rows(triples: &mut [[u32; 3]], offsets: &mut [u32]) -> usize {
-    let mut write = 0usize;
-    let mut start = 0usize;
-    for s in 0..offsets.len() - 1 {
-        let end = offsets[s + 1] as usize;
-        triples[start..end].sort_unstable();
-        offsets[s] = write as u32;
-        for i in start..end {
-            if i == start || triples[i] != triples[i - 1] {
-                triples[write] = triples[i];
-                write += 1;
-            }
-        }
-        start = end;
-    }
-    *offsets.last_mut().unwrap() = write as u32;
-    write
-}
-
-/// The labels and targets of the first `m` triples of `flat`, as two arrays: pairs are packed
-/// to the front and the rest freed before the targets are copied out, then the labels are
-/// packed in place, so that at most 12m bytes are held at any time.
-fn split(mut flat: Vec<u32>, m: usize) -> (Vec<u32>, Vec<u32>) {
-    for i in 0..m {
-        // Reading 3i + 1 and 3i + 2 before writing 2i and 2i + 1, which are never ahead.
-        let (label, to) = (flat[3 * i + 1], flat[3 * i + 2]);
-        (flat[2 * i], flat[2 * i + 1]) = (label, to);
-    }
-    flat.truncate(2 * m);
-    flat.shrink_to_fit();
-    let targets: Vec<u32> = (0..m).map(|i| flat[2 * i + 1]).collect();
-    for i in 0..m {
-        flat[i] = flat[2 * i];
-    }
-    flat.truncate(m);
-    flat.shrink_to_fit();
-    (flat, targets)
 }

@@ -50,12 +50,6 @@ impl Chunked {
         self.len += 1;
     }
 
-    pub(crate) fn extend<const N: usize>(&mut self, values: [u32; N]) {
-        for v in values {
-            self.push(v);
-        }
-    }
-
     pub(crate) fn get(&self, i: usize) -> u32 {
         match i.checked_sub(self.chunks[0].len()) {
             None => self.chunks[0][i],

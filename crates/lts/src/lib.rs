@@ -40,6 +40,7 @@ mod lts;
 mod mapping;
 mod mutual;
 mod partition;
+mod ranges;
 mod reduce;
 mod refine;
 mod refinement;
