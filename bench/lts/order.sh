@@ -4,6 +4,7 @@
 # (crates/cli/build.rs; docs/minimize.md, *Start-up memory*).
 #
 #   bench/lts/order.sh            # after `cargo build --release -p agentpi`
+#   bench/lts/order.sh --check    # whether every name in the file is defined in the binary
 #
 # A run maps the binary's code in blocks of 64 KB or more around each page it executes (the
 # kernel's fault-around, and whole large folios of the page cache): scattered over the 20 MB
@@ -13,6 +14,11 @@
 # crate's version and compiler: rerun this after a new compiler or dependency (names that are
 # no longer defined are skipped by the linker, so a stale list costs memory, never a wrong
 # build). AGENTPI=PATH profiles another build.
+#
+# --check profiles nothing: it lists the names of the file that the binary does not define and
+# fails if there is one (bench/lts/run.sh runs it on the binary it measures). Functions of a
+# crate compiled in several codegen units may carry a `.llvm.<hash>` suffix that changes with
+# any edit of that crate, so a list goes stale without a new compiler too.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +27,22 @@ VLTS="${VLTS:-$ROOT/../shared/data/vlts}"
 OUT="$ROOT/crates/cli/minimize.order"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+# The binary's functions, by the names the linker matches the file's against.
+nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u >"$TMP/defined"
+
+if [[ "${1:-}" == "--check" ]]; then
+    grep -v '^#' "$OUT" | sort -u | comm -23 - "$TMP/defined" >"$TMP/missing"
+    missing=$(wc -l <"$TMP/missing")
+    if ((missing > 0)); then
+        echo "$OUT: $missing of $(grep -vc '^#' "$OUT") names are not defined in $BIN" \
+            "(a stale list: rerun bench/lts/order.sh after a release build):" >&2
+        sed 's/^/  /' "$TMP/missing" >&2
+        exit 1
+    fi
+    echo "$OUT: all $(grep -vc '^#' "$OUT") names defined in $BIN"
+    exit 0
+fi
 
 # Small inputs: state spaces of bundled models, the VLTS graphs under 3·10^4 transitions
 # (those above 10^4 reach functions the smallest do not: contracting `tau`-cycles, more
@@ -40,7 +62,6 @@ for f in "${INPUTS[@]}"; do
 done
 
 # Functions by the order callgrind first names them, kept if the binary defines them.
-nm --defined-only "$BIN" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u >"$TMP/defined"
 sed -n 's/^c\{0,1\}fn=([0-9]*) //p' "$TMP"/cg.* | awk '!seen[$0]++' >"$TMP/named"
 {
     echo "# The functions a short \`agentpi minimize\` runs, placed side by side by the linker"
