@@ -76,6 +76,8 @@ pub(crate) struct Lean<'g> {
     /// Whether each monitor state (by number) may lie on an accepting cycle, once the
     /// product is built (see [`cycles`]).
     accepting: Vec<bool>,
+    /// The bits some inside move between two such states leaves pending.
+    cycle_bits: u64,
 }
 
 impl<'g> Lean<'g> {
@@ -94,6 +96,7 @@ impl<'g> Lean<'g> {
             moves: Vec::new(),
             frontier: Vec::new(),
             accepting: Vec::new(),
+            cycle_bits: 0,
         };
         let root = lean.number(root);
         let (node, _) = lean
@@ -178,6 +181,10 @@ impl<'g> Lean<'g> {
         moves.sort_unstable();
         moves.dedup();
         self.accepting = cycles::accepting(self.monitor.len(), &moves);
+        let on = |c: u32| self.accepting[c as usize];
+        self.cycle_bits = (moves.iter())
+            .filter(|&&(c, to, _)| on(c) && on(to))
+            .fold(0, |all, m| all | m.2);
     }
 
     /// The moves on the `j`-th edge of node `n`'s state.
@@ -266,6 +273,10 @@ impl Space for Lean<'_> {
         self.key_of(n).is_some_and(accepting)
     }
 
+    fn cycle_bits(&self) -> u64 {
+        self.cycle_bits
+    }
+
     fn degree(&self, n: u32) -> usize {
         let key = self.key(n);
         let edges = self.graph.successors(key.0).len();
@@ -291,6 +302,18 @@ impl Space for Lean<'_> {
             let moves = self.moves_on(key, j).iter();
             moves.map(move |m| self.product_edge((key.0, j), m))
         })
+    }
+
+    /// One walk over the state's edges, looking up the targets of inside edges only.
+    fn each_inside(&self, n: u32, each: &mut impl FnMut(u32, u64)) {
+        let key = self.key(n);
+        let edges = self.graph.successors(key.0);
+        for j in 0..edges.len() {
+            for m in self.moves_on(key, j).iter().filter(|m| m.inside) {
+                let to = self.find((edges.get(j).target, m.to));
+                each(to.expect("a node for every edge"), m.pending);
+            }
+        }
     }
 
     /// One walk over the state's edges, looking up the targets of inside edges only.

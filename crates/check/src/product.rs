@@ -75,6 +75,10 @@ pub trait Space {
     fn on_cycles(&self, _n: u32) -> bool {
         true
     }
+    /// The eventualities that may be pending on an inside edge between nodes that may
+    /// cycle, one bit each: the trimming before the cycle search keeps, for each, only what
+    /// an edge clearing it reaches (see [`peel`]); none for the fixed shapes.
+    fn cycle_bits(&self) -> u64;
     fn degree(&self, n: u32) -> usize;
     /// The `i`-th edge out of node `n`.
     fn edge(&self, n: u32, i: usize) -> ProductEdge;
@@ -91,6 +95,14 @@ pub trait Space {
 
     fn edges(&self, n: u32) -> impl Iterator<Item = ProductEdge> + '_ {
         (0..self.degree(n)).map(move |i| self.edge(n, i))
+    }
+
+    /// Calls `each` with the target and the pending bits of each inside edge out of node `n`,
+    /// in order.
+    fn each_inside(&self, n: u32, each: &mut impl FnMut(u32, u64)) {
+        for e in self.edges(n).filter(|e| e.inside) {
+            each(e.to, e.pending);
+        }
     }
 
     /// The first inside edge out of node `n`, at position `from` or later, into a node that
@@ -248,6 +260,10 @@ impl Space for Product {
         self.flags[n as usize] & UNIVERSAL != 0
     }
 
+    fn cycle_bits(&self) -> u64 {
+        self.pending.iter().fold(0, |all, p| all | p)
+    }
+
     fn degree(&self, n: u32) -> usize {
         self.range(n).len()
     }
@@ -296,6 +312,10 @@ impl Space for GraphSpace<'_> {
 
     fn universal(&self, _: u32) -> bool {
         false
+    }
+
+    fn cycle_bits(&self) -> u64 {
+        0
     }
 
     fn degree(&self, n: u32) -> usize {
@@ -364,7 +384,8 @@ impl<P: Space> crate::strong::Product for P {
         keep: &FxHashSet<u32>,
         room: Option<u64>,
     ) -> Option<Vec<Vec<u32>>> {
-        tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n), room).ok()
+        debug_assert!(roots.len() == keep.len() && roots.iter().all(|n| keep.contains(n)));
+        tarjan_within(self, roots, room).ok()
     }
 }
 
@@ -482,13 +503,7 @@ fn tarjan(
     let rindex = Numbered { dense, numbers };
     // The roots one by one: a list of them would be four more bytes a node.
     let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
-    search(
-        product,
-        roots,
-        &|n| product.on_cycles(n),
-        (room, bytes),
-        rindex,
-    )
+    search(product, roots, (room, bytes), rindex)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -560,6 +575,20 @@ impl Dense {
         for n in (0..nodes as u32).filter(|&n| product.on_cycles(n)) {
             bits[n as usize / 64] |= 1 << (n % 64);
         }
+        Dense::of_bits(bits, nodes)
+    }
+
+    /// The nodes `list` (sorted) of a product of `nodes` nodes, numbered in order.
+    fn listed(nodes: usize, list: &[u32]) -> Self {
+        let mut bits = vec![0u64; nodes.div_ceil(64)];
+        for &n in list {
+            bits[n as usize / 64] |= 1 << (n % 64);
+        }
+        Dense::of_bits(bits, nodes)
+    }
+
+    /// The nodes whose bit is set, of `nodes`.
+    fn of_bits(bits: Vec<u64>, nodes: usize) -> Self {
         let mut count = 0;
         let before = (bits.iter())
             .map(|w| (count, count += w.count_ones()).0)
@@ -641,12 +670,15 @@ impl std::ops::IndexMut<usize> for Numbered {
 }
 
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
-/// nodes that `keep` keeps (nodes that may cycle), searched from `roots` (kept nodes of the
-/// avoid region).
+/// the nodes `part` (sorted; a part of a component, under strong fairness), searched from
+/// each in order.
 ///
 /// Tarjan's search in Pearce's form ("A space-efficient algorithm for finding strongly
-/// connected components", 2016): one number a node that may cycle (4 bytes, by its
-/// [`Dense`] number), 0 until it is visited, then
+/// connected components", 2016): one number a node of `part` (4 bytes, by its
+/// [`Dense`] number: its rank in `part`, a bit of every node and 4 bytes of every 64
+/// to find it; before 2026-12-07, the numbers were those of every node that may cycle,
+/// found by asking each node of the product, for each part searched), 0 until it is
+/// visited, then
 /// its visit index lowered to the smallest one it reaches on the stack (index and low link
 /// in one), [`DONE`] once its component is out; whether a node on the search path is a root
 /// is a bit of its frame.
@@ -659,24 +691,28 @@ impl std::ops::IndexMut<usize> for Numbered {
 /// stops with [`OverMemory`].
 fn tarjan_within(
     product: &impl Space,
-    roots: impl IntoIterator<Item = u32>,
-    keep: &dyn Fn(u32) -> bool,
+    part: &[u32],
     room: Option<u64>,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let dense = Dense::new(product);
+    let dense = Dense::listed(product.nodes(), part);
     let numbers = dense.bytes();
     if room.is_some_and(|room| numbers > room) {
         return Err(OverMemory);
     }
-    search(product, roots, keep, (room, numbers), Numbered::new(dense))
+    search(
+        product,
+        part.iter().copied(),
+        (room, numbers),
+        Numbered::new(dense),
+    )
 }
 
-/// [`tarjan_within`]'s search, with its numbers (`numbers` bytes of them): 0 for a node not
-/// visited yet, [`DONE`] for one known to lie in no component.
+/// [`tarjan_within`]'s search over the nodes numbered in `rindex`, with its numbers
+/// (`numbers` bytes of them): 0 for a node not visited yet, [`DONE`] for one known to lie in
+/// no component.
 fn search(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
-    keep: &dyn Fn(u32) -> bool,
     (room, numbers): (Option<u64>, u64),
     mut rindex: Numbered,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
@@ -698,7 +734,8 @@ fn search(
         // Where the top node's walk over its edges goes on.
         let mut from = 0;
         while let Some(v) = path.top() {
-            if let Some((i, w)) = product.next_inside(v, from, keep) {
+            let next = product.next_inside(v, from, &|n| rindex.dense.holds(n));
+            if let Some((i, w)) = next {
                 from = i + 1;
                 let (w, v) = (w as usize, v as usize);
                 if rindex[w] == 0 {
@@ -732,7 +769,7 @@ fn search(
                 continue;
             }
             let mut scc = component(&mut stack, &mut rindex, v);
-            if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
+            if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v) {
                 scc.sort_unstable();
                 found += 4 * scc.len() as u64 + std::mem::size_of::<Vec<u32>>() as u64;
                 if over(path.len(), stack.len(), found) {
