@@ -39,6 +39,8 @@ const STUTTER: u8 = 2;
 const UNIVERSAL: u8 = 4;
 /// No node (yet).
 const NONE: u32 = u32::MAX;
+/// The bits of a position of [`Space::next_inside`] that number the move on its edge.
+const MOVE_BITS: u32 = usize::BITS / 2;
 
 /// What the product asks of its monitor.
 pub(crate) trait Monitor {
@@ -316,24 +318,29 @@ impl Space for Lean<'_> {
         }
     }
 
-    /// One walk over the state's edges, looking up the targets of inside edges only.
+    /// One walk over the state's edges from where `from` says, looking up the targets of
+    /// inside edges only. A position is the state's edge `j` and the move `k` on it, as `j <<`
+    /// [`MOVE_BITS`] `| k` (in the order of the edges, one past position `i` being `i + 1`),
+    /// so that the walk goes on at its edge: the cycle search comes back to a node once for
+    /// each of its children, and a walk from the first edge each time (before 2026-12-07)
+    /// looked the moves of every edge before up again, in a table.
     fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
         let key = self.key(n);
         let edges = self.graph.successors(key.0);
-        let mut at = 0;
-        for j in 0..edges.len() {
+        let (first, mut skip) = (from >> MOVE_BITS, from & ((1 << MOVE_BITS) - 1));
+        for j in first..edges.len() {
             let moves = self.moves_on(key, j);
-            for (i, m) in (at..).zip(moves) {
-                if i < from || !m.inside {
+            for (k, m) in moves.iter().enumerate().skip(skip) {
+                if !m.inside {
                     continue;
                 }
                 let to = self.find((edges.get(j).target, m.to));
                 let to = to.expect("a node for every edge");
                 if keep(to) {
-                    return Some((i, to));
+                    return Some((j << MOVE_BITS | k, to));
                 }
             }
-            at += moves.len();
+            skip = 0;
         }
         None
     }
@@ -402,6 +409,110 @@ mod tests {
         fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
             [q.is_multiple_of(2), false, false]
         }
+    }
+
+    /// A monitor of `k` states that moves two ways on every step, leaving bit 0 pending on
+    /// one of them unless from a state that is a multiple of 4, and bit 1 on the other from
+    /// odd states: components that clear every bit, and some that do not.
+    struct Pending(u32);
+
+    impl Monitor for Pending {
+        fn moves(&mut self, q: u32, _: (u32, usize), _: u64) -> Vec<Move> {
+            let to = |to, pending| Move {
+                to,
+                inside: true,
+                pending,
+            };
+            let first = u64::from(!q.is_multiple_of(4));
+            let second = u64::from(q % 2 == 1) << 1;
+            vec![
+                to((q + 1) % self.0, first),
+                to((3 * q + 1) % self.0, second),
+            ]
+        }
+
+        fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
+            [q % 3 != 2, false, false]
+        }
+    }
+
+    /// The product of philosophers `Fixed` (3 of them) with `monitor`.
+    fn philosophers<'g>(graph: &'g Graph, monitor: &mut impl Monitor) -> Lean<'g> {
+        let mut lean = Lean::new(graph, Vec::new(), 0);
+        lean.mark_with(monitor, 0);
+        assert!(lean.build_by(monitor, (1, 4096), &|_| true));
+        lean
+    }
+
+    /// `lean` stored: the same nodes (a hole a node with no edges, outside the region), each
+    /// with its edges in order.
+    fn stored(lean: &Lean<'_>) -> crate::product::Product {
+        let mut product = crate::product::Product::default();
+        for n in 0..lean.nodes() as u32 {
+            let state = lean.key_of(n).map_or(0, |k| k.0);
+            product.add_node(state, lean.avoid(n), None);
+        }
+        for n in 0..lean.nodes() as u32 {
+            product.start(n);
+            let edges: Vec<ProductEdge> = match lean.key_of(n) {
+                Some(_) => lean.edges(n).collect(),
+                None => Vec::new(),
+            };
+            for e in edges {
+                product.push_edge(e.to, e.step.edge, e.inside, e.pending);
+            }
+        }
+        product
+    }
+
+    /// The cycle search (with the trimming before it) walks a lean product's edges by
+    /// [`Space::next_inside`] and [`Space::each_inside`], its own: it finds the accepting
+    /// components it finds on the same product stored, whose walks are the plain ones, on 1
+    /// to 3 threads.
+    #[test]
+    fn a_lean_products_components_are_those_of_the_product_stored() {
+        let graph = philosophers_graph();
+        for k in [7, 12, 30] {
+            let mut monitor = Pending(k);
+            let lean = philosophers(&graph, &mut monitor);
+            assert!(lean.cycle_bits() != 0, "bits pending on cycles");
+            let product = stored(&lean);
+            let all = crate::product::accepting_sccs(&product, None, 1).unwrap();
+            assert!(!all.is_empty(), "{k} states: accepting components");
+            let sorted = |mut sccs: Vec<Vec<u32>>| (sccs.sort(), sccs).1;
+            for threads in 1..4 {
+                let found = crate::product::accepting_sccs(&lean, None, threads).unwrap();
+                assert_eq!(
+                    sorted(found),
+                    sorted(all.clone()),
+                    "{k} states, {threads} threads"
+                );
+            }
+        }
+    }
+
+    /// The state space of philosophers `Fixed` with 3 of them.
+    fn philosophers_graph() -> Graph {
+        let file = "models/philosophers.pi";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let loader = MemoryLoader {
+            files: vec![(file.to_string(), text)],
+        };
+        let loaded = load_with(file, &loader, &[("N".to_string(), "3".to_string())]);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let sem = Semantics::new(&loaded.program);
+        let sys = loaded
+            .program
+            .systems
+            .iter()
+            .position(|s| s.name == "Fixed");
+        let goals = Goals {
+            whole: true,
+            ..Goals::default()
+        };
+        let (options, progress) = (Options::default(), Progress::default());
+        explore_until(&sem, sys.unwrap(), &options, &goals, &progress).unwrap()
     }
 
     /// The product's nodes as breadth-first search meets them, (state, monitor state) each,

@@ -106,7 +106,9 @@ pub trait Space {
     }
 
     /// The first inside edge out of node `n`, at position `from` or later, into a node that
-    /// `keep` keeps: its position and its target.
+    /// `keep` keeps: its position and its target. A position is the edge's index, unless a
+    /// product numbers them otherwise (in the order of the edges, from 0, one past position
+    /// `i` being `i + 1`).
     fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
         (from..self.degree(n)).find_map(|i| {
             let e = self.edge(n, i);
