@@ -496,16 +496,16 @@ fn tarjan(
     room: Option<u64>,
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let dense = Dense::new(product);
+    let dense = Dense::new(product, threads);
     let bytes = dense.bytes();
     if room.is_some_and(|room| bytes > room) {
         return Err(OverMemory);
     }
     let numbers = peel::peel(product, &dense, threads);
     let rindex = Numbered { dense, numbers };
-    // The roots one by one: a list of them would be four more bytes a node.
-    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
-    search(product, roots, (room, bytes), rindex)
+    // The roots one by one: a list of them would be four more bytes a node. The search
+    // reads a node's number first: the nodes taken off are not asked their flags.
+    search(product, 0..product.nodes() as u32, (room, bytes), rindex)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -571,13 +571,21 @@ enum Dense {
 }
 
 impl Dense {
-    fn new(product: &impl Space) -> Self {
+    /// The nodes of `product` that may cycle, asked by pieces on `threads` threads.
+    fn new(product: &(impl Space + Sync), threads: usize) -> Self {
         let nodes = product.nodes();
-        let mut bits = vec![0u64; nodes.div_ceil(64)];
-        for n in (0..nodes as u32).filter(|&n| product.on_cycles(n)) {
-            bits[n as usize / 64] |= 1 << (n % 64);
-        }
-        Dense::of_bits(bits, nodes)
+        let word = |w: usize| {
+            let bits = (w * 64..(w * 64 + 64).min(nodes)).map(|n| n as u32);
+            let on = bits.filter(|&n| product.on_cycles(n));
+            on.fold(0u64, |word, n| word | 1 << (n % 64))
+        };
+        let pieces = nodes.div_ceil(PIECE);
+        let words = PIECE / 64;
+        let bits = crate::lean::parallel::run(threads, pieces, |k| {
+            let end = ((k + 1) * words).min(nodes.div_ceil(64));
+            (k * words..end).map(word).collect::<Vec<u64>>()
+        });
+        Dense::of_bits(bits.concat(), nodes)
     }
 
     /// The nodes `list` (sorted) of a product of `nodes` nodes, numbered in order.
@@ -711,7 +719,8 @@ fn tarjan_within(
 
 /// [`tarjan_within`]'s search over the nodes numbered in `rindex`, with its numbers
 /// (`numbers` bytes of them): 0 for a node not visited yet, [`DONE`] for one known to lie in
-/// no component.
+/// no component. It starts from each of `roots` in order that is numbered, not visited yet
+/// and in the avoid region.
 fn search(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
@@ -727,7 +736,8 @@ fn search(
     let mut counter = 1u32;
     let mut path = Path::default();
     for root in roots {
-        if rindex[root as usize] != 0 {
+        let (held, r) = (rindex.dense.holds(root), root as usize);
+        if !held || rindex[r] != 0 || !product.avoid(root) {
             continue;
         }
         rindex[root as usize] = counter;

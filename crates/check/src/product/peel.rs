@@ -325,7 +325,7 @@ mod tests {
 
     /// The nodes left on each of [`SPLITS`] (the same on each).
     fn left(product: &Product) -> Vec<u32> {
-        let dense = Dense::new(product);
+        let dense = Dense::new(product, 1);
         let runs: Vec<Vec<u32>> = (SPLITS.iter())
             .map(|&split| {
                 let numbers = trim(product, &dense, split).0;
@@ -366,7 +366,7 @@ mod tests {
     fn a_falling_chain_is_peeled_in_one_pass() {
         let edges: Vec<(u32, u32)> = (1..3_000).map(|n| (n, n - 1)).collect();
         let product = product(3_000, &plain(&edges));
-        let dense = Dense::new(&product);
+        let dense = Dense::new(&product, 1);
         for threads in 1..4 {
             let (numbers, work) = trim(&product, &dense, (threads, PIECE, CHASE));
             assert!(numbers.iter().all(|&c| c == DONE), "{threads} threads");
@@ -473,16 +473,16 @@ mod tests {
         for round in 0..60 {
             let product = random_product(&mut random);
             let everything = vec![0; product.nodes()];
-            let expected = components(&product, Dense::new(&product), everything);
+            let expected = components(&product, Dense::new(&product, 1), everything);
             let left = left(&product);
             assert_eq!(left.is_empty(), expected.is_empty(), "round {round}");
             for split in SPLITS {
-                let dense = Dense::new(&product);
+                let dense = Dense::new(&product, 1);
                 let numbers = trim(&product, &dense, split).0;
                 let found = components(&product, dense, numbers);
                 assert_eq!(found, expected, "round {round}, {split:?}");
             }
-            let dense = Dense::new(&product);
+            let dense = Dense::new(&product, 1);
             // The elimination alone.
             let alone = Trim {
                 product: &product,
