@@ -80,6 +80,12 @@ pub(crate) struct Lean<'g> {
     accepting: Vec<bool>,
     /// The bits some inside move between two such states leaves pending.
     cycle_bits: u64,
+    /// The moves of each cell by its monitor state and kind, `table[c * kinds + kind]`, once
+    /// the product is built, when its formula reads no state predicate and the table is
+    /// small (a byte a state at most): for each edge the searches walk, a read of an array
+    /// rather than a look-up in `cells` (half the cycle search's walk on philosophers).
+    table: Vec<(u32, u32)>,
+    kinds: usize,
 }
 
 impl<'g> Lean<'g> {
@@ -99,6 +105,8 @@ impl<'g> Lean<'g> {
             frontier: Vec::new(),
             accepting: Vec::new(),
             cycle_bits: 0,
+            table: Vec::new(),
+            kinds: 0,
         };
         let root = lean.number(root);
         let (node, _) = lean
@@ -166,6 +174,7 @@ impl<'g> Lean<'g> {
     pub(crate) fn bytes(&self) -> u64 {
         let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.frontier.len();
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
+        let moves = moves + 8 * self.table.len();
         self.nodes.bytes() + (met + moves) as u64
     }
 
@@ -189,10 +198,28 @@ impl<'g> Lean<'g> {
             .fold(0, |all, m| all | m.2);
     }
 
+    /// Makes [`Lean::table`] of the cells learnt, if it is to be made.
+    fn tabulate(&mut self) {
+        let kinds = self.cells.keys().map(|&(_, k, _)| k as usize + 1).max();
+        let entries = self.monitor.len() * kinds.unwrap_or(0);
+        if !self.valuations.is_empty() || entries > (self.states as usize / 8).max(1 << 10) {
+            return;
+        }
+        self.kinds = kinds.unwrap_or(0);
+        // A cell no node meets is never asked for.
+        self.table = vec![(u32::MAX, 0); entries];
+        for (&(c, kind, _), &range) in &self.cells {
+            self.table[c as usize * self.kinds + kind as usize] = range;
+        }
+    }
+
     /// The moves on the `j`-th edge of node `n`'s state.
     fn moves_on(&self, (s, q): (u32, u32), j: usize) -> &[Move] {
-        let cell = (q, self.graph.kind(s, j), self.valuation(s));
-        let (from, len) = self.cells[&cell];
+        let kind = self.graph.kind(s, j);
+        let (from, len) = match self.table.is_empty() {
+            false => self.table[q as usize * self.kinds + kind as usize],
+            true => self.cells[&(q, kind, self.valuation(s))],
+        };
         &self.moves[from as usize..(from + len) as usize]
     }
 
@@ -411,13 +438,14 @@ mod tests {
         }
     }
 
-    /// A monitor of `k` states that moves two ways on every step, leaving bit 0 pending on
-    /// one of them unless from a state that is a multiple of 4, and bit 1 on the other from
-    /// odd states: components that clear every bit, and some that do not.
-    struct Pending(u32);
+    /// A monitor of `k` states that moves two ways on every step, the second by the step's
+    /// label, leaving bit 0 pending on the first unless from a state that is a multiple of 4,
+    /// and bit 1 on the second from odd states: components that clear every bit, and some
+    /// that do not.
+    struct Pending<'g>(u32, &'g Graph);
 
-    impl Monitor for Pending {
-        fn moves(&mut self, q: u32, _: (u32, usize), _: u64) -> Vec<Move> {
+    impl Monitor for Pending<'_> {
+        fn moves(&mut self, q: u32, (s, j): (u32, usize), _: u64) -> Vec<Move> {
             let to = |to, pending| Move {
                 to,
                 inside: true,
@@ -425,10 +453,9 @@ mod tests {
             };
             let first = u64::from(!q.is_multiple_of(4));
             let second = u64::from(q % 2 == 1) << 1;
-            vec![
-                to((q + 1) % self.0, first),
-                to((3 * q + 1) % self.0, second),
-            ]
+            let label = self.1.successors(s).get(j).label;
+            let by_label = (3 * q + 1 + label) % self.0;
+            vec![to((q + 1) % self.0, first), to(by_label, second)]
         }
 
         fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
@@ -473,9 +500,11 @@ mod tests {
     fn a_lean_products_components_are_those_of_the_product_stored() {
         let graph = philosophers_graph();
         for k in [7, 12, 30] {
-            let mut monitor = Pending(k);
+            let mut monitor = Pending(k, &graph);
             let lean = philosophers(&graph, &mut monitor);
             assert!(lean.cycle_bits() != 0, "bits pending on cycles");
+            assert!(!lean.table.is_empty(), "the moves read from the table");
+            edges_are_the_monitors(&lean, &mut monitor);
             let product = stored(&lean);
             let all = crate::product::accepting_sccs(&product, None, 1).unwrap();
             assert!(!all.is_empty(), "{k} states: accepting components");
@@ -488,6 +517,24 @@ mod tests {
                     "{k} states, {threads} threads"
                 );
             }
+        }
+    }
+
+    /// Each edge of each node of `lean` is a move of `monitor` on an edge of its state, in
+    /// order.
+    fn edges_are_the_monitors(lean: &Lean<'_>, monitor: &mut impl Monitor) {
+        for n in (0..lean.nodes() as u32).filter(|&n| lean.key_of(n).is_some()) {
+            let (s, c) = lean.key(n);
+            let mut expected = Vec::new();
+            for j in 0..lean.graph.successors(s).len() {
+                let target = lean.graph.successors(s).get(j).target;
+                for m in monitor.moves(lean.monitor[c as usize], (s, j), 0) {
+                    let to = lean.find((target, lean.numbers[&m.to])).expect("a node");
+                    expected.push((to, j as u32, m.pending));
+                }
+            }
+            let edges = lean.edges(n).map(|e| (e.to, e.step.edge, e.pending));
+            assert_eq!(edges.collect::<Vec<_>>(), expected, "node {n}");
         }
     }
 
