@@ -57,7 +57,7 @@ pub fn find_lasso(
     // it is where the loop starts. When a check holds there is none, which a look at each
     // node by number finds without that search.
     let hit = |n: u32| in_bad(n) || stuck(n) || product.universal(n);
-    if !(0..product.nodes() as u32).any(hit) {
+    if !any_node(product.nodes(), threads, &hit) {
         return Ok(None);
     }
     let Some((first, mut steps)) = product.first_reached(&hit, room)? else {
@@ -264,4 +264,12 @@ fn unwind(
     }
     path.reverse();
     path
+}
+
+/// Whether `hit` holds of any of `nodes` nodes, read by pieces on `threads` threads.
+fn any_node(nodes: usize, threads: usize, hit: &(impl Fn(u32) -> bool + Sync)) -> bool {
+    const PIECE: usize = 1 << 14;
+    let piece = |k: usize| (k * PIECE) as u32..((k + 1) * PIECE).min(nodes) as u32;
+    let pieces = crate::lean::parallel::run(threads, nodes.div_ceil(PIECE), |k| piece(k).any(hit));
+    pieces.contains(&true)
 }

@@ -39,6 +39,8 @@ const STUTTER: u8 = 2;
 const UNIVERSAL: u8 = 4;
 /// No node (yet).
 const NONE: u32 = u32::MAX;
+/// The bits of a position of [`Space::next_inside`] that number the move on its edge.
+const MOVE_BITS: u32 = usize::BITS / 2;
 
 /// What the product asks of its monitor.
 pub(crate) trait Monitor {
@@ -76,6 +78,14 @@ pub(crate) struct Lean<'g> {
     /// Whether each monitor state (by number) may lie on an accepting cycle, once the
     /// product is built (see [`cycles`]).
     accepting: Vec<bool>,
+    /// The bits some inside move between two such states leaves pending.
+    cycle_bits: u64,
+    /// The moves of each cell by its monitor state and kind, `table[c * kinds + kind]`, once
+    /// the product is built, when its formula reads no state predicate and the table is
+    /// small (a byte a state at most): for each edge the searches walk, a read of an array
+    /// rather than a look-up in `cells` (half the cycle search's walk on philosophers).
+    table: Vec<(u32, u32)>,
+    kinds: usize,
 }
 
 impl<'g> Lean<'g> {
@@ -94,6 +104,9 @@ impl<'g> Lean<'g> {
             moves: Vec::new(),
             frontier: Vec::new(),
             accepting: Vec::new(),
+            cycle_bits: 0,
+            table: Vec::new(),
+            kinds: 0,
         };
         let root = lean.number(root);
         let (node, _) = lean
@@ -161,6 +174,7 @@ impl<'g> Lean<'g> {
     pub(crate) fn bytes(&self) -> u64 {
         let met = 16 * self.monitor.len() + 24 * self.marks.len() + 4 * self.frontier.len();
         let moves = 16 * self.moves.len() + 32 * self.cells.len() + 8 * self.valuations.len();
+        let moves = moves + 8 * self.table.len();
         self.nodes.bytes() + (met + moves) as u64
     }
 
@@ -178,12 +192,34 @@ impl<'g> Lean<'g> {
         moves.sort_unstable();
         moves.dedup();
         self.accepting = cycles::accepting(self.monitor.len(), &moves);
+        let on = |c: u32| self.accepting[c as usize];
+        self.cycle_bits = (moves.iter())
+            .filter(|&&(c, to, _)| on(c) && on(to))
+            .fold(0, |all, m| all | m.2);
+    }
+
+    /// Makes [`Lean::table`] of the cells learnt, if it is to be made.
+    fn tabulate(&mut self) {
+        let kinds = self.cells.keys().map(|&(_, k, _)| k as usize + 1).max();
+        let entries = self.monitor.len() * kinds.unwrap_or(0);
+        if !self.valuations.is_empty() || entries > (self.states as usize / 8).max(1 << 10) {
+            return;
+        }
+        self.kinds = kinds.unwrap_or(0);
+        // A cell no node meets is never asked for.
+        self.table = vec![(u32::MAX, 0); entries];
+        for (&(c, kind, _), &range) in &self.cells {
+            self.table[c as usize * self.kinds + kind as usize] = range;
+        }
     }
 
     /// The moves on the `j`-th edge of node `n`'s state.
     fn moves_on(&self, (s, q): (u32, u32), j: usize) -> &[Move] {
-        let cell = (q, self.graph.kind(s, j), self.valuation(s));
-        let (from, len) = self.cells[&cell];
+        let kind = self.graph.kind(s, j);
+        let (from, len) = match self.table.is_empty() {
+            false => self.table[q as usize * self.kinds + kind as usize],
+            true => self.cells[&(q, kind, self.valuation(s))],
+        };
         &self.moves[from as usize..(from + len) as usize]
     }
 
@@ -266,6 +302,10 @@ impl Space for Lean<'_> {
         self.key_of(n).is_some_and(accepting)
     }
 
+    fn cycle_bits(&self) -> u64 {
+        self.cycle_bits
+    }
+
     fn degree(&self, n: u32) -> usize {
         let key = self.key(n);
         let edges = self.graph.successors(key.0).len();
@@ -294,23 +334,40 @@ impl Space for Lean<'_> {
     }
 
     /// One walk over the state's edges, looking up the targets of inside edges only.
+    fn each_inside(&self, n: u32, each: &mut impl FnMut(u32, u64)) {
+        let key = self.key(n);
+        let edges = self.graph.successors(key.0);
+        for j in 0..edges.len() {
+            for m in self.moves_on(key, j).iter().filter(|m| m.inside) {
+                let to = self.find((edges.get(j).target, m.to));
+                each(to.expect("a node for every edge"), m.pending);
+            }
+        }
+    }
+
+    /// One walk over the state's edges from where `from` says, looking up the targets of
+    /// inside edges only. A position is the state's edge `j` and the move `k` on it, as `j <<`
+    /// [`MOVE_BITS`] `| k` (in the order of the edges, one past position `i` being `i + 1`),
+    /// so that the walk goes on at its edge: the cycle search comes back to a node once for
+    /// each of its children, and a walk from the first edge each time (before 2026-12-07)
+    /// looked the moves of every edge before up again, in a table.
     fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
         let key = self.key(n);
         let edges = self.graph.successors(key.0);
-        let mut at = 0;
-        for j in 0..edges.len() {
+        let (first, mut skip) = (from >> MOVE_BITS, from & ((1 << MOVE_BITS) - 1));
+        for j in first..edges.len() {
             let moves = self.moves_on(key, j);
-            for (i, m) in (at..).zip(moves) {
-                if i < from || !m.inside {
+            for (k, m) in moves.iter().enumerate().skip(skip) {
+                if !m.inside {
                     continue;
                 }
                 let to = self.find((edges.get(j).target, m.to));
                 let to = to.expect("a node for every edge");
                 if keep(to) {
-                    return Some((i, to));
+                    return Some((j << MOVE_BITS | k, to));
                 }
             }
-            at += moves.len();
+            skip = 0;
         }
         None
     }
@@ -379,6 +436,130 @@ mod tests {
         fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
             [q.is_multiple_of(2), false, false]
         }
+    }
+
+    /// A monitor of `k` states that moves two ways on every step, the second by the step's
+    /// label, leaving bit 0 pending on the first unless from a state that is a multiple of 4,
+    /// and bit 1 on the second from odd states: components that clear every bit, and some
+    /// that do not.
+    struct Pending<'g>(u32, &'g Graph);
+
+    impl Monitor for Pending<'_> {
+        fn moves(&mut self, q: u32, (s, j): (u32, usize), _: u64) -> Vec<Move> {
+            let to = |to, pending| Move {
+                to,
+                inside: true,
+                pending,
+            };
+            let first = u64::from(!q.is_multiple_of(4));
+            let second = u64::from(q % 2 == 1) << 1;
+            let label = self.1.successors(s).get(j).label;
+            let by_label = (3 * q + 1 + label) % self.0;
+            vec![to((q + 1) % self.0, first), to(by_label, second)]
+        }
+
+        fn flags(&mut self, q: u32, _: u64) -> [bool; 3] {
+            [q % 3 != 2, false, false]
+        }
+    }
+
+    /// The product of philosophers `Fixed` (3 of them) with `monitor`.
+    fn philosophers<'g>(graph: &'g Graph, monitor: &mut impl Monitor) -> Lean<'g> {
+        let mut lean = Lean::new(graph, Vec::new(), 0);
+        lean.mark_with(monitor, 0);
+        assert!(lean.build_by(monitor, (1, 4096), &|_| true));
+        lean
+    }
+
+    /// `lean` stored: the same nodes (a hole a node with no edges, outside the region), each
+    /// with its edges in order.
+    fn stored(lean: &Lean<'_>) -> crate::product::Product {
+        let mut product = crate::product::Product::default();
+        for n in 0..lean.nodes() as u32 {
+            let state = lean.key_of(n).map_or(0, |k| k.0);
+            product.add_node(state, lean.avoid(n), None);
+        }
+        for n in 0..lean.nodes() as u32 {
+            product.start(n);
+            let edges: Vec<ProductEdge> = match lean.key_of(n) {
+                Some(_) => lean.edges(n).collect(),
+                None => Vec::new(),
+            };
+            for e in edges {
+                product.push_edge(e.to, e.step.edge, e.inside, e.pending);
+            }
+        }
+        product
+    }
+
+    /// The cycle search (with the trimming before it) walks a lean product's edges by
+    /// [`Space::next_inside`] and [`Space::each_inside`], its own: it finds the accepting
+    /// components it finds on the same product stored, whose walks are the plain ones, on 1
+    /// to 3 threads.
+    #[test]
+    fn a_lean_products_components_are_those_of_the_product_stored() {
+        let graph = philosophers_graph();
+        for k in [7, 12, 30] {
+            let mut monitor = Pending(k, &graph);
+            let lean = philosophers(&graph, &mut monitor);
+            assert!(lean.cycle_bits() != 0, "bits pending on cycles");
+            assert!(!lean.table.is_empty(), "the moves read from the table");
+            edges_are_the_monitors(&lean, &mut monitor);
+            let product = stored(&lean);
+            let all = crate::product::accepting_sccs(&product, None, 1).unwrap();
+            assert!(!all.is_empty(), "{k} states: accepting components");
+            let sorted = |mut sccs: Vec<Vec<u32>>| (sccs.sort(), sccs).1;
+            for threads in 1..4 {
+                let found = crate::product::accepting_sccs(&lean, None, threads).unwrap();
+                assert_eq!(
+                    sorted(found),
+                    sorted(all.clone()),
+                    "{k} states, {threads} threads"
+                );
+            }
+        }
+    }
+
+    /// Each edge of each node of `lean` is a move of `monitor` on an edge of its state, in
+    /// order.
+    fn edges_are_the_monitors(lean: &Lean<'_>, monitor: &mut impl Monitor) {
+        for n in (0..lean.nodes() as u32).filter(|&n| lean.key_of(n).is_some()) {
+            let (s, c) = lean.key(n);
+            let mut expected = Vec::new();
+            for j in 0..lean.graph.successors(s).len() {
+                let target = lean.graph.successors(s).get(j).target;
+                for m in monitor.moves(lean.monitor[c as usize], (s, j), 0) {
+                    let to = lean.find((target, lean.numbers[&m.to])).expect("a node");
+                    expected.push((to, j as u32, m.pending));
+                }
+            }
+            let edges = lean.edges(n).map(|e| (e.to, e.step.edge, e.pending));
+            assert_eq!(edges.collect::<Vec<_>>(), expected, "node {n}");
+        }
+    }
+
+    /// The state space of philosophers `Fixed` with 3 of them.
+    fn philosophers_graph() -> Graph {
+        let file = "models/philosophers.pi";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let loader = MemoryLoader {
+            files: vec![(file.to_string(), text)],
+        };
+        let loaded = load_with(file, &loader, &[("N".to_string(), "3".to_string())]);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let sem = Semantics::new(&loaded.program);
+        let sys = loaded
+            .program
+            .systems
+            .iter()
+            .position(|s| s.name == "Fixed");
+        let goals = Goals {
+            whole: true,
+            ..Goals::default()
+        };
+        let (options, progress) = (Options::default(), Progress::default());
+        explore_until(&sem, sys.unwrap(), &options, &goals, &progress).unwrap()
     }
 
     /// The product's nodes as breadth-first search meets them, (state, monitor state) each,

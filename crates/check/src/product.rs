@@ -75,6 +75,10 @@ pub trait Space {
     fn on_cycles(&self, _n: u32) -> bool {
         true
     }
+    /// The eventualities that may be pending on an inside edge between nodes that may
+    /// cycle, one bit each: the trimming before the cycle search keeps, for each, only what
+    /// an edge clearing it reaches (see [`peel`]); none for the fixed shapes.
+    fn cycle_bits(&self) -> u64;
     fn degree(&self, n: u32) -> usize;
     /// The `i`-th edge out of node `n`.
     fn edge(&self, n: u32, i: usize) -> ProductEdge;
@@ -93,8 +97,18 @@ pub trait Space {
         (0..self.degree(n)).map(move |i| self.edge(n, i))
     }
 
+    /// Calls `each` with the target and the pending bits of each inside edge out of node `n`,
+    /// in order.
+    fn each_inside(&self, n: u32, each: &mut impl FnMut(u32, u64)) {
+        for e in self.edges(n).filter(|e| e.inside) {
+            each(e.to, e.pending);
+        }
+    }
+
     /// The first inside edge out of node `n`, at position `from` or later, into a node that
-    /// `keep` keeps: its position and its target.
+    /// `keep` keeps: its position and its target. A position is the edge's index, unless a
+    /// product numbers them otherwise (in the order of the edges, from 0, one past position
+    /// `i` being `i + 1`).
     fn next_inside(&self, n: u32, from: usize, keep: &dyn Fn(u32) -> bool) -> Option<(usize, u32)> {
         (from..self.degree(n)).find_map(|i| {
             let e = self.edge(n, i);
@@ -248,6 +262,10 @@ impl Space for Product {
         self.flags[n as usize] & UNIVERSAL != 0
     }
 
+    fn cycle_bits(&self) -> u64 {
+        self.pending.iter().fold(0, |all, p| all | p)
+    }
+
     fn degree(&self, n: u32) -> usize {
         self.range(n).len()
     }
@@ -296,6 +314,10 @@ impl Space for GraphSpace<'_> {
 
     fn universal(&self, _: u32) -> bool {
         false
+    }
+
+    fn cycle_bits(&self) -> u64 {
+        0
     }
 
     fn degree(&self, n: u32) -> usize {
@@ -364,7 +386,8 @@ impl<P: Space> crate::strong::Product for P {
         keep: &FxHashSet<u32>,
         room: Option<u64>,
     ) -> Option<Vec<Vec<u32>>> {
-        tarjan_within(self, roots.iter().copied(), &|n| keep.contains(&n), room).ok()
+        debug_assert!(roots.len() == keep.len() && roots.iter().all(|n| keep.contains(n)));
+        tarjan_within(self, roots, room).ok()
     }
 }
 
@@ -473,22 +496,16 @@ fn tarjan(
     room: Option<u64>,
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let dense = Dense::new(product);
+    let dense = Dense::new(product, threads);
     let bytes = dense.bytes();
     if room.is_some_and(|room| bytes > room) {
         return Err(OverMemory);
     }
     let numbers = peel::peel(product, &dense, threads);
     let rindex = Numbered { dense, numbers };
-    // The roots one by one: a list of them would be four more bytes a node.
-    let roots = (0..product.nodes() as u32).filter(|&r| product.avoid(r) && product.on_cycles(r));
-    search(
-        product,
-        roots,
-        &|n| product.on_cycles(n),
-        (room, bytes),
-        rindex,
-    )
+    // The roots one by one: a list of them would be four more bytes a node. The search
+    // reads a node's number first: the nodes taken off are not asked their flags.
+    search(product, 0..product.nodes() as u32, (room, bytes), rindex)
 }
 
 /// Marks a node of [`tarjan_within`] whose component is found.
@@ -554,12 +571,34 @@ enum Dense {
 }
 
 impl Dense {
-    fn new(product: &impl Space) -> Self {
+    /// The nodes of `product` that may cycle, asked by pieces on `threads` threads.
+    fn new(product: &(impl Space + Sync), threads: usize) -> Self {
         let nodes = product.nodes();
+        let word = |w: usize| {
+            let bits = (w * 64..(w * 64 + 64).min(nodes)).map(|n| n as u32);
+            let on = bits.filter(|&n| product.on_cycles(n));
+            on.fold(0u64, |word, n| word | 1 << (n % 64))
+        };
+        let pieces = nodes.div_ceil(PIECE);
+        let words = PIECE / 64;
+        let bits = crate::lean::parallel::run(threads, pieces, |k| {
+            let end = ((k + 1) * words).min(nodes.div_ceil(64));
+            (k * words..end).map(word).collect::<Vec<u64>>()
+        });
+        Dense::of_bits(bits.concat(), nodes)
+    }
+
+    /// The nodes `list` (sorted) of a product of `nodes` nodes, numbered in order.
+    fn listed(nodes: usize, list: &[u32]) -> Self {
         let mut bits = vec![0u64; nodes.div_ceil(64)];
-        for n in (0..nodes as u32).filter(|&n| product.on_cycles(n)) {
+        for &n in list {
             bits[n as usize / 64] |= 1 << (n % 64);
         }
+        Dense::of_bits(bits, nodes)
+    }
+
+    /// The nodes whose bit is set, of `nodes`.
+    fn of_bits(bits: Vec<u64>, nodes: usize) -> Self {
         let mut count = 0;
         let before = (bits.iter())
             .map(|w| (count, count += w.count_ones()).0)
@@ -641,12 +680,15 @@ impl std::ops::IndexMut<usize> for Numbered {
 }
 
 /// Strongly connected components, holding a cycle, of the graph of inside edges between
-/// nodes that `keep` keeps (nodes that may cycle), searched from `roots` (kept nodes of the
-/// avoid region).
+/// the nodes `part` (sorted; a part of a component, under strong fairness), searched from
+/// each in order.
 ///
 /// Tarjan's search in Pearce's form ("A space-efficient algorithm for finding strongly
-/// connected components", 2016): one number a node that may cycle (4 bytes, by its
-/// [`Dense`] number), 0 until it is visited, then
+/// connected components", 2016): one number a node of `part` (4 bytes, by its
+/// [`Dense`] number: its rank in `part`, a bit of every node and 4 bytes of every 64
+/// to find it; before 2026-12-07, the numbers were those of every node that may cycle,
+/// found by asking each node of the product, for each part searched), 0 until it is
+/// visited, then
 /// its visit index lowered to the smallest one it reaches on the stack (index and low link
 /// in one), [`DONE`] once its component is out; whether a node on the search path is a root
 /// is a bit of its frame.
@@ -659,24 +701,29 @@ impl std::ops::IndexMut<usize> for Numbered {
 /// stops with [`OverMemory`].
 fn tarjan_within(
     product: &impl Space,
-    roots: impl IntoIterator<Item = u32>,
-    keep: &dyn Fn(u32) -> bool,
+    part: &[u32],
     room: Option<u64>,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
-    let dense = Dense::new(product);
+    let dense = Dense::listed(product.nodes(), part);
     let numbers = dense.bytes();
     if room.is_some_and(|room| numbers > room) {
         return Err(OverMemory);
     }
-    search(product, roots, keep, (room, numbers), Numbered::new(dense))
+    search(
+        product,
+        part.iter().copied(),
+        (room, numbers),
+        Numbered::new(dense),
+    )
 }
 
-/// [`tarjan_within`]'s search, with its numbers (`numbers` bytes of them): 0 for a node not
-/// visited yet, [`DONE`] for one known to lie in no component.
+/// [`tarjan_within`]'s search over the nodes numbered in `rindex`, with its numbers
+/// (`numbers` bytes of them): 0 for a node not visited yet, [`DONE`] for one known to lie in
+/// no component. It starts from each of `roots` in order that is numbered, not visited yet
+/// and in the avoid region.
 fn search(
     product: &impl Space,
     roots: impl IntoIterator<Item = u32>,
-    keep: &dyn Fn(u32) -> bool,
     (room, numbers): (Option<u64>, u64),
     mut rindex: Numbered,
 ) -> Result<Vec<Vec<u32>>, OverMemory> {
@@ -689,7 +736,8 @@ fn search(
     let mut counter = 1u32;
     let mut path = Path::default();
     for root in roots {
-        if rindex[root as usize] != 0 {
+        let (held, r) = (rindex.dense.holds(root), root as usize);
+        if !held || rindex[r] != 0 || !product.avoid(root) {
             continue;
         }
         rindex[root as usize] = counter;
@@ -698,7 +746,8 @@ fn search(
         // Where the top node's walk over its edges goes on.
         let mut from = 0;
         while let Some(v) = path.top() {
-            if let Some((i, w)) = product.next_inside(v, from, keep) {
+            let next = product.next_inside(v, from, &|n| rindex.dense.holds(n));
+            if let Some((i, w)) = next {
                 from = i + 1;
                 let (w, v) = (w as usize, v as usize);
                 if rindex[w] == 0 {
@@ -732,7 +781,7 @@ fn search(
                 continue;
             }
             let mut scc = component(&mut stack, &mut rindex, v);
-            if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v && keep(v)) {
+            if scc.len() > 1 || product.edges(v).any(|e| e.inside && e.to == v) {
                 scc.sort_unstable();
                 found += 4 * scc.len() as u64 + std::mem::size_of::<Vec<u32>>() as u64;
                 if over(path.len(), stack.len(), found) {

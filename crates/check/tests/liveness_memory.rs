@@ -84,11 +84,13 @@ fn the_cycle_search_path_past_max_memory_is_unknown() {
 }
 
 /// Under strong fairness an accepting component is cut into parts (see `strong.rs`), each
-/// searched again with a set of the nodes it keeps (about 16 bytes a node): 20 bytes a state
-/// hold the first search but not those. Before they were counted, this run answered `holds`.
+/// searched again with a set of the nodes it keeps (about 16 bytes a node): 15 bytes a state
+/// hold the first search (from 11) but not those (19 do). Before they were counted, this run
+/// answered `holds`. (Before each part's search numbered only the part's nodes, 2026-12-07,
+/// the parts needed more than 20 bytes a state, and this test allowed 20.)
 #[test]
 fn the_strong_fairness_parts_past_max_memory_are_unknown() {
-    check("strong fair take[0] leads to eat(0)", Outcome::Holds, 20);
+    check("strong fair take[0] leads to eat(0)", Outcome::Holds, 15);
 }
 
 /// `fair ltl [] <> eat(0)` in 14 bytes a state beyond exploration's (4,286 states): the

@@ -92,6 +92,7 @@ impl Lean<'_> {
             self.frontier = next;
         }
         self.find_accepting();
+        self.tabulate();
         true
     }
 
