@@ -9,9 +9,13 @@
 //! shape depends only on the number of ids, which is stored with the record.
 //!
 //! A state thus costs its record (8 bytes), its length (1 byte, more only past 254 ids), its
-//! entry in the record index, and the few interior nodes no other state has. Finding a target
-//! walks up from the ids it does not share with its source ([`Store::find_near`]), so a step
-//! costs a hash look-up per level above the components that moved, not a hash of the state.
+//! hash (4 bytes), its entry in the state index, and the few interior nodes no other state
+//! has. The state index is keyed by a hash of the ids themselves (see [`hash_ids`]), a sum
+//! over positions, which a step updates from the one or two ids it changes: finding a target
+//! ([`Store::find_changed`]) is one probe, and a candidate is compared with the target by
+//! walking down its tree along the paths of what changed only, as SPIN probes its hash table
+//! and compares the state vector. Nothing is looked up by hashing pairs unless the state is
+//! added.
 //!
 //! Nodes and records are kept in tables that threads read while one writer adds to them
 //! ([`table`]): the exploration's workers look targets up while the merge stores the states
@@ -42,6 +46,9 @@ const LONG: u8 = u8::MAX;
 /// Lengths packed in a word of the lengths' column.
 const LENS_PER_WORD: usize = 8;
 
+/// Hashes packed in a word of the hashes' column.
+const HASHES_PER_WORD: usize = 2;
+
 /// Stored states, numbered in the order they were added.
 pub(crate) struct Store {
     /// Tells stores apart for what is remembered of one across explorations (see
@@ -55,6 +62,9 @@ pub(crate) struct Store {
     records: Column,
     /// Each state's length, a byte each ([`LONG`]: see `long`).
     lens: Column,
+    /// Each state's hash ([`hash_ids`]), two a word: the index is keyed by it, grows by it,
+    /// and a state's tree read from the store comes with it.
+    hashes: Column,
     /// Lengths of 255 and more, added only with `&mut` (see [`Store::room`]).
     long: FxHashMap<u32, u32>,
     index: Index,
@@ -80,6 +90,7 @@ impl Default for Store {
             node_index: Index::default(),
             records: Column::default(),
             lens: Column::default(),
+            hashes: Column::default(),
             long: FxHashMap::default(),
             index: Index::default(),
             writer: Some(Writer { serial }),
@@ -92,6 +103,8 @@ impl Default for Store {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Levels {
     levels: Vec<Vec<u32>>,
+    /// [`hash_ids`] of the ids (0 for none, as `Default` has it).
+    hash: u32,
 }
 
 impl Levels {
@@ -147,17 +160,76 @@ impl Store {
         ids: &[u32],
         scratch: &mut Levels,
     ) -> Option<u32> {
-        levels_of(near, ids, scratch, |pair| self.find_node(pair))?;
-        self.find_record(record_of(scratch), ids.len())
+        let near = near.filter(|n| n.ids().len() == ids.len());
+        if let Some(near) = near
+            && let Some(changed) = Changed::of(near.ids(), ids)
+        {
+            let changes = changed.with_ids(ids);
+            return self.find_changed(near, changes.as_slice());
+        }
+        // Compared whole: the candidate's ids read from its tree (a candidate whose slot's tag
+        // matches is most often the state looked for).
+        let scratch = std::cell::RefCell::new(scratch);
+        let same = |i: u32| {
+            let mut scratch = scratch.borrow_mut();
+            self.len_of(i) == ids.len() && {
+                self.read_levels(i, &mut scratch);
+                scratch.ids() == ids
+            }
+        };
+        find_in(&self.index, hash_ids(ids), same)
     }
 
-    /// What [`Store::find_near`] finds for the ids of `near` with one or two `changes`
-    /// made (position, new id; increasing positions): the nodes above what changed are
-    /// looked up level by level, and nothing else is copied or compared (building every
-    /// level of the target, then comparing it with its source's, was most of finding it).
+    /// What [`Store::find_near`] finds for the ids of `near` with a few `changes` made
+    /// (position, new id; increasing positions, at most [`Changed::MAX`]): one probe of the
+    /// index by the hash of `near` updated from the changes, each candidate compared along
+    /// the paths of its tree above what changed ([`Store::is_changed`]). Looking up the nodes
+    /// above what changed, level by level, was half of a step's instructions (Peterson N = 4).
     pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
-        let record = record_near(near, changes, |pair| self.find_node(pair))?;
-        self.find_record(record, near.ids().len())
+        let hash = hash_changed(near, changes);
+        let same = |i: u32| self.is_changed(i, near, changes);
+        find_in(&self.index, hash, same)
+    }
+
+    /// Whether state `i` has the ids of `near` with `changes` made: from its record down to
+    /// each changed id, the nodes on the way are read, and every item beside the way must
+    /// be `near`'s (but where another change's way passes, which that one compares), every
+    /// changed id the new one. Nodes are unique, so an item equal to `near`'s stands for the
+    /// same ids.
+    #[inline]
+    fn is_changed(&self, i: u32, near: &Levels, changes: &[(usize, u32)]) -> bool {
+        let levels = &near.levels;
+        let Some(top) = levels.len().checked_sub(1) else {
+            return false;
+        };
+        if self.len_of(i) != levels[0].len() {
+            return false;
+        }
+        let record = unpack(self.records.get(i as usize));
+        let elsewhere =
+            |me: usize, k: usize, j: usize| changes.iter().any(|&(q, _)| q != me && q >> k == j);
+        changes.iter().all(|&(p, id)| {
+            let j = p >> top;
+            let other = j ^ 1;
+            let expected = levels[top].get(other).copied().unwrap_or(NONE);
+            if record[other] != expected && !elsewhere(p, top, other) {
+                return false;
+            }
+            let mut item = record[j];
+            for k in (0..top).rev() {
+                let (below, j) = (&levels[k], p >> k);
+                let Some(&beside) = below.get(j ^ 1) else {
+                    // The odd last item, carried up as it is.
+                    continue;
+                };
+                let pair = unpack(self.nodes.get(item as usize));
+                item = pair[j & 1];
+                if pair[(j & 1) ^ 1] != beside && !elsewhere(p, k, j ^ 1) {
+                    return false;
+                }
+            }
+            item == id
+        }) && (!changes.is_empty() || record == record_of(near))
     }
 
     /// Adds a state that is not stored yet; returns its number.
@@ -204,16 +276,16 @@ impl Store {
     /// states and `nodes` more interior nodes fit, the indices at most five eighths full after
     /// them.
     pub(crate) fn make_room(&mut self, states: usize, nodes: usize) {
-        let (records, lens, long) = (&self.records, &self.lens, &self.long);
-        self.index.make_room(states, |i| {
-            hash_state(unpack(records.get(i as usize)), length(lens, long, i))
-        });
+        let hashes = &self.hashes;
+        self.index
+            .make_room(states, |i| index_hash(stored_hash(hashes, i)));
         let column = &self.nodes;
         let node_hash = |j: u32| hash_node(unpack(column.get(j as usize)));
         self.node_index.make_room(nodes, node_hash);
         let count = self.len() + states;
         self.records.reserve(count);
         self.lens.reserve(count.div_ceil(LENS_PER_WORD));
+        self.hashes.reserve(count.div_ceil(HASHES_PER_WORD));
         self.nodes.reserve(self.node_index.len() + nodes);
     }
 
@@ -237,6 +309,7 @@ impl Store {
             && self.node_index.room(nodes)
             && count <= self.records.capacity()
             && count.div_ceil(LENS_PER_WORD) <= self.lens.capacity()
+            && count.div_ceil(HASHES_PER_WORD) <= self.hashes.capacity()
             && self.node_index.len() + nodes <= self.nodes.capacity()
     }
 
@@ -248,26 +321,28 @@ impl Store {
         let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
         let record = match few {
             // The common step: one or two ids changed, nodes added only above them.
-            Some((near, changes)) => record_near(near, changes.as_slice(), add_node),
+            Some((near, ref changes)) => record_near(near, changes.as_slice(), add_node),
             None => SCRATCH.with_borrow_mut(|levels| {
                 levels_of(near, ids, levels, add_node)?;
                 Some(record_of(levels))
             }),
         };
         let record = record.expect("adding finds every node");
-        if let Some(i) = self.find_record(record, ids.len()) {
+        let hash = match few {
+            Some((near, changes)) => hash_changed(near, changes.as_slice()),
+            None => hash_ids(ids),
+        };
+        let packed = pack(record);
+        let same = |i: u32| self.records.get(i as usize) == packed && self.len_of(i) == ids.len();
+        if let Some(i) = find_in(&self.index, hash, same) {
             return (i, false);
         }
         let i = self.len();
-        self.records.set(i, pack(record));
+        self.records.set(i, packed);
         let len = u8::try_from(ids.len()).unwrap_or(LONG);
-        let (word, shift) = (i / LENS_PER_WORD, 8 * (i % LENS_PER_WORD));
-        let others = match shift {
-            0 => 0,
-            _ => self.lens.get(word),
-        };
-        self.lens.set(word, others | u64::from(len) << shift);
-        self.index.add(hash_state(record, ids.len()), i as u32);
+        set_packed(&self.lens, i, LENS_PER_WORD, u64::from(len));
+        set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
+        self.index.add(index_hash(hash), i as u32);
         (i as u32, true)
     }
 
@@ -299,15 +374,16 @@ impl Store {
     pub(crate) fn read_levels(&self, i: u32, out: &mut Levels) {
         let len = self.len_of(i);
         // Level k holds len / 2^k items, rounded up (halving rounded up k times); an array
-        // of the sizes was zeroed for every state read.
-        let size = |k: usize| len.div_ceil(1 << k);
+        // of the sizes was zeroed for every state read, and `div_ceil` divides.
+        let size = |k: usize| (len + (1 << k) - 1) >> k;
         let mut count = 1;
         while size(count - 1) > 2 {
             count += 1;
         }
         let levels = &mut out.levels;
-        levels.resize_with(count, Vec::new);
-        levels.truncate(count);
+        if levels.len() != count {
+            levels.resize_with(count, Vec::new);
+        }
         let record = unpack(self.records.get(i as usize));
         levels[count - 1].clear();
         levels[count - 1].extend(record.iter().copied().take(len.min(2)));
@@ -325,12 +401,14 @@ impl Store {
                 *last = above[size / 2];
             }
         }
+        // Stored with the state: hashing its ids again was a sixth of reading its tree.
+        out.hash = stored_hash(&self.hashes, i);
     }
 
-    /// The bytes the store holds: records, lengths, nodes, both indices (a `u32` and a tag
-    /// a slot), and the interner.
+    /// The bytes the store holds: records, lengths, hashes, nodes, both indices (a `u32` and
+    /// a tag a slot), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
-        let records = (8 + 1) * self.len() + 5 * self.index.slots();
+        let records = (8 + 1 + 4) * self.len() + 5 * self.index.slots();
         let nodes = 8 * self.node_index.len() + 5 * self.node_index.slots();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
     }
@@ -349,22 +427,16 @@ impl Store {
         &mut self.interner
     }
 
+    #[inline]
     fn len_of(&self, i: u32) -> usize {
         length(&self.lens, &self.long, i)
     }
+}
 
-    fn find_node(&self, pair: [u32; 2]) -> Option<u32> {
-        let (nodes, packed) = (&self.nodes, pack(pair));
-        self.node_index
-            .find(hash_node(pair), |j| nodes.get(j as usize) == packed)
-    }
-
-    fn find_record(&self, record: [u32; 2], len: usize) -> Option<u32> {
-        let packed = pack(record);
-        self.index.find(hash_state(record, len), |i| {
-            self.records.get(i as usize) == packed && self.len_of(i) == len
-        })
-    }
+/// The state with this hash ([`hash_ids`]) for which `same` holds.
+#[inline]
+fn find_in(index: &Index, hash: u32, same: impl Fn(u32) -> bool) -> Option<u32> {
+    index.find(index_hash(hash), same)
 }
 
 /// Pairs `ids` up level by level into `out` (see the module's comment), taking each pair's
@@ -377,6 +449,7 @@ fn levels_of(
     mut node: impl FnMut([u32; 2]) -> Option<u32>,
 ) -> Option<()> {
     let near = near.filter(|n| n.ids().len() == ids.len());
+    out.hash = hash_ids(ids);
     let levels = &mut out.levels;
     levels.resize_with(levels.len().max(1), Vec::new);
     levels[0].clear();
@@ -451,6 +524,42 @@ impl Changed {
     }
 
     fn positions(&self) -> &[usize] {
+        &self.at[..self.len]
+    }
+
+    /// The changes, with the ids of `ids` at their positions.
+    fn with_ids(&self, ids: &[u32]) -> Path {
+        let mut changes = Path::default();
+        for &p in self.positions() {
+            changes.push(p, ids[p]);
+        }
+        changes
+    }
+}
+
+/// A few changes (position, new id), at most [`Changed::MAX`], in increasing positions.
+#[derive(Clone, Copy)]
+struct Path {
+    at: [(usize, u32); Changed::MAX],
+    len: usize,
+}
+
+impl Default for Path {
+    fn default() -> Path {
+        Path {
+            at: [(0, 0); Changed::MAX],
+            len: 0,
+        }
+    }
+}
+
+impl Path {
+    fn push(&mut self, p: usize, item: u32) {
+        self.at[self.len] = (p, item);
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[(usize, u32)] {
         &self.at[..self.len]
     }
 }
@@ -591,6 +700,7 @@ fn record_of(levels: &Levels) -> [u32; 2] {
     ]
 }
 
+#[inline]
 fn length(lens: &Column, long: &FxHashMap<u32, u32>, i: u32) -> usize {
     let i = i as usize;
     let word = lens.get(i / LENS_PER_WORD);
@@ -610,9 +720,9 @@ fn unpack(word: u64) -> [u32; 2] {
 }
 
 /// The bytes storing a state with this key adds (besides nodes and components not stored
-/// yet): its record, its length and its index entry.
+/// yet): its record, its length, its hash and its index entry.
 pub(crate) fn state_bytes() -> u64 {
-    8 + 1 + 8
+    8 + 1 + 4 + 8
 }
 
 pub(crate) fn key(ids: Vec<u32>) -> Key {
@@ -621,10 +731,59 @@ pub(crate) fn key(ids: Vec<u32>) -> Key {
     }
 }
 
-/// Hashed as two words, and a node as one: an array is hashed as a slice, its length
-/// first, which cost a multiplication more per node looked up.
-fn hash_state(record: [u32; 2], len: usize) -> u64 {
-    FxBuildHasher.hash_one((pack(record), len as u64))
+/// Writes `value` as item `i` of a column packing `per_word` items a word (only the writer
+/// calls it, so reading the word and writing it back loses nothing).
+fn set_packed(column: &Column, i: usize, per_word: usize, value: u64) {
+    let bits = 64 / per_word;
+    let (word, shift) = (i / per_word, bits * (i % per_word));
+    let others = match shift {
+        0 => 0,
+        _ => column.get(word),
+    };
+    column.set(word, others | value << shift);
+}
+
+/// The hash of state `i`, as stored.
+fn stored_hash(hashes: &Column, i: u32) -> u32 {
+    let i = i as usize;
+    (hashes.get(i / HASHES_PER_WORD) >> (32 * (i % HASHES_PER_WORD))) as u32
+}
+
+/// A state's hash: the sum of its ids each mixed with its position (32 bits, as stored), so
+/// that a step updates it from what it changed ([`hash_changed`]) without reading the rest.
+fn hash_ids(ids: &[u32]) -> u32 {
+    ids.iter()
+        .enumerate()
+        .fold(0, |sum, (p, &id)| sum.wrapping_add(mix(p, id)))
+}
+
+/// [`hash_ids`] of `near`'s ids with `changes` made.
+fn hash_changed(near: &Levels, changes: &[(usize, u32)]) -> u32 {
+    let ids = near.ids();
+    changes.iter().fold(near.hash, |sum, &(p, id)| {
+        sum.wrapping_sub(mix(p, ids[p])).wrapping_add(mix(p, id))
+    })
+}
+
+/// An id at a position, mixed: a folded multiplication (the high and low halves of the
+/// 128-bit product xored, as foldhash does), which is not linear, so that a sum of them
+/// does not collide as a sum of products would.
+fn mix(p: usize, id: u32) -> u32 {
+    let x = (p as u64) << 32 | u64::from(id);
+    folded_multiply(x ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) as u32
+}
+
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ (product >> 64) as u64
+}
+
+/// The index's hash of a stored hash: its slot from the low bits, its tag from the top ones.
+fn index_hash(hash: u32) -> u64 {
+    folded_multiply(
+        u64::from(hash) ^ 0x1319_8A2E_0370_7344,
+        0xA076_1D64_78BD_642F,
+    )
 }
 
 fn hash_node(pair: [u32; 2]) -> u64 {
@@ -696,6 +855,61 @@ mod tests {
         for changes in [vec![(0, 7777)], vec![(0, 7777), (len - 1, 7778)]] {
             assert_eq!(store.find_changed(&levels, &changes), None);
         }
+    }
+
+    /// A candidate found by the hash is taken only if it is the target: every stored state of
+    /// a length is compared with every target made from another of that length by the one
+    /// to three ids that differ, whatever the hash says (`is_changed`), and only the target
+    /// itself compares equal. Vectors of 1 to 40 ids, so that trees of every height and
+    /// with odd items carried up are walked.
+    #[test]
+    fn a_candidate_is_the_target_only_if_its_tree_is() {
+        let mut store = Store::default();
+        let mut vectors: Vec<Vec<u32>> = Vec::new();
+        for len in 1..=40u32 {
+            let base: Vec<u32> = (0..len).map(|k| k % 5).collect();
+            vectors.push(base.clone());
+            for (a, b) in [(0, len - 1), (len / 2, len / 2), (len / 3, len - 1), (1, 2)] {
+                let mut v = base.clone();
+                if let Some(x) = v.get_mut(a as usize) {
+                    *x = 7;
+                }
+                if let Some(x) = v.get_mut(b as usize) {
+                    *x = 9;
+                }
+                if !vectors.contains(&v) {
+                    vectors.push(v);
+                }
+            }
+        }
+        let numbers: Vec<u32> = vectors
+            .iter()
+            .map(|v| store.insert(&key(v.clone())))
+            .collect();
+        let mut compared = 0;
+        for (w, near) in vectors.iter().enumerate() {
+            let levels = store.levels(numbers[w]);
+            for (v, target) in vectors.iter().enumerate() {
+                let Some(changed) =
+                    Changed::of(near, target).filter(|_| near.len() == target.len())
+                else {
+                    continue;
+                };
+                let changes = changed.with_ids(target);
+                for (u, &n) in numbers.iter().enumerate() {
+                    let same = store.is_changed(n, &levels, changes.as_slice());
+                    assert_eq!(
+                        same,
+                        u == v,
+                        "state {u} against {near:?} changed to {target:?}"
+                    );
+                    compared += 1;
+                }
+                let found = store.find_changed(&levels, changes.as_slice());
+                assert_eq!(found, Some(numbers[v]));
+            }
+        }
+        assert!(compared > 10_000, "{compared} comparisons");
     }
 
     /// Threads that look states up while one writer adds them see each state either not
