@@ -4,12 +4,21 @@
 //! notification without params, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`). That is
 //! most of a flood, and reading it costs a scan instead of serde's visitor and a `Value` per
 //! member. Anything else (an escape, a fraction, a negative number, a nested value, a control
-//! character, bytes after the object) is left to the full parse (`members::read`) by
-//! returning `None`, so a message is read the same either way: `members::tests` holds the
-//! two to the same members on inputs at each of those edges.
+//! character, bytes after the object) makes the scan give up, and `top` parses the message
+//! member by member (`members::read`), so a message is read the same either way: the tests
+//! below hold the two to the same members on inputs at each of those edges.
 
-use crate::members::Members;
+use crate::members::{self, Members, Top};
 use serde_json::{Map, Value};
+
+/// The top level of `text` (see `members::read`): a flat object scanned, anything else
+/// parsed member by member.
+pub fn top(text: &str) -> Option<Top> {
+    match read(text) {
+        Some(members) => Some(Top::Object(members)),
+        None => members::read(text),
+    }
+}
 
 /// A member's value as this scan reads it.
 enum Scalar<'a> {
@@ -148,7 +157,6 @@ fn literal<'a>(b: &[u8], i: usize, word: &str, value: Scalar<'a>) -> Option<(Sca
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::members::{self, Top};
 
     /// Each input, and whether the scan reads it (`true`) or leaves it to the full parse.
     const CASES: &[(&str, bool)] = &[
@@ -245,12 +253,12 @@ mod tests {
         for &(text, scanned) in CASES {
             let flat = read(text);
             assert_eq!(flat.is_some(), scanned, "{text}: scanned");
-            let full = members::full(text);
+            let full = members::read(text);
             if let Some(members) = flat {
                 assert_eq!(full, Some(Top::Object(members)), "{text}");
             }
-            // And `members::read`, whichever reads it, finds what the full parse finds.
-            assert_eq!(members::read(text), full, "{text}");
+            // And `top`, whichever reads it, finds what the full parse finds.
+            assert_eq!(top(text), full, "{text}");
         }
     }
 

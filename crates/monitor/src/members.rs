@@ -36,17 +36,9 @@ pub struct Members {
 }
 
 /// Reads `text` (one JSON value and nothing after it but white space), or `None` when it is
-/// not JSON (where `serde_json::from_str::<Value>` fails). A flat object (most messages of a
-/// flood) is scanned without serde (`flat`), anything else parsed member by member.
+/// not JSON (where `serde_json::from_str::<Value>` fails). (`flat::top` scans a flat
+/// message without serde first.)
 pub fn read(text: &str) -> Option<Top> {
-    match crate::flat::read(text) {
-        Some(members) => Some(Top::Object(members)),
-        None => full(text),
-    }
-}
-
-/// Reads `text` with serde_json, member by member.
-pub fn full(text: &str) -> Option<Top> {
     let mut de = serde_json::Deserializer::from_str(text);
     let top = de.deserialize_any(TopVisitor).ok()?;
     de.end().ok()?;
