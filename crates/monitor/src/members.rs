@@ -15,6 +15,7 @@ use std::fmt;
 // Read once and taken apart at once: boxing the members would be an allocation a message,
 // what this module is here to save.
 #[allow(clippy::large_enum_variant)]
+#[derive(Debug, PartialEq)]
 pub enum Top {
     Object(Members),
     Array,
@@ -23,7 +24,7 @@ pub enum Top {
 }
 
 /// The members of a top-level object the envelope reads (the last of each name).
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Members {
     /// Whether it has a `jsonrpc` member, and whether that is `"2.0"`.
     pub jsonrpc: Option<bool>,
@@ -35,7 +36,8 @@ pub struct Members {
 }
 
 /// Reads `text` (one JSON value and nothing after it but white space), or `None` when it is
-/// not JSON (where `serde_json::from_str::<Value>` fails).
+/// not JSON (where `serde_json::from_str::<Value>` fails). (`flat::top` scans a flat
+/// message without serde first.)
 pub fn read(text: &str) -> Option<Top> {
     let mut de = serde_json::Deserializer::from_str(text);
     let top = de.deserialize_any(TopVisitor).ok()?;

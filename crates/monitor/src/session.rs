@@ -9,6 +9,7 @@ use crate::follow::{Asked, Follow, Journal};
 use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
+use crate::request_key;
 use crate::rules;
 use crate::schema::{self, Part};
 use crate::schema_seen::Seen;
@@ -213,8 +214,8 @@ pub struct Session {
     // By the fast hash, as the stepper's bindings hold the same keys: several look-ups a
     // message (and no output depends on the order of a table here: the standard one's is
     // random already).
-    ids_used: FxHashSet<String>,
-    requests: FxHashMap<String, Pending>,
+    ids_used: FxHashSet<Key>,
+    requests: FxHashMap<Key, Pending>,
     /// Requests cancelled, and whether a response after that crossed the cancellation.
     cancelled: Crossings,
     tokens_used: FxHashSet<String>,
@@ -760,7 +761,7 @@ impl Session {
         self.cancelled.close(key.clone(), event.t);
         let name = Arg::Name(Key::from(key.as_str()));
         let obs = Observation::new("c2s", vec![ctor("cancel", vec![name])]);
-        let id = self.requests.get(&key).map(|p| p.id.to_string());
+        let id = self.requests.get(key.as_str()).map(|p| p.id.to_string());
         let id = id.unwrap_or_else(|| key[4..].to_string());
         let what = format!("the client's close of the stream of request {id}");
         self.step(index, event, &obs, &|| what.clone());
@@ -941,7 +942,7 @@ impl Session {
                 bind::request_kind(method, dir)
             };
             let kind = ctor(kind, vec![]);
-            let name = Arg::Name(Key::from(key.as_str()));
+            let name = Arg::Name(key.clone());
             obs.push(Observation::new(
                 head,
                 vec![ctor("req", vec![name, kind, tok])],
@@ -987,10 +988,10 @@ impl Session {
         let head = dir.as_str();
         let crossed = self.cancelled.crossed(&key, t);
         if bound && crossed {
-            let name = Arg::Name(Key::from(key.as_str()));
+            let name = Arg::Name(key);
             obs.push(Observation::new(head, vec![ctor("crossed", vec![name])]));
         } else if bound || (self.replay.is_none() && pending.is_some()) {
-            let name = Arg::Name(Key::from(key.as_str()));
+            let name = Arg::Name(key);
             obs.push(Observation::new(
                 head,
                 vec![ctor("res", vec![name, Arg::Bool(outcome.is_ok())])],
@@ -1105,7 +1106,7 @@ impl Session {
                     return Vec::new();
                 };
                 let key = self.cancel_key(dir, rid);
-                self.reference(&key, "cancel", self.ids_used.contains(&key))
+                self.reference(&key, "cancel", self.ids_used.contains(key.as_str()))
             }
             "notifications/progress" => {
                 let Some(token) = field("progressToken") else {
@@ -1153,22 +1154,22 @@ impl Session {
         };
         let key = self.key(owner, rid);
         if self.sender.is_none() || owner != Dir::C2s || self.bound(&key) {
-            return key;
+            return key.to_string();
         }
         // Over HTTP a notification is a POST of its own, on whatever connection: it names
         // the client's request with that id on any connection, the one in flight when just
         // one is, else one that was issued (a late cancellation, not a stray one).
         let prefix = format!("c2s:{rid}#");
-        let of_id = |k: &&String| {
+        let of_id = |k: &&Key| {
             k.strip_prefix(&prefix)
                 .is_some_and(|c| c.parse::<u64>().is_ok())
         };
         let mut live = self.requests.keys().filter(of_id);
         if let (Some(only), None) = (live.next(), live.next()) {
-            return only.clone();
+            return only.to_string();
         }
         let issued = self.ids_used.iter().filter(of_id).min();
-        issued.cloned().unwrap_or(key)
+        issued.map_or_else(|| key.to_string(), |k| k.to_string())
     }
 
     /// The name a request of `requester` with id `id` has in the model (and the key of what
@@ -1180,22 +1181,9 @@ impl Session {
     /// connection (HTTP/1.1 carries one request at a time per connection) looks like two
     /// clients, and is not reported. A record without connections (from before they were
     /// written) is judged as one sender.
-    fn key(&self, requester: Dir, id: &Value) -> String {
-        use std::fmt::Write;
-        // Written into one buffer of the right size; an integer id (nearly every id) without
-        // `Value`'s JSON formatter, which prints it with the same digits.
-        let mut key = String::with_capacity(32);
-        key.push_str(requester.as_str());
-        key.push(':');
-        _ = match (id.as_i64(), id.as_u64()) {
-            (Some(n), _) => write!(key, "{n}"),
-            (_, Some(n)) => write!(key, "{n}"),
-            _ => write!(key, "{id}"),
-        };
-        if let (Some(connection), Dir::C2s) = (self.sender, requester) {
-            _ = write!(key, "#{connection}");
-        }
-        key
+    fn key(&self, requester: Dir, id: &Value) -> Key {
+        // One shared string that the tables, the observation and the bindings all hold.
+        request_key::of(requester, id, self.sender)
     }
 
     /// The client connection of the request `event` belongs to, when it tells clients apart:
@@ -1235,7 +1223,7 @@ impl Session {
         } else {
             "sub_note"
         };
-        Some((name, Some(Arg::Name(Key::from(key.as_str())))))
+        Some((name, Some(Arg::Name(key))))
     }
 
     /// `cancel(k)` / `prog(k)` for a live key; `late_...` for one seen before, `stray_...`

@@ -2,7 +2,8 @@
 //! J8, S2, S3), and params and results per method (L2, L3, T2, T4, M1, J10; J13, the whole schema, is `schema`). What a
 //! message means over time is the model's business (`bind`, `session`).
 
-use crate::members::{self, Members, Top};
+use crate::flat;
+use crate::members::{Members, Top};
 use crate::trace::Dir;
 use serde_json::{Map, Value};
 
@@ -63,7 +64,7 @@ pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
         found.push(("J1", "the message is not UTF-8".to_string()));
         return (None, found);
     };
-    let members = match members::read(text) {
+    let members = match flat::top(text) {
         Some(Top::Object(members)) => members,
         Some(Top::Array) => {
             found.push(("J8", "a JSON-RPC batch (an array)".to_string()));

@@ -27,13 +27,14 @@ mod forms;
 mod names;
 mod quick;
 mod split;
+mod statics;
 mod steps;
 mod summary;
 mod window;
 
 use agentpi_check::replay::memo::Memo;
 use agentpi_check::replay::{Alphabet, Flag, HeadPat, Observation, Options, ReplayError, Verdict};
-use agentpi_check::replay::{Arg, Key};
+use agentpi_check::replay::{Arg, Key, Word};
 use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
@@ -374,7 +375,7 @@ impl Stepper {
         let heads = &self.summaries.heads;
         let bound = |key: &str| split.bindings.by_key.get(key).copied();
         let mut groups: Vec<GroupId> = heads
-            .get(head)
+            .word(head)
             .map_or(Vec::new(), |h| rest.taking(h).collect());
         let mut pinned = false;
         for arg in &obs.args {
@@ -389,22 +390,20 @@ impl Stepper {
             // And of those, when the observation names a constructor inside the first value
             // (a ping's kind), only the groups offering a label with it there.
             let (ctor, inner) = match obs.args.first().map(|a| resolve(a, &bound)) {
-                Some(Arg::Ctor(name, payload)) => {
-                    (Some(name.as_ref()), first_ctor(payload, &bound))
-                }
+                Some(Arg::Ctor(name, payload)) => (Some(name), first_ctor(payload, &bound)),
                 _ => (None, None),
             };
             // A name no summary holds is in no group's keys: no group offers a label with it.
             let known = || -> Option<_> {
                 let ctor = match ctor {
-                    Some(c) => Some(heads.get(c)?),
+                    Some(c) => Some(heads.word(c)?),
                     None => None,
                 };
                 let inner = match inner {
-                    Some((at, i)) => Some((at, heads.get(i)?)),
+                    Some((at, i)) => Some((at, heads.word(i)?)),
                     None => None,
                 };
-                Some((heads.get(head)?, ctor, inner))
+                Some((heads.word(head)?, ctor, inner))
             };
             if let Some((head, ctor, inner)) = known() {
                 groups.extend(rest.offering(head, ctor, inner));
@@ -426,11 +425,11 @@ impl Stepper {
     fn shape(&self, obs: &Observation) -> (Head, Head) {
         let heads = &self.summaries.heads;
         let head = match &obs.head {
-            HeadPat::Named(n) => heads.get(n),
+            HeadPat::Named(n) => heads.word(n),
             HeadPat::Name(_) => None,
         };
         let ctor = match obs.args.first() {
-            Some(Arg::Ctor(name, _)) => heads.get(name),
+            Some(Arg::Ctor(name, _)) => heads.word(name),
             _ => None,
         };
         (head.unwrap_or(NO_HEAD), ctor.unwrap_or(NO_HEAD))
@@ -633,9 +632,9 @@ fn resolve<'a>(arg: &'a Arg, bound: &dyn Fn(&str) -> Option<u32>) -> &'a Arg {
 fn first_ctor<'a>(
     payload: &'a [Arg],
     bound: &dyn Fn(&str) -> Option<u32>,
-) -> Option<(usize, &'a str)> {
+) -> Option<(usize, &'a Word)> {
     let at = |(i, arg): (usize, &'a Arg)| match resolve(arg, bound) {
-        Arg::Ctor(name, _) => Some((i, name.as_ref())),
+        Arg::Ctor(name, _) => Some((i, name)),
         _ => None,
     };
     payload.iter().enumerate().find_map(at)

@@ -13,10 +13,12 @@
 
 use super::forms::Form;
 use super::split::{Bindings, GroupId, Rest};
+use super::statics::Statics;
 use super::summary::{Head, Summary};
-use agentpi_check::replay::{Arg, HeadPat, Key, Observation};
+use agentpi_check::replay::{Arg, HeadPat, Key, Observation, Word};
 use agentpi_ir::core::LabelDir;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// The memo starts over past this many steps, and its words past this many words.
@@ -66,6 +68,8 @@ pub struct Quick {
 pub struct Quicks {
     table: FxHashMap<Vec<u32>, Rc<Quick>>,
     words: FxHashMap<Box<str>, u32>,
+    /// The numbers of static words, by address.
+    statics: Statics<u32>,
     /// How many steps were taken from the memo.
     pub hits: u64,
     /// A look-up's buffers, for the next.
@@ -113,7 +117,7 @@ impl Quicks {
             at.key.push(place);
         }
         let bound = at.keys.len();
-        let word = self.word(head);
+        let word = self.static_word(head);
         let dir = match obs.dir {
             LabelDir::Any => 0,
             LabelDir::Send => 1,
@@ -137,6 +141,19 @@ impl Quicks {
         self.table.get(at.key.as_slice()).cloned()
     }
 
+    /// [`Quicks::word`] of an observation's word (a static one found by its address).
+    fn static_word(&mut self, word: &Word) -> u32 {
+        if let Some(id) = self.statics.get(word, |_| None) {
+            return id;
+        }
+        let id = self.word(word);
+        if let Cow::Borrowed(text) = word {
+            // Numbered now: found by its address from now on.
+            self.statics.get(&Cow::Borrowed(*text), |_| Some(id));
+        }
+        id
+    }
+
     fn word(&mut self, text: &str) -> u32 {
         if let Some(&id) = self.words.get(text) {
             return id;
@@ -144,6 +161,7 @@ impl Quicks {
         if self.words.len() >= LIMIT {
             // The look-ups remembered name words by number: they go too.
             self.words.clear();
+            self.statics.clear();
             self.table.clear();
         }
         let id = self.words.len() as u32;
@@ -157,7 +175,7 @@ impl Quicks {
             Arg::Int(i) => at.key.extend([1, *i as u32, (*i >> 32) as u32]),
             Arg::Bool(b) => at.key.push(2 + *b as u32),
             Arg::Ctor(name, args) => {
-                let word = self.word(name);
+                let word = self.static_word(name);
                 at.key.extend([4, word, args.len() as u32]);
                 args.iter()
                     .for_each(|a| self.encode(a, bindings, bound, at));

@@ -6,7 +6,8 @@
 //! semantics' own rules (`Semantics::component_moves`) once per component up to its names.
 
 use super::names::normal_form;
-use agentpi_check::replay::{Alphabet, Class};
+use super::statics::Statics;
+use agentpi_check::replay::{Alphabet, Class, Word};
 use agentpi_semantics::{
     Chan, Closure, Head as LabelHead, Label, MoveKind, Proc, Semantics, Value,
 };
@@ -63,6 +64,8 @@ pub struct Summaries {
 #[derive(Default)]
 pub struct Heads {
     ids: FxHashMap<Box<str>, Head>,
+    /// The numbers of static words, by address (a number, once given, stays).
+    statics: Statics<Head>,
 }
 
 impl Heads {
@@ -80,6 +83,11 @@ impl Heads {
     /// under it).
     pub fn get(&self, name: &str) -> Option<Head> {
         self.ids.get(name).copied()
+    }
+
+    /// [`Heads::get`] of an observation's word.
+    pub fn word(&self, word: &Word) -> Option<Head> {
+        self.statics.get(word, |text| self.get(text))
     }
 }
 
