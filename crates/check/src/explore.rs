@@ -290,39 +290,61 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         end
     }
 
-    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
-    /// (and every one after them) are merged once they are done.
+    /// [`Run::chunk_of`] with the workers: a source the merge refuses while they run is
+    /// merged once they are done, with the few expanded after it, and the workers go on
+    /// after those (see `pipeline::expand_in_order`). The refused one fills the engine's
+    /// cache, which the sources after it then expand with; and a refusal no longer leaves
+    /// the rest of the chunk to one thread (Peterson N = 4 on two threads merged a twentieth
+    /// of its sources that way). When nothing can be merged alongside, every source is
+    /// expanded first and merged after.
     fn chunk_shared(
         &mut self,
         pool: &Workers,
         engine: &mut Engine<'s, 'p>,
-        range: std::ops::Range<usize>,
+        mut range: std::ops::Range<usize>,
         free: &pipeline::Free,
     ) -> Option<End> {
+        let (mut end, mut back) = (None, Vec::new());
+        while !range.is_empty() && end.is_none() {
+            let leftovers =
+                self.expand_shared(pool, engine, range.clone(), (&mut end, &mut back), free);
+            range.start = leftovers.last().map_or(range.end, |(s, _)| *s as usize + 1);
+            end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
+        }
+        free.give(&mut back);
+        end
+    }
+
+    /// One run of the workers over `range` (see [`Run::chunk_shared`]): what the merge
+    /// refused, with what was expanded after it.
+    fn expand_shared(
+        &mut self,
+        pool: &Workers,
+        engine: &Engine<'s, 'p>,
+        range: std::ops::Range<usize>,
+        (end, back): (&mut Option<End>, &mut Vec<Buffers>),
+        free: &pipeline::Free,
+    ) -> Vec<(u32, Expanded)> {
         let mut writer = self.graph.store.take_writer();
-        let store = take(&mut self.graph.store);
+        // A placeholder kept for this: a new empty store each time allocated its indices.
+        let mut store = self.placeholder.take().unwrap_or_default();
+        std::mem::swap(&mut store, &mut self.graph.store);
         let readers = pipeline::Readers {
             sem: self.sem,
             engine,
             store: &store,
             free,
         };
-        let (mut end, mut back) = (None, Vec::new());
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded| {
-            let shared = (&store, &mut writer);
-            self.merge_alongside(
-                readers.engine,
-                shared,
-                s,
-                expanded,
-                (&mut end, &mut back, free),
-            )
-        });
-        self.graph.store = store;
+        let until_refused = self.alongside;
+        let leftovers =
+            pipeline::expand_in_order(pool, &readers, (range, until_refused), |s, expanded| {
+                let shared = (&store, &mut writer);
+                self.merge_alongside(engine, shared, s, expanded, (end, back, free))
+            });
+        std::mem::swap(&mut store, &mut self.graph.store);
+        self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
-        let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
-        free.give(&mut back);
-        end
+        leftovers
     }
 
     /// [`Run::chunk_of`] on this thread alone: each source merged right after it is
@@ -377,7 +399,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         (states, states * levels)
     }
 
-    /// Merges, in order, the sources the merge refused while the workers ran.
+    /// Merges, in order, the sources the merge refused while the workers ran. The first was
+    /// expanded with the engine's cache as it is (the merges alongside do not change it),
+    /// the later ones perhaps not once it is merged.
     fn merge_leftovers(
         &mut self,
         engine: &mut Engine<'s, 'p>,
@@ -385,12 +409,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         back: &mut Vec<Buffers>,
         free: &pipeline::Free,
     ) -> Option<End> {
-        for (s, expanded) in leftovers {
+        for (i, (s, expanded)) in leftovers.into_iter().enumerate() {
             // Room emptied by an earlier merge: a state the workers could not expand (a
             // component or a queue not cached) is expanded here, into vectors that grew
             // from nothing every time.
             let mut spare = back.pop().unwrap_or_default();
-            if let Some(end) = self.merge(engine, s, expanded, false, &mut spare) {
+            if let Some(end) = self.merge(engine, s, expanded, i == 0, &mut spare) {
                 return Some(end);
             }
             give_back(back, spare, free);

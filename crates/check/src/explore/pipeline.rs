@@ -155,11 +155,13 @@ pub(super) struct Readers<'a, 's, 'p> {
 /// merging merges each of its states right after expanding it, as one thread does; the
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
-/// them (none once it said [`Flow::Stop`]).
+/// them that were expanded (none once it said [`Flow::Stop`]): with `until_refused`, no block
+/// is taken after a refusal, so the caller merges the few expanded since and goes on after
+/// them; else every state of `range` is expanded.
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
     readers: &Readers<'_, '_, '_>,
-    range: Range<usize>,
+    (range, until_refused): (Range<usize>, bool),
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
 where
@@ -169,7 +171,7 @@ where
         range,
         counter: AtomicUsize::new(0),
     };
-    let mut order = InOrder::new(blocks.range.start);
+    let mut order = InOrder::new(blocks.range.start, until_refused);
     if alone(workers, blocks.range.len()) {
         alone_all(readers, blocks.range, &mut order, &mut merge);
         return order.leftovers;
@@ -241,8 +243,11 @@ impl<F: FnMut(u32, Expanded) -> Flow + Send> Shared<F> {
         for s in states {
             let room = buffers.pop().unwrap_or_default();
             order.hand(s as u32, expand(sem, engine, store, s as u32, room), merge);
-            if order.state == State::Stopped {
+            if order.halted() {
                 self.stopped.store(true, Ordering::Relaxed);
+            }
+            // After a refusal the block is expanded to its end, the expansions handed back.
+            if order.state == State::Stopped {
                 break;
             }
         }
@@ -255,7 +260,7 @@ impl<F: FnMut(u32, Expanded) -> Flow + Send> Shared<F> {
         while let Some(block) = self.next_ready(order.next) {
             order.arrive(block, merge, free);
         }
-        if order.state == State::Stopped {
+        if order.halted() {
             self.stopped.store(true, Ordering::Relaxed);
         }
     }
@@ -288,7 +293,7 @@ fn alone_all(
     let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
-        if order.state == State::Stopped {
+        if order.halted() {
             break;
         }
         if buffers.is_empty() {
@@ -384,6 +389,8 @@ struct InOrder {
     first_state: usize,
     state: State,
     leftovers: Vec<(u32, Expanded)>,
+    /// Whether a refusal stops the taking of blocks (see [`expand_in_order`]).
+    until_refused: bool,
 }
 
 #[derive(PartialEq)]
@@ -394,12 +401,23 @@ enum State {
 }
 
 impl InOrder {
-    fn new(first_state: usize) -> Self {
+    fn new(first_state: usize, until_refused: bool) -> Self {
         InOrder {
             next: 0,
             first_state,
             state: State::Merging,
             leftovers: Vec::new(),
+            until_refused,
+        }
+    }
+
+    /// Whether no more blocks are to be taken: the merge said stop, or refused one and
+    /// `until_refused` is set.
+    fn halted(&self) -> bool {
+        match self.state {
+            State::Merging => false,
+            State::Refused => self.until_refused,
+            State::Stopped => true,
         }
     }
 

@@ -61,7 +61,8 @@ fn new_segment() -> Box<[AtomicU64]> {
 /// hashbrown's control bytes: 0 for an empty slot, else seven bits of the number's hash with
 /// the high bit set, so that a probe reads what a number stands for only when its tag
 /// matches (a probe passes over many slots while the index fills). The writer adds only
-/// while [`Index::room`] says so, so a probe always meets an empty slot.
+/// while [`Index::room`] says so, so a probe always meets an empty slot. The numbers are
+/// added in order from 0 (the store numbers its states and nodes so), which growing uses.
 pub(super) struct Index {
     tags: Box<[AtomicU8]>,
     slots: Box<[AtomicU32]>,
@@ -110,6 +111,7 @@ impl Index {
     /// number stands for is written, and only while [`Index::room`] allows one more. The
     /// number is written before its tag, which readers load first.
     pub(super) fn add(&self, hash: u64, number: u32) {
+        debug_assert_eq!(number as usize, self.len(), "numbers are added in order");
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         while self.tags[i].load(Ordering::Relaxed) != 0 {
@@ -132,7 +134,10 @@ impl Index {
     }
 
     /// Doubles the slots until `more` numbers can be added and the index is at most five
-    /// eighths full after them; `hash` gives each added number's hash again.
+    /// eighths full after them; `hash` gives each added number's hash again. The numbers
+    /// are added again in order, so `hash` reads what they stand for in the order it was
+    /// written (taking them slot by slot read it in a random order: a cache miss each, on
+    /// top of the one for the new slot).
     pub(super) fn make_room(&mut self, more: usize, hash: impl Fn(u32) -> u64) {
         let mut slots = self.slots.len();
         while (self.len() + more) * 8 > slots * 5 {
@@ -142,11 +147,8 @@ impl Index {
             return;
         }
         let grown = Index::with_slots(slots);
-        for (tag, slot) in self.tags.iter().zip(self.slots.iter()) {
-            if tag.load(Ordering::Relaxed) != 0 {
-                let n = slot.load(Ordering::Relaxed);
-                grown.add(hash(n), n);
-            }
+        for n in 0..self.len() as u32 {
+            grown.add(hash(n), n);
         }
         *self = grown;
     }
