@@ -280,7 +280,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.recent_kept = !alone;
         if self.alongside {
             let (states, nodes) = self.room_wanted();
-            self.graph.store.make_room(states, nodes);
+            let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
+            self.graph.store.make_room_with(states, nodes, &join);
         }
         let end = match alone {
             true => self.chunk_alone(engine, range, free),

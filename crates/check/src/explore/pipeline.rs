@@ -64,6 +64,21 @@ impl Workers {
     }
 }
 
+impl Workers {
+    /// Runs `a` and `b`, on a worker and this thread at once when there is a worker.
+    pub(super) fn join(&self, a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)) {
+        if self.count == 0 {
+            a();
+            b();
+            return;
+        }
+        self.pool.in_place_scope(|scope| {
+            scope.spawn(|_| b());
+            a();
+        });
+    }
+}
+
 /// The pool of the last exploration, kept for the next one of the same size (a `check` of
 /// several systems): a new pool while the last one's threads are still ending would hold
 /// their address space twice, which a tight `ulimit -v` refuses.
