@@ -15,7 +15,7 @@ use pipeline::Workers;
 
 use crate::engine::{Actors, Assembled, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
-use crate::store::{Key, Levels, Store, Writer, state_bytes};
+use crate::store::{Join, Key, Levels, Store, Writer, state_bytes};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -281,7 +281,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         if self.alongside {
             let (states, nodes) = self.room_wanted();
             let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
-            self.graph.store.make_room_with(states, nodes, &join);
+            let join = pool.parallel().then_some(&join as Join<'_>);
+            self.graph.store.make_room_with(states, nodes, join);
         }
         let end = match alone {
             true => self.chunk_alone(engine, range, free),
@@ -337,11 +338,15 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             free,
         };
         let until_refused = self.alongside;
-        let leftovers =
-            pipeline::expand_in_order(pool, &readers, (range, until_refused), |s, expanded| {
+        let leftovers = pipeline::expand_in_order(
+            pool,
+            &readers,
+            (range, until_refused),
+            |s, expanded, tree| {
                 let shared = (&store, &mut writer);
-                self.merge_alongside(engine, shared, s, expanded, (end, back, free))
-            });
+                self.merge_alongside(engine, shared, (s, expanded, tree), (end, back, free))
+            },
+        );
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
@@ -373,7 +378,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
                 let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(readers.engine, shared, s, expanded, merged)
+                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
             });
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
@@ -425,19 +430,23 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Merges a source while the workers run, if it needs nothing they are reading and the
     /// store has room for its new targets: a fast expansion with transitions, none into a
-    /// state the workers could not put in ids.
+    /// state the workers could not put in ids. `tree`: the source's, if the thread that
+    /// expanded it read it, swapped into [`Run::near`] (the merge walks up from it).
     fn merge_alongside(
         &mut self,
         engine: &Engine<'s, 'p>,
         (store, writer): (&Store, &mut Writer),
-        source: u32,
-        expanded: Expanded,
+        (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
         match expanded {
             Expanded::Fast(succ, arena, reduced)
                 if self.alongside && !needs_store(&succ) && room_for(store, &succ) =>
             {
+                if let Some(tree) = tree {
+                    std::mem::swap(&mut self.near.1, tree);
+                    self.near.0 = source;
+                }
                 let mut spare = Buffers::default();
                 self.graph.alongside += 1;
                 let mut dest = Dest::Shared(store, writer);

@@ -219,8 +219,8 @@ impl Store {
     }
 
     /// What [`Store::make_room`] does, each index grown by the two pieces of work `join`
-    /// is given (two threads, when it runs them on two): see `Index::make_room_with`.
-    pub(crate) fn make_room_with(&mut self, states: usize, nodes: usize, join: Join<'_>) {
+    /// is given, on two threads (see `Index::make_room_with`); without `join`, on this one.
+    pub(crate) fn make_room_with(&mut self, states: usize, nodes: usize, join: Option<Join<'_>>) {
         let (records, lens, long) = (&self.records, &self.lens, &self.long);
         let state_hash =
             |i: u32| hash_state(unpack(records.get(i as usize)), length(lens, long, i));

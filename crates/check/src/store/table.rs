@@ -158,7 +158,7 @@ impl Index {
     }
 
     /// What [`Index::make_room`] does, with the numbers added again in two halves that
-    /// `join` may run on two threads at once (a growth of a large index is a cache miss a
+    /// `join` (if any) runs on two threads at once (a growth of a large index is a cache miss a
     /// number, and ran on one thread while the others waited, a twentieth of a two-thread run
     /// of Peterson N = 4). Where each number lands then depends on the timing, but not
     /// what [`Index::find`] finds.
@@ -166,12 +166,12 @@ impl Index {
         &mut self,
         more: usize,
         hash: impl Fn(u32) -> u64 + Sync,
-        join: Join<'_>,
+        join: Option<Join<'_>>,
     ) {
         let len = self.len();
-        if len < GROW_ALONE_BELOW {
+        let Some(join) = join.filter(|_| len >= GROW_ALONE_BELOW) else {
             return self.make_room(more, hash);
-        }
+        };
         let Some(slots) = self.slots_for(more) else {
             return;
         };
@@ -281,12 +281,12 @@ mod tests {
         let mut index = Index::default();
         for n in 0..count {
             if !index.room(1) {
-                index.make_room_with(1, hash, &join);
+                index.make_room_with(1, hash, Some(&join));
             }
             index.add(hash(n), n);
         }
         let slots = index.slots();
-        index.make_room_with(count as usize, hash, &join);
+        index.make_room_with(count as usize, hash, Some(&join));
         assert!(index.slots() > slots, "grown with {count} numbers in it");
         assert_eq!(index.len(), count as usize);
         for n in 0..count {
