@@ -292,41 +292,18 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         end
     }
 
-    /// [`Run::chunk_of`] with the workers: a source the merge refuses while they run is
-    /// merged once they are done, with the few expanded after it, and the workers go on
-    /// after those (see `pipeline::expand_in_order`). The refused one fills the engine's
-    /// cache, which the sources after it then expand with; and a refusal no longer leaves
-    /// the rest of the chunk to one thread (Peterson N = 4 on two threads merged a twentieth
-    /// of its sources that way). When nothing can be merged alongside, every source is
-    /// expanded first and merged after.
+    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
+    /// (and every one after them) are merged once they are done. (Stopping the workers at a
+    /// refusal, to merge it and go on in parallel after it, was tried and measured: no gain
+    /// on Peterson N = 4, and a bounded buffer, which refuses every fifth source, took half
+    /// as long again from stopping and waking the worker.)
     fn chunk_shared(
         &mut self,
         pool: &Workers,
         engine: &mut Engine<'s, 'p>,
-        mut range: std::ops::Range<usize>,
+        range: std::ops::Range<usize>,
         free: &pipeline::Free,
     ) -> Option<End> {
-        let (mut end, mut back) = (None, Vec::new());
-        while !range.is_empty() && end.is_none() {
-            let leftovers =
-                self.expand_shared(pool, engine, range.clone(), (&mut end, &mut back), free);
-            range.start = leftovers.last().map_or(range.end, |(s, _)| *s as usize + 1);
-            end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
-        }
-        free.give(&mut back);
-        end
-    }
-
-    /// One run of the workers over `range` (see [`Run::chunk_shared`]): what the merge
-    /// refused, with what was expanded after it.
-    fn expand_shared(
-        &mut self,
-        pool: &Workers,
-        engine: &Engine<'s, 'p>,
-        range: std::ops::Range<usize>,
-        (end, back): (&mut Option<End>, &mut Vec<Buffers>),
-        free: &pipeline::Free,
-    ) -> Vec<(u32, Expanded)> {
         let mut writer = self.graph.store.take_writer();
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();
@@ -337,20 +314,18 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             store: &store,
             free,
         };
-        let until_refused = self.alongside;
-        let leftovers = pipeline::expand_in_order(
-            pool,
-            &readers,
-            (range, until_refused),
-            |s, expanded, tree| {
-                let shared = (&store, &mut writer);
-                self.merge_alongside(engine, shared, (s, expanded, tree), (end, back, free))
-            },
-        );
+        let (mut end, mut back) = (None, Vec::new());
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+            let shared = (&store, &mut writer);
+            let merged = (&mut end, &mut back, free);
+            self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
+        });
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
-        leftovers
+        let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
+        free.give(&mut back);
+        end
     }
 
     /// [`Run::chunk_of`] on this thread alone: each source merged right after it is

@@ -188,13 +188,11 @@ pub(super) struct Readers<'a, 's, 'p> {
 /// merging merges each of its states right after expanding it, as one thread does; the
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
-/// them that were expanded (none once it said [`Flow::Stop`]): with `until_refused`, no block
-/// is taken after a refusal, so the caller merges the few expanded since and goes on after
-/// them; else every state of `range` is expanded.
+/// them (none once it said [`Flow::Stop`]).
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
     readers: &Readers<'_, '_, '_>,
-    (range, until_refused): (Range<usize>, bool),
+    range: Range<usize>,
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
 where
@@ -204,7 +202,7 @@ where
         range,
         counter: AtomicUsize::new(0),
     };
-    let mut order = InOrder::new(blocks.range.start, until_refused);
+    let mut order = InOrder::new(blocks.range.start);
     if alone(workers, blocks.range.len()) {
         alone_all(readers, blocks.range, &mut order, &mut merge);
         return order.leftovers;
@@ -281,11 +279,8 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
                 None,
                 merge,
             );
-            if order.halted() {
-                self.stopped.store(true, Ordering::Relaxed);
-            }
-            // After a refusal the block is expanded to its end, the expansions handed back.
             if order.state == State::Stopped {
+                self.stopped.store(true, Ordering::Relaxed);
                 break;
             }
         }
@@ -298,7 +293,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
         while let Some(block) = self.next_ready(order.next) {
             order.arrive(block, merge, free);
         }
-        if order.halted() {
+        if order.state == State::Stopped {
             self.stopped.store(true, Ordering::Relaxed);
         }
     }
@@ -331,7 +326,7 @@ fn alone_all(
     let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
-        if order.halted() {
+        if order.state == State::Stopped {
             break;
         }
         if buffers.is_empty() {
@@ -439,8 +434,6 @@ struct InOrder {
     first_state: usize,
     state: State,
     leftovers: Vec<(u32, Expanded)>,
-    /// Whether a refusal stops the taking of blocks (see [`expand_in_order`]).
-    until_refused: bool,
 }
 
 #[derive(PartialEq)]
@@ -451,23 +444,12 @@ enum State {
 }
 
 impl InOrder {
-    fn new(first_state: usize, until_refused: bool) -> Self {
+    fn new(first_state: usize) -> Self {
         InOrder {
             next: 0,
             first_state,
             state: State::Merging,
             leftovers: Vec::new(),
-            until_refused,
-        }
-    }
-
-    /// Whether no more blocks are to be taken: the merge said stop, or refused one and
-    /// `until_refused` is set.
-    fn halted(&self) -> bool {
-        match self.state {
-            State::Merging => false,
-            State::Refused => self.until_refused,
-            State::Stopped => true,
         }
     }
 
