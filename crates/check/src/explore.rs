@@ -15,7 +15,7 @@ use pipeline::Workers;
 
 use crate::engine::{Actors, Assembled, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
-use crate::store::{Key, Levels, Store, Writer, state_bytes};
+use crate::store::{Join, Key, Levels, Store, Writer, state_bytes};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -280,7 +280,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.recent_kept = !alone;
         if self.alongside {
             let (states, nodes) = self.room_wanted();
-            self.graph.store.make_room(states, nodes);
+            let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
+            let join = pool.parallel().then_some(&join as Join<'_>);
+            self.graph.store.make_room_with(states, nodes, join);
         }
         let end = match alone {
             true => self.chunk_alone(engine, range, free),
@@ -291,7 +293,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
-    /// (and every one after them) are merged once they are done.
+    /// (and every one after them) are merged once they are done. (Stopping the workers at a
+    /// refusal, to merge it and go on in parallel after it, was tried and measured: no gain
+    /// on Peterson N = 4, and a bounded buffer, which refuses every fifth source, took half
+    /// as long again from stopping and waking the worker.)
     fn chunk_shared(
         &mut self,
         pool: &Workers,
@@ -300,7 +305,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         free: &pipeline::Free,
     ) -> Option<End> {
         let mut writer = self.graph.store.take_writer();
-        let store = take(&mut self.graph.store);
+        // A placeholder kept for this: a new empty store each time allocated its indices.
+        let mut store = self.placeholder.take().unwrap_or_default();
+        std::mem::swap(&mut store, &mut self.graph.store);
         let readers = pipeline::Readers {
             sem: self.sem,
             engine,
@@ -308,17 +315,13 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             free,
         };
         let (mut end, mut back) = (None, Vec::new());
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded| {
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
             let shared = (&store, &mut writer);
-            self.merge_alongside(
-                readers.engine,
-                shared,
-                s,
-                expanded,
-                (&mut end, &mut back, free),
-            )
+            let merged = (&mut end, &mut back, free);
+            self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
         });
-        self.graph.store = store;
+        std::mem::swap(&mut store, &mut self.graph.store);
+        self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
         let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
         free.give(&mut back);
@@ -350,7 +353,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
                 let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(readers.engine, shared, s, expanded, merged)
+                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
             });
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
@@ -377,7 +380,9 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         (states, states * levels)
     }
 
-    /// Merges, in order, the sources the merge refused while the workers ran.
+    /// Merges, in order, the sources the merge refused while the workers ran. The first was
+    /// expanded with the engine's cache as it is (the merges alongside do not change it),
+    /// the later ones perhaps not once it is merged.
     fn merge_leftovers(
         &mut self,
         engine: &mut Engine<'s, 'p>,
@@ -385,12 +390,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         back: &mut Vec<Buffers>,
         free: &pipeline::Free,
     ) -> Option<End> {
-        for (s, expanded) in leftovers {
+        for (i, (s, expanded)) in leftovers.into_iter().enumerate() {
             // Room emptied by an earlier merge: a state the workers could not expand (a
             // component or a queue not cached) is expanded here, into vectors that grew
             // from nothing every time.
             let mut spare = back.pop().unwrap_or_default();
-            if let Some(end) = self.merge(engine, s, expanded, false, &mut spare) {
+            if let Some(end) = self.merge(engine, s, expanded, i == 0, &mut spare) {
                 return Some(end);
             }
             give_back(back, spare, free);
@@ -400,19 +405,23 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Merges a source while the workers run, if it needs nothing they are reading and the
     /// store has room for its new targets: a fast expansion with transitions, none into a
-    /// state the workers could not put in ids.
+    /// state the workers could not put in ids. `tree`: the source's, if the thread that
+    /// expanded it read it, swapped into [`Run::near`] (the merge walks up from it).
     fn merge_alongside(
         &mut self,
         engine: &Engine<'s, 'p>,
         (store, writer): (&Store, &mut Writer),
-        source: u32,
-        expanded: Expanded,
+        (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
         match expanded {
             Expanded::Fast(succ, arena, reduced)
                 if self.alongside && !needs_store(&succ) && room_for(store, &succ) =>
             {
+                if let Some(tree) = tree {
+                    std::mem::swap(&mut self.near.1, tree);
+                    self.near.0 = source;
+                }
                 let mut spare = Buffers::default();
                 self.graph.alongside += 1;
                 let mut dest = Dest::Shared(store, writer);

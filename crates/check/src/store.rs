@@ -28,6 +28,7 @@ use crate::intern::Interner;
 use agentpi_semantics::State;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
+pub(crate) use table::Join;
 use table::{Column, Index};
 
 /// A state's ids, in key order ([`Interner::key_order`]).
@@ -286,6 +287,22 @@ impl Store {
         self.records.reserve(count);
         self.lens.reserve(count.div_ceil(LENS_PER_WORD));
         self.hashes.reserve(count.div_ceil(HASHES_PER_WORD));
+        self.nodes.reserve(self.node_index.len() + nodes);
+    }
+
+    /// What [`Store::make_room`] does, each index grown by the two pieces of work `join`
+    /// is given, on two threads (see `Index::make_room_with`); without `join`, on this one.
+    pub(crate) fn make_room_with(&mut self, states: usize, nodes: usize, join: Option<Join<'_>>) {
+        let (records, lens, long) = (&self.records, &self.lens, &self.long);
+        let state_hash =
+            |i: u32| hash_state(unpack(records.get(i as usize)), length(lens, long, i));
+        self.index.make_room_with(states, state_hash, join);
+        let column = &self.nodes;
+        let node_hash = |j: u32| hash_node(unpack(column.get(j as usize)));
+        self.node_index.make_room_with(nodes, node_hash, join);
+        let count = self.len() + states;
+        self.records.reserve(count);
+        self.lens.reserve(count.div_ceil(LENS_PER_WORD));
         self.nodes.reserve(self.node_index.len() + nodes);
     }
 

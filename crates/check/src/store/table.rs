@@ -7,8 +7,13 @@
 //! written. Neither table moves or frees what was written while it is shared: growing either
 //! one needs `&mut`, that is, no reader.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+/// Runs two pieces of work, on two threads at once or one after the other: how a table is
+/// grown by two threads ([`Index::make_room_with`]).
+pub(crate) type Join<'a> = &'a dyn Fn(&(dyn Fn() + Sync), &(dyn Fn() + Sync));
 
 /// Entries per segment of a column (128 KiB of `u64`).
 const SEGMENT_BITS: u32 = 14;
@@ -61,7 +66,8 @@ fn new_segment() -> Box<[AtomicU64]> {
 /// hashbrown's control bytes: 0 for an empty slot, else seven bits of the number's hash with
 /// the high bit set, so that a probe reads what a number stands for only when its tag
 /// matches (a probe passes over many slots while the index fills). The writer adds only
-/// while [`Index::room`] says so, so a probe always meets an empty slot.
+/// while [`Index::room`] says so, so a probe always meets an empty slot. The numbers are
+/// added in order from 0 (the store numbers its states and nodes so), which growing uses.
 pub(super) struct Index {
     tags: Box<[AtomicU8]>,
     slots: Box<[AtomicU32]>,
@@ -70,6 +76,9 @@ pub(super) struct Index {
 
 /// Slots of a new index.
 const FIRST_SLOTS: usize = 1 << 10;
+
+/// An index of fewer numbers grows on one thread: waking another would take about as long.
+const GROW_ALONE_BELOW: usize = 1 << 16;
 
 impl Default for Index {
     fn default() -> Index {
@@ -110,6 +119,7 @@ impl Index {
     /// number stands for is written, and only while [`Index::room`] allows one more. The
     /// number is written before its tag, which readers load first.
     pub(super) fn add(&self, hash: u64, number: u32) {
+        debug_assert_eq!(number as usize, self.len(), "numbers are added in order");
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         while self.tags[i].load(Ordering::Relaxed) != 0 {
@@ -132,23 +142,77 @@ impl Index {
     }
 
     /// Doubles the slots until `more` numbers can be added and the index is at most five
-    /// eighths full after them; `hash` gives each added number's hash again.
+    /// eighths full after them; `hash` gives each added number's hash again. The numbers
+    /// are added again in order, so `hash` reads what they stand for in the order it was
+    /// written (taking them slot by slot read it in a random order: a cache miss each, on
+    /// top of the one for the new slot).
     pub(super) fn make_room(&mut self, more: usize, hash: impl Fn(u32) -> u64) {
+        let Some(slots) = self.slots_for(more) else {
+            return;
+        };
+        let grown = Index::with_slots(slots);
+        for n in 0..self.len() as u32 {
+            grown.add(hash(n), n);
+        }
+        *self = grown;
+    }
+
+    /// What [`Index::make_room`] does, with the numbers added again in two halves that
+    /// `join` (if any) runs on two threads at once (a growth of a large index is a cache miss a
+    /// number, and ran on one thread while the others waited, a twentieth of a two-thread run
+    /// of Peterson N = 4). Where each number lands then depends on the timing, but not
+    /// what [`Index::find`] finds.
+    pub(super) fn make_room_with(
+        &mut self,
+        more: usize,
+        hash: impl Fn(u32) -> u64 + Sync,
+        join: Option<Join<'_>>,
+    ) {
+        let len = self.len();
+        let Some(join) = join.filter(|_| len >= GROW_ALONE_BELOW) else {
+            return self.make_room(more, hash);
+        };
+        let Some(slots) = self.slots_for(more) else {
+            return;
+        };
+        let grown = Index::with_slots(slots);
+        let fill = |numbers: Range<usize>| {
+            for n in numbers {
+                grown.claim(hash(n as u32), n as u32);
+            }
+        };
+        join(&|| fill(0..len / 2), &|| fill(len / 2..len));
+        grown.count.store(len, Ordering::Relaxed);
+        *self = grown;
+    }
+
+    /// The slots the index needs for `more` numbers, if it must grow: doubled until it is
+    /// at most five eighths full after them.
+    fn slots_for(&self, more: usize) -> Option<usize> {
         let mut slots = self.slots.len();
         while (self.len() + more) * 8 > slots * 5 {
             slots *= 2;
         }
-        if slots == self.slots.len() {
-            return;
-        }
-        let grown = Index::with_slots(slots);
-        for (tag, slot) in self.tags.iter().zip(self.slots.iter()) {
-            if tag.load(Ordering::Relaxed) != 0 {
-                let n = slot.load(Ordering::Relaxed);
-                grown.add(hash(n), n);
+        (slots != self.slots.len()).then_some(slots)
+    }
+
+    /// Puts `number` in the first slot free from its hash's, which it takes from whatever
+    /// other thread fills the index at the same time (while it grows: no one reads it).
+    fn claim(&self, hash: u64, number: u32) {
+        let (mask, tag) = (self.slots.len() - 1, tag(hash));
+        let mut i = hash as usize & mask;
+        loop {
+            let free = self.tags[i].load(Ordering::Relaxed) == 0;
+            if free
+                && self.tags[i]
+                    .compare_exchange(0, tag, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+            {
+                self.slots[i].store(number, Ordering::Relaxed);
+                return;
             }
+            i = (i + 1) & mask;
         }
-        *self = grown;
     }
 
     /// The slots, for the bytes the index holds (five a slot).
@@ -198,5 +262,38 @@ mod tests {
             assert_eq!(index.find(hash(n), |m| m == n), Some(n));
         }
         assert_eq!(index.find(hash(6000), |m| m == 6000), None);
+    }
+
+    /// An index grown by two threads at once (each adding half of its numbers again) finds
+    /// every number it held, numbers of the same hash included, and grows on one thread and
+    /// two alike afterwards.
+    #[test]
+    fn an_index_grown_by_two_threads_finds_every_number() {
+        let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| {
+            std::thread::scope(|scope| {
+                scope.spawn(b);
+                a();
+            })
+        };
+        // Three numbers a hash, so that both threads may claim slots for the same one.
+        let hash = |n: u32| u64::from(n / 3).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let count = 3 * GROW_ALONE_BELOW as u32;
+        let mut index = Index::default();
+        for n in 0..count {
+            if !index.room(1) {
+                index.make_room_with(1, hash, Some(&join));
+            }
+            index.add(hash(n), n);
+        }
+        let slots = index.slots();
+        index.make_room_with(count as usize, hash, Some(&join));
+        assert!(index.slots() > slots, "grown with {count} numbers in it");
+        assert_eq!(index.len(), count as usize);
+        for n in 0..count {
+            assert_eq!(index.find(hash(n), |m| m == n), Some(n), "number {n}");
+        }
+        assert_eq!(index.find(hash(count), |m| m == count), None);
+        index.add(hash(count), count);
+        assert_eq!(index.find(hash(count), |m| m == count), Some(count));
     }
 }
