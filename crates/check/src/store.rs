@@ -277,25 +277,14 @@ impl Store {
     /// states and `nodes` more interior nodes fit, the indices at most five eighths full after
     /// them.
     pub(crate) fn make_room(&mut self, states: usize, nodes: usize) {
-        let hashes = &self.hashes;
-        self.index
-            .make_room(states, |i| index_hash(stored_hash(hashes, i)));
-        let column = &self.nodes;
-        let node_hash = |j: u32| hash_node(unpack(column.get(j as usize)));
-        self.node_index.make_room(nodes, node_hash);
-        let count = self.len() + states;
-        self.records.reserve(count);
-        self.lens.reserve(count.div_ceil(LENS_PER_WORD));
-        self.hashes.reserve(count.div_ceil(HASHES_PER_WORD));
-        self.nodes.reserve(self.node_index.len() + nodes);
+        self.make_room_with(states, nodes, None);
     }
 
     /// What [`Store::make_room`] does, each index grown by the two pieces of work `join`
     /// is given, on two threads (see `Index::make_room_with`); without `join`, on this one.
     pub(crate) fn make_room_with(&mut self, states: usize, nodes: usize, join: Option<Join<'_>>) {
-        let (records, lens, long) = (&self.records, &self.lens, &self.long);
-        let state_hash =
-            |i: u32| hash_state(unpack(records.get(i as usize)), length(lens, long, i));
+        let hashes = &self.hashes;
+        let state_hash = |i: u32| index_hash(stored_hash(hashes, i));
         self.index.make_room_with(states, state_hash, join);
         let column = &self.nodes;
         let node_hash = |j: u32| hash_node(unpack(column.get(j as usize)));
@@ -303,6 +292,7 @@ impl Store {
         let count = self.len() + states;
         self.records.reserve(count);
         self.lens.reserve(count.div_ceil(LENS_PER_WORD));
+        self.hashes.reserve(count.div_ceil(HASHES_PER_WORD));
         self.nodes.reserve(self.node_index.len() + nodes);
     }
 
