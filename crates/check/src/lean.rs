@@ -586,26 +586,7 @@ mod tests {
     /// again by its key, and the nodes are met in the brute force's breadth-first order.
     #[test]
     fn nodes_numbered_by_state_are_met_in_breadth_first_order() {
-        let file = "models/philosophers.pi";
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let text = std::fs::read_to_string(root.join(file)).unwrap();
-        let loader = MemoryLoader {
-            files: vec![(file.to_string(), text)],
-        };
-        let loaded = load_with(file, &loader, &[("N".to_string(), "3".to_string())]);
-        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-        let sem = Semantics::new(&loaded.program);
-        let sys = loaded
-            .program
-            .systems
-            .iter()
-            .position(|s| s.name == "Fixed");
-        let goals = Goals {
-            whole: true,
-            ..Goals::default()
-        };
-        let (options, progress) = (Options::default(), Progress::default());
-        let graph = explore_until(&sem, sys.unwrap(), &options, &goals, &progress).unwrap();
+        let graph = philosophers_graph();
         let mut monitor = Counter(300);
         let expected = reference(&graph, &mut monitor, 5);
         // Chunks of 1 and 5 nodes: levels in many chunks, learning moves in several rounds.
