@@ -9,6 +9,7 @@
 //! [`Goals`]); a resource bound reached, checked at every state, so a bound of N states stores
 //! exactly N.
 
+mod ahead;
 mod dfs;
 mod pipeline;
 use pipeline::Workers;
@@ -232,6 +233,11 @@ struct Run<'g, 's, 'p> {
     recent_kept: bool,
     /// An empty store, put in the graph's place while the store is shared.
     placeholder: Option<Store>,
+    /// The queue contents the merge numbered ahead while the workers ran (see
+    /// `explore/ahead.rs`), and whether it may (only while they run: on one thread a
+    /// source with a new content is merged at once and the cache filled).
+    ahead: ahead::Ahead,
+    ahead_on: bool,
     /// Whether the merge may run alongside the workers: not when state goals read states,
     /// `--max-memory` (which
     /// weighs the store as it grows) or symmetry reduction (which interns) needs the store.
@@ -259,6 +265,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             recent: Recent::default(),
             recent_kept: true,
             placeholder: None,
+            ahead: ahead::Ahead::default(),
+            ahead_on: false,
             // State goals read each state as it is expanded, from the store.
             alongside: !options.symmetry && options.max_memory.is_none() && goals.states.is_empty(),
         }
@@ -315,14 +323,19 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             free,
         };
         let (mut end, mut back) = (None, Vec::new());
+        self.ahead_on = true;
         let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
             let shared = (&store, &mut writer);
             let merged = (&mut end, &mut back, free);
             self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
         });
+        self.ahead_on = false;
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
+        // Before anything reads a state stored with a content numbered ahead, and before
+        // the leftovers, which came after every source that numbered one.
+        self.ahead.fill(engine, &mut self.graph.store);
         let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
         free.give(&mut back);
         end
@@ -405,7 +418,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// Merges a source while the workers run, if it needs nothing they are reading and the
     /// store has room for its new targets: a fast expansion with transitions, none into a
-    /// state the workers could not put in ids. `tree`: the source's, if the thread that
+    /// state the workers could not put in ids (a new queue content is numbered ahead while
+    /// the workers run: `explore/ahead.rs`). `tree`: the source's, if the thread that
     /// expanded it read it, swapped into [`Run::near`] (the merge walks up from it).
     fn merge_alongside(
         &mut self,
@@ -414,27 +428,61 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
-        match expanded {
-            Expanded::Fast(succ, arena, reduced)
-                if self.alongside && !needs_store(&succ) && room_for(store, &succ) =>
-            {
-                if let Some(tree) = tree {
-                    std::mem::swap(&mut self.near.1, tree);
-                    self.near.0 = source;
-                }
-                let mut spare = Buffers::default();
-                self.graph.alongside += 1;
-                let mut dest = Dest::Shared(store, writer);
-                let assembled = (succ, arena, reduced);
-                *end = self.merge_ready(engine, &mut dest, source, assembled, &mut spare);
-                give_back(back, spare, free);
-                match end {
-                    Some(_) => pipeline::Flow::Stop,
-                    None => pipeline::Flow::Next,
-                }
-            }
-            expanded => pipeline::Flow::Refuse(expanded),
+        let Expanded::Fast(mut succ, mut arena, reduced) = expanded else {
+            return pipeline::Flow::Refuse(expanded);
+        };
+
+        let merged = self.alongside
+            && !needs_store(&succ, self.ahead_on)
+            && self.number_ahead(engine, store, &mut succ, &mut arena)
+            && room_for(store, &succ);
+        if !merged {
+            return pipeline::Flow::Refuse(Expanded::Fast(succ, arena, reduced));
         }
+        if let Some(tree) = tree {
+            std::mem::swap(&mut self.near.1, tree);
+            self.near.0 = source;
+        }
+        let mut spare = Buffers::default();
+        self.graph.alongside += 1;
+        let mut dest = Dest::Shared(store, writer);
+        let assembled = (succ, arena, reduced);
+        *end = self.merge_ready(engine, &mut dest, source, assembled, &mut spare);
+        give_back(back, spare, free);
+        match end {
+            Some(_) => pipeline::Flow::Stop,
+            None => pipeline::Flow::Next,
+        }
+    }
+
+    /// Puts in each target into a queue content the cache lacks the id that content is
+    /// numbered ahead with (see `explore/ahead.rs`): what [`Run::learn`] does without
+    /// filling the cache, so in the same order. Whether every one has its id.
+    fn number_ahead(
+        &mut self,
+        engine: &Engine<'s, 'p>,
+        store: &Store,
+        succ: &mut [FastSucc],
+        arena: &mut [u32],
+    ) -> bool {
+        if !self.ahead_on {
+            return true; // then `needs_store` refused every source with such a target
+        }
+        for t in succ {
+            let FastSucc::To { target, .. } = t else {
+                continue;
+            };
+            let Target::Queued(start, len, miss) = target else {
+                continue;
+            };
+            let Some(id) = self.ahead.id(engine, store.interner(), miss) else {
+                return false;
+            };
+            let (start, len) = (*start, *len);
+            place_queue(&mut arena[start as usize..(start + len) as usize], id);
+            *target = Target::New { start, len };
+        }
+        true
     }
 
     /// How many frontier states to expand at once: [`CHUNK`], or fewer near a bound, so that
@@ -566,9 +614,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let (start, len) = (*start, *len);
             engine.fill(&mut self.graph.store, vec![(**miss).clone()]);
             let ids = &mut arena[start as usize..(start + len) as usize];
-            *ids.last_mut().expect("a placeholder") = engine.queue_for(miss);
-            let split = ids.partition_point(|&id| !crate::intern::Interner::is_queue(id));
-            ids[split..].sort_unstable();
+            place_queue(ids, engine.queue_for(miss));
             *target = Target::New { start, len };
         }
     }
@@ -1054,18 +1100,29 @@ fn hold_labels_to_goals(engine: &mut Engine<'_, '_>, goals: &Goals<'_>) {
 }
 
 /// Whether merging these transitions needs the store itself: with none (a deadlock, perhaps,
-/// which is told by the state), or with a target the workers could not put in ids.
-fn needs_store(succ: &[FastSucc]) -> bool {
-    let unkeyed = |t: &FastSucc| {
-        matches!(
-            t,
-            FastSucc::To {
-                target: Target::State(_) | Target::Queued(..),
-                ..
-            }
-        )
+/// which is told by the state), or with a target the workers could not put in ids (one into
+/// a new queue content only unless `ahead`: contents numbered ahead, see `explore/ahead.rs`).
+fn needs_store(succ: &[FastSucc], ahead: bool) -> bool {
+    let unkeyed = |t: &FastSucc| match t {
+        FastSucc::To {
+            target: Target::State(_),
+            ..
+        } => true,
+        FastSucc::To {
+            target: Target::Queued(..),
+            ..
+        } => !ahead,
+        _ => false,
     };
     succ.is_empty() || succ.iter().any(unkeyed)
+}
+
+/// Puts a queue content's id in the placeholder a worker left for it (the last of a
+/// target's ids), and the queues back in key order (by id).
+fn place_queue(ids: &mut [u32], id: u32) {
+    *ids.last_mut().expect("a placeholder") = id;
+    let split = ids.partition_point(|&id| !crate::intern::Interner::is_queue(id));
+    ids[split..].sort_unstable();
 }
 
 /// Keeps an emptied expansion's vectors for the workers, a block at a time.

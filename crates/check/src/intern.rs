@@ -331,6 +331,18 @@ impl Interner {
         tagged(i, QUEUE)
     }
 
+    /// The id of a queue content already interned, interning nothing.
+    pub(crate) fn find_queue_id(&self, queue: &Queue) -> Option<u32> {
+        self.find_queue(queue)
+    }
+
+    /// The id the queue content interned `k`-th from now (0: the next) will have: ids are
+    /// given in the order contents are first interned, so the merge can number contents
+    /// ahead while the workers read this interner, and intern them in that order later.
+    pub(crate) fn queue_id_ahead(&self, k: usize) -> u32 {
+        tagged((self.queues.len() + k) as u32, QUEUE)
+    }
+
     fn find_queue(&self, queue: &Queue) -> Option<u32> {
         let queues = &self.queues;
         self.queue_index

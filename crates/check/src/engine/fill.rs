@@ -302,3 +302,30 @@ fn mark_inner(offers: &mut [FastMove]) {
         }
     }
 }
+
+impl Engine<'_, '_> {
+    /// The queue content [`Engine::fill`] would intern for `miss` (a [`Miss::Pushed`], or a
+    /// [`Miss::Queue`] of two messages or more), computed as `fill_pushed` and `fill_queue`
+    /// compute it, changing nothing: the merge numbers it ahead while the workers read the
+    /// cache (see `explore/ahead.rs`). `None` for another miss.
+    pub(crate) fn queue_content(&self, interner: &Interner, miss: &Miss) -> Option<Queue> {
+        match *miss {
+            Miss::Pushed(queue, chan, msg) => {
+                let before: Vec<Queue> = queue
+                    .map(|q| interner.queue_of(q).clone())
+                    .into_iter()
+                    .collect();
+                let message = self.messages.items[msg as usize].clone();
+                agentpi_semantics::queue::push(&before, chan, message)
+                    .into_iter()
+                    .next()
+            }
+            Miss::Queue(id) => {
+                let queue = interner.queue_of(id);
+                let rest = agentpi_semantics::queue::pop(std::slice::from_ref(queue), queue.chan);
+                rest.into_iter().next()
+            }
+            Miss::Moves(..) | Miss::Received(..) => None,
+        }
+    }
+}
