@@ -428,17 +428,22 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
-        let Expanded::Fast(mut succ, mut arena, reduced) = expanded else {
-            return pipeline::Flow::Refuse(expanded);
+        let mut expanded = expanded;
+        let merged = match &mut expanded {
+            Expanded::Fast(succ, arena, _) => {
+                self.alongside
+                    && !needs_store(succ, self.ahead_on)
+                    && self.number_ahead(engine, store, succ, arena)
+                    && room_for(store, succ)
+            }
+            _ => false,
         };
-
-        let merged = self.alongside
-            && !needs_store(&succ, self.ahead_on)
-            && self.number_ahead(engine, store, &mut succ, &mut arena)
-            && room_for(store, &succ);
         if !merged {
-            return pipeline::Flow::Refuse(Expanded::Fast(succ, arena, reduced));
+            return pipeline::Flow::Refuse(expanded);
         }
+        let Expanded::Fast(succ, arena, reduced) = expanded else {
+            unreachable!("merged only a fast expansion")
+        };
         if let Some(tree) = tree {
             std::mem::swap(&mut self.near.1, tree);
             self.near.0 = source;
