@@ -365,29 +365,19 @@ pub(crate) const LOOK: u32 = 4096;
 pub type Reached = Result<Option<(u32, Vec<Step>)>, OverMemory>;
 
 /// The product as [`crate::strong`] sees it.
-impl<P: Space> crate::strong::Product for P {
+impl<P: Space + Sync> crate::strong::Product for P {
     fn state(&self, n: u32) -> u32 {
         Space::state(self, n)
     }
 
-    fn steps(&self, part: &[u32], each: &mut dyn FnMut(u32, u32)) {
-        for e in internal(self, part) {
-            each(e.step.state, e.step.edge);
+    fn inside(&self, part: &[u32], nodes: &[u32], each: &mut dyn FnMut(u32, u32, u64)) {
+        for e in internal_from(self, part, nodes) {
+            each(e.step.state, e.step.edge, e.pending);
         }
     }
 
-    fn pending(&self, part: &[u32]) -> u64 {
-        always_pending(self, part)
-    }
-
-    fn sccs(
-        &self,
-        roots: &[u32],
-        keep: &FxHashSet<u32>,
-        room: Option<u64>,
-    ) -> Option<Vec<Vec<u32>>> {
-        debug_assert!(roots.len() == keep.len() && roots.iter().all(|n| keep.contains(n)));
-        tarjan_within(self, roots, room).ok()
+    fn sccs(&self, keep: &[u32], room: Option<u64>) -> Option<Vec<Vec<u32>>> {
+        tarjan_within(self, keep, room).ok()
     }
 }
 
@@ -410,15 +400,11 @@ pub(crate) fn bad_sccs(
             sccs
         }
         Fairness::Strong(selection) => {
-            let mut fair = Vec::new();
             // The components' lists are held while their parts are searched.
             let held: u64 = sccs.iter().map(|scc| 4 * scc.len() as u64 + 24).sum();
             let room = room.map(|room| room.saturating_sub(held));
-            for scc in sccs {
-                let parts = crate::strong::fair_parts(product, graph, scc, selection, room);
-                fair.extend(parts.ok_or(OverMemory)?);
-            }
-            fair
+            let parts = crate::strong::fair_parts(product, graph, sccs, selection, (room, threads));
+            parts.ok_or(OverMemory)?
         }
     })
 }
@@ -437,6 +423,7 @@ pub fn accepting_sccs(
 
 /// Inside edges of `scc` (sorted: membership is a binary search, no set of its nodes) that
 /// stay in it.
+#[cfg(test)]
 fn internal<'a, P: Space>(
     product: &'a P,
     scc: &'a [u32],
@@ -485,6 +472,7 @@ fn pending_on_all(product: &(impl Space + Sync), scc: &[u32], threads: usize) ->
     pieces.fold(u64::MAX, |all, a| all & a)
 }
 
+#[cfg(test)]
 fn always_pending(product: &impl Space, scc: &[u32]) -> u64 {
     internal(product, scc).fold(u64::MAX, |all, e| all & e.pending)
 }
@@ -568,6 +556,9 @@ enum Dense {
         before: Vec<u32>,
         count: usize,
     },
+    /// The nodes of a list (sorted), numbered by their place in it: for a part of a
+    /// component too small for a bit of every node to be worth it.
+    Sorted(Vec<u32>),
 }
 
 impl Dense {
@@ -588,8 +579,13 @@ impl Dense {
         Dense::of_bits(bits.concat(), nodes)
     }
 
-    /// The nodes `list` (sorted) of a product of `nodes` nodes, numbered in order.
+    /// The nodes `list` (sorted) of a product of `nodes` nodes, numbered in order: by a bit
+    /// of each node with a count every 64 (12 bytes for 64 nodes), or, when a copy of the
+    /// list takes less, by a binary search in that copy.
     fn listed(nodes: usize, list: &[u32]) -> Self {
+        if 4 * list.len() < 12 * nodes.div_ceil(64) {
+            return Dense::Sorted(list.to_vec());
+        }
         let mut bits = vec![0u64; nodes.div_ceil(64)];
         for &n in list {
             bits[n as usize / 64] |= 1 << (n % 64);
@@ -618,6 +614,7 @@ impl Dense {
         match self {
             Dense::All(nodes) => *nodes,
             Dense::Some { count, .. } => *count,
+            Dense::Sorted(list) => list.len(),
         }
     }
 
@@ -626,6 +623,7 @@ impl Dense {
         match self {
             Dense::All(nodes) => (n as usize) < *nodes,
             Dense::Some { bits, .. } => bits[n as usize / 64] & (1 << (n % 64)) != 0,
+            Dense::Sorted(list) => list.binary_search(&n).is_ok(),
         }
     }
 
@@ -639,6 +637,7 @@ impl Dense {
                 let below = bits[word] & ((1u64 << bit) - 1);
                 before[word] as usize + below.count_ones() as usize
             }
+            Dense::Sorted(list) => list.binary_search(&n).expect("a node of the list"),
         }
     }
 
@@ -647,6 +646,7 @@ impl Dense {
         let index = match self {
             Dense::All(_) => 0,
             Dense::Some { bits, before, .. } => 8 * bits.len() + 4 * before.len(),
+            Dense::Sorted(list) => 4 * list.len(),
         };
         (index + 4 * self.len()) as u64
     }
