@@ -26,7 +26,7 @@ use agentpi_semantics::{Actor, Semantics};
 use bits::{Bits, Set};
 use rustc_hash::FxHashSet;
 
-mod bits;
+pub(crate) mod bits;
 
 /// An instance or a channel (`(0, id)` a declared channel, `(1, origin)` a `new`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
