@@ -139,7 +139,7 @@ impl Unmet {
                 let taken: FxHashSet<Obligation> = (cycle.iter())
                     .flat_map(|(_, e)| crate::strong::taken_by(graph, e.step.state, e.step.edge))
                     .collect();
-                let enabled = crate::strong::obligations_of(product, graph, &nodes, selection);
+                let enabled = crate::strong::obligations_of(graph, &states, selection);
                 enabled.into_iter().filter(|o| !taken.contains(o)).collect()
             }
             _ => Vec::new(),

@@ -23,7 +23,10 @@ use agentpi_semantics::eval::eval;
 use agentpi_semantics::label::Head;
 use agentpi_semantics::value::Chan;
 use agentpi_semantics::{Actor, Semantics};
+use bits::{Bits, Set};
 use rustc_hash::FxHashSet;
+
+pub(crate) mod bits;
 
 /// An instance or a channel (`(0, id)` a declared channel, `(1, origin)` a `new`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,22 +120,16 @@ pub(crate) fn takes(graph: &Graph, (state, edge): (u32, u32), goal: &Obligation)
 
 /// What the search needs of the product (a trait, so that this module does not depend on
 /// the product's, which calls it).
-pub(crate) trait Product {
+pub(crate) trait Product: Sync {
     /// The system state of node `n`.
     fn state(&self, n: u32) -> u32;
-    /// Calls `each` with the system transition, as (state, edge), of each inside edge of
-    /// `part` that stays in it (not a list of them: about eight a node, on parts of millions).
-    fn steps(&self, part: &[u32], each: &mut dyn FnMut(u32, u32));
-    /// The eventualities pending on every inside edge of `part`.
-    fn pending(&self, part: &[u32]) -> u64;
-    /// The SCCs holding a cycle among the nodes `keep`, searched from `roots`; `None` when
-    /// the search would take more than `room` bytes beyond its one number a node.
-    fn sccs(
-        &self,
-        roots: &[u32],
-        keep: &FxHashSet<u32>,
-        room: Option<u64>,
-    ) -> Option<Vec<Vec<u32>>>;
+    /// Calls `each` with the system transition, as (state, edge), and the pending bits of
+    /// each inside edge out of `nodes` (some of `part`'s) that stays in `part` (not a list of
+    /// them: about eight a node, on parts of millions).
+    fn inside(&self, part: &[u32], nodes: &[u32], each: &mut dyn FnMut(u32, u32, u64));
+    /// The SCCs holding a cycle among the nodes `keep` (sorted), searched from each in
+    /// order; `None` when the search would take more than `room` bytes.
+    fn sccs(&self, keep: &[u32], room: Option<u64>) -> Option<Vec<Vec<u32>>>;
 }
 
 /// The obligations enabled in system state `state`.
@@ -142,16 +139,16 @@ fn enabled(graph: &Graph, state: u32) -> FxHashSet<Obligation> {
         .collect()
 }
 
-/// The obligations held to strong fairness enabled somewhere in `part`, sorted.
+/// The obligations held to strong fairness enabled in some of system states `states`
+/// (a loop's: the parts are read as bits, see [`bits`]), sorted.
 pub(crate) fn obligations_of(
-    product: &impl Product,
     graph: &Graph,
-    part: &[u32],
+    states: &[u32],
     selection: Option<&Selection>,
 ) -> Vec<Obligation> {
-    let all: FxHashSet<Obligation> = part
+    let all: FxHashSet<Obligation> = states
         .iter()
-        .flat_map(|&n| enabled(graph, product.state(n)))
+        .flat_map(|&s| enabled(graph, s))
         .filter(|o| selected(selection, o))
         .collect();
     let mut all: Vec<Obligation> = all.into_iter().collect();
@@ -159,75 +156,201 @@ pub(crate) fn obligations_of(
     all
 }
 
-/// Whether no instance is enabled in every state of `part` without taking one of its edges
-/// (`taken`): else no cycle in it, nor in any part of it, is weakly fair.
-fn weakly_fair(
-    product: &impl Product,
-    graph: &Graph,
-    part: &[u32],
-    taken: &FxHashSet<Obligation>,
-) -> bool {
-    let mut always: Option<FxHashSet<Obligation>> = None;
-    for &n in part {
-        let here = enabled(graph, product.state(n));
-        let here = here
-            .into_iter()
-            .filter(|o| matches!(o, Obligation::Instance(_)));
-        always = Some(match always {
-            None => here.collect(),
-            Some(a) => here.filter(|o| a.contains(o)).collect(),
-        });
-    }
-    always.unwrap_or_default().iter().all(|o| taken.contains(o))
-}
-
-/// The parts of accepting SCC `scc` that hold a strongly fair accepting cycle (for the
-/// obligations selected, and weakly fair for every instance under a selection); `None` when
-/// a part's search would take more than `room` bytes (its set of nodes kept, about 16 bytes
-/// a node with its roots, and the search's own: see `product::tarjan_within`).
+/// The parts of the accepting SCCs `sccs` that hold a strongly fair accepting cycle (for
+/// the obligations selected, and weakly fair for every instance under a selection), sorted;
+/// `None` when the parts' searches would take more than `room` bytes.
+///
+/// The parts are searched a generation at a time: the SCCs, then the SCCs of what each
+/// keeps, and so on. The parts of a generation are independent, and are searched on
+/// `threads` threads at once (a generation of one part, such as a single large SCC, reads
+/// its nodes by pieces on the threads instead); which parts are fair does not depend on the
+/// order. So that the verdict does not depend on the thread count either, each part of a
+/// generation may take a share of `room` (less the generation's lists of nodes, 4 bytes a
+/// node) in proportion to its nodes, whichever parts run beside it: its list of the nodes
+/// it keeps (4 bytes a node) and its search (see `product::tarjan_within`).
 pub(crate) fn fair_parts(
     product: &impl Product,
     graph: &Graph,
-    scc: Vec<u32>,
+    sccs: Vec<Vec<u32>>,
     selection: Option<&Selection>,
-    room: Option<u64>,
+    (room, threads): (Option<u64>, usize),
 ) -> Option<Vec<Vec<u32>>> {
-    let mut work = vec![scc];
+    parts_by(product, graph, sccs, selection, (room, threads, PIECE))
+}
+
+/// [`fair_parts`], a part read by pieces of `piece` nodes.
+fn parts_by(
+    product: &impl Product,
+    graph: &Graph,
+    sccs: Vec<Vec<u32>>,
+    selection: Option<&Selection>,
+    (room, threads, piece): (Option<u64>, usize, usize),
+) -> Option<Vec<Vec<u32>>> {
+    let bits = Bits::new(graph, selection);
+    let judge = Judge {
+        product,
+        graph,
+        bits: &bits,
+        weak: selection.is_some(),
+        piece,
+    };
+    let mut work = sccs;
     let mut out = Vec::new();
-    while let Some(part) = work.pop() {
-        if product.pending(&part) != 0 {
-            continue;
-        }
-        let mut taken: FxHashSet<Obligation> = FxHashSet::default();
-        product.steps(&part, &mut |state, edge| {
-            taken.extend(taken_by(graph, state, edge));
-        });
-        let unmet: FxHashSet<Obligation> = obligations_of(product, graph, &part, selection)
-            .into_iter()
-            .filter(|o| !taken.contains(o))
-            .collect();
-        if unmet.is_empty() {
-            if selection.is_none() || weakly_fair(product, graph, &part, &taken) {
-                out.push(part);
-            }
-            continue;
-        }
-        let sets = 16 * part.len() as u64;
+    while !work.is_empty() {
+        let total: u64 = work.iter().map(|part| part.len() as u64).sum();
         let room = match room {
-            Some(room) => Some(room.checked_sub(sets)?),
+            Some(room) => Some(room.checked_sub(4 * total)?),
             None => None,
         };
-        let keep: FxHashSet<u32> = part
-            .iter()
-            .copied()
-            .filter(|&n| {
-                let here = enabled(graph, product.state(n));
-                here.is_disjoint(&unmet)
-            })
-            .collect();
-        let roots: Vec<u32> = part.iter().copied().filter(|n| keep.contains(n)).collect();
-        work.extend(product.sccs(&roots, &keep, room)?);
+        let inner = if work.len() == 1 { threads } else { 1 };
+        let each = |part: Vec<u32>| {
+            let share = room.map(|room| (room as u128 * part.len() as u128 / total as u128) as u64);
+            judge.part(part, (share, inner))
+        };
+        let judged = crate::lean::parallel::each(threads, std::mem::take(&mut work), each);
+        for part in judged {
+            match part? {
+                Part::Fair(part) => out.push(part),
+                Part::Unfair => {}
+                Part::Split(parts) => work.extend(parts),
+            }
+        }
     }
-    out.sort();
+    out.sort_unstable();
     Some(out)
 }
+
+/// What a part turns out to hold.
+enum Part {
+    /// A strongly fair accepting cycle: the part itself is one of [`fair_parts`].
+    Fair(Vec<u32>),
+    /// No fair accepting cycle, nor does any part of it.
+    Unfair,
+    /// The SCCs of the nodes it keeps, each to be judged in turn.
+    Split(Vec<Vec<u32>>),
+}
+
+/// What a part's nodes enable and its edges take, read by pieces.
+struct Scan {
+    /// The obligations enabled in some state.
+    some: Set,
+    /// The obligations enabled in every state.
+    every: Set,
+    /// The obligations taken on an edge inside the part.
+    taken: Set,
+    /// The eventualities pending on every edge inside the part.
+    pending: u64,
+}
+
+impl Scan {
+    fn join(mut self, other: Scan) -> Scan {
+        bits::or(&mut self.some, &other.some);
+        bits::and(&mut self.every, &other.every);
+        bits::or(&mut self.taken, &other.taken);
+        self.pending &= other.pending;
+        self
+    }
+}
+
+/// The nodes of a part read as one piece of work by a thread.
+const PIECE: usize = 1 << 14;
+
+/// Judges parts against the obligations.
+struct Judge<'a, P> {
+    product: &'a P,
+    graph: &'a Graph,
+    bits: &'a Bits,
+    /// Every instance is held to weak fairness (under a selection).
+    weak: bool,
+    /// The nodes of a piece ([`PIECE`]).
+    piece: usize,
+}
+
+impl<P: Product> Judge<'_, P> {
+    /// `each` of the pieces of `part`, on `threads` threads.
+    fn by_pieces<R: Send>(
+        &self,
+        part: &[u32],
+        threads: usize,
+        each: impl Fn(&[u32]) -> R + Sync,
+    ) -> Vec<R> {
+        let piece = self.piece;
+        crate::lean::parallel::run(threads, part.len().div_ceil(piece), |k| {
+            each(&part[k * piece..((k + 1) * piece).min(part.len())])
+        })
+    }
+
+    /// Emerson and Lei's step on `part`, reading it on `threads` threads, its search taking
+    /// at most `room` bytes; `None` past them.
+    fn part(&self, part: Vec<u32>, (room, threads): (Option<u64>, usize)) -> Option<Part> {
+        let scans = self.by_pieces(&part, threads, |nodes| self.scan(&part, nodes));
+        let scan = scans
+            .into_iter()
+            .reduce(Scan::join)
+            .expect("a part has nodes");
+        if scan.pending != 0 {
+            return Some(Part::Unfair);
+        }
+        // The obligations held to strong fairness enabled in the part and never taken.
+        let mut unmet = scan.some;
+        bits::and(&mut unmet, &self.bits.selected);
+        if bits::within(&unmet, &unmet, &scan.taken) {
+            let weak = !self.weak || bits::within(&scan.every, &self.bits.instances, &scan.taken);
+            return Some(if weak { Part::Fair(part) } else { Part::Unfair });
+        }
+        unmet
+            .iter_mut()
+            .zip(&scan.taken)
+            .for_each(|(u, t)| *u &= !t);
+        let keep = self.by_pieces(&part, threads, |nodes| self.keep(nodes, &unmet));
+        let keep = keep.concat();
+        drop(part);
+        let room = match room {
+            Some(room) => Some(room.checked_sub(4 * keep.len() as u64)?),
+            None => None,
+        };
+        Some(Part::Split(self.product.sccs(&keep, room)?))
+    }
+
+    /// What `nodes`, some of `part`'s, enable, and what the edges out of them inside the
+    /// part take.
+    fn scan(&self, part: &[u32], nodes: &[u32]) -> Scan {
+        let (bits, graph) = (self.bits, self.graph);
+        let mut here = bits.none();
+        let mut scan = Scan {
+            some: bits.none(),
+            every: bits.every(),
+            taken: bits.none(),
+            pending: u64::MAX,
+        };
+        for &n in nodes {
+            bits.enabled(graph, self.product.state(n), &mut here);
+            bits::or(&mut scan.some, &here);
+            bits::and(&mut scan.every, &here);
+        }
+        let taken = &mut scan.taken;
+        let pending = &mut scan.pending;
+        self.product.inside(part, nodes, &mut |state, edge, p| {
+            *pending &= p;
+            bits.take(graph.successors(state).get(edge as usize), taken);
+        });
+        scan
+    }
+
+    /// The nodes of `nodes` whose state enables none of `unmet`.
+    fn keep(&self, nodes: &[u32], unmet: &[u64]) -> Vec<u32> {
+        let mut here = self.bits.none();
+        let mut keep = Vec::new();
+        for &n in nodes {
+            self.bits
+                .enabled(self.graph, self.product.state(n), &mut here);
+            if bits::disjoint(&here, unmet) {
+                keep.push(n);
+            }
+        }
+        keep
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -84,10 +84,13 @@ fn the_cycle_search_path_past_max_memory_is_unknown() {
 }
 
 /// Under strong fairness an accepting component is cut into parts (see `strong.rs`), each
-/// searched again with a set of the nodes it keeps (about 16 bytes a node): 15 bytes a state
-/// hold the first search (from 11) but not those (19 do). Before they were counted, this run
-/// answered `holds`. (Before each part's search numbered only the part's nodes, 2026-12-07,
-/// the parts needed more than 20 bytes a state, and this test allowed 20.)
+/// searched again with a list of the nodes it keeps (4 bytes a node; a hash set of 16
+/// before 2026-12-07, evening): 15 bytes a state hold the first search (from 11) but not
+/// those (20 do: the parts of a generation, searched at once on the threads, share what is
+/// left in proportion to their nodes; 19 did when each could take all of it). Before they
+/// were counted, this run answered `holds`. (Before each part's search numbered only the
+/// part's nodes, 2026-12-07, the parts needed more than 20 bytes a state, and this test
+/// allowed 20.)
 #[test]
 fn the_strong_fairness_parts_past_max_memory_are_unknown() {
     check("strong fair take[0] leads to eat(0)", Outcome::Holds, 15);

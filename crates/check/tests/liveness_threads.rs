@@ -135,3 +135,25 @@ fn ltl_products_are_the_same_on_any_number_of_threads() {
         Outcome::Violated,
     );
 }
+
+/// Strong fairness of a selection (every instance weakly fair): the parts of the accepting
+/// components, judged a generation at a time on the threads (see `strong.rs`), leave some
+/// fair, and the lasso is chosen among them as on one thread.
+#[test]
+fn strong_fairness_parts_are_the_same_on_any_number_of_threads() {
+    let file = "models/philosophers.pi";
+    check(
+        file,
+        8,
+        "Fixed",
+        "strong fair(Phil(1)) take[0] leads to eat(0)",
+        Outcome::Violated,
+    );
+    check(
+        file,
+        8,
+        "Fixed",
+        "strong fair(take) ltl [] <> eat(0)",
+        Outcome::Violated,
+    );
+}
