@@ -200,37 +200,64 @@ impl Store {
     #[inline]
     fn is_changed(&self, i: u32, near: &Levels, changes: &[(usize, u32)]) -> bool {
         let levels = &near.levels;
-        let Some(top) = levels.len().checked_sub(1) else {
+        if levels.is_empty() {
             return false;
-        };
+        }
         if self.len_of(i) != levels[0].len() {
             return false;
         }
         let record = unpack(self.records.get(i as usize));
-        let elsewhere =
-            |me: usize, k: usize, j: usize| changes.iter().any(|&(q, _)| q != me && q >> k == j);
-        changes.iter().all(|&(p, id)| {
-            let j = p >> top;
-            let other = j ^ 1;
-            let expected = levels[top].get(other).copied().unwrap_or(NONE);
-            if record[other] != expected && !elsewhere(p, top, other) {
+        // One change or two, as nearly every step makes, each walked with what it must
+        // leave to the other written out, not looked for in the list of changes at every
+        // level.
+        match *changes {
+            [] => record == record_of(near),
+            [one] => self.path_is(record, levels, one, |_, _| false),
+            [one, two] => {
+                let beside = |q: usize| move |k: usize, j: usize| q >> k == j;
+                self.path_is(record, levels, one, beside(two.0))
+                    && self.path_is(record, levels, two, beside(one.0))
+            }
+            _ => changes.iter().all(|&(p, id)| {
+                let elsewhere =
+                    |k: usize, j: usize| changes.iter().any(|&(q, _)| q != p && q >> k == j);
+                self.path_is(record, levels, (p, id), elsewhere)
+            }),
+        }
+    }
+
+    /// Whether the tree under `record` holds `id` at position `p`, and `levels`' items
+    /// beside the way down to it, but where `elsewhere` (level, index) says another change's
+    /// way passes (which that one compares).
+    #[inline]
+    fn path_is(
+        &self,
+        record: [u32; 2],
+        levels: &[Vec<u32>],
+        (p, id): (usize, u32),
+        elsewhere: impl Fn(usize, usize) -> bool,
+    ) -> bool {
+        let top = levels.len() - 1;
+        let j = p >> top;
+        let other = j ^ 1;
+        let expected = levels[top].get(other).copied().unwrap_or(NONE);
+        if record[other] != expected && !elsewhere(top, other) {
+            return false;
+        }
+        let mut item = record[j];
+        for k in (0..top).rev() {
+            let (below, j) = (&levels[k], p >> k);
+            let Some(&beside) = below.get(j ^ 1) else {
+                // The odd last item, carried up as it is.
+                continue;
+            };
+            let pair = unpack(self.nodes.get(item as usize));
+            item = pair[j & 1];
+            if pair[(j & 1) ^ 1] != beside && !elsewhere(k, j ^ 1) {
                 return false;
             }
-            let mut item = record[j];
-            for k in (0..top).rev() {
-                let (below, j) = (&levels[k], p >> k);
-                let Some(&beside) = below.get(j ^ 1) else {
-                    // The odd last item, carried up as it is.
-                    continue;
-                };
-                let pair = unpack(self.nodes.get(item as usize));
-                item = pair[j & 1];
-                if pair[(j & 1) ^ 1] != beside && !elsewhere(p, k, j ^ 1) {
-                    return false;
-                }
-            }
-            item == id
-        }) && (!changes.is_empty() || record == record_of(near))
+        }
+        item == id
     }
 
     /// Adds a state that is not stored yet; returns its number.
@@ -707,14 +734,23 @@ fn record_of(levels: &Levels) -> [u32; 2] {
     ]
 }
 
-#[inline]
+/// Inlined, with the look-up of a long length kept apart: every candidate a look-up compares
+/// reads its length, and the call it was took 28 instructions (29 M of the first 400,000
+/// states of Peterson N = 4).
+#[inline(always)]
 fn length(lens: &Column, long: &FxHashMap<u32, u32>, i: u32) -> usize {
     let i = i as usize;
     let word = lens.get(i / LENS_PER_WORD);
     match (word >> (8 * (i % LENS_PER_WORD))) as u8 {
-        LONG => long[&(i as u32)] as usize,
+        LONG => long_length(long, i as u32),
         n => usize::from(n),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn long_length(long: &FxHashMap<u32, u32>, i: u32) -> usize {
+    long[&i] as usize
 }
 
 /// A pair as one word of a column.

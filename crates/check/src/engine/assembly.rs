@@ -36,6 +36,9 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// For each transition, the positions (in `canon`) of the components it moves.
     pub(super) movers: Vec<[u32; 2]>,
     pub(super) movers_now: [u32; 2],
+    /// The channels both some output and some input of the state are on, a bit each (see
+    /// `Engine::slots_and_moves`).
+    pub(super) meet: u128,
     pub(super) misses: Vec<Miss>,
     /// Room for the inputs by channel and required value, and an output's candidates (see
     /// `InputIndex`).
@@ -242,14 +245,8 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Comm*, *Comm-Within*, *Comm-Repl*: every output with every input on the same
     /// synchronous channel, in offer order.
     pub(super) fn communications(&mut self) {
-        // The channels (a bit each, bits may be shared) that both some output and some input
-        // of the state are on: the offers on no such channel meet nothing.
-        let (mut ins, mut outs) = (0u128, 0u128);
-        for m in self.moves {
-            ins |= m.in_chans;
-            outs |= m.out_chans;
-        }
-        let meet = ins & outs;
+        // The offers on no channel of `meet` (bits may be shared) meet nothing.
+        let meet = self.meet;
         if meet == 0 {
             return;
         }

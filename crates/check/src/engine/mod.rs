@@ -435,18 +435,15 @@ impl Order {
             self.store = store.serial();
         }
         let interner = store.interner();
-        let ranked = self.by_rank(ids, key_pos);
-        if !ranked {
-            // Positions sorted stably by their ids: the ids' own stable order.
-            key_pos.clear();
-            key_pos.extend(0..ids.len() as u32);
-            key_pos.sort_by(|&a, &b| self.cmp(interner, ids[a as usize], ids[b as usize]));
-        }
-        canon.clear();
-        canon.extend(key_pos.iter().map(|&k| ids[k as usize]));
-        if ranked {
+        if self.by_rank(ids, key_pos, canon) {
             return;
         }
+        // Positions sorted stably by their ids: the ids' own stable order.
+        key_pos.clear();
+        key_pos.extend(0..ids.len() as u32);
+        key_pos.sort_by(|&a, &b| self.cmp(interner, ids[a as usize], ids[b as usize]));
+        canon.clear();
+        canon.extend(key_pos.iter().map(|&k| ids[k as usize]));
         self.unranked += 1;
         let [leaves, seqs] = interner.components();
         if self.unranked >= Self::RANK_AFTER.max((leaves + seqs) / 16) {
@@ -454,13 +451,14 @@ impl Order {
         }
     }
 
-    /// The positions of `ids` sorted by their ranks into `key_pos`, if they all have one.
+    /// The positions of `ids` sorted by their ranks into `key_pos`, and the ids in that order
+    /// into `canon`, if they all have one.
     /// `key_pos` comes with the order of the state sorted before (a permutation of its
     /// positions), which is taken first when the state is as long: the states expanded one
     /// after another are mostly alike, so it is nearly sorted already, and an insertion sort
     /// from it does a few moves where sorting from the positions' order did dozens. The
     /// (rank, position) keys are all different, so the order sorted is the same either way.
-    fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>) -> bool {
+    fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>, canon: &mut Vec<u32>) -> bool {
         self.keyed.clear();
         let hinted = key_pos.len() == ids.len();
         let start = |j: usize| match hinted {
@@ -482,6 +480,8 @@ impl Order {
         }
         key_pos.clear();
         key_pos.extend(self.keyed.iter().map(|&k| k as u32));
+        canon.clear();
+        canon.extend(key_pos.iter().map(|&k| ids[k as usize]));
         true
     }
 
@@ -575,7 +575,9 @@ pub(crate) struct Buffers {
     pub(crate) arena: Vec<u32>,
 }
 
-/// The position of a component in the source state and its role.
+/// The position of a component in the source state and its role: the reference opens the
+/// first of equal components side by side in full, the second as a twin, the others not at
+/// all (`Opener::open_list`), a slot each for the first two.
 #[derive(Clone, Copy)]
 struct Slot {
     pos: usize,
@@ -659,12 +661,14 @@ impl<'s, 'p> Engine<'s, 'p> {
         let (canon, key_pos) = (&mut work.canon, &mut work.key_pos);
         work.order.sort(store, &ids[..split], canon, key_pos);
         let mut slots = take(&mut work.slots);
-        fill_slots(&work.canon, &mut slots);
         let mut moves = recycle(take(&mut work.moves));
-        if let Err(misses) = self.cached_moves(&slots, &mut moves) {
-            (work.slots, work.moves) = (slots, recycle(moves));
-            return Err(misses);
-        }
+        let meet = match self.slots_and_moves(&work.canon, &mut slots, &mut moves) {
+            Ok(meet) => meet,
+            Err(misses) => {
+                (work.slots, work.moves) = (slots, recycle(moves));
+                return Err(misses);
+            }
+        };
         let (mut movers, mut asked) = (take(&mut work.movers), take(&mut work.asked));
         movers.clear();
         asked.clear();
@@ -687,6 +691,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             out: buffers.succ,
             movers,
             movers_now: [0, ALONE],
+            meet,
             misses: Vec::new(),
             lists: take(&mut work.lists),
             input_room: take(&mut work.inputs),
@@ -716,26 +721,36 @@ impl<'s, 'p> Engine<'s, 'p> {
         }
     }
 
-    /// The moves of each slot; what is missing, or an empty list when a component takes
-    /// the reference path (fresh names, or a source already nested too deeply: its every
-    /// step is a fault).
-    fn cached_moves<'a>(
+    /// The components the reference opens, in order (see [`Slot`]), into `slots`, the
+    /// moves of each into `moves`, and the channels (a bit each, see
+    /// [`CompMoves::in_chans`]) that both some output and some input of the state are on:
+    /// the offers on no such channel meet nothing. What is missing, or an empty list when a
+    /// component takes the reference path (fresh names, or a source already nested too
+    /// deeply: its every step is a fault).
+    fn slots_and_moves<'a>(
         &'a self,
-        slots: &[Slot],
+        canon: &[u32],
+        slots: &mut Vec<Slot>,
         moves: &mut Vec<&'a CompMoves>,
-    ) -> Result<(), Vec<Miss>> {
+    ) -> Result<u128, Vec<Miss>> {
+        fill_slots(canon, slots);
         let mut misses = Vec::new();
-        for slot in slots {
+        for slot in slots.iter() {
             match self.moves.get(slot.id, slot.twin) {
                 Some(m) if m.opened > 0 || m.nesting > MAX_NESTING => return Err(Vec::new()),
                 Some(m) => moves.push(m),
                 None => misses.push(Miss::Moves(slot.id, slot.twin)),
             }
         }
-        match misses.is_empty() {
-            true => Ok(()),
-            false => Err(misses),
+        if !misses.is_empty() {
+            return Err(misses);
         }
+        let (mut ins, mut outs) = (0u128, 0u128);
+        for m in moves.iter() {
+            ins |= m.in_chans;
+            outs |= m.out_chans;
+        }
+        Ok(ins & outs)
     }
 
     /// Fills the cache with what expanding state `s` needs (a few rounds: what an input
@@ -768,8 +783,7 @@ fn actors(actors: &[Instance]) -> Actors {
     }
 }
 
-/// The components the reference opens, in order: the first of equal components side by side
-/// in full, the second as a twin, the others not at all (`Opener::open_list`).
+/// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]).
 fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
     out.clear();
     for (pos, &id) in procs.iter().enumerate() {
