@@ -21,6 +21,7 @@ pub mod ledger;
 pub mod lines;
 pub mod members;
 pub mod model;
+pub mod observations;
 pub mod record;
 pub mod request_key;
 pub mod rules;

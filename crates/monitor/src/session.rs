@@ -9,6 +9,7 @@ use crate::follow::{Asked, Follow, Journal};
 use crate::http::{self, HeaderArgs, Http};
 use crate::ledger::{self, Ledger};
 use crate::model;
+use crate::observations::Pool;
 use crate::request_key;
 use crate::rules;
 use crate::schema::{self, Part};
@@ -252,6 +253,8 @@ pub struct Session {
     /// The client connection of the event in hand, when it tells modern clients apart (see
     /// [`Session::key`]).
     sender: Option<u64>,
+    /// The buffers of the last message's observations, for the next.
+    pool: Pool,
 }
 
 /// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
@@ -296,6 +299,7 @@ impl Session {
             streams: HashMap::new(),
             connections: HashMap::new(),
             sender: None,
+            pool: Pool::default(),
         }
     }
 
@@ -668,9 +672,10 @@ impl Session {
         self.report(index, event, found);
         // Described only for a finding (most messages make none).
         let what = || describe(&message);
-        for obs in observations {
-            self.step(index, event, &obs, &what);
+        for obs in &observations {
+            self.step(index, event, obs, &what);
         }
+        self.pool.recycle(observations);
     }
 
     /// Request `id` came in POST exchange `x`, taken by the model as `obs` says (a new
@@ -931,10 +936,10 @@ impl Session {
                 replay.forget(&key);
             }
         }
-        let mut obs = Vec::new();
+        let mut obs = self.pool.list();
         let head = dir.as_str();
         if self.bound(&key) {
-            obs.push(Observation::new(head, vec![ctor("again", vec![])]));
+            obs.push(self.pool.ctor(head, "again", []));
         } else {
             let kind = if self.era == Era::Modern {
                 bind::modern_request_kind(method, dir)
@@ -943,10 +948,7 @@ impl Session {
             };
             let kind = ctor(kind, vec![]);
             let name = Arg::Name(key.clone());
-            obs.push(Observation::new(
-                head,
-                vec![ctor("req", vec![name, kind, tok])],
-            ));
+            obs.push(self.pool.ctor(head, "req", [name, kind, tok]));
             self.requests.insert(
                 key,
                 Pending {
@@ -984,20 +986,18 @@ impl Session {
         let key = self.key(dir.other(), id);
         let bound = self.bound(&key);
         let pending = self.requests.remove(&key);
-        let mut obs = Vec::new();
+        let mut obs = self.pool.list();
         let head = dir.as_str();
         let crossed = self.cancelled.crossed(&key, t);
         if bound && crossed {
             let name = Arg::Name(key);
-            obs.push(Observation::new(head, vec![ctor("crossed", vec![name])]));
+            obs.push(self.pool.ctor(head, "crossed", [name]));
         } else if bound || (self.replay.is_none() && pending.is_some()) {
             let name = Arg::Name(key);
-            obs.push(Observation::new(
-                head,
-                vec![ctor("res", vec![name, Arg::Bool(outcome.is_ok())])],
-            ));
+            let ok = Arg::Bool(outcome.is_ok());
+            obs.push(self.pool.ctor(head, "res", [name, ok]));
         } else {
-            obs.push(Observation::new(head, vec![ctor("stray_res", vec![])]));
+            obs.push(self.pool.ctor(head, "stray_res", []));
         }
         let Some(p) = pending else {
             return obs;

@@ -62,6 +62,8 @@ pub struct Stepper {
     /// How many window results were grouped by linking their components (not by a
     /// remembered step's grouping).
     groupings: u64,
+    /// The buffer of the last window whose step was taken in place, for the next window.
+    spare_window: RefCell<Vec<GroupId>>,
 }
 
 /// The explanations after a closure and its flags.
@@ -115,6 +117,7 @@ impl Stepper {
             quick: quick::Quicks::default(),
             forms: forms::Forms::default(),
             groupings: 0,
+            spare_window: RefCell::default(),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -152,6 +155,9 @@ impl Stepper {
         {
             if let Some(at) = lookup {
                 self.quick.recycle(at);
+            }
+            if let Some(groups) = window {
+                *self.spare_window.get_mut() = groups;
             }
             return Ok((Verdict::Accepted, Vec::new()));
         }
@@ -265,7 +271,7 @@ impl Stepper {
         let Some(step) = self.quick.get(at) else {
             return false;
         };
-        if !self.missing(&step.hidden_outs, groups).is_empty() {
+        if self.any_missing(&step.hidden_outs, groups) {
             return false;
         }
         let split = &mut self.hyps[0];
@@ -361,6 +367,14 @@ impl Stepper {
         missing
     }
 
+    /// Whether some group outside the window holding `groups` takes one of `hidden_outs`
+    /// ([`Stepper::missing`] is not empty), found without collecting them.
+    fn any_missing(&self, hidden_outs: &[Head], groups: &[GroupId]) -> bool {
+        let rest = &self.hyps[0].rest;
+        let outside = |g: GroupId| groups.binary_search(&g).is_err();
+        (hidden_outs.iter()).any(|&head| rest.takers(head).any(outside))
+    }
+
     /// The groups `obs` can concern, when one explanation is held and `obs` names its head
     /// (with the takers of the hidden channels such an observation needed before); `None`:
     /// the whole state.
@@ -374,9 +388,12 @@ impl Stepper {
         let rest = &split.rest;
         let heads = &self.summaries.heads;
         let bound = |key: &str| split.bindings.by_key.get(key).copied();
-        let mut groups: Vec<GroupId> = heads
-            .word(head)
-            .map_or(Vec::new(), |h| rest.taking(h).collect());
+        // The buffer of the last window taken in place (a message makes one window).
+        let mut groups = std::mem::take(&mut *self.spare_window.borrow_mut());
+        groups.clear();
+        if let Some(h) = heads.word(head) {
+            groups.extend(rest.taking(h));
+        }
         let mut pinned = false;
         for arg in &obs.args {
             keys(arg, &bound, &mut |name, taken| {
