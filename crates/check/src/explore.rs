@@ -287,10 +287,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let alone = self.alongside && pipeline::alone(pool, range.len());
         self.recent_kept = !alone;
         if self.alongside {
-            let (states, nodes) = self.room_wanted();
-            let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
-            let join = pool.parallel().then_some(&join as Join<'_>);
-            self.graph.store.make_room_with(states, nodes, join);
+            self.make_room(pool);
         }
         let end = match alone {
             true => self.chunk_alone(engine, range, free),
@@ -300,18 +297,59 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         end
     }
 
-    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
-    /// (and every one after them) are merged once they are done. (Stopping the workers at a
-    /// refusal, to merge it and go on in parallel after it, was tried and measured: no gain
-    /// on Peterson N = 4, and a bounded buffer, which refuses every fifth source, took half
-    /// as long again from stopping and waking the worker.)
+    /// Grows the store's tables for the states and nodes a chunk is expected to add (see
+    /// [`Run::room_wanted`]), on two threads when there are two.
+    fn make_room(&mut self, pool: &Workers) {
+        let (states, nodes) = self.room_wanted();
+        let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
+        let join = pool.parallel().then_some(&join as Join<'_>);
+        self.graph.store.make_room_with(states, nodes, join);
+    }
+
+    /// [`Run::chunk_of`] with the workers. A source the merge refuses while they run stops
+    /// them taking blocks: it and the few expanded after it are merged once they are done,
+    /// and the rest of the chunk is expanded and merged alongside again (see
+    /// [`Run::round_shared`]). Merging every later source of the chunk after the workers,
+    /// on one thread while the other waited, was most of two-thread runs' serial part
+    /// (`bench/check/buffer.pi -D N=8 -D K=5`: 659,740 of its 745,472 sources). Stopping at
+    /// each refusal was tried before the queue contents were numbered ahead, and lost: a
+    /// bounded buffer then refused every fifth source, and stopping and waking the worker
+    /// cost more than the merge it moved. Without the merge alongside (every source
+    /// refused) the chunk is expanded whole and merged after.
     fn chunk_shared(
+        &mut self,
+        pool: &Workers,
+        engine: &mut Engine<'s, 'p>,
+        mut range: std::ops::Range<usize>,
+        free: &pipeline::Free,
+    ) -> Option<End> {
+        let (mut end, mut back) = (None, Vec::new());
+        let mut first = true;
+        while !range.is_empty() && end.is_none() {
+            if !std::mem::take(&mut first) {
+                // The leftovers were stored with `&mut`, which may have used the room.
+                self.make_room(pool);
+            }
+            let (round_end, resume) =
+                self.round_shared(pool, engine, range.clone(), free, &mut back);
+            end = round_end;
+            range.start = resume;
+        }
+        free.give(&mut back);
+        end
+    }
+
+    /// One round of [`Run::chunk_shared`]: expands `range` on the workers, merging
+    /// alongside them until a source is refused, then merges the leftovers. Returns how
+    /// exploration ends, if it does, and the first state not expanded.
+    fn round_shared(
         &mut self,
         pool: &Workers,
         engine: &mut Engine<'s, 'p>,
         range: std::ops::Range<usize>,
         free: &pipeline::Free,
-    ) -> Option<End> {
+        back: &mut Vec<Buffers>,
+    ) -> (Option<End>, usize) {
         let mut writer = self.graph.store.take_writer();
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();
@@ -322,11 +360,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             store: &store,
             free,
         };
-        let (mut end, mut back) = (None, Vec::new());
+        let mut end = None;
         self.ahead_on = true;
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+        let halt = self.alongside;
+        let left = pipeline::expand_in_order(pool, &readers, (range, halt), |s, expanded, tree| {
             let shared = (&store, &mut writer);
-            let merged = (&mut end, &mut back, free);
+            let merged = (&mut end, &mut *back, free);
             self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
         });
         self.ahead_on = false;
@@ -336,9 +375,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         // Before anything reads a state stored with a content numbered ahead, and before
         // the leftovers, which came after every source that numbered one.
         self.ahead.fill(engine, &mut self.graph.store);
-        let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
-        free.give(&mut back);
-        end
+        let end = end.or_else(|| self.merge_leftovers(engine, left.leftovers, back, free));
+        (end, left.resume)
     }
 
     /// [`Run::chunk_of`] on this thread alone: each source merged right after it is

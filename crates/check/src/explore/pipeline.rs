@@ -182,19 +182,30 @@ pub(super) struct Readers<'a, 's, 'p> {
     pub(super) free: &'a Free,
 }
 
+/// What [`expand_in_order`] left to the caller: the expansions `merge` refused, in order,
+/// from the first refused on (none once it said [`Flow::Stop`]), and the first state of the
+/// range not expanded (the range's end when every state was).
+pub(super) struct Left {
+    pub(super) leftovers: Vec<(u32, Expanded)>,
+    pub(super) resume: usize,
+}
+
 /// Expands the states of `range` on the workers and this thread, handing each expansion
 /// to `merge` in frontier order as soon as it and every earlier one are done. The threads
 /// take blocks in turn; one that takes the next block to merge while no other thread is
 /// merging merges each of its states right after expanding it, as one thread does; the
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
-/// them (none once it said [`Flow::Stop`]).
+/// them that were expanded. With `halt` set, no block is taken once `merge` refused one:
+/// the caller merges the few expanded and calls again for the rest of the range, which is
+/// then expanded in parallel with what the refused source filled (else every later source
+/// of the range is expanded, and left to be merged after the workers, by one thread).
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
     readers: &Readers<'_, '_, '_>,
-    range: Range<usize>,
+    (range, halt): (Range<usize>, bool),
     mut merge: F,
-) -> Vec<(u32, Expanded)>
+) -> Left
 where
     F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send,
 {
@@ -202,10 +213,11 @@ where
         range,
         counter: AtomicUsize::new(0),
     };
-    let mut order = InOrder::new(blocks.range.start);
+    let mut order = InOrder::new(blocks.range.start, halt);
     if alone(workers, blocks.range.len()) {
+        let end = blocks.range.end;
         alone_all(readers, blocks.range, &mut order, &mut merge);
-        return order.leftovers;
+        return order.left(end);
     }
     let shared = Shared {
         done: Mutex::new((0..blocks.count()).map(|_| None).collect()),
@@ -220,8 +232,9 @@ where
         }
         shared.work(readers);
     });
+    let end = shared.blocks.range.end;
     let (order, _) = shared.merging.into_inner().expect("no thread panics");
-    order.leftovers
+    order.left(end)
 }
 
 /// What the threads of one chunk share: the blocks to take, the expanded blocks not merged
@@ -284,6 +297,9 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
                 break;
             }
         }
+        if order.halted() {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
         readers.free.give(&mut buffers);
         true
     }
@@ -293,7 +309,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
         while let Some(block) = self.next_ready(order.next) {
             order.arrive(block, merge, free);
         }
-        if order.state == State::Stopped {
+        if order.state == State::Stopped || order.halted() {
             self.stopped.store(true, Ordering::Relaxed);
         }
     }
@@ -326,7 +342,7 @@ fn alone_all(
     let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
-        if order.state == State::Stopped {
+        if order.state == State::Stopped || order.halted() {
             break;
         }
         if buffers.is_empty() {
@@ -434,6 +450,8 @@ struct InOrder {
     first_state: usize,
     state: State,
     leftovers: Vec<(u32, Expanded)>,
+    /// Whether no block is taken once a source is refused (see [`expand_in_order`]).
+    halt: bool,
 }
 
 #[derive(PartialEq)]
@@ -444,12 +462,31 @@ enum State {
 }
 
 impl InOrder {
-    fn new(first_state: usize) -> Self {
+    fn new(first_state: usize, halt: bool) -> Self {
         InOrder {
             next: 0,
             first_state,
             state: State::Merging,
             leftovers: Vec::new(),
+            halt,
+        }
+    }
+
+    /// Whether a source was refused and no more blocks are to be taken.
+    fn halted(&self) -> bool {
+        self.halt && self.state == State::Refused
+    }
+
+    /// The leftovers, and where the expansions of a range ending at `end` stopped: the
+    /// leftovers are every state from the first refused on that was expanded, in order.
+    fn left(self, end: usize) -> Left {
+        let resume = match (self.state, self.leftovers.first()) {
+            (State::Refused, Some(&(s, _))) => s as usize + self.leftovers.len(),
+            _ => end,
+        };
+        Left {
+            leftovers: self.leftovers,
+            resume,
         }
     }
 
