@@ -306,77 +306,93 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.graph.store.make_room_with(states, nodes, join);
     }
 
-    /// [`Run::chunk_of`] with the workers. A source the merge refuses while they run stops
-    /// them taking blocks: it and the few expanded after it are merged once they are done,
-    /// and the rest of the chunk is expanded and merged alongside again (see
-    /// [`Run::round_shared`]). Merging every later source of the chunk after the workers,
-    /// on one thread while the other waited, was most of two-thread runs' serial part
-    /// (`bench/check/buffer.pi -D N=8 -D K=5`: 659,740 of its 745,472 sources). Stopping at
-    /// each refusal was tried before the queue contents were numbered ahead, and lost: a
-    /// bounded buffer then refused every fifth source, and stopping and waking the worker
-    /// cost more than the merge it moved. Without the merge alongside (every source
-    /// refused) the chunk is expanded whole and merged after.
+    /// [`Run::chunk_of`] with the workers. A source the merge cannot merge alongside them
+    /// (its expansion missed the engine's cache, or met a component the store lacks) is
+    /// merged with the cache and the store its own while they wait between two expansions
+    /// ([`Run::merge_paused`]), and the merge goes on alongside them. Before, such a source
+    /// and every later one of its chunk were merged after the workers, by one thread while
+    /// the others waited (`bench/check/buffer.pi -D N=8 -D K=5`: 659,740 of its 745,472
+    /// sources). Without the merge alongside (`--max-memory`, symmetry, state goals), the
+    /// chunk is expanded whole and merged after the workers.
     fn chunk_shared(
-        &mut self,
-        pool: &Workers,
-        engine: &mut Engine<'s, 'p>,
-        mut range: std::ops::Range<usize>,
-        free: &pipeline::Free,
-    ) -> Option<End> {
-        let (mut end, mut back) = (None, Vec::new());
-        let mut first = true;
-        while !range.is_empty() && end.is_none() {
-            if !std::mem::take(&mut first) {
-                // The leftovers were stored with `&mut`, which may have used the room.
-                self.make_room(pool);
-            }
-            let (round_end, resume) =
-                self.round_shared(pool, engine, range.clone(), free, &mut back);
-            end = round_end;
-            range.start = resume;
-        }
-        free.give(&mut back);
-        end
-    }
-
-    /// One round of [`Run::chunk_shared`]: expands `range` on the workers, merging
-    /// alongside them until a source is refused, then merges the leftovers. Returns how
-    /// exploration ends, if it does, and the first state not expanded.
-    fn round_shared(
         &mut self,
         pool: &Workers,
         engine: &mut Engine<'s, 'p>,
         range: std::ops::Range<usize>,
         free: &pipeline::Free,
-        back: &mut Vec<Buffers>,
-    ) -> (Option<End>, usize) {
-        let mut writer = self.graph.store.take_writer();
+    ) -> Option<End> {
+        let mut writer = Some(self.graph.store.take_writer());
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();
         std::mem::swap(&mut store, &mut self.graph.store);
+        let view = std::sync::RwLock::new(pipeline::View { engine, store });
         let readers = pipeline::Readers {
             sem: self.sem,
-            engine,
-            store: &store,
+            view: &view,
             free,
         };
-        let mut end = None;
+        let (mut end, mut back) = (None, Vec::new());
         self.ahead_on = true;
-        let halt = self.alongside;
-        let left = pipeline::expand_in_order(pool, &readers, (range, halt), |s, expanded, tree| {
-            let shared = (&store, &mut writer);
-            let merged = (&mut end, &mut *back, free);
-            self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
+        let pause = self.alongside;
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+            let flow = {
+                let view = view.read().expect("no thread panics");
+                let shared = (&view.store, writer.as_mut().expect("the merge's writer"));
+                let merged = (&mut end, &mut back, free);
+                self.merge_alongside(view.engine, shared, (s, expanded, tree), merged)
+            };
+            match flow {
+                pipeline::Flow::Refuse(expanded) if pause => {
+                    let mut view = view.write().expect("no thread panics");
+                    let merged = (&mut end, &mut back, free);
+                    self.merge_paused(&mut view, &mut writer, (s, expanded), merged)
+                }
+                flow => flow,
+            }
         });
         self.ahead_on = false;
+        let pipeline::View { engine, mut store } = view.into_inner().expect("no thread panics");
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
-        self.graph.store.give_writer(writer);
+        self.graph
+            .store
+            .give_writer(writer.expect("the merge's writer"));
         // Before anything reads a state stored with a content numbered ahead, and before
         // the leftovers, which came after every source that numbered one.
         self.ahead.fill(engine, &mut self.graph.store);
-        let end = end.or_else(|| self.merge_leftovers(engine, left.leftovers, back, free));
-        (end, left.resume)
+        let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
+        free.give(&mut back);
+        end
+    }
+
+    /// Merges a source the merge refused while the workers run, with the engine's cache and
+    /// the store its own (the write lock: the other threads wait between two expansions).
+    /// The contents numbered ahead are filled first (they came before it), and the source
+    /// is expanded again first if it missed what the cache lacked (its expansion may be
+    /// older than the last fill: not `fresh`, see [`Run::merge_missing`]).
+    fn merge_paused(
+        &mut self,
+        view: &mut pipeline::View<'_, 's, 'p>,
+        writer: &mut Option<Writer>,
+        (source, expanded): (u32, Expanded),
+        (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
+    ) -> pipeline::Flow {
+        std::mem::swap(&mut view.store, &mut self.graph.store);
+        self.graph
+            .store
+            .give_writer(writer.take().expect("the merge's writer"));
+        self.ahead.fill(view.engine, &mut self.graph.store);
+        self.ahead_on = false;
+        let mut spare = back.pop().unwrap_or_default();
+        *end = self.merge(view.engine, source, expanded, false, &mut spare);
+        give_back(back, spare, free);
+        self.ahead_on = true;
+        *writer = Some(self.graph.store.take_writer());
+        std::mem::swap(&mut view.store, &mut self.graph.store);
+        match end {
+            Some(_) => pipeline::Flow::Stop,
+            None => pipeline::Flow::Next,
+        }
     }
 
     /// [`Run::chunk_of`] on this thread alone: each source merged right after it is
@@ -395,17 +411,22 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             // A placeholder kept for this: a new empty store each time allocated its indices.
             let mut store = self.placeholder.take().unwrap_or_default();
             std::mem::swap(&mut store, &mut self.graph.store);
+            let view = std::sync::RwLock::new(pipeline::View {
+                engine: &mut *engine,
+                store,
+            });
             let readers = pipeline::Readers {
                 sem: self.sem,
-                engine,
-                store: &store,
+                view: &view,
                 free,
             };
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
-                let shared = (&store, &mut writer);
+                let view = view.read().expect("one thread");
+                let shared = (&view.store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
+                self.merge_alongside(view.engine, shared, (s, expanded, None), merged)
             });
+            let mut store = view.into_inner().expect("one thread").store;
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
             self.graph.store.give_writer(writer);

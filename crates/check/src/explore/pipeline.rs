@@ -15,7 +15,7 @@ use crate::store::{Levels, Store};
 use agentpi_semantics::Semantics;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// How many states a worker expands before handing them over: enough that handing over
 /// costs little, few enough that the merge waits little for the first and last.
@@ -173,21 +173,30 @@ impl Free {
     }
 }
 
-/// What the workers read: the semantics, the engine's cache and the store, none of which
-/// changes while they run.
-pub(super) struct Readers<'a, 's, 'p> {
+/// The engine's cache and the store, which the threads read while they expand and the
+/// merge reads and adds to through the store's writer. The merge takes them whole for a
+/// moment (the write lock) to merge a source that needs them changed, while the other
+/// threads wait between two expansions (see `Run::merge_paused`).
+pub(super) struct View<'e, 's, 'p> {
+    pub(super) engine: &'e mut Engine<'s, 'p>,
+    pub(super) store: Store,
+}
+
+/// What the workers read: the semantics, and the engine's cache and the store under their
+/// lock.
+pub(super) struct Readers<'a, 'e, 's, 'p> {
     pub(super) sem: &'a Semantics<'p>,
-    pub(super) engine: &'a Engine<'s, 'p>,
-    pub(super) store: &'a Store,
+    pub(super) view: &'a RwLock<View<'e, 's, 'p>>,
     pub(super) free: &'a Free,
 }
 
-/// What [`expand_in_order`] left to the caller: the expansions `merge` refused, in order,
-/// from the first refused on (none once it said [`Flow::Stop`]), and the first state of the
-/// range not expanded (the range's end when every state was).
-pub(super) struct Left {
-    pub(super) leftovers: Vec<(u32, Expanded)>,
-    pub(super) resume: usize,
+impl Readers<'_, '_, '_, '_> {
+    /// Expands `s` under the read lock, let go before its expansion is merged (which may
+    /// take the write lock).
+    fn expand(&self, s: usize, room: Buffers) -> Expanded {
+        let view = self.view.read().expect("no thread panics");
+        expand(self.sem, view.engine, &view.store, s as u32, room)
+    }
 }
 
 /// Expands the states of `range` on the workers and this thread, handing each expansion
@@ -196,16 +205,14 @@ pub(super) struct Left {
 /// merging merges each of its states right after expanding it, as one thread does; the
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
-/// them that were expanded. With `halt` set, no block is taken once `merge` refused one:
-/// the caller merges the few expanded and calls again for the rest of the range, which is
-/// then expanded in parallel with what the refused source filled (else every later source
-/// of the range is expanded, and left to be merged after the workers, by one thread).
+/// them (none once it said [`Flow::Stop`]; none either when `merge` merges what it cannot
+/// alongside the others under the write lock of [`Readers::view`]).
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
-    readers: &Readers<'_, '_, '_>,
-    (range, halt): (Range<usize>, bool),
+    readers: &Readers<'_, '_, '_, '_>,
+    range: Range<usize>,
     mut merge: F,
-) -> Left
+) -> Vec<(u32, Expanded)>
 where
     F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send,
 {
@@ -213,11 +220,10 @@ where
         range,
         counter: AtomicUsize::new(0),
     };
-    let mut order = InOrder::new(blocks.range.start, halt);
+    let mut order = InOrder::new(blocks.range.start);
     if alone(workers, blocks.range.len()) {
-        let end = blocks.range.end;
         alone_all(readers, blocks.range, &mut order, &mut merge);
-        return order.left(end);
+        return order.leftovers;
     }
     let shared = Shared {
         done: Mutex::new((0..blocks.count()).map(|_| None).collect()),
@@ -232,9 +238,8 @@ where
         }
         shared.work(readers);
     });
-    let end = shared.blocks.range.end;
     let (order, _) = shared.merging.into_inner().expect("no thread panics");
-    order.left(end)
+    order.leftovers
 }
 
 /// What the threads of one chunk share: the blocks to take, the expanded blocks not merged
@@ -255,7 +260,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
     /// merge what is ready, waiting for the merge if another thread holds it. Every block is
     /// merged: the last thread to take the merge at its end took it after every block was
     /// put in `done`.
-    fn work(&self, readers: &Readers<'_, '_, '_>) {
+    fn work(&self, readers: &Readers<'_, '_, '_, '_>) {
         while !self.stopped.load(Ordering::Relaxed) {
             if let Ok(mut merging) = self.merging.try_lock() {
                 self.merge_ready(&mut merging, readers.free);
@@ -276,29 +281,20 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
     /// right after expanding it, as one thread does (see `alone_all`): the states after it
     /// then find its new targets stored, and its transitions are merged from this thread's
     /// cache. Whether it took one.
-    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_>) -> bool {
+    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_, '_>) -> bool {
         let Some(states) = self.blocks.take(order.next) else {
             return false;
         };
         order.next += 1;
-        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         for s in states {
             let room = buffers.pop().unwrap_or_default();
-            order.hand(
-                s as u32,
-                expand(sem, engine, store, s as u32, room),
-                None,
-                merge,
-            );
+            order.hand(s as u32, readers.expand(s, room), None, merge);
             if order.state == State::Stopped {
                 self.stopped.store(true, Ordering::Relaxed);
                 break;
             }
-        }
-        if order.halted() {
-            self.stopped.store(true, Ordering::Relaxed);
         }
         readers.free.give(&mut buffers);
         true
@@ -309,7 +305,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
         while let Some(block) = self.next_ready(order.next) {
             order.arrive(block, merge, free);
         }
-        if order.state == State::Stopped || order.halted() {
+        if order.state == State::Stopped {
             self.stopped.store(true, Ordering::Relaxed);
         }
     }
@@ -334,27 +330,21 @@ pub(super) fn alone(workers: &Workers, states: usize) -> bool {
 /// merge found them again by hashing them), and its transitions are merged while they are in
 /// cache. The merge sees the same expansions in the same order, so the same numbers.
 fn alone_all(
-    readers: &Readers<'_, '_, '_>,
+    readers: &Readers<'_, '_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
     merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
 ) {
-    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
-        if order.state == State::Stopped || order.halted() {
+        if order.state == State::Stopped {
             break;
         }
         if buffers.is_empty() {
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        order.hand(
-            s as u32,
-            expand(sem, engine, store, s as u32, room),
-            None,
-            merge,
-        );
+        order.hand(s as u32, readers.expand(s, room), None, merge);
     }
     readers.free.give(&mut buffers);
 }
@@ -367,11 +357,10 @@ fn alone_all(
 /// new queue contents made nearly every state of `bench/check/buffer.pi` one of those).
 /// `None`: every state merged, or `merge` said stop.
 pub(super) fn expand_alone(
-    readers: &Readers<'_, '_, '_>,
+    readers: &Readers<'_, '_, '_, '_>,
     range: Range<usize>,
     mut merge: impl FnMut(u32, Expanded) -> Flow,
 ) -> Option<(u32, Expanded)> {
-    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     let mut refused = None;
     for s in range {
@@ -379,7 +368,7 @@ pub(super) fn expand_alone(
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        match merge(s as u32, expand(sem, engine, store, s as u32, room)) {
+        match merge(s as u32, readers.expand(s, room)) {
             Flow::Next => {}
             Flow::Stop => break,
             Flow::Refuse(expanded) => {
@@ -417,7 +406,7 @@ impl Blocks {
     }
 
     /// Expands the next block not taken yet, if any: (its number, its expansions).
-    fn expand_next(&self, readers: &Readers<'_, '_, '_>) -> Option<(usize, Block)> {
+    fn expand_next(&self, readers: &Readers<'_, '_, '_, '_>) -> Option<(usize, Block)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
         let start = self.range.start + b * BLOCK;
         if start >= self.range.end {
@@ -426,8 +415,10 @@ impl Blocks {
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         let states = start..(start + BLOCK).min(self.range.end);
-        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut block = readers.free.take_block();
+        // Held for the block: a merge that takes the write lock waits for it.
+        let view = readers.view.read().expect("no thread panics");
+        let (sem, engine, store) = (readers.sem, &*view.engine, &view.store);
         for (i, s) in states.enumerate() {
             let room = buffers.pop().unwrap_or_default();
             block
@@ -450,8 +441,6 @@ struct InOrder {
     first_state: usize,
     state: State,
     leftovers: Vec<(u32, Expanded)>,
-    /// Whether no block is taken once a source is refused (see [`expand_in_order`]).
-    halt: bool,
 }
 
 #[derive(PartialEq)]
@@ -462,31 +451,12 @@ enum State {
 }
 
 impl InOrder {
-    fn new(first_state: usize, halt: bool) -> Self {
+    fn new(first_state: usize) -> Self {
         InOrder {
             next: 0,
             first_state,
             state: State::Merging,
             leftovers: Vec::new(),
-            halt,
-        }
-    }
-
-    /// Whether a source was refused and no more blocks are to be taken.
-    fn halted(&self) -> bool {
-        self.halt && self.state == State::Refused
-    }
-
-    /// The leftovers, and where the expansions of a range ending at `end` stopped: the
-    /// leftovers are every state from the first refused on that was expanded, in order.
-    fn left(self, end: usize) -> Left {
-        let resume = match (self.state, self.leftovers.first()) {
-            (State::Refused, Some(&(s, _))) => s as usize + self.leftovers.len(),
-            _ => end,
-        };
-        Left {
-            leftovers: self.leftovers,
-            resume,
         }
     }
 

@@ -1,34 +1,34 @@
-//! A source the merge refuses while the workers run (its expansion missed the engine's cache,
-//! or met a component the store lacks) stops them taking blocks: it and the few expanded
-//! after it are merged once they are done, and the rest of the chunk is expanded and merged
-//! alongside them again (`Run::chunk_shared`). Before, every later source of the chunk was
-//! merged after the workers, by one thread while the others waited. The graph is the same
-//! on 1, 2 and 3 threads (every state, edge and parent), and most sources are merged
-//! alongside the workers.
+//! A source the merge cannot merge alongside the workers (its expansion missed the engine's
+//! cache, or met a component the store lacks) is merged while they wait between two
+//! expansions, the engine's cache and the store the merge's own for that moment (a write
+//! lock, `Run::merge_paused`), and the merge goes on alongside them. Before, it and every
+//! later source of its chunk were merged after the workers, by one thread while the others
+//! waited. The graph is the same on 1, 2 and 3 threads (every state, edge and parent), and
+//! nearly every source is merged alongside the workers.
 
 use agentpi_check::{Graph, Options, Progress, explore_system};
 use agentpi_semantics::Semantics;
 
-/// Models that refuse sources in most chunks, at sizes explored in a second or two, and the
-/// share of sources at most merged after the workers on 2 and 3 threads, far from what
-/// was measured (the bench's "refused"): the bounded buffer (N = 8, K = 3) 0.978 of its
-/// sources before, 0.44-0.45 now; seqbuffer (K = 4) 0.549 before, 0.023-0.041 now. How many
-/// are expanded after a refusal depends on the timing (the blocks the workers had taken),
-/// so the bounds are loose; Peterson (N = 3: 0.161 before, 0.031-0.073 now) is held to the
-/// same graph only.
+/// Models whose merge meets such sources in most chunks, at sizes explored in a second or
+/// two, and the share of their sources at most merged otherwise than alongside the
+/// workers on 2 and 3 threads, far from what was measured (the release bench's "refused"):
+/// the bounded buffer (N = 8, K = 3) 0.978 of its sources before, 0.045 now; seqbuffer
+/// (K = 4) 0.549 before, 0.005 now; Peterson (N = 3) 0.161 before, 0.007 now. Which sources
+/// miss the cache depends a little on the timing (an expansion older than the last fill
+/// may miss what a newer one would not), so the bounds are loose.
 #[test]
-fn refused_sources_stop_the_workers_and_the_rest_is_merged_alongside() {
+fn refused_sources_are_merged_while_the_workers_wait_and_the_rest_alongside() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut compared = 0;
     for (file, from, to, at_most) in [
-        ("bench/check/buffer.pi", "const K = 3", "const K = 3", 0.75),
+        ("bench/check/buffer.pi", "const K = 3", "const K = 3", 0.25),
         (
             "bench/check/seqbuffer.pi",
             "const K = 6",
             "const K = 4",
-            0.25,
+            0.1,
         ),
-        ("bench/check/peterson.pi", "const N = 4", "const N = 3", 1.0),
+        ("bench/check/peterson.pi", "const N = 4", "const N = 3", 0.1),
     ] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         assert!(text.contains(from), "{file} sets {from}");
@@ -49,10 +49,7 @@ fn refused_sources_stop_the_workers_and_the_rest_is_merged_alongside() {
             same_graph(&sem, &graph, &one, &what);
             let after = graph.expanded - graph.alongside.min(graph.expanded);
             let share = after as f64 / graph.expanded as f64;
-            assert!(
-                share <= at_most,
-                "{what}: {share:.3} merged after the workers"
-            );
+            assert!(share <= at_most, "{what}: {share:.3} not merged alongside");
             compared += 1;
         }
     }
