@@ -326,7 +326,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let mut store = self.placeholder.take().unwrap_or_default();
         std::mem::swap(&mut store, &mut self.graph.store);
         let view = std::sync::RwLock::new(pipeline::View { engine, store });
-        let readers = pipeline::Readers {
+        let readers = pipeline::Locked {
             sem: self.sem,
             view: &view,
             free,
@@ -411,22 +411,17 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             // A placeholder kept for this: a new empty store each time allocated its indices.
             let mut store = self.placeholder.take().unwrap_or_default();
             std::mem::swap(&mut store, &mut self.graph.store);
-            let view = std::sync::RwLock::new(pipeline::View {
-                engine: &mut *engine,
-                store,
-            });
             let readers = pipeline::Readers {
                 sem: self.sem,
-                view: &view,
+                engine,
+                store: &store,
                 free,
             };
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
-                let view = view.read().expect("one thread");
-                let shared = (&view.store, &mut writer);
+                let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(view.engine, shared, (s, expanded, None), merged)
+                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
             });
-            let mut store = view.into_inner().expect("one thread").store;
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
             self.graph.store.give_writer(writer);

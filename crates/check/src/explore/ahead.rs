@@ -16,6 +16,10 @@
 //! A state stored with such an id is never read while the chunk runs: the chunk's sources
 //! were stored before it, and a worker leaves every target into a content the cache lacks
 //! to the merge instead of looking it up.
+//!
+//! A source the merge must merge with the cache its own while the workers wait
+//! (`Run::merge_paused`) may intern: the contents numbered so far are filled first, in
+//! order, and the numbering starts again from the interner's next id after it.
 
 use crate::engine::{Engine, Miss};
 use crate::intern::Interner;

@@ -8,6 +8,10 @@
 //! after it find its new targets stored, and its transitions are merged from its own cache).
 //! The merge trails the expansions closely and no thread waits while there is work. Expansions are handed over in order whatever the
 //! timing, so the merge, hence every number and all output, is the same for any thread count.
+//!
+//! The threads read the engine's cache and the store under a read lock ([`Locked`]); a
+//! source the merge cannot merge alongside the others is merged under the write lock, the
+//! others waiting between two expansions (`Run::merge_paused`).
 
 use super::{Expanded, expand};
 use crate::engine::{Buffers, Engine};
@@ -182,15 +186,24 @@ pub(super) struct View<'e, 's, 'p> {
     pub(super) store: Store,
 }
 
+/// What one thread alone reads while it merges alongside (`expand_alone`): the semantics,
+/// the engine's cache and the store, which do not change meanwhile.
+pub(super) struct Readers<'a, 's, 'p> {
+    pub(super) sem: &'a Semantics<'p>,
+    pub(super) engine: &'a Engine<'s, 'p>,
+    pub(super) store: &'a Store,
+    pub(super) free: &'a Free,
+}
+
 /// What the workers read: the semantics, and the engine's cache and the store under their
 /// lock.
-pub(super) struct Readers<'a, 'e, 's, 'p> {
+pub(super) struct Locked<'a, 'e, 's, 'p> {
     pub(super) sem: &'a Semantics<'p>,
     pub(super) view: &'a RwLock<View<'e, 's, 'p>>,
     pub(super) free: &'a Free,
 }
 
-impl Readers<'_, '_, '_, '_> {
+impl Locked<'_, '_, '_, '_> {
     /// Expands `s` under the read lock, let go before its expansion is merged (which may
     /// take the write lock).
     fn expand(&self, s: usize, room: Buffers) -> Expanded {
@@ -206,10 +219,10 @@ impl Readers<'_, '_, '_, '_> {
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
 /// them (none once it said [`Flow::Stop`]; none either when `merge` merges what it cannot
-/// alongside the others under the write lock of [`Readers::view`]).
+/// alongside the others under the write lock of [`Locked::view`]).
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
-    readers: &Readers<'_, '_, '_, '_>,
+    readers: &Locked<'_, '_, '_, '_>,
     range: Range<usize>,
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
@@ -260,7 +273,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
     /// merge what is ready, waiting for the merge if another thread holds it. Every block is
     /// merged: the last thread to take the merge at its end took it after every block was
     /// put in `done`.
-    fn work(&self, readers: &Readers<'_, '_, '_, '_>) {
+    fn work(&self, readers: &Locked<'_, '_, '_, '_>) {
         while !self.stopped.load(Ordering::Relaxed) {
             if let Ok(mut merging) = self.merging.try_lock() {
                 self.merge_ready(&mut merging, readers.free);
@@ -281,7 +294,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
     /// right after expanding it, as one thread does (see `alone_all`): the states after it
     /// then find its new targets stored, and its transitions are merged from this thread's
     /// cache. Whether it took one.
-    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_, '_>) -> bool {
+    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Locked<'_, '_, '_, '_>) -> bool {
         let Some(states) = self.blocks.take(order.next) else {
             return false;
         };
@@ -330,7 +343,7 @@ pub(super) fn alone(workers: &Workers, states: usize) -> bool {
 /// merge found them again by hashing them), and its transitions are merged while they are in
 /// cache. The merge sees the same expansions in the same order, so the same numbers.
 fn alone_all(
-    readers: &Readers<'_, '_, '_, '_>,
+    readers: &Locked<'_, '_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
     merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
@@ -357,10 +370,11 @@ fn alone_all(
 /// new queue contents made nearly every state of `bench/check/buffer.pi` one of those).
 /// `None`: every state merged, or `merge` said stop.
 pub(super) fn expand_alone(
-    readers: &Readers<'_, '_, '_, '_>,
+    readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
     mut merge: impl FnMut(u32, Expanded) -> Flow,
 ) -> Option<(u32, Expanded)> {
+    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     let mut refused = None;
     for s in range {
@@ -368,7 +382,7 @@ pub(super) fn expand_alone(
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        match merge(s as u32, readers.expand(s, room)) {
+        match merge(s as u32, expand(sem, engine, store, s as u32, room)) {
             Flow::Next => {}
             Flow::Stop => break,
             Flow::Refuse(expanded) => {
@@ -406,7 +420,7 @@ impl Blocks {
     }
 
     /// Expands the next block not taken yet, if any: (its number, its expansions).
-    fn expand_next(&self, readers: &Readers<'_, '_, '_, '_>) -> Option<(usize, Block)> {
+    fn expand_next(&self, readers: &Locked<'_, '_, '_, '_>) -> Option<(usize, Block)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
         let start = self.range.start + b * BLOCK;
         if start >= self.range.end {
