@@ -334,12 +334,12 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let (mut end, mut back) = (None, Vec::new());
         self.ahead_on = true;
         let pause = self.alongside;
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, handed| {
             let flow = {
                 let view = view.read().expect("no thread panics");
                 let shared = (&view.store, writer.as_mut().expect("the merge's writer"));
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(view.engine, shared, (s, expanded, tree), merged)
+                self.merge_alongside(view.engine, shared, (s, expanded, handed), merged)
             };
             match flow {
                 pipeline::Flow::Refuse(expanded) if pause => {
@@ -420,7 +420,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
                 let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
+                let none = pipeline::Handed {
+                    tree: None,
+                    contents: &mut [],
+                };
+                self.merge_alongside(readers.engine, shared, (s, expanded, none), merged)
             });
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
@@ -479,15 +483,15 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         &mut self,
         engine: &Engine<'s, 'p>,
         (store, writer): (&Store, &mut Writer),
-        (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
+        (source, expanded, handed): (u32, Expanded, pipeline::Handed<'_>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
-        let mut expanded = expanded;
+        let (mut expanded, tree) = (expanded, handed.tree);
         let merged = match &mut expanded {
             Expanded::Fast(succ, arena, _) => {
                 self.alongside
                     && !needs_store(succ, self.ahead_on)
-                    && self.number_ahead(engine, store, succ, arena)
+                    && self.number_ahead(engine, store, (succ, arena), handed.contents)
                     && room_for(store, succ)
             }
             _ => false,
@@ -517,16 +521,19 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// Puts in each target into a queue content the cache lacks the id that content is
     /// numbered ahead with (see `explore/ahead.rs`): what [`Run::learn`] does without
     /// filling the cache, so in the same order. Whether every one has its id.
+    /// `contents`: the contents of these targets, in order, if the thread that expanded
+    /// the source computed them (see [`queue_contents`]).
     fn number_ahead(
         &mut self,
         engine: &Engine<'s, 'p>,
         store: &Store,
-        succ: &mut [FastSucc],
-        arena: &mut [u32],
+        (succ, arena): (&mut [FastSucc], &mut [u32]),
+        contents: &mut [Content],
     ) -> bool {
         if !self.ahead_on {
             return true; // then `needs_store` refused every source with such a target
         }
+        let mut contents = contents.iter_mut();
         for t in succ {
             let FastSucc::To { target, .. } = t else {
                 continue;
@@ -534,7 +541,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let Target::Queued(start, len, miss) = target else {
                 continue;
             };
-            let Some(id) = self.ahead.id(engine, store.interner(), miss) else {
+            let computed = contents.next().and_then(Option::take);
+            let Some(id) = self.ahead.id(engine, store.interner(), miss, computed) else {
                 return false;
             };
             let (start, len) = (*start, *len);
@@ -1182,6 +1190,40 @@ fn place_queue(ids: &mut [u32], id: u32) {
     *ids.last_mut().expect("a placeholder") = id;
     let split = ids.partition_point(|&id| !crate::intern::Interner::is_queue(id));
     ids[split..].sort_unstable();
+}
+
+/// A queue content a worker computed for a target into a content the engine's cache lacks
+/// (`Target::Queued`), with its id if the interner had it then: computing it (a push or a
+/// pop of the queue, cloned) was the merge's, a tenth of the bounded buffer's instructions
+/// on two threads, and it only reads the interner. `None`: not a queue content.
+type Content = Option<(agentpi_semantics::Queue, Option<u32>)>;
+
+/// The contents of the targets of `expanded` into contents the engine's cache lacks, in
+/// order, into `out` (emptied first).
+fn queue_contents(
+    engine: &Engine<'_, '_>,
+    store: &Store,
+    expanded: &Expanded,
+    out: &mut Vec<Content>,
+) {
+    out.clear();
+    let Expanded::Fast(succ, ..) = expanded else {
+        return;
+    };
+    for t in succ {
+        if let FastSucc::To {
+            target: Target::Queued(_, _, miss),
+            ..
+        } = t
+        {
+            let content = engine.queue_content(store.interner(), miss);
+            let found = |q: agentpi_semantics::Queue| {
+                let id = store.interner().find_queue_id(&q);
+                (q, id)
+            };
+            out.push(content.map(found));
+        }
+    }
 }
 
 /// Keeps an emptied expansion's vectors for the workers, a block at a time.

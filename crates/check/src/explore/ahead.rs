@@ -41,17 +41,24 @@ pub(super) struct Ahead {
 impl Ahead {
     /// The id of the content `miss` gives once filled: interned already, numbered ahead
     /// before, or numbered now. `None`: not a queue content (the caller refuses the source).
+    /// `computed`: the content as the thread that expanded the source computed it, with its
+    /// id if the interner had it then (if not, it is looked up again: the merge may have
+    /// interned it since, while the workers waited).
     pub(super) fn id(
         &mut self,
         engine: &Engine<'_, '_>,
         interner: &Interner,
         miss: &Miss,
+        computed: Option<(Queue, Option<u32>)>,
     ) -> Option<u32> {
         if let Some(&id) = self.by_miss.get(miss) {
             return Some(id);
         }
-        let content = engine.queue_content(interner, miss)?;
-        let id = match interner.find_queue_id(&content) {
+        let (content, found) = match computed {
+            Some(computed) => computed,
+            None => (engine.queue_content(interner, miss)?, None),
+        };
+        let id = match found.or_else(|| interner.find_queue_id(&content)) {
             Some(id) => id,
             None => {
                 let ahead = interner.queue_id_ahead(self.new.len());

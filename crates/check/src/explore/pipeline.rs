@@ -13,7 +13,7 @@
 //! source the merge cannot merge alongside the others is merged under the write lock, the
 //! others waiting between two expansions (`Run::merge_paused`).
 
-use super::{Expanded, expand};
+use super::{Content, Expanded, expand, queue_contents};
 use crate::engine::{Buffers, Engine};
 use crate::store::{Levels, Store};
 use agentpi_semantics::Semantics;
@@ -149,6 +149,17 @@ pub(super) struct Free {
 struct Block {
     expanded: Vec<Expanded>,
     trees: Vec<(bool, Levels)>,
+    /// Each expansion's queue contents the cache lacked, computed here for the merge (see
+    /// `explore::queue_contents`).
+    contents: Vec<Vec<Content>>,
+}
+
+/// What comes with an expansion to the merge besides itself: its source's tree if the
+/// thread that expanded it read it (the merge swaps it with the tree it held, whose room
+/// comes back here), and the queue contents its expanding thread computed.
+pub(super) struct Handed<'b> {
+    pub(super) tree: Option<&'b mut Levels>,
+    pub(super) contents: &'b mut [Content],
 }
 
 impl Free {
@@ -173,6 +184,7 @@ impl Free {
         block.unwrap_or_else(|| Block {
             expanded: Vec::with_capacity(BLOCK),
             trees: Vec::with_capacity(BLOCK),
+            contents: Vec::with_capacity(BLOCK),
         })
     }
 }
@@ -227,7 +239,7 @@ pub(super) fn expand_in_order<F>(
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
 where
-    F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send,
+    F: FnMut(u32, Expanded, Handed<'_>) -> Flow + Send,
 {
     let blocks = Blocks {
         range,
@@ -266,7 +278,7 @@ struct Shared<F> {
     stopped: AtomicBool,
 }
 
-impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
+impl<F: FnMut(u32, Expanded, Handed<'_>) -> Flow + Send> Shared<F> {
     /// One thread's part: merge what is ready if no other thread is merging, and expand the
     /// next block, each state merged right after it if every earlier block is merged (see
     /// [`Shared::front`]), else for whichever thread finds it ready. With no block left,
@@ -303,7 +315,11 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
         readers.free.take(&mut buffers);
         for s in states {
             let room = buffers.pop().unwrap_or_default();
-            order.hand(s as u32, readers.expand(s, room), None, merge);
+            let none = Handed {
+                tree: None,
+                contents: &mut [],
+            };
+            order.hand(s as u32, readers.expand(s, room), none, merge);
             if order.state == State::Stopped {
                 self.stopped.store(true, Ordering::Relaxed);
                 break;
@@ -346,7 +362,7 @@ fn alone_all(
     readers: &Locked<'_, '_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
-    merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+    merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
 ) {
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
@@ -357,7 +373,11 @@ fn alone_all(
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        order.hand(s as u32, readers.expand(s, room), None, merge);
+        let none = Handed {
+            tree: None,
+            contents: &mut [],
+        };
+        order.hand(s as u32, readers.expand(s, room), none, merge);
     }
     readers.free.give(&mut buffers);
 }
@@ -440,9 +460,12 @@ impl Blocks {
                 .push(expand(sem, engine, store, s as u32, room));
             if block.trees.len() == i {
                 block.trees.push(Default::default());
+                block.contents.push(Vec::new());
             }
             let (has, tree) = &mut block.trees[i];
             *has = crate::engine::take_source(store, s as u32, tree);
+            let expanded = block.expanded.last().expect("just pushed");
+            queue_contents(engine, store, expanded, &mut block.contents[i]);
         }
         Some((b, block))
     }
@@ -478,26 +501,27 @@ impl InOrder {
     fn arrive(
         &mut self,
         mut block: Block,
-        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+        merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
         free: &Free,
     ) {
         let first = self.first_state + self.next * BLOCK;
         self.next += 1;
         let states = (first as u32..).zip(block.expanded.drain(..));
-        for ((s, expanded), (has, tree)) in states.zip(block.trees.iter_mut()) {
-            self.hand(s, expanded, has.then_some(tree), merge);
+        let with = block.trees.iter_mut().zip(block.contents.iter_mut());
+        for ((s, expanded), ((has, tree), contents)) in states.zip(with) {
+            let tree = has.then_some(tree);
+            self.hand(s, expanded, Handed { tree, contents }, merge);
         }
         free.give_block(block);
     }
 
-    /// Hands the expansion of `s` to `merge`, with its tree if the thread that expanded it
-    /// read it (the merge swaps it with the tree it held, whose room comes back here).
+    /// Hands the expansion of `s` to `merge`, with what its expanding thread made for it.
     fn hand(
         &mut self,
         s: u32,
         expanded: Expanded,
-        tree: Option<&mut Levels>,
-        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+        handed: Handed<'_>,
+        merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
     ) {
         if self.state != State::Merging {
             if self.state == State::Refused {
@@ -505,7 +529,7 @@ impl InOrder {
             }
             return;
         }
-        match merge(s, expanded, tree) {
+        match merge(s, expanded, handed) {
             Flow::Next => {}
             Flow::Refuse(expanded) => {
                 self.state = State::Refused;
