@@ -687,6 +687,9 @@ impl<'a> Assembly<'a, '_, '_> {
     /// component, and the first did not become it: else `None`, and the caller takes the
     /// general way). The neighbours are read as the writes left them.
     fn written_over(&self, replace: &[Option<Replace<'_>>; 2]) -> Option<Written> {
+        if let [Some((pos, &[id])), None] = *replace {
+            return self.written_once(pos, id);
+        }
         let interner = self.store.interner();
         let comps = &self.ids[..self.split];
         let mut written = Written::default();
@@ -716,6 +719,29 @@ impl<'a> Assembly<'a, '_, '_> {
             if comps[at] != id {
                 written.push(at, id);
             }
+        }
+        Some(written)
+    }
+
+    /// What [`Assembly::written_over`] finds for one component at `pos` becoming `id` (the
+    /// offers that fire alone, more than half of Peterson's steps): nothing written before
+    /// to read the neighbours through, nor another change to keep apart. Found by the loop
+    /// over both changes, it was 240 instructions a step.
+    fn written_once(&self, pos: usize, id: u32) -> Option<Written> {
+        let interner = self.store.interner();
+        let comps = &self.ids[..self.split];
+        let gone = self.canon[pos];
+        let at = first_left(comps, self.key_pos[pos] as usize, gone);
+        let key = interner.order_key(id);
+        let after = at == 0 || interner.order_key(comps[at - 1]) < key;
+        let before = comps.get(at + 1).is_none_or(|&x| key < interner.order_key(x));
+        if !(after && before) {
+            return None;
+        }
+        let mut written = Written::default();
+        if comps[at] != id {
+            written.at[0] = (at, id);
+            written.len = 1;
         }
         Some(written)
     }
