@@ -446,7 +446,8 @@ struct Order {
     unranked: usize,
     /// The (rank, position) keys of the state sorted last, in its canonical order.
     keyed: Vec<u64>,
-    /// That state's components (empty: none to start from), of which `keyed` holds the
+    /// That state's components (empty: none to start from, whatever the next state), of
+    /// which `keyed` holds the
     /// ranks: the next state sorted is mostly the same ids (see [`Order::by_rank_since`]).
     last: Vec<u32>,
 }
@@ -513,7 +514,10 @@ impl Order {
     /// from it does a few moves where sorting from the positions' order did dozens. The
     /// (rank, position) keys are all different, so the order sorted is the same either way.
     fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>, canon: &mut Vec<u32>) -> bool {
-        if self.last.len() == ids.len() && ids.len() <= Self::INSERTION_SORTED {
+        // An empty `last` is no state to start from (a state of no component is sorted
+        // at once).
+        let since = !self.last.is_empty() && self.last.len() == ids.len();
+        if since && ids.len() <= Self::INSERTION_SORTED {
             return self.by_rank_since(ids, key_pos, canon);
         }
         self.last.clear();
@@ -925,5 +929,76 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
                 twin: second,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The positions of `ids` by (rank, position), as sorting them afresh gives.
+    fn by_ranks_now(order: &Order, ids: &[u32]) -> Vec<u32> {
+        let rank = |p: usize| {
+            let (kind, i) = Interner::component_number(ids[p]);
+            order.ranks[kind][i]
+        };
+        let mut positions: Vec<u32> = (0..ids.len() as u32).collect();
+        positions.sort_by_key(|&p| (rank(p as usize), p));
+        positions
+    }
+
+    /// States sorted one after another, as a worker sorts them (its `key_pos` and `canon`
+    /// kept from state to state), mostly a few ids apart, some of other lengths, the
+    /// components ranked again now and then: every order is the one sorting afresh gives.
+    /// With the state sorted last kept when the ranks change ([`Order::install`]), a
+    /// state sorted from it keeps its unchanged components' old ranks, and this fails; so
+    /// it does when an empty state is taken as the one sorted last.
+    #[test]
+    fn a_state_sorted_from_the_last_is_sorted_by_the_ranks_of_now() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let all: Vec<u32> = (0..12).map(|i| Interner::component_id(i % 2, i / 2)).collect();
+        let mut ranks: Vec<u32> = (0..12).collect();
+        let mut order = Order::default();
+        order.install(&all, &ranks, [6, 6]);
+        let (mut key_pos, mut canon) = (Vec::new(), Vec::new());
+        // A state of no component, right after the ranks change: nothing to start from,
+        // though `last` is as long (empty).
+        assert!(order.by_rank(&all[..3], &mut key_pos, &mut canon));
+        order.install(&all, &ranks, [6, 6]);
+        assert!(order.by_rank(&[], &mut key_pos, &mut canon));
+        assert_eq!((key_pos.len(), canon.len()), (0, 0), "an empty state");
+        let mut ids: Vec<u32> = (0..8).map(|_| all[random(12)]).collect();
+        let mut reranked = 0;
+        for round in 0..2_000 {
+            match random(40) {
+                0 => ids = (0..random(10)).map(|_| all[random(12)]).collect(),
+                1 => {
+                    // Ranks change, equal ones included (components that compare equal).
+                    ranks.iter_mut().for_each(|r| *r = random(8) as u32);
+                    order.install(&all, &ranks, [6, 6]);
+                    reranked += 1;
+                }
+                _ => {
+                    for _ in 0..random(3) {
+                        if !ids.is_empty() {
+                            let at = random(ids.len());
+                            ids[at] = all[random(12)];
+                        }
+                    }
+                }
+            }
+            assert!(order.by_rank(&ids, &mut key_pos, &mut canon), "every id ranked");
+            let expected = by_ranks_now(&order, &ids);
+            assert_eq!(key_pos, expected, "round {round}: the positions of {ids:?}");
+            let in_order: Vec<u32> = expected.iter().map(|&p| ids[p as usize]).collect();
+            assert_eq!(canon, in_order, "round {round}: the components of {ids:?}");
+        }
+        assert!(reranked > 10, "ranked again {reranked} times");
     }
 }
