@@ -400,17 +400,28 @@ struct Work {
     /// The source's components in canonical order, and where each is in key order.
     canon: Vec<u32>,
     key_pos: Vec<u32>,
-    /// The tree of a target, and its ids.
-    scratch: Levels,
-    buffer: Vec<u32>,
-    /// What each transition moved, and what each label was asked (see `Assembly`).
-    movers: Vec<[u32; 2]>,
-    asked: Vec<Option<bool>>,
-    lists: assembly::Lists,
-    inputs: Vec<assembly::Input>,
+    reused: Reused,
     slots: Vec<Slot>,
     moves: Vec<&'static CompMoves>,
     order: Order,
+}
+
+/// The vectors an [`Assembly`] writes into, lent to it whole: taking each out of the
+/// worker's room and putting it back, and building the assembly around them, was a few
+/// hundred instructions a state.
+#[derive(Default)]
+struct Reused {
+    /// The tree of a target, and its ids.
+    scratch: Levels,
+    buffer: Vec<u32>,
+    /// For each transition, the positions (in `canon`) of the components it moves.
+    movers: Vec<[u32; 2]>,
+    /// What the filter said of each label so far (`Assembly::wanted`).
+    asked: Vec<Option<bool>>,
+    /// Room for the inputs by channel and required value, and an output's candidates (see
+    /// `InputIndex`), and for the inputs.
+    lists: assembly::Lists,
+    inputs: Vec<assembly::Input>,
 }
 
 /// An empty vector of another lifetime with the same room: a worker's room outlives the
@@ -791,9 +802,8 @@ impl<'s, 'p> Engine<'s, 'p> {
                 return Err(misses);
             }
         };
-        let (mut movers, mut asked) = (take(&mut work.movers), take(&mut work.asked));
-        movers.clear();
-        asked.clear();
+        work.reused.movers.clear();
+        work.reused.asked.clear();
         let mut run = Assembly {
             engine: self,
             store,
@@ -801,9 +811,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             levels: levels.map(|(l, _)| l),
             source: levels.map(|(_, s)| s),
             keep,
-            asked,
-            scratch: take(&mut work.scratch),
-            buffer: take(&mut work.buffer),
+            reused: &mut work.reused,
             arena: buffers.arena,
             split,
             canon: &work.canon,
@@ -811,12 +819,9 @@ impl<'s, 'p> Engine<'s, 'p> {
             slots: &slots,
             moves: &moves,
             out: buffers.succ,
-            movers,
             movers_now: [0, ALONE],
             meet,
             misses: Vec::new(),
-            lists: take(&mut work.lists),
-            input_room: take(&mut work.inputs),
             slow: false,
             fresh,
             counter: fresh,
@@ -824,17 +829,11 @@ impl<'s, 'p> Engine<'s, 'p> {
         };
         run.singles();
         run.communications();
-        work.scratch = take(&mut run.scratch);
-        work.buffer = take(&mut run.buffer);
-        work.asked = take(&mut run.asked);
-        work.lists = take(&mut run.lists);
-        work.inputs = take(&mut run.input_room);
         let failed = run.slow || !run.misses.is_empty();
         let reduced = match (failed, &self.por, levels) {
             (false, Some(_), Some((_, s))) => run.reduce(s),
             _ => None,
         };
-        work.movers = take(&mut run.movers);
         let (out, arena, misses) = (run.out, run.arena, run.misses);
         (work.slots, work.moves) = (slots, recycle(moves));
         match failed {
