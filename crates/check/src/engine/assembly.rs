@@ -638,7 +638,9 @@ impl<'a> Assembly<'a, '_, '_> {
         let changes = in_place.and_then(|written| self.with_queues(written, &ids));
         let found = match changes {
             Some(changes) => self.store.find_changed(levels, changes.as_slice()),
-            None => self.store.find_near(Some(levels), &ids, &mut self.reused.scratch),
+            None => self
+                .store
+                .find_near(Some(levels), &ids, &mut self.reused.scratch),
         };
         let target = match found {
             Some(known) => Target::Known(known),
@@ -725,7 +727,9 @@ impl<'a> Assembly<'a, '_, '_> {
         let at = first_left(comps, self.key_pos[pos] as usize, gone);
         let key = interner.order_key(id);
         let after = at == 0 || interner.order_key(comps[at - 1]) < key;
-        let before = comps.get(at + 1).is_none_or(|&x| key < interner.order_key(x));
+        let before = comps
+            .get(at + 1)
+            .is_none_or(|&x| key < interner.order_key(x));
         if !(after && before) {
             return None;
         }

@@ -961,7 +961,9 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        let all: Vec<u32> = (0..12).map(|i| Interner::component_id(i % 2, i / 2)).collect();
+        let all: Vec<u32> = (0..12)
+            .map(|i| Interner::component_id(i % 2, i / 2))
+            .collect();
         let mut ranks: Vec<u32> = (0..12).collect();
         let mut order = Order::default();
         order.install(&all, &ranks, [6, 6]);
@@ -992,7 +994,10 @@ mod tests {
                     }
                 }
             }
-            assert!(order.by_rank(&ids, &mut key_pos, &mut canon), "every id ranked");
+            assert!(
+                order.by_rank(&ids, &mut key_pos, &mut canon),
+                "every id ranked"
+            );
             let expected = by_ranks_now(&order, &ids);
             assert_eq!(key_pos, expected, "round {round}: the positions of {ids:?}");
             let in_order: Vec<u32> = expected.iter().map(|&p| ids[p as usize]).collect();
