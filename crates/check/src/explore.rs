@@ -204,7 +204,7 @@ struct Run<'g, 's, 'p> {
     /// The graph's number of each of the engine's labels (`u32::MAX`: not seen yet).
     engine_labels: Vec<u32>,
     /// The graph's number of each set of actors of the fast path.
-    engine_actors: FxHashMap<Actors, u32>,
+    engine_actors: crate::engine::ActorNumbers,
     options: &'g Options,
     goals: &'g Goals<'g>,
     graph: Graph,
@@ -249,7 +249,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         Run {
             sem,
             engine_labels: Vec::new(),
-            engine_actors: FxHashMap::default(),
+            engine_actors: Default::default(),
             options,
             goals,
             graph: Graph::new(!options.drop_edges, goals.labels.len(), goals.states.len()),
@@ -888,7 +888,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
 
     /// The graph's number of a set of actors of the fast path.
     fn fast_actors(&mut self, actors: Actors) -> u32 {
-        if let Some(&known) = self.engine_actors.get(&actors) {
+        if let Some(known) = self.engine_actors.get(actors) {
             return known;
         }
         let number = self.names.actors(&mut self.graph, actors.to_vec());

@@ -410,10 +410,13 @@ impl Store {
         // Level k holds len / 2^k items, rounded up (halving rounded up k times); an array
         // of the sizes was zeroed for every state read, and `div_ceil` divides.
         let size = |k: usize| (len + (1 << k) - 1) >> k;
-        let mut count = 1;
-        while size(count - 1) > 2 {
-            count += 1;
-        }
+        // The levels down from the first of at most two items: ceil(log2(len)) of them
+        // (halving rounded up reaches 2 after that many halvings less one), one at least.
+        let count = match len {
+            0..=2 => 1,
+            _ => (len - 1).ilog2() as usize + 1,
+        };
+        debug_assert!(size(count - 1) <= 2 && (count == 1 || size(count - 2) > 2));
         let levels = &mut out.levels;
         if levels.len() != count {
             levels.resize_with(count, Vec::new);

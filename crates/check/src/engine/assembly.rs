@@ -16,13 +16,10 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) levels: Option<&'a Levels>,
     /// The source's number in the store, when targets are looked up there.
     pub(super) source: Option<u32>,
-    /// Only transitions whose label this accepts (`Semantics::successors_where`), and what
-    /// it said of each label so far.
+    /// Only transitions whose label this accepts (`Semantics::successors_where`).
     pub(super) keep: Option<&'a dyn Fn(&Label) -> bool>,
-    pub(super) asked: Vec<Option<bool>>,
-    pub(super) scratch: Levels,
-    /// Room for a target's ids.
-    pub(super) buffer: Vec<u32>,
+    /// The worker's vectors, written in place (see [`Reused`]).
+    pub(super) reused: &'a mut Reused,
     /// The ids of targets not stored before, one after another.
     pub(super) arena: Vec<u32>,
     pub(super) split: usize,
@@ -33,18 +30,12 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) slots: &'a [Slot],
     pub(super) moves: &'a [&'a CompMoves],
     pub(super) out: Vec<FastSucc>,
-    /// For each transition, the positions (in `canon`) of the components it moves.
-    pub(super) movers: Vec<[u32; 2]>,
+    /// The positions (in `canon`) of the components the next transition moves.
     pub(super) movers_now: [u32; 2],
     /// The channels both some output and some input of the state are on, a bit each (see
     /// `Engine::slots_and_moves`).
     pub(super) meet: u128,
     pub(super) misses: Vec<Miss>,
-    /// Room for the inputs by channel and required value, and an output's candidates (see
-    /// `InputIndex`).
-    pub(super) lists: Lists,
-    /// Room for the inputs, kept from state to state.
-    pub(super) input_room: Vec<Input>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
     /// How many fresh names the source holds, and how many ids the transitions built so far
@@ -250,13 +241,13 @@ impl<'a> Assembly<'a, '_, '_> {
         if meet == 0 {
             return;
         }
-        let mut inputs = std::mem::take(&mut self.input_room);
+        let mut inputs = std::mem::take(&mut self.reused.inputs);
         inputs.clear();
         self.inputs(&mut inputs, meet);
         let Lists {
             mut index,
             mut candidates,
-        } = std::mem::take(&mut self.lists);
+        } = std::mem::take(&mut self.reused.lists);
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
         for (k, slot) in slots.iter().enumerate() {
@@ -284,8 +275,8 @@ impl<'a> Assembly<'a, '_, '_> {
             }
         }
         index.empty(&inputs);
-        self.lists = Lists { index, candidates };
-        self.input_room = inputs;
+        self.reused.lists = Lists { index, candidates };
+        self.reused.inputs = inputs;
     }
 
     /// Every input offer on a synchronous channel, in offer order, but those of components
@@ -546,7 +537,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 FastSucc::Fault { .. } => true,
             })
             .collect();
-        let set = stubborn(&components, &self.movers, &visible)?;
+        let set = stubborn(&components, &self.reused.movers, &visible)?;
         let older = |t: &u32| matches!(self.out[*t as usize], FastSucc::To { target: Target::Known(n), .. } if n <= s);
         (!set.iter().any(older)).then_some(set)
     }
@@ -558,16 +549,16 @@ impl<'a> Assembly<'a, '_, '_> {
             return true;
         };
         let i = label as usize;
-        if self.asked.len() <= i {
-            self.asked.resize(i + 1, None);
+        if self.reused.asked.len() <= i {
+            self.reused.asked.resize(i + 1, None);
         }
-        *self.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
+        *self.reused.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
     }
 
     /// Adds a transition, moving the components at `self.movers_now`.
     fn emit(&mut self, succ: FastSucc) {
         self.out.push(succ);
-        self.movers.push(self.movers_now);
+        self.reused.movers.push(self.movers_now);
     }
 
     /// A fault raised before anything was built (a failed assertion, a pattern that cannot
@@ -611,7 +602,7 @@ impl<'a> Assembly<'a, '_, '_> {
             return self.written_target(levels, &written);
         }
         let interner = self.store.interner();
-        let mut ids = std::mem::take(&mut self.buffer);
+        let mut ids = std::mem::take(&mut self.reused.buffer);
         ids.clear();
         ids.extend_from_slice(&self.ids[..self.split]);
         let in_place = self.replace_in_place(&mut ids, replace);
@@ -629,7 +620,7 @@ impl<'a> Assembly<'a, '_, '_> {
             let start = self.arena.len() as u32;
             self.arena.extend_from_slice(&ids);
             let len = ids.len() as u32;
-            self.buffer = ids;
+            self.reused.buffer = ids;
             return Target::Queued(start, len, Box::new(miss));
         }
         // Most states hold no queue: nothing to append, and no call per step to see it.
@@ -638,7 +629,7 @@ impl<'a> Assembly<'a, '_, '_> {
         }
         let Some(levels) = self.levels else {
             let state = interner.state(&ids);
-            self.buffer = ids;
+            self.reused.buffer = ids;
             return Target::State(Box::new(state));
         };
         // Written in place, and the queues as many as before: the ids differ from the
@@ -647,7 +638,9 @@ impl<'a> Assembly<'a, '_, '_> {
         let changes = in_place.and_then(|written| self.with_queues(written, &ids));
         let found = match changes {
             Some(changes) => self.store.find_changed(levels, changes.as_slice()),
-            None => self.store.find_near(Some(levels), &ids, &mut self.scratch),
+            None => self
+                .store
+                .find_near(Some(levels), &ids, &mut self.reused.scratch),
         };
         let target = match found {
             Some(known) => Target::Known(known),
@@ -660,7 +653,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 }
             }
         };
-        self.buffer = ids;
+        self.reused.buffer = ids;
         target
     }
 
@@ -687,6 +680,9 @@ impl<'a> Assembly<'a, '_, '_> {
     /// component, and the first did not become it: else `None`, and the caller takes the
     /// general way). The neighbours are read as the writes left them.
     fn written_over(&self, replace: &[Option<Replace<'_>>; 2]) -> Option<Written> {
+        if let [Some((pos, &[id])), None] = *replace {
+            return self.written_once(pos, id);
+        }
         let interner = self.store.interner();
         let comps = &self.ids[..self.split];
         let mut written = Written::default();
@@ -716,6 +712,31 @@ impl<'a> Assembly<'a, '_, '_> {
             if comps[at] != id {
                 written.push(at, id);
             }
+        }
+        Some(written)
+    }
+
+    /// What [`Assembly::written_over`] finds for one component at `pos` becoming `id` (the
+    /// offers that fire alone, more than half of Peterson's steps): nothing written before
+    /// to read the neighbours through, nor another change to keep apart. Found by the loop
+    /// over both changes, it was 240 instructions a step.
+    fn written_once(&self, pos: usize, id: u32) -> Option<Written> {
+        let interner = self.store.interner();
+        let comps = &self.ids[..self.split];
+        let gone = self.canon[pos];
+        let at = first_left(comps, self.key_pos[pos] as usize, gone);
+        let key = interner.order_key(id);
+        let after = at == 0 || interner.order_key(comps[at - 1]) < key;
+        let before = comps
+            .get(at + 1)
+            .is_none_or(|&x| key < interner.order_key(x));
+        if !(after && before) {
+            return None;
+        }
+        let mut written = Written::default();
+        if comps[at] != id {
+            written.at[0] = (at, id);
+            written.len = 1;
         }
         Some(written)
     }

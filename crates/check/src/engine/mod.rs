@@ -246,6 +246,55 @@ impl Actors {
     }
 }
 
+/// The graph's numbers of the fast path's sets of actors (`Run::fast_actors`, once per
+/// transition): by the first instance, then by the second plus one (0: alone), for instances
+/// below [`ActorNumbers::NEAR`]; hashed beyond. Hashing every transition's `Actors` was 3% of
+/// Peterson N = 4's instructions.
+#[derive(Default)]
+pub(crate) struct ActorNumbers {
+    near: Vec<Vec<u32>>,
+    far: FxHashMap<Actors, u32>,
+}
+
+impl ActorNumbers {
+    /// Instances below this are looked up by index (at most `NEAR` squared numbers).
+    const NEAR: u32 = 1 << 8;
+    const NONE: u32 = u32::MAX;
+
+    /// Where `actors` is kept among the near ones, if it is.
+    fn at(actors: Actors) -> Option<(usize, usize)> {
+        let (first, second) = match actors {
+            Actors::One(a) => (a, 0),
+            Actors::Two(a, b) => (a, b.checked_add(1)?),
+        };
+        (first < Self::NEAR && second <= Self::NEAR).then_some((first as usize, second as usize))
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, actors: Actors) -> Option<u32> {
+        let Some((first, second)) = Self::at(actors) else {
+            return self.far.get(&actors).copied();
+        };
+        let number = *self.near.get(first)?.get(second)?;
+        (number != Self::NONE).then_some(number)
+    }
+
+    pub(crate) fn insert(&mut self, actors: Actors, number: u32) {
+        let Some((first, second)) = Self::at(actors) else {
+            self.far.insert(actors, number);
+            return;
+        };
+        if self.near.len() <= first {
+            self.near.resize_with(first + 1, Vec::new);
+        }
+        let row = &mut self.near[first];
+        if row.len() <= second {
+            row.resize(second + 1, Self::NONE);
+        }
+        row[second] = number;
+    }
+}
+
 /// One transition of the fast path.
 pub(crate) enum FastSucc {
     To {
@@ -351,17 +400,28 @@ struct Work {
     /// The source's components in canonical order, and where each is in key order.
     canon: Vec<u32>,
     key_pos: Vec<u32>,
-    /// The tree of a target, and its ids.
-    scratch: Levels,
-    buffer: Vec<u32>,
-    /// What each transition moved, and what each label was asked (see `Assembly`).
-    movers: Vec<[u32; 2]>,
-    asked: Vec<Option<bool>>,
-    lists: assembly::Lists,
-    inputs: Vec<assembly::Input>,
+    reused: Reused,
     slots: Vec<Slot>,
     moves: Vec<&'static CompMoves>,
     order: Order,
+}
+
+/// The vectors an [`Assembly`] writes into, lent to it whole: taking each out of the
+/// worker's room and putting it back, and building the assembly around them, was a few
+/// hundred instructions a state.
+#[derive(Default)]
+struct Reused {
+    /// The tree of a target, and its ids.
+    scratch: Levels,
+    buffer: Vec<u32>,
+    /// For each transition, the positions (in `canon`) of the components it moves.
+    movers: Vec<[u32; 2]>,
+    /// What the filter said of each label so far (`Assembly::wanted`).
+    asked: Vec<Option<bool>>,
+    /// Room for the inputs by channel and required value, and an output's candidates (see
+    /// `InputIndex`), and for the inputs.
+    lists: assembly::Lists,
+    inputs: Vec<assembly::Input>,
 }
 
 /// An empty vector of another lifetime with the same room: a worker's room outlives the
@@ -395,8 +455,12 @@ struct Order {
     /// places among them (see [`Order::rank`]).
     sorted: Vec<u32>,
     unranked: usize,
-    /// Room for (rank, position) of a state's components.
+    /// The (rank, position) keys of the state sorted last, in its canonical order.
     keyed: Vec<u64>,
+    /// That state's components (empty: none to start from, whatever the next state), of
+    /// which `keyed` holds the
+    /// ranks: the next state sorted is mostly the same ids (see [`Order::by_rank_since`]).
+    last: Vec<u32>,
 }
 
 impl Default for Order {
@@ -408,6 +472,7 @@ impl Default for Order {
             sorted: Vec::new(),
             unranked: 0,
             keyed: Vec::new(),
+            last: Vec::new(),
         }
     }
 }
@@ -432,6 +497,7 @@ impl Order {
             self.ranks.iter_mut().for_each(Vec::clear);
             self.sorted.clear();
             self.unranked = 0;
+            self.last.clear();
             self.store = store.serial();
         }
         let interner = store.interner();
@@ -459,6 +525,13 @@ impl Order {
     /// from it does a few moves where sorting from the positions' order did dozens. The
     /// (rank, position) keys are all different, so the order sorted is the same either way.
     fn by_rank(&mut self, ids: &[u32], key_pos: &mut Vec<u32>, canon: &mut Vec<u32>) -> bool {
+        // An empty `last` is no state to start from (a state of no component is sorted
+        // at once).
+        let since = !self.last.is_empty() && self.last.len() == ids.len();
+        if since && ids.len() <= Self::INSERTION_SORTED {
+            return self.by_rank_since(ids, key_pos, canon);
+        }
+        self.last.clear();
         self.keyed.clear();
         let hinted = key_pos.len() == ids.len();
         let start = |j: usize| match hinted {
@@ -475,13 +548,58 @@ impl Order {
         // An insertion sort takes quadratic time on a state of many components far from
         // the order before.
         match self.keyed.len() <= Self::INSERTION_SORTED {
-            true => insertion_sort(&mut self.keyed),
+            true => _ = insertion_sort(&mut self.keyed),
             false => self.keyed.sort_unstable(),
         }
         key_pos.clear();
         key_pos.extend(self.keyed.iter().map(|&k| k as u32));
         canon.clear();
         canon.extend(key_pos.iter().map(|&k| ids[k as usize]));
+        self.last.extend_from_slice(ids);
+        true
+    }
+
+    /// What [`Order::by_rank`] does, from the state sorted last (`last`, whose keys, order
+    /// and components `keyed`, `key_pos` and `canon` still hold; as many ids): only the
+    /// positions whose id changed get a new rank, the keys are sorted by insertion from
+    /// their order before, and when none moves only the changed components are written
+    /// into `canon`. Consecutive states differ in a few components; ranking and writing
+    /// every one was most of sorting a state. The ranks of the others are the same as when
+    /// `keyed` was made: `last` is emptied whenever the ranks change ([`Order::ranked`]).
+    fn by_rank_since(&mut self, ids: &[u32], key_pos: &mut Vec<u32>, canon: &mut [u32]) -> bool {
+        let mut changed = 0u64;
+        for (p, (a, b)) in ids.iter().zip(&self.last).enumerate() {
+            changed |= u64::from(a != b) << p;
+        }
+        if changed == 0 {
+            return true;
+        }
+        for key in self.keyed.iter_mut() {
+            let pos = *key as u32 as usize;
+            if changed >> pos & 1 == 0 {
+                continue;
+            }
+            let (kind, i) = Interner::component_number(ids[pos]);
+            let Some(&rank) = self.ranks[kind].get(i) else {
+                self.last.clear();
+                return false;
+            };
+            *key = u64::from(rank) << 32 | pos as u64;
+        }
+        if insertion_sort(&mut self.keyed) {
+            key_pos.clear();
+            key_pos.extend(self.keyed.iter().map(|&k| k as u32));
+            for (c, &k) in canon.iter_mut().zip(key_pos.iter()) {
+                *c = ids[k as usize];
+            }
+        } else {
+            for (c, &k) in canon.iter_mut().zip(&self.keyed) {
+                if changed >> (k as u32) & 1 != 0 {
+                    *c = ids[k as u32 as usize];
+                }
+            }
+        }
+        self.last.copy_from_slice(ids);
         true
     }
 
@@ -528,14 +646,22 @@ impl Order {
             }
             ranks.push(rank);
         }
-        self.ranks[0].resize(leaves, 0);
-        self.ranks[1].resize(seqs, 0);
-        for (&id, &rank) in all.iter().zip(&ranks) {
+        self.install(&all, &ranks, [leaves, seqs]);
+        self.sorted = all;
+    }
+
+    /// Gives component `all[k]` rank `ranks[k]`, of `counts` closures and sequences. The
+    /// state sorted last is forgotten: its keys hold the ranks before
+    /// ([`Order::by_rank_since`]).
+    fn install(&mut self, all: &[u32], ranks: &[u32], counts: [usize; 2]) {
+        self.ranks[0].resize(counts[0], 0);
+        self.ranks[1].resize(counts[1], 0);
+        for (&id, &rank) in all.iter().zip(ranks) {
             let (kind, i) = Interner::component_number(id);
             self.ranks[kind][i] = rank;
         }
-        self.sorted = all;
         self.unranked = 0;
+        self.last.clear();
     }
 
     fn cmp(&mut self, interner: &Interner, a: u32, b: u32) -> std::cmp::Ordering {
@@ -553,9 +679,15 @@ impl Order {
 
 /// Sorts `keys` by moving each back past the greater ones before it: few moves when they are
 /// nearly sorted (see [`Order::by_rank`]).
-fn insertion_sort(keys: &mut [u64]) {
+/// Whether any key moved.
+fn insertion_sort(keys: &mut [u64]) -> bool {
+    let mut moved = false;
     for i in 1..keys.len() {
         let key = keys[i];
+        if keys[i - 1] <= key {
+            continue;
+        }
+        moved = true;
         let mut j = i;
         while j > 0 && keys[j - 1] > key {
             keys[j] = keys[j - 1];
@@ -563,6 +695,7 @@ fn insertion_sort(keys: &mut [u64]) {
         }
         keys[j] = key;
     }
+    moved
 }
 
 /// The vectors a state's transitions are put into, handed in empty so that their room is
@@ -669,9 +802,8 @@ impl<'s, 'p> Engine<'s, 'p> {
                 return Err(misses);
             }
         };
-        let (mut movers, mut asked) = (take(&mut work.movers), take(&mut work.asked));
-        movers.clear();
-        asked.clear();
+        work.reused.movers.clear();
+        work.reused.asked.clear();
         let mut run = Assembly {
             engine: self,
             store,
@@ -679,9 +811,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             levels: levels.map(|(l, _)| l),
             source: levels.map(|(_, s)| s),
             keep,
-            asked,
-            scratch: take(&mut work.scratch),
-            buffer: take(&mut work.buffer),
+            reused: &mut work.reused,
             arena: buffers.arena,
             split,
             canon: &work.canon,
@@ -689,12 +819,9 @@ impl<'s, 'p> Engine<'s, 'p> {
             slots: &slots,
             moves: &moves,
             out: buffers.succ,
-            movers,
             movers_now: [0, ALONE],
             meet,
             misses: Vec::new(),
-            lists: take(&mut work.lists),
-            input_room: take(&mut work.inputs),
             slow: false,
             fresh,
             counter: fresh,
@@ -702,17 +829,11 @@ impl<'s, 'p> Engine<'s, 'p> {
         };
         run.singles();
         run.communications();
-        work.scratch = take(&mut run.scratch);
-        work.buffer = take(&mut run.buffer);
-        work.asked = take(&mut run.asked);
-        work.lists = take(&mut run.lists);
-        work.inputs = take(&mut run.input_room);
         let failed = run.slow || !run.misses.is_empty();
         let reduced = match (failed, &self.por, levels) {
             (false, Some(_), Some((_, s))) => run.reduce(s),
             _ => None,
         };
-        work.movers = take(&mut run.movers);
         let (out, arena, misses) = (run.out, run.arena, run.misses);
         (work.slots, work.moves) = (slots, recycle(moves));
         match failed {
@@ -786,6 +907,17 @@ fn actors(actors: &[Instance]) -> Actors {
 /// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]).
 fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
     out.clear();
+    // Most states have no equal components side by side: a slot each, written by one
+    // `extend` (a push each checked the room: 300 instructions a Peterson state).
+    if procs.windows(2).all(|w| w[0] != w[1]) {
+        let slot = |(pos, &id): (usize, &u32)| Slot {
+            pos,
+            id,
+            twin: false,
+        };
+        out.extend(procs.iter().enumerate().map(slot));
+        return;
+    }
     for (pos, &id) in procs.iter().enumerate() {
         let second = pos > 0 && procs[pos - 1] == id;
         let third = second && pos > 1 && procs[pos - 2] == id;
@@ -796,5 +928,81 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
                 twin: second,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The positions of `ids` by (rank, position), as sorting them afresh gives.
+    fn by_ranks_now(order: &Order, ids: &[u32]) -> Vec<u32> {
+        let rank = |p: usize| {
+            let (kind, i) = Interner::component_number(ids[p]);
+            order.ranks[kind][i]
+        };
+        let mut positions: Vec<u32> = (0..ids.len() as u32).collect();
+        positions.sort_by_key(|&p| (rank(p as usize), p));
+        positions
+    }
+
+    /// States sorted one after another, as a worker sorts them (its `key_pos` and `canon`
+    /// kept from state to state), mostly a few ids apart, some of other lengths, the
+    /// components ranked again now and then: every order is the one sorting afresh gives.
+    /// With the state sorted last kept when the ranks change ([`Order::install`]), a
+    /// state sorted from it keeps its unchanged components' old ranks, and this fails; so
+    /// it does when an empty state is taken as the one sorted last.
+    #[test]
+    fn a_state_sorted_from_the_last_is_sorted_by_the_ranks_of_now() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let all: Vec<u32> = (0..12)
+            .map(|i| Interner::component_id(i % 2, i / 2))
+            .collect();
+        let mut ranks: Vec<u32> = (0..12).collect();
+        let mut order = Order::default();
+        order.install(&all, &ranks, [6, 6]);
+        let (mut key_pos, mut canon) = (Vec::new(), Vec::new());
+        // A state of no component, right after the ranks change: nothing to start from,
+        // though `last` is as long (empty).
+        assert!(order.by_rank(&all[..3], &mut key_pos, &mut canon));
+        order.install(&all, &ranks, [6, 6]);
+        assert!(order.by_rank(&[], &mut key_pos, &mut canon));
+        assert_eq!((key_pos.len(), canon.len()), (0, 0), "an empty state");
+        let mut ids: Vec<u32> = (0..8).map(|_| all[random(12)]).collect();
+        let mut reranked = 0;
+        for round in 0..2_000 {
+            match random(40) {
+                0 => ids = (0..random(10)).map(|_| all[random(12)]).collect(),
+                1 => {
+                    // Ranks change, equal ones included (components that compare equal).
+                    ranks.iter_mut().for_each(|r| *r = random(8) as u32);
+                    order.install(&all, &ranks, [6, 6]);
+                    reranked += 1;
+                }
+                _ => {
+                    for _ in 0..random(3) {
+                        if !ids.is_empty() {
+                            let at = random(ids.len());
+                            ids[at] = all[random(12)];
+                        }
+                    }
+                }
+            }
+            assert!(
+                order.by_rank(&ids, &mut key_pos, &mut canon),
+                "every id ranked"
+            );
+            let expected = by_ranks_now(&order, &ids);
+            assert_eq!(key_pos, expected, "round {round}: the positions of {ids:?}");
+            let in_order: Vec<u32> = expected.iter().map(|&p| ids[p as usize]).collect();
+            assert_eq!(canon, in_order, "round {round}: the components of {ids:?}");
+        }
+        assert!(reranked > 10, "ranked again {reranked} times");
     }
 }
