@@ -39,8 +39,8 @@ use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
-use split::{GroupId, Grouping, Split};
-use std::cell::RefCell;
+use split::{GroupId, Grouping, Rest, Split};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use summary::{Head, Summaries};
 
@@ -64,7 +64,25 @@ pub struct Stepper {
     groupings: u64,
     /// The buffer of the last window whose step was taken in place, for the next window.
     spare_window: RefCell<Vec<GroupId>>,
+    /// What the walks of a window found, by what they walk, with the epoch of `Rest` they
+    /// were made at (see [`Stepper::walked`]).
+    walks: RefCell<FxHashMap<Walk, (u64, Vec<GroupId>)>>,
+    /// How many windows took their walks from `walks`.
+    walk_hits: Cell<u64>,
 }
+
+/// What the walks of a window's lists take (see [`Stepper::walked`]): the head whose takers
+/// are in, the label offered (head, its first constructor, the constructor at a place inside
+/// it) unless the observation pins a name, and the shape whose predicted hidden takers are.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Walk {
+    taking: Option<Head>,
+    offer: Option<(Head, Option<Head>, Option<(usize, Head)>)>,
+    predicted: Option<(Head, Head)>,
+}
+
+/// The walks remembered start over past this many (a session has few shapes of message).
+const WALKS: usize = 256;
 
 /// The explanations after a closure and its flags.
 type Closed = Result<(Vec<Hyp>, Vec<Flag>), ReplayError>;
@@ -118,6 +136,8 @@ impl Stepper {
             forms: forms::Forms::default(),
             groupings: 0,
             spare_window: RefCell::default(),
+            walks: RefCell::default(),
+            walk_hits: Cell::new(0),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -211,6 +231,8 @@ impl Stepper {
             }
             // A hidden output of the window has takers outside it: again, with them.
             let shape = self.shape(obs);
+            // The walks remembered read the predictions: they go.
+            self.walks.get_mut().clear();
             let heads = self.predicted.entry(shape).or_default();
             for (head, group) in missing {
                 groups.push(group);
@@ -391,9 +413,6 @@ impl Stepper {
         // The buffer of the last window taken in place (a message makes one window).
         let mut groups = std::mem::take(&mut *self.spare_window.borrow_mut());
         groups.clear();
-        if let Some(h) = heads.word(head) {
-            groups.extend(rest.taking(h));
-        }
         let mut pinned = false;
         for arg in &obs.args {
             keys(arg, &bound, &mut |name, taken| {
@@ -401,6 +420,7 @@ impl Stepper {
                 groups.extend(rest.owner(name));
             });
         }
+        let mut offer = None;
         if !pinned {
             // Only a label holding a name the observation pins can take it, and the groups
             // holding those names are in; otherwise, every group offering such a label.
@@ -422,18 +442,44 @@ impl Stepper {
                 };
                 Some((heads.word(head)?, ctor, inner))
             };
-            if let Some((head, ctor, inner)) = known() {
-                groups.extend(rest.offering(head, ctor, inner));
-            }
+            offer = known();
         }
-        if !self.predicted.is_empty() {
-            for &head in self.predicted.get(&self.shape(obs)).into_iter().flatten() {
-                groups.extend(rest.takers(head));
-            }
-        }
+        let walk = Walk {
+            taking: heads.word(head),
+            offer,
+            predicted: (!self.predicted.is_empty()).then(|| self.shape(obs)),
+        };
+        self.walked(rest, walk, &mut groups);
         groups.sort_unstable();
         groups.dedup();
         Some(groups)
+    }
+
+    /// Adds the groups `walk`'s walks of `rest`'s lists find: the groups taking any label of
+    /// the head, those offering the label, and the takers of the hidden channels predicted
+    /// for the observation's shape. Remembered by the walk while `rest`'s epoch stays (no
+    /// class was listed or unlisted, no class a walk took gained or lost a group: then every
+    /// walk finds what it found), and while `predicted` does (it is emptied when that grows).
+    fn walked(&self, rest: &Rest, walk: Walk, groups: &mut Vec<GroupId>) {
+        let mut walks = self.walks.borrow_mut();
+        if let Some((epoch, found)) = walks.get(&walk)
+            && *epoch == rest.epoch()
+        {
+            groups.extend_from_slice(found);
+            self.walk_hits.set(self.walk_hits.get() + 1);
+            return;
+        }
+        let start = groups.len();
+        let hidden = walk.predicted.and_then(|shape| self.predicted.get(&shape));
+        let hidden = hidden.map_or(&[][..], Vec::as_slice);
+        groups.extend(rest.walked(walk.taking, walk.offer, hidden));
+        let mut found = groups[start..].to_vec();
+        found.sort_unstable();
+        found.dedup();
+        if walks.len() >= WALKS {
+            walks.clear();
+        }
+        walks.insert(walk, (rest.epoch(), found));
     }
 
     /// An observation's head and first constructor, by number: what the hidden channels its
@@ -793,6 +839,13 @@ mod tests {
         // ping makes one group (its request's), not two.
         let made = fast.hyps[0].rest.next_id();
         assert_eq!(made, 68, "groups made");
+        // With requests in flight their class stays listed, and no walk takes it: the walks
+        // of a ping's window, and of an answer's, are found again.
+        assert_eq!(
+            fast.walk_hits.get(),
+            26,
+            "windows whose walks were remembered"
+        );
     }
 
     /// A remembered step keeps how its result falls into groups: of 16 pings and their
