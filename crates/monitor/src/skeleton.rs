@@ -37,8 +37,11 @@ struct Skeleton {
     message: Message,
     /// The protocol version and the answered request's method (and whether it asked for a
     /// task) under which its schema check passed.
-    passed: Option<(Option<String>, Option<(String, bool)>)>,
+    passed: Option<Pass>,
 }
+
+/// A protocol version and an answered request's method and whether it asked for a task.
+type Pass = (Option<String>, Option<(String, bool)>);
 
 impl Skeletons {
     /// [`shape::parse`] of `raw`, sent in direction `dir`, read from the skeleton of that

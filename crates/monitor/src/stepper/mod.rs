@@ -39,10 +39,10 @@ use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
-use split::{GroupId, Grouping, Rest, Split};
+use split::{GroupId, Grouping, Offer, Rest, Split};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use summary::{Head, Summaries};
+use summary::{Head, Heads, Summaries};
 
 /// Steps the model along observations (see the module's documentation).
 pub struct Stepper {
@@ -77,7 +77,7 @@ pub struct Stepper {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Walk {
     taking: Option<Head>,
-    offer: Option<(Head, Option<Head>, Option<(usize, Head)>)>,
+    offer: Option<Offer>,
     predicted: Option<(Head, Head)>,
 }
 
@@ -430,19 +430,7 @@ impl Stepper {
                 Some(Arg::Ctor(name, payload)) => (Some(name), first_ctor(payload, &bound)),
                 _ => (None, None),
             };
-            // A name no summary holds is in no group's keys: no group offers a label with it.
-            let known = || -> Option<_> {
-                let ctor = match ctor {
-                    Some(c) => Some(heads.word(c)?),
-                    None => None,
-                };
-                let inner = match inner {
-                    Some((at, i)) => Some((at, heads.word(i)?)),
-                    None => None,
-                };
-                Some((heads.word(head)?, ctor, inner))
-            };
-            offer = known();
+            offer = offered(heads, head, ctor, inner);
         }
         let walk = Walk {
             taking: heads.word(head),
@@ -678,6 +666,26 @@ impl Stepper {
         self.counter = 0;
         self.hyps = self.absorb(whole, None, None);
     }
+}
+
+/// The label an observation offers (its head, first constructor and the constructor at a
+/// place inside it) by number; `None` when a name no summary holds is among them: it is in
+/// no group's keys, so no group offers a label with it.
+fn offered(
+    heads: &Heads,
+    head: &Word,
+    ctor: Option<&Word>,
+    inner: Option<(usize, &Word)>,
+) -> Option<Offer> {
+    let ctor = match ctor {
+        Some(c) => Some(heads.word(c)?),
+        None => None,
+    };
+    let inner = match inner {
+        Some((at, i)) => Some((at, heads.word(i)?)),
+        None => None,
+    };
+    Some((heads.word(head)?, ctor, inner))
 }
 
 /// Follows `IfBound` to the pattern that applies in the explanation.

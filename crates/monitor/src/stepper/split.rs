@@ -46,6 +46,10 @@ impl Bindings {
     }
 }
 
+/// A label offered, by number: its head, the constructor of its first value (if any), and
+/// the constructor at a place of that one's payload (see [`Rest::walked`]).
+pub type Offer = (Head, Option<Head>, Option<(usize, Head)>);
+
 /// A group's number: never reused in a session (64 bits do not run out).
 pub type GroupId = u64;
 
@@ -241,7 +245,7 @@ impl Rest {
     pub fn walked<'a>(
         &'a self,
         taking: Option<Head>,
-        offer: Option<(Head, Option<Head>, Option<(usize, Head)>)>,
+        offer: Option<Offer>,
         hidden: &'a [Head],
     ) -> impl Iterator<Item = GroupId> + 'a {
         let taking = taking.and_then(|h| self.ins.get(&h));
