@@ -879,6 +879,27 @@ mod tests {
         assert_eq!(fast.quick.hits, 26, "steps taken in place");
     }
 
+    /// A walk remembered is taken again only while what it walked is as it was: a progress
+    /// for an unnamed token walks the requests that may offer it, and the next request of
+    /// that kind joins them (the same class, no list changed), so the next such progress
+    /// must find it (with the reference's verdict: taken by the new request's token).
+    #[test]
+    fn a_walk_is_not_taken_again_past_a_change_of_what_it_walked() {
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, t))",
+            "s2c(prog(x))",
+            "c2s(req(d, ping, _))",
+            "s2c(prog(y))",
+            "s2c(prog(y))",
+        ];
+        let fast = same_steps(&labels, &["b", "c", "d", "t", "x", "y"], None);
+        assert_eq!(fast.hyps.len(), 1, "one explanation throughout");
+    }
+
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no
     /// expected label and no binding.
     #[test]
