@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes a trace (docs/trace.md format) of messages on the edges of the flat scan of
 crates/monitor/src/flat.rs: escapes, ids as strings and numbers, repeated members, unusual white
-space, negative and float ids, batches, text that is no JSON, cancellations and progress, in the
+space, negative and float ids, batches, text that is no JSON, cancellations and progress, runs of
+messages that differ only by their id (skeleton.rs), in the
 legacy or the modern era: python3 bench/monitor/edges_trace.py legacy|modern > /tmp/edges.jsonl"""
 import json, sys
 era = sys.argv[1] if len(sys.argv) > 1 else "legacy"
@@ -54,6 +55,20 @@ msgs = [
     ("c2s", '{"jsonrpc":"2.0","id":23,"method":"ping","params":{"_meta":{"progressToken":5}}}'),
     ("s2c", '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":1}}'),
     ("s2c", '{"jsonrpc":"2.0","id":23,"result":{}}'),
+    # Messages like the one before of their side but for their id, read from it
+    # (crates/monitor/src/skeleton.rs), and the ones that must not be.
+    ("c2s", '{"jsonrpc":"2.0","id":30,"method":"ping"}'), ("c2s", '{"jsonrpc":"2.0","id":31,"method":"ping"}'),
+    ("s2c", '{"jsonrpc":"2.0","id":30,"result":{}}'), ("s2c", '{"jsonrpc":"2.0","id":31,"result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}'), ("c2s", '{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}'),
+    ("s2c", '{"jsonrpc":"2.0","id":9223372036854775807,"result":{}}'), ("s2c", '{"jsonrpc":"2.0","id":9223372036854775808,"result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":032,"method":"ping"}'), ("c2s", '{"jsonrpc":"2.0","id":0,"method":"ping"}'), ("s2c", '{"jsonrpc":"2.0","id":0,"result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":"a","id":33,"method":"ping"}'), ("c2s", '{"jsonrpc":"2.0","id":"a","id":34,"method":"ping"}'),
+    ("c2s", '{"jsonrpc":"2.0","id":35,"id":"a","method":"ping"}'),
+    ("s2c", '{"jsonrpc":"2.0","id":33,"result":{}}'), ("s2c", '{"jsonrpc":"2.0","id":34,"result":{}}'), ("s2c", '{"jsonrpc":"2.0","id":"a","result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":38,"method":"ping"}'), ("c2s", '{"jsonrpc":"2.0","id":39,"method":"tools/list"}'),
+    ("s2c", '{"jsonrpc":"2.0","id":38,"result":{}}'), ("s2c", '{"jsonrpc":"2.0","id":39,"result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":40,"method":"ping"}'), ("s2c", '{"jsonrpc":"2.0","id":40,"result":{}}'),
+    ("c2s", '{"jsonrpc":"2.0","id":40,"method":"ping"}'), ("s2c", '{"jsonrpc":"2.0","id":40,"result":{}}'),
 ]
 for d, raw in msgs:
     line(d, raw)

@@ -44,22 +44,34 @@ impl Scalar<'_> {
 /// The members of `text` when it is a flat object as above; `None` for anything else
 /// (which may still be JSON: the full parse decides).
 pub fn read(text: &str) -> Option<Members> {
+    read_marked(text).map(|(members, _)| members)
+}
+
+/// [`read`], with where the `id` the members keep lies in `text` when it is an integer (the
+/// byte range of its digits): what `skeleton.rs` compares the next message around.
+pub fn read_marked(text: &str) -> Option<(Members, Option<(usize, usize)>)> {
     let b = text.as_bytes();
     let mut i = expect(b, skip(b, 0), b'{')?;
     let mut members = Members::default();
+    let mut id_at = None;
     i = skip(b, i);
     if b.get(i) == Some(&b'}') {
-        return end(b, i + 1).then_some(members);
+        return end(b, i + 1).then_some((members, id_at));
     }
     loop {
         let (name, after) = string(text, i)?;
         i = expect(b, skip(b, after), b':')?;
-        let (value, after) = scalar(text, skip(b, i))?;
+        let start = skip(b, i);
+        let (value, after) = scalar(text, start)?;
+        if name == "id" {
+            // The last of a repeated name wins, its place too.
+            id_at = matches!(value, Scalar::Int(_)).then_some((start, after));
+        }
         keep(&mut members, name, value);
         i = skip(b, after);
         match b.get(i) {
             Some(b',') => i = skip(b, i + 1),
-            Some(b'}') => return end(b, i + 1).then_some(members),
+            Some(b'}') => return end(b, i + 1).then_some((members, id_at)),
             _ => return None,
         }
     }

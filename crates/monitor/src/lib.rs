@@ -31,6 +31,7 @@ pub mod schema_seen;
 pub mod session;
 pub mod sessions;
 pub mod shape;
+pub mod skeleton;
 pub mod stepper;
 pub mod tasks;
 pub mod trace;

@@ -15,6 +15,7 @@ use crate::rules;
 use crate::schema::{self, Part};
 use crate::schema_seen::Seen;
 use crate::shape::{self, Finding, Message};
+use crate::skeleton::Skeletons;
 use crate::trace::{Dir, Event};
 use agentpi_check::replay::{Arg, Key, Observation, Verdict};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -255,6 +256,8 @@ pub struct Session {
     sender: Option<u64>,
     /// The buffers of the last message's observations, for the next.
     pool: Pool,
+    /// The last clean flat message of each side, which the next may be read from.
+    skeletons: Skeletons,
 }
 
 /// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
@@ -300,6 +303,7 @@ impl Session {
             connections: HashMap::new(),
             sender: None,
             pool: Pool::default(),
+            skeletons: Skeletons::default(),
         }
     }
 
@@ -590,7 +594,7 @@ impl Session {
             return;
         }
         self.over_http = event.exchange().is_some();
-        let (message, mut findings) = shape::parse(&event.raw, event.dir);
+        let (message, mut findings) = self.skeletons.parse(&event.raw, event.dir);
         if self.over_http {
             for (rule, text) in &mut findings {
                 if matches!(*rule, "S2" | "S3") {
@@ -667,7 +671,14 @@ impl Session {
         };
         let answered = self.answered.take();
         if !enveloped && found.is_empty() {
-            found.extend(self.schema(&message, answered));
+            let version = self.protocol_version.as_deref();
+            // A pass of the skeleton the message was read from holds for it (`skeleton.rs`).
+            if !self.skeletons.passed(version, answered.as_ref()) {
+                match self.schema(&message, answered.as_ref()) {
+                    Some(finding) => found.push(finding),
+                    None => (self.skeletons).pass(version, answered.as_ref()),
+                }
+            }
         }
         self.report(index, event, found);
         // Described only for a finding (most messages make none).
@@ -837,8 +848,7 @@ impl Session {
     /// J13, for a message no other rule found fault with (one finding per fault, the most
     /// specific): a request or notification whole, a result by the method it answers
     /// (`answered`: that method, and whether the request asked for a task).
-    fn schema(&self, message: &Message, answered: Option<(String, bool)>) -> Option<Finding> {
-        let answered = answered.as_ref();
+    fn schema(&self, message: &Message, answered: Option<&(String, bool)>) -> Option<Finding> {
         let (part, method, id, body) = match message {
             Message::Request { id, method, params } => {
                 (Part::Request, method.as_str(), Some(id), params.as_ref())

@@ -3,7 +3,7 @@
 //! message means over time is the model's business (`bind`, `session`).
 
 use crate::flat;
-use crate::members::{Members, Top};
+use crate::members::{self, Members, Top};
 use crate::trace::Dir;
 use serde_json::{Map, Value};
 
@@ -59,20 +59,34 @@ pub type Finding = (&'static str, String);
 /// Reads one message sent in direction `dir`; `None` when it is not a JSON-RPC message at
 /// all (the findings say why).
 pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
+    let (message, found, _) = parse_marked(raw, dir);
+    (message, found)
+}
+
+/// [`parse`], with the byte range of the message's id when a flat scan read it as an
+/// integer (see `flat::read_marked`).
+pub fn parse_marked(
+    raw: &[u8],
+    dir: Dir,
+) -> (Option<Message>, Vec<Finding>, Option<(usize, usize)>) {
     let mut found = Vec::new();
     let Ok(text) = std::str::from_utf8(raw) else {
         found.push(("J1", "the message is not UTF-8".to_string()));
-        return (None, found);
+        return (None, found, None);
     };
-    let members = match flat::top(text) {
+    let (top, id_at) = match flat::read_marked(text) {
+        Some((members, id_at)) => (Some(Top::Object(members)), id_at),
+        None => (members::read(text), None),
+    };
+    let members = match top {
         Some(Top::Object(members)) => members,
         Some(Top::Array) => {
             found.push(("J8", "a JSON-RPC batch (an array)".to_string()));
-            return (None, found);
+            return (None, found, None);
         }
         Some(Top::Other) => {
             found.push(("J1", "the message is not a JSON object".to_string()));
-            return (None, found);
+            return (None, found, None);
         }
         None => {
             let (rule, who) = match dir {
@@ -80,14 +94,14 @@ pub fn parse(raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
                 _ => ("S3", "the client wrote a line to stdin that is not JSON"),
             };
             found.push((rule, who.to_string()));
-            return (None, found);
+            return (None, found, None);
         }
     };
     if members.jsonrpc != Some(true) {
         found.push(("J1", "`jsonrpc` is not \"2.0\"".to_string()));
     }
     let message = envelope(members, &mut found);
-    (message, found)
+    (message, found, id_at)
 }
 
 fn envelope(members: Members, found: &mut Vec<Finding>) -> Option<Message> {

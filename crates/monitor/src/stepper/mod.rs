@@ -39,10 +39,10 @@ use agentpi_ir::core::ChanId;
 use agentpi_semantics::{Chan, Proc, Semantics, State};
 use closure::{Hyp, Rules};
 use rustc_hash::FxHashMap;
-use split::{GroupId, Grouping, Split};
-use std::cell::RefCell;
+use split::{GroupId, Grouping, Offer, Rest, Split};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use summary::{Head, Summaries};
+use summary::{Head, Heads, Summaries};
 
 /// Steps the model along observations (see the module's documentation).
 pub struct Stepper {
@@ -64,7 +64,25 @@ pub struct Stepper {
     groupings: u64,
     /// The buffer of the last window whose step was taken in place, for the next window.
     spare_window: RefCell<Vec<GroupId>>,
+    /// What the walks of a window found, by what they walk, with the epoch of `Rest` they
+    /// were made at (see [`Stepper::walked`]).
+    walks: RefCell<FxHashMap<Walk, (u64, Vec<GroupId>)>>,
+    /// How many windows took their walks from `walks`.
+    walk_hits: Cell<u64>,
 }
+
+/// What the walks of a window's lists take (see [`Stepper::walked`]): the head whose takers
+/// are in, the label offered (head, its first constructor, the constructor at a place inside
+/// it) unless the observation pins a name, and the shape whose predicted hidden takers are.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Walk {
+    taking: Option<Head>,
+    offer: Option<Offer>,
+    predicted: Option<(Head, Head)>,
+}
+
+/// The walks remembered start over past this many (a session has few shapes of message).
+const WALKS: usize = 256;
 
 /// The explanations after a closure and its flags.
 type Closed = Result<(Vec<Hyp>, Vec<Flag>), ReplayError>;
@@ -118,6 +136,8 @@ impl Stepper {
             forms: forms::Forms::default(),
             groupings: 0,
             spare_window: RefCell::default(),
+            walks: RefCell::default(),
+            walk_hits: Cell::new(0),
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
@@ -211,6 +231,8 @@ impl Stepper {
             }
             // A hidden output of the window has takers outside it: again, with them.
             let shape = self.shape(obs);
+            // The walks remembered read the predictions: they go.
+            self.walks.get_mut().clear();
             let heads = self.predicted.entry(shape).or_default();
             for (head, group) in missing {
                 groups.push(group);
@@ -391,9 +413,6 @@ impl Stepper {
         // The buffer of the last window taken in place (a message makes one window).
         let mut groups = std::mem::take(&mut *self.spare_window.borrow_mut());
         groups.clear();
-        if let Some(h) = heads.word(head) {
-            groups.extend(rest.taking(h));
-        }
         let mut pinned = false;
         for arg in &obs.args {
             keys(arg, &bound, &mut |name, taken| {
@@ -401,6 +420,7 @@ impl Stepper {
                 groups.extend(rest.owner(name));
             });
         }
+        let mut offer = None;
         if !pinned {
             // Only a label holding a name the observation pins can take it, and the groups
             // holding those names are in; otherwise, every group offering such a label.
@@ -410,30 +430,44 @@ impl Stepper {
                 Some(Arg::Ctor(name, payload)) => (Some(name), first_ctor(payload, &bound)),
                 _ => (None, None),
             };
-            // A name no summary holds is in no group's keys: no group offers a label with it.
-            let known = || -> Option<_> {
-                let ctor = match ctor {
-                    Some(c) => Some(heads.word(c)?),
-                    None => None,
-                };
-                let inner = match inner {
-                    Some((at, i)) => Some((at, heads.word(i)?)),
-                    None => None,
-                };
-                Some((heads.word(head)?, ctor, inner))
-            };
-            if let Some((head, ctor, inner)) = known() {
-                groups.extend(rest.offering(head, ctor, inner));
-            }
+            offer = offered(heads, head, ctor, inner);
         }
-        if !self.predicted.is_empty() {
-            for &head in self.predicted.get(&self.shape(obs)).into_iter().flatten() {
-                groups.extend(rest.takers(head));
-            }
-        }
+        let walk = Walk {
+            taking: heads.word(head),
+            offer,
+            predicted: (!self.predicted.is_empty()).then(|| self.shape(obs)),
+        };
+        self.walked(rest, walk, &mut groups);
         groups.sort_unstable();
         groups.dedup();
         Some(groups)
+    }
+
+    /// Adds the groups `walk`'s walks of `rest`'s lists find: the groups taking any label of
+    /// the head, those offering the label, and the takers of the hidden channels predicted
+    /// for the observation's shape. Remembered by the walk while `rest`'s epoch stays (no
+    /// class was listed or unlisted, no class a walk took gained or lost a group: then every
+    /// walk finds what it found), and while `predicted` does (it is emptied when that grows).
+    fn walked(&self, rest: &Rest, walk: Walk, groups: &mut Vec<GroupId>) {
+        let mut walks = self.walks.borrow_mut();
+        if let Some((epoch, found)) = walks.get(&walk)
+            && *epoch == rest.epoch()
+        {
+            groups.extend_from_slice(found);
+            self.walk_hits.set(self.walk_hits.get() + 1);
+            return;
+        }
+        let start = groups.len();
+        let hidden = walk.predicted.and_then(|shape| self.predicted.get(&shape));
+        let hidden = hidden.map_or(&[][..], Vec::as_slice);
+        groups.extend(rest.walked(walk.taking, walk.offer, hidden));
+        let mut found = groups[start..].to_vec();
+        found.sort_unstable();
+        found.dedup();
+        if walks.len() >= WALKS {
+            walks.clear();
+        }
+        walks.insert(walk, (rest.epoch(), found));
     }
 
     /// An observation's head and first constructor, by number: what the hidden channels its
@@ -634,6 +668,26 @@ impl Stepper {
     }
 }
 
+/// The label an observation offers (its head, first constructor and the constructor at a
+/// place inside it) by number; `None` when a name no summary holds is among them: it is in
+/// no group's keys, so no group offers a label with it.
+fn offered(
+    heads: &Heads,
+    head: &Word,
+    ctor: Option<&Word>,
+    inner: Option<(usize, &Word)>,
+) -> Option<Offer> {
+    let ctor = match ctor {
+        Some(c) => Some(heads.word(c)?),
+        None => None,
+    };
+    let inner = match inner {
+        Some((at, i)) => Some((at, heads.word(i)?)),
+        None => None,
+    };
+    Some((heads.word(head)?, ctor, inner))
+}
+
 /// Follows `IfBound` to the pattern that applies in the explanation.
 fn resolve<'a>(arg: &'a Arg, bound: &dyn Fn(&str) -> Option<u32>) -> &'a Arg {
     match arg {
@@ -793,6 +847,13 @@ mod tests {
         // ping makes one group (its request's), not two.
         let made = fast.hyps[0].rest.next_id();
         assert_eq!(made, 68, "groups made");
+        // With requests in flight their class stays listed, and no walk takes it: the walks
+        // of a ping's window, and of an answer's, are found again.
+        assert_eq!(
+            fast.walk_hits.get(),
+            26,
+            "windows whose walks were remembered"
+        );
     }
 
     /// A remembered step keeps how its result falls into groups: of 16 pings and their
@@ -816,6 +877,27 @@ mod tests {
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let fast = same_steps(&labels, &["p0", "p7", "p15"], None);
         assert_eq!(fast.quick.hits, 26, "steps taken in place");
+    }
+
+    /// A walk remembered is taken again only while what it walked is as it was: a progress
+    /// for an unnamed token walks the requests that may offer it, and the next request of
+    /// that kind joins them (the same class, no list changed), so the next such progress
+    /// must find it (with the reference's verdict: taken by the new request's token).
+    #[test]
+    fn a_walk_is_not_taken_again_past_a_change_of_what_it_walked() {
+        let labels = [
+            "c2s(req(a, initialize, _))",
+            "s2c(res(a, true))",
+            "c2s(note(initialized))",
+            "c2s(req(b, ping, _))",
+            "c2s(req(c, ping, t))",
+            "s2c(prog(x))",
+            "c2s(req(d, ping, _))",
+            "s2c(prog(y))",
+            "s2c(prog(y))",
+        ];
+        let fast = same_steps(&labels, &["b", "c", "d", "t", "x", "y"], None);
+        assert_eq!(fast.hyps.len(), 1, "one explanation throughout");
     }
 
     /// Names numbered afresh mid-session (past `RENUMBER` stable ids) change no verdict, no

@@ -36,6 +36,9 @@ pub struct Lookup {
     starts: Vec<usize>,
     /// The keys by place: the window's bound keys in order, then the observation's others.
     pub keys: Vec<Key>,
+    /// The window's names bound to a key (those of `keys`' first places, in order): the only
+    /// ones a step taken in place has to let go of.
+    bound: Vec<u32>,
 }
 
 /// What became of a group of the window.
@@ -94,11 +97,13 @@ impl Quicks {
             names: Vec::new(),
             starts: Vec::new(),
             keys: Vec::new(),
+            bound: Vec::new(),
         });
         at.key.clear();
         at.names.clear();
         at.starts.clear();
         at.keys.clear();
+        at.bound.clear();
         at.key.push(groups.len() as u32);
         for &id in groups {
             let group = rest.group(id)?;
@@ -110,6 +115,7 @@ impl Quicks {
             let place = match bindings.by_name.get(name) {
                 Some(key) => {
                     at.keys.push(key.clone());
+                    at.bound.push(*name);
                     at.keys.len() as u32
                 }
                 None => 0,
@@ -297,7 +303,9 @@ impl Quick {
             Some(&n) => n,
             None => first + p - window,
         };
-        at.names.iter().for_each(|&n| bindings.unbind(n));
+        // The window's other names are bound to no key (the look-up found them so, and
+        // nothing bound one since): letting go of them would change nothing.
+        at.bound.iter().for_each(|&n| bindings.unbind(n));
         for (fate, &id) in self.fate.iter().zip(groups) {
             if let Fate::Removed = fate {
                 rest.remove(id);

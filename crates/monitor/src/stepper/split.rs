@@ -9,8 +9,13 @@ use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Where every [`Rest::epoch`] is drawn from: no two changes anywhere share a value, so an
+/// epoch names one content of what walks read (see `Rest::epoch`).
+static EPOCHS: AtomicU64 = AtomicU64::new(1);
 
 /// An explanation: its components and the keys bound to its names (stable ids).
 #[derive(Clone, Default)]
@@ -40,6 +45,10 @@ impl Bindings {
         }
     }
 }
+
+/// A label offered, by number: its head, the constructor of its first value (if any), and
+/// the constructor at a place of that one's payload (see [`Rest::walked`]).
+pub type Offer = (Head, Option<Head>, Option<(usize, Head)>);
 
 /// A group's number: never reused in a session (64 bits do not run out).
 pub type GroupId = u64;
@@ -72,7 +81,7 @@ pub struct Rest {
     /// The group holding each name.
     owner: FxHashMap<u32, GroupId>,
     /// The groups filed under each summary, by its address.
-    classes: FxHashMap<Class, FxHashSet<GroupId>>,
+    classes: FxHashMap<Class, Members>,
     /// Classes taking part in any label of a head.
     ins: FxHashMap<Head, Vec<Class>>,
     /// Classes offering a label of a head whose first value is a constructor (or not).
@@ -86,6 +95,19 @@ pub struct Rest {
     /// Classes that are passive but not inert (that take a hidden channel).
     passive: Vec<Class>,
     next: GroupId,
+    /// Drawn afresh (`EPOCHS`) whenever a class is listed or unlisted, or a walked class
+    /// (one whose groups a walk of the lists took) gains or loses a group: the groups any
+    /// walk finds are the same while it stays (`Stepper::window_of` remembers them by it).
+    epoch: u64,
+}
+
+/// The groups of one class, and whether a walk took them (then a change of them is a new
+/// [`Rest::epoch`]). A class no walk took may change freely: a request's group, found by
+/// the name it holds, not by a walk.
+#[derive(Clone, Default)]
+struct Members {
+    groups: FxHashSet<GroupId>,
+    walked: Cell<bool>,
 }
 
 /// A summary's address: the class of the groups filed under it (each of them holds it, so
@@ -121,6 +143,15 @@ impl Group {
 }
 
 impl Rest {
+    /// What the walks read, as of now (see the field).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn new_epoch(&mut self) {
+        self.epoch = EPOCHS.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Every group id, in order.
     pub fn ids(&self) -> Vec<GroupId> {
         let mut ids: Vec<GroupId> = self.groups.keys().copied().collect();
@@ -167,21 +198,20 @@ impl Rest {
         self.members(Some(&self.passive))
     }
 
-    /// Groups that offer a label of `head`, whose first value is constructor `ctor` when
-    /// `ctor` is given, with constructor `inner` at position `at` of its payload when `inner`
-    /// is given as `(at, inner)`.
-    pub fn offering(
+    /// The classes of the groups that offer a label of `head`, whose first value is
+    /// constructor `ctor` when `ctor` is given, with constructor `inner` at position `at` of
+    /// its payload when `inner` is given as `(at, inner)`.
+    fn offered(
         &self,
         head: Head,
         ctor: Option<Head>,
         inner: Option<(usize, Head)>,
-    ) -> impl Iterator<Item = GroupId> + '_ {
-        let classes = match (ctor, inner) {
+    ) -> Option<&Vec<Class>> {
+        match (ctor, inner) {
             (Some(c), Some((at, i))) => self.out_args.get(&(head, c, at, i)),
             (Some(c), None) => self.outs.get(&(head, Some(c))),
             (None, _) => self.out_heads.get(&head),
-        };
-        self.members(classes)
+        }
     }
 
     /// The groups of `classes` (each class once in a list, and a group in one class: each
@@ -190,8 +220,39 @@ impl Rest {
         &'a self,
         classes: Option<&'a Vec<Class>>,
     ) -> impl Iterator<Item = GroupId> + 'a {
-        let groups = move |c: &Class| self.classes.get(c).into_iter().flatten();
+        self.walk(classes, false)
+    }
+
+    /// [`Rest::members`]; with `mark`, each class is marked walked: from then on a change of
+    /// its groups is a new epoch, so what the walk found may be remembered by the epoch.
+    fn walk<'a>(
+        &'a self,
+        classes: Option<&'a Vec<Class>>,
+        mark: bool,
+    ) -> impl Iterator<Item = GroupId> + 'a {
+        let groups = move |c: &Class| {
+            let members = self.classes.get(c);
+            if mark {
+                members.iter().for_each(|m| m.walked.set(true));
+            }
+            members.into_iter().flat_map(|m| &m.groups)
+        };
         classes.into_iter().flatten().flat_map(groups).copied()
+    }
+
+    /// [`Rest::taking`], the groups offering `offer` (see [`Rest::offered`]) and [`Rest::takers`] of
+    /// each of `hidden`, the classes walked marked (see [`Rest::walk`]).
+    pub fn walked<'a>(
+        &'a self,
+        taking: Option<Head>,
+        offer: Option<Offer>,
+        hidden: &'a [Head],
+    ) -> impl Iterator<Item = GroupId> + 'a {
+        let taking = taking.and_then(|h| self.ins.get(&h));
+        let offering = offer.and_then(|(h, c, i)| self.offered(h, c, i));
+        let takers = hidden.iter().filter_map(|h| self.hidden.get(h));
+        let lists = [taking, offering].into_iter().flatten().chain(takers);
+        lists.flat_map(|list| self.walk(Some(list), true))
     }
 
     /// Files `procs` (holding `names`, of form `form`) as a new group under `keys` (see
@@ -207,10 +268,17 @@ impl Rest {
         self.next += 1;
         let class = Rc::as_ptr(&keys) as Class;
         match self.classes.get_mut(&class) {
-            Some(groups) => _ = groups.insert(id),
+            Some(members) => {
+                members.groups.insert(id);
+                if members.walked.get() {
+                    self.new_epoch();
+                }
+            }
             None => {
                 self.list(class, &keys);
-                self.classes.insert(class, std::iter::once(id).collect());
+                let groups = std::iter::once(id).collect();
+                let walked = Cell::new(false);
+                self.classes.insert(class, Members { groups, walked });
             }
         }
         for &name in &names {
@@ -227,6 +295,7 @@ impl Rest {
 
     /// Lists a new class under every head its summary `keys` names (once under each).
     fn list(&mut self, class: Class, keys: &Summary) {
+        self.new_epoch();
         fn add<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, Vec<Class>>, key: K, class: Class) {
             let list = map.entry(key).or_default();
             if !list.contains(&class) {
@@ -251,6 +320,7 @@ impl Rest {
 
     /// Takes a class no group is filed under any more off every list.
     fn unlist(&mut self, class: Class, keys: &Summary) {
+        self.new_epoch();
         fn drop<K: std::hash::Hash + Eq>(
             map: &mut FxHashMap<K, Vec<Class>>,
             key: &K,
@@ -306,11 +376,14 @@ impl Rest {
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
         let group = self.groups.remove(&id)?;
         let class = Rc::as_ptr(&group.keys) as Class;
-        if let Some(groups) = self.classes.get_mut(&class) {
-            groups.remove(&id);
-            if groups.is_empty() {
+        if let Some(members) = self.classes.get_mut(&class) {
+            members.groups.remove(&id);
+            let walked = members.walked.get();
+            if members.groups.is_empty() {
                 self.classes.remove(&class);
                 self.unlist(class, &group.keys);
+            } else if walked {
+                self.new_epoch();
             }
         }
         for name in &group.names {
@@ -488,17 +561,83 @@ mod tests {
         rest.insert(None, vec![1], keys.clone(), form.clone());
         rest.insert(None, vec![2], keys.clone(), form.clone());
         assert_eq!(sorted(rest.taking(7)), [0, 1]);
-        assert_eq!(sorted(rest.offering(7, None, None)), [0, 1]);
-        assert_eq!(sorted(rest.offering(7, Some(2), None)), [0, 1]);
+        assert_eq!(
+            sorted(rest.walked(None, Some((7, None, None)), &[])),
+            [0, 1]
+        );
+        assert_eq!(
+            sorted(rest.walked(None, Some((7, Some(2), None)), &[])),
+            [0, 1]
+        );
         rest.remove(0);
         assert_eq!(sorted(rest.taking(7)), [1]);
         assert_eq!(sorted(rest.takers(9)), [1]);
         assert_eq!(sorted(rest.passive()), [1]);
         assert_eq!(rest.owner(2), Some(1));
         rest.remove(1);
-        assert_eq!(sorted(rest.offering(7, None, None)), [] as [GroupId; 0]);
+        assert_eq!(
+            sorted(rest.walked(None, Some((7, None, None)), &[])),
+            [] as [GroupId; 0]
+        );
         assert!(rest.ins.is_empty() && rest.out_heads.is_empty() && rest.passive.is_empty());
         rest.insert(None, vec![3], keys, form);
-        assert_eq!(sorted(rest.offering(7, Some(1), None)), [2]);
+        assert_eq!(
+            sorted(rest.walked(None, Some((7, Some(1), None)), &[])),
+            [2]
+        );
+    }
+
+    /// The epoch stays while what a walk would find does: a class no walk took gains and
+    /// loses groups freely, a group replaced in place changes no class; a walked class's new
+    /// or lost group, or a class listed or unlisted, is a new epoch, never one seen before.
+    #[test]
+    fn the_epoch_changes_with_what_walks_find() {
+        let keys = |head: Head| {
+            Rc::new(Summary {
+                passive: true,
+                ins: vec![head],
+                ..Summary::default()
+            })
+        };
+        let form = Rc::new(Form {
+            id: 0,
+            procs: Box::new([]),
+        });
+        let (walked, other) = (keys(7), keys(8));
+        let mut rest = Rest::default();
+        rest.insert(None, vec![1], walked.clone(), form.clone());
+        rest.insert(None, vec![2], other.clone(), form.clone());
+        let first = rest.epoch();
+        rest.insert(None, vec![3], walked.clone(), form.clone());
+        assert_eq!(rest.epoch(), first, "a class no walk took yet");
+        assert_eq!(sorted(rest.taking(7)), [0, 2]);
+        assert_eq!(sorted(rest.taking(8)), [1]);
+        assert_eq!(rest.epoch(), first, "looked at, not walked");
+        assert_eq!(sorted(rest.walked(Some(7), None, &[])), [0, 2]);
+        rest.insert(None, vec![4], other.clone(), form.clone());
+        rest.remove(3);
+        rest.replace(0, None, vec![5], form.clone());
+        assert_eq!(
+            rest.epoch(),
+            first,
+            "an unwalked class, a group replaced in place"
+        );
+        let mut seen = vec![first];
+        let mut changed = |rest: &Rest, what: &str| {
+            assert!(!seen.contains(&rest.epoch()), "{what}");
+            seen.push(rest.epoch());
+        };
+        rest.insert(None, vec![6], walked.clone(), form.clone());
+        changed(&rest, "a walked class gained a group");
+        rest.remove(2);
+        changed(&rest, "a walked class lost a group");
+        rest.remove(1);
+        changed(&rest, "a class was unlisted");
+        let copy = rest.clone();
+        assert_eq!(copy.epoch(), rest.epoch(), "a copy holds the same");
+        rest.insert(None, vec![7], other, form);
+        changed(&rest, "a class was listed");
+        assert_eq!(sorted(rest.walked(Some(7), None, &[])), [0, 4]);
+        assert_eq!(sorted(copy.walked(Some(7), None, &[])), [0, 4]);
     }
 }

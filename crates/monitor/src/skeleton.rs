@@ -1,0 +1,223 @@
+//! A message read from the last one of its side: in a flood every message of a side is the
+//! one before but for its id (`{"jsonrpc":"2.0","id":N,"method":"ping"}`, its `{}` answer).
+//! When a flat message (`flat.rs`) whose id is an integer parses clean, its bytes are kept as
+//! a *skeleton*: the bytes before the id's digits, the digits, the bytes after. The next
+//! message of that side whose bytes are the same before and after, with digits between that
+//! JSON reads as the same kind of number (1 to 19 digits, no leading zero: the scan's
+//! integers; and within `i64`, as the kept one's, for the schema pass below), is that message with another id: the same tokens in the same order, the same
+//! members (the one whose digits differ is the id the envelope keeps, as it was in the kept
+//! message), the same findings (none), valid UTF-8 (the digits are ASCII). So it is the kept
+//! message with the new id, without the scan or a `Value` per member.
+//!
+//! J13's schema check of such a message is a function of the message up to its integer id
+//! (`schema_seen.rs`), of the protocol version and of what the message answers: a pass is
+//! kept with the skeleton under those two, and the next message of the skeleton under the
+//! same two passes without a look-up.
+
+use crate::shape::{self, Finding, Message};
+use crate::trace::Dir;
+use serde_json::Value;
+
+/// Ids longer than this are no integer the scan reads (it fits a `u64`).
+const MAX_DIGITS: usize = 19;
+
+/// The last clean flat message of each side (client, server).
+#[derive(Default)]
+pub struct Skeletons {
+    sides: [Option<Skeleton>; 2],
+    /// The side whose skeleton the message in hand is (read from it, or kept as it).
+    current: Option<usize>,
+}
+
+struct Skeleton {
+    raw: Box<[u8]>,
+    /// The id's digits in `raw`.
+    at: usize,
+    len: usize,
+    message: Message,
+    /// The protocol version and the answered request's method (and whether it asked for a
+    /// task) under which its schema check passed.
+    passed: Option<Pass>,
+}
+
+/// A protocol version and an answered request's method and whether it asked for a task.
+type Pass = (Option<String>, Option<(String, bool)>);
+
+impl Skeletons {
+    /// [`shape::parse`] of `raw`, sent in direction `dir`, read from the skeleton of that
+    /// side when it is one (see the module's documentation).
+    pub fn parse(&mut self, raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
+        self.current = None;
+        let Some(side) = side(dir) else {
+            return shape::parse(raw, dir);
+        };
+        if let Some(message) = self.sides[side].as_ref().and_then(|s| s.read(raw)) {
+            self.current = Some(side);
+            return (Some(message), Vec::new());
+        }
+        let (message, found, id_at) = shape::parse_marked(raw, dir);
+        if let (Some(kept), true, Some((at, end))) = (&message, found.is_empty(), id_at)
+            && kept_id(kept)
+        {
+            self.sides[side] = Some(Skeleton {
+                raw: raw.into(),
+                at,
+                len: end - at,
+                message: kept.clone(),
+                passed: None,
+            });
+            self.current = Some(side);
+        }
+        (message, found)
+    }
+
+    /// Whether the message in hand is of a skeleton whose schema check passed under
+    /// `version` and `answered`.
+    pub fn passed(&self, version: Option<&str>, answered: Option<&(String, bool)>) -> bool {
+        let Some(skeleton) = self.current.and_then(|s| self.sides[s].as_ref()) else {
+            return false;
+        };
+        skeleton
+            .passed
+            .as_ref()
+            .is_some_and(|(v, a)| v.as_deref() == version && a.as_ref() == answered)
+    }
+
+    /// The message in hand passed its schema check under `version` and `answered`.
+    pub fn pass(&mut self, version: Option<&str>, answered: Option<&(String, bool)>) {
+        if let Some(skeleton) = self.current.and_then(|s| self.sides[s].as_mut()) {
+            skeleton.passed = Some((version.map(str::to_string), answered.cloned()));
+        }
+    }
+}
+
+impl Skeleton {
+    /// The kept message with the id `raw` has, when `raw` is it but for its id's digits.
+    fn read(&self, raw: &[u8]) -> Option<Message> {
+        let (head, tail) = (&self.raw[..self.at], &self.raw[self.at + self.len..]);
+        if raw.len() < head.len() + tail.len() + 1 || !raw.starts_with(head) || !raw.ends_with(tail)
+        {
+            return None;
+        }
+        let digits = &raw[head.len()..raw.len() - tail.len()];
+        let number = digits.iter().all(u8::is_ascii_digit)
+            && digits.len() <= MAX_DIGITS
+            && (digits.len() == 1 || digits[0] != b'0');
+        if !number {
+            return None;
+        }
+        let n = digits
+            .iter()
+            .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
+        if n > i64::MAX as u64 {
+            // An id of another kind for the schemas (see `kept`).
+            return None;
+        }
+        let mut message = self.message.clone();
+        match &mut message {
+            Message::Request { id, .. } | Message::Response { id, .. } => *id = Value::from(n),
+            Message::Notification { .. } => return None,
+        }
+        Some(message)
+    }
+}
+
+/// Whether a message's id is an integer within `i64`: J13's `RequestId` takes any of them
+/// alike (`schema_seen.rs`), so a skeleton's messages are of one id kind for its pass.
+fn kept_id(message: &Message) -> bool {
+    match message {
+        Message::Request { id, .. } | Message::Response { id, .. } => id.is_i64(),
+        Message::Notification { .. } => false,
+    }
+}
+
+fn side(dir: Dir) -> Option<usize> {
+    match dir {
+        Dir::C2s => Some(0),
+        Dir::S2c => Some(1),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Messages of one side in turn, each held to the full parse: ids of every length and
+    /// edge, bytes that differ elsewhere by one, a repeated id, an id that is no integer.
+    const LINES: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":12345,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":9999999999999999999,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":10000000000000000000,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":07,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"pong"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"} "#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":7.5,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":7e1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":-7,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"x","id":8,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"x","id":9,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":9,"id":"x","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":10,"id":"x","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":11,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":12,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":12,"result":{},"method":"x"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":14,"method":"tools/list","params":{}}"#,
+        r#"{"jsonrpc":"1.0","id":15,"method":"tools/list","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1٣,"method":"tools/list","params":{}}"#,
+    ];
+
+    /// Every line is read as the full parse reads it, and the lines like the one before but
+    /// for their integer id are read from it.
+    #[test]
+    fn reads_what_the_full_parse_reads() {
+        let mut skeletons = Skeletons::default();
+        let mut hits = 0;
+        for dir in [Dir::C2s, Dir::S2c] {
+            for line in LINES {
+                let got = skeletons.parse(line.as_bytes(), dir);
+                assert_eq!(got, shape::parse(line.as_bytes(), dir), "{line}");
+                hits += usize::from(skeletons.current.is_some_and(|_| {
+                    let kept = skeletons.sides[side(dir).unwrap()].as_ref().unwrap();
+                    &*kept.raw != line.as_bytes()
+                }));
+            }
+        }
+        // Per side: ids 2, 12345, 0, 9223372036854775807 (i64::MAX), 8, 9, 12 and 14.
+        assert_eq!(hits, 2 * 8, "messages read from their skeleton");
+    }
+
+    /// A schema pass is kept under the version and the answered request it was found under.
+    #[test]
+    fn a_schema_pass_holds_for_its_version_and_request() {
+        let mut skeletons = Skeletons::default();
+        let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#);
+        let answered = Some(("ping".to_string(), false));
+        skeletons.parse(ping(1).as_bytes(), Dir::S2c);
+        assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
+        skeletons.pass(Some("2025-11-25"), answered.as_ref());
+        skeletons.parse(ping(2).as_bytes(), Dir::S2c);
+        assert!(skeletons.passed(Some("2025-11-25"), answered.as_ref()));
+        assert!(!skeletons.passed(Some("2025-06-18"), answered.as_ref()));
+        let listed = Some(("tools/list".to_string(), false));
+        assert!(!skeletons.passed(Some("2025-11-25"), listed.as_ref()));
+        let task = Some(("ping".to_string(), true));
+        assert!(!skeletons.passed(Some("2025-11-25"), task.as_ref()));
+        // Another side's message, or one of no skeleton, passes nothing.
+        skeletons.parse(ping(3).as_bytes(), Dir::C2s);
+        assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
+        skeletons.parse(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#, Dir::S2c);
+        assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
+    }
+}
