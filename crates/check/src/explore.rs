@@ -287,7 +287,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let alone = self.alongside && pipeline::alone(pool, range.len());
         self.recent_kept = !alone;
         if self.alongside {
-            self.make_room(pool);
+            let (states, nodes) = self.room_wanted();
+            let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
+            let join = pool.parallel().then_some(&join as Join<'_>);
+            self.graph.store.make_room_with(states, nodes, join);
         }
         let end = match alone {
             true => self.chunk_alone(engine, range, free),
@@ -297,23 +300,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         end
     }
 
-    /// Grows the store's tables for the states and nodes a chunk is expected to add (see
-    /// [`Run::room_wanted`]), on two threads when there are two.
-    fn make_room(&mut self, pool: &Workers) {
-        let (states, nodes) = self.room_wanted();
-        let join = |a: &(dyn Fn() + Sync), b: &(dyn Fn() + Sync)| pool.join(a, b);
-        let join = pool.parallel().then_some(&join as Join<'_>);
-        self.graph.store.make_room_with(states, nodes, join);
-    }
-
-    /// [`Run::chunk_of`] with the workers. A source the merge cannot merge alongside them
-    /// (its expansion missed the engine's cache, or met a component the store lacks) is
-    /// merged with the cache and the store its own while they wait between two expansions
-    /// ([`Run::merge_paused`]), and the merge goes on alongside them. Before, such a source
-    /// and every later one of its chunk were merged after the workers, by one thread while
-    /// the others waited (`bench/check/buffer.pi -D N=8 -D K=5`: 659,740 of its 745,472
-    /// sources). Without the merge alongside (`--max-memory`, symmetry, state goals), the
-    /// chunk is expanded whole and merged after the workers.
+    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
+    /// (and every one after them) are merged once they are done. (Stopping the workers at a
+    /// refusal, to merge it and go on in parallel after it, was tried and measured: no gain
+    /// on Peterson N = 4, and a bounded buffer, which refuses every fifth source, took half
+    /// as long again from stopping and waking the worker.)
     fn chunk_shared(
         &mut self,
         pool: &Workers,
@@ -321,78 +312,33 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         range: std::ops::Range<usize>,
         free: &pipeline::Free,
     ) -> Option<End> {
-        let mut writer = Some(self.graph.store.take_writer());
+        let mut writer = self.graph.store.take_writer();
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();
         std::mem::swap(&mut store, &mut self.graph.store);
-        let view = std::sync::RwLock::new(pipeline::View { engine, store });
-        let readers = pipeline::Locked {
+        let readers = pipeline::Readers {
             sem: self.sem,
-            view: &view,
+            engine,
+            store: &store,
             free,
         };
         let (mut end, mut back) = (None, Vec::new());
         self.ahead_on = true;
-        let pause = self.alongside;
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, handed| {
-            let flow = {
-                let view = view.read().expect("no thread panics");
-                let shared = (&view.store, writer.as_mut().expect("the merge's writer"));
-                let merged = (&mut end, &mut back, free);
-                self.merge_alongside(view.engine, shared, (s, expanded, handed), merged)
-            };
-            match flow {
-                pipeline::Flow::Refuse(expanded) if pause => {
-                    let mut view = view.write().expect("no thread panics");
-                    let merged = (&mut end, &mut back, free);
-                    self.merge_paused(&mut view, &mut writer, (s, expanded), merged)
-                }
-                flow => flow,
-            }
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+            let shared = (&store, &mut writer);
+            let merged = (&mut end, &mut back, free);
+            self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
         });
         self.ahead_on = false;
-        let pipeline::View { engine, mut store } = view.into_inner().expect("no thread panics");
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
-        self.graph
-            .store
-            .give_writer(writer.expect("the merge's writer"));
+        self.graph.store.give_writer(writer);
         // Before anything reads a state stored with a content numbered ahead, and before
         // the leftovers, which came after every source that numbered one.
         self.ahead.fill(engine, &mut self.graph.store);
         let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
         free.give(&mut back);
         end
-    }
-
-    /// Merges a source the merge refused while the workers run, with the engine's cache and
-    /// the store its own (the write lock: the other threads wait between two expansions).
-    /// The contents numbered ahead are filled first (they came before it), and the source
-    /// is expanded again first if it missed what the cache lacked (its expansion may be
-    /// older than the last fill: not `fresh`, see [`Run::merge_missing`]).
-    fn merge_paused(
-        &mut self,
-        view: &mut pipeline::View<'_, 's, 'p>,
-        writer: &mut Option<Writer>,
-        (source, expanded): (u32, Expanded),
-        (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
-    ) -> pipeline::Flow {
-        std::mem::swap(&mut view.store, &mut self.graph.store);
-        self.graph
-            .store
-            .give_writer(writer.take().expect("the merge's writer"));
-        self.ahead.fill(view.engine, &mut self.graph.store);
-        self.ahead_on = false;
-        let mut spare = back.pop().unwrap_or_default();
-        *end = self.merge(view.engine, source, expanded, false, &mut spare);
-        give_back(back, spare, free);
-        self.ahead_on = true;
-        *writer = Some(self.graph.store.take_writer());
-        std::mem::swap(&mut view.store, &mut self.graph.store);
-        match end {
-            Some(_) => pipeline::Flow::Stop,
-            None => pipeline::Flow::Next,
-        }
     }
 
     /// [`Run::chunk_of`] on this thread alone: each source merged right after it is
@@ -420,11 +366,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
                 let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                let none = pipeline::Handed {
-                    tree: None,
-                    contents: &mut [],
-                };
-                self.merge_alongside(readers.engine, shared, (s, expanded, none), merged)
+                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
             });
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
@@ -483,15 +425,15 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         &mut self,
         engine: &Engine<'s, 'p>,
         (store, writer): (&Store, &mut Writer),
-        (source, expanded, handed): (u32, Expanded, pipeline::Handed<'_>),
+        (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
-        let (mut expanded, tree) = (expanded, handed.tree);
+        let mut expanded = expanded;
         let merged = match &mut expanded {
             Expanded::Fast(succ, arena, _) => {
                 self.alongside
                     && !needs_store(succ, self.ahead_on)
-                    && self.number_ahead(engine, store, (succ, arena), handed.contents)
+                    && self.number_ahead(engine, store, succ, arena)
                     && room_for(store, succ)
             }
             _ => false,
@@ -521,19 +463,16 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// Puts in each target into a queue content the cache lacks the id that content is
     /// numbered ahead with (see `explore/ahead.rs`): what [`Run::learn`] does without
     /// filling the cache, so in the same order. Whether every one has its id.
-    /// `contents`: the contents of these targets, in order, if the thread that expanded
-    /// the source computed them (see [`queue_contents`]).
     fn number_ahead(
         &mut self,
         engine: &Engine<'s, 'p>,
         store: &Store,
-        (succ, arena): (&mut [FastSucc], &mut [u32]),
-        contents: &mut [Content],
+        succ: &mut [FastSucc],
+        arena: &mut [u32],
     ) -> bool {
         if !self.ahead_on {
             return true; // then `needs_store` refused every source with such a target
         }
-        let mut contents = contents.iter_mut();
         for t in succ {
             let FastSucc::To { target, .. } = t else {
                 continue;
@@ -541,8 +480,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let Target::Queued(start, len, miss) = target else {
                 continue;
             };
-            let computed = contents.next().and_then(Option::take);
-            let Some(id) = self.ahead.id(engine, store.interner(), miss, computed) else {
+            let Some(id) = self.ahead.id(engine, store.interner(), miss) else {
                 return false;
             };
             let (start, len) = (*start, *len);
@@ -1190,40 +1128,6 @@ fn place_queue(ids: &mut [u32], id: u32) {
     *ids.last_mut().expect("a placeholder") = id;
     let split = ids.partition_point(|&id| !crate::intern::Interner::is_queue(id));
     ids[split..].sort_unstable();
-}
-
-/// A queue content a worker computed for a target into a content the engine's cache lacks
-/// (`Target::Queued`), with its id if the interner had it then: computing it (a push or a
-/// pop of the queue, cloned) was the merge's, a tenth of the bounded buffer's instructions
-/// on two threads, and it only reads the interner. `None`: not a queue content.
-type Content = Option<(agentpi_semantics::Queue, Option<u32>)>;
-
-/// The contents of the targets of `expanded` into contents the engine's cache lacks, in
-/// order, into `out` (emptied first).
-fn queue_contents(
-    engine: &Engine<'_, '_>,
-    store: &Store,
-    expanded: &Expanded,
-    out: &mut Vec<Content>,
-) {
-    out.clear();
-    let Expanded::Fast(succ, ..) = expanded else {
-        return;
-    };
-    for t in succ {
-        if let FastSucc::To {
-            target: Target::Queued(_, _, miss),
-            ..
-        } = t
-        {
-            let content = engine.queue_content(store.interner(), miss);
-            let found = |q: agentpi_semantics::Queue| {
-                let id = store.interner().find_queue_id(&q);
-                (q, id)
-            };
-            out.push(content.map(found));
-        }
-    }
 }
 
 /// Keeps an emptied expansion's vectors for the workers, a block at a time.

@@ -16,10 +16,6 @@
 //! A state stored with such an id is never read while the chunk runs: the chunk's sources
 //! were stored before it, and a worker leaves every target into a content the cache lacks
 //! to the merge instead of looking it up.
-//!
-//! A source the merge must merge with the cache its own while the workers wait
-//! (`Run::merge_paused`) may intern: the contents numbered so far are filled first, in
-//! order, and the numbering starts again from the interner's next id after it.
 
 use crate::engine::{Engine, Miss};
 use crate::intern::Interner;
@@ -41,24 +37,17 @@ pub(super) struct Ahead {
 impl Ahead {
     /// The id of the content `miss` gives once filled: interned already, numbered ahead
     /// before, or numbered now. `None`: not a queue content (the caller refuses the source).
-    /// `computed`: the content as the thread that expanded the source computed it, with its
-    /// id if the interner had it then (if not, it is looked up again: the merge may have
-    /// interned it since, while the workers waited).
     pub(super) fn id(
         &mut self,
         engine: &Engine<'_, '_>,
         interner: &Interner,
         miss: &Miss,
-        computed: Option<(Queue, Option<u32>)>,
     ) -> Option<u32> {
         if let Some(&id) = self.by_miss.get(miss) {
             return Some(id);
         }
-        let (content, found) = match computed {
-            Some(computed) => computed,
-            None => (engine.queue_content(interner, miss)?, None),
-        };
-        let id = match found.or_else(|| interner.find_queue_id(&content)) {
+        let content = engine.queue_content(interner, miss)?;
+        let id = match interner.find_queue_id(&content) {
             Some(id) => id,
             None => {
                 let ahead = interner.queue_id_ahead(self.new.len());

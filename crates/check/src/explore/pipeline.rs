@@ -8,18 +8,14 @@
 //! after it find its new targets stored, and its transitions are merged from its own cache).
 //! The merge trails the expansions closely and no thread waits while there is work. Expansions are handed over in order whatever the
 //! timing, so the merge, hence every number and all output, is the same for any thread count.
-//!
-//! The threads read the engine's cache and the store under a read lock ([`Locked`]); a
-//! source the merge cannot merge alongside the others is merged under the write lock, the
-//! others waiting between two expansions (`Run::merge_paused`).
 
-use super::{Content, Expanded, expand, queue_contents};
+use super::{Expanded, expand};
 use crate::engine::{Buffers, Engine};
 use crate::store::{Levels, Store};
 use agentpi_semantics::Semantics;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 /// How many states a worker expands before handing them over: enough that handing over
 /// costs little, few enough that the merge waits little for the first and last.
@@ -149,17 +145,6 @@ pub(super) struct Free {
 struct Block {
     expanded: Vec<Expanded>,
     trees: Vec<(bool, Levels)>,
-    /// Each expansion's queue contents the cache lacked, computed here for the merge (see
-    /// `explore::queue_contents`).
-    contents: Vec<Vec<Content>>,
-}
-
-/// What comes with an expansion to the merge besides itself: its source's tree if the
-/// thread that expanded it read it (the merge swaps it with the tree it held, whose room
-/// comes back here), and the queue contents its expanding thread computed.
-pub(super) struct Handed<'b> {
-    pub(super) tree: Option<&'b mut Levels>,
-    pub(super) contents: &'b mut [Content],
 }
 
 impl Free {
@@ -184,44 +169,17 @@ impl Free {
         block.unwrap_or_else(|| Block {
             expanded: Vec::with_capacity(BLOCK),
             trees: Vec::with_capacity(BLOCK),
-            contents: Vec::with_capacity(BLOCK),
         })
     }
 }
 
-/// The engine's cache and the store, which the threads read while they expand and the
-/// merge reads and adds to through the store's writer. The merge takes them whole for a
-/// moment (the write lock) to merge a source that needs them changed, while the other
-/// threads wait between two expansions (see `Run::merge_paused`).
-pub(super) struct View<'e, 's, 'p> {
-    pub(super) engine: &'e mut Engine<'s, 'p>,
-    pub(super) store: Store,
-}
-
-/// What one thread alone reads while it merges alongside (`expand_alone`): the semantics,
-/// the engine's cache and the store, which do not change meanwhile.
+/// What the workers read: the semantics, the engine's cache and the store, none of which
+/// changes while they run.
 pub(super) struct Readers<'a, 's, 'p> {
     pub(super) sem: &'a Semantics<'p>,
     pub(super) engine: &'a Engine<'s, 'p>,
     pub(super) store: &'a Store,
     pub(super) free: &'a Free,
-}
-
-/// What the workers read: the semantics, and the engine's cache and the store under their
-/// lock.
-pub(super) struct Locked<'a, 'e, 's, 'p> {
-    pub(super) sem: &'a Semantics<'p>,
-    pub(super) view: &'a RwLock<View<'e, 's, 'p>>,
-    pub(super) free: &'a Free,
-}
-
-impl Locked<'_, '_, '_, '_> {
-    /// Expands `s` under the read lock, let go before its expansion is merged (which may
-    /// take the write lock).
-    fn expand(&self, s: usize, room: Buffers) -> Expanded {
-        let view = self.view.read().expect("no thread panics");
-        expand(self.sem, view.engine, &view.store, s as u32, room)
-    }
 }
 
 /// Expands the states of `range` on the workers and this thread, handing each expansion
@@ -230,16 +188,15 @@ impl Locked<'_, '_, '_, '_> {
 /// merging merges each of its states right after expanding it, as one thread does; the
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
-/// them (none once it said [`Flow::Stop`]; none either when `merge` merges what it cannot
-/// alongside the others under the write lock of [`Locked::view`]).
+/// them (none once it said [`Flow::Stop`]).
 pub(super) fn expand_in_order<F>(
     workers: &Workers,
-    readers: &Locked<'_, '_, '_, '_>,
+    readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
 where
-    F: FnMut(u32, Expanded, Handed<'_>) -> Flow + Send,
+    F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send,
 {
     let blocks = Blocks {
         range,
@@ -278,14 +235,14 @@ struct Shared<F> {
     stopped: AtomicBool,
 }
 
-impl<F: FnMut(u32, Expanded, Handed<'_>) -> Flow + Send> Shared<F> {
+impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
     /// One thread's part: merge what is ready if no other thread is merging, and expand the
     /// next block, each state merged right after it if every earlier block is merged (see
     /// [`Shared::front`]), else for whichever thread finds it ready. With no block left,
     /// merge what is ready, waiting for the merge if another thread holds it. Every block is
     /// merged: the last thread to take the merge at its end took it after every block was
     /// put in `done`.
-    fn work(&self, readers: &Locked<'_, '_, '_, '_>) {
+    fn work(&self, readers: &Readers<'_, '_, '_>) {
         while !self.stopped.load(Ordering::Relaxed) {
             if let Ok(mut merging) = self.merging.try_lock() {
                 self.merge_ready(&mut merging, readers.free);
@@ -306,20 +263,22 @@ impl<F: FnMut(u32, Expanded, Handed<'_>) -> Flow + Send> Shared<F> {
     /// right after expanding it, as one thread does (see `alone_all`): the states after it
     /// then find its new targets stored, and its transitions are merged from this thread's
     /// cache. Whether it took one.
-    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Locked<'_, '_, '_, '_>) -> bool {
+    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_>) -> bool {
         let Some(states) = self.blocks.take(order.next) else {
             return false;
         };
         order.next += 1;
+        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         for s in states {
             let room = buffers.pop().unwrap_or_default();
-            let none = Handed {
-                tree: None,
-                contents: &mut [],
-            };
-            order.hand(s as u32, readers.expand(s, room), none, merge);
+            order.hand(
+                s as u32,
+                expand(sem, engine, store, s as u32, room),
+                None,
+                merge,
+            );
             if order.state == State::Stopped {
                 self.stopped.store(true, Ordering::Relaxed);
                 break;
@@ -359,11 +318,12 @@ pub(super) fn alone(workers: &Workers, states: usize) -> bool {
 /// merge found them again by hashing them), and its transitions are merged while they are in
 /// cache. The merge sees the same expansions in the same order, so the same numbers.
 fn alone_all(
-    readers: &Locked<'_, '_, '_, '_>,
+    readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
-    merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
+    merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
 ) {
+    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
         if order.state == State::Stopped {
@@ -373,11 +333,12 @@ fn alone_all(
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        let none = Handed {
-            tree: None,
-            contents: &mut [],
-        };
-        order.hand(s as u32, readers.expand(s, room), none, merge);
+        order.hand(
+            s as u32,
+            expand(sem, engine, store, s as u32, room),
+            None,
+            merge,
+        );
     }
     readers.free.give(&mut buffers);
 }
@@ -440,7 +401,7 @@ impl Blocks {
     }
 
     /// Expands the next block not taken yet, if any: (its number, its expansions).
-    fn expand_next(&self, readers: &Locked<'_, '_, '_, '_>) -> Option<(usize, Block)> {
+    fn expand_next(&self, readers: &Readers<'_, '_, '_>) -> Option<(usize, Block)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
         let start = self.range.start + b * BLOCK;
         if start >= self.range.end {
@@ -449,10 +410,8 @@ impl Blocks {
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         let states = start..(start + BLOCK).min(self.range.end);
+        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut block = readers.free.take_block();
-        // Held for the block: a merge that takes the write lock waits for it.
-        let view = readers.view.read().expect("no thread panics");
-        let (sem, engine, store) = (readers.sem, &*view.engine, &view.store);
         for (i, s) in states.enumerate() {
             let room = buffers.pop().unwrap_or_default();
             block
@@ -460,12 +419,9 @@ impl Blocks {
                 .push(expand(sem, engine, store, s as u32, room));
             if block.trees.len() == i {
                 block.trees.push(Default::default());
-                block.contents.push(Vec::new());
             }
             let (has, tree) = &mut block.trees[i];
             *has = crate::engine::take_source(store, s as u32, tree);
-            let expanded = block.expanded.last().expect("just pushed");
-            queue_contents(engine, store, expanded, &mut block.contents[i]);
         }
         Some((b, block))
     }
@@ -501,27 +457,26 @@ impl InOrder {
     fn arrive(
         &mut self,
         mut block: Block,
-        merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
+        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
         free: &Free,
     ) {
         let first = self.first_state + self.next * BLOCK;
         self.next += 1;
         let states = (first as u32..).zip(block.expanded.drain(..));
-        let with = block.trees.iter_mut().zip(block.contents.iter_mut());
-        for ((s, expanded), ((has, tree), contents)) in states.zip(with) {
-            let tree = has.then_some(tree);
-            self.hand(s, expanded, Handed { tree, contents }, merge);
+        for ((s, expanded), (has, tree)) in states.zip(block.trees.iter_mut()) {
+            self.hand(s, expanded, has.then_some(tree), merge);
         }
         free.give_block(block);
     }
 
-    /// Hands the expansion of `s` to `merge`, with what its expanding thread made for it.
+    /// Hands the expansion of `s` to `merge`, with its tree if the thread that expanded it
+    /// read it (the merge swaps it with the tree it held, whose room comes back here).
     fn hand(
         &mut self,
         s: u32,
         expanded: Expanded,
-        handed: Handed<'_>,
-        merge: &mut impl FnMut(u32, Expanded, Handed<'_>) -> Flow,
+        tree: Option<&mut Levels>,
+        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
     ) {
         if self.state != State::Merging {
             if self.state == State::Refused {
@@ -529,7 +484,7 @@ impl InOrder {
             }
             return;
         }
-        match merge(s, expanded, handed) {
+        match merge(s, expanded, tree) {
             Flow::Next => {}
             Flow::Refuse(expanded) => {
                 self.state = State::Refused;
