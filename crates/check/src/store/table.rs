@@ -71,7 +71,23 @@ fn new_segment() -> Box<[AtomicU64]> {
 pub(super) struct Index {
     tags: Box<[AtomicU8]>,
     slots: Box<[AtomicU32]>,
-    count: AtomicUsize,
+    /// On a line of its own: the writer changes it with every number it adds, and every
+    /// probe of a reader reads `tags` and `slots` (see [`Alone`]).
+    count: Alone<AtomicUsize>,
+}
+
+/// A value on cache lines of its own (two: the core fetches lines in pairs). A count that
+/// the writer changes sat on the line of what every reader reads for each probe, so each
+/// addition moved that line to the writer's core and the next probe moved it back.
+#[repr(align(128))]
+#[derive(Default)]
+struct Alone<T>(T);
+
+impl<T> std::ops::Deref for Alone<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 /// Slots of a new index.
@@ -91,7 +107,7 @@ impl Index {
         Index {
             tags: (0..slots).map(|_| AtomicU8::new(0)).collect(),
             slots: (0..slots).map(|_| AtomicU32::new(0)).collect(),
-            count: AtomicUsize::new(0),
+            count: Alone::default(),
         }
     }
 
@@ -127,7 +143,8 @@ impl Index {
         }
         self.slots[i].store(number, Ordering::Relaxed);
         self.tags[i].store(tag(hash), Ordering::Release);
-        self.count.fetch_add(1, Ordering::Relaxed);
+        // One writer: a plain store, not a locked read-modify-write.
+        self.count.store(self.len() + 1, Ordering::Relaxed);
     }
 
     /// How many numbers were added.
@@ -230,6 +247,18 @@ fn tag(hash: u64) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The count the writer changes with each addition shares no pair of cache lines with
+    /// what a reader's probe reads (the slots' and tags' places), in an index and in a store.
+    #[test]
+    fn an_index_count_is_on_lines_of_its_own() {
+        let pair = |p: *const u8| p as usize / 128;
+        let index = Index::default();
+        let count = pair(std::ptr::from_ref(&index.count).cast());
+        assert_ne!(count, pair(std::ptr::from_ref(&index.tags).cast()));
+        assert_ne!(count, pair(std::ptr::from_ref(&index.slots).cast()));
+        assert!(std::mem::align_of::<crate::store::Store>() >= 128);
+    }
 
     #[test]
     fn a_column_reads_back_across_segments() {
