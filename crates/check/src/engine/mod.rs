@@ -477,6 +477,10 @@ impl Default for Order {
     }
 }
 
+// [`Order::by_rank_since`] marks the changed positions of a state sorted by insertion in a
+// `u64`: a larger bound would shift past its bits.
+const _: () = assert!(Order::INSERTION_SORTED <= 64);
+
 impl Order {
     const SLOTS: usize = 1 << 14;
     /// Components are ranked again after this many states sorted the slow way, or a
