@@ -98,7 +98,19 @@ pub struct Rest {
     /// Drawn afresh (`EPOCHS`) whenever a class is listed or unlisted, or a walked class
     /// (one whose groups a walk of the lists took) gains or loses a group: the groups any
     /// walk finds are the same while it stays (`Stepper::window_of` remembers them by it).
-    epoch: u64,
+    epoch: Epoch,
+}
+
+/// A [`Rest::epoch`]. A copy draws its own: the original and the copy may then change in
+/// classes no walk took without a new epoch, each its own way, so a walk remembered of one
+/// under a shared epoch could be taken again on the other, which lacks what it found.
+#[derive(Default)]
+struct Epoch(u64);
+
+impl Clone for Epoch {
+    fn clone(&self) -> Self {
+        Epoch(EPOCHS.fetch_add(1, Ordering::Relaxed))
+    }
 }
 
 /// The groups of one class, and whether a walk took them (then a change of them is a new
@@ -145,11 +157,11 @@ impl Group {
 impl Rest {
     /// What the walks read, as of now (see the field).
     pub fn epoch(&self) -> u64 {
-        self.epoch
+        self.epoch.0
     }
 
     fn new_epoch(&mut self) {
-        self.epoch = EPOCHS.fetch_add(1, Ordering::Relaxed);
+        self.epoch = Epoch(EPOCHS.fetch_add(1, Ordering::Relaxed));
     }
 
     /// Every group id, in order.
@@ -634,7 +646,7 @@ mod tests {
         rest.remove(1);
         changed(&rest, "a class was unlisted");
         let copy = rest.clone();
-        assert_eq!(copy.epoch(), rest.epoch(), "a copy holds the same");
+        changed(&copy, "a copy draws its own");
         rest.insert(None, vec![7], other, form);
         changed(&rest, "a class was listed");
         assert_eq!(sorted(rest.walked(Some(7), None, &[])), [0, 4]);
