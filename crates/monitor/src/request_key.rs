@@ -12,6 +12,28 @@ use serde_json::Value;
 /// The key of request `id` sent by `requester`, from client connection `sender` when the
 /// session tells clients apart by connection (see `Session::key`).
 pub fn of(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
+    match written(requester, id, sender) {
+        Some(buf) => match std::str::from_utf8(buf.text()) {
+            Ok(text) => Key::from(text),
+            Err(_) => slow(requester, id, sender),
+        },
+        None => slow(requester, id, sender),
+    }
+}
+
+/// `find` of the text of the key [`of`] makes, without making it when the id is an integer
+/// (a table keyed by keys is looked up by their text: a response finds its request's own key
+/// so, instead of a new copy).
+pub fn find<T>(requester: Dir, id: &Value, sender: Option<u64>, find: impl FnOnce(&str) -> T) -> T {
+    let buf = written(requester, id, sender);
+    match buf.as_ref().map(|b| std::str::from_utf8(b.text())) {
+        Some(Ok(text)) => find(text),
+        _ => find(&slow(requester, id, sender)),
+    }
+}
+
+/// The key of an integer id written in a buffer; `None` for another id.
+fn written(requester: Dir, id: &Value, sender: Option<u64>) -> Option<Buf> {
     let mut buf = Buf::default();
     buf.push(requester.as_str().as_bytes());
     buf.push(b":");
@@ -21,16 +43,13 @@ pub fn of(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
         _ => false,
     };
     if !written {
-        return slow(requester, id, sender);
+        return None;
     }
     if let (Some(connection), Dir::C2s) = (sender, requester) {
         buf.push(b"#");
         buf.digits(connection, false);
     }
-    match std::str::from_utf8(buf.text()) {
-        Ok(text) => Key::from(text),
-        Err(_) => slow(requester, id, sender),
-    }
+    Some(buf)
 }
 
 /// The key written through `Value`'s JSON formatter: a string id, or one too long for the
@@ -124,6 +143,8 @@ mod tests {
                         want.push_str(&format!("#{c}"));
                     }
                     assert_eq!(&*of(dir, &id, sender), want, "{text} {dir:?} {sender:?}");
+                    let found = find(dir, &id, sender, str::to_string);
+                    assert_eq!(found, want, "found: {text} {dir:?} {sender:?}");
                 }
             }
         }

@@ -687,6 +687,8 @@ impl Session {
             self.step(index, event, obs, &what);
         }
         self.pool.recycle(observations);
+        // Read from (or kept as) its side's skeleton: lent, not copied (`skeleton.rs`).
+        self.skeletons.give_back(message);
     }
 
     /// Request `id` came in POST exchange `x`, taken by the model as `obs` says (a new
@@ -993,9 +995,14 @@ impl Session {
             // the message it answers is.
             return Vec::new();
         }
-        let key = self.key(dir.other(), id);
+        // The request's own key when it is in flight (found by its text: no new copy).
+        let (sender, requests) = (self.sender, &mut self.requests);
+        let entry = request_key::find(dir.other(), id, sender, |k| requests.remove_entry(k));
+        let (key, pending) = match entry {
+            Some((key, pending)) => (key, Some(pending)),
+            None => (self.key(dir.other(), id), None),
+        };
         let bound = self.bound(&key);
-        let pending = self.requests.remove(&key);
         let mut obs = self.pool.list();
         let head = dir.as_str();
         let crossed = self.cancelled.crossed(&key, t);

@@ -13,6 +13,11 @@
 //! (`schema_seen.rs`), of the protocol version and of what the message answers: a pass is
 //! kept with the skeleton under those two, and the next message of the skeleton under the
 //! same two passes without a look-up.
+//!
+//! The kept message is lent, not copied: the message read from a skeleton is the kept one
+//! itself with the new id, and the session gives it back once checked ([`Skeletons::give_back`]).
+//! While it is out the skeleton reads nothing (a message not given back, as when the check
+//! ends early, only makes the next one parsed in full).
 
 use crate::shape::{self, Finding, Message};
 use crate::trace::Dir;
@@ -34,7 +39,8 @@ struct Skeleton {
     /// The id's digits in `raw`.
     at: usize,
     len: usize,
-    message: Message,
+    /// `None` while lent (see the module's documentation).
+    message: Option<Message>,
     /// The protocol version and the answered request's method (and whether it asked for a
     /// task) under which its schema check passed.
     passed: Option<Pass>,
@@ -51,7 +57,7 @@ impl Skeletons {
         let Some(side) = side(dir) else {
             return shape::parse(raw, dir);
         };
-        if let Some(message) = self.sides[side].as_ref().and_then(|s| s.read(raw)) {
+        if let Some(message) = self.sides[side].as_mut().and_then(|s| s.read(raw)) {
             self.current = Some(side);
             return (Some(message), Vec::new());
         }
@@ -63,12 +69,22 @@ impl Skeletons {
                 raw: raw.into(),
                 at,
                 len: end - at,
-                message: kept.clone(),
+                // Lent at once: the message returned is the kept one.
+                message: None,
                 passed: None,
             });
             self.current = Some(side);
         }
         (message, found)
+    }
+
+    /// Takes back the message in hand, read from (or kept as) the current skeleton, once
+    /// checked: the next message of its side may be read from it.
+    pub fn give_back(&mut self, message: Message) {
+        let lent = self.current.and_then(|s| self.sides[s].as_mut());
+        if let Some(skeleton) = lent.filter(|s| s.message.is_none()) {
+            skeleton.message = Some(message);
+        }
     }
 
     /// Whether the message in hand is of a skeleton whose schema check passed under
@@ -92,8 +108,10 @@ impl Skeletons {
 }
 
 impl Skeleton {
-    /// The kept message with the id `raw` has, when `raw` is it but for its id's digits.
-    fn read(&self, raw: &[u8]) -> Option<Message> {
+    /// The kept message with the id `raw` has, when `raw` is it but for its id's digits and
+    /// the message is not lent (it is lent now).
+    fn read(&mut self, raw: &[u8]) -> Option<Message> {
+        self.message.as_ref()?;
         let (head, tail) = (&self.raw[..self.at], &self.raw[self.at + self.len..]);
         if raw.len() < head.len() + tail.len() + 1 || !raw.starts_with(head) || !raw.ends_with(tail)
         {
@@ -113,9 +131,10 @@ impl Skeleton {
             // An id of another kind for the schemas (see `kept`).
             return None;
         }
-        let mut message = self.message.clone();
+        let mut message = self.message.take()?;
         match &mut message {
             Message::Request { id, .. } | Message::Response { id, .. } => *id = Value::from(n),
+            // Never kept (see `kept_id`).
             Message::Notification { .. } => return None,
         }
         Some(message)
@@ -192,10 +211,43 @@ mod tests {
                     let kept = skeletons.sides[side(dir).unwrap()].as_ref().unwrap();
                     &*kept.raw != line.as_bytes()
                 }));
+                // As the session does once the message is checked.
+                if let Some(message) = got.0 {
+                    skeletons.give_back(message);
+                }
             }
         }
         // Per side: ids 2, 12345, 0, 9223372036854775807 (i64::MAX), 8, 9, 12 and 14.
         assert_eq!(hits, 2 * 8, "messages read from their skeleton");
+    }
+
+    /// A message read from a skeleton is the kept one lent, with its own id: while it is
+    /// out, the next message of its side is parsed in full (and read as the full parse reads
+    /// it); once given back, the next is read from the skeleton with its own id again.
+    #[test]
+    fn a_lent_message_is_read_again_only_once_given_back() {
+        let mut skeletons = Skeletons::default();
+        let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#);
+        let read = |s: &mut Skeletons, n: u32| {
+            let got = s.parse(ping(n).as_bytes(), Dir::C2s);
+            assert_eq!(got, shape::parse(ping(n).as_bytes(), Dir::C2s), "{n}");
+            got.0.unwrap()
+        };
+        let first = read(&mut skeletons, 1);
+        let lent = |s: &Skeletons| s.sides[0].as_ref().unwrap().message.is_none();
+        assert!(lent(&skeletons), "the kept message is the one returned");
+        // Not given back: the next is parsed in full and kept afresh.
+        let second = read(&mut skeletons, 2);
+        assert!(lent(&skeletons));
+        drop(first);
+        skeletons.give_back(second);
+        assert!(!lent(&skeletons));
+        let third = read(&mut skeletons, 345);
+        assert!(lent(&skeletons), "read from the skeleton, lent again");
+        assert_eq!(third.to_value()["id"], 345);
+        skeletons.give_back(third);
+        let fourth = read(&mut skeletons, 6);
+        assert_eq!(fourth.to_value()["id"], 6);
     }
 
     /// A schema pass is kept under the version and the answered request it was found under.
@@ -204,10 +256,16 @@ mod tests {
         let mut skeletons = Skeletons::default();
         let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#);
         let answered = Some(("ping".to_string(), false));
-        skeletons.parse(ping(1).as_bytes(), Dir::S2c);
+        // Each message given back once checked, as the session does.
+        let parse = |s: &mut Skeletons, raw: &[u8], dir| {
+            if let Some(message) = s.parse(raw, dir).0 {
+                s.give_back(message);
+            }
+        };
+        parse(&mut skeletons, ping(1).as_bytes(), Dir::S2c);
         assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
         skeletons.pass(Some("2025-11-25"), answered.as_ref());
-        skeletons.parse(ping(2).as_bytes(), Dir::S2c);
+        parse(&mut skeletons, ping(2).as_bytes(), Dir::S2c);
         assert!(skeletons.passed(Some("2025-11-25"), answered.as_ref()));
         assert!(!skeletons.passed(Some("2025-06-18"), answered.as_ref()));
         let listed = Some(("tools/list".to_string(), false));
@@ -215,9 +273,10 @@ mod tests {
         let task = Some(("ping".to_string(), true));
         assert!(!skeletons.passed(Some("2025-11-25"), task.as_ref()));
         // Another side's message, or one of no skeleton, passes nothing.
-        skeletons.parse(ping(3).as_bytes(), Dir::C2s);
+        parse(&mut skeletons, ping(3).as_bytes(), Dir::C2s);
         assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
-        skeletons.parse(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#, Dir::S2c);
+        let text = br#"{"jsonrpc":"2.0","id":"a","result":{}}"#;
+        parse(&mut skeletons, text, Dir::S2c);
         assert!(!skeletons.passed(Some("2025-11-25"), answered.as_ref()));
     }
 }

@@ -313,8 +313,7 @@ impl Quick {
         }
         for (fate, &id) in self.fate.iter().zip(groups) {
             if let Fate::Replaced(form, names) = fate {
-                let names: Vec<u32> = names.iter().map(name).collect();
-                rest.replace(id, None, names, form.clone());
+                rest.replace(id, None, names.iter().map(name), form.clone());
             }
         }
         for made in &self.made {

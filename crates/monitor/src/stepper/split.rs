@@ -8,7 +8,7 @@ use super::forms::{Form, Forms};
 use super::summary::{ArgKey, Head, OutKey, Summary};
 use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -67,6 +67,8 @@ pub struct Group {
     keys: Rc<Summary>,
     /// `procs` with `names` numbered `0..` (see `forms.rs`).
     form: Rc<Form>,
+    /// Its place in its class's list of groups ([`Members`]).
+    slot: usize,
 }
 
 /// The passive groups and their indices. Group ids grow with the session. Groups are filed
@@ -115,10 +117,12 @@ impl Clone for Epoch {
 
 /// The groups of one class, and whether a walk took them (then a change of them is a new
 /// [`Rest::epoch`]). A class no walk took may change freely: a request's group, found by
-/// the name it holds, not by a walk.
+/// the name it holds, not by a walk. A list, not a hashed set: each group knows its place in
+/// it (`Group::slot`), so a group joins by a push and leaves by a swap with the last (the
+/// class of a flood's requests holds every request in flight); the readers sort what they take.
 #[derive(Clone, Default)]
 struct Members {
-    groups: FxHashSet<GroupId>,
+    groups: Vec<GroupId>,
     walked: Cell<bool>,
 }
 
@@ -279,20 +283,23 @@ impl Rest {
         let id = self.next;
         self.next += 1;
         let class = Rc::as_ptr(&keys) as Class;
-        match self.classes.get_mut(&class) {
+        let slot = match self.classes.get_mut(&class) {
             Some(members) => {
-                members.groups.insert(id);
+                members.groups.push(id);
+                let slot = members.groups.len() - 1;
                 if members.walked.get() {
                     self.new_epoch();
                 }
+                slot
             }
             None => {
                 self.list(class, &keys);
-                let groups = std::iter::once(id).collect();
+                let groups = vec![id];
                 let walked = Cell::new(false);
                 self.classes.insert(class, Members { groups, walked });
+                0
             }
-        }
+        };
         for &name in &names {
             self.owner.insert(name, id);
         }
@@ -301,6 +308,7 @@ impl Rest {
             names,
             keys,
             form,
+            slot,
         };
         self.groups.insert(id, group);
     }
@@ -366,7 +374,7 @@ impl Rest {
         &mut self,
         id: GroupId,
         procs: Option<Vec<Proc>>,
-        names: Vec<u32>,
+        names: impl IntoIterator<Item = u32>,
         form: Rc<Form>,
     ) {
         let Some(old) = self.groups.get_mut(&id) else {
@@ -377,7 +385,9 @@ impl Rest {
                 self.owner.remove(name);
             }
         }
-        old.names = names;
+        // In the old list's buffer (a request's sender is replaced by every request).
+        old.names.clear();
+        old.names.extend(names);
         old.procs = procs.map(OnceCell::from).unwrap_or_default();
         old.form = form;
         for &name in &old.names {
@@ -389,7 +399,13 @@ impl Rest {
         let group = self.groups.remove(&id)?;
         let class = Rc::as_ptr(&group.keys) as Class;
         if let Some(members) = self.classes.get_mut(&class) {
-            members.groups.remove(&id);
+            debug_assert_eq!(members.groups.get(group.slot), Some(&id), "a group's slot");
+            members.groups.swap_remove(group.slot);
+            // The last group took its place.
+            let moved = members.groups.get(group.slot);
+            if let Some(moved) = moved.and_then(|m| self.groups.get_mut(m)) {
+                moved.slot = group.slot;
+            }
             let walked = members.walked.get();
             if members.groups.is_empty() {
                 self.classes.remove(&class);
@@ -597,6 +613,40 @@ mod tests {
             sorted(rest.walked(None, Some((7, Some(1), None)), &[])),
             [2]
         );
+    }
+
+    /// A class's groups leave from anywhere in its list (the last takes the place of the one
+    /// that left): what is found under its heads is always the groups filed, and each group
+    /// keeps the place it has in the list.
+    #[test]
+    fn a_class_keeps_its_groups_whichever_leave() {
+        let keys = Rc::new(Summary {
+            passive: true,
+            ins: vec![7],
+            ..Summary::default()
+        });
+        let form = Rc::new(Form {
+            id: 0,
+            procs: Box::new([]),
+        });
+        let mut rest = Rest::default();
+        let mut filed: Vec<GroupId> = Vec::new();
+        for round in 0..3u32 {
+            for name in 0..6 {
+                rest.insert(None, vec![round * 10 + name], keys.clone(), form.clone());
+                filed.push(rest.next_id() - 1);
+            }
+            // From the middle, the front, the back, and the one just moved.
+            for at in [2, 0, filed.len() - 1, 1] {
+                let id = filed.remove(at.min(filed.len() - 1));
+                assert!(rest.remove(id).is_some());
+                assert_eq!(sorted(rest.taking(7)), filed, "round {round}");
+                let members = &rest.classes[&(Rc::as_ptr(&keys) as Class)].groups;
+                for (slot, id) in members.iter().enumerate() {
+                    assert_eq!(rest.groups[id].slot, slot, "the place of group {id}");
+                }
+            }
+        }
     }
 
     /// The epoch stays while what a walk would find does: a class no walk took gains and
