@@ -231,6 +231,10 @@ struct Run<'g, 's, 'p> {
     /// state's ids twice for this table was a percent of philosophers' instructions.
     recent: Recent,
     recent_kept: bool,
+    /// Whether the source being merged was expanded before every earlier one was merged, so
+    /// that a target it did not find stored is looked for in `recent` (else it is new, or
+    /// one of its own met twice, which the store finds).
+    early: bool,
     /// An empty store, put in the graph's place while the store is shared.
     placeholder: Option<Store>,
     /// The queue contents the merge numbered ahead while the workers ran (see
@@ -264,6 +268,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             last_added: 0,
             recent: Recent::default(),
             recent_kept: true,
+            early: true,
             placeholder: None,
             ahead: ahead::Ahead::default(),
             ahead_on: false,
@@ -324,10 +329,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         };
         let (mut end, mut back) = (None, Vec::new());
         self.ahead_on = true;
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, tree| {
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, when| {
             let shared = (&store, &mut writer);
             let merged = (&mut end, &mut back, free);
-            self.merge_alongside(readers.engine, shared, (s, expanded, tree), merged)
+            self.merge_alongside(readers.engine, shared, (s, expanded, when), merged)
         });
         self.ahead_on = false;
         std::mem::swap(&mut store, &mut self.graph.store);
@@ -366,7 +371,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             let refused = pipeline::expand_alone(&readers, range.clone(), |s, expanded| {
                 let shared = (&store, &mut writer);
                 let merged = (&mut end, &mut back, free);
-                self.merge_alongside(readers.engine, shared, (s, expanded, None), merged)
+                let when = pipeline::When::Right;
+                self.merge_alongside(readers.engine, shared, (s, expanded, when), merged)
             });
             std::mem::swap(&mut store, &mut self.graph.store);
             self.placeholder = Some(store);
@@ -375,6 +381,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 break;
             };
             let mut spare = back.pop().unwrap_or_default();
+            self.early = false;
             end = self.merge(engine, s, expanded, true, &mut spare);
             give_back(&mut back, spare, free);
             range.start = s as usize + 1;
@@ -403,6 +410,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         back: &mut Vec<Buffers>,
         free: &pipeline::Free,
     ) -> Option<End> {
+        // Expanded before the sources before them were merged.
+        self.early = true;
         for (i, (s, expanded)) in leftovers.into_iter().enumerate() {
             // Room emptied by an earlier merge: a state the workers could not expand (a
             // component or a queue not cached) is expanded here, into vectors that grew
@@ -419,22 +428,24 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     /// Merges a source while the workers run, if it needs nothing they are reading and the
     /// store has room for its new targets: a fast expansion with transitions, none into a
     /// state the workers could not put in ids (a new queue content is numbered ahead while
-    /// the workers run: `explore/ahead.rs`). `tree`: the source's, if the thread that
-    /// expanded it read it, swapped into [`Run::near`] (the merge walks up from it).
+    /// the workers run: `explore/ahead.rs`). `when`: whether it was expanded ahead of the
+    /// merge, with the source's tree if the thread that expanded it read it, swapped into
+    /// [`Run::near`] (the merge walks up from it).
     fn merge_alongside(
         &mut self,
         engine: &Engine<'s, 'p>,
         (store, writer): (&Store, &mut Writer),
-        (source, expanded, tree): (u32, Expanded, Option<&mut Levels>),
+        (source, expanded, when): (u32, Expanded, pipeline::When<'_>),
         (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
     ) -> pipeline::Flow {
         let mut expanded = expanded;
         let merged = match &mut expanded {
             Expanded::Fast(succ, arena, _) => {
+                let targets = Targets::of(succ);
                 self.alongside
-                    && !needs_store(succ, self.ahead_on)
-                    && self.number_ahead(engine, store, succ, arena)
-                    && room_for(store, succ)
+                    && !targets.need_store(self.ahead_on)
+                    && (targets.queued == 0 || self.number_ahead(engine, store, succ, arena))
+                    && store.room(targets.new + targets.queued, targets.longest)
             }
             _ => false,
         };
@@ -444,7 +455,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let Expanded::Fast(succ, arena, reduced) = expanded else {
             unreachable!("merged only a fast expansion")
         };
-        if let Some(tree) = tree {
+        self.early = matches!(when, pipeline::When::Early(_));
+        if let pipeline::When::Early(Some(tree)) = when {
             std::mem::swap(&mut self.near.1, tree);
             self.near.0 = source;
         }
@@ -659,7 +671,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             return Some(self.stop(limit));
         }
         let (mut moves, mut faults) = (false, false);
-        for (key, t) in transitions {
+        for (key, mut t) in transitions {
             let label = self.names.label(&mut self.graph, t.label);
             match (t.fault, key) {
                 (Some(fault), _) => {
@@ -670,7 +682,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     moves = true;
                     let target = self.target(&mut Dest::Own, source, &key.ids);
                     let actors = self.names.actors(&mut self.graph, t.actors);
-                    self.edge(source, target, label, actors, t.renaming);
+                    self.edge(source, target, label, actors, &mut t.renaming);
                 }
                 (None, None) => unreachable!("every transition has its key (complete_keys)"),
             }
@@ -683,17 +695,26 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         engine: &Engine<'s, 'p>,
         dest: &mut Dest<'_>,
         source: u32,
-        succ: &mut Vec<FastSucc>,
+        succ: &mut [FastSucc],
         arena: &mut Vec<u32>,
     ) -> Option<End> {
-        let faults = succ.iter().map(|t| match t {
-            FastSucc::Fault { fault, .. } => Some(fault),
-            FastSucc::To { .. } => None,
-        });
-        if let Some(fault) = limit_fault(faults) {
-            return Some(self.stop(Limit::Model(fault.clone())));
+        // One pass for both: a limit of the semantics met, and targets to intern.
+        let mut named = false;
+        for t in succ.iter() {
+            match t {
+                FastSucc::Fault { fault, .. } if fault.kind.is_limit() => {
+                    return Some(self.stop(Limit::Model(fault.clone())));
+                }
+                FastSucc::To {
+                    target: Target::State(_),
+                    ..
+                } => named = true,
+                _ => {}
+            }
         }
-        self.intern_named(succ, arena);
+        if named {
+            self.intern_named(succ, arena);
+        }
         let new = succ.iter().filter_map(|t| match t {
             FastSucc::To {
                 target: Target::New { start, len },
@@ -709,12 +730,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             return Some(self.stop(limit));
         }
         let (mut moves, mut faults) = (false, false);
-        for t in succ.drain(..) {
+        // By reference: moving each transition out and dropping its target cost a call a
+        // transition; the caller clears `succ`.
+        for t in succ.iter_mut() {
             match t {
                 FastSucc::Fault { label, fault, .. } => {
                     faults = true;
-                    let label = self.engine_label(engine, label);
-                    self.fault(source, label, fault);
+                    let label = self.engine_label(engine, *label);
+                    self.fault(source, label, fault.clone());
                 }
                 FastSucc::To {
                     label,
@@ -723,8 +746,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                     renaming,
                 } => {
                     moves = true;
-                    let label = self.engine_label(engine, label);
-                    let target = match target {
+                    let label = self.engine_label(engine, *label);
+                    let target = match *target {
                         Target::Known(t) => t,
                         Target::New { start, len } => {
                             let ids = &arena[start as usize..(start + len) as usize];
@@ -734,7 +757,7 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                             unreachable!("interned by intern_named, filled by learn")
                         }
                     };
-                    let actors = self.fast_actors(actors);
+                    let actors = self.fast_actors(*actors);
                     self.edge(source, target, label, actors, renaming);
                 }
             }
@@ -835,11 +858,18 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
     }
 
     /// The graph's number of one of the engine's labels.
+    #[inline]
     fn engine_label(&mut self, engine: &Engine<'s, 'p>, label: u32) -> u32 {
-        let i = label as usize;
-        if let Some(&known) = self.engine_labels.get(i).filter(|&&l| l != u32::MAX) {
-            return known;
+        match self.engine_labels.get(label as usize) {
+            Some(&known) if known != u32::MAX => known,
+            _ => self.new_engine_label(engine, label),
         }
+    }
+
+    /// [`Run::engine_label`] the first time the label is met.
+    #[cold]
+    fn new_engine_label(&mut self, engine: &Engine<'s, 'p>, label: u32) -> u32 {
+        let i = label as usize;
         let text = engine.labels.items[i].clone();
         let number = self.names.label(&mut self.graph, text);
         if self.engine_labels.len() <= i {
@@ -861,8 +891,10 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             }
             _ => ids,
         };
-        if self.recent_kept
-            && let Some(known) = self.recent.find(ids)
+        let hash = self.recent_kept.then(|| hash_ids(ids));
+        if let Some(hash) = hash
+            && self.early
+            && let Some(known) = self.recent.find(hash, ids)
         {
             return known;
         }
@@ -880,8 +912,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         };
         if new {
             self.graph.parent.push(source);
-            if self.recent_kept {
-                self.recent.insert(ids, target);
+            if let Some(hash) = hash {
+                self.recent.insert(hash, ids, target);
             }
         }
         target
@@ -958,50 +990,56 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         self.fault_found = true;
     }
 
-    /// A transition into a stored state, kept once per (label, target, actors): counted,
-    /// held to the label goals, and stored when edges are kept.
+    /// A transition into a stored state, kept once per (label, target, actors): counted once
+    /// per printed label and target, held to the label goals, and stored when edges are kept.
     fn edge(
         &mut self,
         source: u32,
         target: u32,
         label: u32,
         actors: u32,
-        renaming: agentpi_semantics::Renaming,
+        renaming: &mut agentpi_semantics::Renaming,
     ) {
         let edge = Edge {
             label,
             target,
             actors,
         };
-        let Some(index) = self.current.insert(edge) else {
+        let printed = self.printed(label);
+        let Some((index, first)) = self.current.insert(edge, printed, &self.printed) else {
             return;
         };
-        self.count(label, target);
+        if first {
+            self.graph.transitions += 1;
+        }
         self.hold_to_goals(label);
         let goals = self.label_goals[label as usize].as_deref().unwrap_or(&[]);
         for &k in goals {
             self.graph.first_matches[k as usize].get_or_insert((source, index));
         }
         if self.options.keep_renamings && self.graph.edges_kept {
-            self.graph.kept.push_renaming(renaming);
+            self.graph.kept.push_renaming(take(renaming));
         }
     }
 
-    /// Counts a transition once per source, printed label and target.
-    fn count(&mut self, label: u32, target: u32) {
+    /// The number of a label among labels as printed (restricted channels kept): transitions
+    /// are counted once per source, printed label and target.
+    #[inline]
+    fn printed(&mut self, label: u32) -> u32 {
         let i = label as usize;
+        if i >= self.printed.len() {
+            self.print_up_to(i);
+        }
+        self.printed[i]
+    }
+
+    #[cold]
+    fn print_up_to(&mut self, i: usize) {
         while self.printed.len() <= i {
             let text = self.sem.label_text(&self.graph.labels[self.printed.len()]);
             let next = self.printed_index.len() as u32;
             self.printed
                 .push(*self.printed_index.entry(text).or_insert(next));
-        }
-        let printed = &self.printed;
-        if self
-            .current
-            .first_printed(printed[i], target, |l| printed[l as usize])
-        {
-            self.graph.transitions += 1;
         }
     }
 
@@ -1050,40 +1088,37 @@ struct SourceEdges {
 }
 
 impl SourceEdges {
-    /// Adds an edge not there yet; returns its index.
-    fn insert(&mut self, edge: Edge) -> Option<u32> {
+    /// Adds an edge not there yet, printed `printed` (`print` gives each label's printed
+    /// number): its index, and whether it is the first of the source printed so into its
+    /// target. One pass over the edges before it (those into the same target) answers both.
+    fn insert(&mut self, edge: Edge, printed: u32, print: &[u32]) -> Option<(u32, bool)> {
         const SCAN: usize = 32;
-        let known = match self.edges.len() {
-            n if n < SCAN => self.edges.contains(&edge),
-            SCAN => {
+        let n = self.edges.len();
+        let first = if n < SCAN {
+            let mut first = true;
+            for e in self.edges.iter().filter(|e| e.target == edge.target) {
+                if *e == edge {
+                    return None;
+                }
+                first &= print[e.label as usize] != printed;
+            }
+            first
+        } else {
+            if n == SCAN {
                 self.index.extend(self.edges.iter().copied());
-                !self.index.insert(edge)
-            }
-            _ => !self.index.insert(edge),
-        };
-        if known {
-            return None;
-        }
-        self.edges.push(edge);
-        Some(self.edges.len() as u32 - 1)
-    }
-
-    /// Whether the edge just added is the first of the source printed `printed` into
-    /// `target` (`print` gives a label's printed number).
-    fn first_printed(&mut self, printed: u32, target: u32, print: impl Fn(u32) -> u32) -> bool {
-        const SCAN: usize = 32;
-        let (last, earlier) = self.edges.split_last().expect("the edge just added");
-        match earlier.len() {
-            n if n < SCAN => !earlier
-                .iter()
-                .any(|e| e.target == target && print(e.label) == printed),
-            SCAN => {
-                let pairs = earlier.iter().map(|e| (print(e.label), e.target));
+                let pairs = self
+                    .edges
+                    .iter()
+                    .map(|e| (print[e.label as usize], e.target));
                 self.printed.extend(pairs);
-                self.printed.insert((print(last.label), last.target))
             }
-            _ => self.printed.insert((printed, target)),
-        }
+            if !self.index.insert(edge) {
+                return None;
+            }
+            self.printed.insert((printed, edge.target))
+        };
+        self.edges.push(edge);
+        Some((n as u32, first))
     }
 
     /// Empties it for the next source.
@@ -1104,22 +1139,57 @@ fn hold_labels_to_goals(engine: &mut Engine<'_, '_>, goals: &Goals<'_>) {
     }
 }
 
-/// Whether merging these transitions needs the store itself: with none (a deadlock, perhaps,
-/// which is told by the state), or with a target the workers could not put in ids (one into
-/// a new queue content only unless `ahead`: contents numbered ahead, see `explore/ahead.rs`).
-fn needs_store(succ: &[FastSucc], ahead: bool) -> bool {
-    let unkeyed = |t: &FastSucc| match t {
-        FastSucc::To {
-            target: Target::State(_),
-            ..
-        } => true,
-        FastSucc::To {
-            target: Target::Queued(..),
-            ..
-        } => !ahead,
-        _ => false,
-    };
-    succ.is_empty() || succ.iter().any(unkeyed)
+/// What merging a fast expansion alongside the workers asks of its transitions, found in one
+/// pass, not one for each question.
+struct Targets {
+    /// Targets the workers did not find stored, and those into a new queue content (see
+    /// `explore/ahead.rs`).
+    new: usize,
+    queued: usize,
+    /// The most ids of any of them.
+    longest: usize,
+    /// Whether some target holds fresh names the store has not interned: the merge interns
+    /// it, in frontier order.
+    named: bool,
+    /// Whether there is no transition (a deadlock, perhaps, which is told by the state).
+    none: bool,
+}
+
+impl Targets {
+    fn of(succ: &[FastSucc]) -> Self {
+        let mut targets = Targets {
+            new: 0,
+            queued: 0,
+            longest: 0,
+            named: false,
+            none: succ.is_empty(),
+        };
+        for t in succ {
+            let FastSucc::To { target, .. } = t else {
+                continue;
+            };
+            match target {
+                Target::Known(_) => {}
+                Target::New { len, .. } => {
+                    targets.new += 1;
+                    targets.longest = targets.longest.max(*len as usize);
+                }
+                Target::Queued(_, len, _) => {
+                    targets.queued += 1;
+                    targets.longest = targets.longest.max(*len as usize);
+                }
+                Target::State(_) => targets.named = true,
+            }
+        }
+        targets
+    }
+
+    /// Whether merging them needs the store itself: with no transition, or with a target
+    /// the workers could not put in ids (one into a new queue content only unless `ahead`:
+    /// contents numbered ahead, see `explore/ahead.rs`).
+    fn need_store(&self, ahead: bool) -> bool {
+        self.none || self.named || (self.queued > 0 && !ahead)
+    }
 }
 
 /// Puts a queue content's id in the placeholder a worker left for it (the last of a
@@ -1185,14 +1255,17 @@ struct Recent {
 }
 
 impl Recent {
-    fn find(&self, ids: &[u32]) -> Option<u32> {
+    /// The number of the state with `ids`, whose [`hash_ids`] is `hash`.
+    fn find(&self, hash: u64, ids: &[u32]) -> Option<u32> {
         let same = |&k: &u32| self.slice(k) == ids;
         self.index
-            .find(hash_ids(ids), same)
+            .find(hash, same)
             .map(|&k| self.states[k as usize].2)
     }
 
-    fn insert(&mut self, ids: &[u32], number: u32) {
+    /// Adds state `number`, whose ids are `ids`, their [`hash_ids`] `hash` (computed once
+    /// for a look-up and the insertion that follows it).
+    fn insert(&mut self, hash: u64, ids: &[u32], number: u32) {
         let k = self.states.len() as u32;
         self.states
             .push((self.ids.len() as u32, ids.len() as u32, number));
@@ -1202,7 +1275,7 @@ impl Recent {
             let (start, len, _) = states[j as usize];
             hash_ids(&all[start as usize..(start + len) as usize])
         };
-        self.index.insert_unique(hash_ids(ids), k, rehash);
+        self.index.insert_unique(hash, k, rehash);
     }
 
     fn slice(&self, k: u32) -> &[u32] {
@@ -1241,24 +1314,6 @@ fn read_near(near: &mut (u32, Levels), store: &Store, source: u32) {
         }
         near.0 = source;
     }
-}
-
-/// Whether the store has room for every target of `succ` the workers did not find, while
-/// it is shared (see [`Store::room`]): checked before the merge of a source, which is
-/// merged whole or not at all.
-fn room_for(store: &Store, succ: &[FastSucc]) -> bool {
-    let (mut states, mut len) = (0, 0);
-    for t in succ {
-        if let FastSucc::To {
-            target: Target::New { len: l, .. },
-            ..
-        } = t
-        {
-            states += 1;
-            len = len.max(*l as usize);
-        }
-    }
-    store.room(states, len)
 }
 
 /// Keeps the transitions whose indices are in `set` (ascending).
@@ -1305,5 +1360,52 @@ impl Names {
             graph.actor_sets.push(actors);
             next
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceEdges;
+    use crate::graph::Edge;
+
+    /// `SourceEdges::insert` against a plain count, below and past the edges it scans (32):
+    /// an edge met again is refused, and an edge is the first of its printed label into its
+    /// target only if no earlier edge kept has both (labels 0 and 1 print the same).
+    #[test]
+    fn source_edges_keep_each_edge_once_and_count_each_printed_label_once() {
+        let print = [0, 0, 1, 2];
+        let mut edges = SourceEdges::default();
+        let mut kept: Vec<Edge> = Vec::new();
+        let mut firsts = 0;
+        for round in 0..3u32 {
+            for i in 0..40u32 {
+                let edge = Edge {
+                    label: (i + round) % 4,
+                    target: i % 13,
+                    actors: i % 2,
+                };
+                let printed = print[edge.label as usize];
+                let got = edges.insert(edge, printed, &print);
+                let known = kept.contains(&edge);
+                let first = !kept
+                    .iter()
+                    .any(|e| e.target == edge.target && print[e.label as usize] == printed);
+                match got {
+                    None => assert!(known, "{edge:?} refused, not kept before"),
+                    Some((index, counted)) => {
+                        assert!(!known, "{edge:?} kept twice");
+                        assert_eq!(index as usize, kept.len());
+                        assert_eq!(counted, first, "{edge:?} counted");
+                        kept.push(edge);
+                        firsts += usize::from(counted);
+                    }
+                }
+            }
+        }
+        assert!(kept.len() > 32, "past the scan: {}", kept.len());
+        assert!(
+            firsts < kept.len(),
+            "some edges share a printed label and target"
+        );
     }
 }

@@ -128,6 +128,17 @@ pub(super) enum Flow {
     Stop,
 }
 
+/// When an expansion was computed, against its merge.
+pub(super) enum When<'t> {
+    /// Right before it, after every earlier source was merged: a target it did not find
+    /// stored is new, or one of its own met twice.
+    Right,
+    /// Before every earlier source was merged (a block expanded ahead of the merge): a target
+    /// it did not find stored may have been stored since. With the source's tree, if the
+    /// thread that expanded it read it.
+    Early(Option<&'t mut Levels>),
+}
+
 /// Emptied vectors of expansions for the workers to fill again (see `Buffers`), and emptied
 /// blocks. They go round between the threads and none is freed: a thread freeing what another
 /// allocated made the two wait on each other's locks in glibc's allocator.
@@ -196,7 +207,7 @@ pub(super) fn expand_in_order<F>(
     mut merge: F,
 ) -> Vec<(u32, Expanded)>
 where
-    F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send,
+    F: FnMut(u32, Expanded, When<'_>) -> Flow + Send,
 {
     let blocks = Blocks {
         range,
@@ -235,7 +246,7 @@ struct Shared<F> {
     stopped: AtomicBool,
 }
 
-impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
+impl<F: FnMut(u32, Expanded, When<'_>) -> Flow + Send> Shared<F> {
     /// One thread's part: merge what is ready if no other thread is merging, and expand the
     /// next block, each state merged right after it if every earlier block is merged (see
     /// [`Shared::front`]), else for whichever thread finds it ready. With no block left,
@@ -276,7 +287,7 @@ impl<F: FnMut(u32, Expanded, Option<&mut Levels>) -> Flow + Send> Shared<F> {
             order.hand(
                 s as u32,
                 expand(sem, engine, store, s as u32, room),
-                None,
+                When::Right,
                 merge,
             );
             if order.state == State::Stopped {
@@ -321,7 +332,7 @@ fn alone_all(
     readers: &Readers<'_, '_, '_>,
     range: Range<usize>,
     order: &mut InOrder,
-    merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+    merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
 ) {
     let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
     let mut buffers = Vec::with_capacity(BLOCK);
@@ -336,7 +347,7 @@ fn alone_all(
         order.hand(
             s as u32,
             expand(sem, engine, store, s as u32, room),
-            None,
+            When::Right,
             merge,
         );
     }
@@ -457,26 +468,27 @@ impl InOrder {
     fn arrive(
         &mut self,
         mut block: Block,
-        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+        merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
         free: &Free,
     ) {
         let first = self.first_state + self.next * BLOCK;
         self.next += 1;
         let states = (first as u32..).zip(block.expanded.drain(..));
         for ((s, expanded), (has, tree)) in states.zip(block.trees.iter_mut()) {
-            self.hand(s, expanded, has.then_some(tree), merge);
+            self.hand(s, expanded, When::Early(has.then_some(tree)), merge);
         }
         free.give_block(block);
     }
 
-    /// Hands the expansion of `s` to `merge`, with its tree if the thread that expanded it
-    /// read it (the merge swaps it with the tree it held, whose room comes back here).
+    /// Hands the expansion of `s` to `merge`, saying whether it was expanded ahead of the
+    /// merge, with its tree if so and the thread that expanded it read it (the merge swaps it
+    /// with the tree it held, whose room comes back here).
     fn hand(
         &mut self,
         s: u32,
         expanded: Expanded,
-        tree: Option<&mut Levels>,
-        merge: &mut impl FnMut(u32, Expanded, Option<&mut Levels>) -> Flow,
+        when: When<'_>,
+        merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
     ) {
         if self.state != State::Merging {
             if self.state == State::Refused {
@@ -484,7 +496,7 @@ impl InOrder {
             }
             return;
         }
-        match merge(s, expanded, tree) {
+        match merge(s, expanded, when) {
             Flow::Next => {}
             Flow::Refuse(expanded) => {
                 self.state = State::Refused;
