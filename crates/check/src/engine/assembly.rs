@@ -34,7 +34,10 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers_now: [u32; 2],
     /// The channels both some output and some input of the state are on, a bit each (see
     /// `Engine::slots_and_moves`).
-    pub(super) meet: u128,
+    pub(super) meet: ChanBits,
+    /// Whether no two of the source's components are equal: then each is alone in its run
+    /// of equal ids, where the canonical order's position says (see [`first_left`]).
+    pub(super) distinct: bool,
     pub(super) misses: Vec<Miss>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
@@ -89,11 +92,10 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Tau*, *Event*, *Assert*, *Fault*, *Send*, *Receive*: every offer of every
     /// component opened in full, alone, in order.
     pub(super) fn singles(&mut self) {
-        for (k, slot) in self.slots.iter().enumerate() {
+        for (slot, &moves) in self.slots.iter().zip(self.moves) {
             if slot.twin {
                 continue;
             }
-            let moves = self.moves[k];
             for &o in moves.singles.iter() {
                 self.single(*slot, o, &moves.offers[o as usize]);
             }
@@ -250,12 +252,12 @@ impl<'a> Assembly<'a, '_, '_> {
         } = std::mem::take(&mut self.reused.lists);
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
-        for (k, slot) in slots.iter().enumerate() {
-            if moves[k].out_chans & meet == 0 {
+        for (k, (slot, &comp)) in slots.iter().zip(moves).enumerate() {
+            if comp.out_chans & meet == 0 {
                 continue;
             }
-            for &o in moves[k].sync_outs.iter() {
-                let m = &moves[k].offers[o as usize];
+            for &o in comp.sync_outs.iter() {
+                let m = &comp.offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
                     unreachable!("an output");
                 };
@@ -281,7 +283,7 @@ impl<'a> Assembly<'a, '_, '_> {
 
     /// Every input offer on a synchronous channel, in offer order, but those of components
     /// with no input on a channel of `meet` (no output may meet them).
-    fn inputs(&self, inputs: &mut Vec<Input>, meet: u128) {
+    fn inputs(&self, inputs: &mut Vec<Input>, meet: ChanBits) {
         for (k, moves) in self.moves.iter().enumerate() {
             if moves.in_chans & meet == 0 {
                 continue;
@@ -403,6 +405,21 @@ impl<'a> Assembly<'a, '_, '_> {
                 renaming,
             });
         }
+        self.named_step(label, actors, span, replace, queues);
+    }
+
+    /// What [`Assembly::step`] does for a step that makes or holds names, or faults: their
+    /// numbering kept as `successors` numbers them. Apart, so that the common step does not
+    /// pay for its registers on every call.
+    #[inline(never)]
+    fn named_step(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        span: Span,
+        replace: &[(usize, &Then)],
+        queues: Option<QueueChange>,
+    ) {
         let mut bases = [0u32; 2];
         for (i, (_, then)) in replace.iter().enumerate() {
             bases[i] = self.counter;
@@ -555,10 +572,13 @@ impl<'a> Assembly<'a, '_, '_> {
         *self.reused.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
     }
 
-    /// Adds a transition, moving the components at `self.movers_now`.
+    /// Adds a transition, moving the components at `self.movers_now` (which only
+    /// partial-order reduction reads: kept for every transition, they were a push each).
     fn emit(&mut self, succ: FastSucc) {
         self.out.push(succ);
-        self.reused.movers.push(self.movers_now);
+        if self.engine.reduces() {
+            self.reused.movers.push(self.movers_now);
+        }
     }
 
     /// A fault raised before anything was built (a failed assertion, a pattern that cannot
@@ -601,6 +621,18 @@ impl<'a> Assembly<'a, '_, '_> {
         {
             return self.written_target(levels, &written);
         }
+        self.built_target(replace, queues)
+    }
+
+    /// What [`Assembly::target`] finds for a step that changes a queue, or whose
+    /// continuations are not written over the source's ids: the ids built whole. Apart, so
+    /// that the common steps above do not pay for its registers on every call.
+    #[inline(never)]
+    fn built_target(
+        &mut self,
+        replace: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) -> Target {
         let interner = self.store.interner();
         let mut ids = std::mem::take(&mut self.reused.buffer);
         ids.clear();
@@ -698,7 +730,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 return None;
             }
             first = Some((gone, id));
-            let at = first_left(comps, self.key_pos[*pos] as usize, gone);
+            let at = self.source_place(comps, *pos, gone);
             let read = |i: usize| match written.at[..written.len].iter().find(|w| w.0 == i) {
                 Some(&(_, id)) => id,
                 None => comps[i],
@@ -724,7 +756,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let interner = self.store.interner();
         let comps = &self.ids[..self.split];
         let gone = self.canon[pos];
-        let at = first_left(comps, self.key_pos[pos] as usize, gone);
+        let at = self.source_place(comps, pos, gone);
         let key = interner.order_key(id);
         let after = at == 0 || interner.order_key(comps[at - 1]) < key;
         let before = comps
@@ -739,6 +771,17 @@ impl<'a> Assembly<'a, '_, '_> {
             written.len = 1;
         }
         Some(written)
+    }
+
+    /// Where the component at `pos` in canonical order, `gone`, is in the source's ids
+    /// (`comps`): what [`first_left`] finds, which is its position in key order when no two
+    /// components are equal, as in nearly every state.
+    fn source_place(&self, comps: &[u32], pos: usize, gone: u32) -> usize {
+        let near = self.key_pos[pos] as usize;
+        match self.distinct {
+            true => near,
+            false => first_left(comps, near, gone),
+        }
     }
 
     /// The target of a step that wrote `written` over the source's ids (the queues as they

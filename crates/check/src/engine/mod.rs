@@ -135,14 +135,20 @@ struct CompMoves {
     sync_outs: Box<[u32]>,
     sync_ins: Box<[u32]>,
     /// The channels of `sync_ins` and of `sync_outs`, a bit each (a channel's number in
-    /// `Engine::chans` modulo 128): a state's outputs are tried only when some input may be
-    /// on their channel, and its inputs indexed only when some output may be on theirs.
-    /// Peterson's and the filter lock's registers offer a read and a write in every state,
-    /// and listing, indexing and trying them all was most of pairing a state's offers.
-    in_chans: u128,
-    out_chans: u128,
+    /// `Engine::chans` modulo [`ChanBits::BITS`]): a state's outputs are tried only when
+    /// some input may be on their channel, and its inputs indexed only when some output may
+    /// be on theirs. Peterson's and the filter lock's registers offer a read and a write in
+    /// every state, and listing, indexing and trying them all was most of pairing a state's
+    /// offers.
+    in_chans: ChanBits,
+    out_chans: ChanBits,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
+
+/// A set of channels, a bit each (see [`CompMoves::in_chans`]): one word, since every state
+/// gathers and tests them for each of its components (a `u128` was two each time). Channels
+/// that share a bit only let through offers that meet nothing.
+type ChanBits = u64;
 
 struct FastMove {
     kind: FastKind,
@@ -247,51 +253,50 @@ impl Actors {
 }
 
 /// The graph's numbers of the fast path's sets of actors (`Run::fast_actors`, once per
-/// transition): by the first instance, then by the second plus one (0: alone), for instances
-/// below [`ActorNumbers::NEAR`]; hashed beyond. Hashing every transition's `Actors` was 3% of
-/// Peterson N = 4's instructions.
+/// transition): by the first instance and the second plus one (0: alone), in one vector of
+/// rows of [`ActorNumbers::ROW`], for instances below [`ActorNumbers::NEAR`]; hashed beyond.
+/// Hashing every transition's `Actors` was 3% of Peterson N = 4's instructions, and a vector
+/// of rows read two lengths and two pointers a transition.
 #[derive(Default)]
 pub(crate) struct ActorNumbers {
-    near: Vec<Vec<u32>>,
+    near: Vec<u32>,
     far: FxHashMap<Actors, u32>,
 }
 
 impl ActorNumbers {
-    /// Instances below this are looked up by index (at most `NEAR` squared numbers).
+    /// Instances below this are looked up by index (at most `NEAR` times `ROW` numbers).
     const NEAR: u32 = 1 << 8;
+    const ROW: usize = Self::NEAR as usize + 1;
     const NONE: u32 = u32::MAX;
 
     /// Where `actors` is kept among the near ones, if it is.
-    fn at(actors: Actors) -> Option<(usize, usize)> {
+    fn at(actors: Actors) -> Option<usize> {
         let (first, second) = match actors {
             Actors::One(a) => (a, 0),
             Actors::Two(a, b) => (a, b.checked_add(1)?),
         };
-        (first < Self::NEAR && second <= Self::NEAR).then_some((first as usize, second as usize))
+        (first < Self::NEAR && second <= Self::NEAR)
+            .then_some(first as usize * Self::ROW + second as usize)
     }
 
     #[inline]
     pub(crate) fn get(&self, actors: Actors) -> Option<u32> {
-        let Some((first, second)) = Self::at(actors) else {
+        let Some(at) = Self::at(actors) else {
             return self.far.get(&actors).copied();
         };
-        let number = *self.near.get(first)?.get(second)?;
+        let number = *self.near.get(at)?;
         (number != Self::NONE).then_some(number)
     }
 
     pub(crate) fn insert(&mut self, actors: Actors, number: u32) {
-        let Some((first, second)) = Self::at(actors) else {
+        let Some(at) = Self::at(actors) else {
             self.far.insert(actors, number);
             return;
         };
-        if self.near.len() <= first {
-            self.near.resize_with(first + 1, Vec::new);
+        if self.near.len() <= at {
+            self.near.resize(at + 1, Self::NONE);
         }
-        let row = &mut self.near[first];
-        if row.len() <= second {
-            row.resize(second + 1, Self::NONE);
-        }
-        row[second] = number;
+        self.near[at] = number;
     }
 }
 
@@ -799,8 +804,8 @@ impl<'s, 'p> Engine<'s, 'p> {
         work.order.sort(store, &ids[..split], canon, key_pos);
         let mut slots = take(&mut work.slots);
         let mut moves = recycle(take(&mut work.moves));
-        let meet = match self.slots_and_moves(&work.canon, &mut slots, &mut moves) {
-            Ok(meet) => meet,
+        let (meet, distinct) = match self.slots_and_moves(&work.canon, &mut slots, &mut moves) {
+            Ok(found) => found,
             Err(misses) => {
                 (work.slots, work.moves) = (slots, recycle(moves));
                 return Err(misses);
@@ -825,6 +830,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             out: buffers.succ,
             movers_now: [0, ALONE],
             meet,
+            distinct,
             misses: Vec::new(),
             slow: false,
             fresh,
@@ -857,8 +863,8 @@ impl<'s, 'p> Engine<'s, 'p> {
         canon: &[u32],
         slots: &mut Vec<Slot>,
         moves: &mut Vec<&'a CompMoves>,
-    ) -> Result<u128, Vec<Miss>> {
-        fill_slots(canon, slots);
+    ) -> Result<(ChanBits, bool), Vec<Miss>> {
+        let distinct = fill_slots(canon, slots);
         let mut misses = Vec::new();
         for slot in slots.iter() {
             match self.moves.get(slot.id, slot.twin) {
@@ -870,12 +876,12 @@ impl<'s, 'p> Engine<'s, 'p> {
         if !misses.is_empty() {
             return Err(misses);
         }
-        let (mut ins, mut outs) = (0u128, 0u128);
+        let (mut ins, mut outs): (ChanBits, ChanBits) = (0, 0);
         for m in moves.iter() {
             ins |= m.in_chans;
             outs |= m.out_chans;
         }
-        Ok(ins & outs)
+        Ok((ins & outs, distinct))
     }
 
     /// Fills the cache with what expanding state `s` needs (a few rounds: what an input
@@ -908,8 +914,9 @@ fn actors(actors: &[Instance]) -> Actors {
     }
 }
 
-/// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]).
-fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
+/// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]):
+/// whether no two components are equal (equal ones sit side by side).
+fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) -> bool {
     out.clear();
     // Most states have no equal components side by side: a slot each, written by one
     // `extend` (a push each checked the room: 300 instructions a Peterson state).
@@ -920,7 +927,7 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
             twin: false,
         };
         out.extend(procs.iter().enumerate().map(slot));
-        return;
+        return true;
     }
     for (pos, &id) in procs.iter().enumerate() {
         let second = pos > 0 && procs[pos - 1] == id;
@@ -933,6 +940,7 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
             });
         }
     }
+    false
 }
 
 #[cfg(test)]
