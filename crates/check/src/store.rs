@@ -226,20 +226,12 @@ impl Store {
                 self.path_is(record, levels, one, beside(two.0))
                     && self.path_is(record, levels, two, beside(one.0))
             }
-            _ => self.paths_are(record, levels, changes),
+            _ => changes.iter().all(|&(p, id)| {
+                let elsewhere =
+                    |k: usize, j: usize| changes.iter().any(|&(q, _)| q != p && q >> k == j);
+                self.path_is(record, levels, (p, id), elsewhere)
+            }),
         }
-    }
-
-    /// What [`Store::is_changed`] asks of more than two changes (from [`Store::find_near`]),
-    /// apart: inlined, its loop took registers that every look-up of a step's target paid
-    /// for.
-    #[inline(never)]
-    fn paths_are(&self, record: [u32; 2], levels: &[Vec<u32>], changes: &[(usize, u32)]) -> bool {
-        changes.iter().all(|&(p, id)| {
-            let elsewhere =
-                |k: usize, j: usize| changes.iter().any(|&(q, _)| q != p && q >> k == j);
-            self.path_is(record, levels, (p, id), elsewhere)
-        })
     }
 
     /// Whether the tree under `record` holds `id` at position `p`, and `levels`' items
@@ -366,12 +358,16 @@ impl Store {
     /// Finds or adds the state, its nodes first and its index entry last (see [`table`]);
     /// the room is there.
     fn add(&self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
+        thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
         let add_node = |pair| Some(self.add_node(pair));
         let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
         let record = match few {
             // The common step: one or two ids changed, nodes added only above them.
             Some((near, ref changes)) => record_near(near, changes.as_slice(), add_node),
-            None => self.record_of_new(near, ids),
+            None => SCRATCH.with_borrow_mut(|levels| {
+                levels_of(near, ids, levels, add_node)?;
+                Some(record_of(levels))
+            }),
         };
         let record = record.expect("adding finds every node");
         let hash = match few {
@@ -393,18 +389,6 @@ impl Store {
         set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
         self.index.add_at(vacancy, probe, i as u32);
         (i as u32, true)
-    }
-
-    /// The record of a state whose ids are not `near`'s with one or two changed, its nodes
-    /// added level by level. Apart from [`Store::add`], whose common step does not need its
-    /// registers.
-    #[inline(never)]
-    fn record_of_new(&self, near: Option<&Levels>, ids: &[u32]) -> Option<[u32; 2]> {
-        thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
-        SCRATCH.with_borrow_mut(|levels| {
-            levels_of(near, ids, levels, |pair| Some(self.add_node(pair)))?;
-            Some(record_of(levels))
-        })
     }
 
     /// The node of `pair`, added when new (where the probe for it ended).

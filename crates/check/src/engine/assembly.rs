@@ -35,9 +35,6 @@ pub(super) struct Assembly<'a, 's, 'p> {
     /// The channels both some output and some input of the state are on, a bit each (see
     /// `Engine::slots_and_moves`).
     pub(super) meet: ChanBits,
-    /// Whether no two of the source's components are equal: then each is alone in its run
-    /// of equal ids, where the canonical order's position says (see [`first_left`]).
-    pub(super) distinct: bool,
     pub(super) misses: Vec<Miss>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
@@ -572,13 +569,10 @@ impl<'a> Assembly<'a, '_, '_> {
         *self.reused.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
     }
 
-    /// Adds a transition, moving the components at `self.movers_now` (which only
-    /// partial-order reduction reads: kept for every transition, they were a push each).
+    /// Adds a transition, moving the components at `self.movers_now`.
     fn emit(&mut self, succ: FastSucc) {
         self.out.push(succ);
-        if self.engine.reduces() {
-            self.reused.movers.push(self.movers_now);
-        }
+        self.reused.movers.push(self.movers_now);
     }
 
     /// A fault raised before anything was built (a failed assertion, a pattern that cannot
@@ -730,7 +724,7 @@ impl<'a> Assembly<'a, '_, '_> {
                 return None;
             }
             first = Some((gone, id));
-            let at = self.source_place(comps, *pos, gone);
+            let at = first_left(comps, self.key_pos[*pos] as usize, gone);
             let read = |i: usize| match written.at[..written.len].iter().find(|w| w.0 == i) {
                 Some(&(_, id)) => id,
                 None => comps[i],
@@ -756,7 +750,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let interner = self.store.interner();
         let comps = &self.ids[..self.split];
         let gone = self.canon[pos];
-        let at = self.source_place(comps, pos, gone);
+        let at = first_left(comps, self.key_pos[pos] as usize, gone);
         let key = interner.order_key(id);
         let after = at == 0 || interner.order_key(comps[at - 1]) < key;
         let before = comps
@@ -771,17 +765,6 @@ impl<'a> Assembly<'a, '_, '_> {
             written.len = 1;
         }
         Some(written)
-    }
-
-    /// Where the component at `pos` in canonical order, `gone`, is in the source's ids
-    /// (`comps`): what [`first_left`] finds, which is its position in key order when no two
-    /// components are equal, as in nearly every state.
-    fn source_place(&self, comps: &[u32], pos: usize, gone: u32) -> usize {
-        let near = self.key_pos[pos] as usize;
-        match self.distinct {
-            true => near,
-            false => first_left(comps, near, gone),
-        }
     }
 
     /// The target of a step that wrote `written` over the source's ids (the queues as they

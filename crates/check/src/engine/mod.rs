@@ -253,50 +253,51 @@ impl Actors {
 }
 
 /// The graph's numbers of the fast path's sets of actors (`Run::fast_actors`, once per
-/// transition): by the first instance and the second plus one (0: alone), in one vector of
-/// rows of [`ActorNumbers::ROW`], for instances below [`ActorNumbers::NEAR`]; hashed beyond.
-/// Hashing every transition's `Actors` was 3% of Peterson N = 4's instructions, and a vector
-/// of rows read two lengths and two pointers a transition.
+/// transition): by the first instance, then by the second plus one (0: alone), for instances
+/// below [`ActorNumbers::NEAR`]; hashed beyond. Hashing every transition's `Actors` was 3% of
+/// Peterson N = 4's instructions.
 #[derive(Default)]
 pub(crate) struct ActorNumbers {
-    near: Vec<u32>,
+    near: Vec<Vec<u32>>,
     far: FxHashMap<Actors, u32>,
 }
 
 impl ActorNumbers {
-    /// Instances below this are looked up by index (at most `NEAR` times `ROW` numbers).
+    /// Instances below this are looked up by index (at most `NEAR` squared numbers).
     const NEAR: u32 = 1 << 8;
-    const ROW: usize = Self::NEAR as usize + 1;
     const NONE: u32 = u32::MAX;
 
     /// Where `actors` is kept among the near ones, if it is.
-    fn at(actors: Actors) -> Option<usize> {
+    fn at(actors: Actors) -> Option<(usize, usize)> {
         let (first, second) = match actors {
             Actors::One(a) => (a, 0),
             Actors::Two(a, b) => (a, b.checked_add(1)?),
         };
-        (first < Self::NEAR && second <= Self::NEAR)
-            .then_some(first as usize * Self::ROW + second as usize)
+        (first < Self::NEAR && second <= Self::NEAR).then_some((first as usize, second as usize))
     }
 
     #[inline]
     pub(crate) fn get(&self, actors: Actors) -> Option<u32> {
-        let Some(at) = Self::at(actors) else {
+        let Some((first, second)) = Self::at(actors) else {
             return self.far.get(&actors).copied();
         };
-        let number = *self.near.get(at)?;
+        let number = *self.near.get(first)?.get(second)?;
         (number != Self::NONE).then_some(number)
     }
 
     pub(crate) fn insert(&mut self, actors: Actors, number: u32) {
-        let Some(at) = Self::at(actors) else {
+        let Some((first, second)) = Self::at(actors) else {
             self.far.insert(actors, number);
             return;
         };
-        if self.near.len() <= at {
-            self.near.resize(at + 1, Self::NONE);
+        if self.near.len() <= first {
+            self.near.resize_with(first + 1, Vec::new);
         }
-        self.near[at] = number;
+        let row = &mut self.near[first];
+        if row.len() <= second {
+            row.resize(second + 1, Self::NONE);
+        }
+        row[second] = number;
     }
 }
 
@@ -804,8 +805,8 @@ impl<'s, 'p> Engine<'s, 'p> {
         work.order.sort(store, &ids[..split], canon, key_pos);
         let mut slots = take(&mut work.slots);
         let mut moves = recycle(take(&mut work.moves));
-        let (meet, distinct) = match self.slots_and_moves(&work.canon, &mut slots, &mut moves) {
-            Ok(found) => found,
+        let meet = match self.slots_and_moves(&work.canon, &mut slots, &mut moves) {
+            Ok(meet) => meet,
             Err(misses) => {
                 (work.slots, work.moves) = (slots, recycle(moves));
                 return Err(misses);
@@ -830,7 +831,6 @@ impl<'s, 'p> Engine<'s, 'p> {
             out: buffers.succ,
             movers_now: [0, ALONE],
             meet,
-            distinct,
             misses: Vec::new(),
             slow: false,
             fresh,
@@ -863,8 +863,8 @@ impl<'s, 'p> Engine<'s, 'p> {
         canon: &[u32],
         slots: &mut Vec<Slot>,
         moves: &mut Vec<&'a CompMoves>,
-    ) -> Result<(ChanBits, bool), Vec<Miss>> {
-        let distinct = fill_slots(canon, slots);
+    ) -> Result<ChanBits, Vec<Miss>> {
+        fill_slots(canon, slots);
         let mut misses = Vec::new();
         for slot in slots.iter() {
             match self.moves.get(slot.id, slot.twin) {
@@ -881,7 +881,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             ins |= m.in_chans;
             outs |= m.out_chans;
         }
-        Ok((ins & outs, distinct))
+        Ok(ins & outs)
     }
 
     /// Fills the cache with what expanding state `s` needs (a few rounds: what an input
@@ -914,9 +914,8 @@ fn actors(actors: &[Instance]) -> Actors {
     }
 }
 
-/// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]):
-/// whether no two components are equal (equal ones sit side by side).
-fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) -> bool {
+/// The slots of the components `procs` (in canonical order) into `out` (see [`Slot`]).
+fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
     out.clear();
     // Most states have no equal components side by side: a slot each, written by one
     // `extend` (a push each checked the room: 300 instructions a Peterson state).
@@ -927,7 +926,7 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) -> bool {
             twin: false,
         };
         out.extend(procs.iter().enumerate().map(slot));
-        return true;
+        return;
     }
     for (pos, &id) in procs.iter().enumerate() {
         let second = pos > 0 && procs[pos - 1] == id;
@@ -940,7 +939,6 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) -> bool {
             });
         }
     }
-    false
 }
 
 #[cfg(test)]
