@@ -44,6 +44,10 @@ const NONE: u32 = u32::MAX;
 /// Lengths of 255 and more are kept aside.
 const LONG: u8 = u8::MAX;
 
+/// States of at most this many ids are read from the tree read before them (a bit an item
+/// of a level: see [`Store::read_changed`]).
+const NEAR_READ: usize = 64;
+
 /// Lengths packed in a word of the lengths' column.
 const LENS_PER_WORD: usize = 8;
 
@@ -106,6 +110,10 @@ pub(crate) struct Levels {
     levels: Vec<Vec<u32>>,
     /// [`hash_ids`] of the ids (0 for none, as `Default` has it).
     hash: u32,
+    /// The serial of the store whose state's tree this is, read whole by
+    /// [`Store::read_levels`] (none for a tree built otherwise): the next state read into
+    /// the same room is read from the items that differ only.
+    of: Option<u64>,
 }
 
 impl Levels {
@@ -368,32 +376,34 @@ impl Store {
         };
         let packed = pack(record);
         let same = |i: u32| self.records.get(i as usize) == packed && self.len_of(i) == ids.len();
-        if let Some(i) = find_in(&self.index, hash, same) {
-            return (i, false);
-        }
+        // One probe: a state not found is added where the probe ended.
+        let probe = index_hash(hash);
+        let vacancy = match self.index.find_or_vacancy(probe, same) {
+            Ok(i) => return (i, false),
+            Err(vacancy) => vacancy,
+        };
         let i = self.len();
         self.records.set(i, packed);
         let len = u8::try_from(ids.len()).unwrap_or(LONG);
         set_packed(&self.lens, i, LENS_PER_WORD, u64::from(len));
         set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
-        self.index.add(index_hash(hash), i as u32);
+        self.index.add_at(vacancy, probe, i as u32);
         (i as u32, true)
     }
 
-    /// The node of `pair`, added when new.
+    /// The node of `pair`, added when new (where the probe for it ended).
     fn add_node(&self, pair: [u32; 2]) -> u32 {
         let hash = hash_node(pair);
         let packed = pack(pair);
         let nodes = &self.nodes;
-        if let Some(j) = self
-            .node_index
-            .find(hash, |j| nodes.get(j as usize) == packed)
-        {
-            return j;
-        }
+        let same = |j: u32| nodes.get(j as usize) == packed;
+        let vacancy = match self.node_index.find_or_vacancy(hash, same) {
+            Ok(j) => return j,
+            Err(vacancy) => vacancy,
+        };
         let j = self.node_index.len();
         self.nodes.set(j, packed);
-        self.node_index.add(hash, j as u32);
+        self.node_index.add_at(vacancy, hash, j as u32);
         j as u32
     }
 
@@ -404,31 +414,47 @@ impl Store {
         levels
     }
 
-    /// The tree of state `i` into `out`, reusing its room.
+    /// The tree of state `i` into `out`, reusing its room. When `out` holds the tree of a
+    /// state of this store of as many ids (the state a worker expanded before, mostly alike
+    /// in breadth-first order), only the items that differ from its are read down: nodes
+    /// are unique, so an item equal to the one there stands for the same ids below it.
+    /// Reading every node was 500 instructions a Peterson N = 4 state, this 410.
     pub(crate) fn read_levels(&self, i: u32, out: &mut Levels) {
         let len = self.len_of(i);
-        // Level k holds len / 2^k items, rounded up (halving rounded up k times); an array
-        // of the sizes was zeroed for every state read, and `div_ceil` divides.
-        let size = |k: usize| (len + (1 << k) - 1) >> k;
         // The levels down from the first of at most two items: ceil(log2(len)) of them
         // (halving rounded up reaches 2 after that many halvings less one), one at least.
         let count = match len {
             0..=2 => 1,
             _ => (len - 1).ilog2() as usize + 1,
         };
-        debug_assert!(size(count - 1) <= 2 && (count == 1 || size(count - 2) > 2));
+        debug_assert!(size(len, count - 1) <= 2 && (count == 1 || size(len, count - 2) > 2));
+        let record = unpack(self.records.get(i as usize));
         let levels = &mut out.levels;
+        let near = out.of == Some(self.serial)
+            && len <= NEAR_READ
+            && levels.len() == count
+            && levels[0].len() == len;
+        out.of = Some(self.serial);
+        // Stored with the state: hashing its ids again was a sixth of reading its tree.
+        out.hash = stored_hash(&self.hashes, i);
+        if near {
+            return self.read_changed(record, levels);
+        }
         if levels.len() != count {
             levels.resize_with(count, Vec::new);
         }
-        let record = unpack(self.records.get(i as usize));
         levels[count - 1].clear();
         levels[count - 1].extend(record.iter().copied().take(len.min(2)));
-        for k in (0..count - 1).rev() {
+        self.read_below(levels, count - 1, len);
+    }
+
+    /// Levels `top - 1` down to 0 of a tree of `len` ids, read whole from level `top`.
+    fn read_below(&self, levels: &mut [Vec<u32>], top: usize, len: usize) {
+        for k in (0..top).rev() {
             let (below, above) = levels.split_at_mut(k + 1);
             let (below, above) = (&mut below[k], &above[0]);
             // Sized first and written pair by pair: pushing checked the room for every item.
-            let size = size(k);
+            let size = size(len, k);
             below.resize(size, 0);
             let (pairs, odd) = below.as_chunks_mut::<2>();
             for (pair, &item) in pairs.iter_mut().zip(above) {
@@ -438,8 +464,49 @@ impl Store {
                 *last = above[size / 2];
             }
         }
-        // Stored with the state: hashing its ids again was a sixth of reading its tree.
-        out.hash = stored_hash(&self.hashes, i);
+    }
+
+    /// Writes `record` over the top of `levels` (a tree of as many ids, at most
+    /// [`NEAR_READ`]) and reads down only the items that changed, a bit each.
+    fn read_changed(&self, record: [u32; 2], levels: &mut [Vec<u32>]) {
+        let top = levels.len() - 1;
+        let mut changed = 0u64;
+        for (j, (old, new)) in levels[top].iter_mut().zip(record).enumerate() {
+            changed |= u64::from(*old != new) << j;
+            *old = new;
+        }
+        for k in (0..top).rev() {
+            if changed == 0 {
+                return;
+            }
+            let (below, above) = levels.split_at_mut(k + 1);
+            changed = self.read_items(&mut below[k], &above[0], changed);
+        }
+    }
+
+    /// Writes into `below` the items under those of `above` (the level over it) whose bits
+    /// `changed` has: the bits of the items that changed in turn.
+    fn read_items(&self, below: &mut [u32], above: &[u32], mut changed: u64) -> u64 {
+        let mut next = 0;
+        while changed != 0 {
+            let j = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            let item = above[j];
+            match below.get_mut(2 * j..2 * j + 2) {
+                Some(pair) => {
+                    let [a, b] = unpack(self.nodes.get(item as usize));
+                    next |=
+                        u64::from(pair[0] != a) << (2 * j) | u64::from(pair[1] != b) << (2 * j + 1);
+                    pair.copy_from_slice(&[a, b]);
+                }
+                // The odd last item, carried up as it is.
+                None => {
+                    next |= u64::from(below[2 * j] != item) << (2 * j);
+                    below[2 * j] = item;
+                }
+            }
+        }
+        next
     }
 
     /// The bytes the store holds: records, lengths, hashes, nodes, both indices (a `u32` and
@@ -470,6 +537,13 @@ impl Store {
     }
 }
 
+/// How many items level `k` of a tree of `len` ids holds: `len / 2^k` rounded up (halving
+/// rounded up k times; an array of the sizes was zeroed for every state read, and
+/// `div_ceil` divides).
+fn size(len: usize, k: usize) -> usize {
+    (len + (1 << k) - 1) >> k
+}
+
 /// The state with this hash ([`hash_ids`]) for which `same` holds.
 #[inline]
 fn find_in(index: &Index, hash: u32, same: impl Fn(u32) -> bool) -> Option<u32> {
@@ -487,6 +561,7 @@ fn levels_of(
 ) -> Option<()> {
     let near = near.filter(|n| n.ids().len() == ids.len());
     out.hash = hash_ids(ids);
+    out.of = None;
     let levels = &mut out.levels;
     levels.resize_with(levels.len().max(1), Vec::new);
     levels[0].clear();
@@ -956,6 +1031,72 @@ mod tests {
             }
         }
         assert!(compared > 10_000, "{compared} comparisons");
+    }
+
+    /// States read one after another into one room, as a worker reads its sources, from two
+    /// stores that number their nodes differently, of lengths 0 to 40 and a few longer ones
+    /// (past [`NEAR_READ`]), mostly a few ids apart: every tree read is the one read afresh, though only what differs from the one
+    /// before is read down ([`Store::read_changed`]). Read from the room's last tree whatever
+    /// store it came from, a tree of the other store is wrong, and this fails.
+    #[test]
+    fn a_tree_read_over_another_is_the_tree_read_afresh() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut vectors: Vec<Vec<u32>> = Vec::new();
+        for len in (0..=40usize).chain([63, 64, 65, 100]) {
+            let base: Vec<u32> = (0..len as u32).collect();
+            for _ in 0..12 {
+                let mut v = base.clone();
+                // Mostly a few ids apart; now and then many.
+                let changes = match random(6) {
+                    0 => len,
+                    _ => random(4),
+                };
+                for _ in 0..changes {
+                    if len > 0 {
+                        v[random(len)] = 100 + random(3) as u32;
+                    }
+                }
+                if !vectors.contains(&v) {
+                    vectors.push(v);
+                }
+            }
+        }
+        let (mut one, mut two) = (Store::default(), Store::default());
+        // The second store takes them in reverse order: other numbers for the same nodes.
+        let mut numbers = vec![[0u32; 2]; vectors.len()];
+        for (v, numbered) in vectors.iter().zip(numbers.iter_mut()) {
+            numbered[0] = one.insert(&key(v.clone()));
+        }
+        for (v, numbered) in vectors.iter().zip(numbers.iter_mut()).rev() {
+            numbered[1] = two.insert(&key(v.clone()));
+        }
+        let stores = [&one, &two];
+        let mut room = Levels::default();
+        let mut near = 0;
+        for round in 0..20_000 {
+            // Mostly a state near the last one (of the same length, most often), as in
+            // breadth-first order; sometimes any state, of either store.
+            let v = match random(8) {
+                0 => random(vectors.len()),
+                _ => (near + random(5)).saturating_sub(2).min(vectors.len() - 1),
+            };
+            near = v;
+            let which = usize::from(random(10) == 0);
+            let (store, n) = (stores[which], numbers[v][which]);
+            store.read_levels(n, &mut room);
+            let fresh = store.levels(n);
+            assert_eq!(room.levels, fresh.levels, "round {round}: state {n}");
+            assert_eq!(
+                room.hash, fresh.hash,
+                "round {round}: the hash of state {n}"
+            );
+        }
     }
 
     /// Threads that look states up while one writer adds them see each state either not

@@ -34,7 +34,7 @@ pub(super) struct Assembly<'a, 's, 'p> {
     pub(super) movers_now: [u32; 2],
     /// The channels both some output and some input of the state are on, a bit each (see
     /// `Engine::slots_and_moves`).
-    pub(super) meet: u128,
+    pub(super) meet: ChanBits,
     pub(super) misses: Vec<Miss>,
     /// Set when the reference path must take the state (names in queued messages).
     pub(super) slow: bool,
@@ -89,11 +89,10 @@ impl<'a> Assembly<'a, '_, '_> {
     /// Rules *Tau*, *Event*, *Assert*, *Fault*, *Send*, *Receive*: every offer of every
     /// component opened in full, alone, in order.
     pub(super) fn singles(&mut self) {
-        for (k, slot) in self.slots.iter().enumerate() {
+        for (slot, &moves) in self.slots.iter().zip(self.moves) {
             if slot.twin {
                 continue;
             }
-            let moves = self.moves[k];
             for &o in moves.singles.iter() {
                 self.single(*slot, o, &moves.offers[o as usize]);
             }
@@ -250,12 +249,12 @@ impl<'a> Assembly<'a, '_, '_> {
         } = std::mem::take(&mut self.reused.lists);
         index.fill(&inputs, self.engine.syncs.items.len());
         let (slots, moves): (&'a [Slot], &'a [&'a CompMoves]) = (self.slots, self.moves);
-        for (k, slot) in slots.iter().enumerate() {
-            if moves[k].out_chans & meet == 0 {
+        for (k, (slot, &comp)) in slots.iter().zip(moves).enumerate() {
+            if comp.out_chans & meet == 0 {
                 continue;
             }
-            for &o in moves[k].sync_outs.iter() {
-                let m = &moves[k].offers[o as usize];
+            for &o in comp.sync_outs.iter() {
+                let m = &comp.offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
                     unreachable!("an output");
                 };
@@ -281,7 +280,7 @@ impl<'a> Assembly<'a, '_, '_> {
 
     /// Every input offer on a synchronous channel, in offer order, but those of components
     /// with no input on a channel of `meet` (no output may meet them).
-    fn inputs(&self, inputs: &mut Vec<Input>, meet: u128) {
+    fn inputs(&self, inputs: &mut Vec<Input>, meet: ChanBits) {
         for (k, moves) in self.moves.iter().enumerate() {
             if moves.in_chans & meet == 0 {
                 continue;
@@ -403,6 +402,21 @@ impl<'a> Assembly<'a, '_, '_> {
                 renaming,
             });
         }
+        self.named_step(label, actors, span, replace, queues);
+    }
+
+    /// What [`Assembly::step`] does for a step that makes or holds names, or faults: their
+    /// numbering kept as `successors` numbers them. Apart, so that the common step does not
+    /// pay for its registers on every call.
+    #[inline(never)]
+    fn named_step(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        span: Span,
+        replace: &[(usize, &Then)],
+        queues: Option<QueueChange>,
+    ) {
         let mut bases = [0u32; 2];
         for (i, (_, then)) in replace.iter().enumerate() {
             bases[i] = self.counter;
@@ -601,6 +615,18 @@ impl<'a> Assembly<'a, '_, '_> {
         {
             return self.written_target(levels, &written);
         }
+        self.built_target(replace, queues)
+    }
+
+    /// What [`Assembly::target`] finds for a step that changes a queue, or whose
+    /// continuations are not written over the source's ids: the ids built whole. Apart, so
+    /// that the common steps above do not pay for its registers on every call.
+    #[inline(never)]
+    fn built_target(
+        &mut self,
+        replace: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) -> Target {
         let interner = self.store.interner();
         let mut ids = std::mem::take(&mut self.reused.buffer);
         ids.clear();

@@ -177,7 +177,7 @@ impl Engine<'_, '_> {
     }
 
     /// The channels of `picked` offers, a bit each (see `CompMoves::in_chans`).
-    fn chan_bits(&mut self, offers: &[FastMove], picked: &[u32]) -> u128 {
+    fn chan_bits(&mut self, offers: &[FastMove], picked: &[u32]) -> ChanBits {
         let mut bits = 0;
         for &o in picked {
             let chan = match &offers[o as usize].kind {
@@ -185,7 +185,7 @@ impl Engine<'_, '_> {
                 FastKind::In { chan, .. } => *chan,
                 _ => unreachable!("an output or an input"),
             };
-            bits |= 1u128 << (self.chans.id(chan) % 128);
+            bits |= 1 << (self.chans.id(chan) % ChanBits::BITS);
         }
         bits
     }

@@ -135,14 +135,20 @@ struct CompMoves {
     sync_outs: Box<[u32]>,
     sync_ins: Box<[u32]>,
     /// The channels of `sync_ins` and of `sync_outs`, a bit each (a channel's number in
-    /// `Engine::chans` modulo 128): a state's outputs are tried only when some input may be
-    /// on their channel, and its inputs indexed only when some output may be on theirs.
-    /// Peterson's and the filter lock's registers offer a read and a write in every state,
-    /// and listing, indexing and trying them all was most of pairing a state's offers.
-    in_chans: u128,
-    out_chans: u128,
+    /// `Engine::chans` modulo [`ChanBits::BITS`]): a state's outputs are tried only when
+    /// some input may be on their channel, and its inputs indexed only when some output may
+    /// be on theirs. Peterson's and the filter lock's registers offer a read and a write in
+    /// every state, and listing, indexing and trying them all was most of pairing a state's
+    /// offers.
+    in_chans: ChanBits,
+    out_chans: ChanBits,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
+
+/// A set of channels, a bit each (see [`CompMoves::in_chans`]): one word, since every state
+/// gathers and tests them for each of its components (a `u128` was two each time). Channels
+/// that share a bit only let through offers that meet nothing.
+type ChanBits = u64;
 
 struct FastMove {
     kind: FastKind,
@@ -857,7 +863,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         canon: &[u32],
         slots: &mut Vec<Slot>,
         moves: &mut Vec<&'a CompMoves>,
-    ) -> Result<u128, Vec<Miss>> {
+    ) -> Result<ChanBits, Vec<Miss>> {
         fill_slots(canon, slots);
         let mut misses = Vec::new();
         for slot in slots.iter() {
@@ -870,7 +876,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         if !misses.is_empty() {
             return Err(misses);
         }
-        let (mut ins, mut outs) = (0u128, 0u128);
+        let (mut ins, mut outs): (ChanBits, ChanBits) = (0, 0);
         for m in moves.iter() {
             ins |= m.in_chans;
             outs |= m.out_chans;

@@ -24,7 +24,9 @@ const SEGMENT: usize = 1 << SEGMENT_BITS;
 /// only with `&mut` ([`Column::reserve`]).
 #[derive(Default)]
 pub(super) struct Column {
-    segments: Vec<OnceLock<Box<[AtomicU64]>>>,
+    /// Of a fixed length, so that an entry's place in its segment needs no bounds check
+    /// (every look-up reads a few entries).
+    segments: Vec<OnceLock<Box<[AtomicU64; SEGMENT]>>>,
 }
 
 impl Column {
@@ -57,8 +59,9 @@ impl Column {
     }
 }
 
-fn new_segment() -> Box<[AtomicU64]> {
-    (0..SEGMENT).map(|_| AtomicU64::new(0)).collect()
+fn new_segment() -> Box<[AtomicU64; SEGMENT]> {
+    let segment: Box<[AtomicU64]> = (0..SEGMENT).map(|_| AtomicU64::new(0)).collect();
+    segment.try_into().expect("a segment's length")
 }
 
 /// A hash index of numbers (below `u32::MAX`), found by their hash and a test of what they
@@ -75,6 +78,9 @@ pub(super) struct Index {
     /// probe of a reader reads `tags` and `slots` (see [`Alone`]).
     count: Alone<AtomicUsize>,
 }
+
+/// An empty slot of an [`Index`], where a probe ended (see [`Index::find_or_vacancy`]).
+pub(super) struct Vacancy(usize);
 
 /// A value on cache lines of its own (two: the core fetches lines in pairs). A count that
 /// the writer changes sat on the line of what every reader reads for each probe, so each
@@ -131,16 +137,51 @@ impl Index {
         }
     }
 
+    /// What [`Index::find`] finds, or else the empty slot its probe ended at, where the
+    /// writer adds the number (with [`Index::add_at`]) without probing again: a state or
+    /// node not stored was looked for, then added by a second probe over the same slots.
+    #[inline]
+    pub(super) fn find_or_vacancy(
+        &self,
+        hash: u64,
+        same: impl Fn(u32) -> bool,
+    ) -> Result<u32, Vacancy> {
+        let (mask, tag) = (self.slots.len() - 1, tag(hash));
+        let mut i = hash as usize & mask;
+        loop {
+            match self.tags[i].load(Ordering::Acquire) {
+                0 => return Err(Vacancy(i)),
+                t if t == tag => {
+                    let n = self.slots[i].load(Ordering::Relaxed);
+                    if same(n) {
+                        return Ok(n);
+                    }
+                }
+                _ => {}
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Adds `number`, not added yet, under `hash`. Only the writer calls it, after what the
     /// number stands for is written, and only while [`Index::room`] allows one more. The
     /// number is written before its tag, which readers load first.
     pub(super) fn add(&self, hash: u64, number: u32) {
-        debug_assert_eq!(number as usize, self.len(), "numbers are added in order");
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         while self.tags[i].load(Ordering::Relaxed) != 0 {
             i = (i + 1) & mask;
         }
+        self.add_at(Vacancy(i), hash, number);
+    }
+
+    /// What [`Index::add`] does at `vacancy`, which [`Index::find_or_vacancy`] gave for
+    /// `hash` since the last number was added (only the writer adds, so it is still empty,
+    /// and it is where a probe for `hash` ends).
+    pub(super) fn add_at(&self, vacancy: Vacancy, hash: u64, number: u32) {
+        debug_assert_eq!(number as usize, self.len(), "numbers are added in order");
+        let i = vacancy.0;
+        debug_assert_eq!(self.tags[i].load(Ordering::Relaxed), 0, "a vacant slot");
         self.slots[i].store(number, Ordering::Relaxed);
         self.tags[i].store(tag(hash), Ordering::Release);
         // One writer: a plain store, not a locked read-modify-write.
@@ -291,6 +332,33 @@ mod tests {
             assert_eq!(index.find(hash(n), |m| m == n), Some(n));
         }
         assert_eq!(index.find(hash(6000), |m| m == 6000), None);
+    }
+
+    /// A number added where [`Index::find_or_vacancy`] found no match lands in the slot
+    /// [`Index::add`] would have given it: two indices filled the two ways (colliding hashes
+    /// included, so that probes pass over taken slots) hold every number in the same slot.
+    #[test]
+    fn a_number_added_at_its_vacancy_is_where_add_puts_it() {
+        let (by_add, by_vacancy) = (Index::default(), Index::default());
+        let hash =
+            |n: u32| u64::from(n % 97).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(n % 3);
+        for n in 0..800 {
+            by_add.add(hash(n), n);
+            match by_vacancy.find_or_vacancy(hash(n), |m| m == n) {
+                Ok(found) => panic!("{n} found as {found} before it was added"),
+                Err(vacancy) => by_vacancy.add_at(vacancy, hash(n), n),
+            }
+            assert_eq!(
+                by_vacancy.find_or_vacancy(hash(n), |m| m == n).ok(),
+                Some(n)
+            );
+        }
+        let slots = |index: &Index| -> Vec<(u8, u32)> {
+            let tags = index.tags.iter().map(|t| t.load(Ordering::Relaxed));
+            tags.zip(index.slots.iter().map(|s| s.load(Ordering::Relaxed)))
+                .collect()
+        };
+        assert_eq!(slots(&by_add), slots(&by_vacancy));
     }
 
     /// An index grown by two threads at once (each adding half of its numbers again) finds
