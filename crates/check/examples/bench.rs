@@ -4,19 +4,11 @@
 //! [--threads N] [--max-states N] [--por]`. Prints each system's states, transitions and
 //! verdicts, and the seconds to standard error; `AGENTPI=target/release/examples/bench bash
 //! bench/check/run_all.sh` puts it beside SPIN. `BENCH_TRACES=1` also prints each
-//! counterexample.
+//! counterexample. The model is loaded as `agentpi check` loads it (`agentpi_models::load`:
+//! imports relative to their importer, bundled models by name).
 
 use agentpi_check::{Options, Progress, check_system};
-use agentpi_ir::Loader;
-
-struct Disk;
-
-impl Loader for Disk {
-    fn read(&self, name: &str, _importer: Option<&str>) -> Result<(String, String), String> {
-        let text = std::fs::read_to_string(name).map_err(|e| e.to_string())?;
-        Ok((name.to_string(), text))
-    }
-}
+use agentpi_ir::core::Program;
 
 /// On a thread with the stack the `agentpi` binary gives its work (the semantics recurses).
 fn main() {
@@ -51,9 +43,7 @@ fn run() {
             other => panic!("unknown argument {other}"),
         }
     }
-    let loaded = agentpi_ir::load_with(&file, &Disk, &defines);
-    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-    let program = &loaded.program;
+    let program = &load(&file, &defines);
     let mut systems: Vec<usize> = program.checks.iter().map(|c| c.system).collect();
     systems.dedup();
     for system in systems {
@@ -96,6 +86,29 @@ fn run() {
     }
 }
 
+/// The model at `file` with constants `defines`, as `agentpi check` loads it; panics with
+/// the diagnostics if it has errors.
+fn load(file: &str, defines: &[(String, String)]) -> Program {
+    let loaded = agentpi_models::load(file, defines, None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    loaded.program
+}
+
 /// The allocator of the `agentpi` binary, so that the times are its.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(test)]
+mod tests {
+    /// Models that import others load as `agentpi check` loads them: a bundled model by name
+    /// (`import "mcp_basic"`), also from a file in another folder than `models/`
+    /// (tests/run/orchestration.pi imports the bundled `orchestration`).
+    #[test]
+    fn imports_of_bundled_models_load() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for model in ["models/mcp_timeout.pi", "tests/run/orchestration.pi"] {
+            let program = super::load(&repo.join(model).display().to_string(), &[]);
+            assert!(!program.checks.is_empty(), "{model}: no checks");
+        }
+    }
+}

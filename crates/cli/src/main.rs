@@ -8,10 +8,8 @@
 
 mod cmd;
 mod limits;
-mod loader;
 mod maths;
 mod model;
-mod models;
 mod msc;
 mod oom;
 mod output;
@@ -23,6 +21,9 @@ mod state_space;
 mod states;
 mod stuck;
 mod wire;
+
+// Model text (files and the bundled models) is read by the crate the bench example shares.
+use agentpi_models::{bundled as models, loader};
 
 use clap::{Args as _, FromArgMatches as _, Parser, Subcommand};
 use std::process::ExitCode;

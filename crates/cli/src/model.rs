@@ -1,6 +1,5 @@
 //! Loading a model for a command: read, parse, check, lower; diagnostics go to stderr.
 
-use crate::loader::{self, Loader};
 use crate::output::{self, errln};
 use agentpi_diagnostics::SourceMap;
 use agentpi_diagnostics::{Diagnostic, Severity, render};
@@ -56,10 +55,10 @@ pub fn load_with_checks(
     defines: &[(String, String)],
     checks: Option<(&str, &str)>,
 ) -> Result<Model, String> {
-    if let Err(report) = loader::check_root(path) {
-        return Err(format!("{report}{path}: 1 error found\n"));
-    }
-    let loaded = agentpi_ir::load_with_checks(path, &Loader, defines, checks);
+    let loaded = match agentpi_models::load(path, defines, checks) {
+        Ok(loaded) => loaded,
+        Err(report) => return Err(format!("{report}{path}: 1 error found\n")),
+    };
     let errors = count(&loaded.diagnostics, Severity::Error);
     let text = render::terminal_first(&loaded.diagnostics, &loaded.sources, SHOWN);
     if errors > 0 {

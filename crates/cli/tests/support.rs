@@ -16,18 +16,56 @@ pub(crate) fn repo() -> PathBuf {
 
 /// An example of this crate (`crates/cli/examples/NAME.rs`), built beside the test binary:
 /// `cargo test` builds the examples, `cargo test --test cli` alone does not, and a test
-/// that started a missing one failed later with ENOENT or a broken pipe; it fails at once,
-/// saying what to build.
+/// that started a missing one failed later with ENOENT or a broken pipe. A missing one, or
+/// one older than its source, is built here (`cargo build -p agentpi --example NAME`, into
+/// this test binary's target folder and profile); `cargo test` has built it already, so its
+/// runs pay for no cargo run.
 pub(crate) fn example(name: &str) -> String {
     let exe = std::env::current_exe().unwrap();
     let profile = exe.parent().and_then(Path::parent).unwrap();
     let path = profile.join("examples").join(name);
+    // One build at a time: tests asking for the same example wait for the first's build.
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.rs"));
+    if !is_newer(&path, &source) {
+        build_example(name, profile);
+    }
     assert!(
         path.exists(),
-        "{} is missing: run `cargo build -p agentpi --examples` first",
+        "{} is missing and could not be built: run `cargo build -p agentpi --examples`",
         path.display()
     );
     path.display().to_string()
+}
+
+/// Whether `path` exists and was written after `than` was.
+fn is_newer(path: &Path, than: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(path), modified(than)) {
+        (Some(built), Some(source)) => built >= source,
+        (built, _) => built.is_some(),
+    }
+}
+
+/// Builds example `name` of this crate into `profile` (`TARGET/debug`, `TARGET/release` or
+/// `TARGET/NAME` of a custom profile), with the cargo that built the tests.
+fn build_example(name: &str, profile: &Path) {
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args(["build", "--quiet", "-p", "agentpi", "--example", name]);
+    match profile.file_name().and_then(|p| p.to_str()) {
+        Some("debug") | None => {}
+        Some(other) => _ = cargo.args(["--profile", other]),
+    }
+    let status = cargo
+        .env("CARGO_TARGET_DIR", profile.parent().unwrap())
+        .current_dir(repo())
+        .stdout(Stdio::null())
+        .status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "`cargo build -p agentpi --example {name}` failed"
+    );
 }
 
 /// A child process killed when the test ends, pass or fail.

@@ -4,7 +4,9 @@
 
 mod support;
 
-use agentpi_monitor::{Dir, Session, Sessions, trace};
+use agentpi_check::replay::parse_observation;
+use agentpi_monitor::follow::Follow;
+use agentpi_monitor::{Dir, Session, Sessions, model, trace};
 use support::{legacy_opening, trace_files};
 
 /// Feeds `lines` to both sessions; compares what each event reveals and, when `allowed`,
@@ -203,3 +205,128 @@ fn a_flood_of_requests_all_in_flight_is_checked_whole() {
         assert!(report.notes.is_empty(), "{:?}", report.notes);
     }
 }
+
+/// The stepper and the reference stepped along `labels` (the legacy model's, as text): the
+/// same verdict and expected labels at each, and the same answer to whether each of `keys`
+/// is bound.
+fn same_label_steps(name: &str, labels: &[String], keys: &[String]) {
+    let model = model::legacy().unwrap();
+    let (mut fast, mut reference) = (model.start(false).unwrap(), model.start(true).unwrap());
+    assert!(
+        matches!(fast, Follow::Stepper(_)),
+        "the monitor's own stepper"
+    );
+    for (i, text) in labels.iter().enumerate() {
+        let obs = parse_observation(model.sem.program, text).unwrap();
+        let at = format!("{name}: label {i}, {text}");
+        let want = reference.step_explained(&obs);
+        assert_eq!(fast.step_explained(&obs), want, "{at}");
+        if i % 8 == 7 || i + 1 == labels.len() {
+            assert_eq!(fast.expected(), reference.expected(), "{at}: expected");
+        }
+        for key in keys {
+            assert_eq!(
+                fast.is_bound(key),
+                reference.is_bound(key),
+                "{at}: {key} bound"
+            );
+        }
+    }
+}
+
+/// A request in flight in a generated label sequence: its key, and the sides it was sent
+/// and is answered on.
+struct InFlight {
+    key: String,
+    mine: &'static str,
+    theirs: &'static str,
+}
+
+/// Labels of the legacy model that the wire never gives (a session observes a progress for
+/// a token no key names as `stray_prog`): after the opening, requests of both sides with
+/// their progress tokens absent or named, progress for tokens no key names yet (each walks
+/// the requests in flight that may offer it, and when more than one may, the explanation is
+/// shared by two and then copied), progress for keys named before, answers and
+/// cancellations. So the requests a walk took gain and lose groups between two walks of
+/// the same shape, with no class listed or unlisted in between: what a remembered walk must
+/// not outlive (docs/monitor.md, *walks remembered by an epoch*).
+fn unnamed_progress(seed: u64, length: usize) -> (Vec<String>, Vec<String>) {
+    let mut c = Choices(seed);
+    let mut labels: Vec<String> = ["c2s(req(a, initialize, _))", "s2c(res(a, true))"]
+        .map(String::from)
+        .into();
+    labels.push("c2s(note(initialized))".into());
+    let (mut open, mut keys, mut tokens): (Vec<InFlight>, Vec<String>, Vec<String>) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..length {
+        let choice = c.below(10);
+        let (mine, theirs) = match c.below(4) {
+            0 => ("s2c", "c2s"),
+            _ => ("c2s", "s2c"),
+        };
+        let label = match choice {
+            0..=3 if open.len() < 4 => {
+                let key = fresh("k", &mut keys);
+                let kind = ["ping", "plain"][c.below(2) as usize];
+                let token = match c.below(2) {
+                    0 => fresh("t", &mut keys),
+                    _ => "_".to_string(),
+                };
+                tokens.extend((token != "_").then(|| token.clone()));
+                open.push(InFlight {
+                    key: key.clone(),
+                    mine,
+                    theirs,
+                });
+                format!("{mine}(req({key}, {kind}, {token}))")
+            }
+            0..=5 => {
+                // Mostly on the side that answers a request in flight.
+                let theirs = match open.is_empty() {
+                    true => theirs,
+                    false => open[c.below(open.len() as u64) as usize].theirs,
+                };
+                let token = fresh("x", &mut keys);
+                tokens.push(token.clone());
+                format!("{theirs}(prog({token}))")
+            }
+            6 if !tokens.is_empty() => {
+                let token = &tokens[c.below(tokens.len() as u64) as usize];
+                format!("{theirs}(prog({token}))")
+            }
+            _ if open.is_empty() => continue,
+            7 | 8 => {
+                let done = open.swap_remove(c.below(open.len() as u64) as usize);
+                let ok = c.below(3) > 0;
+                format!("{}(res({}, {ok}))", done.theirs, done.key)
+            }
+            _ => {
+                let done = open.swap_remove(c.below(open.len() as u64) as usize);
+                format!("{}(cancel({}))", done.mine, done.key)
+            }
+        };
+        labels.push(label);
+    }
+    (labels, keys)
+}
+
+/// A key no label named yet, kept in `keys`.
+fn fresh(prefix: &str, keys: &mut Vec<String>) -> String {
+    let key = format!("{prefix}{}", keys.len());
+    keys.push(key.clone());
+    key
+}
+
+/// Generated label sequences in which what a remembered walk took changes alone (see
+/// [`unnamed_progress`]), and explanations are shared and copied: the stepper's verdicts,
+/// expected labels and bindings are the reference's.
+#[test]
+fn progress_for_unnamed_tokens() {
+    for seed in 0..SEQUENCES {
+        let (labels, keys) = unnamed_progress(seed, 30);
+        same_label_steps(&format!("sequence {seed}"), &labels, &keys);
+    }
+}
+
+/// How many sequences `progress_for_unnamed_tokens` steps.
+const SEQUENCES: u64 = 40;

@@ -1,7 +1,7 @@
 //! Where model text comes from: files on disk, relative to the file that imports them, and the
 //! bundled models, by name. The one place the front end touches the file system.
 
-use crate::models;
+use crate::bundled;
 use agentpi_diagnostics::{Diagnostic, SourceFile, SourceMap, Span, render};
 use std::path::{Path, PathBuf};
 
@@ -29,7 +29,7 @@ impl agentpi_ir::Loader for Loader {
             })?;
             return Ok((path.display().to_string(), text));
         }
-        match models::find(name) {
+        match bundled::find(name) {
             Some(text) => Ok((
                 format!("{BUNDLED}{}.pi", name.trim_end_matches(".pi")),
                 text.to_string(),
@@ -38,7 +38,7 @@ impl agentpi_ir::Loader for Loader {
                 "no file `{}`, and no bundled model of that name{} (bundled: {})",
                 path.display(),
                 did_you_mean(name),
-                models::names().join(", ")
+                bundled::names().join(", ")
             )),
         }
     }
@@ -47,7 +47,7 @@ impl agentpi_ir::Loader for Loader {
 /// `; did you mean `philosophers`?` when `name` is a typo of a bundled model's name.
 fn did_you_mean(name: &str) -> String {
     let stem = name.trim_end_matches(".pi");
-    match agentpi_ir::suggest(stem, models::names()) {
+    match agentpi_ir::suggest(stem, bundled::names()) {
         Some(close) => format!("; did you mean `{close}`?"),
         None => String::new(),
     }
