@@ -120,21 +120,7 @@ impl Index {
     /// The number with this hash for which `same` holds, if added.
     #[inline]
     pub(super) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
-        let (mask, tag) = (self.slots.len() - 1, tag(hash));
-        let mut i = hash as usize & mask;
-        loop {
-            match self.tags[i].load(Ordering::Acquire) {
-                0 => return None,
-                t if t == tag => {
-                    let n = self.slots[i].load(Ordering::Relaxed);
-                    if same(n) {
-                        return Some(n);
-                    }
-                }
-                _ => {}
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_or_vacancy(hash, same).ok()
     }
 
     /// What [`Index::find`] finds, or else the empty slot its probe ended at, where the
