@@ -9,16 +9,23 @@
 # Every encoding has exactly agentpi's state count, breadth-first and depth-first: the script
 # checks it and exits 1 if not. bench/check/rpc.pi (name passing) is agentpi's alone.
 # For each model and size the runs alternate REPS times (SPIN BFS and DFS on each encoding,
-# agentpi --threads 1 and 2); each figure is the best of those runs. One markdown table:
+# agentpi --threads 1 and 2), so that a change of load hits every side. With 3 runs or more
+# each figure is the median of those runs, and each time the ratios are read from (SPIN BFS
+# and DFS CPU, agentpi 1 thread CPU, agentpi 2 threads wall) is followed by the range of its
+# runs, `[min-max]` (the min is the best-of the script used to report): on a shared host one
+# binary's time moves by a fifth between runs, and a best-of picks whichever side was lucky.
+# With 1 or 2 runs (REPS < 3, or a row capped below 3) each figure is the best (the least)
+# and no range is shown. One markdown table, after a line saying which:
 #   encoding   as.pi (NAME.pml, spin -o3), shared (NAME.shared.pml, spin) or user
 #              (NAME.user.pml, spin)
 #   states     agentpi's = SPIN's (its "nominal states" under -DBFS, "stored" under DFS)
 #   SPIN BFS / DFS   pan -DSAFETY -DNOREDUCE [-DBFS]: user+sys CPU seconds of the run (the
 #              compile is not counted), and peak memory in MiB (/usr/bin/time %M)
-#   agentpi 1 thr    user+sys CPU seconds and MiB;  2 thr: wall seconds (CPU seconds) and MiB
+#   agentpi 1 thr    user+sys CPU seconds and MiB;  2 thr: wall seconds [range] (CPU
+#              seconds) and MiB; each run the whole `agentpi check` command
 #   ratios     agentpi 1 thread CPU / SPIN BFS CPU, agentpi 2 threads wall / SPIN BFS CPU
 #              (goals <= 1 and <= 0.5), agentpi 1 thread / SPIN DFS, and memory (2 threads)
-#              / SPIN BFS (goal <= 0.5)
+#              / SPIN BFS (goal <= 0.5), all of the figures (medians or bests)
 #   verdicts   agentpi's exit status / SPIN's errors in the DFS run (assertions and invalid end
 #              states; philosophers deadlock and neither side checks it: pan -E)
 # pan's hash table is its default (-w18 grown as pan does not; SPIN's memory is then mostly
@@ -74,7 +81,21 @@ measure() {
   tail -1 "$work/time" | awk -v s="$status" '{ printf "%s %.2f %s %s\n", $1, $2 + $3, $4, s }'
 }
 
-min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }'; }
+# fig RUNS...: the figure of the runs, their median when there are 3 or more (the mean of the
+# two middle ones for an even count), else the least.
+fig() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR < 3) { print v[1]; exit }
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print m }'
+}
+# spread RUNS...: " [min-max]" of 3 runs or more, else nothing (times, 2 decimals).
+spread() {
+  [ $# -ge 3 ] || return 0
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf " [%.2f-%.2f]", v[1], v[NR] }'
+}
+# sec RUNS...: the figure of CPU or wall seconds, 2 decimals.
+sec() { awk -v v="$(fig "$@")" 'BEGIN { printf "%.2f", v }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
@@ -101,6 +122,12 @@ compile() {
 # pan prints large counts as 4.78297e+06: read them back as integers.
 count() { grep -oE "[0-9.e+]+ $1" "$work/out" | head -1 | cut -d' ' -f1 | awk '{ printf "%.0f", $1 }'; }
 
+if [ "$reps" -ge 3 ]; then
+  echo "Each figure is the median of $reps runs taking turns, times followed by [min-max] of the runs (rows run fewer times: the best)."
+else
+  echo "Each figure is the best of $reps run(s) taking turns."
+fi
+echo
 echo "| model | N | encoding | states | SPIN BFS s | SPIN BFS MiB | SPIN DFS s | SPIN DFS MiB | agentpi 1 thr s | agentpi 2 thr s wall (CPU) | agentpi MiB 1 / 2 thr | 1 thr / BFS | 2 thr / BFS | 1 thr / DFS | memory / BFS | verdicts agentpi / SPIN |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for row in "${rows[@]}"; do
@@ -122,13 +149,13 @@ for row in "${rows[@]}"; do
     for enc in $encs; do
       [ "$enc" = - ] && continue
       read -r _ cpu kib _ < <(cd "$work" && measure "./bfs.$enc" $pan_e -m100000000)
-      bt[$enc]=$(min "${bt[$enc]:-}" "$cpu"); bm[$enc]=$(min "${bm[$enc]:-}" "$kib")
+      bt[$enc]+=" $cpu"; bm[$enc]+=" $kib"
       bs[$enc]=$(count 'nominal states')
       stored=$(count 'states, stored')
       [ -n "${bs[$enc]}" ] || bs[$enc]=$stored
       # A depth-first path visits each state stored under BFS (rendezvous included) at most once.
       read -r _ cpu kib _ < <(cd "$work" && measure "./dfs.$enc" $pan_e -m"$((stored + 10))")
-      dt[$enc]=$(min "${dt[$enc]:-}" "$cpu"); dm[$enc]=$(min "${dm[$enc]:-}" "$kib")
+      dt[$enc]+=" $cpu"; dm[$enc]+=" $kib"
       ds[$enc]=$(count 'states, stored')
       errs[$enc]=$(grep -o 'errors: [0-9]*' "$work/out" | cut -d' ' -f2)
     done
@@ -138,15 +165,21 @@ for row in "${rows[@]}"; do
       a_states=$(grep -o '[0-9,]* states' "$work/out" | head -1 | tr -d , | cut -d' ' -f1)
       a_status=$status
       if [ "$threads" = 1 ]; then
-        a1=$(min "$a1" "$cpu"); m1=$(min "$m1" "$kib")
+        a1+=" $cpu"; m1+=" $kib"
       else
-        w2=$(min "$w2" "$wall"); c2=$(min "$c2" "$cpu"); m2=$(min "$m2" "$kib")
+        w2+=" $wall"; c2+=" $cpu"; m2+=" $kib"
       fi
     done
   done
+  # The runs' lists are unquoted on purpose: one argument a run.
+  # shellcheck disable=SC2086
+  {
+    a1s=$(sec $a1)$(spread $a1); a1f=$(fig $a1); w2f=$(fig $w2); m2f=$(fig $m2)
+    twos="$(sec $w2)$(spread $w2) ($(sec $c2))"; mems="$(mib "$(fig $m1)") / $(mib "$m2f")"
+  }
   for enc in $encs; do
     if [ "$enc" = - ]; then
-      echo "| $model | $label | - | $a_states | - | - | - | - | $a1 | $w2 ($c2) | $(mib "$m1") / $(mib "$m2") | - | - | - | - | exit $a_status / - |"
+      echo "| $model | $label | - | $a_states | - | - | - | - | $a1s | $twos | $mems | - | - | - | - | exit $a_status / - |"
       continue
     fi
     states=$a_states
@@ -154,8 +187,13 @@ for row in "${rows[@]}"; do
       states="MISMATCH agentpi $a_states, SPIN BFS ${bs[$enc]}, DFS ${ds[$enc]}"
       mismatch=1
     fi
+    # shellcheck disable=SC2086
+    {
+      bts=$(sec ${bt[$enc]})$(spread ${bt[$enc]}); btf=$(fig ${bt[$enc]}); bmf=$(fig ${bm[$enc]})
+      dts=$(sec ${dt[$enc]})$(spread ${dt[$enc]}); dtf=$(fig ${dt[$enc]}); dmf=$(fig ${dm[$enc]})
+    }
     # The DFS pan stops at the first error; the states of a run with errors are not compared.
-    echo "| $model | $label | $enc | $states | ${bt[$enc]} | $(mib "${bm[$enc]}") | ${dt[$enc]} | $(mib "${dm[$enc]}") | $a1 | $w2 ($c2) | $(mib "$m1") / $(mib "$m2") | $(ratio "$a1" "${bt[$enc]}") | $(ratio "$w2" "${bt[$enc]}") | $(ratio "$a1" "${dt[$enc]}") | $(ratio "$m2" "${bm[$enc]}") | exit $a_status / errors ${errs[$enc]} |"
+    echo "| $model | $label | $enc | $states | $bts | $(mib "$bmf") | $dts | $(mib "$dmf") | $a1s | $twos | $mems | $(ratio "$a1f" "$btf") | $(ratio "$w2f" "$btf") | $(ratio "$a1f" "$dtf") | $(ratio "$m2f" "$bmf") | exit $a_status / errors ${errs[$enc]} |"
   done
   unset bt bm dt dm bs ds errs
 done

@@ -20,9 +20,12 @@
 # merc's reduction; no output written by either). /usr/bin/time gives wall time, CPU time
 # (user + system) and peak RSS. The time ratio is of CPU time, which a loaded machine disturbs
 # least (both tools run on one thread), or of wall time where merc's CPU time is under 0.2 s
-# (/usr/bin/time counts it in 10 ms ticks); both are printed. Times are the best of
-# REPS runs (default 3, 2 with --quick; at least 9 for inputs under 10^5 transitions), memory
-# the largest peak; runs of the two tools alternate, so that a change of load hits both. The
+# (/usr/bin/time counts it in 10 ms ticks); both are printed. Times are the median of REPS
+# runs (default 3, 2 with --quick; at least 9 for inputs under 10^5 transitions), the best of
+# them when REPS is under 3, memory the largest peak; runs of the two tools alternate, so that
+# a change of load hits both. A best-of picks whichever tool was lucky on a shared host, where
+# one binary's time moves by a fifth between runs: with 3 runs or more the columns "range us"
+# and "range mrc" give the min-max of the time the ratio is read from (CPU, or wall as above). The
 # load (`uptime`) is printed before and after. AGENTPI=PATH measures another build of agentpi
 # (an older one, for a before/after table) instead of building this tree's; NO_BUILD=1 uses
 # the merc driver as last built, MERC=PATH a merc driver built elsewhere. ONLY=REGEX keeps the
@@ -131,27 +134,43 @@ once() {
     echo "$sizes $(awk '/^TIME/ {print $2, $3 + $4, $5}' <<<"$out")"
 }
 
+# figure RUNS: the median of the runs (space-separated) when there are 3 or more (the mean of
+# the two middle ones for an even count), else the least; then their min and max.
+figure() {
+    tr ' ' '\n' <<<"$1" | sort -g | awk 'NF { v[++n] = $1 } END {
+        m = n < 3 ? v[1] : (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2)
+        print m, v[1], v[n] }'
+}
+
 # measure EQUIV FILE REPS -> "ours_sizes ours_wall ours_cpu ours_kb merc_sizes merc_wall
-# merc_cpu merc_kb": the best times and the largest peak of each tool, runs alternating.
+# merc_cpu merc_kb" and each tool's wall min, wall max, CPU min, CPU max: the figures (medians,
+# or bests under 3 runs) and the largest peak of each tool, runs alternating.
 measure() {
     local r tool sizes wall cpu kb
-    declare -A wbest cbest peak size
+    declare -A walls cpus peak size wfig cfig wlo whi clo chi
     for ((r = 0; r < $3; r++)); do
         for tool in ours merc; do
             read -r sizes wall cpu kb <<<"$(once "$tool" "$1" "$2")"
             size[$tool]=$sizes
-            awk -v a="$wall" -v b="${wbest[$tool]:-1e9}" 'BEGIN{exit !(a < b)}' && wbest[$tool]=$wall
-            awk -v a="$cpu" -v b="${cbest[$tool]:-1e9}" 'BEGIN{exit !(a < b)}' && cbest[$tool]=$cpu
+            walls[$tool]+=" $wall"
+            cpus[$tool]+=" $cpu"
             ((kb > ${peak[$tool]:-0})) && peak[$tool]=$kb
         done
     done
-    echo "${size[ours]} ${wbest[ours]} ${cbest[ours]} ${peak[ours]}" \
-        "${size[merc]} ${wbest[merc]} ${cbest[merc]} ${peak[merc]}"
+    for tool in ours merc; do
+        read -r "wfig[$tool]" "wlo[$tool]" "whi[$tool]" <<<"$(figure "${walls[$tool]}")"
+        read -r "cfig[$tool]" "clo[$tool]" "chi[$tool]" <<<"$(figure "${cpus[$tool]}")"
+    done
+    echo "${size[ours]} ${wfig[ours]} ${cfig[ours]} ${peak[ours]}" \
+        "${size[merc]} ${wfig[merc]} ${cfig[merc]} ${peak[merc]}" \
+        "${wlo[ours]} ${whi[ours]} ${clo[ours]} ${chi[ours]}" \
+        "${wlo[merc]} ${whi[merc]} ${clo[merc]} ${chi[merc]}"
 }
 
 echo "load before: $(uptime)"
-printf "%-14s %10s %-9s %-15s %8s %8s %8s %8s %6s %8s %8s %6s\n" input transitions equiv \
-    "quotient s/t" "wall us" "wall mrc" "cpu us" "cpu mrc" ratio "MB us" "MB mrc" ratio
+printf "%-14s %10s %-9s %-15s %8s %8s %8s %8s %6s %11s %11s %8s %8s %6s\n" input transitions \
+    equiv "quotient s/t" "wall us" "wall mrc" "cpu us" "cpu mrc" ratio "range us" "range mrc" \
+    "MB us" "MB mrc" ratio
 for f in "${INPUTS[@]}"; do
     [[ -n "$f" ]] || continue
     name=$(basename "$f" .aut)
@@ -160,12 +179,19 @@ for f in "${INPUTS[@]}"; do
     reps=$REPS
     ((trans < 100000 && reps < 9)) && reps=9
     for eq in strong branching; do
-        read -r qo wo co ko qm wm cm km <<<"$(measure "$eq" "$f" "$reps")"
+        read -r qo wo co ko qm wm cm km wlo who clo cho wlm whm clm chm \
+            <<<"$(measure "$eq" "$f" "$reps")"
         [[ "$qo" == "$qm" ]] || qo="$qo!=merc:$qm"
         awk -v n="$name" -v m="$trans" -v e="$eq" -v q="$qo" -v wo="$wo" -v wm="$wm" \
-            -v co="$co" -v cm="$cm" -v ko="$ko" -v km="$km" 'BEGIN {
-            printf "%-14s %10s %-9s %-15s %8.2f %8.2f %8.2f %8.2f %6.2f %8.1f %8.1f %6.2f\n",
-                n, m, e, q, wo, wm, co, cm, (cm >= 0.2 ? co / cm : (wm > 0 ? wo / wm : 0)), ko / 1024, km / 1024, ko / km }'
+            -v co="$co" -v cm="$cm" -v ko="$ko" -v km="$km" -v reps="$reps" \
+            -v wlo="$wlo" -v who="$who" -v clo="$clo" -v cho="$cho" \
+            -v wlm="$wlm" -v whm="$whm" -v clm="$clm" -v chm="$chm" 'BEGIN {
+            cpu = cm >= 0.2
+            ro = reps < 3 ? "-" : sprintf("%.2f-%.2f", cpu ? clo : wlo, cpu ? cho : who)
+            rm = reps < 3 ? "-" : sprintf("%.2f-%.2f", cpu ? clm : wlm, cpu ? chm : whm)
+            printf "%-14s %10s %-9s %-15s %8.2f %8.2f %8.2f %8.2f %6.2f %11s %11s %8.1f %8.1f %6.2f\n",
+                n, m, e, q, wo, wm, co, cm, (cpu ? co / cm : (wm > 0 ? wo / wm : 0)), ro, rm,
+                ko / 1024, km / 1024, ko / km }'
     done
 done
 echo "load after: $(uptime)"
