@@ -163,14 +163,18 @@ impl Semantics<'_> {
         values
             .iter()
             .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
-        let (offers, spawner) = self.open_component(proc, twin, base);
-        let Some(input) = offers.get(offer) else {
+        let mut opener = Opener::only(Spawner::new(self, base), offer);
+        opener.open_top(Rc::new(vec![proc.clone()]), twin);
+        let (mut offers, spawner) = (opener.offers, opener.spawner);
+        let Some(input) = offers.first_mut() else {
             return Received::NoMatch;
         };
         let Act::In(_, pats) = input.act else {
             return Received::NoMatch;
         };
-        let mut frame = input.frame.clone();
+        // Building the continuation reads the frame passed, not the offer's.
+        let mut frame = std::mem::take(&mut input.frame);
+        let input = &*input;
         match matches_all(pats, values, &mut frame, self.program) {
             Ok(false) => Received::NoMatch,
             Err(kind) => Received::Fault(Fault {
@@ -337,4 +341,169 @@ fn fresh_bound(proc: &Proc) -> u32 {
         bound = bound.max(id + 1)
     });
     bound
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::State;
+    use crate::spawn::FRAMES_LOADED;
+    use std::collections::{HashSet, VecDeque};
+
+    fn load(name: &str, text: &str) -> agentpi_ir::core::Program {
+        let loaded = agentpi_ir::load_str(name, text);
+        let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        loaded.program
+    }
+
+    /// `component_receives` as it was before it opened only the wanted offer: every offer
+    /// opened, then the one asked for picked.
+    fn receives_opening_all(
+        sem: &Semantics<'_>,
+        proc: &Proc,
+        twin: bool,
+        offer: usize,
+        values: &[Value],
+    ) -> Received {
+        let mut base = fresh_bound(proc);
+        values
+            .iter()
+            .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
+        let (offers, spawner) = sem.open_component(proc, twin, base);
+        let Some(input) = offers.get(offer) else {
+            return Received::NoMatch;
+        };
+        let Act::In(_, pats) = input.act else {
+            return Received::NoMatch;
+        };
+        let mut frame = input.frame.clone();
+        match matches_all(pats, values, &mut frame, sem.program) {
+            Ok(false) => Received::NoMatch,
+            Err(kind) => Received::Fault(Fault {
+                kind,
+                span: input.span,
+            }),
+            Ok(true) => {
+                let keep = |_: &Label| true;
+                let mut stepper = Stepper::new(spawner, &[], &keep);
+                let lo = stepper.spawner.next_fresh();
+                let then = stepper.alone(input, frame);
+                Received::Then(then, lo..stepper.spawner.next_fresh())
+            }
+        }
+    }
+
+    /// The messages a state's inputs may meet: what its outputs send and its queues hold.
+    fn messages(sem: &Semantics<'_>, state: &State) -> Vec<(Chan, Vec<Value>)> {
+        let mut out: Vec<(Chan, Vec<Value>)> = state
+            .queues
+            .iter()
+            .flat_map(|q| q.messages.iter().map(|m| (q.chan, m.to_vec())))
+            .collect();
+        for proc in &state.procs {
+            for m in sem.component_moves(proc, false).offers {
+                if let MoveKind::Out { chan, values, .. } = m.kind {
+                    out.push((chan, values.to_vec()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every input of every component of the first states of `program`'s systems, given
+    /// every message of its state on its channel (and one of another channel), in both
+    /// roles: the same answer as opening every offer.
+    fn receives_agree(name: &str, program: &agentpi_ir::core::Program) -> usize {
+        let sem = Semantics::new(program);
+        let mut compared = 0;
+        for system in 0..program.systems.len() {
+            let Ok(initial) = sem.initial(system) else {
+                continue;
+            };
+            let mut seen = HashSet::from([initial.clone()]);
+            let mut queue = VecDeque::from([initial]);
+            while let Some(state) = queue.pop_front() {
+                let messages = messages(&sem, &state);
+                for proc in &state.procs {
+                    for twin in [false, true] {
+                        let moves = sem.component_moves(proc, twin);
+                        for (o, m) in moves.offers.iter().enumerate() {
+                            let MoveKind::In { chan, .. } = &m.kind else {
+                                continue;
+                            };
+                            let on_chan = messages.iter().filter(|(c, _)| c == chan);
+                            let other = messages.iter().find(|(c, _)| c != chan);
+                            for (_, values) in on_chan.chain(other) {
+                                let new = sem.component_receives(proc, twin, o, values);
+                                let old = receives_opening_all(&sem, proc, twin, o, values);
+                                assert_eq!(format!("{new:?}"), format!("{old:?}"), "{name}");
+                                compared += 1;
+                            }
+                        }
+                    }
+                }
+                for t in sem.successors(&state) {
+                    if seen.len() < 60 && t.fault.is_none() && seen.insert(t.target.clone()) {
+                        queue.push_back(t.target);
+                    }
+                }
+            }
+        }
+        compared
+    }
+
+    /// The rule files and the bundled models exercise choices, replications, sequences and
+    /// `new` in branches: opening only the wanted offer makes the same continuation, with
+    /// the same fresh names, as opening all of them.
+    #[test]
+    fn receiving_opens_as_a_full_opening_would() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let mut compared = 0;
+        for dir in ["crates/semantics/tests/rules", "models", "tests/run"] {
+            let mut files: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "pi"))
+                .collect();
+            files.sort();
+            for file in files {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let name = file.file_name().unwrap().to_string_lossy().into_owned();
+                let loaded = agentpi_ir::load_str(&name, &text);
+                if loaded.diagnostics.iter().any(|d| d.is_error()) {
+                    continue; // imports, or an error on purpose
+                }
+                compared += receives_agree(&name, &loaded.program);
+            }
+        }
+        assert!(compared > 1000, "only {compared} receives compared");
+    }
+
+    /// A choice of n inputs (a server's dispatch): what each input does with a message
+    /// loads one frame, not the n of every branch. Opening all of them made the n receives
+    /// of the first state load n² frames of n slots each, a time cubic in n.
+    #[test]
+    fn receiving_on_one_branch_of_a_wide_choice_loads_one_frame() {
+        let n = 64;
+        let branches = "c?x . e(x) + ".repeat(n);
+        let text = format!(
+            "type N = 0..7\nchan c : N\nevent e(N)\nevent a\nsystem S = {branches}a | c!2\n"
+        );
+        let program = load("choice.pi", &text);
+        let sem = Semantics::new(&program);
+        let state = sem.initial(0).expect("an initial state");
+        let choice = state
+            .procs
+            .iter()
+            .find(|p| sem.component_moves(p, false).offers.len() == n + 1)
+            .expect("the choice");
+        let before = FRAMES_LOADED.with(|f| f.get());
+        for offer in 0..n {
+            let received = sem.component_receives(choice, false, offer, &[Value::Int(2)]);
+            assert!(matches!(received, Received::Then(Ok(_), _)));
+        }
+        let loaded = FRAMES_LOADED.with(|f| f.get()) - before;
+        assert_eq!(loaded, n, "frames loaded by {n} receives");
+    }
 }

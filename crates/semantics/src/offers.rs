@@ -82,6 +82,11 @@ pub(crate) struct Opener<'s, 'p> {
     pub(crate) offers: Vec<Offer<'p>>,
     layers: Vec<Layer>,
     twin: Option<(usize, usize)>,
+    /// When set, only the offer of this index (in opening order) is kept in `offers`; the
+    /// others are counted, and a prefix's is not even evaluated (see [`Opener::only`]).
+    only: Option<usize>,
+    /// How many offers were found so far, kept or not.
+    found: usize,
 }
 
 impl<'s, 'p> Opener<'s, 'p> {
@@ -91,7 +96,36 @@ impl<'s, 'p> Opener<'s, 'p> {
             offers: Vec::new(),
             layers: Vec::new(),
             twin: None,
+            only: None,
+            found: 0,
         }
+    }
+
+    /// An opener that keeps only offer `index` (what an input does with values needs only
+    /// its own offer). The walk is the same, so the fresh names spawning makes, and the
+    /// offer's context, are those of a full opening; a prefix other than the one wanted
+    /// makes exactly one offer and no name, so it is counted without loading its frame. On
+    /// a choice of n prefixes that makes finding one offer O(n) steps of counting instead
+    /// of n frames loaded (each as large as the definition's frame, itself O(n) there).
+    pub(crate) fn only(spawner: Spawner<'s, 'p>, index: usize) -> Self {
+        Opener {
+            only: Some(index),
+            ..Opener::new(spawner)
+        }
+    }
+
+    /// Whether the next offer found is one to leave out.
+    fn skips_next(&self) -> bool {
+        self.only.is_some_and(|wanted| wanted != self.found)
+    }
+
+    /// Counts `term`'s one offer without opening it when `term` is a prefix whose offer is
+    /// left out; says whether it did.
+    fn skipped_prefix(&mut self, term: TermId) -> bool {
+        let program = self.spawner.sem.program;
+        let skip = self.skips_next() && matches!(program.term(term), Term::Prefix(..));
+        self.found += usize::from(skip);
+        skip
     }
 
     /// Rule *Seq-Step* and the walk over a list: every component offers what it does; a
@@ -153,6 +187,9 @@ impl<'s, 'p> Opener<'s, 'p> {
             Term::Choice(branches) => {
                 // Rule *Choice*: each branch offers what it does; firing drops the others.
                 for (b, &branch) in branches.iter().enumerate() {
+                    if self.skipped_prefix(branch) {
+                        continue;
+                    }
                     self.layers.push(Layer::Choice(b));
                     self.open_term(closure, branch);
                     self.layers.pop();
@@ -186,6 +223,9 @@ impl<'s, 'p> Opener<'s, 'p> {
     /// closure's values. A prefix offers directly; anything else is spawned into a fragment
     /// whose components are opened in turn.
     fn open_term(&mut self, closure: &Closure, term: TermId) {
+        if self.skipped_prefix(term) {
+            return;
+        }
         let program = self.spawner.sem.program;
         let mut frame = self.spawner.load(closure);
         if let Term::Prefix(prefix, cont) = program.term(term) {
@@ -197,6 +237,7 @@ impl<'s, 'p> Opener<'s, 'p> {
         match self.spawner.spawn(term, &mut frame, &mut fragment) {
             Ok(()) => self.open_list(Rc::new(fragment)),
             Err(fault) => {
+                let kept = !self.skips_next();
                 self.offer(
                     term,
                     Act::Fault(fault.kind),
@@ -204,7 +245,9 @@ impl<'s, 'p> Opener<'s, 'p> {
                     Vec::new(),
                     closure.instance,
                 );
-                self.offers.last_mut().expect("just pushed").span = fault.span;
+                if kept {
+                    self.offers.last_mut().expect("just pushed").span = fault.span;
+                }
             }
         }
     }
@@ -239,6 +282,11 @@ impl<'s, 'p> Opener<'s, 'p> {
         frame: Vec<Value>,
         instance: Instance,
     ) {
+        let skip = self.skips_next();
+        self.found += 1;
+        if skip {
+            return;
+        }
         self.offers.push(Offer {
             layers: self.layers.clone(),
             act,

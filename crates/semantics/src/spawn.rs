@@ -20,6 +20,13 @@ use std::sync::Arc;
 /// (`agentpi::STACK_BYTES`, the explorer's pool); 20 000 did not fit in 8 MiB.
 pub const MAX_CALL_DEPTH: u32 = 10_000;
 
+#[cfg(test)]
+thread_local! {
+    /// How many frames [`Spawner::load`] built on this thread: each costs the definition's
+    /// frame size, so tests pin the work of opening with it.
+    pub(crate) static FRAMES_LOADED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Spawns terms into components, numbering the fresh names it makes from a counter.
 pub(crate) struct Spawner<'s, 'p> {
     pub(crate) sem: &'s Semantics<'p>,
@@ -231,6 +238,8 @@ impl<'s, 'p> Spawner<'s, 'p> {
 
     /// A scratch frame holding a closure's values in their slots.
     pub(crate) fn load(&self, closure: &Closure) -> Vec<Value> {
+        #[cfg(test)]
+        FRAMES_LOADED.with(|n| n.set(n.get() + 1));
         let mut frame = vec![UNSET; self.sem.frame_size()];
         let free = &self.sem.program.info(closure.term).free;
         for (&slot, v) in free.iter().zip(closure.env.iter()) {
