@@ -16,7 +16,7 @@ use pipeline::Workers;
 
 use crate::engine::{Actors, Assembled, Buffers, Engine, Expansion, FastSucc, Miss, Target};
 use crate::graph::{Edge, End, FaultEdge, Graph, Limit};
-use crate::store::{Join, Key, Levels, Store, Writer, state_bytes};
+use crate::store::{Join, Key, Levels, Store, Writer};
 use crate::symmetry::Symmetry;
 use agentpi_semantics::{Actor, Fault, Label, Semantics, State, Transition};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -949,7 +949,11 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
             return None;
         }
         // At most this many new states: if they pass no bound, fewer do not either.
-        self.bound_passed_by(keys.clone().count(), count)?;
+        let bytes = |keys: &mut dyn Iterator<Item = &[u32]>| match self.options.max_memory {
+            Some(_) => keys.map(|ids| store.state_bytes(ids)).sum(),
+            None => 0,
+        };
+        self.bound_passed_by(keys.clone().count(), bytes(&mut keys.clone()), count)?;
         let mut new: FxHashSet<&[u32]> = FxHashSet::default();
         let mut scratch = Levels::default();
         for ids in keys {
@@ -957,13 +961,14 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 new.insert(ids);
             }
         }
-        self.bound_passed_by(new.len(), count)
+        self.bound_passed_by(new.len(), bytes(&mut new.iter().copied()), count)
     }
 
-    /// The bound that `states` new states and `count` transitions would pass.
-    fn bound_passed_by(&self, states: usize, count: usize) -> Option<Limit> {
+    /// The bound that `states` new states storing `bytes` ([`Store::state_bytes`], counted
+    /// only under `--max-memory`) and `count` transitions would pass.
+    fn bound_passed_by(&self, states: usize, bytes: u64, count: usize) -> Option<Limit> {
         // A new state also adds an edge and a parent link.
-        let bytes = states as u64 * (state_bytes() + 4);
+        let bytes = bytes + states as u64 * 4;
         let edges = match self.graph.edges_kept {
             true => count as u64 * self.graph.kept.edge_bytes(),
             false => 0,

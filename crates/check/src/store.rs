@@ -17,7 +17,16 @@
 //! and compares the state vector. Nothing is looked up by hashing pairs unless the state is
 //! added.
 //!
-//! Nodes and records are kept in tables that threads read while one writer adds to them
+//! A small state is kept flat instead, as SPIN keeps its state vector: a state of 5 to
+//! [`ROW_IDS`] ids, each below 2^16, is a *row* of `u16` ids, four a word, three words
+//! ([`Row`]), found by one probe of the same index, a candidate compared word by word with
+//! the source's row patched where the step changed it (issue 35: a Peterson N = 4 step's
+//! look-up 164 instructions against the tree's 262, a new state 188 against 531). Which
+//! kind a state is depends on its ids only ([`RowRule`]), so no state is stored both ways;
+//! both kinds share the numbering, the hashes and the index, and a state's length byte
+//! tells its kind.
+//!
+//! Nodes, records and rows are kept in tables that threads read while one writer adds to them
 //! ([`table`]): the exploration's workers look targets up while the merge stores the states
 //! they did not find, in the order it numbers them. The one writer is whoever holds the
 //! store's [`Writer`] (or the store itself, with `&mut`).
@@ -31,6 +40,8 @@ use std::hash::BuildHasher;
 pub(crate) use table::Join;
 use table::{Column, Index};
 
+const RELAXED: std::sync::atomic::Ordering = std::sync::atomic::Ordering::Relaxed;
+
 /// A state's ids, in key order ([`Interner::key_order`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Key {
@@ -41,8 +52,90 @@ pub(crate) struct Key {
 /// one.
 const NONE: u32 = u32::MAX;
 
-/// Lengths of 255 and more are kept aside.
+/// The length byte of a tree of [`ROW_LEN`] ids or more: its length is kept aside.
 const LONG: u8 = u8::MAX;
+
+/// The length byte of a row of `n` ids is `ROW_LEN + n`; trees of fewer ids have theirs
+/// as it is.
+const ROW_LEN: u8 = 240;
+
+/// Words a row: 24 bytes, 12 ids (measured best against 16 and 32 bytes, issue 35).
+const ROW_WORDS: usize = 3;
+
+/// Ids a row holds at most.
+const ROW_IDS: usize = 4 * ROW_WORDS;
+
+const _: () = assert!(ROW_LEN as usize + ROW_IDS < LONG as usize);
+
+/// A small state's ids, `u16` each, four a word (0 past the last).
+type Row = [u64; ROW_WORDS];
+
+/// Which states are rows: those of `from` to `ids` ids, each below `below` (a test makes
+/// them smaller, so that a model's states are of both kinds).
+#[derive(Clone, Copy, Debug)]
+struct RowRule {
+    from: usize,
+    ids: usize,
+    below: u32,
+}
+
+impl RowRule {
+    /// A state of up to 4 ids is a tree of at most two nodes, most often shared: as a row,
+    /// seqbuffer K = 6 D = 4 (3 ids a state) took 2.4% more instructions and 22% more
+    /// memory.
+    const ALL: RowRule = RowRule {
+        from: 5,
+        ids: ROW_IDS,
+        below: 1 << 16,
+    };
+
+    /// The rule of a new store: [`RowRule::ALL`], but what a test set on this thread.
+    fn new() -> RowRule {
+        #[cfg(test)]
+        if let Some(rule) = tests::RULE.get() {
+            return rule;
+        }
+        RowRule::ALL
+    }
+
+    /// The row of `ids`, if they make one.
+    #[inline]
+    fn row_of(self, ids: &[u32]) -> Option<Row> {
+        if ids.len() > self.ids || ids.len() < self.from {
+            return None;
+        }
+        let mut row = [0; ROW_WORDS];
+        for (p, &id) in ids.iter().enumerate() {
+            if id >= self.below {
+                return None;
+            }
+            row[p / 4] |= u64::from(id) << (16 * (p % 4));
+        }
+        Some(row)
+    }
+
+    /// `row` (of a state of this rule) with `changes` made, if they keep it a row.
+    #[inline(always)]
+    fn patched(self, mut row: Row, changes: &[(usize, u32)]) -> Option<Row> {
+        for &(p, id) in changes {
+            if id >= self.below {
+                return None;
+            }
+            let (w, shift) = (p / 4, 16 * (p % 4));
+            row[w] = (row[w] & !(0xFFFF << shift)) | u64::from(id) << shift;
+        }
+        Some(row)
+    }
+}
+
+/// Rows a segment of the rows' column holds: none crosses a segment's end.
+const ROWS_PER_SEGMENT: usize = table::SEGMENT / ROW_WORDS;
+
+/// Where state `i`'s row starts in the rows' column.
+#[inline]
+fn row_at(i: usize) -> usize {
+    (i / ROWS_PER_SEGMENT) * table::SEGMENT + i % ROWS_PER_SEGMENT * ROW_WORDS
+}
 
 /// States of at most this many ids are read from the tree read before them (a bit an item
 /// of a level: see [`Store::read_changed`]).
@@ -63,14 +156,20 @@ pub(crate) struct Store {
     /// Interior nodes: pairs of items of the level below, packed (see [`pack`]).
     nodes: Column,
     node_index: Index,
-    /// State `i` is the pair `records[i]` over `len(i)` ids.
+    /// Tree state `i` is the pair `records[i]` over `len(i)` ids.
     records: Column,
-    /// Each state's length, a byte each ([`LONG`]: see `long`).
+    /// Row state `i` is the row at [`row_at`]`(i)` (a tree state's place is left unwritten,
+    /// and a segment of trees only is never allocated).
+    rows: Column,
+    /// How many states are rows.
+    row_count: std::sync::atomic::AtomicUsize,
+    rule: RowRule,
+    /// Each state's length, a byte each, which tells its kind too ([`LONG`], [`ROW_LEN`]).
     lens: Column,
     /// Each state's hash ([`hash_ids`]), two a word: the index is keyed by it, grows by it,
     /// and a state's tree read from the store comes with it.
     hashes: Column,
-    /// Lengths of 255 and more, added only with `&mut` (see [`Store::room`]).
+    /// Lengths of [`ROW_LEN`] and more, added only with `&mut` (see [`Store::room`]).
     long: FxHashMap<u32, u32>,
     index: Index,
     /// The right to add while the store is shared; taken by [`Store::take_writer`].
@@ -94,6 +193,9 @@ impl Default for Store {
             nodes: Column::default(),
             node_index: Index::default(),
             records: Column::default(),
+            rows: Column::default(),
+            row_count: Default::default(),
+            rule: RowRule::new(),
             lens: Column::default(),
             hashes: Column::default(),
             long: FxHashMap::default(),
@@ -114,6 +216,8 @@ pub(crate) struct Levels {
     /// [`Store::read_levels`] (none for a tree built otherwise): the next state read into
     /// the same room is read from the items that differ only.
     of: Option<u64>,
+    /// The state's row, when read from one: then `levels` is the ids only.
+    row: Option<Row>,
 }
 
 impl Levels {
@@ -176,6 +280,11 @@ impl Store {
             let changes = changed.with_ids(ids);
             return self.find_changed(near, changes.as_slice());
         }
+        if let Some(row) = self.rule.row_of(ids) {
+            return find_in(&self.index, hash_ids(ids), |i| {
+                self.row_is(i, ids.len(), &row)
+            });
+        }
         // Compared whole: the candidate's ids read from its tree (a candidate whose slot's tag
         // matches is most often the state looked for).
         let scratch = std::cell::RefCell::new(scratch);
@@ -194,10 +303,64 @@ impl Store {
     /// index by the hash of `near` updated from the changes, each candidate compared along
     /// the paths of its tree above what changed ([`Store::is_changed`]). Looking up the nodes
     /// above what changed, level by level, was half of a step's instructions (Peterson N = 4).
+    /// A target that is a row is compared as one, its row made from the source's.
     pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
         let hash = hash_changed(near, changes);
+        let len = near.ids().len();
+        if let Some(row) = self.target_row(near, changes) {
+            return find_in(&self.index, hash, |i| self.row_is(i, len, &row));
+        }
+        if near.row.is_some() {
+            // A row's step to a tree (an id past the rule's): its tree is not at hand.
+            return self.find_whole(near, changes);
+        }
         let same = |i: u32| self.is_changed(i, near, changes);
         find_in(&self.index, hash, same)
+    }
+
+    /// The row of `near`'s ids with `changes` made, if they make one ([`RowRule`]).
+    #[inline(always)]
+    fn target_row(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<Row> {
+        let ids = near.ids();
+        if ids.len() > self.rule.ids || ids.len() < self.rule.from {
+            return None;
+        }
+        if let Some(row) = near.row {
+            return self.rule.patched(row, changes);
+        }
+        // A tree's: a row if every id it keeps is small enough, and every id changed.
+        let mut row = [0; ROW_WORDS];
+        for (p, &id) in ids.iter().enumerate() {
+            if id >= self.rule.below && changes.iter().all(|&(q, _)| q != p) {
+                return None;
+            }
+            row[p / 4] |= u64::from(id & 0xFFFF) << (16 * (p % 4));
+        }
+        self.rule.patched(row, changes)
+    }
+
+    /// [`Store::find_changed`] of a tree target, compared whole.
+    #[cold]
+    #[inline(never)]
+    fn find_whole(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
+        thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
+        // A row's ids: at most `ROW_IDS`.
+        let mut ids = [0; ROW_IDS];
+        let ids = &mut ids[..near.ids().len()];
+        ids.copy_from_slice(near.ids());
+        for &(p, id) in changes {
+            ids[p] = id;
+        }
+        SCRATCH.with_borrow_mut(|scratch| self.find_near(None, ids, scratch))
+    }
+
+    /// Whether state `i` is the row `row` of `len` ids.
+    #[inline(always)]
+    fn row_is(&self, i: u32, len: usize, row: &Row) -> bool {
+        self.len_byte(i) == ROW_LEN + len as u8 && {
+            let stored = self.rows.run(row_at(i as usize), ROW_WORDS);
+            stored.iter().zip(row).all(|(s, &w)| s.load(RELAXED) == w)
+        }
     }
 
     /// Whether state `i` has the ids of `near` with `changes` made: from its record down to
@@ -211,7 +374,7 @@ impl Store {
         if levels.is_empty() {
             return false;
         }
-        if self.len_of(i) != levels[0].len() {
+        if self.tree_len(i) != Some(levels[0].len()) {
             return false;
         }
         let record = unpack(self.records.get(i as usize));
@@ -284,7 +447,7 @@ impl Store {
             self.make_room(1, ids.len().max(1));
         }
         let (i, new) = self.add(near, ids);
-        if new && ids.len() >= usize::from(LONG) {
+        if new && ids.len() >= usize::from(ROW_LEN) {
             self.long.insert(i, ids.len() as u32);
         }
         (i, new)
@@ -303,9 +466,9 @@ impl Store {
     }
 
     /// Whether `states` more states of at most `len` ids each can be added while the store is
-    /// shared (a state of 255 ids or more never can: its length is kept aside).
+    /// shared (a state of [`ROW_LEN`] ids or more never can: its length is kept aside).
     pub(crate) fn room(&self, states: usize, len: usize) -> bool {
-        len < usize::from(LONG) && self.fits(states, len)
+        len < usize::from(ROW_LEN) && self.fits(states, len)
     }
 
     /// Grows the tables, which needs that no other thread reads them, so that `states` more
@@ -326,6 +489,7 @@ impl Store {
         self.node_index.make_room_with(nodes, node_hash, join);
         let count = self.len() + states;
         self.records.reserve(count);
+        self.rows.reserve(row_at(count));
         self.lens.reserve(count.div_ceil(LENS_PER_WORD));
         self.hashes.reserve(count.div_ceil(HASHES_PER_WORD));
         self.nodes.reserve(self.node_index.len() + nodes);
@@ -350,6 +514,7 @@ impl Store {
         self.index.room(states)
             && self.node_index.room(nodes)
             && count <= self.records.capacity()
+            && row_at(count) <= self.rows.capacity()
             && count.div_ceil(LENS_PER_WORD) <= self.lens.capacity()
             && count.div_ceil(HASHES_PER_WORD) <= self.hashes.capacity()
             && self.node_index.len() + nodes <= self.nodes.capacity()
@@ -358,9 +523,60 @@ impl Store {
     /// Finds or adds the state, its nodes first and its index entry last (see [`table`]);
     /// the room is there.
     fn add(&self, near: Option<&Levels>, ids: &[u32]) -> (u32, bool) {
+        let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
+        let hash = match few {
+            Some((near, ref changes)) => hash_changed(near, changes.as_slice()),
+            None => hash_ids(ids),
+        };
+        let row = match few {
+            Some((near, ref changes)) if near.row.is_some() => {
+                self.target_row(near, changes.as_slice())
+            }
+            _ => self.rule.row_of(ids),
+        };
+        if let Some(row) = row {
+            return self.add_row(&row, ids.len(), hash);
+        }
+        // A tree is built near a tree only.
+        let trees = |near: &&Levels| near.row.is_none();
+        self.add_tree(
+            near.filter(trees),
+            few.filter(|(near, _)| trees(near)),
+            ids,
+            hash,
+        )
+    }
+
+    /// Finds or adds the row `row` of `len` ids, its row first and its index entry last.
+    fn add_row(&self, row: &Row, len: usize, hash: u32) -> (u32, bool) {
+        let same = |i: u32| self.row_is(i, len, row);
+        let probe = index_hash(hash);
+        let vacancy = match self.index.find_or_vacancy(probe, same) {
+            Ok(i) => return (i, false),
+            Err(vacancy) => vacancy,
+        };
+        let i = self.len();
+        let run = self.rows.run_init(row_at(i), ROW_WORDS);
+        for (s, &w) in run.iter().zip(row) {
+            s.store(w, RELAXED);
+        }
+        set_packed(&self.lens, i, LENS_PER_WORD, u64::from(ROW_LEN + len as u8));
+        set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
+        self.row_count.fetch_add(1, RELAXED);
+        self.index.add_at(vacancy, probe, i as u32);
+        (i as u32, true)
+    }
+
+    /// Finds or adds the tree of `ids` (`few`: their changes from `near`'s, if few).
+    fn add_tree(
+        &self,
+        near: Option<&Levels>,
+        few: Option<(&Levels, FewChanges)>,
+        ids: &[u32],
+        hash: u32,
+    ) -> (u32, bool) {
         thread_local!(static SCRATCH: std::cell::RefCell<Levels> = Default::default());
         let add_node = |pair| Some(self.add_node(pair));
-        let few = near.and_then(|near| Some((near, few_changes(near.ids(), ids)?)));
         let record = match few {
             // The common step: one or two ids changed, nodes added only above them.
             Some((near, ref changes)) => record_near(near, changes.as_slice(), add_node),
@@ -370,12 +586,10 @@ impl Store {
             }),
         };
         let record = record.expect("adding finds every node");
-        let hash = match few {
-            Some((near, changes)) => hash_changed(near, changes.as_slice()),
-            None => hash_ids(ids),
-        };
         let packed = pack(record);
-        let same = |i: u32| self.records.get(i as usize) == packed && self.len_of(i) == ids.len();
+        // The kind first: a row's record is not written.
+        let same =
+            |i: u32| self.tree_len(i) == Some(ids.len()) && self.records.get(i as usize) == packed;
         // One probe: a state not found is added where the probe ended.
         let probe = index_hash(hash);
         let vacancy = match self.index.find_or_vacancy(probe, same) {
@@ -384,7 +598,10 @@ impl Store {
         };
         let i = self.len();
         self.records.set(i, packed);
-        let len = u8::try_from(ids.len()).unwrap_or(LONG);
+        let len = u8::try_from(ids.len())
+            .ok()
+            .filter(|&n| n < ROW_LEN)
+            .unwrap_or(LONG);
         set_packed(&self.lens, i, LENS_PER_WORD, u64::from(len));
         set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
         self.index.add_at(vacancy, probe, i as u32);
@@ -420,7 +637,12 @@ impl Store {
     /// are unique, so an item equal to the one there stands for the same ids below it.
     /// Reading every node was 500 instructions a Peterson N = 4 state, this 410.
     pub(crate) fn read_levels(&self, i: u32, out: &mut Levels) {
-        let len = self.len_of(i);
+        let len = match self.len_byte(i) {
+            LONG => long_length(&self.long, i),
+            n if n >= ROW_LEN => return self.read_row(i, usize::from(n - ROW_LEN), out),
+            n => usize::from(n),
+        };
+        out.row = None;
         // The levels down from the first of at most two items: ceil(log2(len)) of them
         // (halving rounded up reaches 2 after that many halvings less one), one at least.
         let count = match len {
@@ -446,6 +668,24 @@ impl Store {
         levels[count - 1].clear();
         levels[count - 1].extend(record.iter().copied().take(len.min(2)));
         self.read_below(levels, count - 1, len);
+    }
+
+    /// The ids of row state `i`, of `len` ids, into `out`, with its row.
+    fn read_row(&self, i: u32, len: usize, out: &mut Levels) {
+        let stored = self.rows.run(row_at(i as usize), ROW_WORDS);
+        let row: Row = std::array::from_fn(|w| stored[w].load(RELAXED));
+        out.levels.resize_with(1, Vec::new);
+        let ids = &mut out.levels[0];
+        ids.resize(ROW_IDS, 0);
+        let (quads, _) = ids.as_chunks_mut::<4>();
+        for (quad, &w) in quads.iter_mut().zip(&row) {
+            *quad = std::array::from_fn(|k| u32::from((w >> (16 * k)) as u16));
+        }
+        ids.truncate(len);
+        out.row = Some(row);
+        // Not a tree: the next state read into `out` is read whole.
+        out.of = None;
+        out.hash = stored_hash(&self.hashes, i);
     }
 
     /// Levels `top - 1` down to 0 of a tree of `len` ids, read whole from level `top`.
@@ -509,10 +749,12 @@ impl Store {
         next
     }
 
-    /// The bytes the store holds: records, lengths, hashes, nodes, both indices (a `u32` and
-    /// a tag a slot), and the interner.
+    /// The bytes the store holds: records or rows, lengths, hashes, nodes, both indices (a
+    /// `u32` and a tag a slot), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
-        let records = (8 + 1 + 4) * self.len() + 5 * self.index.slots();
+        let rows = self.row_count.load(RELAXED);
+        let records = (8 + 1 + 4) * self.len() + (8 * ROW_WORDS - 8) * rows;
+        let records = records + 5 * self.index.slots();
         let nodes = 8 * self.node_index.len() + 5 * self.node_index.slots();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
     }
@@ -534,6 +776,33 @@ impl Store {
     #[inline]
     fn len_of(&self, i: u32) -> usize {
         length(&self.lens, &self.long, i)
+    }
+
+    /// The length of state `i` if it is a tree.
+    #[inline]
+    fn tree_len(&self, i: u32) -> Option<usize> {
+        match self.len_byte(i) {
+            LONG => Some(long_length(&self.long, i)),
+            n if n >= ROW_LEN => None,
+            n => Some(usize::from(n)),
+        }
+    }
+
+    /// State `i`'s length byte.
+    #[inline(always)]
+    fn len_byte(&self, i: u32) -> u8 {
+        let i = i as usize;
+        (self.lens.get(i / LENS_PER_WORD) >> (8 * (i % LENS_PER_WORD))) as u8
+    }
+
+    /// The bytes storing a state of these ids adds (besides nodes and components not stored
+    /// yet): its record or row, its length, its hash and its index entry.
+    pub(crate) fn state_bytes(&self, ids: &[u32]) -> u64 {
+        let kept = match self.rule.row_of(ids) {
+            Some(_) => 8 * ROW_WORDS as u64,
+            None => 8,
+        };
+        kept + 1 + 4 + 8
     }
 }
 
@@ -562,6 +831,7 @@ fn levels_of(
     let near = near.filter(|n| n.ids().len() == ids.len());
     out.hash = hash_ids(ids);
     out.of = None;
+    out.row = None;
     let levels = &mut out.levels;
     levels.resize_with(levels.len().max(1), Vec::new);
     levels[0].clear();
@@ -821,6 +1091,7 @@ fn length(lens: &Column, long: &FxHashMap<u32, u32>, i: u32) -> usize {
     let word = lens.get(i / LENS_PER_WORD);
     match (word >> (8 * (i % LENS_PER_WORD))) as u8 {
         LONG => long_length(long, i as u32),
+        n if n >= ROW_LEN => usize::from(n - ROW_LEN),
         n => usize::from(n),
     }
 }
@@ -840,12 +1111,6 @@ fn unpack(word: u64) -> [u32; 2] {
     [(word >> 32) as u32, word as u32]
 }
 
-/// The bytes storing a state with this key adds (besides nodes and components not stored
-/// yet): its record, its length, its hash and its index entry.
-pub(crate) fn state_bytes() -> u64 {
-    8 + 1 + 4 + 8
-}
-
 pub(crate) fn key(ids: Vec<u32>) -> Key {
     Key {
         ids: ids.into_boxed_slice(),
@@ -854,6 +1119,7 @@ pub(crate) fn key(ids: Vec<u32>) -> Key {
 
 /// Writes `value` as item `i` of a column packing `per_word` items a word (only the writer
 /// calls it, so reading the word and writing it back loses nothing).
+#[inline(always)]
 fn set_packed(column: &Column, i: usize, per_word: usize, value: u64) {
     let bits = 64 / per_word;
     let (word, shift) = (i / per_word, bits * (i % per_word));
@@ -914,6 +1180,203 @@ fn hash_node(pair: [u32; 2]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Options, Progress, reference};
+    use agentpi_semantics::Semantics;
+
+    thread_local! {
+        /// The [`RowRule`] of the stores made on this thread, when a test sets one.
+        pub(super) static RULE: std::cell::Cell<Option<RowRule>> = const { std::cell::Cell::new(None) };
+    }
+
+    /// Under a rule that makes some of them rows and some trees (at most 12 ids below 8:
+    /// ids 7 and 9 are written over vectors of ids 0 to 4, of 1 to 40 ids), every stored
+    /// vector is found from every other of its length that differs in at most 8 places, as
+    /// a step's target is from its source, whichever kind each is (by a look-up and by the
+    /// merge's add), and read back as itself.
+    #[test]
+    fn a_target_is_found_from_a_source_of_either_kind() {
+        RULE.set(Some(RowRule {
+            from: 0,
+            ids: 12,
+            below: 8,
+        }));
+        let mut store = Store::default();
+        RULE.set(None);
+        let mut vectors: Vec<Vec<u32>> = Vec::new();
+        for len in 1..=40u32 {
+            let base: Vec<u32> = (0..len).map(|k| k % 5).collect();
+            vectors.push(base.clone());
+            for (a, b) in [(0, len - 1), (len / 2, len / 2), (len / 3, len - 1), (1, 2)] {
+                for (x, y) in [(7, 9), (9, 7), (7, 7), (9, 9)] {
+                    let mut v = base.clone();
+                    if let Some(z) = v.get_mut(a as usize) {
+                        *z = x;
+                    }
+                    if let Some(z) = v.get_mut(b as usize) {
+                        *z = y;
+                    }
+                    if !vectors.contains(&v) {
+                        vectors.push(v);
+                    }
+                }
+            }
+        }
+        let numbers: Vec<u32> = vectors
+            .iter()
+            .map(|v| store.insert(&key(v.clone())))
+            .collect();
+        let rows = store.row_count.load(RELAXED);
+        assert!(rows > 20 && rows + 100 < vectors.len(), "{rows} rows");
+        let (mut found, mut across) = (0, 0);
+        for (w, near) in vectors.iter().enumerate() {
+            let levels = store.levels(numbers[w]);
+            assert_eq!(levels.ids(), &near[..]);
+            for (v, target) in vectors.iter().enumerate() {
+                let Some(changed) =
+                    Changed::of(near, target).filter(|_| near.len() == target.len())
+                else {
+                    continue;
+                };
+                let changes = changed.with_ids(target);
+                let what = format!("{near:?} to {target:?}");
+                let at = store.find_changed(&levels, changes.as_slice());
+                assert_eq!(at, Some(numbers[v]), "{what}");
+                let mut scratch = Levels::default();
+                let near_found = store.find_near(Some(&levels), target, &mut scratch);
+                assert_eq!(near_found, Some(numbers[v]), "{what}");
+                let added = store.find_or_insert(Some(&levels), target);
+                assert_eq!(added, (numbers[v], false), "{what}");
+                found += 1;
+                let kind = |ids: &[u32]| store.rule.row_of(ids).is_some();
+                across += usize::from(kind(near) != kind(target));
+            }
+        }
+        assert!(
+            found > 2_000 && across > 200,
+            "{found} found, {across} across kinds"
+        );
+    }
+
+    /// A store of trees only, for the tests of the tree.
+    fn trees_only() -> Store {
+        RULE.set(Some(RowRule {
+            from: 1,
+            ids: 0,
+            below: 0,
+        }));
+        let store = Store::default();
+        RULE.set(None);
+        store
+    }
+
+    /// Models with states of both kinds under a small rule: (name, text).
+    fn mixed_models() -> Vec<(&'static str, String)> {
+        let abp =
+            include_str!("../../../bench/check/abp.pi").replace("const N = 400", "const N = 3");
+        let buffer = include_str!("../../../bench/check/buffer.pi")
+            .replace("const N = 8", "const N = 2")
+            .replace("const K = 3", "const K = 2");
+        vec![
+            ("abp", abp),
+            ("buffer", buffer),
+            (
+                "philosophers",
+                include_str!("../../../models/philosophers.pi").to_string(),
+            ),
+            ("ring", include_str!("../../../models/ring.pi").to_string()),
+            (
+                "banking",
+                include_str!("../../../models/banking.pi").to_string(),
+            ),
+            (
+                "tool_calls",
+                include_str!("../../../models/tool_calls.pi").to_string(),
+            ),
+        ]
+    }
+
+    /// The graph of system 0 of `text` explored with stores of `rule`, and how many of its
+    /// states are rows.
+    fn explore_with(rule: RowRule, text: &str, threads: usize) -> (crate::Graph, usize) {
+        let loaded = agentpi_ir::load_str("m.pi", text);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let sem = Semantics::new(&loaded.program);
+        let options = Options {
+            threads,
+            max_states: Some(20_000),
+            ..Options::default()
+        };
+        RULE.set(Some(rule));
+        let graph = crate::explore_system(&sem, 0, &options, &Progress::default());
+        RULE.set(None);
+        let graph = graph.expect("an initial state");
+        let rows = graph.store.row_count.load(RELAXED);
+        (graph, rows)
+    }
+
+    /// A store whose rule makes some of a model's states rows and some trees (ids below 3,
+    /// 5 or 8 only, at most 12 of them, or at most 4 ids) explores each model as the store of
+    /// trees only and the reference do: the same states in the same order, the same edges,
+    /// with 1 and 2 threads. Both kinds meet: a row's step to a tree and back.
+    #[test]
+    fn rows_and_trees_in_one_store_explore_as_trees_only() {
+        let trees = RowRule {
+            from: 1,
+            ids: 0,
+            below: 0,
+        };
+        let mixed = [
+            RowRule {
+                from: 0,
+                ids: 12,
+                below: 3,
+            },
+            RowRule {
+                from: 0,
+                ids: 12,
+                below: 5,
+            },
+            RowRule {
+                from: 0,
+                ids: 12,
+                below: 8,
+            },
+            RowRule {
+                from: 0,
+                ids: 4,
+                below: 1 << 16,
+            },
+            RowRule::ALL,
+        ];
+        let mut both = 0;
+        for (name, text) in mixed_models() {
+            let (base, none) = explore_with(trees, &text, 1);
+            assert_eq!(none, 0, "{name}");
+            let loaded = agentpi_ir::load_str("m.pi", &text);
+            let sem = Semantics::new(&loaded.program);
+            let explored = reference::explore(&sem, sem.initial(0).unwrap(), 20_000);
+            assert_eq!(base.state_count(), explored.states.len(), "{name}");
+            for rule in mixed {
+                for threads in [1, 2] {
+                    let (graph, rows) = explore_with(rule, &text, threads);
+                    let what = format!("{name} {rule:?} {threads} threads");
+                    both += usize::from(rows > 0 && rows < graph.state_count());
+                    assert_eq!(graph.state_count(), base.state_count(), "{what}");
+                    for s in 0..graph.state_count() as u32 {
+                        assert_eq!(graph.state(s), explored.states[s as usize], "{what}: {s}");
+                        let edges = |g: &crate::Graph| -> Vec<(u32, u32, u32)> {
+                            g.successors(s)
+                                .into_iter()
+                                .map(|e| (e.label, e.target, e.actors))
+                                .collect()
+                        };
+                        assert_eq!(edges(&graph), edges(&base), "{what}: edges of {s}");
+                    }
+                }
+            }
+        }
+        assert!(both >= 8, "runs with states of both kinds: {both}");
+    }
 
     /// A few thousand id vectors of lengths 0 to 299 (long ones past the one-byte lengths),
     /// many sharing most of their ids: each is found after it is stored, by itself and near
@@ -985,7 +1448,7 @@ mod tests {
     /// with odd items carried up are walked.
     #[test]
     fn a_candidate_is_the_target_only_if_its_tree_is() {
-        let mut store = Store::default();
+        let mut store = trees_only();
         let mut vectors: Vec<Vec<u32>> = Vec::new();
         for len in 1..=40u32 {
             let base: Vec<u32> = (0..len).map(|k| k % 5).collect();
@@ -1067,7 +1530,7 @@ mod tests {
                 }
             }
         }
-        let (mut one, mut two) = (Store::default(), Store::default());
+        let (mut one, mut two) = (trees_only(), trees_only());
         // The second store takes them in reverse order: other numbers for the same nodes.
         let mut numbers = vec![[0u32; 2]; vectors.len()];
         for (v, numbered) in vectors.iter().zip(numbers.iter_mut()) {

@@ -17,7 +17,7 @@ pub(crate) type Join<'a> = &'a dyn Fn(&(dyn Fn() + Sync), &(dyn Fn() + Sync));
 
 /// Entries per segment of a column (128 KiB of `u64`).
 const SEGMENT_BITS: u32 = 14;
-const SEGMENT: usize = 1 << SEGMENT_BITS;
+pub(super) const SEGMENT: usize = 1 << SEGMENT_BITS;
 
 /// An array of `u64` that the writer fills in order while others read what is written.
 /// Its room is a list of segments, each allocated when first written; the list itself grows
@@ -36,6 +36,21 @@ impl Column {
         let segment = self.segments[i >> SEGMENT_BITS].get();
         segment.expect("an entry is read after it is written")[i & (SEGMENT - 1)]
             .load(Ordering::Relaxed)
+    }
+
+    /// Entries `i..i + n`, which must have been written and lie in one segment.
+    #[inline]
+    pub(super) fn run(&self, i: usize, n: usize) -> &[AtomicU64] {
+        let segment = self.segments[i >> SEGMENT_BITS].get();
+        let at = i & (SEGMENT - 1);
+        &segment.expect("an entry is read after it is written")[at..at + n]
+    }
+
+    /// Entries `i..i + n`, within [`Column::capacity`] and one segment, to be written.
+    pub(super) fn run_init(&self, i: usize, n: usize) -> &[AtomicU64] {
+        let segment = self.segments[i >> SEGMENT_BITS].get_or_init(new_segment);
+        let at = i & (SEGMENT - 1);
+        &segment[at..at + n]
     }
 
     /// Writes entry `i`, which must be within [`Column::capacity`].
