@@ -1202,25 +1202,7 @@ mod tests {
         }));
         let mut store = Store::default();
         RULE.set(None);
-        let mut vectors: Vec<Vec<u32>> = Vec::new();
-        for len in 1..=40u32 {
-            let base: Vec<u32> = (0..len).map(|k| k % 5).collect();
-            vectors.push(base.clone());
-            for (a, b) in [(0, len - 1), (len / 2, len / 2), (len / 3, len - 1), (1, 2)] {
-                for (x, y) in [(7, 9), (9, 7), (7, 7), (9, 9)] {
-                    let mut v = base.clone();
-                    if let Some(z) = v.get_mut(a as usize) {
-                        *z = x;
-                    }
-                    if let Some(z) = v.get_mut(b as usize) {
-                        *z = y;
-                    }
-                    if !vectors.contains(&v) {
-                        vectors.push(v);
-                    }
-                }
-            }
-        }
+        let vectors = variants(&[(7, 9), (9, 7), (7, 7), (9, 9)]);
         let numbers: Vec<u32> = vectors
             .iter()
             .map(|v| store.insert(&key(v.clone())))
@@ -1446,26 +1428,36 @@ mod tests {
     /// to three ids that differ, whatever the hash says (`is_changed`), and only the target
     /// itself compares equal. Vectors of 1 to 40 ids, so that trees of every height and
     /// with odd items carried up are walked.
-    #[test]
-    fn a_candidate_is_the_target_only_if_its_tree_is() {
-        let mut store = trees_only();
+    /// Vectors of lengths 1 to 40 (`k % 5` at position `k`), each also with two of its
+    /// positions (first and last, middle twice, a third and last, second and third) written
+    /// over by each pair of `values`: states that differ in one or two components.
+    fn variants(values: &[(u32, u32)]) -> Vec<Vec<u32>> {
         let mut vectors: Vec<Vec<u32>> = Vec::new();
         for len in 1..=40u32 {
             let base: Vec<u32> = (0..len).map(|k| k % 5).collect();
             vectors.push(base.clone());
             for (a, b) in [(0, len - 1), (len / 2, len / 2), (len / 3, len - 1), (1, 2)] {
-                let mut v = base.clone();
-                if let Some(x) = v.get_mut(a as usize) {
-                    *x = 7;
-                }
-                if let Some(x) = v.get_mut(b as usize) {
-                    *x = 9;
-                }
-                if !vectors.contains(&v) {
-                    vectors.push(v);
+                for &(x, y) in values {
+                    let mut v = base.clone();
+                    if let Some(z) = v.get_mut(a as usize) {
+                        *z = x;
+                    }
+                    if let Some(z) = v.get_mut(b as usize) {
+                        *z = y;
+                    }
+                    if !vectors.contains(&v) {
+                        vectors.push(v);
+                    }
                 }
             }
         }
+        vectors
+    }
+
+    #[test]
+    fn a_candidate_is_the_target_only_if_its_tree_is() {
+        let mut store = trees_only();
+        let vectors = variants(&[(7, 9)]);
         let numbers: Vec<u32> = vectors
             .iter()
             .map(|v| store.insert(&key(v.clone())))

@@ -29,14 +29,15 @@ const MAX_STATES: usize = 200;
 ///   pass the deadline: a loop that never ends, or threads waiting for each other.
 /// - A budget counted in steps (a watcher reading [`Progress`]'s counters and setting
 ///   `Options::cancel`) would not see where the time goes: the slowest run here, `choice list
-///   x1000`, spends it all expanding its first state (1,001 successors, cubic in the branches:
-///   10-13 s of CPU in the test build for `check_system`, as much for `lts`), with the
-///   counters at one state and `cancel` not polled; a loop inside one step is as invisible to
-///   them. A CPU-time budget would miss a deadlock, which burns no CPU.
+///   x1000`, spends it all expanding its first state (1,001 successors: 10-13 s of CPU in the
+///   test build for `check_system`, as much for `lts`, while that expansion was cubic in the
+///   branches; quadratic since, docs/check.md *A wide choice*), with the counters at one
+///   state and `cancel` not polled; a loop inside one step is as invisible to them. A
+///   CPU-time budget would miss a deadlock, which burns no CPU.
 /// - So the wall clock stays, far above the slowest correct run: that run took 108 s of wall
-///   (about 40 s of CPU) under a load of 5.5 on 2 cores with the test's other runs beside it,
-///   a third of the old 300 s, which a load of 20 (seen on this host) would have passed.
-///   Thirty minutes is 17 times that wall. A run that ends ends the wait, so passing runs are
+///   (about 40 s of CPU; before the fix of the wide choice) under a load of 5.5 on 2 cores with
+///   the test's other runs beside it, a third of the old 300 s, which a load of 20 (seen on
+///   this host) would have passed. Thirty minutes is 17 times that wall. A run that ends ends the wait, so passing runs are
 ///   no slower; only a real hang is reported later.
 const HANG: Duration = Duration::from_secs(30 * 60);
 
