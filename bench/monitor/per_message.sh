@@ -5,8 +5,9 @@
 # and the inclusive count of each piece of the check divided by the messages checked (a
 # ping's or an answer's pieces divided by the messages too: each is half of them). Counts
 # are instructions, not time: the same binary and trace give the same numbers on a loaded
-# machine. Builds differ by a few percent in pieces whose source did not change (inlining):
-# compare whole counts, and pieces only where they moved by more.
+# machine. Builds differ by a few percent in pieces whose source did not change (inlining),
+# and a piece the compiler inlined into its caller shows only the calls it did not (or none):
+# compare whole counts, and pieces only where both builds kept them functions of their own.
 # Usage: bench/monitor/per_message.sh [AGENTPI] [N] [IN_FLIGHT] (defaults: the release build,
 # 100,000 and 20,000; about 2 min of callgrind).
 set -euo pipefail
