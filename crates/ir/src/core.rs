@@ -1,11 +1,15 @@
 //! The core calculus: the lowered, resolved and typed form of a model that `semantics` steps.
 //!
 //! Everything is resolved to indices: process terms live in one arena ([`Program::terms`]),
-//! variables are frame slots of the enclosing definition (every binder of a definition has its
-//! own slot, so there is no shadowing), channels declared with `chan` are [`ChanId`]s, events
-//! [`EventId`]s, enum constructors `(EnumId, index)`. Constants are inlined. Each term records
-//! the slots it reads ([`TermInfo::free`]) so that a running component keeps only the values it
-//! can still use: two components that differ only in dead variables are one state.
+//! variables are cells of the enclosing definition's frame, channels declared with `chan` are
+//! [`ChanId`]s, events [`EventId`]s, enum constructors `(EnumId, index)`. Constants are
+//! inlined. Every binder of a definition has its own slot, which names it
+//! ([`Def::slot_names`]); its cell is the number of binders in scope where it is bound, so
+//! binders never in scope together (the branches of a choice, the arms of a `match`) share a
+//! cell and a frame is as large as binders nest deep (`lower/layout.rs`). Each term records
+//! the slots it reads ([`TermInfo::free`]) and their cells ([`TermInfo::cells`]) so that a
+//! running component keeps only the values it can still use: two components that differ only
+//! in dead variables are one state.
 
 pub mod ltl;
 pub mod state;
@@ -33,7 +37,10 @@ pub struct EventId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EnumId(pub u32);
 
-/// A variable: a slot in the frame of the enclosing definition (or system).
+/// A variable of the enclosing definition (or system). In a lowered program's terms
+/// (`Expr::Var`, `Pattern::Bind`, `NewName::slot`) it is the variable's cell in the frame; in
+/// [`TermInfo::free`] and [`Def::slot_names`] it is the binder's own slot, which names it.
+/// Parameters are both slot and cell `0..n`.
 pub type Slot = u32;
 
 /// Types after resolution: aliases expanded, ranges evaluated.
@@ -122,7 +129,7 @@ pub struct IndexDim {
 /// An input or `match` pattern.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
-    /// Binds the matched value to a slot; the type is the binder's declared or inferred type,
+    /// Binds the matched value to a cell; the type is the binder's declared or inferred type,
     /// and a value outside an integer range does not match.
     Bind(Slot, Type),
     Wild,
@@ -183,8 +190,11 @@ pub enum Term {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TermInfo {
     pub span: Span,
-    /// The frame slots the term reads, sorted and without duplicates.
+    /// The slots of the binders the term reads, sorted and without duplicates.
     pub free: Vec<Slot>,
+    /// The frame cell of each of `free`, in the same order (also increasing): a closure of
+    /// the term keeps these cells' values.
+    pub cells: Vec<Slot>,
     /// The definition the term belongs to (`None` for a system body).
     pub owner: Option<DefId>,
 }
@@ -196,9 +206,9 @@ pub struct Def {
     pub body: TermId,
     /// `daemon proc`: waiting at the start of the body is a valid end.
     pub daemon: bool,
-    /// Number of slots in the frame.
+    /// Number of cells in the frame.
     pub frame: u32,
-    /// The name of each slot of the frame (parameters first), for showing states.
+    /// The name of each slot (parameters first), for showing states.
     pub slot_names: Vec<String>,
     pub span: Span,
 }
@@ -233,8 +243,9 @@ pub struct EventDecl {
 pub struct SystemDef {
     pub name: String,
     pub body: TermId,
+    /// Number of cells in the frame.
     pub frame: u32,
-    /// The name of each slot of the frame, for showing states.
+    /// The name of each slot, for showing states.
     pub slot_names: Vec<String>,
     pub span: Span,
 }

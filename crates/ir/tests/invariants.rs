@@ -1,8 +1,10 @@
 //! Structural invariants of lowered programs, checked on every valid model of the test corpus
 //! and every example of docs/language.md: what `semantics` relies on.
 //!
-//! - `TermInfo::free` equals the free slots recomputed here by an independent walk;
-//! - every slot is below the frame size, and every binder has its own slot;
+//! - `TermInfo::cells` equals the free cells recomputed here by an independent walk, and
+//!   `TermInfo::free` gives one slot for each, increasing;
+//! - every cell is below the frame size, and no binder takes the cell of one in scope (a
+//!   closure's values never share a cell);
 //! - each term's owner is the definition (or system) it belongs to;
 //! - choices and parallel compositions are flat; calls have one argument per parameter;
 //! - a binder of an input on a declared channel has the type the channel carries.
@@ -16,12 +18,13 @@ struct Walk<'a> {
     program: &'a Program,
     owner: Option<DefId>,
     frame: u32,
-    binders: BTreeSet<Slot>,
+    /// The cells of the binders in scope.
+    scope: Vec<Slot>,
     errors: Vec<String>,
 }
 
 impl Walk<'_> {
-    /// Checks `id` and returns its free slots.
+    /// Checks `id` and returns its free cells.
     fn term(&mut self, id: TermId) -> BTreeSet<Slot> {
         let p = self.program;
         let free = match p.term(id) {
@@ -42,15 +45,11 @@ impl Walk<'_> {
             Term::Seq(a, b) => self.term(*a).into_iter().chain(self.term(*b)).collect(),
             Term::New(names, body) => {
                 let bound: Vec<Slot> = names.iter().map(|n| n.slot).collect();
-                bound.iter().for_each(|&s| self.bind(s));
                 names
                     .iter()
                     .filter(|n| !matches!(n.ty, Type::Chan(_)))
                     .for_each(|n| self.errors.push(format!("new {} is not a channel", n.name)));
-                self.term(*body)
-                    .into_iter()
-                    .filter(|s| !bound.contains(s))
-                    .collect()
+                self.scoped(bound, *body)
             }
             Term::Repl(body) => self.term(*body),
             Term::If(cond, a, b) => {
@@ -62,10 +61,9 @@ impl Walk<'_> {
             Term::Match(e, arms) => {
                 let mut free = vars(e);
                 for (pat, body) in arms {
-                    let mut bound = BTreeSet::new();
+                    let mut bound = Vec::new();
                     pattern(pat, &mut free, &mut bound);
-                    bound.iter().for_each(|&s| self.bind(s));
-                    free.extend(self.term(*body).into_iter().filter(|s| !bound.contains(s)));
+                    free.extend(self.scoped(bound, *body));
                 }
                 free
             }
@@ -87,16 +85,33 @@ impl Walk<'_> {
                 info.owner, self.owner
             ));
         }
-        if info.free != free.iter().copied().collect::<Vec<_>>() {
-            self.errors
-                .push(format!("{id:?} free {:?}, recomputed {free:?}", info.free));
+        if info.cells != free.iter().copied().collect::<Vec<_>>() {
+            self.errors.push(format!(
+                "{id:?} cells {:?}, recomputed {free:?}",
+                info.cells
+            ));
+        }
+        if info.free.len() != info.cells.len() || !info.free.is_sorted_by(|a, b| a < b) {
+            self.errors.push(format!(
+                "{id:?} free {:?}, cells {:?}",
+                info.free, info.cells
+            ));
         }
         free
     }
 
+    /// The free cells of `body`, in the scope of binders `bound` (their cells).
+    fn scoped(&mut self, bound: Vec<Slot>, body: TermId) -> BTreeSet<Slot> {
+        let mark = self.scope.len();
+        bound.iter().for_each(|&s| self.bind(s));
+        let free = self.term(body);
+        self.scope.truncate(mark);
+        free.into_iter().filter(|s| !bound.contains(s)).collect()
+    }
+
     fn prefix(&mut self, prefix: &Prefix, next: TermId) -> BTreeSet<Slot> {
         let mut free = BTreeSet::new();
-        let mut bound = BTreeSet::new();
+        let mut bound = Vec::new();
         match prefix {
             Prefix::Output { chan, args } => {
                 free.extend(vars(chan));
@@ -111,8 +126,7 @@ impl Walk<'_> {
             Prefix::Event { args, .. } => args.iter().for_each(|a| free.extend(vars(a))),
             Prefix::Assert(cond) => free.extend(vars(cond)),
         }
-        bound.iter().for_each(|&s| self.bind(s));
-        free.extend(self.term(next).into_iter().filter(|s| !bound.contains(s)));
+        free.extend(self.scoped(bound, next));
         free
     }
 
@@ -130,14 +144,16 @@ impl Walk<'_> {
         }
     }
 
-    fn bind(&mut self, slot: Slot) {
-        if slot >= self.frame {
+    fn bind(&mut self, cell: Slot) {
+        if cell >= self.frame {
             self.errors
-                .push(format!("slot {slot} outside frame {}", self.frame));
+                .push(format!("cell {cell} outside frame {}", self.frame));
         }
-        if !self.binders.insert(slot) {
-            self.errors.push(format!("slot {slot} bound twice"));
+        if self.scope.contains(&cell) {
+            self.errors
+                .push(format!("cell {cell} bound while in scope"));
         }
+        self.scope.push(cell);
     }
 }
 
@@ -152,11 +168,9 @@ fn vars(expr: &Expr) -> BTreeSet<Slot> {
     }
 }
 
-fn pattern(pat: &Pattern, reads: &mut BTreeSet<Slot>, binds: &mut BTreeSet<Slot>) {
+fn pattern(pat: &Pattern, reads: &mut BTreeSet<Slot>, binds: &mut Vec<Slot>) {
     match pat {
-        Pattern::Bind(s, _) => {
-            binds.insert(*s);
-        }
+        Pattern::Bind(s, _) => binds.push(*s),
         Pattern::Wild => {}
         Pattern::Eq(e) => reads.extend(vars(e)),
         Pattern::Ctor(_, _, items) | Pattern::Tuple(items) => {
@@ -172,7 +186,7 @@ fn check_program(program: &Program) -> Vec<String> {
             program,
             owner: Some(DefId(index as u32)),
             frame: def.frame,
-            binders: BTreeSet::new(),
+            scope: Vec::new(),
             errors: Vec::new(),
         };
         def.params.iter().for_each(|(s, _)| walk.bind(*s));
@@ -194,7 +208,7 @@ fn check_program(program: &Program) -> Vec<String> {
             program,
             owner: None,
             frame: system.frame,
-            binders: BTreeSet::new(),
+            scope: Vec::new(),
             errors: Vec::new(),
         };
         if !walk.term(system.body).is_empty() {

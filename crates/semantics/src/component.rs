@@ -347,7 +347,8 @@ fn fresh_bound(proc: &Proc) -> u32 {
 mod tests {
     use super::*;
     use crate::State;
-    use crate::spawn::FRAMES_LOADED;
+    use crate::offers::BRANCH_STEPS;
+    use crate::spawn::{CELLS_LOADED, FRAMES_LOADED};
     use std::collections::{HashSet, VecDeque};
 
     fn load(name: &str, text: &str) -> agentpi_ir::core::Program {
@@ -480,6 +481,17 @@ mod tests {
         assert!(compared > 1000, "only {compared} receives compared");
     }
 
+    /// Runs of prefix branches counted at once, around branches that are opened (one that
+    /// makes a name, one with two offers): the same continuations and names as opening all.
+    #[test]
+    fn receiving_past_runs_of_prefixes_opens_as_a_full_opening_would() {
+        let text = "type N = 0..7\nchan c : N\nevent e(N)\nevent a\nsystem S = \
+                    c?x . e(x) + c?y . a + (new k: chan N . (k!1 | k?y . e(y) | c?v . e(v))) \
+                    + c?z . e(z) + c?u . a + (c?w . 0 | a) + c?t . e(t) + c?s . a | c!2 | c!3\n";
+        let program = load("runs.pi", text);
+        assert!(receives_agree("runs.pi", &program) >= 40);
+    }
+
     /// A choice of n inputs (a server's dispatch): what each input does with a message
     /// loads one frame, not the n of every branch. Opening all of them made the n receives
     /// of the first state load n² frames of n slots each, a time cubic in n.
@@ -505,5 +517,37 @@ mod tests {
         }
         let loaded = FRAMES_LOADED.with(|f| f.get()) - before;
         assert_eq!(loaded, n, "frames loaded by {n} receives");
+    }
+
+    /// The same choice: its n branches, each binding its own `x`, share one cell of the
+    /// frame, and a receive on one branch counts the branches before and after it at once.
+    /// So the n receives of the first state cost O(n) in all: n cells loaded (n² when a
+    /// frame had a cell per binder of the system) and 3n - 1 steps over branches (n + 1 per
+    /// receive when the prefixes were counted one by one).
+    #[test]
+    fn receives_on_a_wide_choice_cost_linear_in_all() {
+        let n = 64;
+        let branches = "c?x . e(x) + ".repeat(n);
+        let text = format!(
+            "type N = 0..7\nchan c : N\nevent e(N)\nevent a\nsystem S = {branches}a | c!2\n"
+        );
+        let program = load("choice.pi", &text);
+        let sem = Semantics::new(&program);
+        let state = sem.initial(0).expect("an initial state");
+        let choice = state
+            .procs
+            .iter()
+            .find(|p| sem.component_moves(p, false).offers.len() == n + 1)
+            .expect("the choice");
+        let cells = CELLS_LOADED.with(|c| c.get());
+        let steps = BRANCH_STEPS.with(|s| s.get());
+        for offer in 0..n {
+            let received = sem.component_receives(choice, false, offer, &[Value::Int(2)]);
+            assert!(matches!(received, Received::Then(Ok(_), _)));
+        }
+        let cells = CELLS_LOADED.with(|c| c.get()) - cells;
+        let steps = BRANCH_STEPS.with(|s| s.get()) - steps;
+        assert_eq!(cells, n, "cells loaded by {n} receives");
+        assert_eq!(steps, 3 * n - 1, "steps over branches by {n} receives");
     }
 }

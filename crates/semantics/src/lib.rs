@@ -86,6 +86,9 @@ pub struct Semantics<'p> {
     call_instance: Vec<Instance>,
     /// For each system, its calls in order: instance `k` is `calls[system][k - 1]`.
     calls: Vec<Vec<TermId>>,
+    /// For each choice, for each branch: where the run of prefix branches that starts there
+    /// ends (the branch itself when it is not a prefix); see [`Semantics::prefix_run`].
+    prefix_runs: rustc_hash::FxHashMap<TermId, Box<[u32]>>,
 }
 
 impl<'p> Semantics<'p> {
@@ -99,7 +102,11 @@ impl<'p> Semantics<'p> {
         let mut origin_names = Vec::new();
         let mut origin_carries = Vec::new();
         let mut origin_buffer = Vec::new();
+        let mut prefix_runs = rustc_hash::FxHashMap::default();
         for (i, term) in program.terms.iter().enumerate() {
+            if let Term::Choice(branches) = term {
+                prefix_runs.insert(TermId(i as u32), prefix_runs_of(program, branches));
+            }
             if let Term::New(names, _) = term {
                 origin_buffer.extend(names.iter().map(|n| n.buffer));
                 origin_base[i] = origin_names.len() as u32;
@@ -120,6 +127,7 @@ impl<'p> Semantics<'p> {
             valid_ends: valid_end::ValidEnds::of_program(program),
             call_instance: vec![0; program.terms.len()],
             calls: Vec::new(),
+            prefix_runs,
         };
         sem.number_instances();
         sem
@@ -253,9 +261,30 @@ impl<'p> Semantics<'p> {
         self.frame
     }
 
+    /// When branch `branch` of choice `choice` is a prefix: the end of the run of prefix
+    /// branches it starts (each of which makes exactly one offer and no name when opened).
+    pub(crate) fn prefix_run(&self, choice: TermId, branch: usize) -> Option<usize> {
+        let end = *self.prefix_runs.get(&choice)?.get(branch)? as usize;
+        (end > branch).then_some(end)
+    }
+
     pub(crate) fn origin(&self, new_term: TermId, index: usize) -> Origin {
         self.origin_base[new_term.0 as usize] + index as u32
     }
+}
+
+/// For each branch, the end of the run of prefix branches that starts there (the branch
+/// itself when it is not a prefix).
+fn prefix_runs_of(program: &Program, branches: &[TermId]) -> Box<[u32]> {
+    let mut ends = vec![0; branches.len()];
+    let mut end = branches.len() as u32;
+    for (b, &branch) in branches.iter().enumerate().rev() {
+        if !matches!(program.term(branch), Term::Prefix(..)) {
+            end = b as u32;
+        }
+        ends[b] = end;
+    }
+    ends.into_boxed_slice()
 }
 
 /// Names that occur more than once get `#1`, `#2`, ... in order of their instances.

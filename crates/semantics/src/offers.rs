@@ -20,6 +20,13 @@ use agentpi_ir::core::{EventId, Pattern, Prefix, Term, TermId};
 use std::rc::Rc;
 use std::sync::Arc;
 
+#[cfg(test)]
+thread_local! {
+    /// How many steps the walks over choices' branches took on this thread (a step opens a
+    /// branch or counts a run of prefixes): tests pin the work of opening with it.
+    pub(crate) static BRANCH_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// What a closure offers to do.
 pub(crate) enum Act<'p> {
     Tau,
@@ -128,6 +135,20 @@ impl<'s, 'p> Opener<'s, 'p> {
         skip
     }
 
+    /// When only one offer is kept and branch `b` of `choice` starts a run of prefixes: counts
+    /// the run's offers up to the wanted one (or all of them) at once, and says which branch
+    /// to go on from. A prefix makes exactly one offer and no name, so a receive on one
+    /// branch of an n-way choice of inputs costs O(1) steps here, not O(n).
+    fn skipped_run(&mut self, choice: TermId, b: usize) -> Option<usize> {
+        let wanted = self.only?;
+        let end = self.spawner.sem.prefix_run(choice, b)?;
+        // Past the wanted offer this wraps round, and the whole run is skipped.
+        let ahead = wanted.wrapping_sub(self.found);
+        let skip = ahead.min(end - b);
+        self.found += skip;
+        (skip > 0).then_some(b + skip)
+    }
+
     /// Rule *Seq-Step* and the walk over a list: every component offers what it does; a
     /// sequence offers what its left side does.
     ///
@@ -186,13 +207,18 @@ impl<'s, 'p> Opener<'s, 'p> {
             Term::Prefix(..) => self.open_term(closure, closure.term),
             Term::Choice(branches) => {
                 // Rule *Choice*: each branch offers what it does; firing drops the others.
-                for (b, &branch) in branches.iter().enumerate() {
-                    if self.skipped_prefix(branch) {
+                let mut b = 0;
+                while b < branches.len() {
+                    #[cfg(test)]
+                    BRANCH_STEPS.with(|n| n.set(n.get() + 1));
+                    if let Some(next) = self.skipped_run(closure.term, b) {
+                        b = next;
                         continue;
                     }
                     self.layers.push(Layer::Choice(b));
-                    self.open_term(closure, branch);
+                    self.open_term(closure, branches[b]);
                     self.layers.pop();
+                    b += 1;
                 }
             }
             Term::Repl(body) => self.open_copy(closure, *body),

@@ -22,9 +22,10 @@ pub const MAX_CALL_DEPTH: u32 = 10_000;
 
 #[cfg(test)]
 thread_local! {
-    /// How many frames [`Spawner::load`] built on this thread: each costs the definition's
-    /// frame size, so tests pin the work of opening with it.
+    /// How many frames [`Spawner::load`] built on this thread, and how many cells they had
+    /// in all (each frame costs its size): tests pin the work of opening with them.
     pub(crate) static FRAMES_LOADED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static CELLS_LOADED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Spawns terms into components, numbering the fresh names it makes from a counter.
@@ -228,10 +229,10 @@ impl<'s, 'p> Spawner<'s, 'p> {
 
     /// Rule *Leaf*: the closure of `term` in `frame`, keeping only its free variables.
     pub(crate) fn closure(&self, term: TermId, frame: &[Value]) -> Closure {
-        let free = &self.sem.program.info(term).free;
+        let cells = &self.sem.program.info(term).cells;
         Closure {
             term,
-            env: free.iter().map(|&s| frame[s as usize].clone()).collect(),
+            env: cells.iter().map(|&c| frame[c as usize].clone()).collect(),
             instance: self.instance,
         }
     }
@@ -240,10 +241,12 @@ impl<'s, 'p> Spawner<'s, 'p> {
     pub(crate) fn load(&self, closure: &Closure) -> Vec<Value> {
         #[cfg(test)]
         FRAMES_LOADED.with(|n| n.set(n.get() + 1));
+        #[cfg(test)]
+        CELLS_LOADED.with(|n| n.set(n.get() + self.sem.frame_size()));
         let mut frame = vec![UNSET; self.sem.frame_size()];
-        let free = &self.sem.program.info(closure.term).free;
-        for (&slot, v) in free.iter().zip(closure.env.iter()) {
-            frame[slot as usize] = v.clone();
+        let cells = &self.sem.program.info(closure.term).cells;
+        for (&cell, v) in cells.iter().zip(closure.env.iter()) {
+            frame[cell as usize] = v.clone();
         }
         frame
     }

@@ -11,6 +11,7 @@ mod externs;
 mod family;
 mod forall;
 mod label_args;
+mod layout;
 pub(crate) use family::DeclaredChan;
 mod pattern;
 mod prefix;
@@ -168,12 +169,13 @@ impl<'a> Lowerer<'a> {
             let id = DefId(index as u32);
             self.start_body(Some(id));
             let params = self.sigs[index].clone();
+            let count = params.len() as u32;
             for (param, ty) in decl.params.iter().zip(params) {
                 let slot = self.new_slot(&param.name, ty, false);
                 self.body.scope.push((param.name.name.clone(), slot));
             }
             let body = self.proc(&decl.body);
-            let frame = self.finish_body();
+            let frame = self.finish_body(body, count);
             let slot_names = self.slot_names();
             let def = &mut self.prog.defs[index];
             def.body = body;
@@ -184,7 +186,7 @@ impl<'a> Lowerer<'a> {
             let decl = self.g.system_decls[index];
             self.start_body(None);
             let body = self.proc(&decl.body);
-            let frame = self.finish_body();
+            let frame = self.finish_body(body, 0);
             let name = decl.name.name.clone();
             let span = decl.span;
             let slot_names = self.slot_names();
@@ -238,9 +240,10 @@ impl<'a> Lowerer<'a> {
         self.body.scope.iter().map(|(n, _)| n.as_str()).collect()
     }
 
-    /// Resolves binder types, patches them into the body's terms and checks its matches.
-    /// Returns the frame size.
-    fn finish_body(&mut self) -> u32 {
+    /// Resolves binder types, patches them into the body's terms, checks its matches and lays
+    /// out its frame (`layout.rs`). `root` is the body, `params` its parameter count. Returns
+    /// the frame size.
+    fn finish_body(&mut self, root: TermId, params: u32) -> u32 {
         let mut types = Vec::with_capacity(self.body.slots.len());
         for slot in &self.body.slots {
             let ty = self.u.to_core(&slot.ty);
@@ -285,14 +288,22 @@ impl<'a> Lowerer<'a> {
                 );
             }
         }
-        types.len() as u32
+        let (first, slots) = (self.body.first_term, types.len() as u32);
+        layout::lay_out(&mut self.prog, first, root, params, slots)
     }
 
     /// Appends a term with its span, free slots and owner.
     pub(crate) fn push(&mut self, term: Term, span: Span) -> TermId {
         let free = crate::free::free_slots(&self.prog, &term);
         let owner = self.body.owner;
-        self.prog.push(term, TermInfo { span, free, owner })
+        let info = TermInfo {
+            span,
+            free,
+            // Filled when the body's frame is laid out.
+            cells: Vec::new(),
+            owner,
+        };
+        self.prog.push(term, info)
     }
 
     /// Runs `f` with an empty local scope (for the property checker).
