@@ -31,7 +31,7 @@ const MAX_STATES: usize = 200;
 ///   `Options::cancel`) would not see where the time goes: the slowest run here, `choice list
 ///   x1000`, spends it all expanding its first state (1,001 successors: 10-13 s of CPU in the
 ///   test build for `check_system`, as much for `lts`, while that expansion was cubic in the
-///   branches; quadratic since, docs/check.md *A wide choice*), with the counters at one
+///   branches; linear since, docs/check.md *A wide choice, linear*), with the counters at one
 ///   state and `cancel` not polled; a loop inside one step is as invisible to them. A
 ///   CPU-time budget would miss a deadlock, which burns no CPU.
 /// - So the wall clock stays, far above the slowest correct run: that run took 108 s of wall
