@@ -141,18 +141,22 @@ fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
-/// The tags of a word of tags `w`, up to its first empty slot, that are `tag`: (the high bit
-/// of each such byte, the byte of the first empty slot if any).
+/// The high bits of the bytes of a word of tags `w` that are the tag `wide` holds in each
+/// byte ([`ONES`] times it), and perhaps of others that are not, but never of an empty slot
+/// or a byte past the last: a tag's high bit is set, so such a byte xored with it keeps its
+/// high bit, and [`zero_bytes`] marks none such (the caller compares what a byte marked
+/// stands for, so a tag marked too costs a comparison).
 #[inline(always)]
-fn matches(w: u64, tag: u8) -> (u64, Option<usize>) {
+fn hits(w: u64, wide: u64) -> u64 {
+    zero_bytes(w ^ wide)
+}
+
+/// The first empty slot of a word of tags `w` (a group fills in order), if any (exact:
+/// [`zero_bytes`] marks a byte wrongly only past a zero one).
+#[inline(always)]
+fn first_empty(w: u64) -> Option<usize> {
     let empty = zero_bytes(w);
-    let first = (empty != 0).then(|| empty.trailing_zeros() as usize / 8);
-    // Only the slots before the first empty one are taken (a group fills in order).
-    let taken = match empty {
-        0 => u64::MAX,
-        _ => (empty & empty.wrapping_neg()) - 1,
-    };
-    (zero_bytes(w ^ (ONES * u64::from(tag))) & taken, first)
+    (empty != 0).then(|| empty.trailing_zeros() as usize / 8)
 }
 
 const _: () = assert!(std::mem::size_of::<Group>() == 64);
@@ -216,12 +220,13 @@ impl Index {
         hash: u64,
         same: impl Fn(u32) -> bool,
     ) -> Result<u32, Vacancy> {
-        let (mask, tag) = (self.groups.len() - 1, tag(hash));
+        let (mask, wide) = (self.groups.len() - 1, ONES * u64::from(tag(hash)));
         let mut g = self.home(hash);
         loop {
             let group = &self.groups[g];
             for (j, word) in group.tags.iter().enumerate() {
-                let (mut hits, first) = matches(word.load(Ordering::Acquire), tag);
+                let tags = word.load(Ordering::Acquire);
+                let mut hits = hits(tags, wide);
                 while hits != 0 {
                     let k = 8 * j + hits.trailing_zeros() as usize / 8;
                     hits &= hits - 1;
@@ -230,7 +235,7 @@ impl Index {
                         return Ok(n);
                     }
                 }
-                if let Some(k) = first {
+                if let Some(k) = first_empty(tags) {
                     return Err(Vacancy(g, 8 * j + k));
                 }
             }
@@ -247,7 +252,7 @@ impl Index {
         loop {
             let tags = &self.groups[g].tags;
             for (j, word) in tags.iter().enumerate() {
-                if let (_, Some(k)) = matches(word.load(Ordering::Relaxed), 0) {
+                if let Some(k) = first_empty(word.load(Ordering::Relaxed)) {
                     return self.add_at(Vacancy(g, 8 * j + k), hash, number);
                 }
             }
@@ -350,7 +355,7 @@ impl Index {
             for (j, word) in group.tags.iter().enumerate() {
                 let mut tags = word.load(Ordering::Relaxed);
                 // Retried while another thread takes a slot of the same word.
-                while let (_, Some(k)) = matches(tags, 0) {
+                while let Some(k) = first_empty(tags) {
                     let with = tags | u64::from(tag) << (8 * k);
                     match word.compare_exchange(tags, with, Ordering::Relaxed, Ordering::Relaxed) {
                         Ok(_) => return group.numbers[8 * j + k].store(number, Ordering::Relaxed),
@@ -425,27 +430,26 @@ mod tests {
         );
     }
 
-    /// The tags a word's look-up reports: every slot before the first empty one whose tag
-    /// matches (and perhaps others before it, which the caller compares), none from the first
-    /// empty one on; and the first empty one exactly. Every fill of a word by tags that
-    /// differ in their lowest bits, the bytes past a group's twelfth slot included.
+    /// What a word's look-up reports: every slot before the first empty one whose tag
+    /// matches (and perhaps others before it, which the caller compares), but no empty slot
+    /// and none past the group's last (the number there may stand for nothing); and the
+    /// first empty slot, exactly. Every fill of a word by tags that differ in their lowest
+    /// bits, with and without the bytes past a group's twelfth slot.
     #[test]
     fn a_word_of_tags_reports_its_matches_and_first_empty_slot() {
-        let tags = [0x80, 0x81, 0x82, 0x83];
+        let tags: [u8; 4] = [0x80, 0x81, 0x82, 0x83];
         for filled in 0..=8usize {
             for pattern in 0..4usize.pow(filled as u32) {
                 let slot = |k: usize| tags[pattern / 4usize.pow(k as u32) % 4];
-                let mut word = 0u64;
-                for k in 0..filled {
-                    word |= u64::from(slot(k)) << (8 * k);
-                }
-                let words = [(word, 8), (word & 0xFFFF_FFFF | PAST, 4)];
+                let word = (0..filled).fold(0u64, |w, k| w | u64::from(slot(k)) << (8 * k));
+                let words = [(word, 8), ((word & 0xFFFF_FFFF) | PAST, 4)];
                 for (word, slots) in words {
                     let taken = filled.min(slots);
+                    let empty = (taken < slots).then_some(taken);
+                    assert_eq!(first_empty(word), empty, "{word:x}");
                     for &tag in &tags {
-                        let (hits, first) = matches(word, tag);
+                        let hits = hits(word, ONES * u64::from(tag));
                         let hit = |k: usize| hits >> (8 * k + 7) & 1 == 1;
-                        assert_eq!(first, (taken < slots).then_some(taken), "{word:x}");
                         for k in 0..8 {
                             assert!(!(k < taken && slot(k) == tag) || hit(k), "{word:x} {k}");
                             assert!(k < taken || !hit(k), "{word:x} {k} {tag:x}");
