@@ -67,11 +67,14 @@ const ROW_IDS: usize = 4 * ROW_WORDS;
 
 const _: () = assert!(ROW_LEN as usize + ROW_IDS < LONG as usize);
 
-/// A small state's ids, `u16` each, four a word (0 past the last).
+/// A small state's ids, each plus one as a `u16`, four a word, 0 past the last: a row tells
+/// its length, and no row is all zeros, the place of a tree state (never written), so a
+/// candidate is compared by its row alone, without reading its length (issue 35).
 type Row = [u64; ROW_WORDS];
 
-/// Which states are rows: those of `from` to `ids` ids, each below `below` (a test makes
-/// them smaller, so that a model's states are of both kinds).
+/// Which states are rows: those of `from` (1 at least) to `ids` ids, each below `below`
+/// (below 2^16 - 1, as a row holds each id plus one; a test makes them smaller, so that a
+/// model's states are of both kinds).
 #[derive(Clone, Copy, Debug)]
 struct RowRule {
     from: usize,
@@ -86,13 +89,14 @@ impl RowRule {
     const ALL: RowRule = RowRule {
         from: 5,
         ids: ROW_IDS,
-        below: 1 << 16,
+        below: (1 << 16) - 1,
     };
 
     /// The rule of a new store: [`RowRule::ALL`], but what a test set on this thread.
     fn new() -> RowRule {
         #[cfg(test)]
         if let Some(rule) = tests::RULE.get() {
+            assert!(rule.from >= 1 && rule.below < 1 << 16, "{rule:?}");
             return rule;
         }
         RowRule::ALL
@@ -109,7 +113,7 @@ impl RowRule {
             if id >= self.below {
                 return None;
             }
-            row[p / 4] |= u64::from(id) << (16 * (p % 4));
+            row[p / 4] |= u64::from(id + 1) << (16 * (p % 4));
         }
         Some(row)
     }
@@ -122,7 +126,7 @@ impl RowRule {
                 return None;
             }
             let (w, shift) = (p / 4, 16 * (p % 4));
-            row[w] = (row[w] & !(0xFFFF << shift)) | u64::from(id) << shift;
+            row[w] = (row[w] & !(0xFFFF << shift)) | u64::from(id + 1) << shift;
         }
         Some(row)
     }
@@ -281,9 +285,7 @@ impl Store {
             return self.find_changed(near, changes.as_slice());
         }
         if let Some(row) = self.rule.row_of(ids) {
-            return find_in(&self.index, hash_ids(ids), |i| {
-                self.row_is(i, ids.len(), &row)
-            });
+            return find_in(&self.index, hash_ids(ids), |i| self.row_is(i, &row));
         }
         // Compared whole: the candidate's ids read from its tree (a candidate whose slot's tag
         // matches is most often the state looked for).
@@ -306,9 +308,8 @@ impl Store {
     /// A target that is a row is compared as one, its row made from the source's.
     pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
         let hash = hash_changed(near, changes);
-        let len = near.ids().len();
         if let Some(row) = self.target_row(near, changes) {
-            return find_in(&self.index, hash, |i| self.row_is(i, len, &row));
+            return find_in(&self.index, hash, |i| self.row_is(i, &row));
         }
         if near.row.is_some() {
             // A row's step to a tree (an id past the rule's): its tree is not at hand.
@@ -334,7 +335,7 @@ impl Store {
             if id >= self.rule.below && changes.iter().all(|&(q, _)| q != p) {
                 return None;
             }
-            row[p / 4] |= u64::from(id & 0xFFFF) << (16 * (p % 4));
+            row[p / 4] |= u64::from(id.wrapping_add(1) & 0xFFFF) << (16 * (p % 4));
         }
         self.rule.patched(row, changes)
     }
@@ -354,13 +355,12 @@ impl Store {
         SCRATCH.with_borrow_mut(|scratch| self.find_near(None, ids, scratch))
     }
 
-    /// Whether state `i` is the row `row` of `len` ids.
+    /// Whether state `i` is the row `row` (which tells its length): a tree state's place
+    /// holds zeros, or is in a segment never allocated.
     #[inline(always)]
-    fn row_is(&self, i: u32, len: usize, row: &Row) -> bool {
-        self.len_byte(i) == ROW_LEN + len as u8 && {
-            let stored = self.rows.run(row_at(i as usize), ROW_WORDS);
-            stored.iter().zip(row).all(|(s, &w)| s.load(RELAXED) == w)
-        }
+    fn row_is(&self, i: u32, row: &Row) -> bool {
+        let stored = self.rows.try_run(row_at(i as usize), ROW_WORDS);
+        stored.is_some_and(|stored| stored.iter().zip(row).all(|(s, &w)| s.load(RELAXED) == w))
     }
 
     /// Whether state `i` has the ids of `near` with `changes` made: from its record down to
@@ -472,7 +472,7 @@ impl Store {
     }
 
     /// Grows the tables, which needs that no other thread reads them, so that `states` more
-    /// states and `nodes` more interior nodes fit, the indices at most five eighths full after
+    /// states and `nodes` more interior nodes fit, the indices at most three quarters full after
     /// them.
     pub(crate) fn make_room(&mut self, states: usize, nodes: usize) {
         self.make_room_with(states, nodes, None);
@@ -549,7 +549,7 @@ impl Store {
 
     /// Finds or adds the row `row` of `len` ids, its row first and its index entry last.
     fn add_row(&self, row: &Row, len: usize, hash: u32) -> (u32, bool) {
-        let same = |i: u32| self.row_is(i, len, row);
+        let same = |i: u32| self.row_is(i, row);
         let probe = index_hash(hash);
         let vacancy = match self.index.find_or_vacancy(probe, same) {
             Ok(i) => return (i, false),
@@ -679,7 +679,7 @@ impl Store {
         ids.resize(ROW_IDS, 0);
         let (quads, _) = ids.as_chunks_mut::<4>();
         for (quad, &w) in quads.iter_mut().zip(&row) {
-            *quad = std::array::from_fn(|k| u32::from((w >> (16 * k)) as u16));
+            *quad = std::array::from_fn(|k| u32::from((w >> (16 * k)) as u16).wrapping_sub(1));
         }
         ids.truncate(len);
         out.row = Some(row);
@@ -750,12 +750,12 @@ impl Store {
     }
 
     /// The bytes the store holds: records or rows, lengths, hashes, nodes, both indices (a
-    /// `u32` and a tag a slot), and the interner.
+    /// `u32` and a tag a slot, 12 a 64-byte line), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
         let rows = self.row_count.load(RELAXED);
         let records = (8 + 1 + 4) * self.len() + (8 * ROW_WORDS - 8) * rows;
-        let records = records + 5 * self.index.slots();
-        let nodes = 8 * self.node_index.len() + 5 * self.node_index.slots();
+        let records = records + self.index.bytes();
+        let nodes = 8 * self.node_index.len() + self.node_index.bytes();
         (records + nodes + 12 * self.long.len()) as u64 + self.interner.bytes()
     }
 
@@ -1196,7 +1196,7 @@ mod tests {
     #[test]
     fn a_target_is_found_from_a_source_of_either_kind() {
         RULE.set(Some(RowRule {
-            from: 0,
+            from: 1,
             ids: 12,
             below: 8,
         }));
@@ -1237,6 +1237,42 @@ mod tests {
             found > 2_000 && across > 200,
             "{found} found, {across} across kinds"
         );
+    }
+
+    /// A candidate is compared by its row alone: a row is not taken for a longer one that
+    /// ends in zeros, nor for a tree (whose place in the rows' column is never written),
+    /// and each state, either kind, is found and read back as itself.
+    #[test]
+    fn a_row_tells_its_length_and_is_no_tree() {
+        let mut store = Store::default();
+        let vectors: Vec<Vec<u32>> = vec![
+            vec![0; 5],
+            vec![0; 6],
+            vec![0; 12],
+            vec![1, 2, 3, 4, 5],
+            vec![1, 2, 3, 4, 5, 0],
+            vec![0, 0, 0],
+            vec![0, 0, 0, 0, 0, 70_000],
+            vec![0; 13],
+            vec![65_534; 12],
+            vec![65_535, 0, 0, 0, 0],
+        ];
+        let numbers: Vec<u32> = vectors
+            .iter()
+            .map(|v| store.insert(&key(v.clone())))
+            .collect();
+        let rows: Vec<Option<Row>> = vectors.iter().map(|v| store.rule.row_of(v)).collect();
+        assert_eq!(rows.iter().flatten().count(), 6, "{rows:?}");
+        for (v, ids) in vectors.iter().enumerate() {
+            assert_eq!(store.find(&key(ids.clone())), Some(numbers[v]), "{ids:?}");
+            assert_eq!(store.levels(numbers[v]).ids(), &ids[..]);
+            for (w, row) in rows.iter().enumerate() {
+                if let Some(row) = row {
+                    let what = format!("state {:?} as row {:?}", ids, vectors[w]);
+                    assert_eq!(store.row_is(numbers[v], row), v == w, "{what}");
+                }
+            }
+        }
     }
 
     /// A store of trees only, for the tests of the tree.
@@ -1309,24 +1345,24 @@ mod tests {
         };
         let mixed = [
             RowRule {
-                from: 0,
+                from: 1,
                 ids: 12,
                 below: 3,
             },
             RowRule {
-                from: 0,
+                from: 1,
                 ids: 12,
                 below: 5,
             },
             RowRule {
-                from: 0,
+                from: 1,
                 ids: 12,
                 below: 8,
             },
             RowRule {
-                from: 0,
+                from: 1,
                 ids: 4,
-                below: 1 << 16,
+                below: (1 << 16) - 1,
             },
             RowRule::ALL,
         ];

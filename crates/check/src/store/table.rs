@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Runs two pieces of work, on two threads at once or one after the other: how a table is
 /// grown by two threads ([`Index::make_room_with`]).
@@ -46,6 +46,15 @@ impl Column {
         &segment.expect("an entry is read after it is written")[at..at + n]
     }
 
+    /// Entries `i..i + n` (in one segment), if their segment was ever written: else they
+    /// were never written.
+    #[inline]
+    pub(super) fn try_run(&self, i: usize, n: usize) -> Option<&[AtomicU64]> {
+        let segment = self.segments.get(i >> SEGMENT_BITS)?.get()?;
+        let at = i & (SEGMENT - 1);
+        Some(&segment[at..at + n])
+    }
+
     /// Entries `i..i + n`, within [`Column::capacity`] and one segment, to be written.
     pub(super) fn run_init(&self, i: usize, n: usize) -> &[AtomicU64] {
         let segment = self.segments[i >> SEGMENT_BITS].get_or_init(new_segment);
@@ -80,22 +89,81 @@ fn new_segment() -> Box<[AtomicU64; SEGMENT]> {
 }
 
 /// A hash index of numbers (below `u32::MAX`), found by their hash and a test of what they
-/// stand for; linear probing over a power of two of slots. Each slot has a tag byte, as in
-/// hashbrown's control bytes: 0 for an empty slot, else seven bits of the number's hash with
-/// the high bit set, so that a probe reads what a number stands for only when its tag
-/// matches (a probe passes over many slots while the index fills). The writer adds only
-/// while [`Index::room`] says so, so a probe always meets an empty slot. The numbers are
-/// added in order from 0 (the store numbers its states and nodes so), which growing uses.
+/// stand for; linear probing over a power of two of *groups*, each a cache line of
+/// [`GROUP`] slots. Each slot has a tag byte, as in hashbrown's control bytes: 0 for an empty
+/// slot, else seven bits of the number's hash with the high bit set, so that a probe reads
+/// what a number stands for only when its tag matches. A group holds its slots' tags and
+/// numbers both, so that a probe's first cache miss brings the number with the tag (tags and
+/// numbers in two arrays were two misses a look-up, issue 35). A group's slots are taken in
+/// order, and a probe reads them in order until a match or an empty one, then goes on to the
+/// next group. The writer adds only while [`Index::room`] says so, so a probe always meets an
+/// empty slot. The numbers are added in order from 0 (the store numbers its states and nodes
+/// so), which growing uses.
 pub(super) struct Index {
-    tags: Box<[AtomicU8]>,
-    slots: Box<[AtomicU32]>,
+    groups: Box<[Group]>,
     /// On a line of its own: the writer changes it with every number it adds, and every
-    /// probe of a reader reads `tags` and `slots` (see [`Alone`]).
+    /// probe of a reader reads `groups` (see [`Alone`]).
     count: Alone<AtomicUsize>,
 }
 
-/// An empty slot of an [`Index`], where a probe ended (see [`Index::find_or_vacancy`]).
-pub(super) struct Vacancy(usize);
+/// Slots a group: 12 tags and 12 numbers fill a 64-byte line (60 bytes).
+pub(super) const GROUP: usize = 12;
+
+/// One cache line of an [`Index`]: the tags of its slots, then their numbers. Slot `k`'s tag
+/// is byte `k % 8` (from the low end) of word `k / 8`, so that a probe compares eight tags
+/// at once; the four bytes past the twelfth are [`PAST`], never empty and never a tag.
+#[repr(C, align(64))]
+struct Group {
+    tags: [AtomicU64; 2],
+    numbers: [AtomicU32; GROUP],
+}
+
+/// The bytes past a group's last slot.
+const PAST: u64 = 0x0101_0101 << 32;
+
+impl Default for Group {
+    fn default() -> Group {
+        Group {
+            tags: [AtomicU64::new(0), AtomicU64::new(PAST)],
+            numbers: Default::default(),
+        }
+    }
+}
+
+/// A byte of ones, each byte's lowest bit, and each byte's highest.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bits of the bytes of `w` that are zero: exact up to the lowest (a byte above a
+/// zero one may be marked too).
+#[inline(always)]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// The high bits of the bytes of a word of tags `w` that are the tag `wide` holds in each
+/// byte ([`ONES`] times it), and perhaps of others that are not, but never of an empty slot
+/// or a byte past the last: a tag's high bit is set, so such a byte xored with it keeps its
+/// high bit, and [`zero_bytes`] marks none such (the caller compares what a byte marked
+/// stands for, so a tag marked too costs a comparison).
+#[inline(always)]
+fn hits(w: u64, wide: u64) -> u64 {
+    zero_bytes(w ^ wide)
+}
+
+/// The first empty slot of a word of tags `w` (a group fills in order), if any (exact:
+/// [`zero_bytes`] marks a byte wrongly only past a zero one).
+#[inline(always)]
+fn first_empty(w: u64) -> Option<usize> {
+    let empty = zero_bytes(w);
+    (empty != 0).then(|| empty.trailing_zeros() as usize / 8)
+}
+
+const _: () = assert!(std::mem::size_of::<Group>() == 64);
+
+/// An empty slot of an [`Index`], where a probe ended (see [`Index::find_or_vacancy`]): its
+/// group and its place there.
+pub(super) struct Vacancy(usize, usize);
 
 /// A value on cache lines of its own (two: the core fetches lines in pairs). A count that
 /// the writer changes sat on the line of what every reader reads for each probe, so each
@@ -111,25 +179,30 @@ impl<T> std::ops::Deref for Alone<T> {
     }
 }
 
-/// Slots of a new index.
-const FIRST_SLOTS: usize = 1 << 10;
+/// Groups of a new index (1,024 slots and more).
+const FIRST_GROUPS: usize = 1 << 7;
 
 /// An index of fewer numbers grows on one thread: waking another would take about as long.
 const GROW_ALONE_BELOW: usize = 1 << 16;
 
 impl Default for Index {
     fn default() -> Index {
-        Index::with_slots(FIRST_SLOTS)
+        Index::with_groups(FIRST_GROUPS)
     }
 }
 
 impl Index {
-    fn with_slots(slots: usize) -> Index {
+    fn with_groups(groups: usize) -> Index {
         Index {
-            tags: (0..slots).map(|_| AtomicU8::new(0)).collect(),
-            slots: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            groups: (0..groups).map(|_| Group::default()).collect(),
             count: Alone::default(),
         }
+    }
+
+    /// The group a probe for `hash` starts at.
+    #[inline]
+    fn home(&self, hash: u64) -> usize {
+        hash as usize & (self.groups.len() - 1)
     }
 
     /// The number with this hash for which `same` holds, if added.
@@ -147,20 +220,26 @@ impl Index {
         hash: u64,
         same: impl Fn(u32) -> bool,
     ) -> Result<u32, Vacancy> {
-        let (mask, tag) = (self.slots.len() - 1, tag(hash));
-        let mut i = hash as usize & mask;
+        let (mask, wide) = (self.groups.len() - 1, ONES * u64::from(tag(hash)));
+        let mut g = self.home(hash);
         loop {
-            match self.tags[i].load(Ordering::Acquire) {
-                0 => return Err(Vacancy(i)),
-                t if t == tag => {
-                    let n = self.slots[i].load(Ordering::Relaxed);
+            let group = &self.groups[g];
+            for (j, word) in group.tags.iter().enumerate() {
+                let tags = word.load(Ordering::Acquire);
+                let mut hits = hits(tags, wide);
+                while hits != 0 {
+                    let k = 8 * j + hits.trailing_zeros() as usize / 8;
+                    hits &= hits - 1;
+                    let n = group.numbers[k].load(Ordering::Relaxed);
                     if same(n) {
                         return Ok(n);
                     }
                 }
-                _ => {}
+                if let Some(k) = first_empty(tags) {
+                    return Err(Vacancy(g, 8 * j + k));
+                }
             }
-            i = (i + 1) & mask;
+            g = (g + 1) & mask;
         }
     }
 
@@ -168,12 +247,17 @@ impl Index {
     /// number stands for is written, and only while [`Index::room`] allows one more. The
     /// number is written before its tag, which readers load first.
     pub(super) fn add(&self, hash: u64, number: u32) {
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        while self.tags[i].load(Ordering::Relaxed) != 0 {
-            i = (i + 1) & mask;
+        let mask = self.groups.len() - 1;
+        let mut g = self.home(hash);
+        loop {
+            let tags = &self.groups[g].tags;
+            for (j, word) in tags.iter().enumerate() {
+                if let Some(k) = first_empty(word.load(Ordering::Relaxed)) {
+                    return self.add_at(Vacancy(g, 8 * j + k), hash, number);
+                }
+            }
+            g = (g + 1) & mask;
         }
-        self.add_at(Vacancy(i), hash, number);
     }
 
     /// What [`Index::add`] does at `vacancy`, which [`Index::find_or_vacancy`] gave for
@@ -181,10 +265,13 @@ impl Index {
     /// and it is where a probe for `hash` ends).
     pub(super) fn add_at(&self, vacancy: Vacancy, hash: u64, number: u32) {
         debug_assert_eq!(number as usize, self.len(), "numbers are added in order");
-        let i = vacancy.0;
-        debug_assert_eq!(self.tags[i].load(Ordering::Relaxed), 0, "a vacant slot");
-        self.slots[i].store(number, Ordering::Relaxed);
-        self.tags[i].store(tag(hash), Ordering::Release);
+        let group = &self.groups[vacancy.0];
+        let (k, word) = (vacancy.1, &group.tags[vacancy.1 / 8]);
+        let shift = 8 * (k % 8);
+        let tags = word.load(Ordering::Relaxed);
+        debug_assert_eq!(tags >> shift & 0xFF, 0, "a vacant slot");
+        group.numbers[k].store(number, Ordering::Relaxed);
+        word.store(tags | u64::from(tag(hash)) << shift, Ordering::Release);
         // One writer: a plain store, not a locked read-modify-write.
         self.count.store(self.len() + 1, Ordering::Relaxed);
     }
@@ -197,19 +284,19 @@ impl Index {
     /// Whether `more` numbers may be added: the index stays at most seven eighths full (the
     /// tags keep long probes cheap).
     pub(super) fn room(&self, more: usize) -> bool {
-        (self.len() + more) * 8 <= self.slots.len() * 7
+        (self.len() + more) * 8 <= self.slots() * 7
     }
 
-    /// Doubles the slots until `more` numbers can be added and the index is at most five
-    /// eighths full after them; `hash` gives each added number's hash again. The numbers
+    /// Doubles the groups until `more` numbers can be added and the index is at most three
+    /// quarters full after them; `hash` gives each added number's hash again. The numbers
     /// are added again in order, so `hash` reads what they stand for in the order it was
     /// written (taking them slot by slot read it in a random order: a cache miss each, on
     /// top of the one for the new slot).
     pub(super) fn make_room(&mut self, more: usize, hash: impl Fn(u32) -> u64) {
-        let Some(slots) = self.slots_for(more) else {
+        let Some(groups) = self.groups_for(more) else {
             return;
         };
-        let grown = Index::with_slots(slots);
+        let grown = Index::with_groups(groups);
         for n in 0..self.len() as u32 {
             grown.add(hash(n), n);
         }
@@ -231,10 +318,10 @@ impl Index {
         let Some(join) = join.filter(|_| len >= GROW_ALONE_BELOW) else {
             return self.make_room(more, hash);
         };
-        let Some(slots) = self.slots_for(more) else {
+        let Some(groups) = self.groups_for(more) else {
             return;
         };
-        let grown = Index::with_slots(slots);
+        let grown = Index::with_groups(groups);
         let fill = |numbers: Range<usize>| {
             for n in numbers {
                 grown.claim(hash(n as u32), n as u32);
@@ -245,38 +332,49 @@ impl Index {
         *self = grown;
     }
 
-    /// The slots the index needs for `more` numbers, if it must grow: doubled until it is
-    /// at most five eighths full after them.
-    fn slots_for(&self, more: usize) -> Option<usize> {
-        let mut slots = self.slots.len();
-        while (self.len() + more) * 8 > slots * 5 {
-            slots *= 2;
+    /// The groups the index needs for `more` numbers, if it must grow: doubled until it is
+    /// at most three quarters full after them (a group of 12 slots keeps
+    /// the probes short: five eighths, as with slots one by one, took filter N = 4 from 40 MiB
+    /// to 64).
+    fn groups_for(&self, more: usize) -> Option<usize> {
+        let mut groups = self.groups.len();
+        while (self.len() + more) * 8 > groups * GROUP * 6 {
+            groups *= 2;
         }
-        (slots != self.slots.len()).then_some(slots)
+        (groups != self.groups.len()).then_some(groups)
     }
 
-    /// Puts `number` in the first slot free from its hash's, which it takes from whatever
-    /// other thread fills the index at the same time (while it grows: no one reads it).
+    /// Puts `number` in the first slot free from its hash's group, which it takes from
+    /// whatever other thread fills the index at the same time (while it grows: no one reads
+    /// it).
     fn claim(&self, hash: u64, number: u32) {
-        let (mask, tag) = (self.slots.len() - 1, tag(hash));
-        let mut i = hash as usize & mask;
+        let (mask, tag) = (self.groups.len() - 1, tag(hash));
+        let mut g = self.home(hash);
         loop {
-            let free = self.tags[i].load(Ordering::Relaxed) == 0;
-            if free
-                && self.tags[i]
-                    .compare_exchange(0, tag, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_ok()
-            {
-                self.slots[i].store(number, Ordering::Relaxed);
-                return;
+            let group = &self.groups[g];
+            for (j, word) in group.tags.iter().enumerate() {
+                let mut tags = word.load(Ordering::Relaxed);
+                // Retried while another thread takes a slot of the same word.
+                while let Some(k) = first_empty(tags) {
+                    let with = tags | u64::from(tag) << (8 * k);
+                    match word.compare_exchange(tags, with, Ordering::Relaxed, Ordering::Relaxed) {
+                        Ok(_) => return group.numbers[8 * j + k].store(number, Ordering::Relaxed),
+                        Err(now) => tags = now,
+                    }
+                }
             }
-            i = (i + 1) & mask;
+            g = (g + 1) & mask;
         }
     }
 
-    /// The slots, for the bytes the index holds (five a slot).
+    /// How many numbers the index has room for, full.
     pub(super) fn slots(&self) -> usize {
-        self.slots.len()
+        self.groups.len() * GROUP
+    }
+
+    /// The bytes the index holds: 64 a group of 12 slots.
+    pub(super) fn bytes(&self) -> usize {
+        std::mem::size_of_val::<[Group]>(&self.groups)
     }
 }
 
@@ -297,9 +395,69 @@ mod tests {
         let pair = |p: *const u8| p as usize / 128;
         let index = Index::default();
         let count = pair(std::ptr::from_ref(&index.count).cast());
-        assert_ne!(count, pair(std::ptr::from_ref(&index.tags).cast()));
-        assert_ne!(count, pair(std::ptr::from_ref(&index.slots).cast()));
+        assert_ne!(count, pair(std::ptr::from_ref(&index.groups).cast()));
         assert!(std::mem::align_of::<crate::store::Store>() >= 128);
+    }
+
+    /// Numbers of one hash fill their home group's twelve slots in order, then the next
+    /// group's: a probe for any of the first twelve reads one cache line.
+    #[test]
+    fn numbers_of_one_hash_fill_their_group_first() {
+        let index = Index::default();
+        let hash = 5 | 0x42 << 57;
+        for n in 0..14 {
+            index.add(hash, n);
+        }
+        for n in 0..14 {
+            assert_eq!(index.find(hash, |m| m == n), Some(n));
+        }
+        let numbers = |g: usize| -> Vec<u32> {
+            let numbers = index.groups[g].numbers.iter();
+            numbers.map(|n| n.load(Ordering::Relaxed)).collect()
+        };
+        assert_eq!(numbers(5), (0..12).collect::<Vec<u32>>());
+        assert_eq!(numbers(6)[..2], [12, 13]);
+        let tags = index.groups[5]
+            .tags
+            .each_ref()
+            .map(|w| w.load(Ordering::Relaxed));
+        assert_eq!(
+            tags,
+            [
+                u64::from(tag(hash)) * ONES,
+                PAST | (u64::from(tag(hash)) * 0x0101_0101)
+            ]
+        );
+    }
+
+    /// What a word's look-up reports: every slot before the first empty one whose tag
+    /// matches (and perhaps others before it, which the caller compares), but no empty slot
+    /// and none past the group's last (the number there may stand for nothing); and the
+    /// first empty slot, exactly. Every fill of a word by tags that differ in their lowest
+    /// bits, with and without the bytes past a group's twelfth slot.
+    #[test]
+    fn a_word_of_tags_reports_its_matches_and_first_empty_slot() {
+        let tags: [u8; 4] = [0x80, 0x81, 0x82, 0x83];
+        for filled in 0..=8usize {
+            for pattern in 0..4usize.pow(filled as u32) {
+                let slot = |k: usize| tags[pattern / 4usize.pow(k as u32) % 4];
+                let word = (0..filled).fold(0u64, |w, k| w | u64::from(slot(k)) << (8 * k));
+                let words = [(word, 8), ((word & 0xFFFF_FFFF) | PAST, 4)];
+                for (word, slots) in words {
+                    let taken = filled.min(slots);
+                    let empty = (taken < slots).then_some(taken);
+                    assert_eq!(first_empty(word), empty, "{word:x}");
+                    for &tag in &tags {
+                        let hits = hits(word, ONES * u64::from(tag));
+                        let hit = |k: usize| hits >> (8 * k + 7) & 1 == 1;
+                        for k in 0..8 {
+                            assert!(!(k < taken && slot(k) == tag) || hit(k), "{word:x} {k}");
+                            assert!(k < taken || !hit(k), "{word:x} {k} {tag:x}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -355,9 +513,13 @@ mod tests {
             );
         }
         let slots = |index: &Index| -> Vec<(u8, u32)> {
-            let tags = index.tags.iter().map(|t| t.load(Ordering::Relaxed));
-            tags.zip(index.slots.iter().map(|s| s.load(Ordering::Relaxed)))
-                .collect()
+            let groups = index.groups.iter();
+            let slots = groups.flat_map(|g| {
+                let tags = g.tags.each_ref().map(|w| w.load(Ordering::Relaxed));
+                let tag = move |k: usize| (tags[k / 8] >> (8 * (k % 8))) as u8;
+                (0..GROUP).map(move |k| (tag(k), g.numbers[k].load(Ordering::Relaxed)))
+            });
+            slots.collect()
         };
         assert_eq!(slots(&by_add), slots(&by_vacancy));
     }
