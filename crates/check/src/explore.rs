@@ -317,10 +317,6 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         range: std::ops::Range<usize>,
         free: &pipeline::Free,
     ) -> Option<End> {
-        // What the workers would miss for a new component and the merge fill after them.
-        if self.alongside && engine.fill_found(self.graph.store.interner()) {
-            hold_labels_to_goals(engine, self.goals);
-        }
         let mut writer = self.graph.store.take_writer();
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();

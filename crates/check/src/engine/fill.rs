@@ -54,85 +54,11 @@ impl Engine<'_, '_> {
         filled
     }
 
-    /// Fills the moves of the components interned since the last call (and, once more, of
-    /// those it could not fill then), interning nothing: only a component whose every
-    /// continuation is interned already is filled, the rest are left to [`Engine::fill`] as
-    /// before. Called before the workers expand a chunk, so that a state holding a component
-    /// met for the first time takes the fast path there, not the serial merge after them.
-    /// Nothing output depends on it: the interner is not changed, and the cache's own
-    /// numbers (labels, messages) are not seen outside the engine. Large components are
-    /// left out, filled only when missed twice (see [`Engine::fill_now`]), and so are
-    /// components holding names. Whether it filled any.
-    pub(crate) fn fill_found(&mut self, interner: &Interner) -> bool {
-        let retry = take(&mut self.found.retry);
-        let counts = interner.components();
-        let mut new = Vec::new();
-        for (kind, &count) in counts.iter().enumerate() {
-            let from = std::mem::replace(&mut self.found.upto[kind], count);
-            new.extend((from..count).map(|i| Interner::component_id(kind, i)));
-        }
-        let tries = retry.into_iter().map(|id| (id, false));
-        let mut filled = false;
-        for (id, first) in tries.chain(new.into_iter().map(|id| (id, true))) {
-            if self.moves.get(id, false).is_some()
-                || interner.closures_in(id) > LARGE
-                || interner.fresh_bound(id) > 0
-            {
-                continue;
-            }
-            match self.moves_of(&mut Ids::Find(interner), id, false) {
-                Some(moves) => {
-                    self.moves.insert(id, false, moves);
-                    filled = true;
-                }
-                None if first => self.found.retry.push(id),
-                None => {}
-            }
-        }
-        filled
-    }
-
-    /// What [`Engine::fill`] does for a queue content miss (a [`Miss::Pushed`], or a
-    /// [`Miss::Queue`] of two messages or more) whose content [`Engine::queue_content`]
-    /// computed already: `content` interned, not computed again. The id of the content.
-    pub(crate) fn fill_content(&mut self, store: &mut Store, miss: &Miss, content: &Queue) -> u32 {
-        let interner = store.interner_mut();
-        match *miss {
-            Miss::Pushed(queue, chan, msg) => *self
-                .pushed
-                .entry((queue, chan, msg))
-                .or_insert_with(|| interner.queue(content)),
-            Miss::Queue(id) => {
-                if let Some(info) = self.queues.get(&id) {
-                    return info.popped.expect("a queue of two messages or more");
-                }
-                let queue = interner.queue_of(id);
-                let (len, front) = (queue.messages.len(), queue.messages[0].clone());
-                let info = QueueInfo {
-                    len,
-                    front: self.messages.id(front),
-                    popped: Some(interner.queue(content)),
-                };
-                self.queues.insert(id, info);
-                self.queues[&id].popped.expect("a content")
-            }
-            Miss::Moves(..) | Miss::Received(..) => unreachable!("a queue content miss"),
-        }
-    }
-
     fn fill_moves(&mut self, interner: &mut Interner, id: u32, twin: bool) {
         if self.moves.get(id, twin).is_some() {
             return;
         }
-        let moves = self.moves_of(&mut Ids::Intern(interner), id, twin);
-        self.moves
-            .insert(id, twin, moves.expect("interning finds every component"));
-    }
-
-    /// The moves of component `id`, its continuations' components interned or, with
-    /// [`Ids::Find`], found (`None` when one is not interned yet).
-    fn moves_of(&mut self, ids: &mut Ids<'_>, id: u32, twin: bool) -> Option<CompMoves> {
-        let proc = ids.interner().component(id);
+        let proc = interner.component(id);
         let nesting = agentpi_semantics::state::nesting(&proc);
         let moves = self.sem.component_moves(&proc, twin);
         let mut offers = Vec::with_capacity(moves.offers.len());
@@ -140,7 +66,7 @@ impl Engine<'_, '_> {
             let kind = match m.kind {
                 MoveKind::Alone { label, then, made } => FastKind::Alone {
                     label: self.labels.id(label),
-                    then: self.then_in(ids, then, made)?,
+                    then: self.then(interner, then, made),
                 },
                 MoveKind::Fault(kind) => FastKind::Fault(kind),
                 MoveKind::Out {
@@ -161,7 +87,7 @@ impl Engine<'_, '_> {
                     send: self.labels.id(label(Head::Send(chan), &values)),
                     lost: self.labels.id(label(Head::Lost(chan), &values)),
                     msg: self.messages.id(values),
-                    then: self.then_in(ids, then, made)?,
+                    then: self.then(interner, then, made),
                 }),
                 MoveKind::In {
                     chan,
@@ -187,15 +113,15 @@ impl Engine<'_, '_> {
         mark_inner(&mut offers);
         let mut internal = Vec::with_capacity(moves.internal.len());
         for (o, j, steps) in moves.internal {
-            let mut fast = Vec::with_capacity(steps.len());
-            for step in steps {
-                fast.push(FastStep {
+            let steps = steps
+                .into_iter()
+                .map(|step| FastStep {
                     label: self.labels.id(step.label),
-                    then: self.then_in(ids, step.then, step.made)?,
+                    then: self.then(interner, step.then, step.made),
                     actors: actors(&step.actors),
-                });
-            }
-            internal.push((o, j, fast));
+                })
+                .collect();
+            internal.push((o, j, steps));
         }
         let alphabet = self.por.as_ref().map_or(Alphabet::Any, |a| a.of(&proc));
         let mut chans: Vec<Chan> = Vec::new();
@@ -225,7 +151,7 @@ impl Engine<'_, '_> {
             out_chans,
             internal,
         };
-        Some(moves)
+        self.moves.insert(id, twin, moves);
     }
 
     /// The offers that fire alone, the synchronous outputs and the synchronous inputs (see
@@ -337,40 +263,27 @@ impl Engine<'_, '_> {
         built: agentpi_semantics::Built,
         made: Made,
     ) -> Then {
-        let then = self.then_in(&mut Ids::Intern(interner), built, made);
-        then.expect("interning finds every component")
-    }
-
-    /// [`Engine::then`] with the components interned or, with [`Ids::Find`], found
-    /// (`None` when one is not interned yet).
-    fn then_in(
-        &mut self,
-        interner: &mut Ids<'_>,
-        built: agentpi_semantics::Built,
-        made: Made,
-    ) -> Option<Then> {
-        let built = match built {
-            Ok(raw) => {
-                let nesting = raw.iter().map(agentpi_semantics::state::nesting).max();
-                let mut named = !made.is_empty();
-                let mut ids = Box::default();
-                if made.is_empty() {
-                    let sem = self.sem;
-                    let procs = canonical_components(raw.clone(), &|t| sem.is_replication(t));
-                    ids = interner.ids(procs)?;
-                    let interner = interner.interner();
-                    named = ids.iter().any(|&id| interner.fresh_bound(id) > 0);
-                }
-                Ok(Continuation {
-                    ids,
-                    raw: raw.into_boxed_slice(),
-                    nesting: nesting.unwrap_or(0),
-                    named,
-                })
+        let built = built.map(|raw| {
+            let nesting = raw.iter().map(agentpi_semantics::state::nesting).max();
+            let mut named = !made.is_empty();
+            let mut ids = Box::default();
+            if made.is_empty() {
+                let sem = self.sem;
+                let procs = canonical_components(raw.clone(), &|t| sem.is_replication(t));
+                ids = procs
+                    .iter()
+                    .map(|p| interner.proc(p))
+                    .collect::<Box<[u32]>>();
+                named = ids.iter().any(|&id| interner.fresh_bound(id) > 0);
             }
-            Err(fault) => Err(fault),
-        };
-        Some(Then { built, made })
+            Continuation {
+                ids,
+                raw: raw.into_boxed_slice(),
+                nesting: nesting.unwrap_or(0),
+                named,
+            }
+        });
+        Then { built, made }
     }
 }
 
@@ -414,84 +327,5 @@ impl Engine<'_, '_> {
             }
             Miss::Moves(..) | Miss::Received(..) => None,
         }
-    }
-}
-
-/// How a fill gets its continuations' components' ids: interning what is new, or only finding
-/// what is interned already (see [`Engine::fill_found`]).
-enum Ids<'i> {
-    Intern(&'i mut Interner),
-    Find(&'i Interner),
-}
-
-impl Ids<'_> {
-    fn interner(&self) -> &Interner {
-        match self {
-            Ids::Intern(interner) => interner,
-            Ids::Find(interner) => interner,
-        }
-    }
-
-    /// The ids of `procs` (a continuation's components in canonical order).
-    fn ids(&mut self, procs: Vec<Proc>) -> Option<Box<[u32]>> {
-        match self {
-            Ids::Intern(interner) => Some(procs.iter().map(|p| interner.proc(p)).collect()),
-            Ids::Find(interner) => {
-                let state = State {
-                    procs: procs.into_boxed_slice(),
-                    queues: Box::default(),
-                    fresh: 0,
-                };
-                let mut ids = Vec::with_capacity(state.procs.len());
-                interner
-                    .lookup(&state, &mut ids)
-                    .then(|| ids.into_boxed_slice())
-            }
-        }
-    }
-}
-
-/// Where [`Engine::fill_found`] is in the interner's components: how many of each kind it
-/// has tried, and those it could not fill, tried once more on the next call.
-#[derive(Default)]
-pub(super) struct Found {
-    upto: [usize; 2],
-    retry: Vec<u32>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Of two components, the one whose every continuation is interned (itself, of its own
-    /// instance) has its moves filled before any expansion, and nothing is interned: the
-    /// state then misses only the other's moves (both without `fill_found`, which fails
-    /// this).
-    #[test]
-    fn moves_whose_continuations_are_interned_are_filled_interning_nothing() {
-        let text = "proc A = tau . A\nproc C = tau . D\nproc D = tau . C\nsystem S = A | C\n";
-        let loaded = agentpi_ir::load_str("m.pi", text);
-        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-        let sem = Semantics::new(&loaded.program);
-        let mut store = Store::default();
-        let key = store.intern(&sem.initial(0).expect("an initial state"));
-        store.insert(&key);
-        let mut engine = Engine::new(&sem, false);
-        let bytes = store.interner().bytes();
-        let found = engine.fill_found(store.interner());
-        assert_eq!(store.interner().bytes(), bytes, "nothing interned");
-        let Expansion::Slow(misses) = engine.expand(&store, 0, Buffers::default()) else {
-            panic!("C's moves are not filled: D is not interned");
-        };
-        assert_eq!(misses.len(), 1, "only C's moves missed: {misses:?}");
-        assert!(found);
-        // `fill` interns D, whose continuation C is interned: the next call fills it.
-        assert!(engine.fill(&mut store, misses));
-        assert!(engine.fill_found(store.interner()), "D filled");
-        assert!(!engine.fill_found(store.interner()), "nothing left to fill");
-        assert!(matches!(
-            engine.expand(&store, 0, Buffers::default()),
-            Expansion::Fast(..)
-        ));
     }
 }

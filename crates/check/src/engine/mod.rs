@@ -57,8 +57,6 @@ pub(crate) struct Engine<'s, 'p> {
     pub(crate) labels: Table<Label>,
     /// How often each miss of a large component was met (see [`Engine::fill_now`]).
     missed: FxHashMap<Miss, u8>,
-    /// The components [`Engine::fill_found`] tried.
-    found: fill::Found,
     /// With partial-order reduction: each declared channel's users, and for each of the
     /// engine's labels whether a property sees it (see [`crate::por`]).
     por: Option<Alphabets>,
@@ -745,7 +743,6 @@ impl<'s, 'p> Engine<'s, 'p> {
             syncs: Table::new(),
             chans: Table::new(),
             missed: FxHashMap::default(),
-            found: fill::Found::default(),
             labels: {
                 let mut labels = Table::new();
                 labels.id(Label::tau());

@@ -28,10 +28,8 @@ use rustc_hash::FxHashMap;
 pub(super) struct Ahead {
     /// Each miss met, to the id of its content.
     by_miss: FxHashMap<Miss, u32>,
-    /// The misses in the order the merge met them (the order they are filled in), each
-    /// with its content, computed once: filling computed it again, a sixth of the bounded
-    /// buffer's instructions on two threads, after the workers.
-    misses: Vec<(Miss, Queue)>,
+    /// The misses in the order the merge met them: the order they are filled in.
+    misses: Vec<Miss>,
     /// The contents not interned yet, to their ids (two misses may give one content).
     new: FxHashMap<Queue, u32>,
 }
@@ -51,17 +49,13 @@ impl Ahead {
         let content = engine.queue_content(interner, miss)?;
         let id = match interner.find_queue_id(&content) {
             Some(id) => id,
-            None => match self.new.get(&content) {
-                Some(&id) => id,
-                None => {
-                    let ahead = interner.queue_id_ahead(self.new.len());
-                    self.new.insert(content.clone(), ahead);
-                    ahead
-                }
-            },
+            None => {
+                let ahead = interner.queue_id_ahead(self.new.len());
+                *self.new.entry(content).or_insert(ahead)
+            }
         };
         self.by_miss.insert(miss.clone(), id);
-        self.misses.push((miss.clone(), content));
+        self.misses.push(miss.clone());
         Some(id)
     }
 
@@ -69,10 +63,14 @@ impl Ahead {
     /// the id it was given (else the states stored with it would stand for another content:
     /// a bug, not a limit, hence the assertion).
     pub(super) fn fill(&mut self, engine: &mut Engine<'_, '_>, store: &mut Store) {
-        for (miss, content) in self.misses.drain(..) {
+        for miss in self.misses.drain(..) {
             let given = self.by_miss[&miss];
-            let id = engine.fill_content(store, &miss, &content);
-            assert_eq!(id, given, "a queue content numbered ahead");
+            engine.fill(store, vec![miss.clone()]);
+            assert_eq!(
+                engine.queue_for(&miss),
+                given,
+                "a queue content numbered ahead"
+            );
         }
         self.by_miss.clear();
         self.new.clear();
