@@ -492,12 +492,9 @@ mod tests {
         assert!(receives_agree("runs.pi", &program) >= 40);
     }
 
-    /// A choice of n inputs (a server's dispatch): what each input does with a message
-    /// loads one frame, not the n of every branch. Opening all of them made the n receives
-    /// of the first state load n² frames of n slots each, a time cubic in n.
-    #[test]
-    fn receiving_on_one_branch_of_a_wide_choice_loads_one_frame() {
-        let n = 64;
+    /// What the n receives of the first state of an n-way choice of inputs (a server's
+    /// dispatch) cost: frames loaded, cells loaded and steps over branches.
+    fn receives_on_a_wide_choice(n: usize) -> [usize; 3] {
         let branches = "c?x . e(x) + ".repeat(n);
         let text = format!(
             "type N = 0..7\nchan c : N\nevent e(N)\nevent a\nsystem S = {branches}a | c!2\n"
@@ -510,13 +507,24 @@ mod tests {
             .iter()
             .find(|p| sem.component_moves(p, false).offers.len() == n + 1)
             .expect("the choice");
-        let before = FRAMES_LOADED.with(|f| f.get());
+        let counts =
+            || [&FRAMES_LOADED, &CELLS_LOADED, &BRANCH_STEPS].map(|count| count.with(|c| c.get()));
+        let before = counts();
         for offer in 0..n {
             let received = sem.component_receives(choice, false, offer, &[Value::Int(2)]);
             assert!(matches!(received, Received::Then(Ok(_), _)));
         }
-        let loaded = FRAMES_LOADED.with(|f| f.get()) - before;
-        assert_eq!(loaded, n, "frames loaded by {n} receives");
+        let after = counts();
+        [0, 1, 2].map(|i| after[i] - before[i])
+    }
+
+    /// What each input of a wide choice does with a message loads one frame, not the n of
+    /// every branch. Opening all of them made the n receives of the first state load n²
+    /// frames of n slots each, a time cubic in n.
+    #[test]
+    fn receiving_on_one_branch_of_a_wide_choice_loads_one_frame() {
+        let [frames, _, _] = receives_on_a_wide_choice(64);
+        assert_eq!(frames, 64, "frames loaded by 64 receives");
     }
 
     /// The same choice: its n branches, each binding its own `x`, share one cell of the
@@ -527,26 +535,7 @@ mod tests {
     #[test]
     fn receives_on_a_wide_choice_cost_linear_in_all() {
         let n = 64;
-        let branches = "c?x . e(x) + ".repeat(n);
-        let text = format!(
-            "type N = 0..7\nchan c : N\nevent e(N)\nevent a\nsystem S = {branches}a | c!2\n"
-        );
-        let program = load("choice.pi", &text);
-        let sem = Semantics::new(&program);
-        let state = sem.initial(0).expect("an initial state");
-        let choice = state
-            .procs
-            .iter()
-            .find(|p| sem.component_moves(p, false).offers.len() == n + 1)
-            .expect("the choice");
-        let cells = CELLS_LOADED.with(|c| c.get());
-        let steps = BRANCH_STEPS.with(|s| s.get());
-        for offer in 0..n {
-            let received = sem.component_receives(choice, false, offer, &[Value::Int(2)]);
-            assert!(matches!(received, Received::Then(Ok(_), _)));
-        }
-        let cells = CELLS_LOADED.with(|c| c.get()) - cells;
-        let steps = BRANCH_STEPS.with(|s| s.get()) - steps;
+        let [_, cells, steps] = receives_on_a_wide_choice(n);
         assert_eq!(cells, n, "cells loaded by {n} receives");
         assert_eq!(steps, 3 * n - 1, "steps over branches by {n} receives");
     }
