@@ -1203,35 +1203,25 @@ mod tests {
         let mut store = Store::default();
         RULE.set(None);
         let vectors = variants(&[(7, 9), (9, 7), (7, 7), (9, 9)]);
-        let numbers: Vec<u32> = vectors
-            .iter()
-            .map(|v| store.insert(&key(v.clone())))
-            .collect();
+        let numbers = insert_all(&mut store, &vectors);
         let rows = store.row_count.load(RELAXED);
         assert!(rows > 20 && rows + 100 < vectors.len(), "{rows} rows");
         let (mut found, mut across) = (0, 0);
-        for (w, near) in vectors.iter().enumerate() {
+        for (w, v, changes) in steps(&vectors) {
+            let (near, target) = (&vectors[w], &vectors[v]);
             let levels = store.levels(numbers[w]);
             assert_eq!(levels.ids(), &near[..]);
-            for (v, target) in vectors.iter().enumerate() {
-                let Some(changed) =
-                    Changed::of(near, target).filter(|_| near.len() == target.len())
-                else {
-                    continue;
-                };
-                let changes = changed.with_ids(target);
-                let what = format!("{near:?} to {target:?}");
-                let at = store.find_changed(&levels, changes.as_slice());
-                assert_eq!(at, Some(numbers[v]), "{what}");
-                let mut scratch = Levels::default();
-                let near_found = store.find_near(Some(&levels), target, &mut scratch);
-                assert_eq!(near_found, Some(numbers[v]), "{what}");
-                let added = store.find_or_insert(Some(&levels), target);
-                assert_eq!(added, (numbers[v], false), "{what}");
-                found += 1;
-                let kind = |ids: &[u32]| store.rule.row_of(ids).is_some();
-                across += usize::from(kind(near) != kind(target));
-            }
+            let what = format!("{near:?} to {target:?}");
+            let at = store.find_changed(&levels, changes.as_slice());
+            assert_eq!(at, Some(numbers[v]), "{what}");
+            let mut scratch = Levels::default();
+            let near_found = store.find_near(Some(&levels), target, &mut scratch);
+            assert_eq!(near_found, Some(numbers[v]), "{what}");
+            let added = store.find_or_insert(Some(&levels), target);
+            assert_eq!(added, (numbers[v], false), "{what}");
+            found += 1;
+            let kind = |ids: &[u32]| store.rule.row_of(ids).is_some();
+            across += usize::from(kind(near) != kind(target));
         }
         assert!(
             found > 2_000 && across > 200,
@@ -1257,10 +1247,7 @@ mod tests {
             vec![65_534; 12],
             vec![65_535, 0, 0, 0, 0],
         ];
-        let numbers: Vec<u32> = vectors
-            .iter()
-            .map(|v| store.insert(&key(v.clone())))
-            .collect();
+        let numbers = insert_all(&mut store, &vectors);
         let rows: Vec<Option<Row>> = vectors.iter().map(|v| store.rule.row_of(v)).collect();
         assert_eq!(rows.iter().flatten().count(), 6, "{rows:?}");
         for (v, ids) in vectors.iter().enumerate() {
@@ -1490,36 +1477,49 @@ mod tests {
         vectors
     }
 
+    /// Each of `vectors` stored, its number in the same place.
+    fn insert_all(store: &mut Store, vectors: &[Vec<u32>]) -> Vec<u32> {
+        vectors
+            .iter()
+            .map(|v| store.insert(&key(v.clone())))
+            .collect()
+    }
+
+    /// Every step between two of `vectors` of one length, as a worker looks it up: the
+    /// source's place, the target's, and what the step wrote.
+    fn steps(vectors: &[Vec<u32>]) -> Vec<(usize, usize, Path)> {
+        let mut steps = Vec::new();
+        for (w, near) in vectors.iter().enumerate() {
+            for (v, target) in vectors.iter().enumerate() {
+                let changed = Changed::of(near, target).filter(|_| near.len() == target.len());
+                if let Some(changed) = changed {
+                    steps.push((w, v, changed.with_ids(target)));
+                }
+            }
+        }
+        steps
+    }
+
     #[test]
     fn a_candidate_is_the_target_only_if_its_tree_is() {
         let mut store = trees_only();
         let vectors = variants(&[(7, 9)]);
-        let numbers: Vec<u32> = vectors
-            .iter()
-            .map(|v| store.insert(&key(v.clone())))
-            .collect();
+        let numbers = insert_all(&mut store, &vectors);
         let mut compared = 0;
-        for (w, near) in vectors.iter().enumerate() {
+        for (w, v, changes) in steps(&vectors) {
+            let (near, target) = (&vectors[w], &vectors[v]);
             let levels = store.levels(numbers[w]);
-            for (v, target) in vectors.iter().enumerate() {
-                let Some(changed) =
-                    Changed::of(near, target).filter(|_| near.len() == target.len())
-                else {
-                    continue;
-                };
-                let changes = changed.with_ids(target);
-                for (u, &n) in numbers.iter().enumerate() {
-                    let same = store.is_changed(n, &levels, changes.as_slice());
-                    assert_eq!(
-                        same,
-                        u == v,
-                        "state {u} against {near:?} changed to {target:?}"
-                    );
-                    compared += 1;
-                }
-                let found = store.find_changed(&levels, changes.as_slice());
-                assert_eq!(found, Some(numbers[v]));
+            for (u, &n) in numbers.iter().enumerate() {
+                let same = store.is_changed(n, &levels, changes.as_slice());
+                assert_eq!(
+                    same,
+                    u == v,
+                    "state {u} against {near:?} changed to {target:?}"
+                );
+                compared += 1;
             }
+            let found = store.find_changed(&levels, changes.as_slice());
+            assert_eq!(found, Some(numbers[v]));
         }
         assert!(compared > 10_000, "{compared} comparisons");
     }

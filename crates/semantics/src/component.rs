@@ -159,10 +159,7 @@ impl Semantics<'_> {
         offer: usize,
         values: &[Value],
     ) -> Received {
-        let mut base = fresh_bound(proc);
-        values
-            .iter()
-            .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
+        let base = receive_base(proc, values);
         let mut opener = Opener::only(Spawner::new(self, base), offer);
         opener.open_top(Rc::new(vec![proc.clone()]), twin);
         let (mut offers, spawner) = (opener.offers, opener.spawner);
@@ -343,6 +340,16 @@ fn fresh_bound(proc: &Proc) -> u32 {
     bound
 }
 
+/// Where the names an input of `proc` makes on receiving `values` are numbered from: one
+/// more than the largest fresh id either holds.
+fn receive_base(proc: &Proc, values: &[Value]) -> u32 {
+    let mut base = fresh_bound(proc);
+    values
+        .iter()
+        .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
+    base
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,10 +374,7 @@ mod tests {
         offer: usize,
         values: &[Value],
     ) -> Received {
-        let mut base = fresh_bound(proc);
-        values
-            .iter()
-            .for_each(|v| v.for_each_fresh(&mut |id| base = base.max(id + 1)));
+        let base = receive_base(proc, values);
         let (offers, spawner) = sem.open_component(proc, twin, base);
         let Some(input) = offers.get(offer) else {
             return Received::NoMatch;
