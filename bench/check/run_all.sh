@@ -34,7 +34,7 @@
 #              seconds) and MiB; each run the whole `agentpi check` command
 #   ratios     agentpi 1 thread CPU / SPIN BFS CPU, agentpi 2 threads wall / SPIN BFS CPU
 #              (goals <= 1 and <= 0.5), agentpi 1 thread / SPIN DFS, and memory (2 threads)
-#              / SPIN BFS (goal <= 0.5), each per round ("-" when a round's SPIN time is
+#              / SPIN BFS (goal <= 0.5), each per round ("-" when a time of a round is
 #              under /usr/bin/time's 0.01 s)
 #   verdicts   agentpi's exit status / SPIN's errors in the DFS run (assertions and invalid end
 #              states; philosophers deadlock and neither side checks it: pan -E)
@@ -127,10 +127,11 @@ sec() { awk -v v="$(fig "$@")" 'BEGIN { printf "%.2f", v }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # per_round "A..." "B...": the ratio A / B of each round, the runs listed in round order; "-"
-# for a round whose B is 0 (under the timer's resolution).
+# for a round where A or B is 0 (under the timer's resolution: a ratio of 0 would meet any
+# goal).
 per_round() {
   paste -d' ' <(tr -s ' ' '\n' <<<"${1# }") <(tr -s ' ' '\n' <<<"${2# }") |
-    awk '{ if ($2 > 0) printf "%s ", $1 / $2; else printf "- " }'
+    awk '{ if ($1 > 0 && $2 > 0) printf "%s ", $1 / $2; else printf "- " }'
 }
 # rfig RATIOS...: the median of the rounds' ratios and " [min-max]" when there are 2 or more,
 # 2 decimals; "-" when a round has none.
@@ -145,7 +146,7 @@ rfig() {
 goal() {
   local name=$1 limit=$2
   shift 2
-  [[ " $* " == *" - "* ]] && { echo "$name <= $limit not judged (SPIN under 0.01 s)"; return; }
+  [[ " $* " == *" - "* ]] && { echo "$name <= $limit not judged (a run under 0.01 s)"; return; }
   printf '%s\n' "$@" | sort -g | tail -1 | awk -v n="$name" -v l="$limit" '{
     m = sprintf("%.2f", $1); printf "%s <= %s %s (max %s)", n, l, (m + 0 <= l + 0) ? "met" : "not met", m }'
 }
