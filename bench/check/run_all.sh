@@ -208,8 +208,10 @@ step() {
 
 if [ "$reps" -ge 3 ]; then
   echo "Seconds and MiB: the median of $reps runs, seconds followed by [min-max] of the runs (rows run fewer times: the best). Ratios: the median of the $reps rounds' ratios [min-max] (SPIN and agentpi interleaved in each round; a row run once: its one ratio)."
+elif [ "$reps" = 2 ]; then
+  echo "Seconds and MiB: the best of 2 runs. Ratios: the mean of the 2 rounds' ratios [min-max] (SPIN and agentpi interleaved in each round; a row run once: its one ratio)."
 else
-  echo "Seconds and MiB: the best of $reps run(s). Ratios: the median of the $reps rounds' ratios [min-max] (SPIN and agentpi interleaved in each round; one round: its one ratio)."
+  echo "Seconds, MiB and ratios: one run of each side."
 fi
 echo
 echo "| model | N | encoding | states | SPIN BFS s | SPIN BFS MiB | SPIN DFS s | SPIN DFS MiB | agentpi 1 thr s | agentpi 2 thr s wall (CPU) | agentpi MiB 1 / 2 thr | 1 thr / BFS | 2 thr / BFS | 1 thr / DFS | memory / BFS | verdicts agentpi / SPIN |"
