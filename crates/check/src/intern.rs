@@ -9,7 +9,7 @@
 //! occurrence), so it is one more than the largest fresh id any component holds, which each
 //! component records when it is interned.
 
-use agentpi_semantics::{Closure, Proc, Queue, State, Value};
+use agentpi_semantics::{Chan, Closure, Proc, Queue, State, Value};
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
@@ -43,6 +43,10 @@ pub(crate) struct Interner {
     seq_procs: Vec<Proc>,
     queues: Vec<Queue>,
     queue_index: HashTable<u32>,
+    /// Each queue's hash ([`queue_hash`]): growing `queue_index` rehashed every content, its
+    /// values one by one (a twentieth of the bounded buffer's time, whose states are mostly
+    /// new contents). Not counted in `bytes`, like `closure_instance`.
+    queue_hashes: Vec<u64>,
     /// For each closure, sequence and queue: one more than the largest fresh id it holds.
     closure_fresh: Vec<u32>,
     seq_fresh: Vec<u32>,
@@ -212,6 +216,12 @@ impl Interner {
         (id & KIND_MASK == LEAF).then(|| &*self.closures[index(id)])
     }
 
+    /// The number of queue content `id` among the contents interned (0, 1, ...).
+    pub(crate) fn queue_number(id: u32) -> usize {
+        debug_assert!(Interner::is_queue(id), "a queue's id");
+        index(id)
+    }
+
     /// Whether an id names a queue (queues follow the components in a state's ids).
     pub(crate) fn is_queue(id: u32) -> bool {
         id & KIND_MASK == QUEUE
@@ -315,19 +325,84 @@ impl Interner {
 
     /// The id of a queue, interning it when new.
     pub(crate) fn queue(&mut self, queue: &Queue) -> u32 {
-        if let Some(id) = self.find_queue(queue) {
+        let hash = queue_hash(queue.chan, queue.messages.iter().map(|m| &m[..]));
+        if let Some(id) = self.find_queue_hashed(hash, |q| q == queue) {
             return id;
         }
+        self.add_queue(hash, queue.clone())
+    }
+
+    /// The id of the queue of `chan` holding the messages of queue `before` (none: empty)
+    /// and `message` after them, interning it when new: `queue::push`'s content, looked up
+    /// without being built (most pushes make a content met before).
+    pub(crate) fn queue_pushed(
+        &mut self,
+        before: Option<u32>,
+        chan: Chan,
+        message: &[Value],
+    ) -> u32 {
+        let old: &[Box<[Value]>] = match before {
+            Some(q) => {
+                let queue = &self.queues[index(q)];
+                debug_assert_eq!(queue.chan, chan, "a push onto the channel's own queue");
+                &queue.messages
+            }
+            None => &[],
+        };
+        let all = old.iter().map(|m| &m[..]).chain(std::iter::once(message));
+        let hash = queue_hash(chan, all);
+        let same = |q: &Queue| {
+            q.chan == chan
+                && q.messages.len() == old.len() + 1
+                && q.messages[..old.len()] == *old
+                && *q.messages[old.len()] == *message
+        };
+        if let Some(id) = self.find_queue_hashed(hash, same) {
+            return id;
+        }
+        let mut messages = Vec::with_capacity(old.len() + 1);
+        messages.extend_from_slice(old);
+        messages.push(message.into());
+        self.add_queue(hash, Queue { chan, messages })
+    }
+
+    /// The id of queue `id` without its front message (`None`: it held one, so the channel
+    /// has no queue after), interning it when new: `queue::pop`'s content, looked up without
+    /// being built.
+    pub(crate) fn queue_popped(&mut self, id: u32) -> Option<u32> {
+        let queue = &self.queues[index(id)];
+        let (chan, rest) = (queue.chan, &queue.messages[1..]);
+        if rest.is_empty() {
+            return None;
+        }
+        let hash = queue_hash(chan, rest.iter().map(|m| &m[..]));
+        let same = |q: &Queue| q.chan == chan && q.messages[..] == *rest;
+        if let Some(found) = self.find_queue_hashed(hash, same) {
+            return Some(found);
+        }
+        let rest = rest.to_vec();
+        Some(self.add_queue(
+            hash,
+            Queue {
+                chan,
+                messages: rest,
+            },
+        ))
+    }
+
+    /// Interns `queue`, not interned yet, of hash `hash` ([`queue_hash`]).
+    fn add_queue(&mut self, hash: u64, queue: Queue) -> u32 {
         let i = self.queues.len() as u32;
-        let queues = &self.queues;
+        let hashes = &self.queue_hashes;
         self.queue_index
-            .insert_unique(hash_of(queue), i, |&j| hash_of(&queues[j as usize]));
+            .insert_unique(hash, i, |&j| hashes[j as usize]);
+        self.queue_hashes.push(hash);
         let mut fresh = 0;
         queue.for_each_fresh(&mut |id| fresh = fresh.max(id + 1));
         self.named |= fresh > 0;
         self.queue_fresh.push(fresh);
-        self.bytes += queue_bytes(queue) + INDEX_ENTRY + 4;
-        self.queues.push(queue.clone());
+        self.bytes += queue_bytes(&queue) + INDEX_ENTRY + 4;
+        self.queues.push(queue);
         tagged(i, QUEUE)
     }
 
@@ -344,11 +419,32 @@ impl Interner {
     }
 
     fn find_queue(&self, queue: &Queue) -> Option<u32> {
+        let hash = queue_hash(queue.chan, queue.messages.iter().map(|m| &m[..]));
+        self.find_queue_hashed(hash, |q| q == queue)
+    }
+
+    /// The queue of hash `hash` ([`queue_hash`]) for which `same` holds.
+    fn find_queue_hashed(&self, hash: u64, same: impl Fn(&Queue) -> bool) -> Option<u32> {
         let queues = &self.queues;
         self.queue_index
-            .find(hash_of(queue), |&j| queues[j as usize] == *queue)
+            .find(hash, |&j| same(&queues[j as usize]))
             .map(|&i| tagged(i, QUEUE))
     }
+}
+
+/// A queue's hash from its channel and its messages in order, so that a content pushed or
+/// popped is looked up from its parts without being built ([`Interner::queue_pushed`]).
+fn queue_hash<'v>(chan: Chan, messages: impl Iterator<Item = &'v [Value]>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = FxBuildHasher.build_hasher();
+    chan.hash(&mut hasher);
+    let mut count = 0usize;
+    for message in messages {
+        message.hash(&mut hasher);
+        count += 1;
+    }
+    hasher.write_usize(count);
+    hasher.finish()
 }
 
 /// Bytes of one entry of a hashbrown index of `u32`s (4 bytes and a control byte a bucket, at
@@ -404,5 +500,68 @@ fn value_bytes(value: &Value) -> u64 {
     match value {
         Value::Ctor(_, _, vs) | Value::Tuple(vs) => own + vs.iter().map(value_bytes).sum::<u64>(),
         _ => own,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentpi_ir::core::ChanId;
+    use agentpi_semantics::queue;
+
+    /// Random pushes and pops on two channels, done twice: once by building each content
+    /// with the semantics' own `queue::push` and `queue::pop` and interning it whole
+    /// ([`Interner::queue`]), once by [`Interner::queue_pushed`] and
+    /// [`Interner::queue_popped`], which look a content up from its parts: the same ids in
+    /// the same order, for the same contents, and each content built whole is found as
+    /// interned from its parts. A hash of the parts that is not the content's makes a content
+    /// interned twice, and this fails.
+    #[test]
+    fn a_content_pushed_or_popped_is_the_one_built_whole() {
+        let chans = [Chan::Global(ChanId(0)), Chan::Global(ChanId(3))];
+        let messages: Vec<Box<[Value]>> = vec![
+            Box::new([Value::Int(1)]),
+            Box::new([Value::Int(2), Value::Bool(true)]),
+            Box::new([Value::Tuple(Box::new([Value::Int(1), Value::Int(2)]))]),
+            Box::new([]),
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut whole, mut parts) = (Interner::default(), Interner::default());
+        // Each channel's queue: its id in both interners (the same), or none.
+        let mut queues: [Option<u32>; 2] = [None, None];
+        for round in 0..5_000 {
+            let c = random(2);
+            let (chan, before) = (chans[c], queues[c]);
+            let content: Vec<Queue> = before
+                .map(|q| whole.queue_of(q).clone())
+                .into_iter()
+                .collect();
+            let pop = before.is_some() && (random(3) == 0 || content[0].messages.len() > 6);
+            let (expected, got) = if pop {
+                let rest = queue::pop(&content, chan);
+                let expected = rest.first().map(|q| whole.queue(q));
+                (expected, parts.queue_popped(before.expect("a queue")))
+            } else {
+                let message = &messages[random(messages.len())];
+                let after = queue::push(&content, chan, message.clone());
+                let expected = Some(whole.queue(&after[0]));
+                (expected, Some(parts.queue_pushed(before, chan, message)))
+            };
+            assert_eq!(got, expected, "round {round}");
+            if let Some(id) = got {
+                assert_eq!(parts.queue_of(id), whole.queue_of(id), "round {round}");
+                assert_eq!(parts.find_queue_id(whole.queue_of(id)), Some(id));
+            }
+            queues[c] = got;
+        }
+        assert_eq!(parts.queues.len(), whole.queues.len());
+        assert!(parts.queues.len() > 100, "{} contents", parts.queues.len());
+        assert_eq!(parts.bytes(), whole.bytes());
     }
 }

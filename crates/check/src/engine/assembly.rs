@@ -127,7 +127,7 @@ impl<'a> Assembly<'a, '_, '_> {
     fn send(&mut self, slot: Slot, m: &FastMove, out: &Output) {
         let queue = self.queue_of(out.chan);
         let waiting = match queue {
-            Some(q) => match self.engine.queues.get(&q) {
+            Some(q) => match self.engine.queues.info(q) {
                 Some(info) => info.len,
                 None if self.computes_queues() => self.store.interner().queue_of(q).messages.len(),
                 None => return self.misses.push(Miss::Queue(q)),
@@ -139,8 +139,8 @@ impl<'a> Assembly<'a, '_, '_> {
         let replace = [(slot.pos, &out.then)];
         if effects.push {
             let miss = Miss::Pushed(queue, out.chan, out.msg);
-            match self.engine.pushed.get(&(queue, out.chan, out.msg)) {
-                Some(&after) => {
+            match self.engine.queues.pushed(queue, out.chan, out.msg) {
+                Some(after) => {
                     let queues = QueueChange::Set(queue, after);
                     self.step(out.send, one, m.span, &replace, Some(queues));
                 }
@@ -182,7 +182,7 @@ impl<'a> Assembly<'a, '_, '_> {
             Some(rest) => QueueChange::Set(Some(queue), rest),
             None => QueueChange::Remove(queue),
         };
-        if let Some(info) = self.engine.queues.get(&queue) {
+        if let Some(info) = self.engine.queues.info(queue) {
             return Some((info.front, change(info.popped)));
         }
         let interner = self.store.interner();

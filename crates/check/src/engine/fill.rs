@@ -225,34 +225,29 @@ impl Engine<'_, '_> {
     }
 
     fn fill_queue(&mut self, interner: &mut Interner, id: u32) {
-        if self.queues.contains_key(&id) {
+        if self.queues.info(id).is_some() {
             return;
         }
-        let queue = interner.queue_of(id).clone();
-        let front = self.messages.id(queue.messages[0].clone());
-        let rest = agentpi_semantics::queue::pop(std::slice::from_ref(&queue), queue.chan);
-        let popped = rest.first().map(|q| interner.queue(q));
-        let info = QueueInfo {
-            len: queue.messages.len(),
-            front,
-            popped,
+        // Read in place: cloning the queue (a box a message) to pop it was most of a
+        // content's cost, and the bounded buffer's states are mostly new contents.
+        let queue = interner.queue_of(id);
+        let (len, front) = (queue.messages.len(), &queue.messages[0]);
+        let front = match self.messages.index.get(front) {
+            Some(&front) => front,
+            None => self.messages.id(front.clone()),
         };
-        self.queues.insert(id, info);
+        let popped = interner.queue_popped(id);
+        let info = QueueInfo { len, front, popped };
+        self.queues.set_info(id, info);
     }
 
     fn fill_pushed(&mut self, interner: &mut Interner, queue: Option<u32>, chan: Chan, msg: u32) {
-        let key = (queue, chan, msg);
-        if self.pushed.contains_key(&key) {
+        if self.queues.pushed(queue, chan, msg).is_some() {
             return;
         }
-        let before: Vec<Queue> = queue
-            .map(|q| interner.queue_of(q).clone())
-            .into_iter()
-            .collect();
-        let message = self.messages.items[msg as usize].clone();
-        let after = agentpi_semantics::queue::push(&before, chan, message);
-        let id = interner.queue(&after[0]);
-        self.pushed.insert(key, id);
+        let message = &self.messages.items[msg as usize];
+        let id = interner.queue_pushed(queue, chan, message);
+        self.queues.set_pushed(queue, chan, msg, id);
     }
 
     /// A continuation, kept as the semantics built it and, when it made no name, with its

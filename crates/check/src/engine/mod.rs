@@ -22,6 +22,8 @@ mod cached;
 use assembly::Assembly;
 pub use cached::Cached;
 mod fill;
+mod queues;
+use queues::QueueCache;
 
 use crate::intern::Interner;
 use crate::por::{ALONE, Alphabet, Alphabets, Component, stubborn};
@@ -41,10 +43,9 @@ pub(crate) struct Engine<'s, 'p> {
     moves: MovesTable,
     /// What an input offer does with a message: by (component id, twin, offer, message).
     received: FxHashMap<(u32, bool, u32, u32), Recv>,
-    /// Each queue's channel, front message and what it is without it.
-    queues: FxHashMap<u32, QueueInfo>,
-    /// A queue with a message added: by (channel's queue or none, channel, message).
-    pushed: FxHashMap<(Option<u32>, Chan, u32), u32>,
+    /// Each queue's length, front message and what it is without it, and what it becomes
+    /// with a message added: by (channel's queue or none, channel, message).
+    queues: QueueCache,
     messages: Table<Box<[Value]>>,
     /// Outputs' first values and inputs' guards, numbered: a state's outputs are tried with
     /// every input on their channel, and comparing numbers, not values, was most of that.
@@ -342,8 +343,8 @@ impl Engine<'_, '_> {
     /// or a queue without its front message.
     pub(crate) fn queue_for(&self, miss: &Miss) -> u32 {
         let id = match miss {
-            Miss::Pushed(queue, chan, msg) => self.pushed.get(&(*queue, *chan, *msg)).copied(),
-            Miss::Queue(queue) => self.queues.get(queue).and_then(|info| info.popped),
+            Miss::Pushed(queue, chan, msg) => self.queues.pushed(*queue, *chan, *msg),
+            Miss::Queue(queue) => self.queues.info(*queue).and_then(|info| info.popped),
             Miss::Moves(..) | Miss::Received(..) => None,
         };
         id.expect("a queue content filled")
@@ -736,8 +737,7 @@ impl<'s, 'p> Engine<'s, 'p> {
             sem,
             moves: MovesTable::default(),
             received: FxHashMap::default(),
-            queues: FxHashMap::default(),
-            pushed: FxHashMap::default(),
+            queues: QueueCache::default(),
             messages: Table::new(),
             values: Table::new(),
             syncs: Table::new(),
