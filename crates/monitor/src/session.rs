@@ -713,9 +713,14 @@ impl Session {
         for obs in &observations {
             self.step(index, event, obs, &what);
         }
-        let one = observations.len() == 1;
+        // The observation `kind_fast` stands for: a new request's `req`, an answer's `res`.
+        let template = match (&message, observations.as_slice()) {
+            (Message::Request { .. }, [obs]) => is_ctor(obs, "req"),
+            (Message::Response { .. }, [obs]) => is_ctor(obs, "res"),
+            _ => false,
+        };
         self.pool.recycle(observations);
-        let clean = one
+        let clean = template
             && self.violations.len() == violations_before
             && !self.over_http
             && !self.gapped
@@ -1501,6 +1506,11 @@ enum Refusal {
 }
 
 /// The listen stream a modern notification names in `_meta`.
+/// Whether `obs` is `head(name(...))`.
+fn is_ctor(obs: &Observation, name: &str) -> bool {
+    matches!(obs.args.as_slice(), [Arg::Ctor(n, _)] if n == name)
+}
+
 fn subscription_id(params: Option<&Value>) -> Option<&Value> {
     params?
         .get("_meta")?
@@ -1603,6 +1613,11 @@ mod tests {
         events.extend((17..=32).map(ping));
         events.extend((17..=32).map(pong));
         events.extend([ping(40), ping(40), pong(40), pong(41)]);
+        // A cancelled request's answer (crossed: it is not stepped as `res`), then a live one.
+        let cancel = c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":50}}"#,
+        );
+        events.extend([ping(50), cancel, pong(50), ping(51), pong(51)]);
         let mut session = Session::new();
         let mut reference = Session::with_reference();
         for (i, event) in events.iter().enumerate() {
