@@ -29,6 +29,9 @@ messages = int(sys.argv[1])
 pieces = [
     ("the checker (Sessions::feed)", "sessions::Sessions::feed"),
     ("  Session::check", "session::Session::check"),
+    ("    a message stepped by its kind (Session::kind_fast)", "session::Session::kind_fast"),
+    ("      its step found to apply (Stepper::kind_ready)", "stepper::Stepper::kind_ready"),
+    ("      its step taken (Stepper::kind_apply)", "stepper::Stepper::kind_apply"),
     ("    the stepper (Session::step)", "session::Session::step"),
     ("      the observation bound names (stepper::keys)", "stepper::keys"),
     ("      static words", "statics::Statics<T>::get"),

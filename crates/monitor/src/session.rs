@@ -258,6 +258,10 @@ pub struct Session {
     pool: Pool,
     /// The last clean flat message of each side, which the next may be read from.
     skeletons: Skeletons,
+    /// Per side, the era under which the last message of its skeleton was checked clean,
+    /// its one observation stepped by a step taken in place (which the stepper keeps for
+    /// the next message of that kind: [`Session::kind_fast`]).
+    kind_ok: [Option<Era>; 2],
 }
 
 /// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
@@ -304,6 +308,7 @@ impl Session {
             sender: None,
             pool: Pool::default(),
             skeletons: Skeletons::default(),
+            kind_ok: [None, None],
         }
     }
 
@@ -455,6 +460,15 @@ impl Session {
             self.check(index, event);
         }
         self.violations[before..].to_vec()
+    }
+
+    /// How many messages were stepped by their kind ([`Session::kind_fast`]).
+    #[cfg(test)]
+    fn kind_hits(&self) -> u64 {
+        match &self.replay {
+            Some(Follow::Stepper(st)) => st.kind_hits(),
+            _ => 0,
+        }
     }
 
     /// Takes event `index` of a trace whose other events went to other sessions
@@ -609,6 +623,19 @@ impl Session {
         }
         self.report(index, event, findings);
         let Some(message) = message else { return };
+        let side = match event.dir {
+            Dir::C2s => 0,
+            _ => 1,
+        };
+        let kindable = !self.over_http && !enveloped && self.skeletons.read_from();
+        if kindable
+            && self.kind_ok[side] == Some(self.era)
+            && self.kind_fast(index, event, side, &message)
+        {
+            self.skeletons.give_back(message);
+            return;
+        }
+        let violations_before = self.violations.len();
         if self.over_http {
             let again = self.http.redelivered(event);
             let params = self.header_args.expected(&message);
@@ -686,9 +713,151 @@ impl Session {
         for obs in &observations {
             self.step(index, event, obs, &what);
         }
+        // The observation `kind_fast` stands for: a new request's `req`, an answer's `res`.
+        let template = match (&message, observations.as_slice()) {
+            (Message::Request { .. }, [obs]) => is_ctor(obs, "req"),
+            (Message::Response { .. }, [obs]) => is_ctor(obs, "res"),
+            _ => false,
+        };
         self.pool.recycle(observations);
+        let clean = template
+            && self.violations.len() == violations_before
+            && !self.over_http
+            && !self.gapped
+            && self.skeletons.in_hand();
+        let kept = clean
+            && match &mut self.replay {
+                Some(Follow::Stepper(st)) => st.kind_remember(side),
+                _ => false,
+            };
+        self.kind_ok[side] = kept.then_some(self.era);
         // Read from (or kept as) its side's skeleton: lent, not copied (`skeleton.rs`).
         self.skeletons.give_back(message);
+    }
+
+    /// A message of the kind of the last of its side (read from the skeleton that one was
+    /// read from or kept as: the same bytes but for its id), checked as [`Session::check`]
+    /// and [`Session::request`] or [`Session::response`] check it, in their order, but
+    /// without building its observation: it is that one's with this key, and the stepper
+    /// takes the step that one took when the look-up of this window (read again) is the one
+    /// that step was found by (`Stepper::kind_ready`). Every state-dependent rule of the
+    /// session (ids used, cancellations, crossings, the ledger, the schema pass) is asked
+    /// here as there; anything that would build another observation (an `initialize`, a
+    /// `_meta` that may hold a progress token, an id used before, a closed stream, a
+    /// stray or crossed answer, a result that teaches the session schemas) takes the long
+    /// way. `false`: nothing was done.
+    fn kind_fast(&mut self, index: usize, event: &Event, side: usize, message: &Message) -> bool {
+        if self.gapped {
+            return false;
+        }
+        let modern = self.era == Era::Modern;
+        let dir = event.dir;
+        let mut found = Vec::new();
+        let answered = match message {
+            Message::Request { id, method, params } => {
+                if method == "initialize"
+                    || params.as_ref().is_some_and(|p| p.get("_meta").is_some())
+                {
+                    return false;
+                }
+                let key = self.key(dir, id);
+                if self.ids_used.contains(&key) || self.cancelled.was_closed(&key) {
+                    return false;
+                }
+                let Some(Follow::Stepper(st)) = &mut self.replay else {
+                    return false;
+                };
+                if !st.kind_ready(side, &key) {
+                    return false;
+                }
+                // As `check` and `request` do, in their order.
+                found.extend(shape::params(method, params.as_ref(), modern, dir));
+                found.extend(
+                    self.ledger
+                        .request(id, dir, method, params.as_ref(), modern),
+                );
+                if modern && dir == Dir::S2c {
+                    found.push(("M6", format!("the server sent request `{method}`")));
+                }
+                self.ids_used.insert(key.clone());
+                let pending = Pending {
+                    index,
+                    dir,
+                    id: id.clone(),
+                    method: method.to_string(),
+                    params: params.clone(),
+                };
+                self.requests.insert(key, pending);
+                None
+            }
+            Message::Response { id, outcome } => {
+                if modern && dir == Dir::C2s {
+                    return false;
+                }
+                let (sender, requests) = (self.sender, &self.requests);
+                let entry = request_key::find(dir.other(), id, sender, |k| {
+                    requests
+                        .get_key_value(k)
+                        .map(|(k, p)| (k.clone(), p.method.clone()))
+                });
+                let Some((key, method)) = entry else {
+                    return false;
+                };
+                if matches!(method.as_str(), "tools/list" | "initialize")
+                    || self.cancelled.crossed(&key, event.t)
+                {
+                    return false;
+                }
+                let Some(Follow::Stepper(st)) = &mut self.replay else {
+                    return false;
+                };
+                if !st.kind_ready(side, &key) {
+                    return false;
+                }
+                let p = self.requests.remove(&key).expect("found above");
+                let x = Exchange {
+                    method: &p.method,
+                    params: p.params.as_ref(),
+                    outcome,
+                    requester: p.dir,
+                    modern,
+                };
+                found.extend(self.ledger.answer(&p.id, &x));
+                match outcome {
+                    Ok(result) => {
+                        found.extend(shape::result(
+                            &p.method,
+                            p.params.as_ref(),
+                            result,
+                            modern,
+                            &self.schemas,
+                        ));
+                        let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
+                        Some((p.method, task))
+                    }
+                    Err(_) => None,
+                }
+            }
+            Message::Notification { .. } => return false,
+        };
+        if found.is_empty() {
+            let version = self.protocol_version.as_deref();
+            if !self.skeletons.passed(version, answered.as_ref()) {
+                match self.schema(message, answered.as_ref()) {
+                    Some(finding) => found.push(finding),
+                    None => (self.skeletons).pass(version, answered.as_ref()),
+                }
+            }
+        }
+        let clean = found.is_empty();
+        self.report(index, event, found);
+        if let Some(Follow::Stepper(st)) = &mut self.replay {
+            st.kind_apply();
+        }
+        if !clean {
+            self.kind_ok[side] = None;
+        }
+        true
     }
 
     /// Request `id` came in POST exchange `x`, taken by the model as `obs` says (a new
@@ -1337,6 +1506,11 @@ enum Refusal {
 }
 
 /// The listen stream a modern notification names in `_meta`.
+/// Whether `obs` is `head(name(...))`.
+fn is_ctor(obs: &Observation, name: &str) -> bool {
+    matches!(obs.args.as_slice(), [Arg::Ctor(n, _)] if n == name)
+}
+
 fn subscription_id(params: Option<&Value>) -> Option<&Value> {
     params?
         .get("_meta")?
@@ -1414,6 +1588,46 @@ mod tests {
 
     fn s2c(raw: &str) -> Event {
         Event::message(0.0, Dir::S2c, raw.as_bytes())
+    }
+
+    /// Pings each answered at once, then pings all in flight and their answers: from the
+    /// second of each kind on, a message is stepped by its kind (the step of the last of its
+    /// side, its window read again), and the session finds what the reference replay finds;
+    /// an id used again (J3) and an answer to no request take the long way and are found.
+    #[test]
+    fn messages_of_a_kind_take_its_step() {
+        let ping = |n: usize| c2s(&format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#));
+        let pong = |n: usize| s2c(&format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#));
+        let mut events = vec![
+            c2s(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            ),
+            s2c(
+                r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+            ),
+            c2s(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        ];
+        for n in 1..=16 {
+            events.extend([ping(n), pong(n)]);
+        }
+        events.extend((17..=32).map(ping));
+        events.extend((17..=32).map(pong));
+        events.extend([ping(40), ping(40), pong(40), pong(41)]);
+        // A cancelled request's answer (crossed: it is not stepped as `res`), then a live one.
+        let cancel = c2s(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":50}}"#,
+        );
+        events.extend([ping(50), cancel, pong(50), ping(51), pong(51)]);
+        let mut session = Session::new();
+        let mut reference = Session::with_reference();
+        for (i, event) in events.iter().enumerate() {
+            let found = session.feed(event);
+            assert_eq!(found, reference.feed(event), "event {i}");
+        }
+        assert_eq!(session.kind_hits(), 62);
+        let rules: Vec<&str> = session.violations.iter().map(|v| v.rule.as_str()).collect();
+        assert!(rules.contains(&"J3"), "{rules:?}");
+        assert_eq!(session.finish().to_json(), reference.finish().to_json());
     }
 
     /// The model says what a client may send: `initialize` first; then, once the server

@@ -32,6 +32,8 @@ pub struct Skeletons {
     sides: [Option<Skeleton>; 2],
     /// The side whose skeleton the message in hand is (read from it, or kept as it).
     current: Option<usize>,
+    /// Whether the message in hand was read from its side's skeleton (not kept as it).
+    read: bool,
 }
 
 struct Skeleton {
@@ -54,11 +56,13 @@ impl Skeletons {
     /// side when it is one (see the module's documentation).
     pub fn parse(&mut self, raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
         self.current = None;
+        self.read = false;
         let Some(side) = side(dir) else {
             return shape::parse(raw, dir);
         };
         if let Some(message) = self.sides[side].as_mut().and_then(|s| s.read(raw)) {
             self.current = Some(side);
+            self.read = true;
             return (Some(message), Vec::new());
         }
         let (message, found, id_at) = shape::parse_marked(raw, dir);
@@ -76,6 +80,17 @@ impl Skeletons {
             self.current = Some(side);
         }
         (message, found)
+    }
+
+    /// Whether the message in hand was read from its side's skeleton: the last message of
+    /// that side read from it or kept as it, but for its id.
+    pub fn read_from(&self) -> bool {
+        self.read
+    }
+
+    /// Whether the message in hand was read from or kept as its side's skeleton.
+    pub fn in_hand(&self) -> bool {
+        self.current.is_some()
     }
 
     /// Takes back the message in hand, read from (or kept as) the current skeleton, once

@@ -21,6 +21,12 @@
 //! A step taken before on a window whose groups have the same forms, bindings and
 //! observation (up to names and keys) is applied to the explanation in place, without cutting
 //! the window (`quick.rs`).
+//!
+//! And a message of the kind of the last of its side (`Session::kind_fast`: the same bytes
+//! but for its id) is stepped without its observation: the step that one took in place is
+//! kept with the part of its look-up that reads the window ([`KindStep`]); the window of the
+//! new key is found and read again, and when it reads the same, the look-up is the same and
+//! so is the step (`kind_ready`, `kind_apply`).
 
 mod closure;
 mod forms;
@@ -69,6 +75,16 @@ pub struct Stepper {
     walks: RefCell<FxHashMap<Walk, (u64, Vec<GroupId>)>>,
     /// How many windows took their walks from `walks`.
     walk_hits: Cell<u64>,
+    /// The last step taken in place, as the step of a kind of message (`kind_remember`).
+    last_quick: Option<KindStep>,
+    /// By side (client, server), the step the last message of that side's kind took.
+    kinds: [Option<KindStep>; 2],
+    /// How many steps were taken by kind (`kind_apply`).
+    kind_hits: u64,
+    /// The walk of the last window, and whether the observation pinned a name.
+    last_walk: Cell<Option<(Walk, bool)>>,
+    /// The step of a kind found to apply, its look-up and window (`kind_ready`).
+    ready: Option<(Rc<quick::Quick>, quick::Lookup, Vec<GroupId>)>,
 }
 
 /// What the walks of a window's lists take (see [`Stepper::walked`]): the head whose takers
@@ -79,6 +95,39 @@ struct Walk {
     taking: Option<Head>,
     offer: Option<Offer>,
     predicted: Option<(Head, Head)>,
+}
+
+/// A step taken in place, kept for the next observation that is the same but for its one
+/// key (the next message of its kind: `Session::kind_fast`): the window's walk, whether the
+/// key was bound, the look-up's part that reads the window and the key's place, and the
+/// step. The look-up of such an observation is that part, then the observation's words
+/// (the same) with the key's place: so when the window read again gives the same part and
+/// place, the look-up is the same, and so is its step (`quick.rs`).
+struct KindStep {
+    walk: Walk,
+    shape: (Head, Head),
+    pinned: bool,
+    groups_key: Vec<u32>,
+    place: (u32, u32),
+    quick: Rc<quick::Quick>,
+}
+
+/// The one key of `obs`, when it has one (as `Arg::Name`) and no `IfBound`.
+fn single_key(obs: &Observation) -> Option<&Key> {
+    fn walk<'a>(arg: &'a Arg, found: &mut Vec<&'a Key>, ok: &mut bool) {
+        match arg {
+            Arg::Name(k) => found.push(k),
+            Arg::IfBound(..) => *ok = false,
+            Arg::Ctor(_, args) | Arg::Tuple(args) => args.iter().for_each(|a| walk(a, found, ok)),
+            _ => {}
+        }
+    }
+    let (mut found, mut ok) = (Vec::new(), true);
+    obs.args.iter().for_each(|a| walk(a, &mut found, &mut ok));
+    match (ok, found.as_slice()) {
+        (true, [one]) => Some(one),
+        _ => None,
+    }
 }
 
 /// The walks remembered start over past this many (a session has few shapes of message).
@@ -138,11 +187,21 @@ impl Stepper {
             spare_window: RefCell::default(),
             walks: RefCell::default(),
             walk_hits: Cell::new(0),
+            last_quick: None,
+            kinds: [None, None],
+            kind_hits: 0,
+            last_walk: Cell::new(None),
+            ready: None,
         };
         let seed = Hyp::new(initial, Vec::new(), Vec::new(), Rc::default());
         let (hyps, _) = stepper.rules.close(vec![seed])?;
         stepper.hyps = stepper.absorb(hyps, None, None);
         Ok(stepper)
+    }
+
+    /// How many steps were taken by the kind of their message ([`Stepper::kind_apply`]).
+    pub fn kind_hits(&self) -> u64 {
+        self.kind_hits
     }
 
     /// Whether `key` is bound to a live name in some explanation.
@@ -168,11 +227,20 @@ impl Stepper {
         &mut self,
         obs: &Observation,
     ) -> Result<(Verdict, Vec<String>), ReplayError> {
+        self.last_quick = None;
+        self.last_walk.set(None);
         let mut window = self.window_of(obs);
         let lookup = self.quick_lookup(window.as_deref(), obs);
+        let kind = self.kind_of(lookup.as_ref(), obs);
         if let (Some(at), Some(groups)) = (&lookup, &window)
             && self.quick_step(at, groups)
         {
+            if let Some(mut kind) = kind
+                && let Some(step) = self.quick.get(at)
+            {
+                kind.quick = step;
+                self.last_quick = Some(kind);
+            }
             if let Some(at) = lookup {
                 self.quick.recycle(at);
             }
@@ -271,6 +339,100 @@ impl Stepper {
         Ok(explained)
     }
 
+    /// What a step of a kind keeps of look-up `at` of `obs` (its step still to fill).
+    fn kind_of(&self, at: Option<&quick::Lookup>, obs: &Observation) -> Option<KindStep> {
+        let at = at?;
+        let (walk, pinned) = self.last_walk.get()?;
+        let key = single_key(obs)?;
+        let bindings = &self.hyps[0].bindings;
+        let bound = at.bound.len();
+        let place = at.keys.iter().position(|k| k == key)?;
+        let outside = place >= bound && bindings.by_key.contains_key(key);
+        Some(KindStep {
+            walk,
+            shape: self.shape(obs),
+            pinned,
+            groups_key: at.groups_key().to_vec(),
+            place: (place as u32, outside as u32),
+            quick: Rc::new(quick::Quick::empty()),
+        })
+    }
+
+    /// Keeps the last step, when it was taken in place, as the step of the kind of side
+    /// `side`; whether there was one.
+    pub fn kind_remember(&mut self, side: usize) -> bool {
+        self.kinds[side] = self.last_quick.take();
+        self.kinds[side].is_some()
+    }
+
+    /// Whether the step of the kind of side `side` applies to its observation with `key`:
+    /// one explanation, no active component, the window of that observation (found as
+    /// `window_of` finds it: the group holding the key's name, and the walk's groups) read
+    /// into the same look-up, and every taker of the step's hidden outputs in the window.
+    /// Then [`Stepper::kind_apply`] takes it; nothing is changed here.
+    pub fn kind_ready(&mut self, side: usize, key: &Key) -> bool {
+        let Some(kind) = &self.kinds[side] else {
+            return false;
+        };
+        let [split] = self.hyps.as_slice() else {
+            return false;
+        };
+        if !split.active.is_empty() {
+            return false;
+        }
+        let name = split.bindings.by_key.get(key).copied();
+        if name.is_some() != kind.pinned {
+            return false;
+        }
+        let mut window = std::mem::take(self.spare_window.get_mut());
+        window.clear();
+        if let Some(owner) = name.and_then(|n| split.rest.owner(n)) {
+            window.push(owner);
+        }
+        let walk = Walk {
+            predicted: (!self.predicted.is_empty()).then_some(kind.shape),
+            ..kind.walk
+        };
+        self.walked(&split.rest, walk, &mut window);
+        window.sort_unstable();
+        window.dedup();
+        let Some(mut at) = self
+            .quick
+            .lookup_groups(&split.rest, &split.bindings, &window)
+        else {
+            *self.spare_window.get_mut() = window;
+            return false;
+        };
+        let place = quick::place_of(key, &split.bindings, &mut at);
+        let same = place == kind.place && at.groups_key() == kind.groups_key.as_slice();
+        if !same || self.any_missing(&kind.quick.hidden_outs, &window) {
+            self.quick.recycle(at);
+            *self.spare_window.get_mut() = window;
+            return false;
+        }
+        self.ready = Some((kind.quick.clone(), at, window));
+        true
+    }
+
+    /// Takes the step [`Stepper::kind_ready`] found applies.
+    pub fn kind_apply(&mut self) {
+        let Some((step, at, window)) = self.ready.take() else {
+            return;
+        };
+        let split = &mut self.hyps[0];
+        let (rest, bindings) = (
+            Rc::make_mut(&mut split.rest),
+            Rc::make_mut(&mut split.bindings),
+        );
+        step.apply(&at, &window, rest, bindings, &mut self.counter);
+        self.quick.recycle(at);
+        *self.spare_window.get_mut() = window;
+        self.kind_hits += 1;
+        if self.counter > RENUMBER {
+            self.renumber();
+        }
+    }
+
     /// The look-up of a remembered step for `obs` on `window`: with one explanation, no
     /// active component and a window.
     fn quick_lookup(
@@ -296,6 +458,7 @@ impl Stepper {
         if self.any_missing(&step.hidden_outs, groups) {
             return false;
         }
+
         let split = &mut self.hyps[0];
         let (rest, bindings) = (
             Rc::make_mut(&mut split.rest),
@@ -437,6 +600,7 @@ impl Stepper {
             offer,
             predicted: (!self.predicted.is_empty()).then(|| self.shape(obs)),
         };
+        self.last_walk.set(Some((walk, pinned)));
         self.walked(rest, walk, &mut groups);
         groups.sort_unstable();
         groups.dedup();
@@ -661,6 +825,7 @@ impl Stepper {
 
     /// Numbers every explanation's names afresh from 0.
     fn renumber(&mut self) {
+        self.kinds = [None, None];
         let mut whole = self.whole();
         whole.iter_mut().for_each(|h| h.track.clear());
         self.counter = 0;

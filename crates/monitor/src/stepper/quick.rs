@@ -38,7 +38,7 @@ pub struct Lookup {
     pub keys: Vec<Key>,
     /// The window's names bound to a key (those of `keys`' first places, in order): the only
     /// ones a step taken in place has to let go of.
-    bound: Vec<u32>,
+    pub bound: Vec<u32>,
 }
 
 /// What became of a group of the window.
@@ -79,6 +79,13 @@ pub struct Quicks {
     spare: Option<Lookup>,
 }
 
+impl Lookup {
+    /// The part of the key that reads the window (before the observation's).
+    pub fn groups_key(&self) -> &[u32] {
+        &self.key[..1 + self.starts.len() + self.names.len()]
+    }
+}
+
 impl Quicks {
     /// The look-up of window `groups` of `rest` (with `bindings`) and `obs`; `None` when
     /// the observation's head is a name (every window is then the whole state).
@@ -92,6 +99,30 @@ impl Quicks {
         let HeadPat::Named(head) = &obs.head else {
             return None;
         };
+        let mut at = self.lookup_groups(rest, bindings, groups)?;
+        let bound = at.keys.len();
+        let word = self.static_word(head);
+        let dir = match obs.dir {
+            LabelDir::Any => 0,
+            LabelDir::Send => 1,
+            LabelDir::Receive => 2,
+        };
+        at.key
+            .extend([word, dir | (obs.lost as u32) << 2, obs.args.len() as u32]);
+        for arg in &obs.args {
+            self.encode(arg, bindings, bound, &mut at);
+        }
+        Some(at)
+    }
+
+    /// The part of a look-up that reads the window (its groups' forms and the places of
+    /// their names' keys), without the observation.
+    pub fn lookup_groups(
+        &mut self,
+        rest: &Rest,
+        bindings: &Bindings,
+        groups: &[GroupId],
+    ) -> Option<Lookup> {
         let mut at = self.spare.take().unwrap_or_else(|| Lookup {
             key: Vec::with_capacity(32),
             names: Vec::new(),
@@ -121,18 +152,6 @@ impl Quicks {
                 None => 0,
             };
             at.key.push(place);
-        }
-        let bound = at.keys.len();
-        let word = self.static_word(head);
-        let dir = match obs.dir {
-            LabelDir::Any => 0,
-            LabelDir::Send => 1,
-            LabelDir::Receive => 2,
-        };
-        at.key
-            .extend([word, dir | (obs.lost as u32) << 2, obs.args.len() as u32]);
-        for arg in &obs.args {
-            self.encode(arg, bindings, bound, &mut at);
         }
         Some(at)
     }
@@ -287,6 +306,17 @@ impl Quicks {
 }
 
 impl Quick {
+    /// A step doing nothing (a placeholder, replaced before use).
+    pub fn empty() -> Quick {
+        Quick {
+            hidden_outs: Vec::new(),
+            fate: Vec::new(),
+            made: Vec::new(),
+            binds: Vec::new(),
+            fresh: 0,
+        }
+    }
+
     /// Takes the step on window `groups` of `rest` and `bindings`, looked up as `at`; names
     /// it makes are numbered from `counter` on.
     pub fn apply(
@@ -324,6 +354,21 @@ impl Quick {
             bindings.bind(at.keys[*place as usize].clone(), name(n));
         }
     }
+}
+
+/// The place of `key` in `at` (pushed when new) and whether it is bound outside the window:
+/// what [`place`] writes for it.
+pub fn place_of(key: &Key, bindings: &Bindings, at: &mut Lookup) -> (u32, u32) {
+    let bound = at.bound.len();
+    let place = match at.keys.iter().position(|k| k == key) {
+        Some(p) => p,
+        None => {
+            at.keys.push(key.clone());
+            at.keys.len() - 1
+        }
+    };
+    let outside = place >= bound && bindings.by_key.contains_key(key);
+    (place as u32, outside as u32)
 }
 
 /// Writes `key` as its place, and for a key the window holds no name of, whether it is
