@@ -19,6 +19,7 @@ mod ltl;
 pub mod parts;
 pub mod pattern;
 mod por;
+mod prefetch;
 pub mod product;
 mod props;
 #[doc(hidden)]

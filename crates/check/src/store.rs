@@ -307,7 +307,27 @@ impl Store {
     /// above what changed, level by level, was half of a step's instructions (Peterson N = 4).
     /// A target that is a row is compared as one, its row made from the source's.
     pub(crate) fn find_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> Option<u32> {
+        self.find_changed_hashed(near, changes, hash_changed(near, changes))
+    }
+
+    /// The hash of `near`'s ids with `changes` made, with the cache line its probe starts
+    /// at prefetched: a look-up's first cache miss begun ahead, for [`Store::find_changed_hashed`]
+    /// to find the line there (see `Assembly::look_up`).
+    #[inline]
+    pub(crate) fn touch_changed(&self, near: &Levels, changes: &[(usize, u32)]) -> u32 {
         let hash = hash_changed(near, changes);
+        self.index.touch(index_hash(hash));
+        hash
+    }
+
+    /// [`Store::find_changed`] with the hash [`Store::touch_changed`] gave.
+    #[inline]
+    pub(crate) fn find_changed_hashed(
+        &self,
+        near: &Levels,
+        changes: &[(usize, u32)],
+        hash: u32,
+    ) -> Option<u32> {
         if let Some(row) = self.target_row(near, changes) {
             return find_in(&self.index, hash, |i| self.row_is(i, &row));
         }

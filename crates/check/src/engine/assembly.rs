@@ -662,12 +662,13 @@ impl<'a> Assembly<'a, '_, '_> {
         // source's where they were written and in a queue or two, so the store need not
         // compare them all.
         let changes = in_place.and_then(|written| self.with_queues(written, &ids));
-        let found = match changes {
-            Some(changes) => self.store.find_changed(levels, changes.as_slice()),
-            None => self
-                .store
-                .find_near(Some(levels), &ids, &mut self.reused.scratch),
-        };
+        if let Some(changes) = changes {
+            self.reused.buffer = ids;
+            return self.look_up(levels, changes);
+        }
+        let found = self
+            .store
+            .find_near(Some(levels), &ids, &mut self.reused.scratch);
         let target = match found {
             Some(known) => Target::Known(known),
             None => {
@@ -771,9 +772,45 @@ impl<'a> Assembly<'a, '_, '_> {
     /// were): looked up from what changed; its ids are copied into the arena only when it is
     /// not stored.
     fn written_target(&mut self, levels: &Levels, written: &Written) -> Target {
-        if let Some(known) = self.store.find_changed(levels, written.as_slice()) {
-            return Target::Known(known);
+        self.look_up(levels, *written)
+    }
+
+    /// The target of the transition about to be emitted, the source's ids with `written`
+    /// made, looked up once every transition of the source is put together
+    /// ([`Assembly::resolve`]). A placeholder until then; the first cache line of its probe
+    /// is prefetched now, so that it arrives while the other transitions are put together.
+    fn look_up(&mut self, levels: &Levels, written: Written) -> Target {
+        let at = self.out.len() as u32;
+        let hash = self.store.touch_changed(levels, written.as_slice());
+        self.reused.deferred.push(Deferred { at, written, hash });
+        Target::Known(u32::MAX)
+    }
+
+    /// Looks up the targets [`Assembly::look_up`] left, in order, each into its
+    /// transition. Most look-ups miss the cache (a fifth to a third of Peterson N = 4's time
+    /// was the first load of a probe, each waited for before the next transition was put
+    /// together): their first lines, prefetched by [`Assembly::look_up`], overlap.
+    pub(super) fn resolve(&mut self) {
+        let Some(levels) = self.levels else {
+            return;
+        };
+        let mut deferred = take(&mut self.reused.deferred);
+        for d in &deferred {
+            let changes = d.written.as_slice();
+            let target = match self.store.find_changed_hashed(levels, changes, d.hash) {
+                Some(known) => Target::Known(known),
+                None => self.new_written(&d.written),
+            };
+            if let FastSucc::To { target: t, .. } = &mut self.out[d.at as usize] {
+                *t = target;
+            }
         }
+        deferred.clear();
+        self.reused.deferred = deferred;
+    }
+
+    /// A target not stored: the source's ids with `written` made, copied into the arena.
+    fn new_written(&mut self, written: &Written) -> Target {
         let start = self.arena.len();
         self.arena.extend_from_slice(self.ids);
         for &(at, id) in written.as_slice() {
@@ -1060,8 +1097,8 @@ fn first_left(ids: &[u32], near: usize, gone: u32) -> usize {
 
 /// What a step wrote over its source's ids: (position, id), in increasing position order,
 /// each position once (with the last id written there).
-#[derive(Default)]
-struct Written {
+#[derive(Clone, Copy, Default)]
+pub(super) struct Written {
     at: [(usize, u32); 2],
     len: usize,
 }
@@ -1090,6 +1127,14 @@ impl Written {
     fn as_slice(&self) -> &[(usize, u32)] {
         &self.at[..self.len]
     }
+}
+
+/// A target left to [`Assembly::resolve`]: its transition's place in `out`, what the step
+/// wrote over the source's ids, and the hash whose probe [`Assembly::look_up`] began.
+pub(super) struct Deferred {
+    at: u32,
+    written: Written,
+    hash: u32,
 }
 
 /// How a transition changes the queues: the channel's queue (if any) becomes another, or

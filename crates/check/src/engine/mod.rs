@@ -429,6 +429,8 @@ struct Reused {
     /// `InputIndex`), and for the inputs.
     lists: assembly::Lists,
     inputs: Vec<assembly::Input>,
+    /// The targets looked up once the state's transitions are all put together.
+    deferred: Vec<assembly::Deferred>,
 }
 
 /// An empty vector of another lifetime with the same room: a worker's room outlives the
@@ -814,6 +816,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         };
         work.reused.movers.clear();
         work.reused.asked.clear();
+        work.reused.deferred.clear();
         let mut run = Assembly {
             engine: self,
             store,
@@ -840,6 +843,9 @@ impl<'s, 'p> Engine<'s, 'p> {
         run.singles();
         run.communications();
         let failed = run.slow || !run.misses.is_empty();
+        if !failed {
+            run.resolve();
+        }
         let reduced = match (failed, &self.por, levels) {
             (false, Some(_), Some((_, s))) => run.reduce(s),
             _ => None,
