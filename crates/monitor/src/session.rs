@@ -1505,12 +1505,12 @@ enum Refusal {
     No,
 }
 
-/// The listen stream a modern notification names in `_meta`.
 /// Whether `obs` is `head(name(...))`.
 fn is_ctor(obs: &Observation, name: &str) -> bool {
     matches!(obs.args.as_slice(), [Arg::Ctor(n, _)] if n == name)
 }
 
+/// The listen stream a modern notification names in `_meta`.
 fn subscription_id(params: Option<&Value>) -> Option<&Value> {
     params?
         .get("_meta")?
