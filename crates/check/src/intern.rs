@@ -525,13 +525,7 @@ mod tests {
             Box::new([Value::Tuple(Box::new([Value::Int(1), Value::Int(2)]))]),
             Box::new([]),
         ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut random = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut random = crate::random::below(0x2545_F491_4F6C_DD1Du64);
         let (mut whole, mut parts) = (Interner::default(), Interner::default());
         // Each channel's queue: its id in both interners (the same), or none.
         let mut queues: [Option<u32>; 2] = [None, None];

@@ -22,6 +22,8 @@ mod por;
 mod prefetch;
 pub mod product;
 mod props;
+#[cfg(test)]
+mod random;
 #[doc(hidden)]
 pub mod reference;
 pub mod replay;

@@ -1551,13 +1551,7 @@ mod tests {
     /// store it came from, a tree of the other store is wrong, and this fails.
     #[test]
     fn a_tree_read_over_another_is_the_tree_read_afresh() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut random = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut random = crate::random::below(0x9E37_79B9_7F4A_7C15u64);
         let mut vectors: Vec<Vec<u32>> = Vec::new();
         for len in (0..=40usize).chain([63, 64, 65, 100]) {
             let base: Vec<u32> = (0..len as u32).collect();

@@ -815,23 +815,9 @@ impl Session {
                     return false;
                 }
                 let p = self.requests.remove(&key).expect("found above");
-                let x = Exchange {
-                    method: &p.method,
-                    params: p.params.as_ref(),
-                    outcome,
-                    requester: p.dir,
-                    modern,
-                };
-                found.extend(self.ledger.answer(&p.id, &x));
+                self.answer_rules(&p, outcome, &mut found);
                 match outcome {
-                    Ok(result) => {
-                        found.extend(shape::result(
-                            &p.method,
-                            p.params.as_ref(),
-                            result,
-                            modern,
-                            &self.schemas,
-                        ));
+                    Ok(_) => {
                         let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
                         Some((p.method, task))
                     }
@@ -1188,25 +1174,10 @@ impl Session {
         let Some(p) = pending else {
             return obs;
         };
-        let modern = self.era == Era::Modern;
-        let x = Exchange {
-            method: &p.method,
-            params: p.params.as_ref(),
-            outcome,
-            requester: p.dir,
-            modern,
-        };
-        found.extend(self.ledger.answer(&p.id, &x));
+        self.answer_rules(&p, outcome, found);
         let Ok(result) = outcome else {
             return obs;
         };
-        found.extend(shape::result(
-            &p.method,
-            p.params.as_ref(),
-            result,
-            modern,
-            &self.schemas,
-        ));
         let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
         match p.method.as_str() {
             "tools/list" => {
@@ -1228,6 +1199,34 @@ impl Session {
         // The request is settled: its method moves to what the schema check reads.
         self.answered = Some((p.method, task));
         obs
+    }
+
+    /// The rules an answer to request `p` breaks by what it says (the ledger's, and a
+    /// result's shape), asked alike by [`Session::response`] and [`Session::kind_fast`].
+    fn answer_rules(
+        &mut self,
+        p: &Pending,
+        outcome: &Result<Value, Value>,
+        found: &mut Vec<Finding>,
+    ) {
+        let modern = self.era == Era::Modern;
+        let x = Exchange {
+            method: &p.method,
+            params: p.params.as_ref(),
+            outcome,
+            requester: p.dir,
+            modern,
+        };
+        found.extend(self.ledger.answer(&p.id, &x));
+        if let Ok(result) = outcome {
+            found.extend(shape::result(
+                &p.method,
+                p.params.as_ref(),
+                result,
+                modern,
+                &self.schemas,
+            ));
+        }
     }
 
     /// Whether an error with a null id sent in direction `dir` answers a malformed message of

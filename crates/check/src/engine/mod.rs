@@ -970,13 +970,7 @@ mod tests {
     /// it does when an empty state is taken as the one sorted last.
     #[test]
     fn a_state_sorted_from_the_last_is_sorted_by_the_ranks_of_now() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut random = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut random = crate::random::below(0x2545_F491_4F6C_DD1Du64);
         let all: Vec<u32> = (0..12)
             .map(|i| Interner::component_id(i % 2, i / 2))
             .collect();

@@ -360,13 +360,7 @@ impl Quick {
 /// what [`place`] writes for it.
 pub fn place_of(key: &Key, bindings: &Bindings, at: &mut Lookup) -> (u32, u32) {
     let bound = at.bound.len();
-    let place = match at.keys.iter().position(|k| k == key) {
-        Some(p) => p,
-        None => {
-            at.keys.push(key.clone());
-            at.keys.len() - 1
-        }
-    };
+    let place = key_place(key, at);
     let outside = place >= bound && bindings.by_key.contains_key(key);
     (place as u32, outside as u32)
 }
@@ -374,13 +368,18 @@ pub fn place_of(key: &Key, bindings: &Bindings, at: &mut Lookup) -> (u32, u32) {
 /// Writes `key` as its place, and for a key the window holds no name of, whether it is
 /// bound outside the window.
 fn place(key: &Key, bindings: &Bindings, bound: usize, at: &mut Lookup) {
-    let place = match at.keys.iter().position(|k| k == key) {
+    let place = key_place(key, at);
+    let outside = place >= bound && bindings.by_key.contains_key(key);
+    at.key.extend([place as u32, outside as u32]);
+}
+
+/// The place of `key` among the keys `at` names, pushed there when new.
+fn key_place(key: &Key, at: &mut Lookup) -> usize {
+    match at.keys.iter().position(|k| k == key) {
         Some(p) => p,
         None => {
             at.keys.push(key.clone());
             at.keys.len() - 1
         }
-    };
-    let outside = place >= bound && bindings.by_key.contains_key(key);
-    at.key.extend([place as u32, outside as u32]);
+    }
 }
