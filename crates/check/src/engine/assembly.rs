@@ -613,7 +613,7 @@ impl<'a> Assembly<'a, '_, '_> {
             && let Some(levels) = self.levels
             && let Some(written) = self.written_over(replace)
         {
-            return self.written_target(levels, &written);
+            return self.look_up(levels, written);
         }
         self.built_target(replace, queues)
     }
@@ -768,16 +768,10 @@ impl<'a> Assembly<'a, '_, '_> {
         Some(written)
     }
 
-    /// The target of a step that wrote `written` over the source's ids (the queues as they
-    /// were): looked up from what changed; its ids are copied into the arena only when it is
-    /// not stored.
-    fn written_target(&mut self, levels: &Levels, written: &Written) -> Target {
-        self.look_up(levels, *written)
-    }
-
     /// The target of the transition about to be emitted, the source's ids with `written`
-    /// made, looked up once every transition of the source is put together
-    /// ([`Assembly::resolve`]). A placeholder until then; the first cache line of its probe
+    /// made (the queues as they were), looked up from what changed once every transition of
+    /// the source is put together ([`Assembly::resolve`]); its ids are copied into the arena
+    /// only when it is not stored. A placeholder until then; the first cache line of its probe
     /// is prefetched now, so that it arrives while the other transitions are put together.
     fn look_up(&mut self, levels: &Levels, written: Written) -> Target {
         let at = self.out.len() as u32;
