@@ -11,6 +11,7 @@
 
 mod ahead;
 mod dfs;
+mod gate;
 mod pipeline;
 use pipeline::Workers;
 
@@ -305,11 +306,16 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         end
     }
 
-    /// [`Run::chunk_of`] with the workers: the sources the merge refuses while they run
-    /// (and every one after them) are merged once they are done. (Stopping the workers at a
-    /// refusal, to merge it and go on in parallel after it, was tried and measured: no gain
-    /// on Peterson N = 4, and a bounded buffer, which refuses every fifth source, took half
-    /// as long again from stopping and waking the worker.)
+    /// [`Run::chunk_of`] with the workers: a source the merge refuses while they run (its
+    /// expansion missed the engine's cache, most often) is merged in a pause, the workers
+    /// stepping aside between two states (`explore/gate.rs`), and the chunk goes on
+    /// alongside them. Before, it and every later source of its chunk were merged after
+    /// the workers, by one thread: a bounded buffer (`bench/check/buffer.pi`) met such a
+    /// source early in nearly every chunk, and 659,740 of its 745,472 sources were merged
+    /// so. (Stopping the workers at a refusal and starting them again for the rest of the
+    /// chunk, and a pause under a lock taken per block, cost more than they saved: a worker
+    /// woken, or waited for, at each one.) Without the merge alongside (`Run::alongside`) a
+    /// chunk is expanded whole and merged after the workers.
     fn chunk_shared(
         &mut self,
         pool: &Workers,
@@ -321,26 +327,38 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         // A placeholder kept for this: a new empty store each time allocated its indices.
         let mut store = self.placeholder.take().unwrap_or_default();
         std::mem::swap(&mut store, &mut self.graph.store);
-        let readers = pipeline::Readers {
+        let gate = gate::Gate::new(gate::Held { engine, store });
+        let readers = pipeline::Gated {
             sem: self.sem,
-            engine,
-            store: &store,
+            gate: &gate,
             free,
         };
         let (mut end, mut back) = (None, Vec::new());
         self.ahead_on = true;
-        let leftovers = pipeline::expand_in_order(pool, &readers, range, |s, expanded, when| {
-            let shared = (&store, &mut writer);
-            let merged = (&mut end, &mut back, free);
-            self.merge_alongside(readers.engine, shared, (s, expanded, when), merged)
-        });
+        let merge =
+            |s, expanded, when: pipeline::When<'_>, reading: &mut gate::Reading<'_, '_, 's, 'p>| {
+                let held = reading.get();
+                let shared = (&held.store, &mut writer);
+                let merged = (&mut end, &mut back, free);
+                let flow = self.merge_alongside(held.engine, shared, (s, expanded, when), merged);
+                match flow {
+                    pipeline::Flow::Refuse(expanded) if self.alongside => reading.pause(|held| {
+                        let merged = (&mut end, &mut back, free);
+                        self.merge_paused(held, (s, expanded), merged)
+                    }),
+                    flow => flow,
+                }
+            };
+        let leftovers = pipeline::expand_in_order(pool, &readers, range, merge);
         self.ahead_on = false;
+        let gate::Held { engine, mut store } = gate.into_inner();
         std::mem::swap(&mut store, &mut self.graph.store);
         self.placeholder = Some(store);
         self.graph.store.give_writer(writer);
         // Before anything reads a state stored with a content numbered ahead, and before
         // the leftovers, which came after every source that numbered one.
         self.ahead.fill(engine, &mut self.graph.store);
+        self.ahead.forget();
         let end = end.or_else(|| self.merge_leftovers(engine, leftovers, &mut back, free));
         free.give(&mut back);
         end
@@ -466,6 +484,35 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
         let assembled = (succ, arena, reduced);
         *end = self.merge_ready(engine, &mut dest, source, assembled, &mut spare);
         give_back(back, spare, free);
+        match end {
+            Some(_) => pipeline::Flow::Stop,
+            None => pipeline::Flow::Next,
+        }
+    }
+
+    /// Merges a source the merge refused alongside the workers, while they step aside (see
+    /// `explore/gate.rs`): as the first leftover of the chunk was merged after them, the
+    /// queue contents numbered ahead first (they came before it), then the source by
+    /// [`Run::merge`], with `fresh` false (its expansion may be older than the last pause).
+    /// Then room for the states to come, if the source took it.
+    fn merge_paused(
+        &mut self,
+        held: &mut gate::Held<'_, 's, 'p>,
+        (source, expanded): (u32, Expanded),
+        (end, back, free): (&mut Option<End>, &mut Vec<Buffers>, &pipeline::Free),
+    ) -> pipeline::Flow {
+        std::mem::swap(&mut held.store, &mut self.graph.store);
+        self.ahead.fill(held.engine, &mut self.graph.store);
+        self.early = true;
+        let mut spare = back.pop().unwrap_or_default();
+        *end = self.merge(held.engine, source, expanded, false, &mut spare);
+        give_back(back, spare, free);
+        let (states, nodes) = self.room_wanted();
+        let longest = self.near.1.ids().len();
+        if !self.graph.store.room(states / 4, longest) {
+            self.graph.store.make_room(states, nodes);
+        }
+        std::mem::swap(&mut held.store, &mut self.graph.store);
         match end {
             Some(_) => pipeline::Flow::Stop,
             None => pipeline::Flow::Next,

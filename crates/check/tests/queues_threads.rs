@@ -1,17 +1,19 @@
 //! Buffered channels on several threads: a target into a queue content the engine's cache
 //! lacks is merged alongside the workers, its content numbered ahead of the interner
-//! (`explore/ahead.rs`), and the graph is the same on 1, 2 and 3 threads: every state, every
-//! edge, every parent. Before, such a source and every later one of its chunk were merged
-//! after the workers, by one thread (seqbuffer: 11 % of its sources merged alongside).
+//! (`explore/ahead.rs`), a source whose expansion missed the cache is merged in a pause of
+//! the workers (`explore/gate.rs`), and the graph is the same on 1, 2 and 3 threads: every
+//! state, every edge, every parent. Before, such a source and every later one of its chunk
+//! were merged after the workers, by one thread (seqbuffer: 11 % of its sources merged
+//! alongside; then the bounded buffer 2 %, as its consumer meets new components all along).
 
 use agentpi_check::{Graph, Options, Progress, explore_system};
 use agentpi_semantics::Semantics;
 
-/// The bench's queue models at sizes explored in a second or two; whether at least 3/8 of
-/// the sources must be merged alongside the workers (seqbuffer at K = 4: 0.149 before, 0.451
-/// now; 0.12 and 0.89 at the bench's K = 6. The bounded buffer's consumer meets new
-/// components all along, and a source whose moves are not cached is still merged after the
-/// workers, with every later one of its chunk).
+/// The bench's queue models at sizes explored in a second or two; whether at least 9/10 of
+/// the sources must be merged alongside the workers (seqbuffer at K = 4: 0.149 before
+/// contents were numbered ahead, 0.451 after, 0.995 with the pauses; the bounded buffer at
+/// K = 3 0.022 before the pauses, 0.955 with them: a source that missed the cache took every
+/// later one of its chunk to the merge after the workers).
 #[test]
 fn queue_contents_numbered_ahead_give_the_same_graph_on_any_thread_count() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -23,7 +25,7 @@ fn queue_contents_numbered_ahead_give_the_same_graph_on_any_thread_count() {
             "const K = 4",
             true,
         ),
-        ("bench/check/buffer.pi", "const K = 3", "const K = 3", false),
+        ("bench/check/buffer.pi", "const K = 3", "const K = 3", true),
         (
             "bench/check/abp.pi",
             "const N = 400",
@@ -50,7 +52,7 @@ fn queue_contents_numbered_ahead_give_the_same_graph_on_any_thread_count() {
             same_graph(&sem, &graph, &one, &what);
             if alongside {
                 let share = graph.alongside as f64 / graph.expanded as f64;
-                assert!(share >= 3.0 / 8.0, "{what}: {share:.3} merged alongside");
+                assert!(share >= 0.9, "{what}: {share:.3} merged alongside");
             }
             compared += 1;
         }

@@ -61,7 +61,10 @@ impl Ahead {
 
     /// Fills the cache entries of the misses met, in the order met, each content getting
     /// the id it was given (else the states stored with it would stand for another content:
-    /// a bug, not a limit, hence the assertion).
+    /// a bug, not a limit, hence the assertion). The ids given stay known until
+    /// [`Ahead::forget`]: a source expanded before the fill may still miss what it filled
+    /// (in a pause of the workers, see `explore/gate.rs`), and finds its id here without
+    /// computing the content again.
     pub(super) fn fill(&mut self, engine: &mut Engine<'_, '_>, store: &mut Store) {
         for miss in self.misses.drain(..) {
             let given = self.by_miss[&miss];
@@ -72,7 +75,11 @@ impl Ahead {
                 "a queue content numbered ahead"
             );
         }
-        self.by_miss.clear();
         self.new.clear();
+    }
+
+    /// Forgets the ids given, once every source expanded before the last fill is merged.
+    pub(super) fn forget(&mut self) {
+        self.by_miss.clear();
     }
 }

@@ -8,7 +8,11 @@
 //! after it find its new targets stored, and its transitions are merged from its own cache).
 //! The merge trails the expansions closely and no thread waits while there is work. Expansions are handed over in order whatever the
 //! timing, so the merge, hence every number and all output, is the same for any thread count.
+//! The threads read the engine's cache and the store under their gate (`explore/gate.rs`),
+//! stepping aside between two states when the merge pauses them to merge a source that
+//! changes what they read.
 
+use super::gate::{Gate, Reading};
 use super::{Expanded, expand};
 use crate::engine::{Buffers, Engine};
 use crate::store::{Levels, Store};
@@ -121,8 +125,9 @@ const ALONE_BELOW: usize = 4;
 pub(super) enum Flow {
     /// Merged: go on.
     Next,
-    /// Not merged (it needs what the workers are reading): this one and every later one are
-    /// handed back, in order, once the workers are done.
+    /// Not merged (it needs what the workers are reading, and the merge does not pause them:
+    /// no merge alongside them at all): this one and every later one are handed back, in
+    /// order, once the workers are done.
     Refuse(Expanded),
     /// Exploration ends here: the later expansions are dropped.
     Stop,
@@ -184,13 +189,47 @@ impl Free {
     }
 }
 
-/// What the workers read: the semantics, the engine's cache and the store, none of which
-/// changes while they run.
+/// What the merging thread reads alone: the semantics, the engine's cache and the store.
 pub(super) struct Readers<'a, 's, 'p> {
     pub(super) sem: &'a Semantics<'p>,
     pub(super) engine: &'a Engine<'s, 'p>,
     pub(super) store: &'a Store,
     pub(super) free: &'a Free,
+}
+
+/// What the threads of a shared chunk read: the semantics, and the engine's cache and the
+/// store behind their gate, which the merge changes only in a pause (see `explore/gate.rs`).
+pub(super) struct Gated<'a, 'e, 's, 'p> {
+    pub(super) sem: &'a Semantics<'p>,
+    pub(super) gate: &'a Gate<'e, 's, 'p>,
+    pub(super) free: &'a Free,
+}
+
+/// The merge of a shared chunk: a source's expansion, when it was computed, and the merging
+/// thread's access to the engine and the store (to read them, or to change them in a pause).
+pub(super) trait Merge<'e, 's, 'p>: Send {
+    fn merge(
+        &mut self,
+        s: u32,
+        expanded: Expanded,
+        when: When<'_>,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
+    ) -> Flow;
+}
+
+impl<'e, 's, 'p, F> Merge<'e, 's, 'p> for F
+where
+    F: FnMut(u32, Expanded, When<'_>, &mut Reading<'_, 'e, 's, 'p>) -> Flow + Send,
+{
+    fn merge(
+        &mut self,
+        s: u32,
+        expanded: Expanded,
+        when: When<'_>,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
+    ) -> Flow {
+        self(s, expanded, when, reading)
+    }
 }
 
 /// Expands the states of `range` on the workers and this thread, handing each expansion
@@ -200,15 +239,12 @@ pub(super) struct Readers<'a, 's, 'p> {
 /// others' blocks are merged by whichever thread finds them ready and the merge free. So no
 /// thread waits while there is work. Returns, in order, those `merge` refused and all after
 /// them (none once it said [`Flow::Stop`]).
-pub(super) fn expand_in_order<F>(
+pub(super) fn expand_in_order<'e, 's, 'p>(
     workers: &Workers,
-    readers: &Readers<'_, '_, '_>,
+    readers: &Gated<'_, 'e, 's, 'p>,
     range: Range<usize>,
-    mut merge: F,
-) -> Vec<(u32, Expanded)>
-where
-    F: FnMut(u32, Expanded, When<'_>) -> Flow + Send,
-{
+    mut merge: impl Merge<'e, 's, 'p>,
+) -> Vec<(u32, Expanded)> {
     let blocks = Blocks {
         range,
         counter: AtomicUsize::new(0),
@@ -246,50 +282,60 @@ struct Shared<F> {
     stopped: AtomicBool,
 }
 
-impl<F: FnMut(u32, Expanded, When<'_>) -> Flow + Send> Shared<F> {
+impl<F> Shared<F> {
     /// One thread's part: merge what is ready if no other thread is merging, and expand the
     /// next block, each state merged right after it if every earlier block is merged (see
     /// [`Shared::front`]), else for whichever thread finds it ready. With no block left,
     /// merge what is ready, waiting for the merge if another thread holds it. Every block is
     /// merged: the last thread to take the merge at its end took it after every block was
     /// put in `done`.
-    fn work(&self, readers: &Readers<'_, '_, '_>) {
+    fn work<'e, 's, 'p>(&self, readers: &Gated<'_, 'e, 's, 'p>)
+    where
+        F: Merge<'e, 's, 'p>,
+    {
+        let reading = &mut Reading::new(readers.gate);
         while !self.stopped.load(Ordering::Relaxed) {
             if let Ok(mut merging) = self.merging.try_lock() {
-                self.merge_ready(&mut merging, readers.free);
-                if self.front(&mut merging, readers) {
+                self.merge_ready(&mut merging, readers.free, reading);
+                if self.front(&mut merging, readers, reading) {
                     continue;
                 }
             }
-            let Some((b, block)) = self.blocks.expand_next(readers) else {
+            let Some((b, block)) = self.blocks.expand_next(readers, reading) else {
                 break;
             };
             self.done.lock().expect("no thread panics")[b] = Some(block);
         }
+        // Waiting for the merge, which may pause: without a guard.
+        reading.leave();
         let mut merging = self.merging.lock().expect("no thread panics");
-        self.merge_ready(&mut merging, readers.free);
+        self.merge_ready(&mut merging, readers.free, reading);
     }
 
     /// Takes the next block to merge if no thread has taken it, and merges each of its states
     /// right after expanding it, as one thread does (see `alone_all`): the states after it
     /// then find its new targets stored, and its transitions are merged from this thread's
     /// cache. Whether it took one.
-    fn front(&self, (order, merge): &mut (InOrder, F), readers: &Readers<'_, '_, '_>) -> bool {
+    fn front<'e, 's, 'p>(
+        &self,
+        (order, merge): &mut (InOrder, F),
+        readers: &Gated<'_, 'e, 's, 'p>,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
+    ) -> bool
+    where
+        F: Merge<'e, 's, 'p>,
+    {
         let Some(states) = self.blocks.take(order.next) else {
             return false;
         };
         order.next += 1;
-        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         for s in states {
             let room = buffers.pop().unwrap_or_default();
-            order.hand(
-                s as u32,
-                expand(sem, engine, store, s as u32, room),
-                When::Right,
-                merge,
-            );
+            let held = reading.get();
+            let expanded = expand(readers.sem, held.engine, &held.store, s as u32, room);
+            order.hand(s as u32, expanded, When::Right, merge, reading);
             if order.state == State::Stopped {
                 self.stopped.store(true, Ordering::Relaxed);
                 break;
@@ -300,9 +346,16 @@ impl<F: FnMut(u32, Expanded, When<'_>) -> Flow + Send> Shared<F> {
     }
 
     /// Hands every block ready in order to the merge.
-    fn merge_ready(&self, (order, merge): &mut (InOrder, F), free: &Free) {
+    fn merge_ready<'e, 's, 'p>(
+        &self,
+        (order, merge): &mut (InOrder, F),
+        free: &Free,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
+    ) where
+        F: Merge<'e, 's, 'p>,
+    {
         while let Some(block) = self.next_ready(order.next) {
-            order.arrive(block, merge, free);
+            order.arrive(block, merge, free, reading);
         }
         if order.state == State::Stopped {
             self.stopped.store(true, Ordering::Relaxed);
@@ -328,13 +381,13 @@ pub(super) fn alone(workers: &Workers, states: usize) -> bool {
 /// (expanded before the block was merged, they did not: their ids were copied out and the
 /// merge found them again by hashing them), and its transitions are merged while they are in
 /// cache. The merge sees the same expansions in the same order, so the same numbers.
-fn alone_all(
-    readers: &Readers<'_, '_, '_>,
+fn alone_all<'e, 's, 'p>(
+    readers: &Gated<'_, 'e, 's, 'p>,
     range: Range<usize>,
     order: &mut InOrder,
-    merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
+    merge: &mut impl Merge<'e, 's, 'p>,
 ) {
-    let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
+    let reading = &mut Reading::new(readers.gate);
     let mut buffers = Vec::with_capacity(BLOCK);
     for s in range {
         if order.state == State::Stopped {
@@ -344,12 +397,9 @@ fn alone_all(
             readers.free.take(&mut buffers);
         }
         let room = buffers.pop().unwrap_or_default();
-        order.hand(
-            s as u32,
-            expand(sem, engine, store, s as u32, room),
-            When::Right,
-            merge,
-        );
+        let held = reading.get();
+        let expanded = expand(readers.sem, held.engine, &held.store, s as u32, room);
+        order.hand(s as u32, expanded, When::Right, merge, reading);
     }
     readers.free.give(&mut buffers);
 }
@@ -412,7 +462,11 @@ impl Blocks {
     }
 
     /// Expands the next block not taken yet, if any: (its number, its expansions).
-    fn expand_next(&self, readers: &Readers<'_, '_, '_>) -> Option<(usize, Block)> {
+    fn expand_next(
+        &self,
+        readers: &Gated<'_, '_, '_, '_>,
+        reading: &mut Reading<'_, '_, '_, '_>,
+    ) -> Option<(usize, Block)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
         let start = self.range.start + b * BLOCK;
         if start >= self.range.end {
@@ -421,13 +475,16 @@ impl Blocks {
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
         let states = start..(start + BLOCK).min(self.range.end);
-        let (sem, engine, store) = (readers.sem, readers.engine, readers.store);
         let mut block = readers.free.take_block();
         for (i, s) in states.enumerate() {
+            // Between two states: the merge may be waiting to pause.
+            reading.step_aside();
+            let held = reading.get();
+            let (engine, store) = (&*held.engine, &held.store);
             let room = buffers.pop().unwrap_or_default();
             block
                 .expanded
-                .push(expand(sem, engine, store, s as u32, room));
+                .push(expand(readers.sem, engine, store, s as u32, room));
             if block.trees.len() == i {
                 block.trees.push(Default::default());
             }
@@ -465,17 +522,19 @@ impl InOrder {
     }
 
     /// Block `next`, done: each of its states goes to `merge`, in order.
-    fn arrive(
+    fn arrive<'e, 's, 'p>(
         &mut self,
         mut block: Block,
-        merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
+        merge: &mut impl Merge<'e, 's, 'p>,
         free: &Free,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
     ) {
         let first = self.first_state + self.next * BLOCK;
         self.next += 1;
         let states = (first as u32..).zip(block.expanded.drain(..));
         for ((s, expanded), (has, tree)) in states.zip(block.trees.iter_mut()) {
-            self.hand(s, expanded, When::Early(has.then_some(tree)), merge);
+            let when = When::Early(has.then_some(tree));
+            self.hand(s, expanded, when, merge, reading);
         }
         free.give_block(block);
     }
@@ -483,12 +542,13 @@ impl InOrder {
     /// Hands the expansion of `s` to `merge`, saying whether it was expanded ahead of the
     /// merge, with its tree if so and the thread that expanded it read it (the merge swaps it
     /// with the tree it held, whose room comes back here).
-    fn hand(
+    fn hand<'e, 's, 'p>(
         &mut self,
         s: u32,
         expanded: Expanded,
         when: When<'_>,
-        merge: &mut impl FnMut(u32, Expanded, When<'_>) -> Flow,
+        merge: &mut impl Merge<'e, 's, 'p>,
+        reading: &mut Reading<'_, 'e, 's, 'p>,
     ) {
         if self.state != State::Merging {
             if self.state == State::Refused {
@@ -496,7 +556,7 @@ impl InOrder {
             }
             return;
         }
-        match merge(s, expanded, when) {
+        match merge.merge(s, expanded, when, reading) {
             Flow::Next => {}
             Flow::Refuse(expanded) => {
                 self.state = State::Refused;
