@@ -138,17 +138,18 @@ impl Engine<'_, '_> {
         let [singles, sync_outs, sync_ins] = self.offer_kinds(&offers);
         let in_chans = self.chan_bits(&offers, &sync_ins);
         let out_chans = self.chan_bits(&offers, &sync_outs);
+        let outs_at = singles.len() as u32;
+        let ins_at = outs_at + sync_outs.len() as u32;
         let moves = CompMoves {
-            opened: moves.opened,
-            alphabet,
-            chans: chans.into_boxed_slice(),
-            nesting,
-            offers,
-            singles,
-            sync_outs,
-            sync_ins,
             in_chans,
             out_chans,
+            offers: offers.into_boxed_slice(),
+            kinds: [singles, sync_outs, sync_ins].concat().into_boxed_slice(),
+            outs_at,
+            ins_at,
+            slow: moves.opened > 0 || nesting > MAX_NESTING,
+            alphabet,
+            chans: chans.into_boxed_slice(),
             internal,
         };
         self.moves.insert(id, twin, moves);
@@ -156,7 +157,7 @@ impl Engine<'_, '_> {
 
     /// The offers that fire alone, the synchronous outputs and the synchronous inputs (see
     /// `CompMoves::singles`).
-    fn offer_kinds(&self, offers: &[FastMove]) -> [Box<[u32]>; 3] {
+    fn offer_kinds(&self, offers: &[FastMove]) -> [Vec<u32>; 3] {
         let buffered = |chan: Chan| self.sem.buffer(chan).is_some();
         let pick = |keep: &dyn Fn(&FastMove) -> bool| {
             let picked = offers.iter().enumerate().filter(|(_, m)| keep(m));
@@ -261,18 +262,15 @@ impl Engine<'_, '_> {
         let built = built.map(|raw| {
             let nesting = raw.iter().map(agentpi_semantics::state::nesting).max();
             let mut named = !made.is_empty();
-            let mut ids = Box::default();
+            let mut ids = Vec::new();
             if made.is_empty() {
                 let sem = self.sem;
                 let procs = canonical_components(raw.clone(), &|t| sem.is_replication(t));
-                ids = procs
-                    .iter()
-                    .map(|p| interner.proc(p))
-                    .collect::<Box<[u32]>>();
+                ids = procs.iter().map(|p| interner.proc(p)).collect();
                 named = ids.iter().any(|&id| interner.fresh_bound(id) > 0);
             }
             Continuation {
-                ids,
+                ids: ids.into(),
                 raw: raw.into_boxed_slice(),
                 nesting: nesting.unwrap_or(0),
                 named,
