@@ -93,8 +93,17 @@ impl<'a> Assembly<'a, '_, '_> {
             if slot.twin {
                 continue;
             }
-            for &o in moves.singles() {
-                self.single(*slot, o, &moves.offers[o as usize]);
+            for &single in moves.singles() {
+                if single.then == NOT_PLAIN || self.fresh > 0 {
+                    let o = single.offer;
+                    self.single(*slot, o, &moves.offers[o as usize]);
+                    continue;
+                }
+                // What `single` and `step` do for such an offer, without reading it.
+                self.movers_now = [slot.pos as u32, ALONE];
+                let one = Actors::One(single.instance);
+                let then = std::slice::from_ref(&single.then);
+                self.plain_step(single.label, one, &[Some((slot.pos, then)), None], None);
             }
         }
     }
@@ -384,24 +393,41 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[(usize, &Then)],
         queues: Option<QueueChange>,
     ) {
-        // A transition not asked for is not built (so its names are not numbered either).
-        if !self.wanted(label) {
-            return;
-        }
         // The common step, in a source without names: what the general way below does when
         // no name is made and nothing faults, without its bookkeeping of names.
         if self.fresh == 0
             && let Some(lists) = plain(replace)
         {
-            // Each way emits its own transition: a target merged from both ways went
-            // through memory (see [`Assembly::target_in_place`]).
-            let renaming = self.kept_numbering();
-            return match self.target_in_place(&lists, queues) {
-                Some(known) => self.emit_known(label, actors, known, renaming),
-                None => self.emit_built(label, actors, &lists, queues, renaming),
-            };
+            return self.plain_step(label, actors, &lists, queues);
+        }
+        // A transition not asked for is not built (so its names are not numbered either).
+        if !self.wanted(label) {
+            return;
         }
         self.named_step(label, actors, span, replace, queues);
+    }
+
+    /// What [`Assembly::step`] does for the common step: each replaced component becomes the
+    /// components `lists` gives, no name is made and nothing faults.
+    #[inline(always)]
+    fn plain_step(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        lists: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) {
+        // A transition not asked for is not built.
+        if !self.wanted(label) {
+            return;
+        }
+        // Each way emits its own transition: a target merged from both ways went through
+        // memory (see [`Assembly::target_in_place`]).
+        let renaming = self.kept_numbering();
+        match self.target_in_place(lists, queues) {
+            Some(known) => self.emit_known(label, actors, known, renaming),
+            None => self.emit_built(label, actors, lists, queues, renaming),
+        }
     }
 
     /// What [`Assembly::step`] emits for a common step whose target is built whole.

@@ -138,16 +138,15 @@ impl Engine<'_, '_> {
         let [singles, sync_outs, sync_ins] = self.offer_kinds(&offers);
         let in_chans = self.chan_bits(&offers, &sync_ins);
         let out_chans = self.chan_bits(&offers, &sync_outs);
-        let outs_at = singles.len() as u32;
-        let ins_at = outs_at + sync_outs.len() as u32;
+        let ins_at = sync_outs.len() as u32;
         let moves = CompMoves {
             in_chans,
             out_chans,
-            offers: offers.into_boxed_slice(),
-            kinds: [singles, sync_outs, sync_ins].concat().into_boxed_slice(),
-            outs_at,
+            singles: singles.iter().map(|&o| single(&offers, o)).collect(),
+            kinds: [sync_outs, sync_ins].concat().into_boxed_slice(),
             ins_at,
             slow: moves.opened > 0 || nesting > MAX_NESTING,
+            offers: offers.into_boxed_slice(),
             alphabet,
             chans: chans.into_boxed_slice(),
             internal,
@@ -277,6 +276,33 @@ impl Engine<'_, '_> {
             }
         });
         Then { built, made }
+    }
+}
+
+/// Offer `o` of `offers`, which fires alone, with what its common step needs (see [`Single`]).
+fn single(offers: &[FastMove], o: u32) -> Single {
+    let m = &offers[o as usize];
+    let (label, then) = match &m.kind {
+        FastKind::Alone { label, then } => (*label, plain_one(then)),
+        _ => (0, NOT_PLAIN),
+    };
+    Single {
+        offer: o,
+        label,
+        instance: m.instance,
+        then,
+    }
+}
+
+/// The one component a continuation is, when it was built, made no name and nests no deeper
+/// than allowed (what `assembly::plain` takes the common step for); else [`NOT_PLAIN`].
+fn plain_one(then: &Then) -> u32 {
+    let Ok(built) = &then.built else {
+        return NOT_PLAIN;
+    };
+    match built.ids[..] {
+        [id] if then.made.is_empty() && built.nesting <= MAX_NESTING => id,
+        _ => NOT_PLAIN,
     }
 }
 

@@ -120,9 +120,9 @@ impl<T: Clone + Eq + std::hash::Hash> Table<T> {
 ///
 /// Every state reads the first cache line of each of its components' moves (which channels
 /// its offers are on, which offers fire alone, which meet), so those fields are laid out
-/// first in a line of their own, and the lists of offers by kind are one allocation: read
-/// from three allocations and fields spread over three lines, they were a pointer chase and
-/// a cache miss each, the costliest loads of putting a Peterson state's transitions together.
+/// first in a line of their own, and the outputs and inputs are one list: read from three
+/// lists and fields spread over three lines, they were a pointer chase and a cache miss each,
+/// the costliest loads of putting a Peterson state's transitions together.
 #[repr(C, align(64))]
 struct CompMoves {
     /// The channels of `sync_ins` and of `sync_outs`, a bit each (a channel's number in
@@ -133,20 +133,21 @@ struct CompMoves {
     /// offers.
     in_chans: ChanBits,
     out_chans: ChanBits,
-    offers: Box<[FastMove]>,
-    /// Indices into `offers`, in order, one list after another (`singles`, then `sync_outs`
-    /// from `outs_at`, then `sync_ins` from `ins_at`): those that fire alone (rules *Tau*,
-    /// *Event*, *Assert*, *Fault*, and a send or receive on a buffered channel; not a
-    /// twin's), the outputs and the inputs on synchronous channels. A state's transitions
-    /// went through every offer of every component three times to pick these out
-    /// (philosophers fire nothing alone).
+    /// The offers that fire alone, in order (rules *Tau*, *Event*, *Assert*, *Fault*, and a
+    /// send or receive on a buffered channel; not a twin's), each with what its common step
+    /// needs (see [`Single`]).
+    singles: Box<[Single]>,
+    /// Indices into `offers`, in order, the outputs (`sync_outs`), then from `ins_at` the
+    /// inputs (`sync_ins`) on synchronous channels. A state's transitions went through every
+    /// offer of every component three times to pick these and the singles out (philosophers
+    /// fire nothing alone).
     kinds: Box<[u32]>,
-    outs_at: u32,
     ins_at: u32,
     /// Whether a state holding it takes the reference path: opening it makes names (an
     /// offer's values would hold names numbered by the whole state's opening), or sequences
     /// nest in it deeper than allowed (its every step is a fault).
     slow: bool,
+    offers: Box<[FastMove]>,
     /// With partial-order reduction: the channels it may ever use, and those of its offers.
     alphabet: Alphabet,
     chans: Box<[Chan]>,
@@ -154,18 +155,35 @@ struct CompMoves {
 }
 
 impl CompMoves {
-    fn singles(&self) -> &[u32] {
-        &self.kinds[..self.outs_at as usize]
+    fn singles(&self) -> &[Single] {
+        &self.singles
     }
 
     fn sync_outs(&self) -> &[u32] {
-        &self.kinds[self.outs_at as usize..self.ins_at as usize]
+        &self.kinds[..self.ins_at as usize]
     }
 
     fn sync_ins(&self) -> &[u32] {
         &self.kinds[self.ins_at as usize..]
     }
 }
+
+/// An offer that fires alone, with what its common step needs, read in a few bytes beside
+/// the others of its component: an offer of kind `Alone` whose continuation is one
+/// component, made with no name and nested no deeper than allowed, that component (`then`;
+/// [`NOT_PLAIN`] for any other offer, which is read from `CompMoves::offers`). The offers
+/// themselves are a hundred bytes and more apart, and reading each to fire it was a cache
+/// miss a step on Peterson N = 4 (whose processes mostly take `tau` steps).
+#[derive(Clone, Copy)]
+struct Single {
+    offer: u32,
+    label: u32,
+    instance: Instance,
+    then: u32,
+}
+
+/// [`Single::then`] of an offer whose step takes the general way.
+const NOT_PLAIN: u32 = u32::MAX;
 
 // The fields every state reads fit the first line (see [`CompMoves`]).
 const _: () = assert!(std::mem::offset_of!(CompMoves, slow) < 64);
