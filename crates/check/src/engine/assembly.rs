@@ -93,8 +93,17 @@ impl<'a> Assembly<'a, '_, '_> {
             if slot.twin {
                 continue;
             }
-            for &o in moves.singles.iter() {
-                self.single(*slot, o, &moves.offers[o as usize]);
+            for &single in moves.singles() {
+                if single.then == NOT_PLAIN || self.fresh > 0 {
+                    let o = single.offer;
+                    self.single(*slot, o, &moves.offers[o as usize]);
+                    continue;
+                }
+                // What `single` and `step` do for such an offer, without reading it.
+                self.movers_now = [slot.pos as u32, ALONE];
+                let one = Actors::One(single.instance);
+                let then = std::slice::from_ref(&single.then);
+                self.plain_step(single.label, one, &[Some((slot.pos, then)), None], None);
             }
         }
     }
@@ -253,7 +262,7 @@ impl<'a> Assembly<'a, '_, '_> {
             if comp.out_chans & meet == 0 {
                 continue;
             }
-            for &o in comp.sync_outs.iter() {
+            for &o in comp.sync_outs() {
                 let m = &comp.offers[o as usize];
                 let FastKind::Out(out) = &m.kind else {
                     unreachable!("an output");
@@ -285,7 +294,7 @@ impl<'a> Assembly<'a, '_, '_> {
             if moves.in_chans & meet == 0 {
                 continue;
             }
-            for &offer in moves.sync_ins.iter() {
+            for &offer in moves.sync_ins() {
                 if let FastKind::In { sync, .. } = &moves.offers[offer as usize].kind {
                     let (k, sync) = (k as u32, *sync);
                     inputs.push(Input { k, offer, sync });
@@ -384,25 +393,60 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[(usize, &Then)],
         queues: Option<QueueChange>,
     ) {
-        // A transition not asked for is not built (so its names are not numbered either).
-        if !self.wanted(label) {
-            return;
-        }
         // The common step, in a source without names: what the general way below does when
         // no name is made and nothing faults, without its bookkeeping of names.
         if self.fresh == 0
             && let Some(lists) = plain(replace)
         {
-            let target = self.target(&lists, queues);
-            let renaming = self.kept_numbering();
-            return self.emit(FastSucc::To {
-                label,
-                actors,
-                target,
-                renaming,
-            });
+            return self.plain_step(label, actors, &lists, queues);
+        }
+        // A transition not asked for is not built (so its names are not numbered either).
+        if !self.wanted(label) {
+            return;
         }
         self.named_step(label, actors, span, replace, queues);
+    }
+
+    /// What [`Assembly::step`] does for the common step: each replaced component becomes the
+    /// components `lists` gives, no name is made and nothing faults.
+    #[inline(always)]
+    fn plain_step(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        lists: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) {
+        // A transition not asked for is not built.
+        if !self.wanted(label) {
+            return;
+        }
+        // Each way emits its own transition: a target merged from both ways went through
+        // memory (see [`Assembly::target_in_place`]).
+        let renaming = self.kept_numbering();
+        match self.target_in_place(lists, queues) {
+            Some(known) => self.emit_known(label, actors, known, renaming),
+            None => self.emit_built(label, actors, lists, queues, renaming),
+        }
+    }
+
+    /// What [`Assembly::step`] emits for a common step whose target is built whole.
+    #[inline(never)]
+    fn emit_built(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        lists: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+        renaming: agentpi_semantics::Renaming,
+    ) {
+        let target = self.built_target(lists, queues);
+        self.emit(FastSucc::To {
+            label,
+            actors,
+            target,
+            renaming,
+        });
     }
 
     /// What [`Assembly::step`] does for a step that makes or holds names, or faults: their
@@ -569,6 +613,31 @@ impl<'a> Assembly<'a, '_, '_> {
         *self.reused.asked[i].get_or_insert_with(|| keep(&self.engine.labels.items[i]))
     }
 
+    /// Adds a transition to the state numbered `known` (or [`Assembly::look_up`]'s
+    /// placeholder), moving the components at `self.movers_now`. Made by `once_with` once
+    /// the vector has room, its fields are written into the vector directly: pushed, it was
+    /// put together on the stack in pieces of 4 and 8 bytes (before the push's check of the
+    /// room, which may call the allocator) and copied in pieces of 16, which the store
+    /// buffer cannot forward (see [`Assembly::target_in_place`]): 40% of the samples of
+    /// `step` on Peterson N = 4.
+    #[inline(always)]
+    fn emit_known(
+        &mut self,
+        label: u32,
+        actors: Actors,
+        known: u32,
+        renaming: agentpi_semantics::Renaming,
+    ) {
+        let make = || FastSucc::To {
+            label,
+            actors,
+            target: Target::Known(known),
+            renaming,
+        };
+        self.out.extend(std::iter::once_with(make));
+        self.reused.movers.push(self.movers_now);
+    }
+
     /// Adds a transition, moving the components at `self.movers_now`.
     fn emit(&mut self, succ: FastSucc) {
         self.out.push(succ);
@@ -603,19 +672,35 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[Option<Replace<'_>>; 2],
         queues: Option<QueueChange>,
     ) -> Target {
-        if queues.is_none()
-            && let Some(s) = self.source
+        match self.target_in_place(replace, queues) {
+            Some(known) => Target::Known(known),
+            None => self.built_target(replace, queues),
+        }
+    }
+
+    /// What [`Assembly::target`] finds for the common steps, the source itself or a target
+    /// written over it (looked up later: [`Assembly::look_up`]'s placeholder), as a number
+    /// returned in a register; `None`: built whole. A `Target` returned (through memory,
+    /// being 24 bytes) was written in pieces of 4 bytes and read back in one of 16 to be
+    /// pushed, which the store buffer cannot forward: the load waited for the stores to
+    /// reach the cache, a third of the samples of `step` on Peterson N = 4.
+    #[inline(always)]
+    fn target_in_place(
+        &mut self,
+        replace: &[Option<Replace<'_>>; 2],
+        queues: Option<QueueChange>,
+    ) -> Option<u32> {
+        if queues.is_some() {
+            return None;
+        }
+        if let Some(s) = self.source
             && self.stays(replace)
         {
-            return Target::Known(s);
+            return Some(s);
         }
-        if queues.is_none()
-            && let Some(levels) = self.levels
-            && let Some(written) = self.written_over(replace)
-        {
-            return self.look_up(levels, written);
-        }
-        self.built_target(replace, queues)
+        let levels = self.levels?;
+        let written = self.written_over(replace)?;
+        Some(self.look_up(levels, written))
     }
 
     /// What [`Assembly::target`] finds for a step that changes a queue, or whose
@@ -664,7 +749,7 @@ impl<'a> Assembly<'a, '_, '_> {
         let changes = in_place.and_then(|written| self.with_queues(written, &ids));
         if let Some(changes) = changes {
             self.reused.buffer = ids;
-            return self.look_up(levels, changes);
+            return Target::Known(self.look_up(levels, changes));
         }
         let found = self
             .store
@@ -706,6 +791,7 @@ impl<'a> Assembly<'a, '_, '_> {
     /// second's too, as the first write cannot have changed where it is (it is another
     /// component, and the first did not become it: else `None`, and the caller takes the
     /// general way). The neighbours are read as the writes left them.
+    #[inline(always)]
     fn written_over(&self, replace: &[Option<Replace<'_>>; 2]) -> Option<Written> {
         if let [Some((pos, &[id])), None] = *replace {
             return self.written_once(pos, id);
@@ -747,6 +833,7 @@ impl<'a> Assembly<'a, '_, '_> {
     /// offers that fire alone, more than half of Peterson's steps): nothing written before
     /// to read the neighbours through, nor another change to keep apart. Found by the loop
     /// over both changes, it was 240 instructions a step.
+    #[inline(always)]
     fn written_once(&self, pos: usize, id: u32) -> Option<Written> {
         let interner = self.store.interner();
         let comps = &self.ids[..self.split];
@@ -773,11 +860,14 @@ impl<'a> Assembly<'a, '_, '_> {
     /// the source is put together ([`Assembly::resolve`]); its ids are copied into the arena
     /// only when it is not stored. A placeholder until then; the first cache line of its probe
     /// is prefetched now, so that it arrives while the other transitions are put together.
-    fn look_up(&mut self, levels: &Levels, written: Written) -> Target {
+    #[inline(always)]
+    fn look_up(&mut self, levels: &Levels, written: Written) -> u32 {
         let at = self.out.len() as u32;
         let hash = self.store.touch_changed(levels, written.as_slice());
-        self.reused.deferred.push(Deferred { at, written, hash });
-        Target::Known(u32::MAX)
+        // Made in place (see [`Assembly::emit_known`]).
+        let deferred = || Deferred { at, written, hash };
+        self.reused.deferred.extend(std::iter::once_with(deferred));
+        u32::MAX
     }
 
     /// Looks up the targets [`Assembly::look_up`] left, in order, each into its
@@ -791,12 +881,19 @@ impl<'a> Assembly<'a, '_, '_> {
         let mut deferred = take(&mut self.reused.deferred);
         for d in &deferred {
             let changes = d.written.as_slice();
-            let target = match self.store.find_changed_hashed(levels, changes, d.hash) {
-                Some(known) => Target::Known(known),
-                None => self.new_written(&d.written),
+            let found = self.store.find_changed_hashed(levels, changes, d.hash);
+            // The placeholder's number written over, or the placeholder replaced whole: a
+            // `Target` made apart and moved in went through memory in pieces of other
+            // sizes than it was read back in (see [`Assembly::target_in_place`]), more
+            // than half of the samples here.
+            let new = found.is_none().then(|| self.new_written(&d.written));
+            let FastSucc::To { target, .. } = &mut self.out[d.at as usize] else {
+                unreachable!("a transition to a target");
             };
-            if let FastSucc::To { target: t, .. } = &mut self.out[d.at as usize] {
-                *t = target;
+            match (target, found, new) {
+                (Target::Known(placeholder), Some(known), _) => *placeholder = known,
+                (target, _, Some((start, len))) => *target = Target::New { start, len },
+                _ => unreachable!("a placeholder, found or new"),
             }
         }
         deferred.clear();
@@ -804,16 +901,13 @@ impl<'a> Assembly<'a, '_, '_> {
     }
 
     /// A target not stored: the source's ids with `written` made, copied into the arena.
-    fn new_written(&mut self, written: &Written) -> Target {
+    fn new_written(&mut self, written: &Written) -> (u32, u32) {
         let start = self.arena.len();
         self.arena.extend_from_slice(self.ids);
         for &(at, id) in written.as_slice() {
             self.arena[start + at] = id;
         }
-        Target::New {
-            start: start as u32,
-            len: self.ids.len() as u32,
-        }
+        (start as u32, self.ids.len() as u32)
     }
 
     /// What a target written in place (`written`, among the components) changed from the

@@ -138,17 +138,17 @@ impl Engine<'_, '_> {
         let [singles, sync_outs, sync_ins] = self.offer_kinds(&offers);
         let in_chans = self.chan_bits(&offers, &sync_ins);
         let out_chans = self.chan_bits(&offers, &sync_outs);
+        let ins_at = sync_outs.len() as u32;
         let moves = CompMoves {
-            opened: moves.opened,
-            alphabet,
-            chans: chans.into_boxed_slice(),
-            nesting,
-            offers,
-            singles,
-            sync_outs,
-            sync_ins,
             in_chans,
             out_chans,
+            singles: singles.iter().map(|&o| single(&offers, o)).collect(),
+            kinds: [sync_outs, sync_ins].concat().into_boxed_slice(),
+            ins_at,
+            slow: moves.opened > 0 || nesting > MAX_NESTING,
+            offers: offers.into_boxed_slice(),
+            alphabet,
+            chans: chans.into_boxed_slice(),
             internal,
         };
         self.moves.insert(id, twin, moves);
@@ -156,7 +156,7 @@ impl Engine<'_, '_> {
 
     /// The offers that fire alone, the synchronous outputs and the synchronous inputs (see
     /// `CompMoves::singles`).
-    fn offer_kinds(&self, offers: &[FastMove]) -> [Box<[u32]>; 3] {
+    fn offer_kinds(&self, offers: &[FastMove]) -> [Vec<u32>; 3] {
         let buffered = |chan: Chan| self.sem.buffer(chan).is_some();
         let pick = |keep: &dyn Fn(&FastMove) -> bool| {
             let picked = offers.iter().enumerate().filter(|(_, m)| keep(m));
@@ -261,24 +261,48 @@ impl Engine<'_, '_> {
         let built = built.map(|raw| {
             let nesting = raw.iter().map(agentpi_semantics::state::nesting).max();
             let mut named = !made.is_empty();
-            let mut ids = Box::default();
+            let mut ids = Vec::new();
             if made.is_empty() {
                 let sem = self.sem;
                 let procs = canonical_components(raw.clone(), &|t| sem.is_replication(t));
-                ids = procs
-                    .iter()
-                    .map(|p| interner.proc(p))
-                    .collect::<Box<[u32]>>();
+                ids = procs.iter().map(|p| interner.proc(p)).collect();
                 named = ids.iter().any(|&id| interner.fresh_bound(id) > 0);
             }
             Continuation {
-                ids,
+                ids: ids.into(),
                 raw: raw.into_boxed_slice(),
                 nesting: nesting.unwrap_or(0),
                 named,
             }
         });
         Then { built, made }
+    }
+}
+
+/// Offer `o` of `offers`, which fires alone, with what its common step needs (see [`Single`]).
+fn single(offers: &[FastMove], o: u32) -> Single {
+    let m = &offers[o as usize];
+    let (label, then) = match &m.kind {
+        FastKind::Alone { label, then } => (*label, plain_one(then)),
+        _ => (0, NOT_PLAIN),
+    };
+    Single {
+        offer: o,
+        label,
+        instance: m.instance,
+        then,
+    }
+}
+
+/// The one component a continuation is, when it was built, made no name and nests no deeper
+/// than allowed (what `assembly::plain` takes the common step for); else [`NOT_PLAIN`].
+fn plain_one(then: &Then) -> u32 {
+    let Ok(built) = &then.built else {
+        return NOT_PLAIN;
+    };
+    match built.ids[..] {
+        [id] if then.made.is_empty() && built.nesting <= MAX_NESTING => id,
+        _ => NOT_PLAIN,
     }
 }
 

@@ -117,24 +117,14 @@ impl<T: Clone + Eq + std::hash::Hash> Table<T> {
 }
 
 /// The moves of one component, continuations interned.
+///
+/// Every state reads the first cache line of each of its components' moves (which channels
+/// its offers are on, which offers fire alone, which meet), so those fields are laid out
+/// first in a line of their own, and the outputs and inputs are one list: read from three
+/// lists and fields spread over three lines, they were a pointer chase and a cache miss each,
+/// the costliest loads of putting a Peterson state's transitions together.
+#[repr(C, align(64))]
 struct CompMoves {
-    /// How many names opening it makes: states holding such a component take the reference
-    /// path (an offer's values would hold names numbered by the whole state's opening).
-    opened: u32,
-    /// With partial-order reduction: the channels it may ever use, and those of its offers.
-    alphabet: Alphabet,
-    chans: Box<[Chan]>,
-    /// How deeply sequences nest in the component itself.
-    nesting: usize,
-    offers: Vec<FastMove>,
-    /// Indices into `offers`, in order: those that fire alone (rules *Tau*, *Event*,
-    /// *Assert*, *Fault*, and a send or receive on a buffered channel; not a twin's), the
-    /// outputs and the inputs on synchronous channels. A state's transitions went through
-    /// every offer of every component three times to pick these out (philosophers fire
-    /// nothing alone).
-    singles: Box<[u32]>,
-    sync_outs: Box<[u32]>,
-    sync_ins: Box<[u32]>,
     /// The channels of `sync_ins` and of `sync_outs`, a bit each (a channel's number in
     /// `Engine::chans` modulo [`ChanBits::BITS`]): a state's outputs are tried only when
     /// some input may be on their channel, and its inputs indexed only when some output may
@@ -143,8 +133,60 @@ struct CompMoves {
     /// offers.
     in_chans: ChanBits,
     out_chans: ChanBits,
+    /// The offers that fire alone, in order (rules *Tau*, *Event*, *Assert*, *Fault*, and a
+    /// send or receive on a buffered channel; not a twin's), each with what its common step
+    /// needs (see [`Single`]).
+    singles: Box<[Single]>,
+    /// Indices into `offers`, in order, the outputs (`sync_outs`), then from `ins_at` the
+    /// inputs (`sync_ins`) on synchronous channels. A state's transitions went through every
+    /// offer of every component three times to pick these and the singles out (philosophers
+    /// fire nothing alone).
+    kinds: Box<[u32]>,
+    ins_at: u32,
+    /// Whether a state holding it takes the reference path: opening it makes names (an
+    /// offer's values would hold names numbered by the whole state's opening), or sequences
+    /// nest in it deeper than allowed (its every step is a fault).
+    slow: bool,
+    offers: Box<[FastMove]>,
+    /// With partial-order reduction: the channels it may ever use, and those of its offers.
+    alphabet: Alphabet,
+    chans: Box<[Chan]>,
     internal: Vec<(u32, u32, Vec<FastStep>)>,
 }
+
+impl CompMoves {
+    fn singles(&self) -> &[Single] {
+        &self.singles
+    }
+
+    fn sync_outs(&self) -> &[u32] {
+        &self.kinds[..self.ins_at as usize]
+    }
+
+    fn sync_ins(&self) -> &[u32] {
+        &self.kinds[self.ins_at as usize..]
+    }
+}
+
+/// An offer that fires alone, with what its common step needs, read in a few bytes beside
+/// the others of its component: an offer of kind `Alone` whose continuation is one
+/// component, made with no name and nested no deeper than allowed, that component (`then`;
+/// [`NOT_PLAIN`] for any other offer, which is read from `CompMoves::offers`). The offers
+/// themselves are a hundred bytes and more apart, and reading each to fire it was a cache
+/// miss a step on Peterson N = 4 (whose processes mostly take `tau` steps).
+#[derive(Clone, Copy)]
+struct Single {
+    offer: u32,
+    label: u32,
+    instance: Instance,
+    then: u32,
+}
+
+/// [`Single::then`] of an offer whose step takes the general way.
+const NOT_PLAIN: u32 = u32::MAX;
+
+// The fields every state reads fit the first line (see [`CompMoves`]).
+const _: () = assert!(std::mem::offset_of!(CompMoves, slow) < 64);
 
 /// A set of channels, a bit each (see [`CompMoves::in_chans`]): one word, since every state
 /// gathers and tests them for each of its components (a `u128` was two each time). Channels
@@ -212,10 +254,40 @@ struct Then {
 /// the semantics built them (for states with fresh names, put in canonical form with the
 /// whole state), how deeply sequences nest in them, and whether one holds a fresh name.
 struct Continuation {
-    ids: Box<[u32]>,
+    ids: Ids,
     raw: Box<[Proc]>,
     nesting: usize,
     named: bool,
+}
+
+/// A continuation's component ids: one or two (most continuations are one component) kept
+/// in place, so that a step reads them with the offer it fires, not behind a pointer of
+/// their own; more on the heap.
+enum Ids {
+    Few(u8, [u32; 2]),
+    Many(Box<[u32]>),
+}
+
+impl std::ops::Deref for Ids {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        match self {
+            Ids::Few(len, ids) => &ids[..usize::from(*len)],
+            Ids::Many(ids) => ids,
+        }
+    }
+}
+
+impl From<Vec<u32>> for Ids {
+    fn from(ids: Vec<u32>) -> Self {
+        match ids[..] {
+            [] => Ids::Few(0, [0; 2]),
+            [a] => Ids::Few(1, [a, 0]),
+            [a, b] => Ids::Few(2, [a, b]),
+            _ => Ids::Many(ids.into_boxed_slice()),
+        }
+    }
 }
 
 struct Recv {
@@ -874,7 +946,7 @@ impl<'s, 'p> Engine<'s, 'p> {
         let mut misses = Vec::new();
         for slot in slots.iter() {
             match self.moves.get(slot.id, slot.twin) {
-                Some(m) if m.opened > 0 || m.nesting > MAX_NESTING => return Err(Vec::new()),
+                Some(m) if m.slow => return Err(Vec::new()),
                 Some(m) => moves.push(m),
                 None => misses.push(Miss::Moves(slot.id, slot.twin)),
             }
@@ -950,6 +1022,18 @@ fn fill_slots(procs: &[u32], out: &mut Vec<Slot>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A continuation's ids read back as they were given, whether kept in place (one or two)
+    /// or on the heap; in place for one or two.
+    #[test]
+    fn a_continuations_ids_read_back_as_given() {
+        for len in 0..5u32 {
+            let given: Vec<u32> = (0..len).map(|i| 7 * i + 3).collect();
+            let ids = Ids::from(given.clone());
+            assert_eq!(&ids[..], &given[..], "{len} ids");
+            assert_eq!(matches!(ids, Ids::Few(..)), len <= 2, "{len} ids in place");
+        }
+    }
 
     /// The positions of `ids` by (rank, position), as sorting them afresh gives.
     fn by_ranks_now(order: &Order, ids: &[u32]) -> Vec<u32> {
