@@ -676,7 +676,8 @@ impl<'g, 's, 'p> Run<'g, 's, 'p> {
                 continue;
             };
             let (start, len) = (*start, *len);
-            engine.fill(&mut self.graph.store, vec![(**miss).clone()]);
+            // An array of one, not a vector: a vector was an allocation a target.
+            engine.fill(&mut self.graph.store, [(**miss).clone()]);
             let ids = &mut arena[start as usize..(start + len) as usize];
             place_queue(ids, engine.queue_for(miss));
             *target = Target::New { start, len };

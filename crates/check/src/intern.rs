@@ -43,10 +43,12 @@ pub(crate) struct Interner {
     seq_procs: Vec<Proc>,
     queues: Vec<Queue>,
     queue_index: HashTable<u32>,
-    /// Each queue's hash ([`queue_hash`]): growing `queue_index` rehashed every content, its
-    /// values one by one (a twentieth of the bounded buffer's time, whose states are mostly
-    /// new contents). Not counted in `bytes`, like `closure_instance`.
-    queue_hashes: Vec<u64>,
+    /// Each queue's sum ([`queue_sum`]), from which its hash in `queue_index` is mixed:
+    /// growing the index rehashed every content, its values one by one (a twentieth of the
+    /// bounded buffer's time, whose states are mostly new contents), and a content pushed or
+    /// popped has its sum from its queue's and the one message. Not counted in `bytes`,
+    /// like `closure_instance`.
+    queue_sums: Vec<u64>,
     /// For each closure, sequence and queue: one more than the largest fresh id it holds.
     closure_fresh: Vec<u32>,
     seq_fresh: Vec<u32>,
@@ -325,11 +327,11 @@ impl Interner {
 
     /// The id of a queue, interning it when new.
     pub(crate) fn queue(&mut self, queue: &Queue) -> u32 {
-        let hash = queue_hash(queue.chan, queue.messages.iter().map(|m| &m[..]));
-        if let Some(id) = self.find_queue_hashed(hash, |q| q == queue) {
+        let sum = queue_sum(queue.chan, queue.messages.iter().map(|m| &m[..]));
+        if let Some(id) = self.find_queue_summed(sum, |q| q == queue) {
             return id;
         }
-        self.add_queue(hash, queue.clone())
+        self.add_queue(sum, queue.clone())
     }
 
     /// The id of the queue of `chan` holding the messages of queue `before` (none: empty)
@@ -341,48 +343,75 @@ impl Interner {
         chan: Chan,
         message: &[Value],
     ) -> u32 {
-        let old: &[Box<[Value]>] = match before {
-            Some(q) => {
-                let queue = &self.queues[index(q)];
-                debug_assert_eq!(queue.chan, chan, "a push onto the channel's own queue");
-                &queue.messages
-            }
-            None => &[],
-        };
-        let all = old.iter().map(|m| &m[..]).chain(std::iter::once(message));
-        let hash = queue_hash(chan, all);
+        let (old, sum) = self.push_onto(before, chan, message);
+        if let Some(id) = self.find_summed_push(old, sum, chan, message) {
+            return id;
+        }
+        let mut messages = Vec::with_capacity(old.len() + 1);
+        messages.extend_from_slice(old);
+        messages.push(message.into());
+        self.add_queue(sum, Queue { chan, messages })
+    }
+
+    /// [`Interner::queue_pushed`]'s content if interned, interning nothing.
+    pub(crate) fn find_pushed(
+        &self,
+        before: Option<u32>,
+        chan: Chan,
+        message: &[Value],
+    ) -> Option<u32> {
+        let (old, sum) = self.push_onto(before, chan, message);
+        self.find_summed_push(old, sum, chan, message)
+    }
+
+    /// The queue of `chan` holding messages `old` and `message` after them, of sum `sum`.
+    fn find_summed_push(
+        &self,
+        old: &[Box<[Value]>],
+        sum: u64,
+        chan: Chan,
+        message: &[Value],
+    ) -> Option<u32> {
         let same = |q: &Queue| {
             q.chan == chan
                 && q.messages.len() == old.len() + 1
                 && q.messages[..old.len()] == *old
                 && *q.messages[old.len()] == *message
         };
-        if let Some(id) = self.find_queue_hashed(hash, same) {
-            return id;
-        }
-        let mut messages = Vec::with_capacity(old.len() + 1);
-        messages.extend_from_slice(old);
-        messages.push(message.into());
-        self.add_queue(hash, Queue { chan, messages })
+        self.find_queue_summed(sum, same)
+    }
+
+    /// The messages of queue `before` (none: empty) of `chan`, and the sum of the queue they
+    /// make with `message` pushed.
+    fn push_onto(
+        &self,
+        before: Option<u32>,
+        chan: Chan,
+        message: &[Value],
+    ) -> (&[Box<[Value]>], u64) {
+        let (old, sum): (&[Box<[Value]>], u64) = match before {
+            Some(q) => {
+                let queue = &self.queues[index(q)];
+                debug_assert_eq!(queue.chan, chan, "a push onto the channel's own queue");
+                (&queue.messages, self.queue_sums[index(q)])
+            }
+            None => (&[], chan_sum(chan)),
+        };
+        (old, pushed_sum(sum, message))
     }
 
     /// The id of queue `id` without its front message (`None`: it held one, so the channel
     /// has no queue after), interning it when new: `queue::pop`'s content, looked up without
     /// being built.
     pub(crate) fn queue_popped(&mut self, id: u32) -> Option<u32> {
+        if let Some(found) = self.find_popped(id) {
+            return found;
+        }
         let queue = &self.queues[index(id)];
-        let (chan, rest) = (queue.chan, &queue.messages[1..]);
-        if rest.is_empty() {
-            return None;
-        }
-        let hash = queue_hash(chan, rest.iter().map(|m| &m[..]));
-        let same = |q: &Queue| q.chan == chan && q.messages[..] == *rest;
-        if let Some(found) = self.find_queue_hashed(hash, same) {
-            return Some(found);
-        }
-        let rest = rest.to_vec();
+        let (chan, rest) = (queue.chan, queue.messages[1..].to_vec());
+        let sum = popped_sum(self.queue_sums[index(id)], queue);
         Some(self.add_queue(
-            hash,
+            sum,
             Queue {
                 chan,
                 messages: rest,
@@ -390,13 +419,26 @@ impl Interner {
         ))
     }
 
-    /// Interns `queue`, not interned yet, of hash `hash` ([`queue_hash`]).
-    fn add_queue(&mut self, hash: u64, queue: Queue) -> u32 {
+    /// [`Interner::queue_popped`]'s content if interned (`Some(None)`: queue `id` held one
+    /// message), interning nothing.
+    pub(crate) fn find_popped(&self, id: u32) -> Option<Option<u32>> {
+        let queue = &self.queues[index(id)];
+        let (chan, rest) = (queue.chan, &queue.messages[1..]);
+        if rest.is_empty() {
+            return Some(None);
+        }
+        let sum = popped_sum(self.queue_sums[index(id)], queue);
+        let same = |q: &Queue| q.chan == chan && q.messages[..] == *rest;
+        self.find_queue_summed(sum, same).map(Some)
+    }
+
+    /// Interns `queue`, not interned yet, of sum `sum` ([`queue_sum`]).
+    fn add_queue(&mut self, sum: u64, queue: Queue) -> u32 {
         let i = self.queues.len() as u32;
-        let hashes = &self.queue_hashes;
+        let sums = &self.queue_sums;
         self.queue_index
-            .insert_unique(hash, i, |&j| hashes[j as usize]);
-        self.queue_hashes.push(hash);
+            .insert_unique(mixed(sum), i, |&j| mixed(sums[j as usize]));
+        self.queue_sums.push(sum);
         let mut fresh = 0;
         queue.for_each_fresh(&mut |id| fresh = fresh.max(id + 1));
         self.named |= fresh > 0;
@@ -404,11 +446,6 @@ impl Interner {
         self.bytes += queue_bytes(&queue) + INDEX_ENTRY + 4;
         self.queues.push(queue);
         tagged(i, QUEUE)
-    }
-
-    /// The id of a queue content already interned, interning nothing.
-    pub(crate) fn find_queue_id(&self, queue: &Queue) -> Option<u32> {
-        self.find_queue(queue)
     }
 
     /// The id the queue content interned `k`-th from now (0: the next) will have: ids are
@@ -419,32 +456,63 @@ impl Interner {
     }
 
     fn find_queue(&self, queue: &Queue) -> Option<u32> {
-        let hash = queue_hash(queue.chan, queue.messages.iter().map(|m| &m[..]));
-        self.find_queue_hashed(hash, |q| q == queue)
+        let sum = queue_sum(queue.chan, queue.messages.iter().map(|m| &m[..]));
+        self.find_queue_summed(sum, |q| q == queue)
     }
 
-    /// The queue of hash `hash` ([`queue_hash`]) for which `same` holds.
-    fn find_queue_hashed(&self, hash: u64, same: impl Fn(&Queue) -> bool) -> Option<u32> {
+    /// The queue of sum `sum` ([`queue_sum`]) for which `same` holds.
+    fn find_queue_summed(&self, sum: u64, same: impl Fn(&Queue) -> bool) -> Option<u32> {
         let queues = &self.queues;
         self.queue_index
-            .find(hash, |&j| same(&queues[j as usize]))
+            .find(mixed(sum), |&j| same(&queues[j as usize]))
             .map(|&i| tagged(i, QUEUE))
     }
 }
 
-/// A queue's hash from its channel and its messages in order, so that a content pushed or
-/// popped is looked up from its parts without being built ([`Interner::queue_pushed`]).
-fn queue_hash<'v>(chan: Chan, messages: impl Iterator<Item = &'v [Value]>) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = FxBuildHasher.build_hasher();
-    chan.hash(&mut hasher);
-    let mut count = 0usize;
-    for message in messages {
-        message.hash(&mut hasher);
-        count += 1;
-    }
-    hasher.write_usize(count);
-    hasher.finish()
+/// The base of a queue's sum: odd, so that no power of it is 0.
+const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A queue's sum: its channel's hash times `BASE^n` plus each of its `n` messages' hash
+/// times `BASE` to the power of how many messages follow it. A message pushed multiplies by
+/// `BASE` and adds, the front one popped takes its term away ([`popped_sum`]), so a content
+/// pushed or popped is looked up from its queue's sum and one message, without hashing the
+/// others ([`Interner::queue_pushed`]): every message of the content was hashed for each
+/// look-up before, a tenth of seqbuffer's time.
+fn queue_sum<'v>(chan: Chan, messages: impl Iterator<Item = &'v [Value]>) -> u64 {
+    messages.fold(chan_sum(chan), pushed_sum)
+}
+
+/// The sum of an empty queue of `chan`.
+fn chan_sum(chan: Chan) -> u64 {
+    hash_of(&chan)
+}
+
+/// The sum of a queue of sum `sum` with `message` pushed.
+fn pushed_sum(sum: u64, message: &[Value]) -> u64 {
+    sum.wrapping_mul(BASE).wrapping_add(hash_of(message))
+}
+
+/// The sum of `queue` (of sum `sum`, two messages or more) without its front message: its
+/// `n` messages' terms but the front's, and the channel's term times `BASE^(n-1)`.
+fn popped_sum(sum: u64, queue: &Queue) -> u64 {
+    let n = queue.messages.len() as u32;
+    let (chan, front) = (chan_sum(queue.chan), hash_of(&queue.messages[0][..]));
+    let top = BASE.wrapping_pow(n - 1);
+    let gone = chan
+        .wrapping_mul(BASE)
+        .wrapping_add(front)
+        .wrapping_sub(chan);
+    sum.wrapping_sub(top.wrapping_mul(gone))
+}
+
+/// The index's hash of a queue of sum `sum`: its bits mixed (murmur3's finaliser), since
+/// hashbrown takes both its low bits and its top seven.
+fn mixed(sum: u64) -> u64 {
+    let mut h = sum ^ (sum >> 33);
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
 }
 
 /// Bytes of one entry of a hashbrown index of `u32`s (4 bytes and a control byte a bucket, at
@@ -515,7 +583,8 @@ mod tests {
     /// [`Interner::queue_popped`], which look a content up from its parts: the same ids in
     /// the same order, for the same contents, and each content built whole is found as
     /// interned from its parts. A hash of the parts that is not the content's makes a content
-    /// interned twice, and this fails.
+    /// interned twice, and this fails. [`Interner::find_pushed`] and
+    /// [`Interner::find_popped`] find each content exactly when it was interned before.
     #[test]
     fn a_content_pushed_or_popped_is_the_one_built_whole() {
         let chans = [Chan::Global(ChanId(0)), Chan::Global(ChanId(3))];
@@ -537,20 +606,31 @@ mod tests {
                 .into_iter()
                 .collect();
             let pop = before.is_some() && (random(3) == 0 || content[0].messages.len() > 6);
-            let (expected, got) = if pop {
+            let known = parts.queues.len();
+            let (expected, got, found) = if pop {
                 let rest = queue::pop(&content, chan);
                 let expected = rest.first().map(|q| whole.queue(q));
-                (expected, parts.queue_popped(before.expect("a queue")))
+                let q = before.expect("a queue");
+                let found = parts.find_popped(q);
+                (expected, parts.queue_popped(q), found)
             } else {
                 let message = &messages[random(messages.len())];
                 let after = queue::push(&content, chan, message.clone());
                 let expected = Some(whole.queue(&after[0]));
-                (expected, Some(parts.queue_pushed(before, chan, message)))
+                let found = parts.find_pushed(before, chan, message).map(Some);
+                (
+                    expected,
+                    Some(parts.queue_pushed(before, chan, message)),
+                    found,
+                )
             };
             assert_eq!(got, expected, "round {round}");
+            // Looked up from its parts without interning: found exactly when interned before.
+            let new = got.is_some_and(|id| Interner::queue_number(id) >= known);
+            assert_eq!(found, (!new).then_some(got), "round {round}");
             if let Some(id) = got {
                 assert_eq!(parts.queue_of(id), whole.queue_of(id), "round {round}");
-                assert_eq!(parts.find_queue_id(whole.queue_of(id)), Some(id));
+                assert_eq!(parts.find_queue(whole.queue_of(id)), Some(id));
             }
             queues[c] = got;
         }

@@ -690,17 +690,37 @@ impl<'a> Assembly<'a, '_, '_> {
         replace: &[Option<Replace<'_>>; 2],
         queues: Option<QueueChange>,
     ) -> Option<u32> {
-        if queues.is_some() {
-            return None;
-        }
-        if let Some(s) = self.source
+        if queues.is_none()
+            && let Some(s) = self.source
             && self.stays(replace)
         {
             return Some(s);
         }
         let levels = self.levels?;
         let written = self.written_over(replace)?;
+        let written = match queues {
+            None => written,
+            Some(QueueChange::Set(Some(old), new)) => self.queue_over(written, old, new)?,
+            Some(_) => return None,
+        };
         Some(self.look_up(levels, written))
+    }
+
+    /// `written` (over the source's components) with the source's queue `old` becoming
+    /// `new` in its place, when `new` falls there in key order (by id) among the source's
+    /// queues: what [`Assembly::built_target`] finds for a send or a receive that leaves a
+    /// queue with messages, without copying the source's ids (a twentieth of seqbuffer's
+    /// instructions). `None`: more than two ids change, or `new` goes elsewhere.
+    fn queue_over(&self, mut written: Written, old: u32, new: u32) -> Option<Written> {
+        let queues = &self.ids[self.split..];
+        let at = queues.iter().position(|&q| q == old)?;
+        let after = at == 0 || queues[at - 1] < new;
+        let before = queues.get(at + 1).is_none_or(|&q| new < q);
+        if !(after && before) {
+            return None;
+        }
+        written.add(self.split + at, new)?;
+        Some(written)
     }
 
     /// What [`Assembly::target`] finds for a step that changes a queue, or whose
@@ -1007,13 +1027,16 @@ impl<'a> Assembly<'a, '_, '_> {
         }
     }
 
-    /// The queue of a buffered channel, if it has messages.
+    /// The queue of a buffered channel, if it has messages: each queue's channel read from
+    /// the engine's cache of contents, where the send or receive reads next, when known
+    /// there (else from the interner's content, a cache miss of its own).
     fn queue_of(&self, chan: Chan) -> Option<u32> {
-        let interner = self.store.interner();
-        self.ids[self.split..]
-            .iter()
-            .copied()
-            .find(|&q| interner.queue_of(q).chan == chan)
+        let (cache, interner) = (&self.engine.queues, self.store.interner());
+        self.ids[self.split..].iter().copied().find(|&q| {
+            cache
+                .is_on(q, chan)
+                .unwrap_or_else(|| interner.queue_of(q).chan == chan)
+        })
     }
 }
 

@@ -11,7 +11,11 @@ impl Engine<'_, '_> {
     /// Computes what the workers missed, by the reference semantics, interning the
     /// continuations' components. Whether any of it is in the cache now (`false`: every miss
     /// was a large component met for the first time, so expanding again misses the same).
-    pub(crate) fn fill(&mut self, store: &mut Store, misses: Vec<Miss>) -> bool {
+    pub(crate) fn fill(
+        &mut self,
+        store: &mut Store,
+        misses: impl IntoIterator<Item = Miss>,
+    ) -> bool {
         self.fill_now(store, misses, false)
     }
 
@@ -20,7 +24,12 @@ impl Engine<'_, '_> {
     /// makes a new large component every step, and computing the moves of each (every
     /// continuation as large as it) would cost more than the reference path, for nothing.
     /// Whether it filled any (or found it filled).
-    pub(crate) fn fill_now(&mut self, store: &mut Store, misses: Vec<Miss>, now: bool) -> bool {
+    pub(crate) fn fill_now(
+        &mut self,
+        store: &mut Store,
+        misses: impl IntoIterator<Item = Miss>,
+        now: bool,
+    ) -> bool {
         let mut filled = false;
         for miss in misses {
             let large = match &miss {
@@ -326,23 +335,30 @@ impl Engine<'_, '_> {
     /// The queue content [`Engine::fill`] would intern for `miss` (a [`Miss::Pushed`], or a
     /// [`Miss::Queue`] of two messages or more), computed as `fill_pushed` and `fill_queue`
     /// compute it, changing nothing: the merge numbers it ahead while the workers read the
-    /// cache (see `explore/ahead.rs`). `None` for another miss.
-    pub(crate) fn queue_content(&self, interner: &Interner, miss: &Miss) -> Option<Queue> {
+    /// cache (see `explore/ahead.rs`). Looked up from its parts, and built only when not
+    /// interned (building each, a box a message, and hashing it whole was most of its cost).
+    /// `None` for another miss.
+    pub(crate) fn queue_content(&self, interner: &Interner, miss: &Miss) -> Option<Content> {
         match *miss {
             Miss::Pushed(queue, chan, msg) => {
+                let message = &self.messages.items[msg as usize];
+                if let Some(id) = interner.find_pushed(queue, chan, message) {
+                    return Some(Content::Interned(id));
+                }
                 let before: Vec<Queue> = queue
                     .map(|q| interner.queue_of(q).clone())
                     .into_iter()
                     .collect();
-                let message = self.messages.items[msg as usize].clone();
-                agentpi_semantics::queue::push(&before, chan, message)
-                    .into_iter()
-                    .next()
+                let after = agentpi_semantics::queue::push(&before, chan, message.clone());
+                after.into_iter().next().map(Content::New)
             }
             Miss::Queue(id) => {
+                if let Some(found) = interner.find_popped(id) {
+                    return found.map(Content::Interned);
+                }
                 let queue = interner.queue_of(id);
                 let rest = agentpi_semantics::queue::pop(std::slice::from_ref(queue), queue.chan);
-                rest.into_iter().next()
+                rest.into_iter().next().map(Content::New)
             }
             Miss::Moves(..) | Miss::Received(..) => None,
         }

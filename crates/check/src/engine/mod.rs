@@ -23,6 +23,7 @@ use assembly::Assembly;
 pub use cached::Cached;
 mod fill;
 mod queues;
+pub(crate) use queues::Content;
 use queues::QueueCache;
 
 use crate::intern::Interner;

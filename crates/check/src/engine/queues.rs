@@ -5,7 +5,7 @@
 //! states (the bounded buffer's states are mostly contents of their own): in hash maps (by
 //! content, and by content and message) each read was two cache misses, the table's control
 //! bytes and then its bucket, a quarter of putting the buffer's transitions together. An
-//! entry (44 bytes) holds both what popping the content and what pushing a few messages
+//! entry (48 bytes) holds its channel and both what popping the content and what pushing a few messages
 //! onto it give.
 
 use super::QueueInfo;
@@ -21,11 +21,15 @@ const NO: u32 = u32::MAX;
 /// buffer's transitions together, with two).
 const PUSHES: usize = 4;
 
-/// What the cache holds of one content: its length (0: not filled yet), its front message,
-/// the content without it ([`NO`]: none, the channel's queue is gone), and the first
-/// [`PUSHES`] messages pushed onto it with the contents they make.
+/// What the cache holds of one content: its channel ([`NO`]: not known, or not a global
+/// channel numbered below it), its length (0: not filled yet), its front message, the
+/// content without it ([`NO`]: none, the channel's queue is gone), and the first [`PUSHES`]
+/// messages pushed onto it with the contents they make. Aligned to 16 bytes, so that the
+/// first four, which every send and receive reads, never straddle two cache lines.
 #[derive(Clone, Copy)]
+#[repr(C, align(16))]
 struct Entry {
+    chan: u32,
     len: u32,
     front: u32,
     popped: u32,
@@ -33,11 +37,19 @@ struct Entry {
 }
 
 const EMPTY: Entry = Entry {
+    chan: NO,
     len: 0,
     front: NO,
     popped: NO,
     pushed: [(NO, NO); PUSHES],
 };
+
+/// A queue content a cache entry gives ([`Engine::queue_content`](super::Engine)): the id
+/// of one interned, or one not interned yet.
+pub(crate) enum Content {
+    Interned(u32),
+    New(agentpi_semantics::Queue),
+}
 
 /// Queue contents' entries, by the content's number ([`Interner::queue_number`]).
 #[derive(Default)]
@@ -77,6 +89,22 @@ impl QueueCache {
         debug_assert!(len > 0, "a queue holds a message");
         let e = self.entry_mut(queue);
         (e.len, e.front, e.popped) = (len, info.front, info.popped.unwrap_or(NO));
+        // The content without the front message is on the same channel.
+        let chan = e.chan;
+        if let Some(popped) = info.popped
+            && chan != NO
+        {
+            self.entry_mut(popped).chan = chan;
+        }
+    }
+
+    /// Whether `queue` is the queue of `chan`, if its channel is known here: read with its
+    /// length and pushes, on the line a send or a receive reads next (the interner's
+    /// `Queue` was a cache miss of its own for every send and receive).
+    #[inline]
+    pub(super) fn is_on(&self, queue: u32, chan: Chan) -> Option<bool> {
+        let known = self.entry(queue).map_or(NO, |e| e.chan);
+        (known != NO).then(|| Some(known) == chan_key(chan))
     }
 
     /// The content `queue` (the queue of `chan`, or none) becomes with message `msg`
@@ -96,14 +124,25 @@ impl QueueCache {
     }
 
     pub(super) fn set_pushed(&mut self, queue: Option<u32>, chan: Chan, msg: u32, after: u32) {
+        let key = chan_key(chan).unwrap_or(NO);
+        self.entry_mut(after).chan = key;
         if let Some(q) = queue {
             let e = self.entry_mut(q);
+            e.chan = key;
             if let Some(free) = e.pushed.iter_mut().find(|(m, _)| *m == NO) {
                 *free = (msg, after);
                 return;
             }
         }
         self.others.insert((queue, chan, msg), after);
+    }
+}
+
+/// The number an entry keeps for `chan`: a global channel's own below [`NO`], else none.
+fn chan_key(chan: Chan) -> Option<u32> {
+    match chan {
+        Chan::Global(id) if id.0 != NO => Some(id.0),
+        _ => None,
     }
 }
 
@@ -162,5 +201,33 @@ mod tests {
             Some((2, 7, Some(queue(1)))),
             "pushes keep the info"
         );
+    }
+
+    /// A content's channel is known once a push onto it or making it was set, and passed on
+    /// to the content without its front message; unknown for contents never pushed, and for
+    /// a channel made by `new`.
+    #[test]
+    fn a_content_knows_its_channel() {
+        let mut cache = QueueCache::default();
+        let (chan, other) = (Chan::Global(ChanId(1)), Chan::Global(ChanId(2)));
+        let fresh = Chan::Fresh { id: 0, origin: 0 };
+        assert_eq!(cache.is_on(queue(4), chan), None);
+        cache.set_pushed(None, chan, 0, queue(4));
+        cache.set_pushed(Some(queue(4)), chan, 1, queue(5));
+        cache.set_pushed(None, fresh, 0, queue(6));
+        for q in [4, 5] {
+            assert_eq!(cache.is_on(queue(q), chan), Some(true), "content {q}");
+            assert_eq!(cache.is_on(queue(q), other), Some(false), "content {q}");
+        }
+        assert_eq!(cache.is_on(queue(6), fresh), None, "a fresh channel");
+        assert_eq!(cache.is_on(queue(3), chan), None, "never pushed");
+        let info = QueueInfo {
+            len: 2,
+            front: 0,
+            popped: Some(queue(2)),
+        };
+        cache.set_info(queue(5), info);
+        assert_eq!(cache.is_on(queue(2), chan), Some(true), "popped");
+        assert_eq!(cache.is_on(queue(2), other), Some(false), "popped");
     }
 }

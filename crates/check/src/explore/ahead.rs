@@ -17,7 +17,7 @@
 //! were stored before it, and a worker leaves every target into a content the cache lacks
 //! to the merge instead of looking it up.
 
-use crate::engine::{Engine, Miss};
+use crate::engine::{Content, Engine, Miss};
 use crate::intern::Interner;
 use crate::store::Store;
 use agentpi_semantics::Queue;
@@ -46,10 +46,9 @@ impl Ahead {
         if let Some(&id) = self.by_miss.get(miss) {
             return Some(id);
         }
-        let content = engine.queue_content(interner, miss)?;
-        let id = match interner.find_queue_id(&content) {
-            Some(id) => id,
-            None => {
+        let id = match engine.queue_content(interner, miss)? {
+            Content::Interned(id) => id,
+            Content::New(content) => {
                 let ahead = interner.queue_id_ahead(self.new.len());
                 *self.new.entry(content).or_insert(ahead)
             }
