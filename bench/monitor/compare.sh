@@ -5,12 +5,13 @@
 # (floods, floods with odd events, the flat scan's edges in both eras) through the old and the
 # new `agentpi trace check`, in JSON and text: stdout, stderr and exit status compared byte for
 # byte. Usage: BEFORE=DIR bash bench/monitor/compare.sh (DIR holds the old build's agentpi;
-# the new one is target/release/agentpi).
+# the new one is target/release/agentpi, or AFTER=DIR's agentpi: a copy that a build going on
+# meanwhile does not replace).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$here/../.."
 before="${BEFORE:?set BEFORE to a directory holding the old agentpi}/agentpi"
-after="$root/target/release/agentpi"
+after="${AFTER:-$root/target/release}/agentpi"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 "$here/flood_trace.py" 20000 20000 > "$work/flood_20000_20000.jsonl"

@@ -11,7 +11,8 @@
 # messages per second of its CPU (with the trace's parse), beside the relay's.
 # Usage: bench/monitor/flood.sh [N] [IN_FLIGHT] [REPS]. Needs the release builds of run.sh
 # (cargo build --release -p agentpi --bin agentpi --example monitor_bench). Set BEFORE to a
-# directory holding another build's agentpi and monitor_bench to run both side by side.
+# directory holding another build's agentpi and monitor_bench to run both side by side, and
+# AFTER to one holding this build's (a copy that a build going on meanwhile does not replace).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 release="$here/../../target/release"
@@ -21,7 +22,9 @@ reps="${3:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 "$here/flood_trace.py" "$flight" "$flight" > "$work/flood.jsonl"
-builds=("after:$release/agentpi:$release/examples/monitor_bench")
+after_bench="$release/examples/monitor_bench"
+[[ -n ${AFTER:-} && -x $AFTER/monitor_bench ]] && after_bench="$AFTER/monitor_bench"
+builds=("after:${AFTER:-$release}/agentpi:$after_bench")
 [[ -n ${BEFORE:-} ]] && builds+=("before:$BEFORE/agentpi:$BEFORE/monitor_bench")
 timed() { /usr/bin/time -f '%e s wall, %U+%S s CPU, %M KiB' "$@"; }
 echo "load: $(uptime | sed 's/.*load average: //')"

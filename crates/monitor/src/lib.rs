@@ -17,6 +17,7 @@ pub mod flat;
 pub mod follow;
 pub mod footprint;
 pub mod http;
+pub mod ids_used;
 pub mod ledger;
 pub mod lines;
 pub mod members;

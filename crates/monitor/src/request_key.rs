@@ -3,57 +3,64 @@
 //! `s2c:"a"` (a string id, as JSON writes it). Made once a message as one shared string
 //! (`Key`, an `Arc<str>`) that the session's tables, the observation and the stepper's
 //! bindings all hold, instead of a `String` per table and a copy per observation; an integer
-//! id (nearly every id) is written without `Value`'s JSON formatter, with the same digits.
+//! id (nearly every id) is written without `Value`'s JSON formatter, with the same digits,
+//! into a buffer its caller keeps.
 
 use crate::trace::Dir;
 use agentpi_check::replay::Key;
 use serde_json::Value;
 
 /// The key of request `id` sent by `requester`, from client connection `sender` when the
-/// session tells clients apart by connection (see `Session::key`).
-pub fn of(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
-    match written(requester, id, sender) {
-        Some(buf) => match std::str::from_utf8(buf.text()) {
-            Ok(text) => Key::from(text),
-            Err(_) => slow(requester, id, sender),
-        },
-        None => slow(requester, id, sender),
+/// session tells clients apart by connection (see `Session::key`); `text` is a buffer the
+/// caller keeps (its text is the key's after).
+pub fn of(text: &mut String, requester: Dir, id: &Value, sender: Option<u64>) -> Key {
+    if written(text, requester, id, sender) {
+        Key::from(text.as_str())
+    } else {
+        slow(requester, id, sender)
     }
 }
 
 /// `find` of the text of the key [`of`] makes, without making it when the id is an integer
 /// (a table keyed by keys is looked up by their text: a response finds its request's own key
-/// so, instead of a new copy).
-pub fn find<T>(requester: Dir, id: &Value, sender: Option<u64>, find: impl FnOnce(&str) -> T) -> T {
-    let buf = written(requester, id, sender);
-    match buf.as_ref().map(|b| std::str::from_utf8(b.text())) {
-        Some(Ok(text)) => find(text),
-        _ => find(&slow(requester, id, sender)),
+/// so, instead of a new copy); `text` as for [`of`].
+pub fn find<T>(
+    text: &mut String,
+    requester: Dir,
+    id: &Value,
+    sender: Option<u64>,
+    find: impl FnOnce(&str) -> T,
+) -> T {
+    if written(text, requester, id, sender) {
+        find(text)
+    } else {
+        find(&slow(requester, id, sender))
     }
 }
 
-/// The key of an integer id written in a buffer; `None` for another id.
-fn written(requester: Dir, id: &Value, sender: Option<u64>) -> Option<Buf> {
-    let mut buf = Buf::default();
-    buf.push(requester.as_str().as_bytes());
-    buf.push(b":");
-    let written = match (id.as_u64(), id.as_i64()) {
-        (Some(n), _) => buf.digits(n, false),
-        (_, Some(n)) => buf.digits(n.unsigned_abs(), n < 0),
-        _ => false,
+/// Writes the key of an integer id in `text` (in its buffer: nothing allocated once it is
+/// long enough, and no check of the bytes, which are ASCII); `false` for another id.
+fn written(text: &mut String, requester: Dir, id: &Value, sender: Option<u64>) -> bool {
+    let (n, negative) = match (id.as_u64(), id.as_i64()) {
+        (Some(n), _) => (n, false),
+        (_, Some(n)) => (n.unsigned_abs(), n < 0),
+        _ => return false,
     };
-    if !written {
-        return None;
+    text.clear();
+    text.push_str(requester.as_str());
+    text.push(':');
+    if negative {
+        text.push('-');
     }
+    digits(text, n);
     if let (Some(connection), Dir::C2s) = (sender, requester) {
-        buf.push(b"#");
-        buf.digits(connection, false);
+        text.push('#');
+        digits(text, connection);
     }
-    Some(buf)
+    true
 }
 
-/// The key written through `Value`'s JSON formatter: a string id, or one too long for the
-/// buffer (none is).
+/// The key written through `Value`'s JSON formatter: an id that is no integer.
 fn slow(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
     let mut key = format!("{}:{id}", requester.as_str());
     if let (Some(connection), Dir::C2s) = (sender, requester) {
@@ -62,49 +69,19 @@ fn slow(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
     Key::from(key)
 }
 
-/// Room for `c2s:`, a 20-digit id with its sign, `#` and a 20-digit connection.
-struct Buf {
-    bytes: [u8; 48],
-    len: usize,
-}
-
-impl Default for Buf {
-    fn default() -> Buf {
-        Buf {
-            bytes: [0; 48],
-            len: 0,
+/// Writes `n` in decimal.
+fn digits(text: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
     }
-}
-
-impl Buf {
-    fn push(&mut self, more: &[u8]) -> bool {
-        let Some(room) = self.bytes.get_mut(self.len..self.len + more.len()) else {
-            return false;
-        };
-        room.copy_from_slice(more);
-        self.len += more.len();
-        true
-    }
-
-    /// Writes `n` in decimal, after a minus sign when `negative`.
-    fn digits(&mut self, mut n: u64, negative: bool) -> bool {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        (!negative || self.push(b"-")) && self.push(&digits[at..])
-    }
-
-    fn text(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
+    text.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
@@ -142,8 +119,10 @@ mod tests {
                     if let (Some(c), Dir::C2s) = (sender, dir) {
                         want.push_str(&format!("#{c}"));
                     }
-                    assert_eq!(&*of(dir, &id, sender), want, "{text} {dir:?} {sender:?}");
-                    let found = find(dir, &id, sender, str::to_string);
+                    let mut buf = String::from("left over");
+                    let key = of(&mut buf, dir, &id, sender);
+                    assert_eq!(&*key, want, "{text} {dir:?} {sender:?}");
+                    let found = find(&mut buf, dir, &id, sender, str::to_string);
                     assert_eq!(found, want, "found: {text} {dir:?} {sender:?}");
                 }
             }

@@ -7,6 +7,7 @@ use crate::crossing::Crossings;
 use crate::exchange::Exchange;
 use crate::follow::{Asked, Follow, Journal};
 use crate::http::{self, HeaderArgs, Http};
+use crate::ids_used::IdsUsed;
 use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::observations::Pool;
@@ -15,12 +16,14 @@ use crate::rules;
 use crate::schema::{self, Part};
 use crate::schema_seen::Seen;
 use crate::shape::{self, Finding, Message};
-use crate::skeleton::Skeletons;
+use crate::skeleton::{Answered, Skeletons};
 use crate::trace::{Dir, Event};
 use agentpi_check::replay::{Arg, Key, Observation, Verdict};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// One broken rule.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,7 +196,8 @@ struct Pending {
     index: usize,
     dir: Dir,
     id: Value,
-    method: String,
+    /// Shared with the last request's when the same ([`Session::method_of`]).
+    method: Rc<str>,
     params: Option<Value>,
 }
 
@@ -216,7 +220,7 @@ pub struct Session {
     // By the fast hash, as the stepper's bindings hold the same keys: several look-ups a
     // message (and no output depends on the order of a table here: the standard one's is
     // random already).
-    ids_used: FxHashSet<Key>,
+    ids_used: IdsUsed,
     requests: FxHashMap<Key, Pending>,
     /// Requests cancelled, and whether a response after that crossed the cancellation.
     cancelled: Crossings,
@@ -238,7 +242,7 @@ pub struct Session {
     over_http: bool,
     /// The method (and whether it asked for a task) of the request the message in hand
     /// answers with a result: what its schema is (J13).
-    answered: Option<(String, bool)>,
+    answered: Option<Answered>,
     /// The `x-mcp-header` arguments of each listed tool (H8).
     header_args: HeaderArgs,
     /// What the per-exchange rules remember (cursors, listings, retries, capabilities).
@@ -262,6 +266,10 @@ pub struct Session {
     /// its one observation stepped by a step taken in place (which the stepper keeps for
     /// the next message of that kind: [`Session::kind_fast`]).
     kind_ok: [Option<Era>; 2],
+    /// The method of the last request, for the next (most are of one method).
+    last_method: Option<Rc<str>>,
+    /// The buffer request keys are written in (`request_key`).
+    key_text: Cell<String>,
 }
 
 /// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
@@ -286,7 +294,7 @@ impl Session {
             next_index: 0,
             messages: 0,
             waiting: Vec::new(),
-            ids_used: FxHashSet::default(),
+            ids_used: IdsUsed::default(),
             requests: FxHashMap::default(),
             cancelled: Crossings::default(),
             tokens_used: FxHashSet::default(),
@@ -309,6 +317,8 @@ impl Session {
             pool: Pool::default(),
             skeletons: Skeletons::default(),
             kind_ok: [None, None],
+            last_method: None,
+            key_text: Cell::default(),
         }
     }
 
@@ -494,7 +504,7 @@ impl Session {
                 index: p.index,
                 dir: p.dir,
                 id: p.id.clone(),
-                method: p.method.clone(),
+                method: p.method.to_string(),
             })
             .collect();
         open.sort_by_key(|o| o.index);
@@ -649,7 +659,7 @@ impl Session {
         }
         let modern = self.era == Era::Modern;
         let mut found = Vec::new();
-        let observations = match &message {
+        let observations = match &*message {
             Message::Request { id, method, params } => {
                 found.extend(shape::params(method, params.as_ref(), modern, event.dir));
                 let p = params.as_ref();
@@ -714,7 +724,7 @@ impl Session {
             self.step(index, event, obs, &what);
         }
         // The observation `kind_fast` stands for: a new request's `req`, an answer's `res`.
-        let template = match (&message, observations.as_slice()) {
+        let template = match (&*message, observations.as_slice()) {
             (Message::Request { .. }, [obs]) => is_ctor(obs, "req"),
             (Message::Response { .. }, [obs]) => is_ctor(obs, "res"),
             _ => false,
@@ -761,7 +771,8 @@ impl Session {
                     return false;
                 }
                 let key = self.key(dir, id);
-                if self.ids_used.contains(&key) || self.cancelled.was_closed(&key) {
+                let used = self.ids_used.contains(dir, id, self.sender, &key);
+                if used || self.cancelled.was_closed(&key) {
                     return false;
                 }
                 let Some(Follow::Stepper(st)) = &mut self.replay else {
@@ -779,12 +790,12 @@ impl Session {
                 if modern && dir == Dir::S2c {
                     found.push(("M6", format!("the server sent request `{method}`")));
                 }
-                self.ids_used.insert(key.clone());
+                self.ids_used.insert(dir, id, self.sender, &key);
                 let pending = Pending {
                     index,
                     dir,
                     id: id.clone(),
-                    method: method.to_string(),
+                    method: self.method_of(method),
                     params: params.clone(),
                 };
                 self.requests.insert(key, pending);
@@ -794,18 +805,20 @@ impl Session {
                 if modern && dir == Dir::C2s {
                     return false;
                 }
-                let (sender, requests) = (self.sender, &self.requests);
-                let entry = request_key::find(dir.other(), id, sender, |k| {
-                    requests
-                        .get_key_value(k)
-                        .map(|(k, p)| (k.clone(), p.method.clone()))
+                let (sender, requests, mut text) =
+                    (self.sender, &self.requests, self.key_text.take());
+                // Whether its method teaches the session (schemas, a version) is read in
+                // place: the method is not copied for a message that takes its kind's step.
+                let entry = request_key::find(&mut text, dir.other(), id, sender, |k| {
+                    let (k, p) = requests.get_key_value(k)?;
+                    let teaches = matches!(&*p.method, "tools/list" | "initialize");
+                    Some((k.clone(), teaches))
                 });
-                let Some((key, method)) = entry else {
+                self.key_text.set(text);
+                let Some((key, teaches)) = entry else {
                     return false;
                 };
-                if matches!(method.as_str(), "tools/list" | "initialize")
-                    || self.cancelled.crossed(&key, event.t)
-                {
+                if teaches || self.cancelled.crossed(&key, event.t) {
                     return false;
                 }
                 let Some(Follow::Stepper(st)) = &mut self.replay else {
@@ -940,7 +953,15 @@ impl Session {
         self.step(index, event, &obs, &|| what.clone());
     }
 
+    /// Reports `findings`; inlined, so that a message with none (most) makes no call.
+    #[inline]
     fn report(&mut self, index: usize, event: &Event, findings: Vec<Finding>) {
+        if !findings.is_empty() {
+            self.report_all(index, event, findings);
+        }
+    }
+
+    fn report_all(&mut self, index: usize, event: &Event, findings: Vec<Finding>) {
         for (rule, text) in findings {
             self.violation(index, event, rule, text, Vec::new());
         }
@@ -1005,7 +1026,7 @@ impl Session {
     /// J13, for a message no other rule found fault with (one finding per fault, the most
     /// specific): a request or notification whole, a result by the method it answers
     /// (`answered`: that method, and whether the request asked for a task).
-    fn schema(&self, message: &Message, answered: Option<&(String, bool)>) -> Option<Finding> {
+    fn schema(&self, message: &Message, answered: Option<&Answered>) -> Option<Finding> {
         let (part, method, id, body) = match message {
             Message::Request { id, method, params } => {
                 (Part::Request, method.as_str(), Some(id), params.as_ref())
@@ -1018,12 +1039,7 @@ impl Session {
                 ..
             } => {
                 let (method, task) = answered?;
-                (
-                    Part::Result { task: *task },
-                    method.as_str(),
-                    None,
-                    Some(result),
-                )
+                (Part::Result { task: *task }, &**method, None, Some(result))
             }
             Message::Response { .. } => return None,
         };
@@ -1069,7 +1085,7 @@ impl Session {
             found.push(("M6", format!("the server sent request `{method}`")));
         }
         let key = self.key(dir, id);
-        let reused = !self.ids_used.insert(key.clone());
+        let reused = !self.ids_used.insert(dir, id, self.sender, &key);
         if reused && self.era != Era::Modern {
             found.push((
                 "J3",
@@ -1116,13 +1132,14 @@ impl Session {
             let kind = ctor(kind, vec![]);
             let name = Arg::Name(key.clone());
             obs.push(self.pool.ctor(head, "req", [name, kind, tok]));
+            let method = self.method_of(method);
             self.requests.insert(
                 key,
                 Pending {
                     index,
                     dir,
                     id: id.clone(),
-                    method: method.to_string(),
+                    method,
                     params: params.cloned(),
                 },
             );
@@ -1151,8 +1168,10 @@ impl Session {
             return Vec::new();
         }
         // The request's own key when it is in flight (found by its text: no new copy).
-        let (sender, requests) = (self.sender, &mut self.requests);
-        let entry = request_key::find(dir.other(), id, sender, |k| requests.remove_entry(k));
+        let (sender, requests, mut text) = (self.sender, &mut self.requests, self.key_text.take());
+        let find = |k: &str| requests.remove_entry(k);
+        let entry = request_key::find(&mut text, dir.other(), id, sender, find);
+        self.key_text.set(text);
         let (key, pending) = match entry {
             Some((key, pending)) => (key, Some(pending)),
             None => (self.key(dir.other(), id), None),
@@ -1179,7 +1198,7 @@ impl Session {
             return obs;
         };
         let task = p.params.as_ref().is_some_and(|p| p.get("task").is_some());
-        match p.method.as_str() {
+        match &*p.method {
             "tools/list" => {
                 self.remember_schemas(result);
                 self.header_args.listed(result);
@@ -1259,7 +1278,7 @@ impl Session {
         let listen = self
             .requests
             .get(&self.key(Dir::C2s, id))
-            .filter(|p| p.method == "subscriptions/listen");
+            .filter(|p| &*p.method == "subscriptions/listen");
         ledger::listen_stream(method, listen.and_then(|p| p.params.as_ref()))
     }
 
@@ -1291,7 +1310,7 @@ impl Session {
                     return Vec::new();
                 };
                 let key = self.cancel_key(dir, rid);
-                self.reference(&key, "cancel", self.ids_used.contains(key.as_str()))
+                self.reference(&key, "cancel", self.ids_used.contains_key(&key))
             }
             "notifications/progress" => {
                 let Some(token) = field("progressToken") else {
@@ -1353,8 +1372,20 @@ impl Session {
         if let (Some(only), None) = (live.next(), live.next()) {
             return only.to_string();
         }
-        let issued = self.ids_used.iter().filter(of_id).min();
-        issued.map_or_else(|| key.to_string(), |k| k.to_string())
+        let issued = self.ids_used.least_of_id(rid);
+        issued.unwrap_or_else(|| key.to_string())
+    }
+
+    /// `method`, shared with the last request's when the same.
+    fn method_of(&mut self, method: &str) -> Rc<str> {
+        match &self.last_method {
+            Some(last) if **last == *method => last.clone(),
+            _ => {
+                let new: Rc<str> = Rc::from(method);
+                self.last_method = Some(new.clone());
+                new
+            }
+        }
     }
 
     /// The name a request of `requester` with id `id` has in the model (and the key of what
@@ -1368,7 +1399,10 @@ impl Session {
     /// written) is judged as one sender.
     fn key(&self, requester: Dir, id: &Value) -> Key {
         // One shared string that the tables, the observation and the bindings all hold.
-        request_key::of(requester, id, self.sender)
+        let mut text = self.key_text.take();
+        let key = request_key::of(&mut text, requester, id, self.sender);
+        self.key_text.set(text);
+        key
     }
 
     /// The client connection of the request `event` belongs to, when it tells clients apart:

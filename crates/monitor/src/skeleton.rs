@@ -22,6 +22,7 @@
 use crate::shape::{self, Finding, Message};
 use crate::trace::Dir;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// Ids longer than this are no integer the scan reads (it fits a `u64`).
 const MAX_DIGITS: usize = 19;
@@ -41,24 +42,30 @@ struct Skeleton {
     /// The id's digits in `raw`.
     at: usize,
     len: usize,
-    /// `None` while lent (see the module's documentation).
-    message: Option<Message>,
+    /// `None` while lent (see the module's documentation). Boxed: lent and given back
+    /// for every message read from it, and a pointer moves where a message is copied.
+    message: Option<Box<Message>>,
     /// The protocol version and the answered request's method (and whether it asked for a
     /// task) under which its schema check passed.
     passed: Option<Pass>,
 }
 
 /// A protocol version and an answered request's method and whether it asked for a task.
-type Pass = (Option<String>, Option<(String, bool)>);
+type Pass = (Option<String>, Option<Answered>);
+
+/// An answered request's method (shared with the session's table of requests: not copied
+/// for each answer) and whether it asked for a task.
+pub type Answered = (Rc<str>, bool);
 
 impl Skeletons {
     /// [`shape::parse`] of `raw`, sent in direction `dir`, read from the skeleton of that
     /// side when it is one (see the module's documentation).
-    pub fn parse(&mut self, raw: &[u8], dir: Dir) -> (Option<Message>, Vec<Finding>) {
+    pub fn parse(&mut self, raw: &[u8], dir: Dir) -> (Option<Box<Message>>, Vec<Finding>) {
         self.current = None;
         self.read = false;
         let Some(side) = side(dir) else {
-            return shape::parse(raw, dir);
+            let (message, found) = shape::parse(raw, dir);
+            return (message.map(Box::new), found);
         };
         if let Some(message) = self.sides[side].as_mut().and_then(|s| s.read(raw)) {
             self.current = Some(side);
@@ -79,7 +86,7 @@ impl Skeletons {
             });
             self.current = Some(side);
         }
-        (message, found)
+        (message.map(Box::new), found)
     }
 
     /// Whether the message in hand was read from its side's skeleton: the last message of
@@ -95,7 +102,7 @@ impl Skeletons {
 
     /// Takes back the message in hand, read from (or kept as) the current skeleton, once
     /// checked: the next message of its side may be read from it.
-    pub fn give_back(&mut self, message: Message) {
+    pub fn give_back(&mut self, message: Box<Message>) {
         let lent = self.current.and_then(|s| self.sides[s].as_mut());
         if let Some(skeleton) = lent.filter(|s| s.message.is_none()) {
             skeleton.message = Some(message);
@@ -104,7 +111,7 @@ impl Skeletons {
 
     /// Whether the message in hand is of a skeleton whose schema check passed under
     /// `version` and `answered`.
-    pub fn passed(&self, version: Option<&str>, answered: Option<&(String, bool)>) -> bool {
+    pub fn passed(&self, version: Option<&str>, answered: Option<&Answered>) -> bool {
         let Some(skeleton) = self.current.and_then(|s| self.sides[s].as_ref()) else {
             return false;
         };
@@ -115,7 +122,7 @@ impl Skeletons {
     }
 
     /// The message in hand passed its schema check under `version` and `answered`.
-    pub fn pass(&mut self, version: Option<&str>, answered: Option<&(String, bool)>) {
+    pub fn pass(&mut self, version: Option<&str>, answered: Option<&Answered>) {
         if let Some(skeleton) = self.current.and_then(|s| self.sides[s].as_mut()) {
             skeleton.passed = Some((version.map(str::to_string), answered.cloned()));
         }
@@ -125,7 +132,7 @@ impl Skeletons {
 impl Skeleton {
     /// The kept message with the id `raw` has, when `raw` is it but for its id's digits and
     /// the message is not lent (it is lent now).
-    fn read(&mut self, raw: &[u8]) -> Option<Message> {
+    fn read(&mut self, raw: &[u8]) -> Option<Box<Message>> {
         self.message.as_ref()?;
         let (head, tail) = (&self.raw[..self.at], &self.raw[self.at + self.len..]);
         if raw.len() < head.len() + tail.len() + 1 || !raw.starts_with(head) || !raw.ends_with(tail)
@@ -147,7 +154,7 @@ impl Skeleton {
             return None;
         }
         let mut message = self.message.take()?;
-        match &mut message {
+        match &mut *message {
             Message::Request { id, .. } | Message::Response { id, .. } => *id = Value::from(n),
             // Never kept (see `kept_id`).
             Message::Notification { .. } => return None,
@@ -220,7 +227,8 @@ mod tests {
         let mut hits = 0;
         for dir in [Dir::C2s, Dir::S2c] {
             for line in LINES {
-                let got = skeletons.parse(line.as_bytes(), dir);
+                let (message, found) = skeletons.parse(line.as_bytes(), dir);
+                let got = (message.map(|m| *m), found);
                 assert_eq!(got, shape::parse(line.as_bytes(), dir), "{line}");
                 hits += usize::from(skeletons.current.is_some_and(|_| {
                     let kept = skeletons.sides[side(dir).unwrap()].as_ref().unwrap();
@@ -228,7 +236,7 @@ mod tests {
                 }));
                 // As the session does once the message is checked.
                 if let Some(message) = got.0 {
-                    skeletons.give_back(message);
+                    skeletons.give_back(Box::new(message));
                 }
             }
         }
@@ -244,9 +252,15 @@ mod tests {
         let mut skeletons = Skeletons::default();
         let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#);
         let read = |s: &mut Skeletons, n: u32| {
-            let got = s.parse(ping(n).as_bytes(), Dir::C2s);
-            assert_eq!(got, shape::parse(ping(n).as_bytes(), Dir::C2s), "{n}");
-            got.0.unwrap()
+            let (message, found) = s.parse(ping(n).as_bytes(), Dir::C2s);
+            let (message, expected) =
+                (message.unwrap(), shape::parse(ping(n).as_bytes(), Dir::C2s));
+            assert_eq!(
+                (Some(&*message), found),
+                (expected.0.as_ref(), expected.1),
+                "{n}"
+            );
+            message
         };
         let first = read(&mut skeletons, 1);
         let lent = |s: &Skeletons| s.sides[0].as_ref().unwrap().message.is_none();
@@ -270,7 +284,7 @@ mod tests {
     fn a_schema_pass_holds_for_its_version_and_request() {
         let mut skeletons = Skeletons::default();
         let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#);
-        let answered = Some(("ping".to_string(), false));
+        let answered = Some((Rc::from("ping"), false));
         // Each message given back once checked, as the session does.
         let parse = |s: &mut Skeletons, raw: &[u8], dir| {
             if let Some(message) = s.parse(raw, dir).0 {
@@ -283,9 +297,9 @@ mod tests {
         parse(&mut skeletons, ping(2).as_bytes(), Dir::S2c);
         assert!(skeletons.passed(Some("2025-11-25"), answered.as_ref()));
         assert!(!skeletons.passed(Some("2025-06-18"), answered.as_ref()));
-        let listed = Some(("tools/list".to_string(), false));
+        let listed = Some((Rc::from("tools/list"), false));
         assert!(!skeletons.passed(Some("2025-11-25"), listed.as_ref()));
-        let task = Some(("ping".to_string(), true));
+        let task = Some((Rc::from("ping"), true));
         assert!(!skeletons.passed(Some("2025-11-25"), task.as_ref()));
         // Another side's message, or one of no skeleton, passes nothing.
         parse(&mut skeletons, ping(3).as_bytes(), Dir::C2s);

@@ -403,9 +403,10 @@ impl Stepper {
             *self.spare_window.get_mut() = window;
             return false;
         };
-        let place = quick::place_of(key, &split.bindings, &mut at);
+        let place = quick::place_of(key, name.is_some(), &mut at);
         let same = place == kind.place && at.groups_key() == kind.groups_key.as_slice();
-        if !same || self.any_missing(&kind.quick.hidden_outs, &window) {
+        let outs = &kind.quick.hidden_outs;
+        if !same || (!self.walk_took(walk, outs) && self.any_missing(outs, &window)) {
             self.quick.recycle(at);
             *self.spare_window.get_mut() = window;
             return false;
@@ -558,6 +559,16 @@ impl Stepper {
         let rest = &self.hyps[0].rest;
         let outside = |g: GroupId| groups.binary_search(&g).is_err();
         (hidden_outs.iter()).any(|&head| rest.takers(head).any(outside))
+    }
+
+    /// Whether `walk` took every taker of each of `hidden_outs`: the takers of the hidden
+    /// channels predicted for its shape are among what it found, and what it found is what
+    /// a walk finds now (taken afresh, or remembered at the epoch of now: [`Stepper::walked`]).
+    /// Then none of them is outside a window holding that ([`Stepper::any_missing`] is
+    /// false), and they are not looked for again.
+    fn walk_took(&self, walk: Walk, hidden_outs: &[Head]) -> bool {
+        let predicted = walk.predicted.and_then(|shape| self.predicted.get(&shape));
+        predicted.is_some_and(|heads| hidden_outs.iter().all(|h| heads.binary_search(h).is_ok()))
     }
 
     /// The groups `obs` can concern, when one explanation is held and `obs` names its head

@@ -338,7 +338,7 @@ impl Quick {
         at.bound.iter().for_each(|&n| bindings.unbind(n));
         for (fate, &id) in self.fate.iter().zip(groups) {
             if let Fate::Removed = fate {
-                rest.remove(id);
+                rest.drop_group(id);
             }
         }
         for (fate, &id) in self.fate.iter().zip(groups) {
@@ -347,7 +347,8 @@ impl Quick {
             }
         }
         for made in &self.made {
-            let names: Vec<u32> = made.names.iter().map(name).collect();
+            let mut names = rest.names_buffer();
+            names.extend(made.names.iter().map(name));
             rest.insert(None, names, made.keys.clone(), made.form.clone());
         }
         for (place, n) in &self.binds {
@@ -357,11 +358,12 @@ impl Quick {
 }
 
 /// The place of `key` in `at` (pushed when new) and whether it is bound outside the window:
-/// what [`place`] writes for it.
-pub fn place_of(key: &Key, bindings: &Bindings, at: &mut Lookup) -> (u32, u32) {
-    let bound = at.bound.len();
+/// what [`place`] writes for it. `bound`: whether `key` is bound at all (its caller has
+/// looked it up already: not hashed again here).
+pub fn place_of(key: &Key, bound: bool, at: &mut Lookup) -> (u32, u32) {
+    let in_window = at.bound.len();
     let place = key_place(key, at);
-    let outside = place >= bound && bindings.by_key.contains_key(key);
+    let outside = place >= in_window && bound;
     (place as u32, outside as u32)
 }
 

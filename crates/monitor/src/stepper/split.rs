@@ -97,11 +97,16 @@ pub struct Rest {
     /// Classes that are passive but not inert (that take a hidden channel).
     passive: Vec<Class>,
     next: GroupId,
+    /// The name lists of groups dropped, for groups to come ([`Rest::drop_group`]).
+    spare_names: Vec<Vec<u32>>,
     /// Drawn afresh (`EPOCHS`) whenever a class is listed or unlisted, or a walked class
     /// (one whose groups a walk of the lists took) gains or loses a group: the groups any
     /// walk finds are the same while it stays (`Stepper::window_of` remembers them by it).
     epoch: Epoch,
 }
+
+/// How many name lists of dropped groups [`Rest`] keeps.
+const SPARE_NAMES: usize = 16;
 
 /// A [`Rest::epoch`]. A copy draws its own: the original and the copy may then change in
 /// classes no walk took without a new epoch, each its own way, so a walk remembered of one
@@ -393,6 +398,23 @@ impl Rest {
         for &name in &old.names {
             self.owner.insert(name, id);
         }
+    }
+
+    /// [`Rest::remove`], keeping the group's list of names for [`Rest::names_buffer`] (a
+    /// step taken in place removes a request's group as it files the next one's).
+    pub fn drop_group(&mut self, id: GroupId) {
+        if let Some(group) = self.remove(id)
+            && self.spare_names.len() < SPARE_NAMES
+        {
+            let mut names = group.names;
+            names.clear();
+            self.spare_names.push(names);
+        }
+    }
+
+    /// An empty list for a group's names, one a dropped group left when there is one.
+    pub fn names_buffer(&mut self) -> Vec<u32> {
+        self.spare_names.pop().unwrap_or_default()
     }
 
     pub fn remove(&mut self, id: GroupId) -> Option<Group> {
