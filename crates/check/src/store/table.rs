@@ -182,6 +182,11 @@ impl<T> std::ops::Deref for Alone<T> {
 /// Groups of a new index (1,024 slots and more).
 const FIRST_GROUPS: usize = 1 << 7;
 
+/// How many numbers ahead growing an index prefetches the group of
+/// ([`Index::each_touched`]): 8, 16 and 32 left 2.8%, 1.9% and 1.5% of the run in the
+/// growth (Peterson N = 4, one thread).
+const AHEAD: usize = 32;
+
 /// An index of fewer numbers grows on one thread: waking another would take about as long.
 const GROW_ALONE_BELOW: usize = 1 << 16;
 
@@ -305,9 +310,7 @@ impl Index {
             return;
         };
         let grown = Index::with_groups(groups);
-        for n in 0..self.len() as u32 {
-            grown.add(hash(n), n);
-        }
+        grown.each_touched(0..self.len(), hash, |h, n| grown.add(h, n));
         *self = grown;
     }
 
@@ -331,13 +334,37 @@ impl Index {
         };
         let grown = Index::with_groups(groups);
         let fill = |numbers: Range<usize>| {
-            for n in numbers {
-                grown.claim(hash(n as u32), n as u32);
-            }
+            grown.each_touched(numbers, &hash, |h, n| grown.claim(h, n));
         };
         join(&|| fill(0..len / 2), &|| fill(len / 2..len));
         grown.count.store(len, Ordering::Relaxed);
         *self = grown;
+    }
+
+    /// Calls `add` with each number of `numbers` and its hash, in order, the group of the
+    /// one [`AHEAD`] on prefetched first: each addition to a grown index is a cache miss of
+    /// its own, and one waited for at a time (the probe's branches wait for the line) was
+    /// 5% of a one-thread run of Peterson N = 4 (issue 35). Each hash is taken once.
+    fn each_touched(
+        &self,
+        numbers: Range<usize>,
+        hash: impl Fn(u32) -> u64,
+        mut add: impl FnMut(u64, u32),
+    ) {
+        let mut ahead = [0; AHEAD];
+        let first = numbers.start..numbers.end.min(numbers.start + AHEAD);
+        for n in first {
+            ahead[n % AHEAD] = hash(n as u32);
+            self.touch(ahead[n % AHEAD]);
+        }
+        for n in numbers.clone() {
+            let h = ahead[n % AHEAD];
+            if n + AHEAD < numbers.end {
+                ahead[n % AHEAD] = hash((n + AHEAD) as u32);
+                self.touch(ahead[n % AHEAD]);
+            }
+            add(h, n as u32);
+        }
     }
 
     /// The groups the index needs for `more` numbers, if it must grow: doubled until it is
@@ -530,6 +557,20 @@ mod tests {
             slots.collect()
         };
         assert_eq!(slots(&by_add), slots(&by_vacancy));
+    }
+
+    /// Growing takes each number once, in order, with its own hash, whatever the range
+    /// (shorter than the prefetch's reach or longer, from 0 or from a half's start).
+    #[test]
+    fn a_growth_adds_each_number_once_with_its_hash() {
+        let index = Index::default();
+        let hash = |n: u32| u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for numbers in [0..0, 0..5, 3..AHEAD + 1, 0..3 * AHEAD + 7, 100..200] {
+            let mut added = Vec::new();
+            index.each_touched(numbers.clone(), hash, |h, n| added.push((h, n)));
+            let expected: Vec<(u64, u32)> = numbers.map(|n| (hash(n as u32), n as u32)).collect();
+            assert_eq!(added, expected);
+        }
     }
 
     /// An index grown by two threads at once (each adding half of its numbers again) finds
