@@ -5,6 +5,7 @@
 //! An id that is no 64-bit signed integer (a string, a float, a larger integer) is kept by
 //! its key's text, as before. The same answers as a set of the keys `request_key::of` makes.
 
+use crate::request_key::{int_key, owner};
 use crate::trace::Dir;
 use agentpi_check::replay::Key;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -81,33 +82,6 @@ impl IdsUsed {
         });
         others.chain(ints).min()
     }
-}
-
-/// Whose ids an id of `dir` from `sender` is among (a connection tells clients apart only).
-fn owner(dir: Dir, sender: Option<u64>) -> (Dir, Option<u64>) {
-    (dir, sender.filter(|_| dir == Dir::C2s))
-}
-
-/// The sender and integer of a key `request_key::of` writes for an integer id
-/// (`c2s:5`, `c2s:5#2`, `s2c:-1`); `None` for any other key.
-fn int_key(key: &str) -> Option<(Dir, i64, Option<u64>)> {
-    let (head, rest) = key.split_once(':')?;
-    let dir = match head {
-        "c2s" => Dir::C2s,
-        "s2c" => Dir::S2c,
-        _ => return None,
-    };
-    let (id, sender) = match rest.rsplit_once('#') {
-        Some((id, connection)) if dir == Dir::C2s => {
-            let c: u64 = connection.parse().ok()?;
-            (c.to_string() == connection).then_some((id, Some(c)))?
-        }
-        Some(_) => return None,
-        None => (rest, None),
-    };
-    let n: i64 = id.parse().ok()?;
-    // Only the digits the key of that integer has (no sign or zeros of another writing).
-    (n.to_string() == id).then_some((dir, n, sender))
 }
 
 impl Ranges {
@@ -196,9 +170,9 @@ mod tests {
             };
             let dir = if next(3) == 0 { Dir::S2c } else { Dir::C2s };
             let sender = [None, Some(0), Some(3)][next(3) as usize];
-            let key = request_key::of(&mut String::new(), dir, &id, sender);
+            let key = request_key::of(dir, &id, sender);
             let asked = Value::from(next(80) as i64 - 40);
-            let asked = request_key::of(&mut String::new(), Dir::C2s, &asked, sender);
+            let asked = request_key::of(Dir::C2s, &asked, sender);
             assert_eq!(used.contains_key(&asked), keys.contains(&*asked), "{asked}");
             assert_eq!(used.contains(dir, &id, sender, &key), keys.contains(&*key));
             let new = used.insert(dir, &id, sender, &key);

@@ -25,6 +25,7 @@ pub mod model;
 pub mod observations;
 pub mod record;
 pub mod request_key;
+pub mod requests;
 pub mod rules;
 pub mod sampling;
 pub mod schema;

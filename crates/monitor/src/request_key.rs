@@ -4,60 +4,53 @@
 //! (`Key`, an `Arc<str>`) that the session's tables, the observation and the stepper's
 //! bindings all hold, instead of a `String` per table and a copy per observation; an integer
 //! id (nearly every id) is written without `Value`'s JSON formatter, with the same digits,
-//! into a buffer its caller keeps.
+//! on the stack.
 
 use crate::trace::Dir;
 use agentpi_check::replay::Key;
 use serde_json::Value;
 
 /// The key of request `id` sent by `requester`, from client connection `sender` when the
-/// session tells clients apart by connection (see `Session::key`); `text` is a buffer the
-/// caller keeps (its text is the key's after).
-pub fn of(text: &mut String, requester: Dir, id: &Value, sender: Option<u64>) -> Key {
-    if written(text, requester, id, sender) {
-        Key::from(text.as_str())
-    } else {
-        slow(requester, id, sender)
+/// session tells clients apart by connection (see `Session::key`).
+pub fn of(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
+    let mut text = [0u8; LONGEST];
+    match written(&mut text, requester, id, sender) {
+        Some(key) => Key::from(key),
+        None => slow(requester, id, sender),
     }
 }
 
-/// `find` of the text of the key [`of`] makes, without making it when the id is an integer
-/// (a table keyed by keys is looked up by their text: a response finds its request's own key
-/// so, instead of a new copy); `text` as for [`of`].
-pub fn find<T>(
-    text: &mut String,
+/// Longer than any key of an integer id: a direction's name (at most 6 bytes), `:-`, 20
+/// digits, `#` and 20 more.
+const LONGEST: usize = 64;
+
+/// Writes the key of an integer id in `text` (on the stack: nothing allocated but the key,
+/// one check of its bytes, which are ASCII); `None` for another id.
+fn written<'a>(
+    text: &'a mut [u8; LONGEST],
     requester: Dir,
     id: &Value,
     sender: Option<u64>,
-    find: impl FnOnce(&str) -> T,
-) -> T {
-    if written(text, requester, id, sender) {
-        find(text)
-    } else {
-        find(&slow(requester, id, sender))
-    }
-}
-
-/// Writes the key of an integer id in `text` (in its buffer: nothing allocated once it is
-/// long enough, and no check of the bytes, which are ASCII); `false` for another id.
-fn written(text: &mut String, requester: Dir, id: &Value, sender: Option<u64>) -> bool {
+) -> Option<&'a str> {
     let (n, negative) = match (id.as_u64(), id.as_i64()) {
         (Some(n), _) => (n, false),
         (_, Some(n)) => (n.unsigned_abs(), n < 0),
-        _ => return false,
+        _ => return None,
     };
-    text.clear();
-    text.push_str(requester.as_str());
-    text.push(':');
+    let head = requester.as_str().as_bytes();
+    text[..head.len()].copy_from_slice(head);
+    text[head.len()] = b':';
+    let mut len = head.len() + 1;
     if negative {
-        text.push('-');
+        text[len] = b'-';
+        len += 1;
     }
-    digits(text, n);
+    len = digits(text, len, n);
     if let (Some(connection), Dir::C2s) = (sender, requester) {
-        text.push('#');
-        digits(text, connection);
+        text[len] = b'#';
+        len = digits(text, len + 1, connection);
     }
-    true
+    std::str::from_utf8(&text[..len]).ok()
 }
 
 /// The key written through `Value`'s JSON formatter: an id that is no integer.
@@ -69,19 +62,53 @@ fn slow(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
     Key::from(key)
 }
 
-/// Writes `n` in decimal.
-fn digits(text: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// Writes `n` in decimal at `at` in `text`; where it ends.
+fn digits(text: &mut [u8; LONGEST], at: usize, mut n: u64) -> usize {
+    let mut reversed = [0u8; 20];
+    let mut count = 0;
     loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        reversed[count] = b'0' + (n % 10) as u8;
+        count += 1;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    text.extend(digits[at..].iter().map(|&d| char::from(d)));
+    for (to, &d) in text[at..at + count]
+        .iter_mut()
+        .zip(reversed[..count].iter().rev())
+    {
+        *to = d;
+    }
+    at + count
+}
+
+/// Whose ids an id of `dir` from `sender` is among (a connection tells clients apart only,
+/// as in the key [`of`] writes).
+pub fn owner(dir: Dir, sender: Option<u64>) -> (Dir, Option<u64>) {
+    (dir, sender.filter(|_| dir == Dir::C2s))
+}
+
+/// The sender and integer of a key [`of`] writes for an integer id that is a 64-bit signed
+/// one (`c2s:5`, `c2s:5#2`, `s2c:-1`); `None` for any other key.
+pub fn int_key(key: &str) -> Option<(Dir, i64, Option<u64>)> {
+    let (head, rest) = key.split_once(':')?;
+    let dir = match head {
+        "c2s" => Dir::C2s,
+        "s2c" => Dir::S2c,
+        _ => return None,
+    };
+    let (id, sender) = match rest.rsplit_once('#') {
+        Some((id, connection)) if dir == Dir::C2s => {
+            let c: u64 = connection.parse().ok()?;
+            (c.to_string() == connection).then_some((id, Some(c)))?
+        }
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    let n: i64 = id.parse().ok()?;
+    // Only the digits the key of that integer has (no sign or zeros of another writing).
+    (n.to_string() == id).then_some((dir, n, sender))
 }
 
 #[cfg(test)]
@@ -119,11 +146,8 @@ mod tests {
                     if let (Some(c), Dir::C2s) = (sender, dir) {
                         want.push_str(&format!("#{c}"));
                     }
-                    let mut buf = String::from("left over");
-                    let key = of(&mut buf, dir, &id, sender);
+                    let key = of(dir, &id, sender);
                     assert_eq!(&*key, want, "{text} {dir:?} {sender:?}");
-                    let found = find(&mut buf, dir, &id, sender, str::to_string);
-                    assert_eq!(found, want, "found: {text} {dir:?} {sender:?}");
                 }
             }
         }

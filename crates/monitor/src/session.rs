@@ -12,6 +12,7 @@ use crate::ledger::{self, Ledger};
 use crate::model;
 use crate::observations::Pool;
 use crate::request_key;
+use crate::requests::Requests;
 use crate::rules;
 use crate::schema::{self, Part};
 use crate::schema_seen::Seen;
@@ -21,7 +22,6 @@ use crate::trace::{Dir, Event};
 use agentpi_check::replay::{Arg, Key, Observation, Verdict};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -221,7 +221,8 @@ pub struct Session {
     // message (and no output depends on the order of a table here: the standard one's is
     // random already).
     ids_used: IdsUsed,
-    requests: FxHashMap<Key, Pending>,
+    /// Each request in flight once, with its key (found by an answer's integer id).
+    requests: Requests<Pending>,
     /// Requests cancelled, and whether a response after that crossed the cancellation.
     cancelled: Crossings,
     tokens_used: FxHashSet<String>,
@@ -268,8 +269,6 @@ pub struct Session {
     kind_ok: [Option<Era>; 2],
     /// The method of the last request, for the next (most are of one method).
     last_method: Option<Rc<str>>,
-    /// The buffer request keys are written in (`request_key`).
-    key_text: Cell<String>,
 }
 
 /// The rules a message breaks by itself, whatever came before it: its JSON-RPC envelope
@@ -295,7 +294,7 @@ impl Session {
             messages: 0,
             waiting: Vec::new(),
             ids_used: IdsUsed::default(),
-            requests: FxHashMap::default(),
+            requests: Requests::default(),
             cancelled: Crossings::default(),
             tokens_used: FxHashSet::default(),
             progress: FxHashMap::default(),
@@ -318,7 +317,6 @@ impl Session {
             skeletons: Skeletons::default(),
             kind_ok: [None, None],
             last_method: None,
-            key_text: Cell::default(),
         }
     }
 
@@ -782,11 +780,12 @@ impl Session {
                     return false;
                 }
                 // As `check` and `request` do, in their order.
-                found.extend(shape::params(method, params.as_ref(), modern, dir));
-                found.extend(
-                    self.ledger
-                        .request(id, dir, method, params.as_ref(), modern),
+                add(
+                    &mut found,
+                    shape::params(method, params.as_ref(), modern, dir),
                 );
+                let p = params.as_ref();
+                add(&mut found, self.ledger.request(id, dir, method, p, modern));
                 if modern && dir == Dir::S2c {
                     found.push(("M6", format!("the server sent request `{method}`")));
                 }
@@ -798,23 +797,21 @@ impl Session {
                     method: self.method_of(method),
                     params: params.clone(),
                 };
-                self.requests.insert(key, pending);
+                self.requests.insert(dir, id, self.sender, key, pending);
                 None
             }
             Message::Response { id, outcome } => {
                 if modern && dir == Dir::C2s {
                     return false;
                 }
-                let (sender, requests, mut text) =
-                    (self.sender, &self.requests, self.key_text.take());
                 // Whether its method teaches the session (schemas, a version) is read in
                 // place: the method is not copied for a message that takes its kind's step.
-                let entry = request_key::find(&mut text, dir.other(), id, sender, |k| {
-                    let (k, p) = requests.get_key_value(k)?;
-                    let teaches = matches!(&*p.method, "tools/list" | "initialize");
-                    Some((k.clone(), teaches))
-                });
-                self.key_text.set(text);
+                let entry = (self.requests)
+                    .find(dir.other(), id, self.sender)
+                    .map(|(k, p)| {
+                        let teaches = matches!(&*p.method, "tools/list" | "initialize");
+                        (k.clone(), teaches)
+                    });
                 let Some((key, teaches)) = entry else {
                     return false;
                 };
@@ -827,7 +824,9 @@ impl Session {
                 if !st.kind_ready(side, &key) {
                     return false;
                 }
-                let p = self.requests.remove(&key).expect("found above");
+                let (_, p) = (self.requests)
+                    .take(dir.other(), id, self.sender)
+                    .expect("found above");
                 self.answer_rules(&p, outcome, &mut found);
                 match outcome {
                     Ok(_) => {
@@ -1134,6 +1133,9 @@ impl Session {
             obs.push(self.pool.ctor(head, "req", [name, kind, tok]));
             let method = self.method_of(method);
             self.requests.insert(
+                dir,
+                id,
+                self.sender,
                 key,
                 Pending {
                     index,
@@ -1167,11 +1169,8 @@ impl Session {
             // the message it answers is.
             return Vec::new();
         }
-        // The request's own key when it is in flight (found by its text: no new copy).
-        let (sender, requests, mut text) = (self.sender, &mut self.requests, self.key_text.take());
-        let find = |k: &str| requests.remove_entry(k);
-        let entry = request_key::find(&mut text, dir.other(), id, sender, find);
-        self.key_text.set(text);
+        // The request's own key when it is in flight (found by its id: no new copy).
+        let entry = self.requests.take(dir.other(), id, self.sender);
         let (key, pending) = match entry {
             Some((key, pending)) => (key, Some(pending)),
             None => (self.key(dir.other(), id), None),
@@ -1236,15 +1235,12 @@ impl Session {
             requester: p.dir,
             modern,
         };
-        found.extend(self.ledger.answer(&p.id, &x));
+        add(found, self.ledger.answer(&p.id, &x));
         if let Ok(result) = outcome {
-            found.extend(shape::result(
-                &p.method,
-                p.params.as_ref(),
-                result,
-                modern,
-                &self.schemas,
-            ));
+            add(
+                found,
+                shape::result(&p.method, p.params.as_ref(), result, modern, &self.schemas),
+            );
         }
     }
 
@@ -1399,10 +1395,7 @@ impl Session {
     /// written) is judged as one sender.
     fn key(&self, requester: Dir, id: &Value) -> Key {
         // One shared string that the tables, the observation and the bindings all hold.
-        let mut text = self.key_text.take();
-        let key = request_key::of(&mut text, requester, id, self.sender);
-        self.key_text.set(text);
-        key
+        request_key::of(requester, id, self.sender)
     }
 
     /// The client connection of the request `event` belongs to, when it tells clients apart:
@@ -1536,6 +1529,15 @@ enum Refusal {
     OfOther,
     /// Not an HTTP refusal: judged by its id.
     No,
+}
+
+/// `found.extend(more)`, without the call for none (nearly every message: an empty list's
+/// extend was a call and a drop, twice a message).
+#[inline]
+fn add(found: &mut Vec<Finding>, more: Vec<Finding>) {
+    if !more.is_empty() {
+        found.extend(more);
+    }
 }
 
 /// Whether `obs` is `head(name(...))`.
