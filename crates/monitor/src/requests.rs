@@ -31,18 +31,21 @@ impl<V> Default for Requests<V> {
     }
 }
 
-fn int(dir: Dir, sender: Option<u64>, n: i64) -> Int {
+/// Where request `id` of `dir` from `sender` is kept among the integers: an id that is a
+/// 64-bit signed integer, of a side whose keys `int_key` reads back (every request's).
+fn int(dir: Dir, id: &Value, sender: Option<u64>) -> Option<Int> {
+    let n = id.as_i64().filter(|_| matches!(dir, Dir::C2s | Dir::S2c))?;
     let (dir, sender) = owner(dir, sender);
-    (dir, sender, n)
+    Some((dir, sender, n))
 }
 
 impl<V> Requests<V> {
     /// Files request `id` of `dir` from `sender` as `value`, under `key` (the key
     /// `request_key::of` makes of them), in place of one filed so before.
     pub fn insert(&mut self, dir: Dir, id: &Value, sender: Option<u64>, key: Key, value: V) {
-        match id.as_i64() {
-            Some(n) => {
-                self.ints.insert(int(dir, sender, n), (key, value));
+        match int(dir, id, sender) {
+            Some(at) => {
+                self.ints.insert(at, (key, value));
             }
             None => {
                 self.others.insert(key, value);
@@ -53,16 +56,16 @@ impl<V> Requests<V> {
     /// Request `id` of `dir` from `sender`, with its key (written only for an id that is no
     /// such integer).
     pub fn find(&self, dir: Dir, id: &Value, sender: Option<u64>) -> Option<(&Key, &V)> {
-        match id.as_i64() {
-            Some(n) => self.ints.get(&int(dir, sender, n)).map(|(k, v)| (k, v)),
+        match int(dir, id, sender) {
+            Some(at) => self.ints.get(&at).map(|(k, v)| (k, v)),
             None => (self.others).get_key_value(&*request_key::of(dir, id, sender)),
         }
     }
 
     /// [`Requests::find`], taken out of the table.
     pub fn take(&mut self, dir: Dir, id: &Value, sender: Option<u64>) -> Option<(Key, V)> {
-        match id.as_i64() {
-            Some(n) => self.ints.remove(&int(dir, sender, n)),
+        match int(dir, id, sender) {
+            Some(at) => self.ints.remove(&at),
             None => (self.others).remove_entry(&*request_key::of(dir, id, sender)),
         }
     }
@@ -108,7 +111,7 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    /// Against one map of the keys' texts: a random sequence of requests of both sides, some
+    /// Against one map of the keys' texts: a random sequence of requests of each side, some
     /// from connections, with ids of every type, filed, found and taken by id, asked for and
     /// removed by key text; the whole table compared after every operation.
     #[test]
@@ -139,7 +142,8 @@ mod tests {
                 2 => Value::from([i64::MIN, i64::MAX, -1, 0][next(4) as usize]),
                 _ => Value::from(next(12)),
             };
-            let dir = if next(3) == 0 { Dir::S2c } else { Dir::C2s };
+            // A side no request comes from, too: kept apart as the map keeps it.
+            let dir = [Dir::C2s, Dir::C2s, Dir::S2c, Dir::Stderr][next(4) as usize];
             let sender = [None, Some(0), Some(3)][next(3) as usize];
             let key = request_key::of(dir, &id, sender);
             let want = map.get(&*key).copied();
