@@ -353,17 +353,6 @@ impl Interner {
         self.add_queue(sum, Queue { chan, messages })
     }
 
-    /// [`Interner::queue_pushed`]'s content if interned, interning nothing.
-    pub(crate) fn find_pushed(
-        &self,
-        before: Option<u32>,
-        chan: Chan,
-        message: &[Value],
-    ) -> Option<u32> {
-        let (old, sum) = self.push_onto(before, chan, message);
-        self.find_summed_push(old, sum, chan, message)
-    }
-
     /// The queue of `chan` holding messages `old` and `message` after them, of sum `sum`.
     fn find_summed_push(
         &self,
@@ -432,6 +421,58 @@ impl Interner {
         self.find_queue_summed(sum, same).map(Some)
     }
 
+    /// The content `parts` make: `Ok` its id when interned, else `Err` its hash (equal
+    /// contents have equal hashes; [`Interner::same_parts`] compares them); `None` for a pop of a
+    /// queue's only message (no content). Nothing is built: numbering a content ahead built
+    /// each new one (a box a message, the queue cloned twice) and hashed it whole, a sixth of
+    /// the merge's instructions on the bounded buffer with two threads.
+    pub(crate) fn find_parts(&self, parts: Parts<'_>) -> Option<Result<u32, u64>> {
+        match parts {
+            Parts::Pushed(before, chan, message) => {
+                let (old, sum) = self.push_onto(before, chan, message);
+                Some(
+                    self.find_summed_push(old, sum, chan, message)
+                        .ok_or(mixed(sum)),
+                )
+            }
+            Parts::Popped(id) => match self.find_popped(id) {
+                Some(found) => found.map(Ok),
+                None => {
+                    let sum = popped_sum(self.queue_sums[index(id)], self.queue_of(id));
+                    Some(Err(mixed(sum)))
+                }
+            },
+        }
+    }
+
+    /// Whether the contents two parts make (each not a pop of a queue's only message) hold
+    /// the same messages on the same channel.
+    pub(crate) fn same_parts(&self, a: Parts<'_>, b: Parts<'_>) -> bool {
+        let (chan, before, pushed) = self.parts_of(a);
+        let (chan_b, before_b, pushed_b) = self.parts_of(b);
+        let messages = before.iter().map(|m| &m[..]).chain(pushed);
+        let messages_b = before_b.iter().map(|m| &m[..]).chain(pushed_b);
+        chan == chan_b
+            && before.len() + usize::from(pushed.is_some())
+                == before_b.len() + usize::from(pushed_b.is_some())
+            && messages.eq(messages_b)
+    }
+
+    /// The channel, the interned messages and the message pushed after them that `parts`
+    /// make.
+    fn parts_of<'a>(&'a self, parts: Parts<'a>) -> Spread<'a> {
+        match parts {
+            Parts::Pushed(Some(q), chan, message) => {
+                (chan, &self.queues[index(q)].messages, Some(message))
+            }
+            Parts::Pushed(None, chan, message) => (chan, &[], Some(message)),
+            Parts::Popped(id) => {
+                let queue = &self.queues[index(id)];
+                (queue.chan, &queue.messages[1..], None)
+            }
+        }
+    }
+
     /// Interns `queue`, not interned yet, of sum `sum` ([`queue_sum`]).
     fn add_queue(&mut self, sum: u64, queue: Queue) -> u32 {
         let i = self.queues.len() as u32;
@@ -467,6 +508,19 @@ impl Interner {
             .find(mixed(sum), |&j| same(&queues[j as usize]))
             .map(|&i| tagged(i, QUEUE))
     }
+}
+
+/// A content's channel, messages interned, and message pushed after them
+/// ([`Interner::parts_of`]).
+type Spread<'a> = (Chan, &'a [Box<[Value]>], Option<&'a [Value]>);
+
+/// A queue content given by its parts, not built ([`Interner::find_parts`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Parts<'v> {
+    /// The queue of a channel holding queue `before`'s messages (none: empty) and one more.
+    Pushed(Option<u32>, Chan, &'v [Value]),
+    /// A queue without its front message.
+    Popped(u32),
 }
 
 /// The base of a queue's sum: odd, so that no power of it is 0.
@@ -583,8 +637,8 @@ mod tests {
     /// [`Interner::queue_popped`], which look a content up from its parts: the same ids in
     /// the same order, for the same contents, and each content built whole is found as
     /// interned from its parts. A hash of the parts that is not the content's makes a content
-    /// interned twice, and this fails. [`Interner::find_pushed`] and
-    /// [`Interner::find_popped`] find each content exactly when it was interned before.
+    /// interned twice, and this fails. [`Interner::find_parts`] finds each content exactly
+    /// when it was interned before, and gives a new one the hash it has once interned.
     #[test]
     fn a_content_pushed_or_popped_is_the_one_built_whole() {
         let chans = [Chan::Global(ChanId(0)), Chan::Global(ChanId(3))];
@@ -611,13 +665,13 @@ mod tests {
                 let rest = queue::pop(&content, chan);
                 let expected = rest.first().map(|q| whole.queue(q));
                 let q = before.expect("a queue");
-                let found = parts.find_popped(q);
+                let found = parts.find_parts(Parts::Popped(q));
                 (expected, parts.queue_popped(q), found)
             } else {
                 let message = &messages[random(messages.len())];
                 let after = queue::push(&content, chan, message.clone());
                 let expected = Some(whole.queue(&after[0]));
-                let found = parts.find_pushed(before, chan, message).map(Some);
+                let found = parts.find_parts(Parts::Pushed(before, chan, message));
                 (
                     expected,
                     Some(parts.queue_pushed(before, chan, message)),
@@ -625,9 +679,15 @@ mod tests {
                 )
             };
             assert_eq!(got, expected, "round {round}");
-            // Looked up from its parts without interning: found exactly when interned before.
+            // Looked up from its parts without interning: found exactly when interned before,
+            // and else given the hash the content has once interned.
             let new = got.is_some_and(|id| Interner::queue_number(id) >= known);
-            assert_eq!(found, (!new).then_some(got), "round {round}");
+            let hash = |id: u32| mixed(parts.queue_sums[index(id)]);
+            match got {
+                None => assert!(found.is_none(), "round {round}"),
+                Some(id) if new => assert_eq!(found, Some(Err(hash(id))), "round {round}"),
+                Some(id) => assert_eq!(found, Some(Ok(id)), "round {round}"),
+            }
             if let Some(id) = got {
                 assert_eq!(parts.queue_of(id), whole.queue_of(id), "round {round}");
                 assert_eq!(parts.find_queue(whole.queue_of(id)), Some(id));
@@ -637,5 +697,45 @@ mod tests {
         assert_eq!(parts.queues.len(), whole.queues.len());
         assert!(parts.queues.len() > 100, "{} contents", parts.queues.len());
         assert_eq!(parts.bytes(), whole.bytes());
+    }
+
+    /// Contents given by their parts are the same exactly when they hold the same messages
+    /// on the same channel: a message pushed onto a queue against a longer queue popped,
+    /// pushes onto nothing, and pops of the same queue.
+    #[test]
+    fn parts_are_the_same_when_their_contents_are() {
+        let (chan, other) = (Chan::Global(ChanId(0)), Chan::Global(ChanId(1)));
+        let m = |i: i64| -> Box<[Value]> { Box::new([Value::Int(i)]) };
+        let mut interner = Interner::default();
+        let mut queue = |chan, ms: &[i64]| {
+            interner.queue(&Queue {
+                chan,
+                messages: ms.iter().map(|&i| m(i)).collect(),
+            })
+        };
+        let (a, xab, xac, yab) = (
+            queue(chan, &[1]),
+            queue(chan, &[9, 1, 2]),
+            queue(chan, &[9, 1, 3]),
+            queue(chan, &[8, 1, 2]),
+        );
+        let b = m(2);
+        let (pushed, empty) = (
+            Parts::Pushed(Some(a), chan, &b),
+            Parts::Pushed(None, chan, &b),
+        );
+        let same = |p, q| interner.same_parts(p, q) && interner.same_parts(q, p);
+        assert!(same(pushed, Parts::Popped(xab)));
+        assert!(same(Parts::Popped(yab), Parts::Popped(xab)));
+        assert!(!same(pushed, Parts::Popped(xac)), "another last message");
+        assert!(!same(pushed, empty), "another length");
+        assert!(
+            !same(empty, Parts::Pushed(None, other, &b)),
+            "another channel"
+        );
+        assert!(same(empty, Parts::Pushed(None, chan, &m(2))));
+        let hash = |p| interner.find_parts(p).and_then(Result::err);
+        assert_eq!(hash(pushed), hash(Parts::Popped(xab)));
+        assert!(hash(pushed).is_some(), "not interned");
     }
 }

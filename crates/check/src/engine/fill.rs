@@ -234,6 +234,11 @@ impl Engine<'_, '_> {
     }
 
     fn fill_queue(&mut self, interner: &mut Interner, id: u32) {
+        self.fill_queue_to(interner, id, None);
+    }
+
+    /// [`Engine::fill_queue`], the content without the front message given when `known`.
+    fn fill_queue_to(&mut self, interner: &mut Interner, id: u32, known: Option<u32>) {
         if self.queues.info(id).is_some() {
             return;
         }
@@ -245,7 +250,7 @@ impl Engine<'_, '_> {
             Some(&front) => front,
             None => self.messages.id(front.clone()),
         };
-        let popped = interner.queue_popped(id);
+        let popped = known.or_else(|| interner.queue_popped(id));
         let info = QueueInfo { len, front, popped };
         self.queues.set_info(id, info);
     }
@@ -332,34 +337,33 @@ fn mark_inner(offers: &mut [FastMove]) {
 }
 
 impl Engine<'_, '_> {
-    /// The queue content [`Engine::fill`] would intern for `miss` (a [`Miss::Pushed`], or a
-    /// [`Miss::Queue`] of two messages or more), computed as `fill_pushed` and `fill_queue`
-    /// compute it, changing nothing: the merge numbers it ahead while the workers read the
-    /// cache (see `explore/ahead.rs`). Looked up from its parts, and built only when not
-    /// interned (building each, a box a message, and hashing it whole was most of its cost).
-    /// `None` for another miss.
-    pub(crate) fn queue_content(&self, interner: &Interner, miss: &Miss) -> Option<Content> {
+    /// What [`Engine::fill`] does for a queue content's `miss` (a [`Miss::Pushed`], or a
+    /// [`Miss::Queue`] of two messages or more) whose content is interned already as `id`:
+    /// its cache entry set without looking the content up again (the merge found it when it
+    /// numbered it ahead, see `explore/ahead.rs`).
+    pub(crate) fn fill_found(&mut self, store: &mut Store, miss: &Miss, id: u32) {
+        match *miss {
+            Miss::Pushed(queue, chan, msg) => {
+                if self.queues.pushed(queue, chan, msg).is_none() {
+                    self.queues.set_pushed(queue, chan, msg, id);
+                }
+            }
+            Miss::Queue(q) => self.fill_queue_to(store.interner_mut(), q, Some(id)),
+            Miss::Moves(..) | Miss::Received(..) => unreachable!("a queue content's miss"),
+        }
+    }
+
+    /// The parts of the queue content [`Engine::fill`] would intern for `miss` (a
+    /// [`Miss::Pushed`], or a [`Miss::Queue`]), as `fill_pushed` and `fill_queue` compute
+    /// it, changing nothing: the merge numbers it ahead while the workers read the cache
+    /// (see `explore/ahead.rs`). `None` for another miss.
+    pub(crate) fn queue_parts(&self, miss: &Miss) -> Option<Parts<'_>> {
         match *miss {
             Miss::Pushed(queue, chan, msg) => {
                 let message = &self.messages.items[msg as usize];
-                if let Some(id) = interner.find_pushed(queue, chan, message) {
-                    return Some(Content::Interned(id));
-                }
-                let before: Vec<Queue> = queue
-                    .map(|q| interner.queue_of(q).clone())
-                    .into_iter()
-                    .collect();
-                let after = agentpi_semantics::queue::push(&before, chan, message.clone());
-                after.into_iter().next().map(Content::New)
+                Some(Parts::Pushed(queue, chan, message))
             }
-            Miss::Queue(id) => {
-                if let Some(found) = interner.find_popped(id) {
-                    return found.map(Content::Interned);
-                }
-                let queue = interner.queue_of(id);
-                let rest = agentpi_semantics::queue::pop(std::slice::from_ref(queue), queue.chan);
-                rest.into_iter().next().map(Content::New)
-            }
+            Miss::Queue(id) => Some(Parts::Popped(id)),
             Miss::Moves(..) | Miss::Received(..) => None,
         }
     }

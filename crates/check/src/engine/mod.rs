@@ -23,10 +23,9 @@ use assembly::Assembly;
 pub use cached::Cached;
 mod fill;
 mod queues;
-pub(crate) use queues::Content;
 use queues::QueueCache;
 
-use crate::intern::Interner;
+use crate::intern::{Interner, Parts};
 use crate::por::{ALONE, Alphabet, Alphabets, Component, stubborn};
 use crate::store::{Levels, Store};
 use agentpi_diagnostics::Span;

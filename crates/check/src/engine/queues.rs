@@ -44,13 +44,6 @@ const EMPTY: Entry = Entry {
     pushed: [(NO, NO); PUSHES],
 };
 
-/// A queue content a cache entry gives ([`Engine::queue_content`](super::Engine)): the id
-/// of one interned, or one not interned yet.
-pub(crate) enum Content {
-    Interned(u32),
-    New(agentpi_semantics::Queue),
-}
-
 /// Queue contents' entries, by the content's number ([`Interner::queue_number`]).
 #[derive(Default)]
 pub(super) struct QueueCache {

@@ -13,14 +13,17 @@
 //! and each content must come out with the id it was given (asserted): the cache, the
 //! interner and every number are the same for any thread count.
 //!
+//! A content is numbered from its parts (the queue it came from and the message pushed, or
+//! the queue popped), never built here: the fill builds it once, when it interns it.
+//!
 //! A state stored with such an id is never read while the chunk runs: the chunk's sources
 //! were stored before it, and a worker leaves every target into a content the cache lacks
 //! to the merge instead of looking it up.
 
-use crate::engine::{Content, Engine, Miss};
+use crate::engine::{Engine, Miss};
 use crate::intern::Interner;
 use crate::store::Store;
-use agentpi_semantics::Queue;
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
 /// The queue contents of one chunk numbered ahead, and the misses to fill after it.
@@ -28,10 +31,13 @@ use rustc_hash::FxHashMap;
 pub(super) struct Ahead {
     /// Each miss met, to the id of its content.
     by_miss: FxHashMap<Miss, u32>,
-    /// The misses in the order the merge met them: the order they are filled in.
-    misses: Vec<Miss>,
-    /// The contents not interned yet, to their ids (two misses may give one content).
-    new: FxHashMap<Queue, u32>,
+    /// The misses in the order the merge met them: the order they are filled in; each with
+    /// whether its content was interned already when numbered.
+    misses: Vec<(Miss, bool)>,
+    /// The contents not interned yet, `k` for the `k`-th, by their hash: each is the
+    /// content of the first miss that gave it, `first[k]` (two misses may give one).
+    new: HashTable<u32>,
+    first: Vec<(u64, Miss)>,
 }
 
 impl Ahead {
@@ -46,15 +52,32 @@ impl Ahead {
         if let Some(&id) = self.by_miss.get(miss) {
             return Some(id);
         }
-        let id = match engine.queue_content(interner, miss)? {
-            Content::Interned(id) => id,
-            Content::New(content) => {
-                let ahead = interner.queue_id_ahead(self.new.len());
-                *self.new.entry(content).or_insert(ahead)
+        let parts = engine.queue_parts(miss)?;
+        let found = interner.find_parts(parts)?;
+        let id = match found {
+            Ok(id) => id,
+            Err(hash) => {
+                let first = &self.first;
+                let same = |&k: &u32| {
+                    let (h, ref other) = first[k as usize];
+                    let other = engine.queue_parts(other).expect("a queue content's miss");
+                    h == hash && interner.same_parts(parts, other)
+                };
+                let k = match self.new.find(hash, same) {
+                    Some(&k) => k,
+                    None => {
+                        let k = self.first.len() as u32;
+                        self.first.push((hash, miss.clone()));
+                        let first = &self.first;
+                        self.new.insert_unique(hash, k, |&j| first[j as usize].0);
+                        k
+                    }
+                };
+                interner.queue_id_ahead(k as usize)
             }
         };
         self.by_miss.insert(miss.clone(), id);
-        self.misses.push(miss.clone());
+        self.misses.push((miss.clone(), found.is_ok()));
         Some(id)
     }
 
@@ -65,9 +88,16 @@ impl Ahead {
     /// (in a pause of the workers, see `explore/gate.rs`), and finds its id here without
     /// computing the content again.
     pub(super) fn fill(&mut self, engine: &mut Engine<'_, '_>, store: &mut Store) {
-        for miss in self.misses.drain(..) {
+        for (miss, found) in self.misses.drain(..) {
             let given = self.by_miss[&miss];
-            engine.fill(store, vec![miss.clone()]);
+            // A content found interned when it was numbered is not looked up again (a
+            // second look-up by its parts was a fifth of the fill, which the other threads
+            // wait for); one numbered ahead is, so that the assertion holds the numbering
+            // to the interner.
+            match found {
+                true => engine.fill_found(store, &miss, given),
+                false => _ = engine.fill(store, [miss.clone()]),
+            }
             assert_eq!(
                 engine.queue_for(&miss),
                 given,
@@ -75,6 +105,7 @@ impl Ahead {
             );
         }
         self.new.clear();
+        self.first.clear();
     }
 
     /// Forgets the ids given, once every source expanded before the last fill is merged.
