@@ -166,7 +166,7 @@ pub(crate) struct Store {
     /// and a segment of trees only is never allocated).
     rows: Column,
     /// How many states are rows.
-    row_count: std::sync::atomic::AtomicUsize,
+    row_count: RowCount,
     rule: RowRule,
     /// Each state's length, a byte each, which tells its kind too ([`LONG`], [`ROW_LEN`]).
     lens: Column,
@@ -179,6 +179,14 @@ pub(crate) struct Store {
     /// The right to add while the store is shared; taken by [`Store::take_writer`].
     writer: Option<Writer>,
 }
+
+/// How many states of a store are rows, on cache lines of its own: the merge adds one with
+/// each new row, and the line it sat on (the store's serial, its rule, the nodes' segments)
+/// is read by every look-up of the other threads, so each new row took that line from them
+/// and their next look-up took it back.
+#[repr(align(128))]
+#[derive(Default)]
+struct RowCount(std::sync::atomic::AtomicUsize);
 
 /// The right to add states to a store that other threads are reading (see
 /// [`Store::insert_shared`]): one per store, so one thread adds at a time.
@@ -228,6 +236,22 @@ impl Levels {
     /// The ids, in key order.
     pub(crate) fn ids(&self) -> &[u32] {
         self.levels.first().map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether these are a row's ids (no tree above them).
+    pub(crate) fn is_row(&self) -> bool {
+        self.row.is_some()
+    }
+
+    /// Makes this a copy of `other` in the room it has (the derived `clone_from` allocates).
+    pub(crate) fn copy_from(&mut self, other: &Levels) {
+        self.levels.truncate(other.levels.len());
+        let have = self.levels.len();
+        for (mine, theirs) in self.levels.iter_mut().zip(&other.levels) {
+            mine.clone_from(theirs);
+        }
+        self.levels.extend(other.levels[have..].iter().cloned());
+        (self.hash, self.of, self.row) = (other.hash, other.of, other.row);
     }
 }
 
@@ -582,7 +606,7 @@ impl Store {
         }
         set_packed(&self.lens, i, LENS_PER_WORD, u64::from(ROW_LEN + len as u8));
         set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
-        self.row_count.fetch_add(1, RELAXED);
+        self.row_count.0.fetch_add(1, RELAXED);
         self.index.add_at(vacancy, probe, i as u32);
         (i as u32, true)
     }
@@ -772,7 +796,7 @@ impl Store {
     /// The bytes the store holds: records or rows, lengths, hashes, nodes, both indices (a
     /// `u32` and a tag a slot, 12 a 64-byte line), and the interner.
     pub(crate) fn bytes(&self) -> u64 {
-        let rows = self.row_count.load(RELAXED);
+        let rows = self.row_count.0.load(RELAXED);
         let records = (8 + 1 + 4) * self.len() + (8 * ROW_WORDS - 8) * rows;
         let records = records + self.index.bytes();
         let nodes = 8 * self.node_index.len() + self.node_index.bytes();
@@ -1208,6 +1232,34 @@ mod tests {
         pub(super) static RULE: std::cell::Cell<Option<RowRule>> = const { std::cell::Cell::new(None) };
     }
 
+    /// The count of rows, which the merge changes with every new row, shares no cache line
+    /// (the core fetches them in pairs) with what the readers of the store read: it sat on
+    /// the line of the store's serial, its rule and the nodes' segments.
+    #[test]
+    fn the_count_of_rows_has_its_lines_alone() {
+        use std::mem::{offset_of, size_of};
+        let at = offset_of!(Store, row_count);
+        let (start, end) = (at / 128 * 128, at / 128 * 128 + 128);
+        let others = [
+            (offset_of!(Store, serial), size_of::<u64>()),
+            (offset_of!(Store, interner), size_of::<Interner>()),
+            (offset_of!(Store, nodes), size_of::<Column>()),
+            (offset_of!(Store, node_index), size_of::<Index>()),
+            (offset_of!(Store, records), size_of::<Column>()),
+            (offset_of!(Store, rows), size_of::<Column>()),
+            (offset_of!(Store, rule), size_of::<RowRule>()),
+            (offset_of!(Store, lens), size_of::<Column>()),
+            (offset_of!(Store, hashes), size_of::<Column>()),
+            (offset_of!(Store, long), size_of::<FxHashMap<u32, u32>>()),
+            (offset_of!(Store, index), size_of::<Index>()),
+            (offset_of!(Store, writer), size_of::<Option<Writer>>()),
+        ];
+        for (i, (offset, size)) in others.into_iter().enumerate() {
+            let apart = offset + size <= start || offset >= end;
+            assert!(apart, "field {i} at {offset}..{} near {at}", offset + size);
+        }
+    }
+
     /// Under a rule that makes some of them rows and some trees (at most 12 ids below 8:
     /// ids 7 and 9 are written over vectors of ids 0 to 4, of 1 to 40 ids), every stored
     /// vector is found from every other of its length that differs in at most 8 places, as
@@ -1224,7 +1276,7 @@ mod tests {
         RULE.set(None);
         let vectors = variants(&[(7, 9), (9, 7), (7, 7), (9, 9)]);
         let numbers = insert_all(&mut store, &vectors);
-        let rows = store.row_count.load(RELAXED);
+        let rows = store.row_count.0.load(RELAXED);
         assert!(rows > 20 && rows + 100 < vectors.len(), "{rows} rows");
         let (mut found, mut across) = (0, 0);
         for (w, v, changes) in steps(&vectors) {
@@ -1335,7 +1387,7 @@ mod tests {
         let graph = crate::explore_system(&sem, 0, &options, &Progress::default());
         RULE.set(None);
         let graph = graph.expect("an initial state");
-        let rows = graph.store.row_count.load(RELAXED);
+        let rows = graph.store.row_count.0.load(RELAXED);
         (graph, rows)
     }
 

@@ -21,9 +21,25 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// How many states a worker expands before handing them over: enough that handing over
-/// costs little, few enough that the merge waits little for the first and last.
-pub(super) const BLOCK: usize = 32;
+/// At most how many states a worker expands before handing them over: enough that handing
+/// over costs little, few enough that the merge waits little for the first and last. Each
+/// thread mostly merges the blocks it expanded, so the merge's own lines (the chunk's table
+/// of new states, `Recent`, the rest of `Run`) move to the other core once a block, and a
+/// target was stored by the other core mostly when first reached in the other thread's
+/// block: blocks of 128 states, not 32, took 2 to 13 % of two threads' CPU off
+/// philosophers N = 12, Peterson N = 4 and filter N = 4, the most when lines move slowly
+/// between the cores (docs/history/check-speed.md, session 58, par15).
+pub(super) const BLOCK: usize = 128;
+
+/// At least how many states a block holds (a chunk is cut into blocks of [`BLOCK`], or of
+/// a sixteenth of it when that is less, but not fewer than this): a narrow chunk in blocks
+/// of 128 would leave a thread little to take.
+const MIN_BLOCK: usize = 32;
+
+/// The states of a block in a chunk of `states` states.
+fn block_size(states: usize) -> usize {
+    (states / 16).clamp(MIN_BLOCK, BLOCK)
+}
 
 /// The threads that expand states besides the one that merges them.
 pub(super) struct Workers {
@@ -118,8 +134,8 @@ fn pool_of(workers: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBu
     Ok(pool)
 }
 
-/// Chunks of fewer blocks than this are expanded by the merging thread alone.
-const ALONE_BELOW: usize = 4;
+/// Chunks of fewer states than this are expanded by the merging thread alone.
+const ALONE_BELOW: usize = 3 * MIN_BLOCK + 1;
 
 /// What the merge did with an expansion.
 pub(super) enum Flow {
@@ -246,10 +262,11 @@ pub(super) fn expand_in_order<'e, 's, 'p>(
     mut merge: impl Merge<'e, 's, 'p>,
 ) -> Vec<(u32, Expanded)> {
     let blocks = Blocks {
+        size: block_size(range.len()),
         range,
         counter: AtomicUsize::new(0),
     };
-    let mut order = InOrder::new(blocks.range.start);
+    let mut order = InOrder::new(blocks.range.start, blocks.size);
     if alone(workers, blocks.range.len()) {
         alone_all(readers, blocks.range, &mut order, &mut merge);
         return order.leftovers;
@@ -373,7 +390,7 @@ impl<F> Shared<F> {
 /// worker, or when the chunk is small (a narrow level of the state space: waking a worker
 /// took longer than the few blocks it would take).
 pub(super) fn alone(workers: &Workers, states: usize) -> bool {
-    workers.count == 0 || states.div_ceil(BLOCK) < ALONE_BELOW
+    workers.count == 0 || states < ALONE_BELOW
 }
 
 /// What [`expand_in_order`] does with no worker: each state merged right after it is
@@ -440,17 +457,19 @@ pub(super) fn expand_alone(
 /// The states of a chunk, taken a block at a time in frontier order.
 struct Blocks {
     range: Range<usize>,
+    /// The states of a block ([`block_size`]).
+    size: usize,
     counter: AtomicUsize,
 }
 
 impl Blocks {
     fn count(&self) -> usize {
-        self.range.len().div_ceil(BLOCK)
+        self.range.len().div_ceil(self.size)
     }
 
     /// The states of block `b`, if it is the next not taken yet (and taken now).
     fn take(&self, b: usize) -> Option<Range<usize>> {
-        let start = self.range.start + b * BLOCK;
+        let start = self.range.start + b * self.size;
         if start >= self.range.end {
             return None;
         }
@@ -458,7 +477,7 @@ impl Blocks {
             .counter
             .compare_exchange(b, b + 1, Ordering::Relaxed, Ordering::Relaxed);
         taken.ok()?;
-        Some(start..(start + BLOCK).min(self.range.end))
+        Some(start..(start + self.size).min(self.range.end))
     }
 
     /// Expands the next block not taken yet, if any: (its number, its expansions).
@@ -468,13 +487,13 @@ impl Blocks {
         reading: &mut Reading<'_, '_, '_, '_>,
     ) -> Option<(usize, Block)> {
         let b = self.counter.fetch_add(1, Ordering::Relaxed);
-        let start = self.range.start + b * BLOCK;
+        let start = self.range.start + b * self.size;
         if start >= self.range.end {
             return None;
         }
         let mut buffers = Vec::with_capacity(BLOCK);
         readers.free.take(&mut buffers);
-        let states = start..(start + BLOCK).min(self.range.end);
+        let states = start..(start + self.size).min(self.range.end);
         let mut block = readers.free.take_block();
         for (i, s) in states.enumerate() {
             // Between two states: the merge may be waiting to pause.
@@ -489,7 +508,7 @@ impl Blocks {
                 block.trees.push(Default::default());
             }
             let (has, tree) = &mut block.trees[i];
-            *has = crate::engine::take_source(store, s as u32, tree);
+            *has = crate::engine::copy_source(store, s as u32, tree);
         }
         Some((b, block))
     }
@@ -500,6 +519,8 @@ struct InOrder {
     /// The next block to merge.
     next: usize,
     first_state: usize,
+    /// The states of a block.
+    size: usize,
     state: State,
     leftovers: Vec<(u32, Expanded)>,
 }
@@ -512,10 +533,11 @@ enum State {
 }
 
 impl InOrder {
-    fn new(first_state: usize) -> Self {
+    fn new(first_state: usize, size: usize) -> Self {
         InOrder {
             next: 0,
             first_state,
+            size,
             state: State::Merging,
             leftovers: Vec::new(),
         }
@@ -529,7 +551,7 @@ impl InOrder {
         free: &Free,
         reading: &mut Reading<'_, 'e, 's, 'p>,
     ) {
-        let first = self.first_state + self.next * BLOCK;
+        let first = self.first_state + self.next * self.size;
         self.next += 1;
         let states = (first as u32..).zip(block.expanded.drain(..));
         for ((s, expanded), (has, tree)) in states.zip(block.trees.iter_mut()) {
@@ -563,6 +585,36 @@ impl InOrder {
                 self.leftovers.push((s, expanded));
             }
             Flow::Stop => self.state = State::Stopped,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full chunk is cut into blocks of [`BLOCK`] states, a narrower one into sixteen of at
+    /// least [`MIN_BLOCK`]; the chunks expanded alone are those of fewer than four blocks of
+    /// 32 (as before blocks grew), and every block but the last of a chunk is full.
+    #[test]
+    fn a_chunk_is_cut_into_blocks_of_128_states_when_wide() {
+        assert_eq!(block_size(4096), 128);
+        assert_eq!(block_size(2048), 128);
+        assert_eq!(block_size(1024), 64);
+        assert_eq!(block_size(100), 32);
+        assert_eq!(ALONE_BELOW, 97);
+        for len in [97, 100, 1000, 4095, 4096] {
+            let blocks = Blocks {
+                size: block_size(len),
+                range: 10..10 + len,
+                counter: AtomicUsize::new(0),
+            };
+            let taken: Vec<_> = (0..blocks.count()).filter_map(|b| blocks.take(b)).collect();
+            let states: Vec<_> = taken.iter().flat_map(Clone::clone).collect();
+            assert_eq!(states, (10..10 + len).collect::<Vec<_>>(), "{len} states");
+            let short = taken.iter().filter(|r| r.len() < blocks.size).count();
+            assert!(short <= 1 && taken.last().is_some(), "{len} states");
+            assert!(blocks.count() >= 4, "{len} states");
         }
     }
 }
