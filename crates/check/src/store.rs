@@ -606,7 +606,9 @@ impl Store {
         }
         set_packed(&self.lens, i, LENS_PER_WORD, u64::from(ROW_LEN + len as u8));
         set_packed(&self.hashes, i, HASHES_PER_WORD, u64::from(hash));
-        self.row_count.0.fetch_add(1, RELAXED);
+        // One writer: a plain store, not a locked read-modify-write.
+        let rows = &self.row_count.0;
+        rows.store(rows.load(RELAXED) + 1, RELAXED);
         self.index.add_at(vacancy, probe, i as u32);
         (i as u32, true)
     }
