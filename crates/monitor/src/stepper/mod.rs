@@ -77,7 +77,7 @@ pub struct Stepper {
     walks: RefCell<FxHashMap<Walk, (u64, Vec<GroupId>)>>,
     /// The last walks found in `walks` or made, asked first (a flood alternates two kinds
     /// of message, each with its walk): compared, not hashed. Emptied with `walks`.
-    recent_walks: RefCell<[Option<(Walk, u64, Vec<GroupId>)>; 2]>,
+    recent_walks: RefCell<[RecentWalk; 2]>,
     /// How many windows took their walks from `walks`.
     walk_hits: Cell<u64>,
     /// The last step taken in place, as the step of a kind of message (`kind_remember`).
@@ -102,6 +102,9 @@ struct Walk {
     predicted: Option<(Head, Head)>,
 }
 
+/// A walk, the epoch it was made at and what it found (`Stepper::recent_walks`).
+type RecentWalk = Option<(Walk, u64, Vec<GroupId>)>;
+
 /// A step taken in place, kept for the next observation that is the same but for its one
 /// key (the next message of its kind: `Session::kind_fast`): the window's walk, whether the
 /// key was bound, the look-up's part that reads the window and the key's place, and the
@@ -119,6 +122,15 @@ struct KindStep {
     /// and step (a function of theirs and of `predicted`, which only grows): not asked
     /// again (a hash of the shape) until `predicted` grows.
     took: Cell<Option<u64>>,
+}
+
+/// `Rc::make_mut`, without its call when `rc` is not shared (a step taken in place finds
+/// the explanation's parts unshared: nothing else holds them between messages).
+fn unshared<T: Clone>(rc: &mut Rc<T>) -> &mut T {
+    if Rc::get_mut(rc).is_none() {
+        Rc::make_mut(rc);
+    }
+    Rc::get_mut(rc).expect("unshared above")
 }
 
 /// The one key of `obs`, when it has one (as `Arg::Name`) and no `IfBound`.
@@ -344,7 +356,7 @@ impl Stepper {
         {
             let made = (first, counter, self.counter);
             let (rest, bindings) = (&split.rest, &split.bindings);
-            (self.quick).remember(at, groups, rest, bindings, made, outs);
+            (self.quick).remember(*at, groups, rest, bindings, made, outs);
         }
         if self.counter > RENUMBER {
             self.renumber();
@@ -436,10 +448,7 @@ impl Stepper {
             return;
         };
         let split = &mut self.hyps[0];
-        let (rest, bindings) = (
-            Rc::make_mut(&mut split.rest),
-            Rc::make_mut(&mut split.bindings),
-        );
+        let (rest, bindings) = (unshared(&mut split.rest), unshared(&mut split.bindings));
         step.apply(&at, &window, rest, bindings, &mut self.counter);
         self.quick.recycle(at);
         *self.spare_window.get_mut() = window;
@@ -653,7 +662,7 @@ impl Stepper {
     fn walked(&self, rest: &Rest, walk: Walk, groups: &mut Vec<GroupId>) {
         let epoch = rest.epoch();
         let mut recent = self.recent_walks.borrow_mut();
-        let same = |r: &Option<(Walk, u64, Vec<GroupId>)>| matches!(r, Some((w, e, _)) if *w == walk && *e == epoch);
+        let same = |r: &RecentWalk| matches!(r, Some((w, e, _)) if *w == walk && *e == epoch);
         if let Some(Some((_, _, found))) = recent.iter().find(|r| same(r)) {
             groups.extend_from_slice(found);
             self.walk_hits.set(self.walk_hits.get() + 1);

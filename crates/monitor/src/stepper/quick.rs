@@ -237,7 +237,7 @@ impl Quicks {
     /// every name the step can reach).
     pub fn remember(
         &mut self,
-        at: Box<Lookup>,
+        at: Lookup,
         groups: &[GroupId],
         rest: &Rest,
         bindings: &Bindings,
