@@ -62,26 +62,34 @@ fn slow(requester: Dir, id: &Value, sender: Option<u64>) -> Key {
     Key::from(key)
 }
 
-/// Writes `n` in decimal at `at` in `text`; where it ends.
+/// Writes `n` in decimal at `at` in `text`; where it ends. Two digits at a time from
+/// [`PAIRS`], each in its place (its length known first): no reversed copy.
 fn digits(text: &mut [u8; LONGEST], at: usize, mut n: u64) -> usize {
-    let mut reversed = [0u8; 20];
-    let mut count = 0;
-    loop {
-        reversed[count] = b'0' + (n % 10) as u8;
-        count += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    let count = n.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let out = &mut text[at..at + count];
+    let mut end = count;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        end -= 2;
+        out[end..end + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
     }
-    for (to, &d) in text[at..at + count]
-        .iter_mut()
-        .zip(reversed[..count].iter().rev())
-    {
-        *to = d;
+    if n >= 10 {
+        let pair = n as usize * 2;
+        out[..2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        out[0] = b'0' + n as u8;
     }
     at + count
 }
+
+/// `00` to `99`, each two digits.
+const PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
 /// Whose ids an id of `dir` from `sender` is among (a connection tells clients apart only,
 /// as in the key [`of`] writes).
@@ -121,7 +129,15 @@ mod tests {
         let ids = [
             "0",
             "5",
+            "9",
+            "10",
             "42",
+            "99",
+            "100",
+            "12345",
+            "999999",
+            "1000000",
+            "-10",
             "-1",
             "-9223372036854775808",
             "9223372036854775807",

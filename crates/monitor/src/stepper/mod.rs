@@ -59,6 +59,8 @@ pub struct Stepper {
     counter: u32,
     /// By an observation's shape, the hidden channels its closure needed takers of.
     predicted: FxHashMap<(Head, Head), Vec<Head>>,
+    /// How many times `predicted` grew: what a kind's `took` is as of.
+    predictions: u64,
     /// Whole steps of windows, remembered.
     steps: steps::Steps,
     /// Steps remembered by the forms of the window's groups, taken in place.
@@ -73,6 +75,9 @@ pub struct Stepper {
     /// What the walks of a window found, by what they walk, with the epoch of `Rest` they
     /// were made at (see [`Stepper::walked`]).
     walks: RefCell<FxHashMap<Walk, (u64, Vec<GroupId>)>>,
+    /// The last walks found in `walks` or made, asked first (a flood alternates two kinds
+    /// of message, each with its walk): compared, not hashed. Emptied with `walks`.
+    recent_walks: RefCell<[RecentWalk; 2]>,
     /// How many windows took their walks from `walks`.
     walk_hits: Cell<u64>,
     /// The last step taken in place, as the step of a kind of message (`kind_remember`).
@@ -84,7 +89,7 @@ pub struct Stepper {
     /// The walk of the last window, and whether the observation pinned a name.
     last_walk: Cell<Option<(Walk, bool)>>,
     /// The step of a kind found to apply, its look-up and window (`kind_ready`).
-    ready: Option<(Rc<quick::Quick>, quick::Lookup, Vec<GroupId>)>,
+    ready: Option<(Rc<quick::Quick>, Box<quick::Lookup>, Vec<GroupId>)>,
 }
 
 /// What the walks of a window's lists take (see [`Stepper::walked`]): the head whose takers
@@ -96,6 +101,9 @@ struct Walk {
     offer: Option<Offer>,
     predicted: Option<(Head, Head)>,
 }
+
+/// A walk, the epoch it was made at and what it found (`Stepper::recent_walks`).
+type RecentWalk = Option<(Walk, u64, Vec<GroupId>)>;
 
 /// A step taken in place, kept for the next observation that is the same but for its one
 /// key (the next message of its kind: `Session::kind_fast`): the window's walk, whether the
@@ -110,6 +118,19 @@ struct KindStep {
     groups_key: Vec<u32>,
     place: (u32, u32),
     quick: Rc<quick::Quick>,
+    /// The count of `predictions` at which [`Stepper::walk_took`] held for this kind's walk
+    /// and step (a function of theirs and of `predicted`, which only grows): not asked
+    /// again (a hash of the shape) until `predicted` grows.
+    took: Cell<Option<u64>>,
+}
+
+/// `Rc::make_mut`, without its call when `rc` is not shared (a step taken in place finds
+/// the explanation's parts unshared: nothing else holds them between messages).
+fn unshared<T: Clone>(rc: &mut Rc<T>) -> &mut T {
+    if Rc::get_mut(rc).is_none() {
+        Rc::make_mut(rc);
+    }
+    Rc::get_mut(rc).expect("unshared above")
 }
 
 /// The one key of `obs`, when it has one (as `Arg::Name`) and no `IfBound`.
@@ -180,12 +201,14 @@ impl Stepper {
             summaries: Summaries::default(),
             counter: 0,
             predicted: FxHashMap::default(),
+            predictions: 0,
             steps: steps::Steps::default(),
             quick: quick::Quicks::default(),
             forms: forms::Forms::default(),
             groupings: 0,
             spare_window: RefCell::default(),
             walks: RefCell::default(),
+            recent_walks: RefCell::default(),
             walk_hits: Cell::new(0),
             last_quick: None,
             kinds: [None, None],
@@ -231,7 +254,7 @@ impl Stepper {
         self.last_walk.set(None);
         let mut window = self.window_of(obs);
         let lookup = self.quick_lookup(window.as_deref(), obs);
-        let kind = self.kind_of(lookup.as_ref(), obs);
+        let kind = self.kind_of(lookup.as_deref(), obs);
         if let (Some(at), Some(groups)) = (&lookup, &window)
             && self.quick_step(at, groups)
         {
@@ -301,6 +324,8 @@ impl Stepper {
             let shape = self.shape(obs);
             // The walks remembered read the predictions: they go.
             self.walks.get_mut().clear();
+            *self.recent_walks.get_mut() = Default::default();
+            self.predictions += 1;
             let heads = self.predicted.entry(shape).or_default();
             for (head, group) in missing {
                 groups.push(group);
@@ -331,7 +356,7 @@ impl Stepper {
         {
             let made = (first, counter, self.counter);
             let (rest, bindings) = (&split.rest, &split.bindings);
-            (self.quick).remember(at, groups, rest, bindings, made, outs);
+            (self.quick).remember(*at, groups, rest, bindings, made, outs);
         }
         if self.counter > RENUMBER {
             self.renumber();
@@ -355,6 +380,7 @@ impl Stepper {
             groups_key: at.groups_key().to_vec(),
             place: (place as u32, outside as u32),
             quick: Rc::new(quick::Quick::empty()),
+            took: Cell::new(None),
         })
     }
 
@@ -386,16 +412,17 @@ impl Stepper {
         }
         let mut window = std::mem::take(self.spare_window.get_mut());
         window.clear();
-        if let Some(owner) = name.and_then(|n| split.rest.owner(n)) {
-            window.push(owner);
-        }
         let walk = Walk {
             predicted: (!self.predicted.is_empty()).then_some(kind.shape),
             ..kind.walk
         };
+        // What the walks found comes sorted, each once: the owner goes in its place.
         self.walked(&split.rest, walk, &mut window);
-        window.sort_unstable();
-        window.dedup();
+        if let Some(owner) = name.and_then(|n| split.rest.owner(n))
+            && let Err(place) = window.binary_search(&owner)
+        {
+            window.insert(place, owner);
+        }
         let Some(mut at) = self
             .quick
             .lookup_groups(&split.rest, &split.bindings, &window)
@@ -406,7 +433,7 @@ impl Stepper {
         let place = quick::place_of(key, name.is_some(), &mut at);
         let same = place == kind.place && at.groups_key() == kind.groups_key.as_slice();
         let outs = &kind.quick.hidden_outs;
-        if !same || (!self.walk_took(walk, outs) && self.any_missing(outs, &window)) {
+        if !same || (!self.kind_took(kind, walk) && self.any_missing(outs, &window)) {
             self.quick.recycle(at);
             *self.spare_window.get_mut() = window;
             return false;
@@ -421,10 +448,7 @@ impl Stepper {
             return;
         };
         let split = &mut self.hyps[0];
-        let (rest, bindings) = (
-            Rc::make_mut(&mut split.rest),
-            Rc::make_mut(&mut split.bindings),
-        );
+        let (rest, bindings) = (unshared(&mut split.rest), unshared(&mut split.bindings));
         step.apply(&at, &window, rest, bindings, &mut self.counter);
         self.quick.recycle(at);
         *self.spare_window.get_mut() = window;
@@ -440,7 +464,7 @@ impl Stepper {
         &mut self,
         window: Option<&[GroupId]>,
         obs: &Observation,
-    ) -> Option<quick::Lookup> {
+    ) -> Option<Box<quick::Lookup>> {
         let ([split], Some(groups)) = (self.hyps.as_slice(), window) else {
             return None;
         };
@@ -566,6 +590,18 @@ impl Stepper {
     /// a walk finds now (taken afresh, or remembered at the epoch of now: [`Stepper::walked`]).
     /// Then none of them is outside a window holding that ([`Stepper::any_missing`] is
     /// false), and they are not looked for again.
+    /// [`Stepper::walk_took`] for the walk and step of `kind`, remembered in it.
+    fn kind_took(&self, kind: &KindStep, walk: Walk) -> bool {
+        if kind.took.get() == Some(self.predictions) {
+            return true;
+        }
+        let took = self.walk_took(walk, &kind.quick.hidden_outs);
+        if took {
+            kind.took.set(Some(self.predictions));
+        }
+        took
+    }
+
     fn walk_took(&self, walk: Walk, hidden_outs: &[Head]) -> bool {
         let predicted = walk.predicted.and_then(|shape| self.predicted.get(&shape));
         predicted.is_some_and(|heads| hidden_outs.iter().all(|h| heads.binary_search(h).is_ok()))
@@ -618,31 +654,44 @@ impl Stepper {
         Some(groups)
     }
 
-    /// Adds the groups `walk`'s walks of `rest`'s lists find: the groups taking any label of
-    /// the head, those offering the label, and the takers of the hidden channels predicted
-    /// for the observation's shape. Remembered by the walk while `rest`'s epoch stays (no
+    /// Adds the groups `walk`'s walks of `rest`'s lists find (sorted, each once): the groups
+    /// taking any label of the head, those offering the label, and the takers of the hidden
+    /// channels predicted for the observation's shape. Remembered by the walk while `rest`'s epoch stays (no
     /// class was listed or unlisted, no class a walk took gained or lost a group: then every
     /// walk finds what it found), and while `predicted` does (it is emptied when that grows).
     fn walked(&self, rest: &Rest, walk: Walk, groups: &mut Vec<GroupId>) {
-        let mut walks = self.walks.borrow_mut();
-        if let Some((epoch, found)) = walks.get(&walk)
-            && *epoch == rest.epoch()
-        {
+        let epoch = rest.epoch();
+        let mut recent = self.recent_walks.borrow_mut();
+        let same = |r: &RecentWalk| matches!(r, Some((w, e, _)) if *w == walk && *e == epoch);
+        if let Some(Some((_, _, found))) = recent.iter().find(|r| same(r)) {
             groups.extend_from_slice(found);
             self.walk_hits.set(self.walk_hits.get() + 1);
             return;
         }
-        let start = groups.len();
+        let mut walks = self.walks.borrow_mut();
+        if let Some((at, found)) = walks.get(&walk)
+            && *at == epoch
+        {
+            groups.extend_from_slice(found);
+            self.walk_hits.set(self.walk_hits.get() + 1);
+            // In the place of the older of the two.
+            recent.swap(0, 1);
+            recent[0] = Some((walk, epoch, found.clone()));
+            return;
+        }
         let hidden = walk.predicted.and_then(|shape| self.predicted.get(&shape));
         let hidden = hidden.map_or(&[][..], Vec::as_slice);
-        groups.extend(rest.walked(walk.taking, walk.offer, hidden));
-        let mut found = groups[start..].to_vec();
+        let mut found: Vec<GroupId> = rest.walked(walk.taking, walk.offer, hidden).collect();
         found.sort_unstable();
         found.dedup();
+        // Sorted, each once, as a remembered walk adds them.
+        groups.extend_from_slice(&found);
         if walks.len() >= WALKS {
             walks.clear();
         }
-        walks.insert(walk, (rest.epoch(), found));
+        recent.swap(0, 1);
+        recent[0] = Some((walk, epoch, found.clone()));
+        walks.insert(walk, (epoch, found));
     }
 
     /// An observation's head and first constructor, by number: what the hidden channels its

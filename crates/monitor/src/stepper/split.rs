@@ -10,6 +10,7 @@ use agentpi_check::replay::Key;
 use agentpi_semantics::Proc;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell};
+use std::collections::hash_map::Entry;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -385,9 +386,12 @@ impl Rest {
         let Some(old) = self.groups.get_mut(&id) else {
             return;
         };
-        for name in &old.names {
-            if self.owner.get(name) == Some(&id) {
-                self.owner.remove(name);
+        // One probe a name (a ping's sender keeps none of its names: each goes).
+        for &name in &old.names {
+            if let Entry::Occupied(owned) = self.owner.entry(name)
+                && *owned.get() == id
+            {
+                owned.remove();
             }
         }
         // In the old list's buffer (a request's sender is replaced by every request).
