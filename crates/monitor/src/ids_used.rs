@@ -144,13 +144,7 @@ mod tests {
     /// sides, some from connections, of every type, inserted and asked for by id and by key.
     #[test]
     fn the_same_as_a_set_of_keys() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = crate::random::below(0x9e37_79b9_7f4a_7c15u64);
         let texts = [
             "\"a\"",
             "\"a#1\"",

@@ -23,6 +23,8 @@ pub mod lines;
 pub mod members;
 pub mod model;
 pub mod observations;
+#[cfg(test)]
+mod random;
 pub mod record;
 pub mod request_key;
 pub mod requests;

@@ -116,13 +116,7 @@ mod tests {
     /// removed by key text; the whole table compared after every operation.
     #[test]
     fn the_same_as_a_map_of_keys() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = crate::random::below(0x2545_f491_4f6c_dd1du64);
         let texts = [
             "\"a\"",
             "\"5\"",
