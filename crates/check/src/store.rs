@@ -243,14 +243,10 @@ impl Levels {
         self.row.is_some()
     }
 
-    /// Makes this a copy of `other` in the room it has (the derived `clone_from` allocates).
+    /// Makes this a copy of `other` in the room it has (the derived `clone_from` allocates;
+    /// `Vec::clone_from` reuses each level's vector).
     pub(crate) fn copy_from(&mut self, other: &Levels) {
-        self.levels.truncate(other.levels.len());
-        let have = self.levels.len();
-        for (mine, theirs) in self.levels.iter_mut().zip(&other.levels) {
-            mine.clone_from(theirs);
-        }
-        self.levels.extend(other.levels[have..].iter().cloned());
+        self.levels.clone_from(&other.levels);
         (self.hash, self.of, self.row) = (other.hash, other.of, other.row);
     }
 }

@@ -590,6 +590,11 @@ impl Stepper {
     /// a walk finds now (taken afresh, or remembered at the epoch of now: [`Stepper::walked`]).
     /// Then none of them is outside a window holding that ([`Stepper::any_missing`] is
     /// false), and they are not looked for again.
+    fn walk_took(&self, walk: Walk, hidden_outs: &[Head]) -> bool {
+        let predicted = walk.predicted.and_then(|shape| self.predicted.get(&shape));
+        predicted.is_some_and(|heads| hidden_outs.iter().all(|h| heads.binary_search(h).is_ok()))
+    }
+
     /// [`Stepper::walk_took`] for the walk and step of `kind`, remembered in it.
     fn kind_took(&self, kind: &KindStep, walk: Walk) -> bool {
         if kind.took.get() == Some(self.predictions) {
@@ -600,11 +605,6 @@ impl Stepper {
             kind.took.set(Some(self.predictions));
         }
         took
-    }
-
-    fn walk_took(&self, walk: Walk, hidden_outs: &[Head]) -> bool {
-        let predicted = walk.predicted.and_then(|shape| self.predicted.get(&shape));
-        predicted.is_some_and(|heads| hidden_outs.iter().all(|h| heads.binary_search(h).is_ok()))
     }
 
     /// The groups `obs` can concern, when one explanation is held and `obs` names its head
@@ -656,8 +656,8 @@ impl Stepper {
 
     /// Adds the groups `walk`'s walks of `rest`'s lists find (sorted, each once): the groups
     /// taking any label of the head, those offering the label, and the takers of the hidden
-    /// channels predicted for the observation's shape. Remembered by the walk while `rest`'s epoch stays (no
-    /// class was listed or unlisted, no class a walk took gained or lost a group: then every
+    /// channels predicted for the observation's shape. Remembered by the walk while `rest`'s
+    /// epoch stays (no class was listed or unlisted, no class a walk took gained or lost a group: then every
     /// walk finds what it found), and while `predicted` does (it is emptied when that grows).
     fn walked(&self, rest: &Rest, walk: Walk, groups: &mut Vec<GroupId>) {
         let epoch = rest.epoch();
